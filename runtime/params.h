@@ -1,0 +1,67 @@
+/*
+ * params.h - the one table of RTOPO_* environment variables.
+ *
+ * Each row: name (without the RTOPO_ prefix), type, default, help.
+ * Read once at rtopo_init() (rtopo__params_load), printed by rtopo-info,
+ * listed in rtopo(7); unknown RTOPO_* names in the environment are warned
+ * about.  Add a variable here and nowhere else.
+ */
+#ifndef RTOPO_PARAMS_H
+#define RTOPO_PARAMS_H
+
+#include <stddef.h>
+
+/* XX(NAME, field, type, default, help); type is STR, INT or SIZE */
+#define RTOPO_PARAMS_MAP(XX)                                                  \
+    XX(TRANSPORT, transport, STR, "auto",                                     \
+       "transport: auto, ofi (= ofi:rxm), ofi:rxm, ofi:tcp, ofi:shm, "        \
+       "ofi:<libfabric provider string>, or verbs")                            \
+    XX(TIMEOUT_MS, timeout_ms, INT, "60000",                                  \
+       "time limit of one operation (and of bootstrap steps), in ms; "        \
+       "expiry gives RTOPO_ERR_TIMEOUT")                                       \
+    XX(EAGER_LIMIT, eager_limit, SIZE, "8192",                                \
+       "payloads up to this many bytes per transfer go through the "          \
+       "pre-registered per-peer eager rings")                                  \
+    XX(EAGER_SLOTS, eager_slots, INT, "16",                                   \
+       "slots in each per-peer eager ring")                                    \
+    XX(CHUNK_SIZE, chunk_size, SIZE, "1048576",                               \
+       "pipeline chunk for staged and multi-hop transfers, in bytes")          \
+    XX(PIPELINE_DEPTH, pipeline_depth, INT, "4",                              \
+       "chunks in flight per hop of a staged or forwarded transfer")           \
+    XX(SPIN_US, spin_us, INT, "50",                                           \
+       "busy-poll the completion queue this long before blocking")            \
+    XX(SHIFT_ALGO, shift_algo, STR, "auto",                                   \
+       "force the circular shift algorithm: auto, ring, mesh, hypercube, "    \
+       "ecube, direct")                                                        \
+    XX(LOG_LEVEL, log_level, STR, "warn",                                     \
+       "log verbosity: error, warn, info, debug, trace")                      \
+    XX(RANK, rank, INT, "-1", "this process's rank (set by rtopo-run)")       \
+    XX(SIZE, size, INT, "0", "number of ranks (set by rtopo-run)")            \
+    XX(BOOT_ADDR, boot_addr, STR, "",                                         \
+       "host:port of the launcher's rendezvous (set by rtopo-run)")           \
+    XX(JOB_SECRET, job_secret, STR, "",                                       \
+       "per-job secret authenticating bootstrap connections (set by "         \
+       "rtopo-run)")                                                           \
+    XX(BOOT, boot, STR, "auto",                                               \
+       "bootstrap method: auto, env (rtopo-run), pmix, single")               \
+    XX(HOST_ID, host_id, STR, "",                                             \
+       "host identity of this rank (default: the host name; rtopo-run "      \
+       "--hosts sets it per emulated host)")
+
+typedef struct rtopo__params {
+#define RTOPO__PFIELD_STR(f) const char *f;
+#define RTOPO__PFIELD_INT(f) long f;
+#define RTOPO__PFIELD_SIZE(f) size_t f;
+#define RTOPO__PFIELD(N, f, t, d, h) RTOPO__PFIELD_##t(f)
+    RTOPO_PARAMS_MAP(RTOPO__PFIELD)
+#undef RTOPO__PFIELD
+} rtopo__params_t;
+
+/* Fill *p from the environment; returns RTOPO_ERR_INVAL on a malformed value. */
+int rtopo__params_load(rtopo__params_t *p);
+
+/* Iterate the table (for rtopo-info): returns 0 past the last row. */
+int rtopo__params_row(int i, const char **name, const char **type,
+                      const char **def, const char **help);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * tl.h - the transport ops table.
+ *
+ * Every backend (transports/ofi, transports/verbs) fills one const
+ * struct rtopo__tl_ops, listed in transports/tl.c.  The engine
+ * sees only this header: no libfabric or verbs type crosses it.
+ *
+ * Model: reliable, connected-per-edge, one-sided.  A rank opens the
+ * transport, publishes an address blob through the bootstrap, and
+ * connects to the peers its topology needs (lazily allowed).  Data moves
+ * by RDMA write, optionally carrying a 32-bit immediate that raises a
+ * TL_EV_IMM completion at the target.  Small control messages use send.
+ * All completions, local and remote, come out of poll().
+ *
+ * Rules every backend keeps:
+ *  - the target makes progress only inside poll()/wait(): the engine calls
+ *    one of them whenever it waits;
+ *  - writes with immediate on one peer connection raise TL_EV_IMM only
+ *    after their data is visible in target memory;
+ *  - a failed connection or completion yields TL_EV_ERROR naming the peer,
+ *    with the backend's own status text in `msg`.
+ *
+ * The struct only grows at the end; `size` tells which slots exist.
+ */
+#ifndef RTOPO_TL_H
+#define RTOPO_TL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rtopo__tl;            /* backend instance, derived by each backend */
+struct rtopo__tl_mr;         /* backend memory registration */
+
+#define RTOPO__TL_ADDR_MAX 128
+
+enum {
+    RTOPO__TL_ACCESS_LOCAL = 1,          /* source of writes/sends */
+    RTOPO__TL_ACCESS_REMOTE_WRITE = 2,   /* target of peers' writes */
+};
+
+/* Remote key: what a peer needs to write into a registered region. */
+typedef struct rtopo__rkey {
+    uint64_t key;     /* provider key / verbs rkey */
+    uint64_t addr;    /* remote address of the region's first byte */
+} rtopo__rkey_t;
+
+typedef struct rtopo__tl_params {
+    const char *name;      /* e.g. "ofi:rxm", "ofi:shm", "verbs" */
+    int rank;
+    int nranks;
+    int timeout_ms;
+    size_t ctrl_size;      /* largest control message the engine sends */
+} rtopo__tl_params_t;
+
+typedef struct rtopo__tl_attr {
+    size_t max_write;      /* largest single write */
+    size_t inject_max;     /* writes up to this size may use RTOPO__TL_INJECT */
+    int blocking_wait;     /* wait() sleeps in the kernel (not a spin) */
+    char provider[64];     /* what actually runs, for logs and rtopo-info */
+} rtopo__tl_attr_t;
+
+enum rtopo__tl_ev_type {
+    RTOPO__TL_EV_WRITE_DONE = 1,   /* local completion of write(ctx) */
+    RTOPO__TL_EV_SEND_DONE,        /* local completion of send(ctx) */
+    RTOPO__TL_EV_RECV,             /* control message arrived: peer, data, len */
+    RTOPO__TL_EV_IMM,              /* a write with immediate landed: peer, imm, len */
+    RTOPO__TL_EV_ERROR,            /* peer (or -1), status, ctx (or NULL), msg */
+};
+
+typedef struct rtopo__tl_event {
+    int type;
+    int peer;
+    void *ctx;
+    uint32_t imm;
+    const void *data;   /* TL_EV_RECV: valid until the next poll() */
+    size_t len;
+    int status;         /* RTOPO_ERR_* for TL_EV_ERROR */
+    char msg[96];
+} rtopo__tl_event_t;
+
+/* write() flags */
+#define RTOPO__TL_IMM     1u   /* carry imm, raise TL_EV_IMM at the target */
+#define RTOPO__TL_INJECT  2u   /* buffer reusable on return; no WRITE_DONE */
+
+struct rtopo__tl_ops {
+    size_t size;
+    const char *name;     /* "ofi", "verbs" */
+
+    /* does this backend accept the transport string (e.g. "ofi:shm")? */
+    int (*match)(const char *transport);
+    /* is it usable on this machine right now (device present...)? 1/0 */
+    int (*available)(const char *transport);
+
+    /* lifecycle */
+    int (*open)(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p);
+    void (*close)(struct rtopo__tl *tl);
+    void (*query)(struct rtopo__tl *tl, rtopo__tl_attr_t *attr);
+
+    /* addressing and connection */
+    int (*addr_get)(struct rtopo__tl *tl, void *blob, size_t *len);
+    int (*connect)(struct rtopo__tl *tl, int peer, const void *blob, size_t len);
+
+    /* memory */
+    int (*mem_reg)(struct rtopo__tl *tl, void *buf, size_t len, unsigned access,
+                   struct rtopo__tl_mr **mr_p);
+    int (*mem_dereg)(struct rtopo__tl_mr *mr);
+    void (*mem_rkey)(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey);
+
+    /* data movement; ctx comes back in the completion */
+    int (*write)(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
+                 struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey,
+                 uint64_t roffset, uint32_t imm, unsigned flags, void *ctx);
+    int (*send)(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
+                void *ctx);
+
+    /* completions: fills up to max events, returns their number or < 0 */
+    int (*poll)(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max);
+    /* sleeps until poll() may have work or timeout_ms passes; 0 or < 0 */
+    int (*wait)(struct rtopo__tl *tl, int timeout_ms);
+
+    /* prints devices, providers and limits for rtopo-info */
+    void (*info)(const char *transport, void (*out)(const char *line, void *arg),
+                 void *arg);
+    /* methods above are valid for version 0 */
+};
+
+/* Each backend defines one const table, rtopo__tl_<name>, and
+ * transports/tl.c lists the built ones. */
+extern const struct rtopo__tl_ops rtopo__tl_ofi;
+extern const struct rtopo__tl_ops rtopo__tl_verbs;
+
+/* Lookup by transport string; NULL if no backend matches. */
+const struct rtopo__tl_ops *rtopo__tl_find(const char *transport);
+/* Iterate registered backends (i from 0); NULL past the end. */
+const struct rtopo__tl_ops *rtopo__tl_get(int i);
+
+#endif
