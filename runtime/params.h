@@ -24,7 +24,7 @@
        "pre-registered per-peer eager rings")                                  \
     XX(EAGER_SLOTS, eager_slots, INT, "16",                                   \
        "slots in each per-peer eager ring")                                    \
-    XX(CHUNK_SIZE, chunk_size, SIZE, "1048576",                               \
+    XX(CHUNK_SIZE, chunk_size, SIZE, "262144",                               \
        "pipeline chunk for staged and multi-hop transfers, in bytes")          \
     XX(PIPELINE_DEPTH, pipeline_depth, INT, "4",                              \
        "chunks in flight per hop of a staged or forwarded transfer")           \

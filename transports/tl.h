@@ -69,7 +69,8 @@ enum rtopo__tl_ev_type {
 
 typedef struct rtopo__tl_event {
     int type;
-    int peer;
+    int peer;           /* -1 when the backend cannot tell (engine headers
+                           carry the sender's rank) */
     void *ctx;
     uint32_t imm;
     const void *data;   /* TL_EV_RECV: valid until the next poll() */
@@ -106,10 +107,14 @@ struct rtopo__tl_ops {
     int (*mem_dereg)(struct rtopo__tl_mr *mr);
     void (*mem_rkey)(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey);
 
-    /* data movement; ctx comes back in the completion */
+    /* data movement; ctx comes back in the completion.  RTOPO_ERR_BUSY:
+     * resources or the connection are not ready, retry after poll(). */
     int (*write)(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                  struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey,
                  uint64_t roffset, uint32_t imm, unsigned flags, void *ctx);
+    /* control message of at most params->ctrl_size bytes; the buffer may be
+     * reused on return (the backend copies or injects); SEND_DONE is raised
+     * only when ctx != NULL.  RTOPO_ERR_BUSY: retry after poll(). */
     int (*send)(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                 void *ctx);
 

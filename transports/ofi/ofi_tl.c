@@ -1,5 +1,737 @@
-/* placeholder until the libfabric backend lands */
+/*
+ * ofi_tl.c - libfabric backend of the transport ops table.
+ *
+ * One RDM endpoint per process: tcp;ofi_rxm by default ("ofi", "ofi:rxm"),
+ * the native tcp RDM provider ("ofi:tcp": "tcp" on libfabric >= 1.18,
+ * "net" before), shared memory ("ofi:shm"), or any provider string
+ * ("ofi:verbs;ofi_rxm").  Peers are address-vector entries; rxm and tcp
+ * open a connection on first use, so only overlay edges get one.
+ *
+ * Control messages use send/recv over a ring of pre-posted receive
+ * buffers; data uses fi_writedata whose 8-byte CQ data carries the 32-bit
+ * immediate.  Providers move RMA data only while the target calls into
+ * libfabric, which the engine does whenever it waits.
+ *
+ * Blocking: tcp and rxm CQs have an fd wait object (fi_cq_sread sleeps
+ * in the kernel); shm has none, so wait() sleeps in short naps between
+ * polls instead of spinning.
+ */
 #include "config.h"
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include "rtopo.h"
+#include "log.h"
 #include "tl.h"
-static int ofi_match(const char *t) { (void)t; return 0; }
-const struct rtopo__tl_ops rtopo__tl_ofi = { .size = sizeof(struct rtopo__tl_ops), .name = "ofi", .match = ofi_match, .available = ofi_match };
+
+#define OFI_NRECV      64     /* pre-posted control receive buffers */
+#define OFI_NBOUNCE    256    /* control send bounce buffers */
+#define OFI_NOPS       8192   /* in-flight operation contexts */
+#define OFI_POLL_BATCH 32
+
+enum ofi_op_kind { OFI_OP_FREE = 0, OFI_OP_WRITE, OFI_OP_SEND, OFI_OP_RECV };
+
+/* provider-owned context (FI_CONTEXT2 space) plus our bookkeeping */
+struct ofi_op {
+    struct fi_context2 fctx;
+    int kind;
+    int peer;
+    int index;            /* recv buffer / bounce buffer index */
+    void *ctx;            /* engine context */
+    struct ofi_op *next_free;
+};
+
+struct rtopo__tl_mr {
+    struct fid_mr *mr;
+    void *buf;
+    size_t len;
+    int remote;
+};
+
+struct ofi_tl {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    int rank;
+    int nranks;
+    fi_addr_t *peer_addr;
+    int cq_fd_wait;       /* the CQ has an fd wait object */
+    int mr_virt;          /* remote addresses are virtual (FI_MR_VIRT_ADDR) */
+    int mr_prov_key;
+    int mr_endpoint;
+    uint64_t next_key;
+    size_t ctrl_size;
+    char *recv_bufs;
+    struct fid_mr *recv_mr;
+    struct ofi_op *recv_ops[OFI_NRECV];
+    int repost[OFI_NRECV];
+    int nrepost;
+    char *bounce_bufs;
+    struct fid_mr *bounce_mr;
+    int bounce_free[OFI_NBOUNCE];
+    int nbounce_free;
+    struct ofi_op *ops;
+    struct ofi_op *free_ops;
+    /* one completion taken out by fi_cq_sread, delivered by the next poll */
+    struct fi_cq_data_entry stash;
+    int have_stash;
+    char prov_name[48];
+};
+
+static inline struct ofi_tl *ofi_tl(struct rtopo__tl *tl)
+{
+    return (struct ofi_tl *)tl;
+}
+
+/* "ofi" -> tcp;ofi_rxm; "ofi:tcp" -> native tcp RDM; else the string */
+static const char *ofi_provider_of(const char *transport, int alt)
+{
+    const char *p;
+
+    if (transport == NULL || !strcmp(transport, "ofi") || !strcmp(transport, "auto"))
+        return "tcp;ofi_rxm";
+    if (strncmp(transport, "ofi:", 4))
+        return NULL;
+    p = transport + 4;
+    if (!strcmp(p, "rxm"))
+        return "tcp;ofi_rxm";
+    if (!strcmp(p, "tcp"))
+        return alt ? "net" : "tcp";
+    return p;
+}
+
+static int ofi_match(const char *transport)
+{
+    return transport && (!strcmp(transport, "ofi") || !strncmp(transport, "ofi:", 4));
+}
+
+static struct fi_info *ofi_hints(const char *prov)
+{
+    struct fi_info *hints = fi_allocinfo();
+
+    if (!hints)
+        return NULL;
+    hints->caps = FI_MSG | FI_RMA | FI_WRITE | FI_REMOTE_WRITE | FI_SEND | FI_RECV;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+                                  FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->fabric_attr->prov_name = strdup(prov);
+    return hints;
+}
+
+/* fi_getinfo for the transport, trying the alternate name of "ofi:tcp" */
+static int ofi_getinfo(const char *transport, struct fi_info **info_p, int quiet)
+{
+    const char *prov;
+    struct fi_info *hints, *info = NULL;
+    int alt, ret = -FI_ENODATA;
+
+    for (alt = 0; alt < 2; alt++) {
+        prov = ofi_provider_of(transport, alt);
+        if (prov == NULL)
+            return RTOPO_ERR_INVAL;
+        if (alt && !strcmp(prov, ofi_provider_of(transport, 0)))
+            break;
+        hints = ofi_hints(prov);
+        if (!hints)
+            return RTOPO_ERR_NOMEM;
+        ret = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, hints, &info);
+        fi_freeinfo(hints);
+        if (ret == 0)
+            break;
+    }
+    if (ret) {
+        if (quiet)
+            return RTOPO_ERR_TRANSPORT;
+        return rtopo__error(RTOPO_ERR_TRANSPORT,
+                            "libfabric provider '%s' with RDM endpoints, RMA write "
+                            "and remote CQ data not found: %s (fi_info -l lists providers)",
+                            ofi_provider_of(transport, 0), fi_strerror(-ret));
+    }
+    if (info->domain_attr->cq_data_size < 4) {
+        fi_freeinfo(info);
+        return quiet ? RTOPO_ERR_TRANSPORT :
+            rtopo__error(RTOPO_ERR_TRANSPORT, "provider '%s' carries no 4-byte "
+                         "remote CQ data", ofi_provider_of(transport, 0));
+    }
+    *info_p = info;
+    return RTOPO_OK;
+}
+
+static int ofi_available(const char *transport)
+{
+    struct fi_info *info;
+
+    if (ofi_getinfo(transport, &info, 1) != RTOPO_OK)
+        return 0;
+    fi_freeinfo(info);
+    return 1;
+}
+
+static struct ofi_op *ofi_op_get(struct ofi_tl *t, int kind, int peer, void *ctx)
+{
+    struct ofi_op *op = t->free_ops;
+
+    if (!op)
+        return NULL;
+    t->free_ops = op->next_free;
+    op->kind = kind;
+    op->peer = peer;
+    op->ctx = ctx;
+    op->index = -1;
+    return op;
+}
+
+static void ofi_op_put(struct ofi_tl *t, struct ofi_op *op)
+{
+    op->kind = OFI_OP_FREE;
+    op->next_free = t->free_ops;
+    t->free_ops = op;
+}
+
+static int ofi_post_recv(struct ofi_tl *t, int i)
+{
+    struct ofi_op *op = t->recv_ops[i];
+    ssize_t ret;
+
+    do {
+        ret = fi_recv(t->ep, t->recv_bufs + (size_t)i * t->ctrl_size, t->ctrl_size,
+                      fi_mr_desc(t->recv_mr), FI_ADDR_UNSPEC, &op->fctx);
+        if (ret == -FI_EAGAIN)
+            fi_cq_read(t->cq, NULL, 0);   /* drive progress */
+    } while (ret == -FI_EAGAIN);
+    if (ret)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_recv: %s", fi_strerror((int)-ret));
+    return RTOPO_OK;
+}
+
+static int ofi_reg(struct ofi_tl *t, void *buf, size_t len, uint64_t access,
+                   struct fid_mr **mr_p)
+{
+    uint64_t key = t->mr_prov_key ? 0 : t->next_key++;
+    int ret;
+
+    ret = fi_mr_reg(t->domain, buf, len, access, 0, key, 0, mr_p, NULL);
+    if (ret)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_mr_reg of %zu bytes: %s",
+                            len, fi_strerror(-ret));
+    if (t->mr_endpoint) {
+        ret = fi_mr_bind(*mr_p, &t->ep->fid, 0);
+        if (!ret)
+            ret = fi_mr_enable(*mr_p);
+        if (ret) {
+            fi_close(&(*mr_p)->fid);
+            return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_mr_bind: %s", fi_strerror(-ret));
+        }
+    }
+    return RTOPO_OK;
+}
+
+static void ofi_close(struct rtopo__tl *tl)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+
+    if (!t)
+        return;
+    if (t->ep)
+        fi_close(&t->ep->fid);
+    if (t->recv_mr)
+        fi_close(&t->recv_mr->fid);
+    if (t->bounce_mr)
+        fi_close(&t->bounce_mr->fid);
+    if (t->av)
+        fi_close(&t->av->fid);
+    if (t->cq)
+        fi_close(&t->cq->fid);
+    if (t->domain)
+        fi_close(&t->domain->fid);
+    if (t->fabric)
+        fi_close(&t->fabric->fid);
+    if (t->info)
+        fi_freeinfo(t->info);
+    free(t->recv_bufs);
+    free(t->bounce_bufs);
+    free(t->ops);
+    free(t->peer_addr);
+    free(t);
+}
+
+static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
+{
+    struct fi_cq_attr cq_attr = { 0 };
+    struct fi_av_attr av_attr = { 0 };
+    struct ofi_tl *t;
+    int ret, st, i;
+
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        return RTOPO_ERR_NOMEM;
+    t->rank = params->rank;
+    t->nranks = params->nranks;
+    t->ctrl_size = params->ctrl_size;
+    t->next_key = 1;
+
+    st = ofi_getinfo(params->name, &t->info, 0);
+    if (st)
+        goto err;
+    snprintf(t->prov_name, sizeof(t->prov_name), "%s", t->info->fabric_attr->prov_name);
+    t->mr_virt = !!(t->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
+    t->mr_prov_key = !!(t->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
+    t->mr_endpoint = !!(t->info->domain_attr->mr_mode & FI_MR_ENDPOINT);
+    rtopo__info("provider %s, mr_mode 0x%x, mode 0x%llx, max_msg %zu, inject %zu",
+                t->prov_name, t->info->domain_attr->mr_mode,
+                (unsigned long long)t->info->mode, t->info->ep_attr->max_msg_size,
+                t->info->tx_attr->inject_size);
+
+    st = RTOPO_ERR_TRANSPORT;
+    if ((ret = fi_fabric(t->info->fabric_attr, &t->fabric, NULL))) {
+        rtopo__error(st, "fi_fabric: %s", fi_strerror(-ret));
+        goto err;
+    }
+    if ((ret = fi_domain(t->fabric, t->info, &t->domain, NULL))) {
+        rtopo__error(st, "fi_domain: %s", fi_strerror(-ret));
+        goto err;
+    }
+    cq_attr.format = FI_CQ_FORMAT_DATA;
+    cq_attr.size = 4096;
+    cq_attr.wait_obj = FI_WAIT_FD;
+    t->cq_fd_wait = 1;
+    if (!strcmp(t->prov_name, "shm") ||
+        fi_cq_open(t->domain, &cq_attr, &t->cq, NULL)) {
+        /* no kernel wait object: wait() naps between polls */
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        t->cq_fd_wait = 0;
+        if ((ret = fi_cq_open(t->domain, &cq_attr, &t->cq, NULL))) {
+            rtopo__error(st, "fi_cq_open: %s", fi_strerror(-ret));
+            goto err;
+        }
+    }
+    av_attr.type = FI_AV_TABLE;
+    av_attr.count = (size_t)t->nranks;
+    if ((ret = fi_av_open(t->domain, &av_attr, &t->av, NULL))) {
+        rtopo__error(st, "fi_av_open: %s", fi_strerror(-ret));
+        goto err;
+    }
+    if ((ret = fi_endpoint(t->domain, t->info, &t->ep, NULL)) ||
+        (ret = fi_ep_bind(t->ep, &t->av->fid, 0)) ||
+        (ret = fi_ep_bind(t->ep, &t->cq->fid, FI_TRANSMIT | FI_RECV)) ||
+        (ret = fi_enable(t->ep))) {
+        rtopo__error(st, "endpoint set-up on %s: %s", t->prov_name, fi_strerror(-ret));
+        goto err;
+    }
+
+    st = RTOPO_ERR_NOMEM;
+    t->peer_addr = malloc(sizeof(*t->peer_addr) * (size_t)t->nranks);
+    t->ops = calloc(OFI_NOPS, sizeof(*t->ops));
+    t->recv_bufs = malloc(OFI_NRECV * t->ctrl_size);
+    t->bounce_bufs = malloc(OFI_NBOUNCE * t->ctrl_size);
+    if (!t->peer_addr || !t->ops || !t->recv_bufs || !t->bounce_bufs)
+        goto err;
+    for (i = 0; i < t->nranks; i++)
+        t->peer_addr[i] = FI_ADDR_NOTAVAIL;
+    for (i = OFI_NOPS - 1; i >= 0; i--)
+        ofi_op_put(t, &t->ops[i]);
+    for (i = 0; i < OFI_NBOUNCE; i++)
+        t->bounce_free[i] = OFI_NBOUNCE - 1 - i;
+    t->nbounce_free = OFI_NBOUNCE;
+
+    if ((st = ofi_reg(t, t->recv_bufs, OFI_NRECV * t->ctrl_size, FI_RECV, &t->recv_mr)) ||
+        (st = ofi_reg(t, t->bounce_bufs, OFI_NBOUNCE * t->ctrl_size, FI_SEND, &t->bounce_mr)))
+        goto err;
+    for (i = 0; i < OFI_NRECV; i++) {
+        t->recv_ops[i] = ofi_op_get(t, OFI_OP_RECV, -1, NULL);
+        t->recv_ops[i]->index = i;
+        if ((st = ofi_post_recv(t, i)))
+            goto err;
+    }
+    *tl_p = (struct rtopo__tl *)t;
+    return RTOPO_OK;
+err:
+    ofi_close((struct rtopo__tl *)t);
+    return st;
+}
+
+static void ofi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+
+    attr->max_write = t->info->ep_attr->max_msg_size;
+    attr->inject_max = t->info->tx_attr->inject_size;
+    attr->blocking_wait = t->cq_fd_wait;
+    snprintf(attr->provider, sizeof(attr->provider), "ofi:%s", t->prov_name);
+}
+
+static int ofi_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+    int ret = fi_getname(&t->ep->fid, blob, len);
+
+    if (ret)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_getname: %s", fi_strerror(-ret));
+    return RTOPO_OK;
+}
+
+static int ofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+    int ret;
+
+    if (peer < 0 || peer >= t->nranks)
+        return rtopo__error(RTOPO_ERR_INVAL, "peer %d out of range", peer);
+    if (t->peer_addr[peer] != FI_ADDR_NOTAVAIL)
+        return RTOPO_OK;
+    ret = fi_av_insert(t->av, blob, 1, &t->peer_addr[peer], 0, NULL);
+    if (ret != 1) {
+        t->peer_addr[peer] = FI_ADDR_NOTAVAIL;
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_av_insert for rank %d failed", peer);
+    }
+    return RTOPO_OK;
+}
+
+static int ofi_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned access,
+                       struct rtopo__tl_mr **mr_p)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+    struct rtopo__tl_mr *mr = calloc(1, sizeof(*mr));
+    uint64_t acc = FI_WRITE | FI_SEND | FI_RECV;
+    int st;
+
+    if (!mr)
+        return RTOPO_ERR_NOMEM;
+    if (access & RTOPO__TL_ACCESS_REMOTE_WRITE)
+        acc |= FI_REMOTE_WRITE;
+    st = ofi_reg(t, buf, len, acc, &mr->mr);
+    if (st) {
+        free(mr);
+        return st;
+    }
+    mr->buf = buf;
+    mr->len = len;
+    mr->remote = !!(access & RTOPO__TL_ACCESS_REMOTE_WRITE);
+    *mr_p = mr;
+    return RTOPO_OK;
+}
+
+static int ofi_mem_dereg(struct rtopo__tl_mr *mr)
+{
+    int ret;
+
+    if (!mr)
+        return RTOPO_OK;
+    ret = fi_close(&mr->mr->fid);
+    free(mr);
+    if (ret)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_close(mr): %s", fi_strerror(-ret));
+    return RTOPO_OK;
+}
+
+/* the address is always the virtual one; writers on providers without
+ * FI_MR_VIRT_ADDR use only the offset (see ofi_write) */
+static void ofi_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
+{
+    rkey->key = fi_mr_key(mr->mr);
+    rkey->addr = (uint64_t)(uintptr_t)mr->buf;
+}
+
+static int ofi_status_of(int err)
+{
+    switch (err) {
+    case FI_ECONNREFUSED:
+    case FI_ECONNRESET:
+    case FI_ECONNABORTED:
+    case FI_ENOTCONN:
+    case FI_EHOSTUNREACH:
+    case FI_ETIMEDOUT:
+    case FI_EIO:
+        return RTOPO_ERR_PEER;
+    default:
+        return RTOPO_ERR_TRANSPORT;
+    }
+}
+
+static int ofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
+                     struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey,
+                     uint64_t roffset, uint32_t imm, unsigned flags, void *ctx)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+    uint64_t raddr = (t->mr_virt ? rkey->addr : 0) + roffset;
+    struct ofi_op *op;
+    ssize_t ret;
+
+    if (peer < 0 || peer >= t->nranks || t->peer_addr[peer] == FI_ADDR_NOTAVAIL)
+        return rtopo__error(RTOPO_ERR_INVAL, "write to unconnected rank %d", peer);
+    if (len > t->info->ep_attr->max_msg_size)
+        return rtopo__error(RTOPO_ERR_INVAL, "write of %zu bytes exceeds the "
+                            "provider's %zu", len, t->info->ep_attr->max_msg_size);
+    if (flags & RTOPO__TL_INJECT) {
+        if (len > t->info->tx_attr->inject_size)
+            return rtopo__error(RTOPO_ERR_INVAL, "inject of %zu bytes exceeds %zu",
+                                len, t->info->tx_attr->inject_size);
+        if (flags & RTOPO__TL_IMM)
+            ret = fi_inject_writedata(t->ep, buf, len, imm, t->peer_addr[peer],
+                                      raddr, rkey->key);
+        else
+            ret = fi_inject_write(t->ep, buf, len, t->peer_addr[peer], raddr, rkey->key);
+        if (ret == -FI_EAGAIN)
+            return RTOPO_ERR_BUSY;
+        if (ret)
+            return rtopo__error(ofi_status_of((int)-ret), "fi_inject_write to rank %d: %s",
+                                peer, fi_strerror((int)-ret));
+        return RTOPO_OK;
+    }
+    op = ofi_op_get(t, OFI_OP_WRITE, peer, ctx);
+    if (!op)
+        return RTOPO_ERR_BUSY;
+    if (flags & RTOPO__TL_IMM)
+        ret = fi_writedata(t->ep, buf, len, lmr ? fi_mr_desc(lmr->mr) : NULL, imm,
+                           t->peer_addr[peer], raddr, rkey->key, &op->fctx);
+    else
+        ret = fi_write(t->ep, buf, len, lmr ? fi_mr_desc(lmr->mr) : NULL,
+                       t->peer_addr[peer], raddr, rkey->key, &op->fctx);
+    if (ret) {
+        ofi_op_put(t, op);
+        if (ret == -FI_EAGAIN)
+            return RTOPO_ERR_BUSY;
+        return rtopo__error(ofi_status_of((int)-ret), "fi_write to rank %d: %s", peer,
+                            fi_strerror((int)-ret));
+    }
+    return RTOPO_OK;
+}
+
+static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+    struct ofi_op *op;
+    char *bb;
+    ssize_t ret;
+
+    if (peer < 0 || peer >= t->nranks || t->peer_addr[peer] == FI_ADDR_NOTAVAIL)
+        return rtopo__error(RTOPO_ERR_INVAL, "send to unconnected rank %d", peer);
+    if (len > t->ctrl_size)
+        return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes > %zu",
+                            len, t->ctrl_size);
+    if (len <= t->info->tx_attr->inject_size && ctx == NULL) {
+        ret = fi_inject(t->ep, buf, len, t->peer_addr[peer]);
+        if (ret == -FI_EAGAIN)
+            return RTOPO_ERR_BUSY;
+        if (ret)
+            return rtopo__error(ofi_status_of((int)-ret), "fi_inject to rank %d: %s",
+                                peer, fi_strerror((int)-ret));
+        return RTOPO_OK;
+    }
+    if (t->nbounce_free == 0)
+        return RTOPO_ERR_BUSY;
+    op = ofi_op_get(t, OFI_OP_SEND, peer, ctx);
+    if (!op)
+        return RTOPO_ERR_BUSY;
+    op->index = t->bounce_free[--t->nbounce_free];
+    bb = t->bounce_bufs + (size_t)op->index * t->ctrl_size;
+    memcpy(bb, buf, len);
+    ret = fi_send(t->ep, bb, len, fi_mr_desc(t->bounce_mr), t->peer_addr[peer], &op->fctx);
+    if (ret) {
+        t->bounce_free[t->nbounce_free++] = op->index;
+        ofi_op_put(t, op);
+        if (ret == -FI_EAGAIN)
+            return RTOPO_ERR_BUSY;
+        return rtopo__error(ofi_status_of((int)-ret), "fi_send to rank %d: %s", peer,
+                            fi_strerror((int)-ret));
+    }
+    return RTOPO_OK;
+}
+
+/* translate one completion; returns 1 if it produced an event */
+static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
+                        rtopo__tl_event_t *ev)
+{
+    struct ofi_op *op = e->op_context;
+
+    memset(ev, 0, sizeof(*ev));
+    ev->peer = -1;
+    if (e->flags & FI_REMOTE_CQ_DATA) {
+        ev->type = RTOPO__TL_EV_IMM;
+        ev->imm = (uint32_t)e->data;
+        ev->len = e->len;
+        /* providers with FI_RX_CQ_DATA consume a posted receive for it */
+        if (op && op->kind == OFI_OP_RECV)
+            t->repost[t->nrepost++] = op->index;
+        return 1;
+    }
+    if (!op)
+        return 0;
+    switch (op->kind) {
+    case OFI_OP_RECV:
+        ev->type = RTOPO__TL_EV_RECV;
+        ev->data = t->recv_bufs + (size_t)op->index * t->ctrl_size;
+        ev->len = e->len;
+        t->repost[t->nrepost++] = op->index;
+        return 1;
+    case OFI_OP_WRITE:
+        ev->type = RTOPO__TL_EV_WRITE_DONE;
+        ev->peer = op->peer;
+        ev->ctx = op->ctx;
+        ofi_op_put(t, op);
+        return 1;
+    case OFI_OP_SEND:
+        ev->type = RTOPO__TL_EV_SEND_DONE;
+        ev->peer = op->peer;
+        ev->ctx = op->ctx;
+        t->bounce_free[t->nbounce_free++] = op->index;
+        ofi_op_put(t, op);
+        return ev->ctx != NULL;
+    }
+    return 0;
+}
+
+static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+    struct fi_cq_data_entry ent[OFI_POLL_BATCH];
+    struct fi_cq_err_entry err;
+    struct ofi_op *op;
+    ssize_t ret;
+    int n = 0, i, st;
+
+    /* receive buffers handed out by the previous poll are free again */
+    while (t->nrepost > 0)
+        if ((st = ofi_post_recv(t, t->repost[--t->nrepost])))
+            return st;
+    if (t->have_stash && max > 0) {
+        t->have_stash = 0;
+        n += ofi_complete(t, &t->stash, &ev[n]);
+    }
+    if (max - n > OFI_POLL_BATCH)
+        max = n + OFI_POLL_BATCH;
+    if (max - n <= 0)
+        return n;
+    ret = fi_cq_read(t->cq, ent, (size_t)(max - n));
+    if (ret > 0) {
+        for (i = 0; i < ret; i++)
+            n += ofi_complete(t, &ent[i], &ev[n]);
+        return n;
+    }
+    if (ret == -FI_EAGAIN)
+        return n;
+    if (ret != -FI_EAVAIL)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_cq_read: %s", fi_strerror((int)-ret));
+    memset(&err, 0, sizeof(err));
+    if (fi_cq_readerr(t->cq, &err, 0) != 1)
+        return n;
+    op = err.op_context;
+    memset(&ev[n], 0, sizeof(ev[n]));
+    ev[n].type = RTOPO__TL_EV_ERROR;
+    ev[n].peer = op ? op->peer : -1;
+    ev[n].ctx = op ? op->ctx : NULL;
+    ev[n].status = ofi_status_of(err.err);
+    snprintf(ev[n].msg, sizeof(ev[n].msg), "%s: %s", t->prov_name,
+             fi_cq_strerror(t->cq, err.prov_errno, err.err_data, NULL, 0));
+    if (op) {
+        if (op->kind == OFI_OP_RECV) {
+            if (err.err != FI_ECANCELED)
+                t->repost[t->nrepost++] = op->index;
+        } else {
+            if (op->kind == OFI_OP_SEND)
+                t->bounce_free[t->nbounce_free++] = op->index;
+            ofi_op_put(t, op);
+        }
+    }
+    return n + 1;
+}
+
+static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
+{
+    struct ofi_tl *t = ofi_tl(tl);
+    struct timespec nap = { 0, 200000 };   /* 0.2 ms */
+    struct timespec t0, now;
+    ssize_t ret;
+
+    if (t->have_stash)
+        return RTOPO_OK;
+    if (t->cq_fd_wait) {
+        ret = fi_cq_sread(t->cq, &t->stash, 1, NULL, timeout_ms);
+        if (ret == 1)
+            t->have_stash = 1;
+        /* -FI_EAVAIL: an error entry waits for the next poll */
+        return RTOPO_OK;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        ret = fi_cq_read(t->cq, &t->stash, 1);
+        if (ret == 1) {
+            t->have_stash = 1;
+            return RTOPO_OK;
+        }
+        if (ret != -FI_EAGAIN)
+            return RTOPO_OK;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
+            timeout_ms)
+            return RTOPO_OK;
+        nanosleep(&nap, NULL);
+    }
+}
+
+static void ofi_info(const char *transport, void (*out)(const char *line, void *arg),
+                     void *arg)
+{
+    static const char *const names[] = { "ofi:rxm", "ofi:tcp", "ofi:shm" };
+    struct fi_info *info;
+    char line[256];
+    size_t i;
+
+    snprintf(line, sizeof(line), "libfabric %u.%u (built against %u.%u)",
+             FI_MAJOR(fi_version()), FI_MINOR(fi_version()), FI_MAJOR_VERSION,
+             FI_MINOR_VERSION);
+    out(line, arg);
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (transport && strcmp(transport, names[i]))
+            continue;
+        if (ofi_getinfo(names[i], &info, 1) == RTOPO_OK) {
+            snprintf(line, sizeof(line),
+                     "%-8s provider %s, domain %s, max write %zu, inject %zu, "
+                     "mr_mode 0x%x, progress %s",
+                     names[i], info->fabric_attr->prov_name, info->domain_attr->name,
+                     info->ep_attr->max_msg_size, info->tx_attr->inject_size,
+                     info->domain_attr->mr_mode,
+                     info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto" : "manual");
+            fi_freeinfo(info);
+        } else {
+            snprintf(line, sizeof(line), "%-8s not available", names[i]);
+        }
+        out(line, arg);
+    }
+}
+
+const struct rtopo__tl_ops rtopo__tl_ofi = {
+    .size = sizeof(struct rtopo__tl_ops),
+    .name = "ofi",
+    .match = ofi_match,
+    .available = ofi_available,
+    .open = ofi_open,
+    .close = ofi_close,
+    .query = ofi_query,
+    .addr_get = ofi_addr_get,
+    .connect = ofi_connect,
+    .mem_reg = ofi_mem_reg,
+    .mem_dereg = ofi_mem_dereg,
+    .mem_rkey = ofi_mem_rkey,
+    .write = ofi_write,
+    .send = ofi_send,
+    .poll = ofi_poll,
+    .wait = ofi_wait,
+    .info = ofi_info,
+};

@@ -1,5 +1,5 @@
 /*
- * sched.h - topology descriptors and the schedule representation.
+ * rtopo_sched.h - topology descriptors and the schedule representation.
  *
  * One schedule feeds two consumers: the executor (runtime/exec.c) runs it
  * over a transport, the simulator (tools/rtopo-sim, topo/sim.c) runs it
