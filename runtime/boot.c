@@ -1,0 +1,158 @@
+/*
+ * boot.c - choosing the bootstrap method, and the single method.
+ *
+ * auto: an allgather callback in the config wins (the caller knows
+ * best), then rtopo-run's environment, then a PMIx server, then a job
+ * of one.  A PMIx server without PMIx support is an error rather than
+ * a job of one: N processes each believing they are alone would fail
+ * much later and much less clearly.
+ */
+#include "config.h"
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "rtopo.h"
+#include "log.h"
+#include "params.h"
+#include "boot.h"
+#include "boot_wire.h"
+
+extern char **environ;
+
+static int rtopo__single_allgather(struct rtopo__boot *b, const void *in,
+                                   void *out, size_t len)
+{
+    if (len)
+        memmove(out, in, len);
+    return RTOPO_OK;
+}
+
+static int rtopo__single_barrier(struct rtopo__boot *b)
+{
+    return RTOPO_OK;
+}
+
+static int rtopo__single_poll_failure(struct rtopo__boot *b, int *rank)
+{
+    return 0;
+}
+
+static void rtopo__single_close(struct rtopo__boot *b)
+{
+    free(b);
+}
+
+static const struct rtopo__boot_ops rtopo__boot_single_ops = {
+    .name = "single",
+    .allgather = rtopo__single_allgather,
+    .barrier = rtopo__single_barrier,
+    .poll_failure = rtopo__single_poll_failure,
+    .close = rtopo__single_close,
+};
+
+static int rtopo__boot_single_open(struct rtopo__boot **boot_p)
+{
+    struct rtopo__boot *b = calloc(1, sizeof(*b));
+
+    if (!b)
+        return rtopo__error(RTOPO_ERR_NOMEM, "single bootstrap");
+    b->ops = &rtopo__boot_single_ops;
+    b->rank = 0;
+    b->size = 1;
+    *boot_p = b;
+    return RTOPO_OK;
+}
+
+/* PMIx servers (mpirun, prterun, slurm) export these to their clients */
+static int rtopo__pmix_present(void)
+{
+    char **e;
+
+    for (e = environ; e && *e; e++)
+        if (!strncmp(*e, "PMIX_SERVER_URI", 15) ||
+            !strncmp(*e, "PMIX_NAMESPACE=", 15))
+            return 1;
+    return 0;
+}
+
+static int rtopo__cfg_has_allgather(const rtopo_config_t *cfg)
+{
+    return cfg && cfg->size >= offsetof(rtopo_config_t, allgather_arg) +
+                               sizeof(cfg->allgather_arg) &&
+           cfg->allgather;
+}
+
+int rtopo__boot_open(const rtopo_config_t *cfg, const char *method,
+                     int timeout_ms, struct rtopo__boot **boot_p)
+{
+    struct rtopo__boot *b = NULL;
+    rtopo__params_t p;
+    int st;
+
+    st = rtopo__params_load(&p);
+    if (st != RTOPO_OK)
+        return st;
+    if (!method || !*method)
+        method = p.boot;
+    if (timeout_ms <= 0)
+        timeout_ms = p.timeout_ms > 0 ? (int)p.timeout_ms : 60000;
+
+    if (!strcmp(method, "auto")) {
+        if (rtopo__cfg_has_allgather(cfg))
+            method = "oob";
+        else if (*p.boot_addr)
+            method = "env";
+        else if (rtopo__pmix_present())
+            method = "pmix";
+        else
+            method = "single";
+    }
+
+    if (!strcmp(method, "oob")) {
+        if (!rtopo__cfg_has_allgather(cfg))
+            return rtopo__error(RTOPO_ERR_INVAL,
+                                "bootstrap method oob needs an allgather "
+                                "callback in rtopo_config_t");
+        st = rtopo__boot_oob_open(cfg->rank, cfg->nranks, cfg->allgather,
+                                  cfg->allgather_arg, &b);
+    } else if (!strcmp(method, "env")) {
+        if (!*p.boot_addr)
+            return rtopo__error(RTOPO_ERR_BOOTSTRAP,
+                                "bootstrap method env needs RTOPO_BOOT_ADDR "
+                                "(start the job with rtopo-run)");
+        st = rtopo__boot_env_open((int)p.rank, (int)p.size, p.boot_addr,
+                                  p.job_secret, timeout_ms, &b);
+    } else if (!strcmp(method, "pmix")) {
+#ifdef HAVE_PMIX
+        st = rtopo__boot_pmix_open(timeout_ms, &b);
+#else
+        return rtopo__error(RTOPO_ERR_BOOTSTRAP,
+                            "a PMIx launcher started this process, but rtopo "
+                            "was built without PMIx (use rtopo-run, an "
+                            "allgather callback, or RTOPO_BOOT=single)");
+#endif
+    } else if (!strcmp(method, "single")) {
+        st = rtopo__boot_single_open(&b);
+    } else {
+        return rtopo__error(RTOPO_ERR_INVAL,
+                            "RTOPO_BOOT '%s' is not auto, env, pmix or single",
+                            method);
+    }
+    if (st != RTOPO_OK)
+        return st;
+
+    if (*p.host_id) {
+        snprintf(b->host_id, sizeof(b->host_id), "%s", p.host_id);
+    } else if (gethostname(b->host_id, sizeof(b->host_id) - 1)) {
+        rtopo__warn("gethostname: %m; using \"localhost\" as the host id");
+        strcpy(b->host_id, "localhost");
+    }
+    b->host_id[sizeof(b->host_id) - 1] = '\0';
+    rtopo__log_rank = b->rank;
+    rtopo__debug("bootstrap %s: rank %d of %d on host %s", b->ops->name,
+                 b->rank, b->size, b->host_id);
+    *boot_p = b;
+    return RTOPO_OK;
+}

@@ -1,0 +1,129 @@
+/*
+ * mem.c - registered regions: the user's (rtopo_mem_register) and the
+ * engine's staging blocks, which are kept registered and reused because
+ * registration costs far more than a pipeline chunk.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo_int.h"
+
+static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
+                          struct rtopo_mem **mem_p)
+{
+    struct rtopo_mem *mem = calloc(1, sizeof(*mem));
+    int st;
+
+    if (!mem)
+        return RTOPO_ERR_NOMEM;
+    st = ctx->tlops->mem_reg(ctx->tl, buf, len,
+                             RTOPO__TL_ACCESS_LOCAL | RTOPO__TL_ACCESS_REMOTE_WRITE,
+                             &mem->mr);
+    if (st) {
+        free(mem);
+        return st;
+    }
+    ctx->tlops->mem_rkey(mem->mr, &mem->rkey);
+    mem->ctx = ctx;
+    mem->buf = buf;
+    mem->len = len;
+    mem->internal = internal;
+    mem->next = ctx->mems;
+    ctx->mems = mem;
+    *mem_p = mem;
+    return RTOPO_OK;
+}
+
+int rtopo_mem_register(rtopo_ctx_t *ctx, void *buf, size_t len, rtopo_mem_t **mem_p)
+{
+    if (!ctx || !buf || !mem_p || len == 0)
+        return rtopo__error(RTOPO_ERR_INVAL, "rtopo_mem_register needs a context, "
+                            "a buffer, a length > 0 and a result pointer");
+    return rtopo__mem_new(ctx, buf, len, 0, mem_p);
+}
+
+static void rtopo__mem_unlink(rtopo_ctx_t *ctx, struct rtopo_mem *mem)
+{
+    struct rtopo_mem **pp;
+
+    for (pp = &ctx->mems; *pp; pp = &(*pp)->next)
+        if (*pp == mem) {
+            *pp = mem->next;
+            return;
+        }
+}
+
+int rtopo_mem_deregister(rtopo_mem_t *mem)
+{
+    rtopo_ctx_t *ctx;
+    rtopo__op_t *op;
+    int st, i;
+
+    if (!mem || mem->internal)
+        return rtopo__error(RTOPO_ERR_INVAL, "not a region from rtopo_mem_register");
+    ctx = mem->ctx;
+    /* refuse while an operation in flight reads or writes the region */
+    for (op = ctx->active; op; op = op->next)
+        for (i = 0; i < RTOPO__BUF_COUNT; i++)
+            if (op->bufs[i] && op->bufs[i] >= mem->buf && op->bufs[i] < mem->buf + mem->len)
+                return rtopo__error(RTOPO_ERR_BUSY, "region is in use by an "
+                                    "operation in flight");
+    rtopo__mem_unlink(ctx, mem);
+    st = ctx->tlops->mem_dereg(mem->mr);
+    free(mem);
+    return st;
+}
+
+struct rtopo_mem *rtopo__mem_find(rtopo_ctx_t *ctx, const void *buf, size_t len)
+{
+    const uint8_t *b = buf;
+    struct rtopo_mem *m;
+
+    for (m = ctx->mems; m; m = m->next)
+        if (!m->internal && b >= m->buf && len <= m->len && b - m->buf <= (ptrdiff_t)(m->len - len))
+            return m;
+    return NULL;
+}
+
+/* smallest free staging block of at least len bytes, else a new one */
+int rtopo__stage_get(rtopo_ctx_t *ctx, size_t len, struct rtopo_mem **mem_p)
+{
+    struct rtopo_mem *m, *best = NULL;
+    void *buf;
+    int st;
+
+    for (m = ctx->mems; m; m = m->next)
+        if (m->internal && !m->in_use && m->len >= len && (!best || m->len < best->len))
+            best = m;
+    if (!best) {
+        if (posix_memalign(&buf, 4096, len ? len : 1))
+            return rtopo__error(RTOPO_ERR_NOMEM, "staging block of %zu bytes", len);
+        st = rtopo__mem_new(ctx, buf, len ? len : 1, 1, &best);
+        if (st) {
+            free(buf);
+            return st;
+        }
+    }
+    best->in_use = 1;
+    *mem_p = best;
+    return RTOPO_OK;
+}
+
+void rtopo__stage_put(struct rtopo_mem *mem)
+{
+    if (mem)
+        mem->in_use = 0;
+}
+
+void rtopo__mem_release_all(rtopo_ctx_t *ctx)
+{
+    struct rtopo_mem *m;
+
+    while ((m = ctx->mems)) {
+        ctx->mems = m->next;
+        ctx->tlops->mem_dereg(m->mr);
+        if (m->internal)
+            free(m->buf);
+        free(m);
+    }
+}

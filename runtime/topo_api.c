@@ -1,0 +1,115 @@
+/*
+ * topo_api.c - creating and freeing virtual topologies.
+ *
+ * A topology is collective: every rank creates the same topologies in the
+ * same order (they are numbered by creation).  Creation connects the rank
+ * to its overlay neighbours only; algorithms that need other peers (the
+ * direct shift) connect them when their plan is first built.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo_int.h"
+
+static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_t **topo_p)
+{
+    rtopo_topo_t *t;
+    int st, i, n;
+
+    if (!ctx || !topo_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "context and result pointer are required");
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        return RTOPO_ERR_NOMEM;
+    st = rtopo__tdesc_init(&t->desc, kind, ctx->size, a, b);
+    if (st)
+        goto err;
+    t->ctx = ctx;
+    t->shift_algo = rtopo__shift_algo_parse(ctx->params.shift_algo);
+    if (t->shift_algo < 0) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_SHIFT_ALGO=%s is not one of auto, "
+                          "ring, mesh, hypercube, ecube, direct", ctx->params.shift_algo);
+        goto err;
+    }
+    n = rtopo__topo_neighbors(&t->desc, ctx->rank, NULL, 0);
+    t->nbr = calloc((size_t)n + 1, sizeof(int));
+    if (!t->nbr) {
+        st = RTOPO_ERR_NOMEM;
+        goto err;
+    }
+    t->nnbr = rtopo__topo_neighbors(&t->desc, ctx->rank, t->nbr, n);
+    for (i = 0; i < t->nnbr; i++)
+        if ((st = rtopo__connect_peer(ctx, t->nbr[i])))
+            goto err;
+    if (ctx->next_topo_id >= ctx->ntopos_alloc) {
+        uint32_t na = ctx->ntopos_alloc ? 2 * ctx->ntopos_alloc : 16;
+        rtopo_topo_t **nt = realloc(ctx->topos, na * sizeof(*nt));
+        if (!nt) {
+            st = RTOPO_ERR_NOMEM;
+            goto err;
+        }
+        memset(nt + ctx->ntopos_alloc, 0, (na - ctx->ntopos_alloc) * sizeof(*nt));
+        ctx->topos = nt;
+        ctx->ntopos_alloc = na;
+    }
+    t->id = ctx->next_topo_id++;
+    ctx->topos[t->id] = t;
+    *topo_p = t;
+    return RTOPO_OK;
+err:
+    free(t->nbr);
+    free(t);
+    return st;
+}
+
+int rtopo_topo_ring(rtopo_ctx_t *ctx, rtopo_topo_t **topo)
+{
+    return rtopo__topo_new(ctx, RTOPO__TOPO_RING, 0, 0, topo);
+}
+
+int rtopo_topo_mesh(rtopo_ctx_t *ctx, int rows, int cols, rtopo_topo_t **topo)
+{
+    return rtopo__topo_new(ctx, RTOPO__TOPO_MESH, rows, cols, topo);
+}
+
+int rtopo_topo_hypercube(rtopo_ctx_t *ctx, int dim, rtopo_topo_t **topo)
+{
+    return rtopo__topo_new(ctx, RTOPO__TOPO_HYPERCUBE, dim, 0, topo);
+}
+
+int rtopo_topo_otis_mesh(rtopo_ctx_t *ctx, int n, rtopo_topo_t **topo)
+{
+    return rtopo__topo_new(ctx, RTOPO__TOPO_OTIS_MESH, n, 0, topo);
+}
+
+int rtopo_topo_otis_hypercube(rtopo_ctx_t *ctx, int n, rtopo_topo_t **topo)
+{
+    return rtopo__topo_new(ctx, RTOPO__TOPO_OTIS_HYPERCUBE, n, 0, topo);
+}
+
+int rtopo_topo_set_shift_algo(rtopo_topo_t *t, rtopo_shift_algo_t algo)
+{
+    if (!t || algo < RTOPO_SHIFT_AUTO || algo > RTOPO_SHIFT_DIRECT)
+        return rtopo__error(RTOPO_ERR_INVAL, "unknown shift algorithm %d", (int)algo);
+    t->shift_algo = algo;
+    return RTOPO_OK;
+}
+
+int rtopo_topo_free(rtopo_topo_t *t)
+{
+    rtopo__op_t *op;
+    int i;
+
+    if (!t)
+        return rtopo__error(RTOPO_ERR_INVAL, "topology is NULL");
+    for (op = t->ctx->active; op; op = op->next)
+        if (op->topo == t)
+            return rtopo__error(RTOPO_ERR_BUSY, "operations on this topology are "
+                                "still in flight");
+    for (i = 0; i < RTOPO__PLAN_CACHE; i++)
+        rtopo__plan_put(t->cache[i]);
+    t->ctx->topos[t->id] = NULL;
+    free(t->nbr);
+    free(t);
+    return RTOPO_OK;
+}
