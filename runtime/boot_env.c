@@ -271,7 +271,8 @@ static int rtopo__env_allgather(struct rtopo__boot *b, const void *in,
         }
         if (type == RTOPO__WIRE_RESULT &&
             plen == 4 + len * (size_t)b->size) {
-            memcpy(out, p + 4, len * (size_t)b->size);
+            if (len)
+                memcpy(out, p + 4, len * (size_t)b->size);
             rtopo__env_consume(e, plen);
             return RTOPO_OK;
         }
@@ -506,10 +507,13 @@ refused:
         return rtopo__error(RTOPO_ERR_AUTH,
                             "rtopo-run refused the bootstrap connection: "
                             "RTOPO_JOB_SECRET does not match this job's");
+    if (len > 4)   /* the launcher's own words, more precise */
+        return rtopo__error(RTOPO_ERR_BOOTSTRAP,
+                            "rtopo-run refused the bootstrap connection: "
+                            "%.*s", (int)(len - 4), p + 4);
     return rtopo__error(RTOPO_ERR_BOOTSTRAP,
                         "rtopo-run refused the bootstrap connection of rank "
-                        "%d: %s (%.*s)", e->base.rank,
-                        rtopo__wire_reason(reason), (int)(len - 4), p + 4);
+                        "%d: %s", e->base.rank, rtopo__wire_reason(reason));
 }
 
 int rtopo__boot_env_open(int rank, int size, const char *addr,

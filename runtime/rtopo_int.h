@@ -1,5 +1,5 @@
 /*
- * rtopo_int.h - engine internals shared by runtime/*.c.
+ * rtopo_int.h - engine internals shared by runtime (all .c files there).
  *
  * Objects: the context (bootstrap + one transport), registered memory
  * regions, topologies, plans (one rank's share of a schedule, cached) and

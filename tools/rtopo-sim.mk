@@ -1,1 +1,4 @@
 # rtopo-sim simulator
+bin_PROGRAMS += tools/rtopo-sim
+tools_rtopo_sim_SOURCES = tools/rtopo-sim.c
+tools_rtopo_sim_LDADD = librtopo_core.la

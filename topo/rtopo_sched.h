@@ -96,7 +96,7 @@ typedef struct rtopo__sched {
     rtopo__hop_t *hops;
 } rtopo__sched_t;
 
-/* Build a descriptor; RTOPO_ERR_TOPO with a message (rtopo__set_error)
+/* Build a descriptor; RTOPO_ERR_TOPO with a message (rtopo__error)
  * naming the sizes that would fit when p does not fit.  a, b: rows/cols
  * for the mesh, dim for the hypercube, n for OTIS; ignored for the ring. */
 int rtopo__tdesc_init(rtopo__tdesc_t *t, int kind, int p, int a, int b);
@@ -105,6 +105,13 @@ const char *rtopo__topo_name(int kind);
 /* Overlay neighbours of `rank` (each once, no self): fills up to max,
  * returns how many exist. */
 int rtopo__topo_neighbors(const rtopo__tdesc_t *t, int rank, int *nbr, int max);
+
+/* Is hop h, leaving rank `from`, a real edge of the overlay for its link
+ * class?  RING hops are accepted on every topology (ring connections can
+ * be made over any job), DIRECT hops anywhere; ROW/COL need a mesh or an
+ * OTIS-mesh, CUBE a hypercube or an OTIS-hypercube (and h->dim must name
+ * the dimension crossed), OTIS an OTIS topology.  Returns 1 or 0. */
+int rtopo__topo_hop_ok(const rtopo__tdesc_t *t, int from, const rtopo__hop_t *h);
 
 /* Gray code helpers */
 static inline uint32_t rtopo__gray(uint32_t i) { return i ^ (i >> 1); }
@@ -117,7 +124,20 @@ struct rtopo__model;
 int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
                        const struct rtopo__model *model, rtopo__sched_t **s_p);
 void rtopo__sched_free(rtopo__sched_t *s);
+/* Allocate a zeroed schedule with room for nxfers transfers and nhops hops
+ * (counts set, nsteps 0).  RTOPO_ERR_NOMEM / RTOPO_ERR_INVAL on overflow. */
+int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,
+                       rtopo__sched_t **s_p);
+/* Structural check: ranks, buffers and hop ranges in bounds, every hop a
+ * real overlay edge of its class (rtopo__topo_hop_ok), routes end at dst,
+ * steps strictly increase along a route and stay below nsteps, nsteps is
+ * max step + 1, offsets do not overflow and TMP ranges fit tmp_bytes.
+ * Returns RTOPO_OK or RTOPO_ERR_INVAL with a message naming the transfer. */
+int rtopo__sched_validate(const rtopo__sched_t *s);
 const char *rtopo__shift_algo_name(int algo);
+/* "local", "ring", "row", "col", "cube", "otis", "direct", "host" */
+const char *rtopo__link_name(int link);
+int rtopo__link_parse(const char *s);         /* < 0 if unknown */
 int rtopo__shift_algo_parse(const char *s);   /* < 0 if unknown */
 
 /* Cost model (SPEC section 4): per link class start-up ts, per-byte tw,
@@ -130,6 +150,9 @@ typedef struct rtopo__model {
 } rtopo__model_t;
 
 void rtopo__model_default(rtopo__model_t *m);
+/* Cost of one extra hop of class `link` on a cut-through route of `bytes`:
+ * th[link], or when it is < 0, ts + min(chunk, bytes)*tw of that class. */
+double rtopo__model_th(const rtopo__model_t *m, int link, uint64_t bytes);
 
 typedef struct rtopo__sim_result {
     uint32_t steps;           /* lock-step rounds */
@@ -148,5 +171,14 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
 /* Execute the data movement in memory: bufs[rank][buf] point to per-rank
  * buffers (SEND, RECV, TMP); transfers run in step order. */
 int rtopo__sim_exec(const rtopo__sched_t *s, uint8_t *const *const *bufs);
+/* The same, also checking every range against size[buf] (bytes of each
+ * rank's SEND, RECV and TMP buffer).  Within a step all reads (first hops)
+ * happen before all writes (last hops), so a transfer sees only data that
+ * landed in earlier steps.  Data moves hop by hop through per-hop staging.
+ * Local copies (nhops 0) have no step: those reading SEND run before step
+ * 0, those reading RECV or TMP after the last step.  RTOPO_ERR_INVAL for an
+ * out-of-range rank, buffer, hop or byte range; RTOPO_ERR_NOMEM. */
+int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                          const uint64_t size[RTOPO__BUF_COUNT]);
 
 #endif

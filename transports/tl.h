@@ -63,7 +63,8 @@ enum rtopo__tl_ev_type {
     RTOPO__TL_EV_WRITE_DONE = 1,   /* local completion of write(ctx) */
     RTOPO__TL_EV_SEND_DONE,        /* local completion of send(ctx) */
     RTOPO__TL_EV_RECV,             /* control message arrived: peer, data, len */
-    RTOPO__TL_EV_IMM,              /* a write with immediate landed: peer, imm, len */
+    RTOPO__TL_EV_IMM,              /* a write with immediate landed: peer, imm,
+                                      len (0 when the provider does not say) */
     RTOPO__TL_EV_ERROR,            /* peer (or -1), status, ctx (or NULL), msg */
 };
 

@@ -67,6 +67,8 @@ struct ofi_tl {
     int rank;
     int nranks;
     fi_addr_t *peer_addr;
+    int *addr_rank;       /* fi_addr (AV table index) -> rank */
+    int source;           /* FI_SOURCE: completions carry the sender */
     int cq_fd_wait;       /* the CQ has an fd wait object */
     int mr_virt;          /* remote addresses are virtual (FI_MR_VIRT_ADDR) */
     int mr_prov_key;
@@ -86,6 +88,7 @@ struct ofi_tl {
     struct ofi_op *free_ops;
     /* one completion taken out by fi_cq_sread, delivered by the next poll */
     struct fi_cq_data_entry stash;
+    fi_addr_t stash_from;
     int have_stash;
     char prov_name[48];
 };
@@ -117,13 +120,15 @@ static int ofi_match(const char *transport)
     return transport && (!strcmp(transport, "ofi") || !strncmp(transport, "ofi:", 4));
 }
 
-static struct fi_info *ofi_hints(const char *prov)
+static struct fi_info *ofi_hints(const char *prov, int source)
 {
     struct fi_info *hints = fi_allocinfo();
 
     if (!hints)
         return NULL;
     hints->caps = FI_MSG | FI_RMA | FI_WRITE | FI_REMOTE_WRITE | FI_SEND | FI_RECV;
+    if (source)
+        hints->caps |= FI_SOURCE;
     hints->mode = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
     hints->ep_attr->type = FI_EP_RDM;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
@@ -134,12 +139,14 @@ static struct fi_info *ofi_hints(const char *prov)
     return hints;
 }
 
-/* fi_getinfo for the transport, trying the alternate name of "ofi:tcp" */
+/* fi_getinfo for the transport, trying the alternate name of "ofi:tcp"
+ * and, first, with FI_SOURCE so that events name their peer */
 static int ofi_getinfo(const char *transport, struct fi_info **info_p, int quiet)
 {
     const char *prov;
     struct fi_info *hints, *info = NULL;
-    int alt, ret = -FI_ENODATA;
+    int alt, source, ret = -FI_ENODATA;
+    int native = transport && !strcmp(transport, "ofi:tcp");
 
     for (alt = 0; alt < 2; alt++) {
         prov = ofi_provider_of(transport, alt);
@@ -147,11 +154,21 @@ static int ofi_getinfo(const char *transport, struct fi_info **info_p, int quiet
             return RTOPO_ERR_INVAL;
         if (alt && !strcmp(prov, ofi_provider_of(transport, 0)))
             break;
-        hints = ofi_hints(prov);
-        if (!hints)
-            return RTOPO_ERR_NOMEM;
-        ret = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, hints, &info);
-        fi_freeinfo(hints);
+        for (source = 1; source >= 0; source--) {
+            hints = ofi_hints(prov, source);
+            if (!hints)
+                return RTOPO_ERR_NOMEM;
+            ret = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, hints, &info);
+            fi_freeinfo(hints);
+            /* "ofi:tcp" means the native RDM provider, not tcp under rxm */
+            if (ret == 0 && native && strchr(info->fabric_attr->prov_name, ';')) {
+                fi_freeinfo(info);
+                info = NULL;
+                ret = -FI_ENODATA;
+            }
+            if (ret == 0)
+                break;
+        }
         if (ret == 0)
             break;
     }
@@ -268,6 +285,7 @@ static void ofi_close(struct rtopo__tl *tl)
     free(t->bounce_bufs);
     free(t->ops);
     free(t->peer_addr);
+    free(t->addr_rank);
     free(t);
 }
 
@@ -290,11 +308,12 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     if (st)
         goto err;
     snprintf(t->prov_name, sizeof(t->prov_name), "%s", t->info->fabric_attr->prov_name);
+    t->source = !!(t->info->caps & FI_SOURCE);
     t->mr_virt = !!(t->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
     t->mr_prov_key = !!(t->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     t->mr_endpoint = !!(t->info->domain_attr->mr_mode & FI_MR_ENDPOINT);
-    rtopo__info("provider %s, mr_mode 0x%x, mode 0x%llx, max_msg %zu, inject %zu",
-                t->prov_name, t->info->domain_attr->mr_mode,
+    rtopo__info("provider %s, source %d, mr_mode 0x%x, mode 0x%llx, max_msg %zu, inject %zu",
+                t->prov_name, t->source, t->info->domain_attr->mr_mode,
                 (unsigned long long)t->info->mode, t->info->ep_attr->max_msg_size,
                 t->info->tx_attr->inject_size);
 
@@ -337,13 +356,16 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
 
     st = RTOPO_ERR_NOMEM;
     t->peer_addr = malloc(sizeof(*t->peer_addr) * (size_t)t->nranks);
+    t->addr_rank = malloc(sizeof(*t->addr_rank) * (size_t)t->nranks);
     t->ops = calloc(OFI_NOPS, sizeof(*t->ops));
     t->recv_bufs = malloc(OFI_NRECV * t->ctrl_size);
     t->bounce_bufs = malloc(OFI_NBOUNCE * t->ctrl_size);
-    if (!t->peer_addr || !t->ops || !t->recv_bufs || !t->bounce_bufs)
+    if (!t->peer_addr || !t->addr_rank || !t->ops || !t->recv_bufs || !t->bounce_bufs)
         goto err;
-    for (i = 0; i < t->nranks; i++)
+    for (i = 0; i < t->nranks; i++) {
         t->peer_addr[i] = FI_ADDR_NOTAVAIL;
+        t->addr_rank[i] = -1;
+    }
     for (i = OFI_NOPS - 1; i >= 0; i--)
         ofi_op_put(t, &t->ops[i]);
     for (i = 0; i < OFI_NBOUNCE; i++)
@@ -400,6 +422,8 @@ static int ofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t 
         t->peer_addr[peer] = FI_ADDR_NOTAVAIL;
         return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_av_insert for rank %d failed", peer);
     }
+    if (t->peer_addr[peer] < (fi_addr_t)t->nranks)
+        t->addr_rank[t->peer_addr[peer]] = peer;
     return RTOPO_OK;
 }
 
@@ -556,18 +580,19 @@ static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
 
 /* translate one completion; returns 1 if it produced an event */
 static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
-                        rtopo__tl_event_t *ev)
+                        fi_addr_t from, rtopo__tl_event_t *ev)
 {
     struct ofi_op *op = e->op_context;
 
     memset(ev, 0, sizeof(*ev));
-    ev->peer = -1;
+    ev->peer = from < (fi_addr_t)t->nranks ? t->addr_rank[from] : -1;
     if (e->flags & FI_REMOTE_CQ_DATA) {
         ev->type = RTOPO__TL_EV_IMM;
         ev->imm = (uint32_t)e->data;
         ev->len = e->len;
-        /* providers with FI_RX_CQ_DATA consume a posted receive for it */
-        if (op && op->kind == OFI_OP_RECV)
+        /* providers with FI_RX_CQ_DATA consume a posted receive for it;
+         * elsewhere op_context means nothing here */
+        if ((t->info->mode & FI_RX_CQ_DATA) && op && op->kind == OFI_OP_RECV)
             t->repost[t->nrepost++] = op->index;
         return 1;
     }
@@ -597,10 +622,25 @@ static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
     return 0;
 }
 
+static ssize_t ofi_cq_read(struct ofi_tl *t, struct fi_cq_data_entry *ent,
+                           fi_addr_t *from, size_t n)
+{
+    size_t i;
+    ssize_t ret;
+
+    if (t->source)
+        return fi_cq_readfrom(t->cq, ent, n, from);
+    ret = fi_cq_read(t->cq, ent, n);
+    for (i = 0; ret > 0 && i < (size_t)ret; i++)
+        from[i] = FI_ADDR_NOTAVAIL;
+    return ret;
+}
+
 static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
 {
     struct ofi_tl *t = ofi_tl(tl);
     struct fi_cq_data_entry ent[OFI_POLL_BATCH];
+    fi_addr_t from[OFI_POLL_BATCH];
     struct fi_cq_err_entry err;
     struct ofi_op *op;
     ssize_t ret;
@@ -612,16 +652,16 @@ static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
             return st;
     if (t->have_stash && max > 0) {
         t->have_stash = 0;
-        n += ofi_complete(t, &t->stash, &ev[n]);
+        n += ofi_complete(t, &t->stash, t->stash_from, &ev[n]);
     }
     if (max - n > OFI_POLL_BATCH)
         max = n + OFI_POLL_BATCH;
     if (max - n <= 0)
         return n;
-    ret = fi_cq_read(t->cq, ent, (size_t)(max - n));
+    ret = ofi_cq_read(t, ent, from, (size_t)(max - n));
     if (ret > 0) {
         for (i = 0; i < ret; i++)
-            n += ofi_complete(t, &ent[i], &ev[n]);
+            n += ofi_complete(t, &ent[i], from[i], &ev[n]);
         return n;
     }
     if (ret == -FI_EAGAIN)
@@ -662,7 +702,11 @@ static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
     if (t->have_stash)
         return RTOPO_OK;
     if (t->cq_fd_wait) {
-        ret = fi_cq_sread(t->cq, &t->stash, 1, NULL, timeout_ms);
+        t->stash_from = FI_ADDR_NOTAVAIL;
+        if (t->source)
+            ret = fi_cq_sreadfrom(t->cq, &t->stash, 1, &t->stash_from, NULL, timeout_ms);
+        else
+            ret = fi_cq_sread(t->cq, &t->stash, 1, NULL, timeout_ms);
         if (ret == 1)
             t->have_stash = 1;
         /* -FI_EAVAIL: an error entry waits for the next poll */
@@ -670,7 +714,7 @@ static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        ret = fi_cq_read(t->cq, &t->stash, 1);
+        ret = ofi_cq_read(t, &t->stash, &t->stash_from, 1);
         if (ret == 1) {
             t->have_stash = 1;
             return RTOPO_OK;

@@ -1,5 +1,1408 @@
-/* placeholder until the verbs backend lands */
+/*
+ * verbs_tl.c - RDMA transport over librdmacm + libibverbs, one RC QP per peer.
+ *
+ * Resources per instance: one PD, one CQ with a completion channel (so
+ * wait() sleeps in the kernel), one SRQ of control receive buffers shared
+ * by all QPs, a registered bounce pool for control sends and inject
+ * writes, and an rdma_cm event channel with a listening id bound to the
+ * device's IPv4 address on an ephemeral port.
+ *
+ * Connection: the lower rank of an edge resolves and connects with its
+ * rank in the private data; the higher rank accepts.  connect() returns at
+ * once; the handshake advances inside poll()/wait().  Until the QP is
+ * established, write() and send() to that peer return RTOPO_ERR_BUSY
+ * (nothing is queued; the engine polls and retries).
+ *
+ * Receives: writes with immediate also consume an SRQ receive; the SRQ is
+ * refilled as buffers come back, and QPs use infinite RNR retry, so a
+ * burst larger than the SRQ stalls instead of failing.
+ */
 #include "config.h"
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include "rtopo.h"
+#include "log.h"
 #include "tl.h"
-static int verbs_match(const char *t) { (void)t; return 0; }
-const struct rtopo__tl_ops rtopo__tl_verbs = { .size = sizeof(struct rtopo__tl_ops), .name = "verbs", .match = verbs_match, .available = verbs_match };
+
+#define VRB_MAGIC        0x72766231u   /* "rvb1" */
+#define VRB_SQ_DEPTH     256           /* send WRs per QP */
+#define VRB_NOPS         2048          /* send WRs in flight, all QPs */
+#define VRB_NRECV        512           /* SRQ receive buffers */
+#define VRB_NBOUNCE      256           /* bounce slots (pinned: 1 MiB) */
+#define VRB_INJECT_MAX   4096          /* inject writes copied up to this size */
+#define VRB_INLINE_REQ   256           /* max_inline_data asked of each QP */
+#define VRB_CM_TIMEOUT   2000          /* address/route resolution, ms */
+#define VRB_NSTASH       32
+#define VRB_RECV_BIT     (1ull << 63)  /* wr_id of a receive */
+
+enum vrb_state {
+    VRB_IDLE = 0,       /* connect() not called, no request seen */
+    VRB_WAIT,           /* higher rank: waiting for the peer's request */
+    VRB_RESOLVING,      /* lower rank: address/route resolution */
+    VRB_CONNECTING,     /* QP created, rdma_connect/accept sent */
+    VRB_CONNECTED,
+    VRB_FAILED,
+};
+
+enum vrb_op_kind { VRB_OP_WRITE = 1, VRB_OP_SEND, VRB_OP_SILENT };
+
+struct vrb_addr {           /* the address blob */
+    uint32_t magic;
+    uint32_t rank;
+    uint32_t ip;            /* network order */
+    uint16_t port;          /* network order */
+    uint16_t pad;
+};
+
+struct vrb_priv {           /* rdma_connect private data */
+    uint32_t magic;
+    uint32_t rank;
+};
+
+struct vrb_peer {
+    int state;
+    int reported;           /* a TL_EV_ERROR went out for this peer */
+    struct rdma_cm_id *id;
+    struct ibv_qp *qp;
+    int sq_used;
+    struct sockaddr_in addr;
+};
+
+struct vrb_op {
+    void *ctx;
+    int kind;
+    int peer;
+    int bounce;             /* slot, or -1 */
+    int next;               /* free list */
+};
+
+struct vrb_mr {
+    struct ibv_mr *mr;
+};
+
+struct vrb_tl {
+    int rank;
+    int nranks;
+    size_t ctrl_size;
+    struct ibv_context **cm_devs;   /* rdma_get_devices(): contexts rdma_cm uses */
+    struct ibv_context *ctx;
+    char devname[64];
+    uint8_t port;
+    struct ibv_port_attr port_attr;
+    struct ibv_device_attr dev_attr;
+    int gid_idx;                    /* RoCE v2 IPv4 GID, -1 on IB */
+    struct sockaddr_in sin;         /* listening address */
+
+    struct ibv_pd *pd;
+    struct ibv_comp_channel *cch;
+    struct ibv_cq *cq;
+    unsigned cq_unacked;
+    struct ibv_srq *srq;
+    struct rdma_event_channel *ech;
+    struct rdma_cm_id *listen_id;
+
+    char *rbuf;                     /* receive slots */
+    struct ibv_mr *rmr;
+    size_t rslot;
+    int nrecv;
+    int *repost;                    /* slots handed out by the last poll() */
+    int nrepost;
+
+    char *bbuf;                     /* bounce slots */
+    struct ibv_mr *bmr;
+    size_t bslot;
+    int *bfree;
+    int nbfree;
+
+    struct vrb_op *ops;
+    int op_free;
+
+    struct vrb_peer *peers;
+    uint32_t *qpn_key;              /* open addressing: qp_num -> rank */
+    int *qpn_val;
+    unsigned qpn_mask;
+
+    rtopo__tl_event_t *pend;        /* events raised outside the CQ */
+    int npend, pend_cap;
+    struct ibv_wc stash[VRB_NSTASH];  /* CQ entries read by wait() */
+    int nstash;
+
+    uint32_t max_inline;
+    int inline_known;
+    size_t inject_max;
+    int sq_depth;
+};
+
+static inline struct vrb_tl *vrb_tl(struct rtopo__tl *tl)
+{
+    return (struct vrb_tl *)tl;
+}
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static int vrb_match(const char *transport)
+{
+    return transport != NULL &&
+           (!strcmp(transport, "verbs") || !strncmp(transport, "verbs:", 6));
+}
+
+/* device named in "verbs:<device>", or NULL */
+static const char *vrb_devname(const char *transport)
+{
+    if (transport && !strncmp(transport, "verbs:", 6) && transport[6])
+        return transport + 6;
+    return NULL;
+}
+
+static void vrb_memlock_str(char *buf, size_t len)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_MEMLOCK, &rl))
+        snprintf(buf, len, "unknown");
+    else if (rl.rlim_cur == RLIM_INFINITY)
+        snprintf(buf, len, "unlimited");
+    else
+        snprintf(buf, len, "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+}
+
+/* errno of a failed allocation of pinned memory, with the memlock limit */
+static int vrb_pin_error(const char *what, size_t len)
+{
+    char lim[32];
+    int err = errno;
+
+    vrb_memlock_str(lim, sizeof(lim));
+    errno = err;
+    if (err == ENOMEM || err == EPERM || err == EAGAIN)
+        return rtopo__error(RTOPO_ERR_NOMEM, "%s (%zu bytes): %m; memlock limit "
+                            "(ulimit -l) is %s", what, len, lim);
+    return rtopo__error(RTOPO_ERR_TRANSPORT, "%s (%zu bytes): %m", what, len);
+}
+
+static int vrb_is_ipv4_gid(const union ibv_gid *gid)
+{
+    static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+    return !memcmp(gid->raw, prefix, sizeof(prefix));
+}
+
+static const char *vrb_gid_type_str(unsigned type)
+{
+    switch (type) {
+    case IBV_GID_TYPE_IB:      return "IB";
+    case IBV_GID_TYPE_ROCE_V1: return "RoCE v1";
+    case IBV_GID_TYPE_ROCE_V2: return "RoCE v2";
+    }
+    return "?";
+}
+
+/* GID type as the kernel lists it in sysfs ("IB/RoCE v1", "RoCE v2") */
+static int vrb_sysfs_gid_type(const char *dev, int port, int idx, char *buf, size_t len)
+{
+    char path[256];
+    FILE *f;
+    int ok;
+
+    snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d",
+             dev, port, idx);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (!ok)
+        return -1;
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+/* IPv4 of the port: the RoCE v2 GID holding an IPv4-mapped address; on
+ * InfiniBand, the first IPv4 address of the device's (IPoIB) net devices. */
+static int vrb_port_ipv4(struct ibv_context *ctx, uint8_t port, int link_layer,
+                         struct in_addr *ip, int *gid_idx)
+{
+    struct ibv_gid_entry ent[256];
+    char path[256];
+    struct ifaddrs *ifa, *i;
+    struct dirent *de;
+    DIR *d;
+    ssize_t n, k;
+    int found = 0;
+
+    *gid_idx = -1;
+    if (link_layer == IBV_LINK_LAYER_ETHERNET) {
+        n = ibv_query_gid_table(ctx, ent, 256, 0);
+        for (k = 0; k < n; k++) {
+            if (ent[k].port_num != port || ent[k].gid_type != IBV_GID_TYPE_ROCE_V2 ||
+                !vrb_is_ipv4_gid(&ent[k].gid))
+                continue;
+            memcpy(&ip->s_addr, ent[k].gid.raw + 12, 4);
+            *gid_idx = ent[k].gid_index;
+            return 0;
+        }
+        if (n >= 0)
+            return -1;
+        /* no ioctl interface: walk the table through sysfs */
+        for (k = 0; k < 256; k++) {
+            union ibv_gid gid;
+            char type[32];
+
+            if (ibv_query_gid(ctx, port, k, &gid))
+                break;
+            if (vrb_is_ipv4_gid(&gid) &&
+                !vrb_sysfs_gid_type(ibv_get_device_name(ctx->device), port, k, type,
+                                    sizeof(type)) && !strcmp(type, "RoCE v2")) {
+                memcpy(&ip->s_addr, gid.raw + 12, 4);
+                *gid_idx = k;
+                return 0;
+            }
+        }
+        return -1;
+    }
+
+    snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/net",
+             ibv_get_device_name(ctx->device));
+    d = opendir(path);
+    if (d == NULL)
+        return -1;
+    if (getifaddrs(&ifa)) {
+        closedir(d);
+        return -1;
+    }
+    while (!found && (de = readdir(d)) != NULL) {
+        for (i = ifa; i; i = i->ifa_next) {
+            if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+                !strcmp(i->ifa_name, de->d_name)) {
+                *ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+                found = 1;
+                break;
+            }
+        }
+    }
+    freeifaddrs(ifa);
+    closedir(d);
+    return found ? 0 : -1;
+}
+
+/* ---- availability ------------------------------------------------------------ */
+
+static int vrb_available(const char *transport)
+{
+    const char *want = vrb_devname(transport);
+    struct ibv_device **list;
+    int n, i, ok = 0;
+
+    list = ibv_get_device_list(&n);
+    if (list == NULL)
+        return 0;
+    for (i = 0; i < n && !ok; i++) {
+        struct ibv_device_attr da;
+        struct ibv_context *ctx;
+        uint8_t p;
+
+        if (want && strcmp(want, ibv_get_device_name(list[i])))
+            continue;
+        ctx = ibv_open_device(list[i]);
+        if (ctx == NULL)
+            continue;
+        if (!ibv_query_device(ctx, &da)) {
+            for (p = 1; p <= da.phys_port_cnt && !ok; p++) {
+                struct ibv_port_attr pa;
+
+                if (!ibv_query_port(ctx, p, &pa) && pa.state == IBV_PORT_ACTIVE)
+                    ok = 1;
+            }
+        }
+        ibv_close_device(ctx);
+    }
+    ibv_free_device_list(list);
+    return ok;
+}
+
+/* ---- small tables --------------------------------------------------------------- */
+
+static void vrb_qpn_add(struct vrb_tl *t, uint32_t qpn, int rank)
+{
+    unsigned h = (qpn * 2654435761u) & t->qpn_mask;
+
+    while (t->qpn_val[h] >= 0 && t->qpn_key[h] != qpn)
+        h = (h + 1) & t->qpn_mask;
+    t->qpn_key[h] = qpn;
+    t->qpn_val[h] = rank;
+}
+
+static int vrb_qpn_find(struct vrb_tl *t, uint32_t qpn)
+{
+    unsigned h = (qpn * 2654435761u) & t->qpn_mask;
+
+    while (t->qpn_val[h] >= 0) {
+        if (t->qpn_key[h] == qpn)
+            return t->qpn_val[h];
+        h = (h + 1) & t->qpn_mask;
+    }
+    return -1;
+}
+
+/* An event for the next poll(), for what does not come out of the CQ. */
+static void vrb_raise(struct vrb_tl *t, int peer, int status, void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void vrb_raise(struct vrb_tl *t, int peer, int status, void *ctx, const char *fmt, ...)
+{
+    rtopo__tl_event_t *ev;
+    va_list ap;
+
+    if (t->npend == t->pend_cap) {
+        int cap = t->pend_cap ? 2 * t->pend_cap : 16;
+        rtopo__tl_event_t *p = realloc(t->pend, cap * sizeof(*p));
+
+        if (p == NULL)
+            return;    /* the peer is marked failed anyway */
+        t->pend = p;
+        t->pend_cap = cap;
+    }
+    ev = &t->pend[t->npend++];
+    memset(ev, 0, sizeof(*ev));
+    ev->type = RTOPO__TL_EV_ERROR;
+    ev->peer = peer;
+    ev->status = status;
+    ev->ctx = ctx;
+    va_start(ap, fmt);
+    vsnprintf(ev->msg, sizeof(ev->msg), fmt, ap);
+    va_end(ap);
+}
+
+/* The connection to `peer` is gone: one TL_EV_ERROR, later ops get PEER. */
+static void vrb_peer_fail(struct vrb_tl *t, int peer, int status, const char *why)
+{
+    struct vrb_peer *p = &t->peers[peer];
+
+    if (p->state != VRB_FAILED)
+        rtopo__debug("rank %d: %s", peer, why);
+    p->state = VRB_FAILED;
+    if (!p->reported) {
+        p->reported = 1;
+        vrb_raise(t, peer, status, NULL, "rank %d: %s", peer, why);
+    }
+}
+
+static struct vrb_op *vrb_op_get(struct vrb_tl *t)
+{
+    struct vrb_op *op;
+
+    if (t->op_free < 0)
+        return NULL;
+    op = &t->ops[t->op_free];
+    t->op_free = op->next;
+    op->bounce = -1;
+    return op;
+}
+
+static void vrb_op_put(struct vrb_tl *t, struct vrb_op *op)
+{
+    if (op->bounce >= 0)
+        t->bfree[t->nbfree++] = op->bounce;
+    op->kind = 0;
+    op->next = t->op_free;
+    t->op_free = (int)(op - t->ops);
+}
+
+static int vrb_post_recv(struct vrb_tl *t, const int *slots, int n)
+{
+    struct ibv_recv_wr wr[32], *bad;
+    struct ibv_sge sge[32];
+    int i, k, ret;
+
+    for (i = 0; i < n; i += 32) {
+        int m = n - i < 32 ? n - i : 32;
+
+        for (k = 0; k < m; k++) {
+            sge[k].addr = (uintptr_t)(t->rbuf + (size_t)slots[i + k] * t->rslot);
+            sge[k].length = (uint32_t)t->rslot;
+            sge[k].lkey = t->rmr->lkey;
+            wr[k].wr_id = VRB_RECV_BIT | (uint64_t)slots[i + k];
+            wr[k].sg_list = &sge[k];
+            wr[k].num_sge = 1;
+            wr[k].next = k + 1 < m ? &wr[k + 1] : NULL;
+        }
+        ret = ibv_post_srq_recv(t->srq, wr, &bad);
+        if (ret) {
+            errno = ret;
+            return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_post_srq_recv: %m");
+        }
+    }
+    return RTOPO_OK;
+}
+
+/* ---- lifecycle ----------------------------------------------------------------- */
+
+static void vrb_close(struct rtopo__tl *tl)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+    int i;
+
+    if (t == NULL)
+        return;
+    for (i = 0; t->peers && i < t->nranks; i++) {
+        struct vrb_peer *p = &t->peers[i];
+
+        if (p->id == NULL)
+            continue;
+        /* the peer may be dead: disconnect does not wait for it */
+        if (p->state == VRB_CONNECTED)
+            rdma_disconnect(p->id);
+        if (p->id->qp)
+            rdma_destroy_qp(p->id);
+        rdma_destroy_id(p->id);
+    }
+    if (t->listen_id)
+        rdma_destroy_id(t->listen_id);
+    if (t->srq && ibv_destroy_srq(t->srq))
+        rtopo__warn("ibv_destroy_srq: %m");
+    if (t->rmr)
+        ibv_dereg_mr(t->rmr);
+    if (t->bmr)
+        ibv_dereg_mr(t->bmr);
+    if (t->cq) {
+        if (t->cq_unacked)
+            ibv_ack_cq_events(t->cq, t->cq_unacked);
+        if (ibv_destroy_cq(t->cq))
+            rtopo__warn("ibv_destroy_cq: %m");
+    }
+    if (t->cch)
+        ibv_destroy_comp_channel(t->cch);
+    if (t->pd && ibv_dealloc_pd(t->pd))
+        rtopo__warn("ibv_dealloc_pd: %m (memory still registered?)");
+    if (t->ech)
+        rdma_destroy_event_channel(t->ech);
+    if (t->cm_devs)
+        rdma_free_devices(t->cm_devs);
+    free(t->rbuf);
+    free(t->bbuf);
+    free(t->repost);
+    free(t->bfree);
+    free(t->ops);
+    free(t->peers);
+    free(t->qpn_key);
+    free(t->qpn_val);
+    free(t->pend);
+    free(t);
+}
+
+/* Choose the device (named, or the first with an active port and an
+ * IPv4 address) among rdma_cm's contexts, so the PD and CQ live on the
+ * same context as the QPs rdma_cm creates. */
+static int vrb_pick_device(struct vrb_tl *t, const char *want)
+{
+    int n = 0, i;
+    uint8_t p;
+
+    t->cm_devs = rdma_get_devices(&n);
+    if (t->cm_devs == NULL || n == 0)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "no rdma device%s",
+                            t->cm_devs ? "" : " (rdma_get_devices failed)");
+    for (i = 0; i < n; i++) {
+        struct ibv_context *ctx = t->cm_devs[i];
+        const char *name = ibv_get_device_name(ctx->device);
+
+        if (want && strcmp(want, name))
+            continue;
+        if (ibv_query_device(ctx, &t->dev_attr))
+            continue;
+        for (p = 1; p <= t->dev_attr.phys_port_cnt; p++) {
+            struct in_addr ip;
+
+            if (ibv_query_port(ctx, p, &t->port_attr) ||
+                t->port_attr.state != IBV_PORT_ACTIVE)
+                continue;
+            if (vrb_port_ipv4(ctx, p, t->port_attr.link_layer, &ip, &t->gid_idx)) {
+                rtopo__debug("device %s port %u: no IPv4 address", name, p);
+                continue;
+            }
+            t->ctx = ctx;
+            t->port = p;
+            snprintf(t->devname, sizeof(t->devname), "%s", name);
+            memset(&t->sin, 0, sizeof(t->sin));
+            t->sin.sin_family = AF_INET;
+            t->sin.sin_addr = ip;
+            return RTOPO_OK;
+        }
+    }
+    return rtopo__error(RTOPO_ERR_UNSUPPORTED, "no active rdma port with an IPv4 address%s%s",
+                        want ? " on device " : "", want ? want : "");
+}
+
+static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
+{
+    struct ibv_srq_init_attr srq_attr;
+    struct vrb_tl *t;
+    char ipstr[INET_ADDRSTRLEN];
+    int status, i, cqe, flags;
+    unsigned size;
+
+    if (params == NULL || tl_p == NULL || params->nranks <= 0 || params->rank < 0 ||
+        params->rank >= params->nranks)
+        return rtopo__error(RTOPO_ERR_INVAL, "bad transport parameters");
+    t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return rtopo__error(RTOPO_ERR_NOMEM, "verbs instance");
+    t->rank = params->rank;
+    t->nranks = params->nranks;
+    t->ctrl_size = params->ctrl_size ? params->ctrl_size : 256;
+    t->op_free = -1;
+
+    status = vrb_pick_device(t, vrb_devname(params->name));
+    if (status)
+        goto err;
+
+    t->sq_depth = VRB_SQ_DEPTH < t->dev_attr.max_qp_wr ? VRB_SQ_DEPTH : t->dev_attr.max_qp_wr;
+    t->nrecv = VRB_NRECV < t->dev_attr.max_srq_wr ? VRB_NRECV : t->dev_attr.max_srq_wr;
+    if (t->dev_attr.max_srq == 0 || t->nrecv <= 0) {
+        status = rtopo__error(RTOPO_ERR_UNSUPPORTED, "device %s has no shared receive "
+                              "queues", t->devname);
+        goto err;
+    }
+    cqe = VRB_NOPS + t->nrecv + 16;
+    if (cqe > t->dev_attr.max_cqe) {
+        status = rtopo__error(RTOPO_ERR_UNSUPPORTED, "device %s: cq of %d entries "
+                              "above its limit %d", t->devname, cqe, t->dev_attr.max_cqe);
+        goto err;
+    }
+
+    t->pd = ibv_alloc_pd(t->ctx);
+    if (t->pd == NULL) {
+        status = vrb_pin_error("ibv_alloc_pd", 0);
+        goto err;
+    }
+    t->cch = ibv_create_comp_channel(t->ctx);
+    if (t->cch == NULL) {
+        status = rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_create_comp_channel: %m");
+        goto err;
+    }
+    flags = fcntl(t->cch->fd, F_GETFL);
+    fcntl(t->cch->fd, F_SETFL, flags | O_NONBLOCK);
+    t->cq = ibv_create_cq(t->ctx, cqe, NULL, t->cch, 0);
+    if (t->cq == NULL) {
+        status = vrb_pin_error("ibv_create_cq", (size_t)cqe * sizeof(struct ibv_wc));
+        goto err;
+    }
+    memset(&srq_attr, 0, sizeof(srq_attr));
+    srq_attr.attr.max_wr = t->nrecv;
+    srq_attr.attr.max_sge = 1;
+    t->srq = ibv_create_srq(t->pd, &srq_attr);
+    if (t->srq == NULL) {
+        status = vrb_pin_error("ibv_create_srq", 0);
+        goto err;
+    }
+
+    /* receive slots: one control message each, 64-byte aligned */
+    t->rslot = (t->ctrl_size + 63) & ~(size_t)63;
+    t->rbuf = aligned_alloc(4096, ((size_t)t->nrecv * t->rslot + 4095) & ~(size_t)4095);
+    t->bslot = t->rslot > VRB_INJECT_MAX ? t->rslot : VRB_INJECT_MAX;
+    t->bbuf = aligned_alloc(4096, (size_t)VRB_NBOUNCE * t->bslot);
+    t->repost = malloc(t->nrecv * sizeof(*t->repost));
+    t->bfree = malloc(VRB_NBOUNCE * sizeof(*t->bfree));
+    t->ops = calloc(VRB_NOPS, sizeof(*t->ops));
+    t->peers = calloc(t->nranks, sizeof(*t->peers));
+    for (size = 16; size < 2u * (unsigned)t->nranks; size *= 2)
+        ;
+    t->qpn_mask = size - 1;
+    t->qpn_key = calloc(size, sizeof(*t->qpn_key));
+    t->qpn_val = malloc(size * sizeof(*t->qpn_val));
+    if (!t->rbuf || !t->bbuf || !t->repost || !t->bfree || !t->ops || !t->peers ||
+        !t->qpn_key || !t->qpn_val) {
+        status = rtopo__error(RTOPO_ERR_NOMEM, "verbs buffers");
+        goto err;
+    }
+    for (i = 0; i < (int)size; i++)
+        t->qpn_val[i] = -1;
+    for (i = VRB_NOPS - 1; i >= 0; i--) {
+        t->ops[i].next = t->op_free;
+        t->op_free = i;
+    }
+    for (i = 0; i < VRB_NBOUNCE; i++)
+        t->bfree[i] = VRB_NBOUNCE - 1 - i;
+    t->nbfree = VRB_NBOUNCE;
+    t->rmr = ibv_reg_mr(t->pd, t->rbuf, (size_t)t->nrecv * t->rslot, IBV_ACCESS_LOCAL_WRITE);
+    if (t->rmr == NULL) {
+        status = vrb_pin_error("ibv_reg_mr of receive buffers", (size_t)t->nrecv * t->rslot);
+        goto err;
+    }
+    t->bmr = ibv_reg_mr(t->pd, t->bbuf, (size_t)VRB_NBOUNCE * t->bslot, IBV_ACCESS_LOCAL_WRITE);
+    if (t->bmr == NULL) {
+        status = vrb_pin_error("ibv_reg_mr of bounce buffers", (size_t)VRB_NBOUNCE * t->bslot);
+        goto err;
+    }
+    for (i = 0; i < t->nrecv; i++)
+        t->repost[i] = i;
+    status = vrb_post_recv(t, t->repost, t->nrecv);
+    if (status)
+        goto err;
+
+    t->ech = rdma_create_event_channel();
+    if (t->ech == NULL) {
+        status = rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_create_event_channel: %m");
+        goto err;
+    }
+    flags = fcntl(t->ech->fd, F_GETFL);
+    fcntl(t->ech->fd, F_SETFL, flags | O_NONBLOCK);
+    if (rdma_create_id(t->ech, &t->listen_id, NULL, RDMA_PS_TCP)) {
+        status = rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_create_id: %m");
+        goto err;
+    }
+    inet_ntop(AF_INET, &t->sin.sin_addr, ipstr, sizeof(ipstr));
+    if (rdma_bind_addr(t->listen_id, (struct sockaddr *)&t->sin)) {
+        status = rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_bind_addr %s: %m", ipstr);
+        goto err;
+    }
+    if (t->listen_id->verbs != t->ctx) {
+        status = rtopo__error(RTOPO_ERR_TRANSPORT, "address %s belongs to device %s, "
+                              "not %s", ipstr, t->listen_id->verbs ?
+                              ibv_get_device_name(t->listen_id->verbs->device) : "none",
+                              t->devname);
+        goto err;
+    }
+    if (rdma_listen(t->listen_id, 128)) {
+        status = rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_listen %s: %m", ipstr);
+        goto err;
+    }
+    t->sin.sin_port = rdma_get_src_port(t->listen_id);
+    t->inject_max = t->bslot;
+    t->max_inline = 0;   /* known once a QP exists */
+    rtopo__info("device %s port %u %s:%u gid %d mtu %d max_msg %u", t->devname, t->port,
+                ipstr, ntohs(t->sin.sin_port), t->gid_idx,
+                128 << t->port_attr.active_mtu, t->port_attr.max_msg_sz);
+    *tl_p = (struct rtopo__tl *)t;
+    return RTOPO_OK;
+
+err:
+    vrb_close((struct rtopo__tl *)t);
+    return status;
+}
+
+static void vrb_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+
+    memset(attr, 0, sizeof(*attr));
+    attr->max_write = t->port_attr.max_msg_sz;
+    attr->inject_max = t->inject_max;
+    attr->blocking_wait = 1;
+    snprintf(attr->provider, sizeof(attr->provider), "verbs:%.40s port %u (%s)", t->devname,
+             t->port, t->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "IB");
+}
+
+/* ---- connection ------------------------------------------------------------- */
+
+static int vrb_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+    struct vrb_addr a;
+
+    if (*len < sizeof(a))
+        return rtopo__error(RTOPO_ERR_INVAL, "address buffer of %zu bytes, need %zu",
+                            *len, sizeof(a));
+    memset(&a, 0, sizeof(a));
+    a.magic = htonl(VRB_MAGIC);
+    a.rank = htonl(t->rank);
+    a.ip = t->sin.sin_addr.s_addr;
+    a.port = t->sin.sin_port;
+    memcpy(blob, &a, sizeof(a));
+    *len = sizeof(a);
+    return RTOPO_OK;
+}
+
+static int vrb_create_qp(struct vrb_tl *t, struct rdma_cm_id *id, int peer)
+{
+    struct ibv_qp_init_attr qa;
+    int inl;
+
+    /* the largest inline size the device takes, from VRB_INLINE_REQ down */
+    for (inl = VRB_INLINE_REQ;; inl /= 2) {
+        memset(&qa, 0, sizeof(qa));
+        qa.send_cq = t->cq;
+        qa.recv_cq = t->cq;
+        qa.srq = t->srq;
+        qa.qp_type = IBV_QPT_RC;
+        qa.cap.max_send_wr = t->sq_depth;
+        qa.cap.max_send_sge = 1;
+        qa.cap.max_inline_data = inl;
+        if (!rdma_create_qp(id, t->pd, &qa))
+            break;
+        if (errno == ENOMEM)
+            return vrb_pin_error("rdma_create_qp", 0);
+        if (inl == 0)
+            return rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_create_qp for rank %d: %m",
+                                peer);
+    }
+    t->peers[peer].qp = id->qp;
+    t->peers[peer].sq_used = 0;
+    /* every QP asks the same, so they all get the same */
+    if (!t->inline_known || qa.cap.max_inline_data < t->max_inline)
+        t->max_inline = qa.cap.max_inline_data;
+    t->inline_known = 1;
+    vrb_qpn_add(t, id->qp->qp_num, peer);
+    return RTOPO_OK;
+}
+
+static void vrb_conn_param(struct vrb_tl *t, struct rdma_conn_param *cp, struct vrb_priv *priv)
+{
+    memset(cp, 0, sizeof(*cp));
+    priv->magic = htonl(VRB_MAGIC);
+    priv->rank = htonl(t->rank);
+    cp->private_data = priv;
+    cp->private_data_len = sizeof(*priv);
+    cp->responder_resources = 0;      /* writes only, no reads or atomics */
+    cp->initiator_depth = 0;
+    cp->retry_count = 7;
+    cp->rnr_retry_count = 7;          /* infinite: a full SRQ stalls, not fails */
+}
+
+static int vrb_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+    struct vrb_peer *p;
+    struct vrb_addr a;
+    char ipstr[INET_ADDRSTRLEN];
+
+    if (peer < 0 || peer >= t->nranks || peer == t->rank)
+        return rtopo__error(RTOPO_ERR_INVAL, "connect to rank %d (self %d, %d ranks)",
+                            peer, t->rank, t->nranks);
+    if (blob == NULL || len != sizeof(a))
+        return rtopo__error(RTOPO_ERR_INVAL, "address of rank %d: %zu bytes, expected %zu",
+                            peer, len, sizeof(a));
+    memcpy(&a, blob, sizeof(a));
+    if (ntohl(a.magic) != VRB_MAGIC || (int)ntohl(a.rank) != peer)
+        return rtopo__error(RTOPO_ERR_INVAL, "address of rank %d is not a verbs address "
+                            "of that rank", peer);
+    p = &t->peers[peer];
+    memset(&p->addr, 0, sizeof(p->addr));
+    p->addr.sin_family = AF_INET;
+    p->addr.sin_addr.s_addr = a.ip;
+    p->addr.sin_port = a.port;
+    if (p->state != VRB_IDLE)
+        return RTOPO_OK;              /* already requested by the peer, or connected */
+    if (peer < t->rank) {
+        p->state = VRB_WAIT;          /* the peer connects to us */
+        return RTOPO_OK;
+    }
+
+    /* we are the lower rank: resolve, then connect from ROUTE_RESOLVED */
+    if (rdma_create_id(t->ech, &p->id, p, RDMA_PS_TCP))
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_create_id: %m");
+    inet_ntop(AF_INET, &a.ip, ipstr, sizeof(ipstr));
+    {
+        struct sockaddr_in src = t->sin;
+
+        src.sin_port = 0;
+        if (rdma_resolve_addr(p->id, (struct sockaddr *)&src, (struct sockaddr *)&p->addr,
+                              VRB_CM_TIMEOUT)) {
+            rdma_destroy_id(p->id);
+            p->id = NULL;
+            return rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_resolve_addr %s for rank %d: %m",
+                                ipstr, peer);
+        }
+    }
+    p->state = VRB_RESOLVING;
+    rtopo__debug("rank %d: resolving %s:%u", peer, ipstr, ntohs(a.port));
+    return RTOPO_OK;
+}
+
+/* Check what rdma_cm chose: path MTU against the port, the source GID. */
+static void vrb_log_path(struct vrb_tl *t, int peer, struct ibv_qp *qp)
+{
+    struct ibv_qp_attr qa;
+    struct ibv_qp_init_attr qia;
+
+    if (ibv_query_qp(qp, &qa, IBV_QP_PATH_MTU | IBV_QP_AV, &qia))
+        return;
+    if (qa.path_mtu > t->port_attr.active_mtu)
+        rtopo__warn("rank %d: qp 0x%x path mtu %d above the port's active mtu %d", peer,
+                    qp->qp_num, 128 << qa.path_mtu, 128 << t->port_attr.active_mtu);
+    if (t->gid_idx >= 0 && qa.ah_attr.is_global && qa.ah_attr.grh.sgid_index != t->gid_idx)
+        rtopo__warn("rank %d: qp 0x%x uses gid %d, not the RoCE v2 IPv4 gid %d", peer,
+                    qp->qp_num, qa.ah_attr.grh.sgid_index, t->gid_idx);
+    rtopo__debug("rank %d: qp 0x%x established, path mtu %d, gid %d", peer, qp->qp_num,
+                 128 << qa.path_mtu, qa.ah_attr.is_global ? qa.ah_attr.grh.sgid_index : -1);
+}
+
+/* Returns an id to destroy once the event is acked (a rejected request):
+ * rdma_destroy_id() waits for the acks of its events. */
+static struct rdma_cm_id *vrb_on_request(struct vrb_tl *t, struct rdma_cm_event *e)
+{
+    struct rdma_cm_id *id = e->id;
+    const struct vrb_priv *priv = e->param.conn.private_data;
+    struct rdma_conn_param cp;
+    struct vrb_priv mine;
+    struct vrb_peer *p;
+    int peer;
+
+    if (priv == NULL || e->param.conn.private_data_len < sizeof(*priv) ||
+        ntohl(priv->magic) != VRB_MAGIC) {
+        rtopo__warn("connection request without an rtopo rank: rejected");
+        rdma_reject(id, NULL, 0);
+        return id;
+    }
+    peer = (int)ntohl(priv->rank);
+    if (peer < 0 || peer >= t->nranks || peer >= t->rank || t->peers[peer].id) {
+        rtopo__warn("connection request from rank %d: rejected (%s)", peer,
+                    peer >= 0 && peer < t->rank && peer < t->nranks ? "duplicate" :
+                    "not a lower rank");
+        rdma_reject(id, NULL, 0);
+        return id;
+    }
+    p = &t->peers[peer];
+    id->context = p;
+    p->id = id;
+    if (vrb_create_qp(t, id, peer)) {
+        rdma_reject(id, NULL, 0);
+        p->id = NULL;
+        vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "cannot create a qp");
+        return id;
+    }
+    vrb_conn_param(t, &cp, &mine);
+    if (rdma_accept(id, &cp)) {
+        rtopo__warn("rdma_accept for rank %d: %m", peer);
+        vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_accept failed");
+        return NULL;
+    }
+    p->state = VRB_CONNECTING;
+    rtopo__debug("rank %d: request accepted, qp 0x%x", peer, id->qp->qp_num);
+    return NULL;
+}
+
+static struct rdma_cm_id *vrb_cm_event(struct vrb_tl *t, struct rdma_cm_event *e)
+{
+    struct vrb_peer *p = e->id->context;
+    int peer = p ? (int)(p - t->peers) : -1;
+    struct rdma_conn_param cp;
+    struct vrb_priv mine;
+
+    if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+        return vrb_on_request(t, e);
+    if (peer < 0)
+        return NULL;    /* listening id: device removal and such show on the QPs */
+    switch (e->event) {
+    case RDMA_CM_EVENT_ADDR_RESOLVED:
+        if (rdma_resolve_route(e->id, VRB_CM_TIMEOUT))
+            vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_resolve_route failed");
+        break;
+    case RDMA_CM_EVENT_ROUTE_RESOLVED:
+        if (vrb_create_qp(t, e->id, peer)) {
+            vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "cannot create a qp");
+            break;
+        }
+        vrb_conn_param(t, &cp, &mine);
+        if (rdma_connect(e->id, &cp)) {
+            vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_connect failed");
+            break;
+        }
+        p->state = VRB_CONNECTING;
+        break;
+    case RDMA_CM_EVENT_ESTABLISHED:
+        if (p->state == VRB_CONNECTING) {
+            p->state = VRB_CONNECTED;
+            vrb_log_path(t, peer, e->id->qp);
+        }
+        break;
+    case RDMA_CM_EVENT_ADDR_ERROR:
+    case RDMA_CM_EVENT_ROUTE_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+    case RDMA_CM_EVENT_REJECTED:
+    case RDMA_CM_EVENT_DISCONNECTED:
+    case RDMA_CM_EVENT_DEVICE_REMOVAL:
+    case RDMA_CM_EVENT_ADDR_CHANGE: {
+        char why[64];
+
+        /* our half too: the QP goes to error and its sends flush */
+        if (e->event == RDMA_CM_EVENT_DISCONNECTED && p->state == VRB_CONNECTED)
+            rdma_disconnect(e->id);
+        snprintf(why, sizeof(why), "%s (status %d)", rdma_event_str(e->event), e->status);
+        vrb_peer_fail(t, peer, RTOPO_ERR_PEER, why);
+        break;
+    }
+    default:
+        break;  /* TIMEWAIT_EXIT, CONNECT_RESPONSE (not used with a QP) */
+    }
+    return NULL;
+}
+
+static void vrb_cm_progress(struct vrb_tl *t)
+{
+    struct rdma_cm_event *e;
+
+    /* the channel is non-blocking: EAGAIN ends the loop */
+    while (rdma_get_cm_event(t->ech, &e) == 0) {
+        struct rdma_cm_id *gone = vrb_cm_event(t, e);
+
+        rdma_ack_cm_event(e);
+        if (gone)
+            rdma_destroy_id(gone);
+    }
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+static int vrb_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned access,
+                       struct rtopo__tl_mr **mr_p)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+    struct vrb_mr *m;
+    int acc = IBV_ACCESS_LOCAL_WRITE;
+
+    if (buf == NULL || len == 0 || mr_p == NULL)
+        return rtopo__error(RTOPO_ERR_INVAL, "mem_reg of %zu bytes at %p", len, buf);
+    if (access & RTOPO__TL_ACCESS_REMOTE_WRITE)
+        acc |= IBV_ACCESS_REMOTE_WRITE;
+    m = malloc(sizeof(*m));
+    if (m == NULL)
+        return rtopo__error(RTOPO_ERR_NOMEM, "mem_reg");
+    m->mr = ibv_reg_mr(t->pd, buf, len, acc);
+    if (m->mr == NULL) {
+        int status = vrb_pin_error("ibv_reg_mr", len);
+
+        free(m);
+        return status;
+    }
+    *mr_p = (struct rtopo__tl_mr *)m;
+    return RTOPO_OK;
+}
+
+static int vrb_mem_dereg(struct rtopo__tl_mr *mr)
+{
+    struct vrb_mr *m = (struct vrb_mr *)mr;
+    int ret;
+
+    if (m == NULL)
+        return RTOPO_OK;
+    ret = ibv_dereg_mr(m->mr);
+    free(m);
+    if (ret) {
+        errno = ret;
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_dereg_mr: %m");
+    }
+    return RTOPO_OK;
+}
+
+static void vrb_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
+{
+    struct vrb_mr *m = (struct vrb_mr *)mr;
+
+    rkey->key = m->mr->rkey;
+    rkey->addr = (uint64_t)(uintptr_t)m->mr->addr;
+}
+
+/* ---- data movement ------------------------------------------------------------ */
+
+/* A peer able to take one more send WR, or the status to return. */
+static int vrb_ready(struct vrb_tl *t, int peer, struct vrb_peer **p_p)
+{
+    struct vrb_peer *p;
+
+    if (peer < 0 || peer >= t->nranks || peer == t->rank)
+        return rtopo__error(RTOPO_ERR_INVAL, "rank %d out of range", peer);
+    p = &t->peers[peer];
+    switch (p->state) {
+    case VRB_CONNECTED:
+        break;
+    case VRB_FAILED:
+        return rtopo__error_quiet(RTOPO_ERR_PEER, "connection to rank %d failed", peer);
+    case VRB_IDLE:
+        /* a lower rank's request may still come; our own needs connect() */
+        if (peer > t->rank)
+            return rtopo__error(RTOPO_ERR_INVAL, "rank %d: connect() not called", peer);
+        return RTOPO_ERR_BUSY;
+    default:
+        return RTOPO_ERR_BUSY;
+    }
+    if (p->sq_used >= t->sq_depth || t->op_free < 0)
+        return RTOPO_ERR_BUSY;
+    *p_p = p;
+    return RTOPO_OK;
+}
+
+static int vrb_post(struct vrb_tl *t, struct vrb_peer *p, int peer, struct ibv_send_wr *wr,
+                    struct vrb_op *op)
+{
+    struct ibv_send_wr *bad;
+    int ret;
+
+    wr->wr_id = (uint64_t)(op - t->ops);
+    wr->send_flags |= IBV_SEND_SIGNALED;
+    ret = ibv_post_send(p->qp, wr, &bad);
+    if (ret) {
+        vrb_op_put(t, op);
+        if (ret == ENOMEM)
+            return RTOPO_ERR_BUSY;
+        errno = ret;
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_post_send to rank %d: %m", peer);
+    }
+    p->sq_used++;
+    return RTOPO_OK;
+}
+
+static int vrb_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
+                     struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey, uint64_t roffset,
+                     uint32_t imm, unsigned flags, void *ctx)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+    struct vrb_mr *m = (struct vrb_mr *)lmr;
+    struct ibv_send_wr wr;
+    struct ibv_sge sge;
+    struct vrb_peer *p;
+    struct vrb_op *op;
+    int status;
+
+    if (len > t->port_attr.max_msg_sz)
+        return rtopo__error(RTOPO_ERR_INVAL, "write of %zu bytes above max_write %u", len,
+                            t->port_attr.max_msg_sz);
+    if (rkey == NULL || (len && buf == NULL))
+        return rtopo__error(RTOPO_ERR_INVAL, "write without buffer or remote key");
+    if ((flags & RTOPO__TL_INJECT) && len > t->inject_max)
+        return rtopo__error(RTOPO_ERR_INVAL, "inject write of %zu bytes above inject_max "
+                            "%zu", len, t->inject_max);
+    if (!(flags & RTOPO__TL_INJECT) && len > t->max_inline && m == NULL)
+        return rtopo__error(RTOPO_ERR_INVAL, "write of %zu bytes without a registration",
+                            len);
+    status = vrb_ready(t, peer, &p);
+    if (status)
+        return status;
+
+    memset(&wr, 0, sizeof(wr));
+    sge.addr = (uintptr_t)buf;
+    sge.length = (uint32_t)len;
+    sge.lkey = m ? m->mr->lkey : 0;
+    if (len <= t->max_inline) {
+        wr.send_flags = IBV_SEND_INLINE;     /* copied at post: buffer free on return */
+    } else if (flags & RTOPO__TL_INJECT) {
+        if (t->nbfree == 0)
+            return RTOPO_ERR_BUSY;
+    }
+    op = vrb_op_get(t);
+    op->ctx = ctx;
+    op->peer = peer;
+    op->kind = (flags & RTOPO__TL_INJECT) ? VRB_OP_SILENT : VRB_OP_WRITE;
+    if ((flags & RTOPO__TL_INJECT) && !(wr.send_flags & IBV_SEND_INLINE)) {
+        op->bounce = t->bfree[--t->nbfree];
+        sge.addr = (uintptr_t)(t->bbuf + (size_t)op->bounce * t->bslot);
+        sge.lkey = t->bmr->lkey;
+        memcpy((void *)(uintptr_t)sge.addr, buf, len);
+    }
+    wr.sg_list = &sge;
+    wr.num_sge = len ? 1 : 0;
+    wr.wr.rdma.remote_addr = rkey->addr + roffset;
+    wr.wr.rdma.rkey = (uint32_t)rkey->key;
+    if (flags & RTOPO__TL_IMM) {
+        wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        wr.imm_data = htonl(imm);
+    } else {
+        wr.opcode = IBV_WR_RDMA_WRITE;
+    }
+    return vrb_post(t, p, peer, &wr, op);
+}
+
+static int vrb_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+    struct ibv_send_wr wr;
+    struct ibv_sge sge;
+    struct vrb_peer *p;
+    struct vrb_op *op;
+    int status;
+
+    if (len > t->ctrl_size || (len && buf == NULL))
+        return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes (limit %zu)",
+                            len, t->ctrl_size);
+    status = vrb_ready(t, peer, &p);
+    if (status)
+        return status;
+    memset(&wr, 0, sizeof(wr));
+    if (len <= t->max_inline) {
+        sge.addr = (uintptr_t)buf;
+        sge.lkey = 0;
+        wr.send_flags = IBV_SEND_INLINE;
+        op = vrb_op_get(t);
+    } else {
+        if (t->nbfree == 0)
+            return RTOPO_ERR_BUSY;
+        op = vrb_op_get(t);
+        op->bounce = t->bfree[--t->nbfree];
+        sge.addr = (uintptr_t)(t->bbuf + (size_t)op->bounce * t->bslot);
+        sge.lkey = t->bmr->lkey;
+        memcpy((void *)(uintptr_t)sge.addr, buf, len);
+    }
+    sge.length = (uint32_t)len;
+    op->ctx = ctx;
+    op->peer = peer;
+    op->kind = VRB_OP_SEND;
+    wr.opcode = IBV_WR_SEND;
+    wr.sg_list = &sge;
+    wr.num_sge = len ? 1 : 0;
+    return vrb_post(t, p, peer, &wr, op);
+}
+
+/* ---- completions ---------------------------------------------------------------- */
+
+static int vrb_wc_remote(enum ibv_wc_status s)
+{
+    return s == IBV_WC_RETRY_EXC_ERR || s == IBV_WC_RNR_RETRY_EXC_ERR ||
+           s == IBV_WC_WR_FLUSH_ERR || s == IBV_WC_REM_ABORT_ERR;
+}
+
+/* One work completion to at most one event; returns 1 if ev was filled. */
+static int vrb_wc(struct vrb_tl *t, const struct ibv_wc *wc, rtopo__tl_event_t *ev)
+{
+    memset(ev, 0, sizeof(*ev));
+    if (wc->wr_id & VRB_RECV_BIT) {
+        int slot = (int)(wc->wr_id & ~VRB_RECV_BIT);
+        int peer = vrb_qpn_find(t, wc->qp_num);
+
+        /* handed back at the next poll(): RECV data stays valid until then */
+        t->repost[t->nrepost++] = slot;
+        if (wc->status != IBV_WC_SUCCESS) {
+            if (wc->status == IBV_WC_WR_FLUSH_ERR || peer < 0)
+                return 0;
+            vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, ibv_wc_status_str(wc->status));
+            return 0;
+        }
+        ev->peer = peer;
+        ev->len = wc->byte_len;
+        if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+            ev->type = RTOPO__TL_EV_IMM;
+            ev->imm = ntohl(wc->imm_data);
+        } else {
+            ev->type = RTOPO__TL_EV_RECV;
+            ev->data = t->rbuf + (size_t)slot * t->rslot;
+        }
+        return 1;
+    } else {
+        struct vrb_op *op = &t->ops[wc->wr_id];
+        struct vrb_peer *p = &t->peers[op->peer];
+        int kind = op->kind, peer = op->peer;
+        void *ctx = op->ctx;
+
+        p->sq_used--;
+        vrb_op_put(t, op);
+        if (wc->status == IBV_WC_SUCCESS) {
+            if (kind == VRB_OP_SILENT)
+                return 0;
+            ev->type = kind == VRB_OP_SEND ? RTOPO__TL_EV_SEND_DONE : RTOPO__TL_EV_WRITE_DONE;
+            ev->peer = peer;
+            ev->ctx = ctx;
+            return 1;
+        }
+        /* the QP is in error now: everything after it flushes */
+        if (p->state != VRB_FAILED)
+            rtopo__debug("rank %d: completion %s (vendor 0x%x)", peer,
+                         ibv_wc_status_str(wc->status), wc->vendor_err);
+        vrb_peer_fail(t, peer, vrb_wc_remote(wc->status) ? RTOPO_ERR_PEER :
+                      RTOPO_ERR_TRANSPORT, ibv_wc_status_str(wc->status));
+        if (kind == VRB_OP_SILENT)
+            return 0;
+        ev->type = RTOPO__TL_EV_ERROR;
+        ev->peer = peer;
+        ev->ctx = ctx;
+        ev->status = vrb_wc_remote(wc->status) ? RTOPO_ERR_PEER : RTOPO_ERR_TRANSPORT;
+        snprintf(ev->msg, sizeof(ev->msg), "%s", ibv_wc_status_str(wc->status));
+        return 1;
+    }
+}
+
+static int vrb_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+    struct ibv_wc wc[32];
+    int n = 0, status, i, k, got;
+
+    if (max <= 0)
+        return 0;
+    if (t->nrepost) {
+        status = vrb_post_recv(t, t->repost, t->nrepost);
+        t->nrepost = 0;
+        if (status)
+            return status;
+    }
+    vrb_cm_progress(t);
+
+    while (n < max && t->npend) {
+        ev[n++] = t->pend[0];
+        memmove(t->pend, t->pend + 1, --t->npend * sizeof(*t->pend));
+    }
+    for (k = 0; n < max && k < t->nstash; k++)
+        n += vrb_wc(t, &t->stash[k], &ev[n]);
+    memmove(t->stash, t->stash + k, (t->nstash - k) * sizeof(*t->stash));
+    t->nstash -= k;
+
+    while (n < max) {
+        int want = max - n < 32 ? max - n : 32;
+
+        got = ibv_poll_cq(t->cq, want, wc);
+        if (got < 0)
+            return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_poll_cq failed");
+        for (i = 0; i < got; i++)
+            n += vrb_wc(t, &wc[i], &ev[n]);
+        if (got < want)
+            break;
+    }
+    /* errors raised while reading the CQ (receive failures) */
+    while (n < max && t->npend) {
+        ev[n++] = t->pend[0];
+        memmove(t->pend, t->pend + 1, --t->npend * sizeof(*t->pend));
+    }
+    return n;
+}
+
+static int vrb_wait(struct rtopo__tl *tl, int timeout_ms)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+    struct pollfd pfd[2];
+    struct ibv_cq *cq;
+    void *cq_ctx;
+    int ret;
+
+    if (t->npend || t->nstash)
+        return RTOPO_OK;
+    /* arm, then look once more: completions that came before the arm
+     * raise no notification */
+    if (ibv_req_notify_cq(t->cq, 0))
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_req_notify_cq failed");
+    ret = ibv_poll_cq(t->cq, VRB_NSTASH, t->stash);
+    if (ret < 0)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_poll_cq failed");
+    t->nstash = ret;
+    if (ret > 0 || timeout_ms == 0)
+        return RTOPO_OK;
+
+    pfd[0].fd = t->cch->fd;
+    pfd[0].events = POLLIN;
+    pfd[1].fd = t->ech->fd;
+    pfd[1].events = POLLIN;
+    ret = poll(pfd, 2, timeout_ms < 0 ? -1 : timeout_ms);
+    if (ret < 0 && errno != EINTR)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "poll: %m");
+    if (ret > 0 && (pfd[0].revents & POLLIN)) {
+        while (ibv_get_cq_event(t->cch, &cq, &cq_ctx) == 0)
+            t->cq_unacked++;
+        /* acking takes a lock: batch it */
+        if (t->cq_unacked >= 64) {
+            ibv_ack_cq_events(t->cq, t->cq_unacked);
+            t->cq_unacked = 0;
+        }
+    }
+    return RTOPO_OK;
+}
+
+/* ---- info ---------------------------------------------------------------------- */
+
+static void vrb_info(const char *transport, void (*out)(const char *line, void *arg),
+                     void *arg)
+{
+    const char *want = vrb_devname(transport);
+    struct ibv_device **list;
+    char line[256], lim[32];
+    int n = 0, i;
+
+    vrb_memlock_str(lim, sizeof(lim));
+    list = ibv_get_device_list(&n);
+    snprintf(line, sizeof(line), "verbs: %d rdma device(s), memlock limit %s", list ? n : 0,
+             lim);
+    out(line, arg);
+    for (i = 0; list && i < n; i++) {
+        const char *name = ibv_get_device_name(list[i]);
+        struct ibv_device_attr da;
+        struct ibv_context *ctx;
+        uint8_t p;
+
+        if (want && strcmp(want, name))
+            continue;
+        ctx = ibv_open_device(list[i]);
+        if (ctx == NULL || ibv_query_device(ctx, &da)) {
+            snprintf(line, sizeof(line), "verbs: %s: cannot open: %m", name);
+            out(line, arg);
+            if (ctx)
+                ibv_close_device(ctx);
+            continue;
+        }
+        snprintf(line, sizeof(line), "verbs: %s: %d port(s), max_qp %d, max_cqe %d, "
+                 "max_mr_size %llu, max_qp_wr %d, max_srq %d, max_srq_wr %d", name,
+                 da.phys_port_cnt, da.max_qp, da.max_cqe, (unsigned long long)da.max_mr_size,
+                 da.max_qp_wr, da.max_srq, da.max_srq_wr);
+        out(line, arg);
+        for (p = 1; p <= da.phys_port_cnt; p++) {
+            struct ibv_port_attr pa;
+            struct in_addr ip;
+            int gidx, k;
+            char ipstr[INET_ADDRSTRLEN] = "none";
+
+            if (ibv_query_port(ctx, p, &pa))
+                continue;
+            if (!vrb_port_ipv4(ctx, p, pa.link_layer, &ip, &gidx))
+                inet_ntop(AF_INET, &ip, ipstr, sizeof(ipstr));
+            snprintf(line, sizeof(line), "verbs: %s port %u: %s, active_mtu %d, max_mtu %d, "
+                     "link layer %s, max_msg_sz %u, ipv4 %s", name, p,
+                     ibv_port_state_str(pa.state), 128 << pa.active_mtu, 128 << pa.max_mtu,
+                     pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" :
+                     pa.link_layer == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand" : "?",
+                     pa.max_msg_sz, ipstr);
+            out(line, arg);
+            for (k = 0; k < pa.gid_tbl_len && k < 256; k++) {
+                union ibv_gid gid;
+                char gs[INET6_ADDRSTRLEN], type[32];
+                static const union ibv_gid zero;
+
+                if (ibv_query_gid(ctx, p, k, &gid))
+                    break;
+                if (!memcmp(&gid, &zero, sizeof(gid)))
+                    continue;
+                if (vrb_sysfs_gid_type(name, p, k, type, sizeof(type))) {
+                    struct ibv_gid_entry e;
+
+                    snprintf(type, sizeof(type), "%s", ibv_query_gid_ex(ctx, p, k, &e, 0) ?
+                             "?" : vrb_gid_type_str(e.gid_type));
+                }
+                inet_ntop(AF_INET6, gid.raw, gs, sizeof(gs));
+                snprintf(line, sizeof(line), "verbs: %s port %u gid[%d] %s %s%s", name, p, k,
+                         gs, type, k == gidx ? " (used)" : "");
+                out(line, arg);
+            }
+        }
+        ibv_close_device(ctx);
+    }
+    if (list)
+        ibv_free_device_list(list);
+}
+
+const struct rtopo__tl_ops rtopo__tl_verbs = {
+    .size = sizeof(struct rtopo__tl_ops),
+    .name = "verbs",
+    .match = vrb_match,
+    .available = vrb_available,
+    .open = vrb_open,
+    .close = vrb_close,
+    .query = vrb_query,
+    .addr_get = vrb_addr_get,
+    .connect = vrb_connect,
+    .mem_reg = vrb_mem_reg,
+    .mem_dereg = vrb_mem_dereg,
+    .mem_rkey = vrb_mem_rkey,
+    .write = vrb_write,
+    .send = vrb_send,
+    .poll = vrb_poll,
+    .wait = vrb_wait,
+    .info = vrb_info,
+};

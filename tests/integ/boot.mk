@@ -1,0 +1,13 @@
+# bootstrap and rtopo-run (tests/integ/boot_*)
+check_PROGRAMS += tests/integ/boot_check
+tests_integ_boot_check_SOURCES = tests/integ/boot_check.c
+tests_integ_boot_check_LDADD = librtopo_core.la
+BOOT_TESTS = \
+	tests/integ/boot_single.sh \
+	tests/integ/boot_normal.sh \
+	tests/integ/boot_badsecret.sh \
+	tests/integ/boot_die.sh \
+	tests/integ/boot_launcher.sh \
+	tests/integ/boot_pmix.sh
+TESTS += $(BOOT_TESTS)
+EXTRA_DIST += $(BOOT_TESTS) tests/integ/boot_lib.sh

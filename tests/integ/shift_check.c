@@ -1,0 +1,315 @@
+/*
+ * shift_check - runs circular shifts under rtopo-run and verifies every
+ * byte that arrives.
+ *
+ *   shift_check [--topo ring|mesh:RxC|hypercube:D] [--algo A]
+ *               [--sizes 0,1,4095,...] [--q all|Q1,Q2,...]
+ *               [--modes blocking,nonblocking,persistent]
+ *               [--mem reg,unreg] [--reps N] [--inplace]
+ *   shift_check --error mismatch-q|mismatch-bytes|die|sleep
+ *
+ * "all" q means every q in -(p+1) .. 2p+1.  Exit 0 when everything
+ * matched; the error modes check that failures surface as the documented
+ * status codes within the timeout.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include <rtopo.h>
+
+static int rank, size;
+
+static void die(const char *what, int st)
+{
+    fprintf(stderr, "rank %d: %s: %s (%s)\n", rank, what, rtopo_strerror(st),
+            rtopo_last_error());
+    exit(1);
+}
+
+static uint8_t pattern(int src, size_t off, unsigned iter)
+{
+    uint64_t x = ((uint64_t)src << 40) ^ ((uint64_t)iter << 24) ^ off;
+    x ^= x >> 17;
+    x *= 0x9e3779b97f4a7c15ull;
+    return (uint8_t)(x >> 56);
+}
+
+static void fill(uint8_t *buf, size_t n, int src, unsigned iter)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        buf[i] = pattern(src, i, iter);
+}
+
+static int check(const uint8_t *buf, size_t n, int src, unsigned iter, const char *ctx)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (buf[i] != pattern(src, i, iter)) {
+            fprintf(stderr, "rank %d: %s: byte %zu of %zu from rank %d is 0x%02x, "
+                    "expected 0x%02x\n", rank, ctx, i, n, src, buf[i],
+                    pattern(src, i, iter));
+            return 1;
+        }
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+           ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+static int parse_list(const char *s, long *out, int max)
+{
+    int n = 0;
+    char *end;
+    while (*s && n < max) {
+        out[n++] = strtol(s, &end, 0);
+        if (*end == ',')
+            end++;
+        else if (*end) {
+            fprintf(stderr, "bad list '%s'\n", s);
+            exit(2);
+        }
+        s = end;
+    }
+    return n;
+}
+
+static int make_topo(rtopo_ctx_t *ctx, const char *spec, rtopo_topo_t **t)
+{
+    int a, b;
+    if (!strcmp(spec, "ring"))
+        return rtopo_topo_ring(ctx, t);
+    if (sscanf(spec, "mesh:%dx%d", &a, &b) == 2)
+        return rtopo_topo_mesh(ctx, a, b, t);
+    if (sscanf(spec, "hypercube:%d", &a) == 1)
+        return rtopo_topo_hypercube(ctx, a, t);
+    if (sscanf(spec, "otis-mesh:%d", &a) == 1)
+        return rtopo_topo_otis_mesh(ctx, a, t);
+    if (sscanf(spec, "otis-hypercube:%d", &a) == 1)
+        return rtopo_topo_otis_hypercube(ctx, a, t);
+    fprintf(stderr, "unknown topology '%s'\n", spec);
+    exit(2);
+}
+
+static int error_mode(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *mode)
+{
+    size_t bytes = 1 << 20;
+    uint8_t *sb = malloc(bytes), *rb = malloc(bytes);
+    int st, q = 1;
+    double t0, c0;
+
+    fill(sb, bytes, rank, 0);
+    if (!strcmp(mode, "mismatch-q") || !strcmp(mode, "mismatch-bytes")) {
+        /* rank 0 disagrees; every rank must see MISMATCH or PEER (the
+         * latter when it learns of the failure from a neighbour), none may
+         * hang or see success with bad data */
+        if (rank == 0) {
+            if (!strcmp(mode, "mismatch-q"))
+                q = 2;
+            else
+                bytes = 1000;
+        }
+        st = rtopo_shift(t, sb, rb, bytes, q);
+        printf("rank %d: %s -> %s\n", rank, mode, rtopo_err_name(st));
+        if (st == RTOPO_ERR_MISMATCH || st == RTOPO_ERR_PEER)
+            return 0;
+        if (st == RTOPO_OK && size > 2 && rank != 0 && rank != 1 && rank != size - 1)
+            return 0;   /* ranks far from rank 0 may legitimately finish */
+        return 1;
+    }
+    if (!strcmp(mode, "die")) {
+        /* rank 1 dies before the shift; its neighbours must get PEER */
+        if (rank == 1) {
+            fflush(stdout);
+            _exit(3);
+        }
+        t0 = now();
+        st = rtopo_shift(t, sb, rb, bytes, 1);
+        printf("rank %d: die -> %s after %.2f s\n", rank, rtopo_err_name(st), now() - t0);
+        fflush(stdout);
+        return st == RTOPO_ERR_PEER ? 0 : 1;
+    }
+    if (!strcmp(mode, "sleep")) {
+        /* rank 0 sleeps 2 s before joining; the others wait blocked */
+        if (rank == 0)
+            sleep(2);
+        t0 = now();
+        c0 = cpu_seconds();
+        st = rtopo_shift(t, sb, rb, bytes, 1);
+        if (st)
+            die("shift", st);
+        if (check(rb, bytes, (rank + size - 1) % size, 0, "sleep"))
+            return 1;
+        printf("rank %d: waited %.3f s wall, %.3f s cpu\n", rank, now() - t0,
+               cpu_seconds() - c0);
+        return 0;
+    }
+    fprintf(stderr, "unknown error mode %s\n", mode);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *topo = "ring", *algo = NULL, *modes = "blocking,nonblocking,persistent";
+    const char *mems = "reg,unreg", *qspec = "all", *err = NULL;
+    long sizes[32], qs[512];
+    int nsizes, nq = 0, reps = 2, inplace = 0, i, j, m, st, fails = 0, nops = 0;
+    rtopo_ctx_t *ctx;
+    rtopo_topo_t *t;
+    rtopo_mem_t *smem = NULL, *rmem = NULL;
+    uint8_t *sb, *rb;
+    size_t maxb = 0;
+    double t0;
+
+    nsizes = parse_list("0,1,4095,4096,1048579", sizes, 32);
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--topo") && i + 1 < argc) topo = argv[++i];
+        else if (!strcmp(argv[i], "--algo") && i + 1 < argc) algo = argv[++i];
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = parse_list(argv[++i], sizes, 32);
+        else if (!strcmp(argv[i], "--q") && i + 1 < argc) qspec = argv[++i];
+        else if (!strcmp(argv[i], "--modes") && i + 1 < argc) modes = argv[++i];
+        else if (!strcmp(argv[i], "--mem") && i + 1 < argc) mems = argv[++i];
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--inplace")) inplace = 1;
+        else if (!strcmp(argv[i], "--error") && i + 1 < argc) err = argv[++i];
+        else {
+            fprintf(stderr, "usage: see the comment at the top of shift_check.c\n");
+            return 2;
+        }
+    }
+    if (algo)
+        setenv("RTOPO_SHIFT_ALGO", algo, 1);
+    st = rtopo_init(NULL, &ctx);
+    if (st)
+        die("rtopo_init", st);
+    rank = rtopo_rank(ctx);
+    size = rtopo_size(ctx);
+    st = make_topo(ctx, topo, &t);
+    if (st == RTOPO_ERR_TOPO) {
+        if (rank == 0)
+            printf("topology %s does not fit %d ranks: %s (skipped)\n", topo, size,
+                   rtopo_last_error());
+        rtopo_finalize(ctx);
+        return 77;
+    }
+    if (st)
+        die("topology", st);
+    if (err) {
+        st = error_mode(ctx, t, err);
+        if (!strcmp(err, "die") || !strncmp(err, "mismatch", 8)) {
+            fflush(stdout);
+            _exit(st);   /* the job is broken: no collective finalize */
+        }
+        rtopo_topo_free(t);
+        rtopo_finalize(ctx);
+        return st;
+    }
+    if (!strcmp(qspec, "all"))
+        for (i = -(size + 1); i <= 2 * size + 1; i++)
+            qs[nq++] = i;
+    else
+        nq = parse_list(qspec, qs, 512);
+    for (i = 0; i < nsizes; i++)
+        if ((size_t)sizes[i] > maxb)
+            maxb = (size_t)sizes[i];
+    sb = malloc(maxb + 64);
+    rb = inplace ? sb : malloc(maxb + 64);
+    if (!sb || !rb)
+        die("malloc", RTOPO_ERR_NOMEM);
+
+    t0 = now();
+    for (m = 0; m < 2; m++) {
+        const char *mem = m ? "unreg" : "reg";
+        if (!strstr(mems, mem))
+            continue;
+        if (m == 0) {
+            if ((st = rtopo_mem_register(ctx, sb, maxb + 64, &smem)))
+                die("register", st);
+            if (!inplace && (st = rtopo_mem_register(ctx, rb, maxb + 64, &rmem)))
+                die("register", st);
+        }
+        for (i = 0; i < nsizes; i++) {
+            size_t n = (size_t)sizes[i];
+            for (j = 0; j < nq; j++) {
+                int q = (int)qs[j];
+                int src = (int)(((rank - (long)q) % size + size) % size);
+                const char *names[3] = { "blocking", "nonblocking", "persistent" };
+                int k, r;
+                for (k = 0; k < 3; k++) {
+                    rtopo_req_t *req = NULL;
+                    char what[160];
+                    if (!strstr(modes, names[k]))
+                        continue;
+                    if (k == 2 && (st = rtopo_shift_init(t, sb, rb, n, q, &req)))
+                        die("rtopo_shift_init", st);
+                    for (r = 0; r < (k == 2 ? reps : 1); r++) {
+                        unsigned iter = (unsigned)(nops + r);
+                        snprintf(what, sizeof(what), "%s %s %s q=%d bytes=%zu rep %d",
+                                 topo, names[k], mem, q, n, r);
+                        fill(sb, n, rank, iter);
+                        if (!inplace)
+                            memset(rb, 0xee, n);
+                        if (k == 0)
+                            st = rtopo_shift(t, sb, rb, n, q);
+                        else if (k == 1) {
+                            st = rtopo_ishift(t, sb, rb, n, q, &req);
+                            if (!st) {
+                                int done = 0;
+                                st = rtopo_test(req, &done);
+                                if (!st && !done)
+                                    st = rtopo_wait(req);
+                                rtopo_req_free(req);
+                                req = NULL;
+                            }
+                        } else {
+                            st = rtopo_start(req);
+                            if (!st)
+                                st = rtopo_wait(req);
+                        }
+                        if (st) {
+                            fprintf(stderr, "rank %d: %s: %s (%s)\n", rank, what,
+                                    rtopo_err_name(st), rtopo_last_error());
+                            return 1;
+                        }
+                        fails += check(rb, n, src, iter, what);
+                        nops++;
+                    }
+                    if (req)
+                        rtopo_req_free(req);
+                    if (fails)
+                        goto out;
+                }
+            }
+        }
+        if (m == 0) {
+            if ((st = rtopo_mem_deregister(smem)) || (rmem && (st = rtopo_mem_deregister(rmem))))
+                die("deregister", st);
+        }
+    }
+out:
+    if (rank == 0)
+        printf("%s on %d ranks: %d shifts checked in %.2f s, %s\n", topo, size, nops,
+               now() - t0, fails ? "MISMATCHED DATA" : "all data correct");
+    rtopo_topo_free(t);
+    st = rtopo_finalize(ctx);
+    if (st)
+        die("rtopo_finalize", st);
+    return fails ? 1 : 0;
+}

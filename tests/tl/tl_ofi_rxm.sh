@@ -1,0 +1,3 @@
+#!/bin/sh
+# tl_check over ofi:rxm, bounded; exit 77 (skip) when the transport is absent
+exec timeout 120 "${TL_CHECK:-./tests/tl/tl_check}" ofi:rxm

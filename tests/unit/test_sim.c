@@ -1,0 +1,306 @@
+/*
+ * test_sim.c - cost model, simulator metrics, in-memory execution order,
+ * validation of hand-made (and broken) schedules.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "test_unit.h"
+
+/* a schedule over a ring of p ranks from a list of routes: each route is
+ * src, dst, len, then hops as (to, step) pairs, ended by -1 */
+static rtopo__sched_t *make(int kind, int p, int a, const long *spec)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    uint32_t nx = 0, nh = 0, i, x = 0, h = 0, maxstep = 0;
+    const long *q;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, kind, p, a, a ? p / a : 0) == 0);
+    for (q = spec; *q != -2;) {
+        nx++;
+        q += 3;
+        for (; *q != -1; q += 2)
+            nh++;
+        q++;
+    }
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, nx, nh, &s) == RTOPO_OK);
+    for (q = spec; *q != -2; x++) {
+        rtopo__xfer_t *xf = &s->xfers[x];
+        int from;
+
+        xf->src = (int32_t)q[0];
+        xf->dst = (int32_t)q[1];
+        xf->len = (uint64_t)q[2];
+        xf->src_buf = RTOPO__BUF_SEND;
+        xf->dst_buf = RTOPO__BUF_RECV;
+        xf->hop0 = h;
+        from = xf->src;
+        for (q += 3, i = 0; *q != -1; q += 2, i++) {
+            rtopo__hop_t *hp = &s->hops[h++];
+
+            hp->to = (int32_t)q[0];
+            hp->step = (uint32_t)q[1];
+            hp->link = kind == RTOPO__TOPO_RING ? RTOPO__LINK_RING : RTOPO__LINK_DIRECT;
+            hp->dir = (int8_t)(kind != RTOPO__TOPO_RING ? 0 :
+                               hp->to == (from + 1) % p ? 1 : -1);
+            from = hp->to;
+            if (hp->step > maxstep)
+                maxstep = hp->step;
+        }
+        xf->nhops = i;
+        q++;
+    }
+    s->nsteps = nh ? maxstep + 1 : 0;
+    return s;
+}
+
+static void test_model_default(void)
+{
+    rtopo__model_t m;
+    int c;
+
+    rtopo__model_default(&m);
+    CU_ASSERT_EQUAL(m.chunk, 256 * 1024);
+    for (c = RTOPO__LINK_RING; c < RTOPO__LINK_COUNT; c++) {
+        CU_ASSERT_DOUBLE_EQUAL(m.ts[c], 5e-6, 1e-15);
+        CU_ASSERT_DOUBLE_EQUAL(m.tw[c], 1e-9, 1e-18);
+        CU_ASSERT(m.th[c] < 0);
+        CU_ASSERT_DOUBLE_EQUAL(rtopo__model_th(&m, c, 1 << 30),
+                               5e-6 + 262144e-9, 1e-12);
+        /* a message below the chunk pipelines as one piece */
+        CU_ASSERT_DOUBLE_EQUAL(rtopo__model_th(&m, c, 1000), 5e-6 + 1000e-9, 1e-12);
+    }
+}
+
+/* cut-through: 4 hops of 16 MiB cost at most 1.2x one hop */
+static void test_pipelining(void)
+{
+    const long one[] = { 0, 1, 16 << 20, 1, 0, -1, -2 };
+    const long four[] = { 0, 4, 16 << 20, 1, 0, 2, 1, 3, 2, 4, 3, -1, -2 };
+    rtopo__sim_result_t r1, r4;
+    rtopo__sched_t *s1 = make(RTOPO__TOPO_RING, 8, 0, one);
+    rtopo__sched_t *s4 = make(RTOPO__TOPO_RING, 8, 0, four);
+    double ratio;
+
+    CU_ASSERT(rtopo__sched_validate(s1) == RTOPO_OK);
+    CU_ASSERT(rtopo__sched_validate(s4) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sim_run(s1, NULL, &r1) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sim_run(s4, NULL, &r4) == RTOPO_OK);
+    ratio = r4.model_time / r1.model_time;
+    TU_CHECK(ratio <= 1.2 && ratio > 1.0, "4-hop / 1-hop = %.3f", ratio);
+    CU_ASSERT_DOUBLE_EQUAL(r1.model_time, 5e-6 + (16 << 20) * 1e-9, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r4.model_time, r1.model_time + 3 * (5e-6 + 262144e-9),
+                           1e-12);
+    /* store-and-forward pays every hop in full */
+    CU_ASSERT_DOUBLE_EQUAL(r4.model_time_sf, 4 * r1.model_time, 1e-12);
+    CU_ASSERT(r4.steps == 4 && r4.longest_path == 4 && r4.max_link_load == 1);
+    CU_ASSERT_EQUAL(r4.moves[RTOPO__LINK_RING], 4);
+    CU_ASSERT_EQUAL(r4.correct, -1);
+    rtopo__sched_free(s1);
+    rtopo__sched_free(s4);
+}
+
+static void test_contention(void)
+{
+    /* two transfers over 0 -> 1 in the same step, then in different steps */
+    const long same[] = { 0, 1, 1000, 1, 0, -1, 0, 2, 1000, 1, 0, 2, 1, -1, -2 };
+    const long apart[] = { 0, 1, 1000, 1, 1, -1, 0, 2, 1000, 1, 0, 2, 1, -1, -2 };
+    rtopo__sim_result_t r;
+    rtopo__sched_t *s;
+    double hop = 5e-6 + 1000e-9;
+
+    s = make(RTOPO__TOPO_RING, 4, 0, same);
+    CU_ASSERT(rtopo__sched_validate(s) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
+    CU_ASSERT_EQUAL(r.max_link_load, 2);
+    /* step 0: the shared link serializes two transfers; step 1: one */
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time_sf, 3 * hop, 1e-12);
+    /* cut-through: the 2-hop route (ts + m tw + th) dominates the shared
+     * link (ts + 2000 tw) */
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 2 * hop, 1e-12);
+    rtopo__sched_free(s);
+    s = make(RTOPO__TOPO_RING, 4, 0, apart);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
+    CU_ASSERT_EQUAL(r.max_link_load, 1);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time_sf, 2 * hop, 1e-12);
+    CU_ASSERT(r.model_time >= 5e-6 + 2000e-9 - 1e-12);
+    rtopo__sched_free(s);
+}
+
+static void test_ring_costs(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__sim_result_t r;
+    rtopo__sched_t *s;
+    double hop = 5e-6 + 4096e-9;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 16, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_RING, 5, 4096, NULL, &s) == 0);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
+    /* lock-step: min(q, p-q) neighbour steps of ts + m tw */
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time_sf, 5 * hop, 1e-12);
+    /* below the chunk size a route cannot pipeline: same as lock-step */
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 5 * hop, 1e-12);
+    rtopo__sched_free(s);
+    /* 16 MiB pipelines, but every ring link carries 5 packets over the
+     * schedule, and that bounds the time */
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_RING, -5, 16 << 20, NULL,
+                                       &s) == 0);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 5e-6 + 5 * (16 << 20) * 1e-9, 1e-12);
+    CU_ASSERT_EQUAL(r.moves[RTOPO__LINK_RING], 16 * 5);
+    rtopo__sched_free(s);
+}
+
+static void test_exec_order(void)
+{
+    /* A: 0 SEND -> 1 RECV at step 0.  B: 1 RECV -> 2 RECV, read at step 0
+     * (sees the old RECV of 1).  C: 1 RECV -> 3 RECV at step 1 (sees A's
+     * data).  D: local RECV -> TMP copy on 1 (after all steps), E: local
+     * SEND -> RECV on 0 (before step 0). */
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    tu_bufs_t b;
+    uint64_t size[RTOPO__BUF_COUNT] = { 16, 16, 16 };
+    int i;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 4, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, 5, 3, &s) == 0);
+    s->tmp_bytes = 16;
+    s->nsteps = 2;
+    s->xfers[0] = (rtopo__xfer_t){ .src = 0, .dst = 1, .src_buf = RTOPO__BUF_SEND,
+        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 0, .len = 16 };
+    s->hops[0] = (rtopo__hop_t){ .to = 1, .step = 0, .link = RTOPO__LINK_RING, .dir = 1 };
+    s->xfers[1] = (rtopo__xfer_t){ .src = 1, .dst = 2, .src_buf = RTOPO__BUF_RECV,
+        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 1, .len = 16 };
+    s->hops[1] = (rtopo__hop_t){ .to = 2, .step = 0, .link = RTOPO__LINK_RING, .dir = 1 };
+    s->xfers[2] = (rtopo__xfer_t){ .src = 1, .dst = 3, .src_buf = RTOPO__BUF_RECV,
+        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 2, .len = 16 };
+    s->hops[2] = (rtopo__hop_t){ .to = 3, .step = 1, .link = RTOPO__LINK_DIRECT };
+    s->xfers[3] = (rtopo__xfer_t){ .src = 1, .dst = 1, .src_buf = RTOPO__BUF_RECV,
+        .dst_buf = RTOPO__BUF_TMP, .len = 16 };
+    s->xfers[4] = (rtopo__xfer_t){ .src = 0, .dst = 0, .src_buf = RTOPO__BUF_SEND,
+        .dst_buf = RTOPO__BUF_RECV, .len = 16 };
+    CU_ASSERT(rtopo__sched_validate(s) == RTOPO_OK);
+    CU_ASSERT_FATAL(tu_bufs_init(&b, 4, 16, 16) == 0);
+    tu_bufs_fill(&b);
+    CU_ASSERT_FATAL(rtopo__sim_exec_sized(s, (uint8_t *const *const *)b.bufs,
+                                          size) == RTOPO_OK);
+    for (i = 0; i < 16; i++) {
+        CU_ASSERT_EQUAL(b.bufs[1][RTOPO__BUF_RECV][i], tu_pattern(0, i));
+        CU_ASSERT_EQUAL(b.bufs[2][RTOPO__BUF_RECV][i], 0xEE);
+        CU_ASSERT_EQUAL(b.bufs[3][RTOPO__BUF_RECV][i], tu_pattern(0, i));
+        CU_ASSERT_EQUAL(b.bufs[1][RTOPO__BUF_TMP][i], tu_pattern(0, i));
+        CU_ASSERT_EQUAL(b.bufs[0][RTOPO__BUF_RECV][i], tu_pattern(0, i));
+    }
+    /* out of range: buffer too small, rank, hop, NULL buffers */
+    size[RTOPO__BUF_TMP] = 8;
+    CU_ASSERT_EQUAL(rtopo__sim_exec_sized(s, (uint8_t *const *const *)b.bufs,
+                                          size), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sim_exec(s, NULL), RTOPO_ERR_INVAL);
+    s->xfers[2].dst = 4;
+    CU_ASSERT_EQUAL(rtopo__sim_exec(s, (uint8_t *const *const *)b.bufs),
+                    RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->xfers[2].dst = 3;
+    s->hops[2].to = -1;
+    CU_ASSERT_EQUAL(rtopo__sim_exec(s, (uint8_t *const *const *)b.bufs),
+                    RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sim_run(s, NULL, &(rtopo__sim_result_t){ 0 }),
+                    RTOPO_ERR_INVAL);
+    s->hops[2].to = 3;
+    s->xfers[1].hop0 = 3;
+    CU_ASSERT_EQUAL(rtopo__sim_exec(s, (uint8_t *const *const *)b.bufs),
+                    RTOPO_ERR_INVAL);
+    tu_bufs_free(&b);
+    rtopo__sched_free(s);
+}
+
+static void test_validate_rejects(void)
+{
+    const long good[] = { 0, 2, 8, 1, 0, 2, 1, -1, -2 };
+    rtopo__sched_t *s;
+
+    s = make(RTOPO__TOPO_RING, 6, 0, good);
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
+    /* steps must increase along the route */
+    s->hops[1].step = 0;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->hops[1].step = 1;
+    /* nsteps must be max step + 1 */
+    s->nsteps = 3;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->nsteps = 2;
+    /* a hop that is not a ring edge */
+    s->hops[0].to = 3;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->hops[0].to = 1;
+    /* wrong direction label */
+    s->hops[0].dir = -1;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->hops[0].dir = 1;
+    /* row links do not exist on a ring */
+    s->hops[0].link = RTOPO__LINK_ROW;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->hops[0].link = RTOPO__LINK_RING;
+    /* route must end at dst */
+    s->xfers[0].dst = 3;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->xfers[0].dst = 2;
+    /* TMP beyond tmp_bytes, offsets overflowing */
+    s->xfers[0].dst_buf = RTOPO__BUF_TMP;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->tmp_bytes = 8;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
+    s->xfers[0].src_off = UINT64_MAX - 2;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->xfers[0].src_off = 0;
+    /* a hop range past the end, a local copy between two ranks */
+    s->xfers[0].hop0 = 1;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->xfers[0].hop0 = 0;
+    s->xfers[0].nhops = 0;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->xfers[0].nhops = 2;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo__sched_validate(NULL), RTOPO_ERR_INVAL);
+    rtopo__sched_free(s);
+    rtopo__sched_free(NULL);
+}
+
+/* an executed schedule moves bytes hop by hop; 0-byte shifts are fine */
+static void test_zero_bytes(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    rtopo__sim_result_t r;
+    tu_bufs_t b;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_HYPERCUBE, 11, 0, NULL,
+                                       &s) == 0);
+    CU_ASSERT(rtopo__sched_validate(s) == RTOPO_OK);
+    CU_ASSERT(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
+    CU_ASSERT_FATAL(tu_bufs_init(&b, 16, 0, 0) == 0);
+    CU_ASSERT(rtopo__sim_exec(s, (uint8_t *const *const *)b.bufs) == RTOPO_OK);
+    tu_bufs_free(&b);
+    rtopo__sched_free(s);
+}
+
+int tu_suite_sim(void)
+{
+    CU_pSuite s = CU_add_suite("sim", NULL, NULL);
+
+    if (!s || !CU_add_test(s, "default model", test_model_default) ||
+        !CU_add_test(s, "4-hop pipelining", test_pipelining) ||
+        !CU_add_test(s, "link contention", test_contention) ||
+        !CU_add_test(s, "ring shift costs", test_ring_costs) ||
+        !CU_add_test(s, "exec order and ranges", test_exec_order) ||
+        !CU_add_test(s, "validate rejects", test_validate_rejects) ||
+        !CU_add_test(s, "zero bytes", test_zero_bytes))
+        return CU_get_error();
+    return CUE_SUCCESS;
+}

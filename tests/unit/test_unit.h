@@ -1,0 +1,44 @@
+/*
+ * test_unit.h - the CUnit unit test binary: one suite per component.
+ */
+#ifndef RTOPO_TEST_UNIT_H
+#define RTOPO_TEST_UNIT_H
+
+#include <stdio.h>
+#include <CUnit/CUnit.h>
+#include "rtopo_sched.h"
+
+/* each test_<component>.c registers its suite(s); CUE_SUCCESS or error */
+int tu_suite_topo(void);
+int tu_suite_shift_sched(void);
+int tu_suite_sim(void);
+
+/* record a failure with details on stderr (CUnit messages cannot be
+ * formatted); evaluates to cond */
+#define TU_CHECK(cond, ...)                                                   \
+    ((cond) ? 1 : (fprintf(stderr, "\n  %s:%d: ", __FILE__, __LINE__),       \
+                   fprintf(stderr, __VA_ARGS__), fputc('\n', stderr),        \
+                   CU_assertImplementation(CU_FALSE, __LINE__, #cond,        \
+                                           __FILE__, "", CU_FALSE), 0))
+
+/* per-rank SEND/RECV/TMP buffers for sim_exec checks */
+typedef struct tu_bufs {
+    int p;
+    uint64_t len, tmp;
+    uint8_t *mem;
+    uint8_t **ptr;
+    uint8_t ***bufs;
+} tu_bufs_t;
+
+int tu_bufs_init(tu_bufs_t *b, int p, uint64_t len, uint64_t tmp);
+void tu_bufs_fill(tu_bufs_t *b);
+void tu_bufs_free(tu_bufs_t *b);
+uint8_t tu_pattern(int rank, uint64_t k);
+
+/* build a shift schedule, validate it, simulate it, execute it and check
+ * the data placement; fills *r (r->correct set).  Returns 0 when every
+ * check passed (failures are recorded through TU_CHECK). */
+int tu_shift_check(const rtopo__tdesc_t *t, int algo, long q, tu_bufs_t *b,
+                   rtopo__sim_result_t *r, rtopo__sched_t **s_p);
+
+#endif

@@ -1,0 +1,1 @@
+# rtopo-bench

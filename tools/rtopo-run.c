@@ -1,0 +1,1330 @@
+/*
+ * rtopo-run - start N ranks on this machine, wire their environment,
+ * run the bootstrap rendezvous (runtime/boot_wire.h), forward their
+ * output prefixed by rank, and end the job when a rank fails.
+ *
+ * One poll() loop over: a signalfd (SIGCHLD and the signals forwarded
+ * to the ranks), the listening socket, every rank's stdout and stderr
+ * pipes, and the rendezvous connections.  Sockets are non-blocking with
+ * per-connection output queues, so one slow rank never stalls the
+ * others; an allgather result is built once and shared by every queue.
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include "rtopo.h"
+#include "boot_wire.h"
+
+#define RR_MAX_RANKS     4096
+#define RR_HANDSHAKE_MS  30000   /* a connection must authenticate by then */
+#define RR_REFUSE_MS     1000    /* time to deliver a REFUSE before closing */
+#define RR_KILL_MS       1000    /* SIGTERM -> SIGKILL */
+#define RR_DRAIN_MS      500     /* output of leftover children after the last rank */
+#define RR_LINE_MAX      65536   /* longer lines are split */
+#define RR_READ_CHUNK    65536
+#define RR_MAX_STRANGERS 64      /* unauthenticated connections beyond N */
+
+/* a frame queued on one or more connections */
+struct rr_shared {
+    int refs;
+    size_t len;
+    unsigned char data[];
+};
+
+struct rr_out {
+    struct rr_shared *s;
+    size_t off;
+    struct rr_out *next;
+};
+
+enum { RR_C_HELLO, RR_C_AUTH, RR_C_READY, RR_C_CLOSING };
+
+struct rr_conn {
+    int fd;
+    int state;
+    int rank;                  /* claimed in HELLO; the rank's once READY */
+    int size;
+    int dead;                  /* to be dropped at the end of the iteration */
+    int shut;                  /* refused: our side is closed for writing */
+    int64_t deadline;          /* of the handshake or the refusal */
+    unsigned char nonce_c[RTOPO__WIRE_NONCE];
+    unsigned char nonce_s[RTOPO__WIRE_NONCE];
+    unsigned char *in;
+    size_t in_len;
+    size_t in_cap;
+    struct rr_out *out;
+    struct rr_out **out_tail;
+    struct rr_conn *next;
+};
+
+struct rr_stream {
+    int fd;                    /* read end of the rank's stdout or stderr */
+    char *buf;                 /* partial line */
+    size_t len;
+};
+
+struct rr_rank {
+    pid_t pid;
+    int running;
+    int gone;                  /* exited or left: cannot join a round */
+    int arrived;               /* in the current round */
+    int joined;                /* authenticated once */
+    int failed;
+    int signalled;             /* rtopo-run sent it a signal */
+    struct rr_conn *conn;
+    struct rr_stream st[2];
+};
+
+struct rr_job {
+    int n;
+    int hosts;
+    const char *transport;
+    int64_t timeout_ms;
+    int64_t grace_ms;
+    int quiet;
+    char **argv;
+    char *path;
+    pid_t launcher;
+
+    struct rr_rank *ranks;
+    int listen_fd;
+    int sig_fd;
+    sigset_t oldmask;
+    char secret[2 * 32 + 1];
+    char addr[64];
+    struct rr_conn *conns;
+    int nstrangers;            /* connections not authenticated yet */
+
+    /* the current round of the rendezvous */
+    uint32_t seq;
+    size_t blob;               /* bytes per rank of this round */
+    int narrived;
+    struct rr_shared *result;
+    uint32_t broken;           /* ABORT reason once rounds cannot complete */
+    int broken_rank;
+
+    int nrunning;
+    int exit_code;
+    int first_failed;
+    int interrupts;
+    int64_t t_timeout, t_grace, t_kill, t_drain;
+};
+
+static void rr_msg(struct rr_job *j, int note, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* note: suppressed by --quiet; otherwise a line the user must see */
+static void rr_msg(struct rr_job *j, int note, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (note && j->quiet)
+        return;
+    fflush(stdout);
+    fputs("rtopo-run: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void rr_set_exit(struct rr_job *j, int code)
+{
+    if (!j->exit_code)
+        j->exit_code = code;
+}
+
+/* "0-3,5,7-9" of the ranks still running, shortened when very long */
+static void rr_running_list(struct rr_job *j, char *buf, size_t cap)
+{
+    size_t used = 0;
+    int r, s;
+
+    buf[0] = '\0';
+    for (r = 0; r < j->n; r++) {
+        if (!j->ranks[r].running)
+            continue;
+        for (s = r; r + 1 < j->n && j->ranks[r + 1].running; r++)
+            ;
+        if (used + 32 >= cap) {
+            snprintf(buf + used, cap - used, "%s...", used ? "," : "");
+            return;
+        }
+        used += (size_t)snprintf(buf + used, cap - used,
+                                 s == r ? "%s%d" : "%s%d-%d",
+                                 used ? "," : "", s, r);
+    }
+}
+
+/* ---- output of the ranks ------------------------------------------- */
+
+static void rr_emit(int rank, int which, const char *line, size_t len)
+{
+    FILE *f = which ? stderr : stdout;
+
+    fprintf(f, "[%d] ", rank);
+    fwrite(line, 1, len, f);
+    fputc('\n', f);
+}
+
+static void rr_stream_read(struct rr_job *j, int rank, int which)
+{
+    struct rr_stream *s = &j->ranks[rank].st[which];
+    char *nl, *p;
+    ssize_t n;
+    size_t start;
+
+    if (!s->buf && !(s->buf = malloc(RR_LINE_MAX + RR_READ_CHUNK))) {
+        perror("rtopo-run: malloc");
+        exit(1);
+    }
+    n = read(s->fd, s->buf + s->len, RR_READ_CHUNK);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {
+        /* end of the stream: a last line without newline still counts */
+        if (s->len)
+            rr_emit(rank, which, s->buf, s->len);
+        close(s->fd);
+        s->fd = -1;
+        free(s->buf);
+        s->buf = NULL;
+        s->len = 0;
+        return;
+    }
+    s->len += (size_t)n;
+    start = 0;
+    p = s->buf;
+    while ((nl = memchr(p + start, '\n', s->len - start))) {
+        rr_emit(rank, which, p + start, (size_t)(nl - (p + start)));
+        start = (size_t)(nl - p) + 1;
+    }
+    if (s->len - start >= RR_LINE_MAX) {
+        rr_emit(rank, which, p + start, s->len - start);
+        start = s->len;
+    }
+    memmove(p, p + start, s->len - start);
+    s->len -= start;
+}
+
+/* ---- rendezvous connections ---------------------------------------- */
+
+static struct rr_shared *rr_frame(uint32_t type, const void *a, size_t alen,
+                                  size_t extra)
+{
+    struct rr_shared *s = malloc(sizeof(*s) + RTOPO__WIRE_HDR + alen + extra);
+
+    if (!s) {
+        perror("rtopo-run: malloc");
+        exit(1);
+    }
+    s->refs = 1;
+    s->len = RTOPO__WIRE_HDR + alen + extra;
+    rtopo__wire_hdr(s->data, type, (uint32_t)(alen + extra));
+    if (alen)
+        memcpy(s->data + RTOPO__WIRE_HDR, a, alen);
+    return s;
+}
+
+static void rr_unref(struct rr_shared *s)
+{
+    if (s && --s->refs == 0)
+        free(s);
+}
+
+static void rr_conn_flush(struct rr_conn *c)
+{
+    struct iovec iov[16];
+    struct rr_out *o;
+    ssize_t n;
+    int k;
+
+    while (c->out && !c->dead) {
+        for (k = 0, o = c->out; o && k < 16; o = o->next, k++) {
+            iov[k].iov_base = o->s->data + o->off;
+            iov[k].iov_len = o->s->len - o->off;
+        }
+        n = sendmsg(c->fd, &(struct msghdr){ .msg_iov = iov,
+                                             .msg_iovlen = (size_t)k },
+                    MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                c->dead = 1;   /* the peer went away; EOF handling follows */
+            return;
+        }
+        while ((o = c->out) && (size_t)n >= o->s->len - o->off) {
+            n -= (ssize_t)(o->s->len - o->off);
+            c->out = o->next;
+            rr_unref(o->s);
+            free(o);
+        }
+        if (!c->out)
+            c->out_tail = &c->out;
+        else
+            c->out->off += (size_t)n;
+    }
+}
+
+static void rr_conn_queue(struct rr_conn *c, struct rr_shared *s)
+{
+    struct rr_out *o;
+
+    if (c->dead)
+        return;
+    o = malloc(sizeof(*o));
+    if (!o) {
+        perror("rtopo-run: malloc");
+        exit(1);
+    }
+    o->s = s;
+    o->off = 0;
+    o->next = NULL;
+    s->refs++;
+    *c->out_tail = o;
+    c->out_tail = &o->next;
+    rr_conn_flush(c);
+}
+
+static void rr_send_u32s(struct rr_conn *c, uint32_t type, int n,
+                         uint32_t a, uint32_t b, uint32_t d)
+{
+    unsigned char p[12];
+    struct rr_shared *s;
+
+    rtopo__wire_put32(p, a);
+    rtopo__wire_put32(p + 4, b);
+    rtopo__wire_put32(p + 8, d);
+    s = rr_frame(type, p, (size_t)n * 4, 0);
+    rr_conn_queue(c, s);
+    rr_unref(s);
+}
+
+static void rr_refuse(struct rr_job *j, struct rr_conn *c, uint32_t reason,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* answer REFUSE, then close once it is delivered (or after RR_REFUSE_MS) */
+static void rr_refuse(struct rr_job *j, struct rr_conn *c, uint32_t reason,
+                      const char *fmt, ...)
+{
+    unsigned char p[4 + 200];
+    struct rr_shared *s;
+    va_list ap;
+    int len;
+
+    va_start(ap, fmt);
+    len = vsnprintf((char *)p + 4, sizeof(p) - 4, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        len = 0;
+    if ((size_t)len >= sizeof(p) - 4)
+        len = sizeof(p) - 5;
+    rr_msg(j, 0, "refused a bootstrap connection: %s", (char *)p + 4);
+    rtopo__wire_put32(p, reason);
+    s = rr_frame(RTOPO__WIRE_REFUSE, p, 4 + (size_t)len, 0);
+    rr_conn_queue(c, s);
+    rr_unref(s);
+    c->state = RR_C_CLOSING;
+    c->deadline = rtopo__wire_now_ms() + RR_REFUSE_MS;
+}
+
+static void rr_round_reset(struct rr_job *j)
+{
+    int r;
+
+    for (r = 0; r < j->n; r++)
+        j->ranks[r].arrived = 0;
+    j->narrived = 0;
+    rr_unref(j->result);
+    j->result = NULL;
+    j->seq++;
+}
+
+/*
+ * From now on every round fails: a rank that died or left, ranks that
+ * disagree on the size, or a client out of step leave the rendezvous with
+ * no way to complete a collective that includes everybody.
+ */
+static void rr_round_break(struct rr_job *j, uint32_t reason, int rank)
+{
+    int r;
+
+    if (!j->broken) {
+        j->broken = reason;
+        j->broken_rank = rank;
+    }
+    for (r = 0; r < j->n; r++)
+        if (j->ranks[r].arrived && j->ranks[r].conn)
+            rr_send_u32s(j->ranks[r].conn, RTOPO__WIRE_ABORT, 3, j->seq,
+                         j->broken, (uint32_t)j->broken_rank);
+    rr_round_reset(j);
+}
+
+static void rr_round_check(struct rr_job *j)
+{
+    int r;
+
+    if (!j->narrived)
+        return;
+    if (j->narrived == j->n) {
+        for (r = 0; r < j->n; r++)
+            if (j->ranks[r].conn)
+                rr_conn_queue(j->ranks[r].conn, j->result);
+        rr_round_reset(j);
+        return;
+    }
+    for (r = 0; r < j->n; r++)
+        if (!j->ranks[r].arrived && j->ranks[r].gone) {
+            rr_round_break(j, RTOPO__WIRE_R_PEER, r);
+            return;
+        }
+}
+
+static void rr_gather(struct rr_job *j, struct rr_conn *c,
+                      const unsigned char *p, uint32_t len)
+{
+    struct rr_rank *rk = &j->ranks[c->rank];
+    uint32_t seq = rtopo__wire_get32(p);
+    size_t blob = len - 4;
+
+    if (j->broken) {
+        rr_send_u32s(c, RTOPO__WIRE_ABORT, 3, seq, j->broken,
+                     (uint32_t)j->broken_rank);
+        return;
+    }
+    /* (rr_conn_read bounds blob so that the result fits in a frame) */
+    if (seq != j->seq || rk->arrived) {
+        rr_msg(j, 0, "rank %d is out of step in bootstrap round %u (sent "
+               "round %u); failing the rendezvous", c->rank, j->seq, seq);
+        rr_round_break(j, RTOPO__WIRE_R_PROTO, c->rank);
+        rr_send_u32s(c, RTOPO__WIRE_ABORT, 3, seq, j->broken,
+                     (uint32_t)j->broken_rank);
+        return;
+    }
+    if (j->narrived && blob != j->blob) {
+        rr_msg(j, 0, "rank %d gave %zu bytes to bootstrap round %u, others "
+               "%zu; failing the rendezvous", c->rank, blob, seq, j->blob);
+        rr_round_break(j, RTOPO__WIRE_R_MISMATCH, c->rank);
+        rr_send_u32s(c, RTOPO__WIRE_ABORT, 3, seq, j->broken,
+                     (uint32_t)j->broken_rank);
+        return;
+    }
+    if (!j->narrived) {
+        j->blob = blob;
+        j->result = rr_frame(RTOPO__WIRE_RESULT, p, 4, blob * (size_t)j->n);
+    }
+    memcpy(j->result->data + RTOPO__WIRE_HDR + 4 + (size_t)c->rank * blob,
+           p + 4, blob);
+    rk->arrived = 1;
+    j->narrived++;
+    rr_round_check(j);
+}
+
+static void rr_hello(struct rr_job *j, struct rr_conn *c,
+                     const unsigned char *p, uint32_t len)
+{
+    unsigned char ch[RTOPO__WIRE_CHALLENGE_LEN];
+    struct rr_shared *s;
+
+    if (len != RTOPO__WIRE_HELLO_LEN ||
+        rtopo__wire_get32(p) != RTOPO__WIRE_MAGIC ||
+        rtopo__wire_get32(p + 4) != RTOPO__WIRE_VERSION) {
+        rr_refuse(j, c, RTOPO__WIRE_R_PROTO, "protocol mismatch");
+        return;
+    }
+    c->rank = (int32_t)rtopo__wire_get32(p + 8);
+    c->size = (int32_t)rtopo__wire_get32(p + 12);
+    memcpy(c->nonce_c, p + 16, RTOPO__WIRE_NONCE);
+    if (rtopo__wire_random(c->nonce_s, RTOPO__WIRE_NONCE)) {
+        rr_msg(j, 0, "getrandom: %m");
+        c->dead = 1;
+        return;
+    }
+    memcpy(ch, c->nonce_s, RTOPO__WIRE_NONCE);
+    rtopo__wire_mac(j->secret, RTOPO__WIRE_ROLE_SERVER, c->rank, c->nonce_c,
+                    c->nonce_s, ch + RTOPO__WIRE_NONCE);
+    s = rr_frame(RTOPO__WIRE_CHALLENGE, ch, sizeof(ch), 0);
+    rr_conn_queue(c, s);
+    rr_unref(s);
+    c->state = RR_C_AUTH;
+}
+
+static void rr_auth(struct rr_job *j, struct rr_conn *c,
+                    const unsigned char *p, uint32_t len)
+{
+    unsigned char mac[RTOPO__WIRE_MAC];
+    struct rr_rank *rk;
+    int r;
+
+    rtopo__wire_mac(j->secret, RTOPO__WIRE_ROLE_CLIENT, c->rank, c->nonce_c,
+                    c->nonce_s, mac);
+    if (len != RTOPO__WIRE_MAC || !rtopo__wire_mac_equal(mac, p)) {
+        rr_refuse(j, c, RTOPO__WIRE_R_AUTH, "authentication failed");
+        return;
+    }
+    if (c->size != j->n) {
+        rr_refuse(j, c, RTOPO__WIRE_R_RANK, "rank %d claims a job of %d "
+                  "ranks, this job has %d", c->rank, c->size, j->n);
+        return;
+    }
+    if (c->rank < 0 || c->rank >= j->n) {
+        rr_refuse(j, c, RTOPO__WIRE_R_RANK, "rank %d out of range [0, %d)",
+                  c->rank, j->n);
+        return;
+    }
+    rk = &j->ranks[c->rank];
+    /* rounds are numbered from the job's start: a rank cannot rejoin */
+    if (rk->joined) {
+        rr_refuse(j, c, RTOPO__WIRE_R_DUPLICATE, rk->conn ?
+                  "rank %d already connected" :
+                  "rank %d already joined and left this job", c->rank);
+        return;
+    }
+    rk->joined = 1;
+    rk->conn = c;
+    c->state = RR_C_READY;
+    j->nstrangers--;
+    rr_send_u32s(c, RTOPO__WIRE_WELCOME, 1, (uint32_t)j->n, 0, 0);
+    /* a rank that joins late still hears of the failures before it */
+    for (r = 0; r < j->n; r++)
+        if (j->ranks[r].failed)
+            rr_send_u32s(c, RTOPO__WIRE_FAILED, 1, (uint32_t)r, 0, 0);
+}
+
+static void rr_conn_frame(struct rr_job *j, struct rr_conn *c, uint32_t type,
+                          const unsigned char *p, uint32_t len)
+{
+    switch (c->state) {
+    case RR_C_HELLO:
+        if (type == RTOPO__WIRE_HELLO)
+            rr_hello(j, c, p, len);
+        else
+            rr_refuse(j, c, RTOPO__WIRE_R_PROTO, "protocol mismatch");
+        break;
+    case RR_C_AUTH:
+        if (type == RTOPO__WIRE_AUTH)
+            rr_auth(j, c, p, len);
+        else
+            rr_refuse(j, c, RTOPO__WIRE_R_PROTO, "protocol mismatch");
+        break;
+    case RR_C_READY:
+        if (type == RTOPO__WIRE_GATHER && len >= 4) {
+            rr_gather(j, c, p, len);
+        } else if (type == RTOPO__WIRE_BYE) {
+            c->dead = 1;
+        } else {
+            rr_msg(j, 0, "malformed frame (type %u) from rank %d; closing "
+                   "its bootstrap connection", type, c->rank);
+            c->dead = 1;
+        }
+        break;
+    default:
+        break;   /* refused: whatever else it says does not matter */
+    }
+}
+
+static void rr_conn_read(struct rr_job *j, struct rr_conn *c)
+{
+    size_t need, cap, limit, off;
+    uint32_t type, len;
+    unsigned char *p;
+    ssize_t n;
+
+    limit = c->state == RR_C_READY ?
+            4 + (RTOPO__WIRE_MAX_PAYLOAD - 4) / (size_t)j->n :
+            RTOPO__WIRE_MAX_PREAUTH;
+    need = RTOPO__WIRE_HDR + (c->in_len >= RTOPO__WIRE_HDR ?
+                              rtopo__wire_get32(c->in + 4) : 0);
+    if (need - RTOPO__WIRE_HDR > limit)
+        need = RTOPO__WIRE_HDR;
+    if (c->in_cap - c->in_len < RR_READ_CHUNK || c->in_cap < need) {
+        cap = c->in_cap ? c->in_cap : RR_READ_CHUNK;
+        while (cap - c->in_len < RR_READ_CHUNK || cap < need)
+            cap *= 2;
+        if (!(p = realloc(c->in, cap))) {
+            perror("rtopo-run: realloc");
+            exit(1);
+        }
+        c->in = p;
+        c->in_cap = cap;
+    }
+    n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+    if (n <= 0) {
+        if (c->state == RR_C_HELLO || c->state == RR_C_AUTH)
+            rr_msg(j, 0, "refused a bootstrap connection: closed during the "
+                   "handshake");
+        c->dead = 1;
+        return;
+    }
+    c->in_len += (size_t)n;
+
+    off = 0;
+    while (!c->dead && c->state != RR_C_CLOSING &&
+           c->in_len - off >= RTOPO__WIRE_HDR) {
+        type = rtopo__wire_get32(c->in + off);
+        len = rtopo__wire_get32(c->in + off + 4);
+        if (len > limit) {
+            if (c->state == RR_C_READY) {
+                rr_msg(j, 0, "frame of %u bytes from rank %d; closing its "
+                       "bootstrap connection", len, c->rank);
+                c->dead = 1;
+            } else {
+                rr_refuse(j, c, RTOPO__WIRE_R_PROTO, "protocol mismatch");
+            }
+            break;
+        }
+        if (c->in_len - off < RTOPO__WIRE_HDR + (size_t)len)
+            break;
+        rr_conn_frame(j, c, type, c->in + off + RTOPO__WIRE_HDR, len);
+        off += RTOPO__WIRE_HDR + (size_t)len;
+        /* the state may have changed the limit (HELLO -> READY) */
+        limit = c->state == RR_C_READY ?
+                4 + (RTOPO__WIRE_MAX_PAYLOAD - 4) / (size_t)j->n :
+                RTOPO__WIRE_MAX_PREAUTH;
+    }
+    if (c->state == RR_C_CLOSING)
+        off = c->in_len;
+    memmove(c->in, c->in + off, c->in_len - off);
+    c->in_len -= off;
+}
+
+static void rr_accept(struct rr_job *j)
+{
+    struct rr_conn *c;
+    int fd, one = 1;
+
+    for (;;) {
+        fd = accept4(j->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK &&
+                errno != ECONNABORTED)
+                rr_msg(j, 0, "accept: %m");
+            return;
+        }
+        if (j->nstrangers >= j->n + RR_MAX_STRANGERS) {
+            rr_msg(j, 0, "refused a bootstrap connection: too many "
+                   "connections waiting to authenticate");
+            close(fd);
+            continue;
+        }
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+            perror("rtopo-run: calloc");
+            exit(1);
+        }
+        c->fd = fd;
+        c->state = RR_C_HELLO;
+        c->rank = -1;
+        c->deadline = rtopo__wire_now_ms() + RR_HANDSHAKE_MS;
+        c->out_tail = &c->out;
+        c->next = j->conns;
+        j->conns = c;
+        j->nstrangers++;
+    }
+}
+
+static void rr_conn_free(struct rr_job *j, struct rr_conn *c)
+{
+    struct rr_out *o;
+
+    if (c->state == RR_C_READY) {
+        j->ranks[c->rank].conn = NULL;
+        j->ranks[c->rank].gone = 1;
+    } else {
+        j->nstrangers--;
+    }
+    while ((o = c->out)) {
+        c->out = o->next;
+        rr_unref(o->s);
+        free(o);
+    }
+    close(c->fd);
+    free(c->in);
+    free(c);
+}
+
+/* dropping a rank's connection may fail a round, which may find other
+ * connections dead: repeat until none is left */
+static void rr_conn_sweep(struct rr_job *j)
+{
+    struct rr_conn **pp, *c;
+    int again = 1, was_ready;
+
+    while (again) {
+        again = 0;
+        for (pp = &j->conns; (c = *pp);) {
+            if (!c->dead) {
+                pp = &c->next;
+                continue;
+            }
+            *pp = c->next;
+            was_ready = c->state == RR_C_READY;
+            rr_conn_free(j, c);
+            if (was_ready) {
+                rr_round_check(j);
+                again = 1;
+            }
+        }
+    }
+}
+
+/* ---- the ranks ----------------------------------------------------- */
+
+static void rr_signal_ranks(struct rr_job *j, int sig)
+{
+    int r;
+
+    for (r = 0; r < j->n; r++)
+        if (j->ranks[r].running) {
+            j->ranks[r].signalled = 1;
+            kill(-j->ranks[r].pid, sig);   /* its process group */
+        }
+}
+
+static const char *rr_signame(int sig)
+{
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 32)
+    static char buf[32];
+    const char *abbrev = sigabbrev_np(sig);
+
+    if (abbrev) {
+        snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+        return buf;
+    }
+#endif
+    return strsignal(sig);
+}
+
+static void rr_rank_exited(struct rr_job *j, int r, int status)
+{
+    struct rr_rank *rk = &j->ranks[r];
+    char what[96];
+    int code, first, c;
+
+    rk->running = 0;
+    rk->gone = 1;
+    j->nrunning--;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        rr_round_check(j);
+        return;
+    }
+    if (WIFSIGNALED(status)) {
+        snprintf(what, sizeof(what), "killed by signal %d (%s)",
+                 WTERMSIG(status), rr_signame(WTERMSIG(status)));
+        code = 128 + WTERMSIG(status);
+    } else {
+        snprintf(what, sizeof(what), "exited with status %d",
+                 WEXITSTATUS(status));
+        code = 1;
+    }
+    /* ranks that rtopo-run signalled were announced when it did */
+    first = j->first_failed < 0 && !rk->signalled;
+    if (!rk->signalled)
+        rr_msg(j, !first, "rank %d (pid %d) %s", r, (int)rk->pid, what);
+    rk->failed = 1;
+    if (first) {
+        j->first_failed = r;
+        rr_set_exit(j, code);
+        if (j->nrunning > 0 && !j->t_kill)
+            j->t_grace = rtopo__wire_now_ms() + j->grace_ms;
+    }
+    /* the survivors' runtimes fail what they wait for with RTOPO_ERR_PEER */
+    for (c = 0; c < j->n; c++)
+        if (j->ranks[c].conn)
+            rr_send_u32s(j->ranks[c].conn, RTOPO__WIRE_FAILED, 1,
+                         (uint32_t)r, 0, 0);
+    rr_round_check(j);
+}
+
+static void rr_reap(struct rr_job *j)
+{
+    pid_t pid;
+    int status, r;
+
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (r = 0; r < j->n; r++)
+            if (j->ranks[r].pid == pid && j->ranks[r].running) {
+                rr_rank_exited(j, r, status);
+                break;
+            }
+    }
+    if (j->nrunning == 0 && !j->t_drain)
+        j->t_drain = rtopo__wire_now_ms() + RR_DRAIN_MS;
+}
+
+static void rr_signals(struct rr_job *j)
+{
+    struct signalfd_siginfo si;
+    char list[256];
+
+    while (read(j->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo == SIGCHLD) {
+            rr_reap(j);
+            continue;
+        }
+        if (j->nrunning == 0)
+            continue;
+        rr_running_list(j, list, sizeof(list));
+        if (j->interrupts++ == 0) {
+            rr_msg(j, 1, "%s: forwarding it to ranks %s",
+                   rr_signame((int)si.ssi_signo), list);
+            rr_set_exit(j, 128 + (int)si.ssi_signo);
+            rr_signal_ranks(j, (int)si.ssi_signo);
+            j->t_kill = rtopo__wire_now_ms() + j->grace_ms;
+        } else {
+            rr_msg(j, 1, "%s again: killing ranks %s",
+                   rr_signame((int)si.ssi_signo), list);
+            rr_signal_ranks(j, SIGKILL);
+        }
+    }
+}
+
+static void rr_timers(struct rr_job *j, int64_t now)
+{
+    struct rr_conn *c;
+    char list[256];
+
+    if (!j->nrunning)
+        j->t_timeout = 0;
+    if (j->t_timeout && now >= j->t_timeout) {
+        j->t_timeout = 0;
+        rr_running_list(j, list, sizeof(list));
+        rr_msg(j, 0, "timeout after %g s: terminating ranks still "
+               "running: %s", j->timeout_ms / 1000.0, list);
+        rr_set_exit(j, 124);
+        rr_signal_ranks(j, SIGTERM);
+        j->t_grace = 0;
+        j->t_kill = now + RR_KILL_MS;
+    }
+    if (j->t_grace && now >= j->t_grace) {
+        j->t_grace = 0;
+        if (j->nrunning > 0) {
+            rr_running_list(j, list, sizeof(list));
+            rr_msg(j, 1, "ranks %s still running %g s after rank %d "
+                   "failed: terminating them", list, j->grace_ms / 1000.0,
+                   j->first_failed);
+            rr_signal_ranks(j, SIGTERM);
+            j->t_kill = now + RR_KILL_MS;
+        }
+    }
+    if (j->t_kill && now >= j->t_kill) {
+        j->t_kill = 0;
+        if (j->nrunning > 0) {
+            rr_running_list(j, list, sizeof(list));
+            rr_msg(j, 1, "killing ranks %s", list);
+            rr_signal_ranks(j, SIGKILL);
+        }
+    }
+    for (c = j->conns; c; c = c->next) {
+        if (c->state == RR_C_READY || now < c->deadline)
+            continue;
+        if (c->state != RR_C_CLOSING)
+            rr_msg(j, 0, "refused a bootstrap connection: no handshake "
+                   "within %d s", RR_HANDSHAKE_MS / 1000);
+        c->dead = 1;
+    }
+}
+
+static int64_t rr_next_deadline(struct rr_job *j)
+{
+    int64_t t = 0;
+    struct rr_conn *c;
+
+#define RR_MIN(x) if ((x) && (!t || (x) < t)) t = (x)
+    RR_MIN(j->t_timeout);
+    RR_MIN(j->t_grace);
+    RR_MIN(j->t_kill);
+    RR_MIN(j->t_drain);
+    for (c = j->conns; c; c = c->next)
+        if (c->state != RR_C_READY)
+            RR_MIN(c->deadline);
+#undef RR_MIN
+    return t;
+}
+
+static void rr_child(struct rr_job *j, int r, int out_w, int err_w)
+{
+    char num[32];
+    int null_fd, base, extra, host;
+
+    sigprocmask(SIG_SETMASK, &j->oldmask, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    setpgid(0, 0);
+    /* a rank must not outlive a launcher that was killed outright: nobody
+     * would reap it, forward its output or end its job */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != j->launcher)
+        _exit(127);
+    /* ranks run in their own process groups, away from the terminal:
+     * stdin is not forwarded */
+    null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd >= 0 && null_fd != 0) {
+        dup2(null_fd, 0);
+        close(null_fd);
+    }
+    dup2(out_w, 1);
+    dup2(err_w, 2);
+
+    snprintf(num, sizeof(num), "%d", r);
+    setenv("RTOPO_RANK", num, 1);
+    snprintf(num, sizeof(num), "%d", j->n);
+    setenv("RTOPO_SIZE", num, 1);
+    setenv("RTOPO_BOOT_ADDR", j->addr, 1);
+    setenv("RTOPO_JOB_SECRET", j->secret, 1);
+    if (j->transport)
+        setenv("RTOPO_TRANSPORT", j->transport, 1);
+    if (j->hosts) {
+        /* contiguous blocks; the first n % hosts hosts hold one more */
+        base = j->n / j->hosts;
+        extra = j->n % j->hosts;
+        host = r < extra * (base + 1) ? r / (base + 1) :
+               extra + (r - extra * (base + 1)) / base;
+        snprintf(num, sizeof(num), "host%d", host);
+        setenv("RTOPO_HOST_ID", num, 1);
+    }
+    execv(j->path, j->argv);
+    dprintf(2, "rtopo-run: cannot execute %s: %m\n", j->path);
+    _exit(127);
+}
+
+static int rr_start(struct rr_job *j)
+{
+    int out[2], err[2], r;
+    pid_t pid;
+
+    for (r = 0; r < j->n; r++) {
+        if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+            rr_msg(j, 0, "pipe: %m");
+            return -1;
+        }
+        pid = fork();
+        if (pid < 0) {
+            rr_msg(j, 0, "fork of rank %d: %m", r);
+            close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+            return -1;
+        }
+        if (pid == 0)
+            rr_child(j, r, out[1], err[1]);
+        /* also here: a signal must find the group even before the child
+         * has run */
+        setpgid(pid, pid);
+        close(out[1]);
+        close(err[1]);
+        fcntl(out[0], F_SETFL, O_NONBLOCK);
+        fcntl(err[0], F_SETFL, O_NONBLOCK);
+        j->ranks[r].pid = pid;
+        j->ranks[r].running = 1;
+        j->ranks[r].st[0].fd = out[0];
+        j->ranks[r].st[1].fd = err[0];
+        j->nrunning++;
+    }
+    return 0;
+}
+
+static int rr_loop(struct rr_job *j)
+{
+    enum { RR_P_SIG, RR_P_LISTEN, RR_P_STREAM, RR_P_CONN };
+    struct rr_pref { int kind; int rank; int which; struct rr_conn *c; };
+    struct pollfd *pfd = NULL;
+    struct rr_pref *ref = NULL;
+    size_t cap = 0, k, need;
+    struct rr_conn *c;
+    int64_t now, t;
+    int r, w, n, open_streams;
+
+    for (;;) {
+        now = rtopo__wire_now_ms();
+        rr_timers(j, now);
+        rr_conn_sweep(j);
+        open_streams = 0;
+        for (r = 0; r < j->n; r++)
+            open_streams += (j->ranks[r].st[0].fd >= 0) +
+                            (j->ranks[r].st[1].fd >= 0);
+        /* the last rank is gone: its output (and that of any child it
+         * left behind, for a short while) is all that remains */
+        if (j->nrunning == 0 && (!open_streams || now >= j->t_drain))
+            break;
+
+        need = 2 + (size_t)open_streams;
+        for (c = j->conns; c; c = c->next)
+            need++;
+        if (need > cap) {
+            cap = need * 2;
+            pfd = realloc(pfd, cap * sizeof(*pfd));
+            ref = realloc(ref, cap * sizeof(*ref));
+            if (!pfd || !ref) {
+                perror("rtopo-run: realloc");
+                exit(1);
+            }
+        }
+        k = 0;
+        pfd[k] = (struct pollfd){ .fd = j->sig_fd, .events = POLLIN };
+        ref[k++] = (struct rr_pref){ .kind = RR_P_SIG };
+        if (j->nrunning > 0) {
+            pfd[k] = (struct pollfd){ .fd = j->listen_fd, .events = POLLIN };
+            ref[k++] = (struct rr_pref){ .kind = RR_P_LISTEN };
+        }
+        for (r = 0; r < j->n; r++)
+            for (w = 0; w < 2; w++)
+                if (j->ranks[r].st[w].fd >= 0) {
+                    pfd[k] = (struct pollfd){ .fd = j->ranks[r].st[w].fd,
+                                              .events = POLLIN };
+                    ref[k++] = (struct rr_pref){ .kind = RR_P_STREAM,
+                                                 .rank = r, .which = w };
+                }
+        for (c = j->conns; c; c = c->next) {
+            pfd[k] = (struct pollfd){ .fd = c->fd, .events = POLLIN |
+                                      (c->out ? POLLOUT : 0) };
+            ref[k++] = (struct rr_pref){ .kind = RR_P_CONN, .c = c };
+        }
+
+        t = rr_next_deadline(j);
+        n = poll(pfd, k, t ? (int)(t > now ? t - now : 0) : -1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rr_msg(j, 0, "poll: %m");
+            return -1;
+        }
+        for (size_t i = 0; i < k && n > 0; i++) {
+            if (!pfd[i].revents)
+                continue;
+            n--;
+            switch (ref[i].kind) {
+            case RR_P_SIG:
+                rr_signals(j);
+                break;
+            case RR_P_LISTEN:
+                rr_accept(j);
+                break;
+            case RR_P_STREAM:
+                rr_stream_read(j, ref[i].rank, ref[i].which);
+                break;
+            case RR_P_CONN:
+                c = ref[i].c;
+                if (pfd[i].revents & POLLOUT)
+                    rr_conn_flush(c);
+                if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))
+                    rr_conn_read(j, c);
+                /* refused and told so: wait for the peer to close, so that
+                 * the REFUSE is not lost to a reset */
+                if (c->state == RR_C_CLOSING && !c->out && !c->shut) {
+                    shutdown(c->fd, SHUT_WR);
+                    c->shut = 1;
+                }
+                break;
+            }
+        }
+        fflush(stdout);
+        fflush(stderr);
+    }
+    free(pfd);
+    free(ref);
+    return 0;
+}
+
+/* ---- setup --------------------------------------------------------- */
+
+static int rr_listen(struct rr_job *j)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(sa);
+
+    j->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC |
+                          SOCK_NONBLOCK, 0);
+    if (j->listen_fd < 0) {
+        rr_msg(j, 0, "socket: %m");
+        return -1;
+    }
+    if (bind(j->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+        listen(j->listen_fd, SOMAXCONN) ||
+        getsockname(j->listen_fd, (struct sockaddr *)&sa, &len)) {
+        rr_msg(j, 0, "listening on 127.0.0.1: %m");
+        return -1;
+    }
+    snprintf(j->addr, sizeof(j->addr), "127.0.0.1:%u",
+             (unsigned)ntohs(sa.sin_port));
+    return 0;
+}
+
+static int rr_signals_setup(struct rr_job *j)
+{
+    sigset_t mask;
+
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &mask, &j->oldmask)) {
+        rr_msg(j, 0, "sigprocmask: %m");
+        return -1;
+    }
+    j->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (j->sig_fd < 0) {
+        rr_msg(j, 0, "signalfd: %m");
+        return -1;
+    }
+    /* a reader of our output that goes away must not kill the job */
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
+/* each rank needs two pipes and a socket */
+static int rr_fd_limit(struct rr_job *j)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)j->n * 3 + RR_MAX_STRANGERS + 32;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        rr_msg(j, 0, "%d ranks need %lu open files, the limit is %lu",
+               j->n, (unsigned long)need, (unsigned long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = need;
+    if (setrlimit(RLIMIT_NOFILE, &rl)) {
+        rr_msg(j, 0, "raising the open file limit to %lu: %m",
+               (unsigned long)need);
+        return -1;
+    }
+    return 0;
+}
+
+/* PROG as execvp would find it, resolved once rather than in every rank */
+static char *rr_find_program(const char *prog)
+{
+    const char *path = getenv("PATH"), *p, *end;
+    char *full;
+    size_t len;
+
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) ? NULL : strdup(prog);
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (p = path; ; p = end + 1) {
+        end = strchr(p, ':');
+        len = end ? (size_t)(end - p) : strlen(p);
+        full = malloc(len + strlen(prog) + 2);
+        if (!full)
+            return NULL;
+        snprintf(full, len + strlen(prog) + 2, "%.*s%s%s", (int)len, p,
+                 len ? "/" : "", prog);
+        if (!access(full, X_OK))
+            return full;
+        free(full);
+        if (!end)
+            return NULL;
+    }
+}
+
+static void rr_cleanup(struct rr_job *j)
+{
+    struct rr_conn *c;
+    int r, w;
+
+    while ((c = j->conns)) {
+        j->conns = c->next;
+        rr_conn_free(j, c);
+    }
+    for (r = 0; r < j->n; r++)
+        for (w = 0; w < 2; w++) {
+            if (j->ranks[r].st[w].fd >= 0)
+                close(j->ranks[r].st[w].fd);
+            free(j->ranks[r].st[w].buf);
+        }
+    rr_unref(j->result);
+    free(j->ranks);
+    free(j->path);
+    close(j->listen_fd);
+    close(j->sig_fd);
+}
+
+static void rr_usage(FILE *f)
+{
+    fputs("usage: rtopo-run -n N [--transport T] [--hosts H] [--timeout SEC]\n"
+          "                 [--grace SEC] [--quiet] PROG [ARGS...]\n"
+          "  -n, --np N         start N ranks\n"
+          "      --transport T  export RTOPO_TRANSPORT=T (ofi:rxm, ofi:tcp, "
+          "ofi:shm, verbs, ...)\n"
+          "      --hosts H      spread the ranks over H emulated hosts\n"
+          "      --timeout SEC  end the job after SEC seconds (exit 124)\n"
+          "      --grace SEC    after a rank fails, wait SEC seconds for the "
+          "others (5)\n"
+          "  -q, --quiet        only the ranks' output and fatal messages\n"
+          "  -h, --help         this text\n"
+          "  -V, --version      print the version\n", f);
+}
+
+static int rr_seconds(const char *opt, const char *s, int64_t *ms)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || v < 0 || v > 1e7) {
+        fprintf(stderr, "rtopo-run: %s '%s' is not a number of seconds\n",
+                opt, s);
+        return -1;
+    }
+    *ms = (int64_t)(v * 1000 + 0.5);
+    return 0;
+}
+
+static int rr_int(const char *opt, const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "rtopo-run: %s '%s' is not an integer in [%d, %d]\n",
+                opt, s, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int rr_transport_ok(const char *t)
+{
+    return !strcmp(t, "auto") || !strcmp(t, "verbs") || !strcmp(t, "ofi") ||
+           (!strncmp(t, "ofi:", 4) && t[4]);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "np",        required_argument, NULL, 'n' },
+        { "transport", required_argument, NULL, 't' },
+        { "hosts",     required_argument, NULL, 'H' },
+        { "timeout",   required_argument, NULL, 'T' },
+        { "grace",     required_argument, NULL, 'g' },
+        { "quiet",     no_argument,       NULL, 'q' },
+        { "help",      no_argument,       NULL, 'h' },
+        { "version",   no_argument,       NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    struct rr_job job = { .grace_ms = 5000, .first_failed = -1,
+                          .listen_fd = -1, .sig_fd = -1 };
+    struct rr_job *j = &job;
+    unsigned char key[32];
+    int opt, r;
+
+    while ((opt = getopt_long(argc, argv, "+n:qhV", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'n':
+            if (rr_int("-n", optarg, 1, RR_MAX_RANKS, &j->n))
+                return 2;
+            break;
+        case 't':
+            if (!rr_transport_ok(optarg)) {
+                fprintf(stderr, "rtopo-run: unknown transport '%s' (ofi:rxm, "
+                        "ofi:tcp, ofi:shm, ofi:<provider>, verbs, auto)\n",
+                        optarg);
+                return 2;
+            }
+            j->transport = optarg;
+            break;
+        case 'H':
+            if (rr_int("--hosts", optarg, 1, RR_MAX_RANKS, &j->hosts))
+                return 2;
+            break;
+        case 'T':
+            if (rr_seconds("--timeout", optarg, &j->timeout_ms))
+                return 2;
+            break;
+        case 'g':
+            if (rr_seconds("--grace", optarg, &j->grace_ms))
+                return 2;
+            break;
+        case 'q':
+            j->quiet = 1;
+            break;
+        case 'h':
+            rr_usage(stdout);
+            return 0;
+        case 'V':
+            printf("rtopo-run (rtopo) %s\n", PACKAGE_VERSION);
+            return 0;
+        default:
+            rr_usage(stderr);
+            return 2;
+        }
+    }
+    if (!j->n || optind >= argc) {
+        rr_usage(stderr);
+        return 2;
+    }
+    if (j->hosts > j->n) {
+        fprintf(stderr, "rtopo-run: --hosts %d is more than the %d ranks\n",
+                j->hosts, j->n);
+        return 2;
+    }
+    j->argv = argv + optind;
+    j->path = rr_find_program(j->argv[0]);
+    if (!j->path) {
+        fprintf(stderr, "rtopo-run: %s: command not found or not "
+                "executable\n", j->argv[0]);
+        return 127;
+    }
+    j->ranks = calloc((size_t)j->n, sizeof(*j->ranks));
+    if (!j->ranks) {
+        perror("rtopo-run: calloc");
+        return 1;
+    }
+    for (r = 0; r < j->n; r++)
+        j->ranks[r].st[0].fd = j->ranks[r].st[1].fd = -1;
+    if (rtopo__wire_random(key, sizeof(key))) {
+        rr_msg(j, 0, "getrandom: %m");
+        return 1;
+    }
+    rtopo__wire_hex(key, sizeof(key), j->secret);
+    memset(key, 0, sizeof(key));
+    j->seq = 1;
+    j->launcher = getpid();
+
+    if (rr_fd_limit(j) || rr_listen(j) || rr_signals_setup(j))
+        return 1;
+    if (j->timeout_ms)
+        j->t_timeout = rtopo__wire_now_ms() + j->timeout_ms;
+    if (rr_start(j)) {
+        /* the ranks already started cannot make up a job */
+        rr_set_exit(j, 1);
+        rr_signal_ranks(j, SIGKILL);
+    }
+    if (rr_loop(j))
+        rr_set_exit(j, 1);
+    rr_cleanup(j);
+    return j->exit_code;
+}

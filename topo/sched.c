@@ -1,0 +1,263 @@
+/*
+ * sched.c - schedule allocation and validation, algorithm names, the
+ * default cost model.
+ *
+ * Routing rule: none chosen here; validation only checks that every hop
+ * follows an overlay edge of its link class (topo.c) and that a route
+ * reaches its destination with strictly increasing lock-step numbers.
+ *
+ * Cost formula (defaults, SPEC section 4): every link class costs
+ * ts + m*tw per transfer of m bytes with ts = 5 us and tw = 1 ns/B
+ * (1 GB/s); one extra hop of a cut-through route costs th = ts + c*tw with
+ * c = min(chunk, m), chunk = 256 KiB.  A copy inside a rank (LINK_LOCAL)
+ * is free in the model.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+
+static const char *const rtopo__algo_names[] = {
+    [RTOPO_SHIFT_AUTO] = "auto",
+    [RTOPO_SHIFT_RING] = "ring",
+    [RTOPO_SHIFT_MESH] = "mesh",
+    [RTOPO_SHIFT_HYPERCUBE] = "hypercube",
+    [RTOPO_SHIFT_ECUBE] = "ecube",
+    [RTOPO_SHIFT_DIRECT] = "direct",
+};
+
+#define RTOPO__NALGOS ((int)(sizeof(rtopo__algo_names) / sizeof(rtopo__algo_names[0])))
+
+const char *rtopo__shift_algo_name(int algo)
+{
+    if (algo < 0 || algo >= RTOPO__NALGOS)
+        return "unknown";
+    return rtopo__algo_names[algo];
+}
+
+int rtopo__shift_algo_parse(const char *s)
+{
+    int i;
+
+    if (!s)
+        return -1;
+    for (i = 0; i < RTOPO__NALGOS; i++)
+        if (!strcasecmp(s, rtopo__algo_names[i]))
+            return i;
+    return -1;
+}
+
+static const char *const rtopo__link_names[RTOPO__LINK_COUNT] = {
+    [RTOPO__LINK_LOCAL] = "local",
+    [RTOPO__LINK_RING] = "ring",
+    [RTOPO__LINK_ROW] = "row",
+    [RTOPO__LINK_COL] = "col",
+    [RTOPO__LINK_CUBE] = "cube",
+    [RTOPO__LINK_OTIS] = "otis",
+    [RTOPO__LINK_DIRECT] = "direct",
+    [RTOPO__LINK_HOST] = "host",
+};
+
+const char *rtopo__link_name(int link)
+{
+    if (link < 0 || link >= RTOPO__LINK_COUNT)
+        return "unknown";
+    return rtopo__link_names[link];
+}
+
+int rtopo__link_parse(const char *s)
+{
+    int i;
+
+    for (i = 0; s && i < RTOPO__LINK_COUNT; i++)
+        if (!strcasecmp(s, rtopo__link_names[i]))
+            return i;
+    return -1;
+}
+
+void rtopo__model_default(rtopo__model_t *m)
+{
+    int c;
+
+    for (c = 0; c < RTOPO__LINK_COUNT; c++) {
+        m->ts[c] = 5e-6;
+        m->tw[c] = 1e-9;
+        m->th[c] = -1.0;
+    }
+    m->ts[RTOPO__LINK_LOCAL] = 0.0;
+    m->tw[RTOPO__LINK_LOCAL] = 0.0;
+    m->th[RTOPO__LINK_LOCAL] = 0.0;
+    m->chunk = 256 * 1024;
+}
+
+int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,
+                       rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s;
+    int status;
+
+    if (!t || !s_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "no topology or output");
+    s = calloc(1, sizeof(*s));
+    if (!s) {
+        status = rtopo__error(RTOPO_ERR_NOMEM, "schedule header");
+        goto err;
+    }
+    s->topo = *t;
+    s->nxfers = nxfers;
+    s->nhops = nhops;
+    if (nxfers) {
+        s->xfers = calloc(nxfers, sizeof(*s->xfers));
+        if (!s->xfers) {
+            status = rtopo__error(RTOPO_ERR_NOMEM, "%u transfers", nxfers);
+            goto err_free;
+        }
+    }
+    if (nhops) {
+        s->hops = calloc(nhops, sizeof(*s->hops));
+        if (!s->hops) {
+            status = rtopo__error(RTOPO_ERR_NOMEM, "%u hops", nhops);
+            goto err_xfers;
+        }
+    }
+    *s_p = s;
+    return RTOPO_OK;
+
+err_xfers:
+    free(s->xfers);
+err_free:
+    free(s);
+err:
+    return status;
+}
+
+void rtopo__sched_free(rtopo__sched_t *s)
+{
+    if (!s)
+        return;
+    free(s->xfers);
+    free(s->hops);
+    free(s);
+}
+
+int rtopo__sched_validate(const rtopo__sched_t *s)
+{
+    const rtopo__tdesc_t *t;
+    uint8_t *used = NULL;
+    uint32_t i, j, maxstep = 0;
+    int status = RTOPO_OK, any_hop = 0;
+
+    if (!s)
+        return rtopo__error(RTOPO_ERR_INVAL, "no schedule");
+    t = &s->topo;
+    if (t->p < 1)
+        return rtopo__error(RTOPO_ERR_INVAL, "schedule over %d ranks", t->p);
+    if ((s->nxfers && !s->xfers) || (s->nhops && !s->hops))
+        return rtopo__error(RTOPO_ERR_INVAL, "schedule arrays missing");
+    if (s->nhops) {
+        used = calloc(s->nhops, 1);
+        if (!used)
+            return rtopo__error(RTOPO_ERR_NOMEM, "%u hops", s->nhops);
+    }
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        int from = x->src;
+
+        if (x->src < 0 || x->src >= t->p || x->dst < 0 || x->dst >= t->p) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: rank %d -> %d out "
+                                  "of 0..%d", i, x->src, x->dst, t->p - 1);
+            goto out;
+        }
+        if (x->src_buf >= RTOPO__BUF_COUNT || x->dst_buf >= RTOPO__BUF_COUNT) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: buffer %u -> %u",
+                                  i, x->src_buf, x->dst_buf);
+            goto out;
+        }
+        if (x->src_off > UINT64_MAX - x->len || x->dst_off > UINT64_MAX - x->len) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: offset + length "
+                                  "overflows", i);
+            goto out;
+        }
+        if ((x->src_buf == RTOPO__BUF_TMP && x->src_off + x->len > s->tmp_bytes) ||
+            (x->dst_buf == RTOPO__BUF_TMP && x->dst_off + x->len > s->tmp_bytes)) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: TMP range beyond "
+                                  "tmp_bytes %llu", i,
+                                  (unsigned long long)s->tmp_bytes);
+            goto out;
+        }
+        if (x->nhops == 0) {
+            if (x->src != x->dst) {
+                status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: no hops but "
+                                      "%d != %d", i, x->src, x->dst);
+                goto out;
+            }
+            if (x->src_buf == x->dst_buf && x->src_off != x->dst_off &&
+                (x->src_off < x->dst_off ? x->dst_off - x->src_off :
+                 x->src_off - x->dst_off) < x->len) {
+                status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: local copy "
+                                      "overlaps itself", i);
+                goto out;
+            }
+            continue;
+        }
+        if (x->hop0 > s->nhops || x->nhops > s->nhops - x->hop0) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: hops %u+%u beyond "
+                                  "%u", i, x->hop0, x->nhops, s->nhops);
+            goto out;
+        }
+        for (j = 0; j < x->nhops; j++) {
+            const rtopo__hop_t *h = &s->hops[x->hop0 + j];
+
+            if (used[x->hop0 + j]++) {
+                status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: hop %u shared "
+                                      "with another transfer", i, x->hop0 + j);
+                goto out;
+            }
+            if (!rtopo__topo_hop_ok(t, from, h)) {
+                status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u hop %u: %d -> %d "
+                                      "(link %u dim %u dir %d) is not an edge "
+                                      "of the %s", i, j, from, h->to, h->link,
+                                      h->dim, h->dir, rtopo__topo_name(t->kind));
+                goto out;
+            }
+            if (j && h->step <= s->hops[x->hop0 + j - 1].step) {
+                status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u hop %u: step %u "
+                                      "not after step %u", i, j, h->step,
+                                      s->hops[x->hop0 + j - 1].step);
+                goto out;
+            }
+            if (h->step >= s->nsteps) {
+                status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u hop %u: step %u "
+                                      "beyond nsteps %u", i, j, h->step,
+                                      s->nsteps);
+                goto out;
+            }
+            if (!any_hop || h->step > maxstep)
+                maxstep = h->step;
+            any_hop = 1;
+            from = h->to;
+        }
+        if (from != x->dst) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: route ends at %d, "
+                                  "not at %d", i, from, x->dst);
+            goto out;
+        }
+    }
+    for (j = 0; j < s->nhops; j++)
+        if (!used[j]) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "hop %u belongs to no "
+                                  "transfer", j);
+            goto out;
+        }
+    if (s->nsteps != (any_hop ? maxstep + 1 : 0)) {
+        status = rtopo__error(RTOPO_ERR_INVAL, "nsteps %u but the last step "
+                              "used is %d", s->nsteps, any_hop ? (int)maxstep : -1);
+        goto out;
+    }
+out:
+    free(used);
+    return status;
+}
