@@ -199,6 +199,9 @@ int rtopo_finalize(rtopo_ctx_t *ctx)
     if (ctx->active)
         return rtopo__error(RTOPO_ERR_BUSY, "operations still in flight: wait for "
                             "and free every request first");
+    /* control messages still queued (an ABORT after a failure, say) leave
+     * only while this rank drives the transport */
+    rtopo__flush(ctx, 200);
     /* peers may still need this rank's progress for their last writes */
     if (!ctx->failed && ctx->size > 1)
         st = rtopo__boot_barrier(ctx->boot);

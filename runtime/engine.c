@@ -237,3 +237,20 @@ int rtopo__op_wait(rtopo__op_t *op)
     }
     return op->status;
 }
+
+/* Drives the transport until nothing is queued and it has been quiet for
+ * a few milliseconds, for at most limit_ms. */
+void rtopo__flush(rtopo_ctx_t *ctx, int limit_ms)
+{
+    uint64_t end = rtopo__now_ns() + (uint64_t)limit_ms * 1000000ull;
+    uint64_t quiet = rtopo__now_ns();
+
+    while (rtopo__now_ns() < end) {
+        if (rtopo__progress(ctx) > 0 || ctx->pend)
+            quiet = rtopo__now_ns();
+        else if (rtopo__now_ns() - quiet > 5000000ull)
+            break;
+        else
+            ctx->tlops->wait(ctx->tl, 1);
+    }
+}

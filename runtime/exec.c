@@ -121,6 +121,33 @@ static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t 
     return RTOPO_OK;
 }
 
+/* Takes ownership of s.  The plan has one reference, the caller's. */
+int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
+                    rtopo__plan_t **plan_p)
+{
+    rtopo_ctx_t *ctx = t->ctx;
+    rtopo__plan_t *plan;
+    int i, st;
+
+    plan = calloc(1, sizeof(*plan));
+    if (!plan) {
+        rtopo__sched_free(s);
+        return RTOPO_ERR_NOMEM;
+    }
+    plan->sched = s;
+    plan->sig = sig;
+    plan->refs = 1;
+    st = rtopo__plan_build(ctx, s, plan);
+    for (i = 0; st == RTOPO_OK && i < plan->npeers; i++)
+        st = rtopo__connect_peer(ctx, plan->peers[i]);
+    if (st) {
+        rtopo__plan_free(plan);
+        return st;
+    }
+    *plan_p = plan;
+    return RTOPO_OK;
+}
+
 int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
                     rtopo__plan_t **plan_p)
 {
@@ -140,23 +167,13 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
     st = rtopo__sched_shift(&t->desc, algo, q, bytes, &ctx->model, &s);
     if (st)
         return st;
-    plan = calloc(1, sizeof(*plan));
-    if (!plan) {
-        rtopo__sched_free(s);
-        return RTOPO_ERR_NOMEM;
-    }
-    plan->sched = s;
+    st = rtopo__plan_new(t, s, rtopo__sig(RTOPO__KIND_SHIFT, q, bytes, s->algo, ctx->size),
+                         &plan);
+    if (st)
+        return st;
     plan->key_q = q;
     plan->key_bytes = bytes;
     plan->key_algo = algo;
-    plan->sig = rtopo__sig(RTOPO__KIND_SHIFT, q, bytes, s->algo, ctx->size);
-    st = rtopo__plan_build(ctx, s, plan);
-    for (i = 0; st == RTOPO_OK && i < plan->npeers; i++)
-        st = rtopo__connect_peer(ctx, plan->peers[i]);
-    if (st) {
-        rtopo__plan_free(plan);
-        return st;
-    }
     /* one reference for the cache, one for the caller */
     i = t->cache_next++ % RTOPO__PLAN_CACHE;
     rtopo__plan_put(t->cache[i]);

@@ -259,6 +259,11 @@ struct rtopo_ctx {
     rtopo__model_t model;
 };
 
+/* shift.c: a persistent request running any schedule (tools, tests) */
+int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
+                     const void *sendbuf, void *recvbuf, size_t bytes,
+                     rtopo_req_t **req_p);
+
 /* ctx.c */
 uint64_t rtopo__now_ns(void);
 int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer);
@@ -274,11 +279,14 @@ void rtopo__mem_release_all(rtopo_ctx_t *ctx);
 /* engine.c */
 int rtopo__progress(rtopo_ctx_t *ctx);
 int rtopo__op_wait(rtopo__op_t *op);
+void rtopo__flush(rtopo_ctx_t *ctx, int limit_ms);
 int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
                      const void *payload, size_t plen);
 
 /* exec.c */
 int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
+                    rtopo__plan_t **plan_p);
+int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
                     rtopo__plan_t **plan_p);
 void rtopo__plan_put(rtopo__plan_t *plan);
 int rtopo__op_start(rtopo__op_t *op);

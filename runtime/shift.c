@@ -12,10 +12,30 @@
 #include <string.h>
 #include "rtopo_int.h"
 
+static int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
+                          void *recvbuf, size_t bytes, int persistent,
+                          rtopo_req_t **req_p)
+{
+    rtopo_req_t *req = calloc(1, sizeof(*req));
+
+    if (!req) {
+        rtopo__plan_put(plan);
+        return RTOPO_ERR_NOMEM;
+    }
+    req->op.ctx = t->ctx;
+    req->op.topo = t;
+    req->op.plan = plan;
+    req->persistent = persistent;
+    req->sendbuf = sendbuf;
+    req->recvbuf = recvbuf;
+    req->bytes = bytes;
+    *req_p = req;
+    return RTOPO_OK;
+}
+
 static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
                             size_t bytes, int q, int persistent, rtopo_req_t **req_p)
 {
-    rtopo_req_t *req;
     rtopo__plan_t *plan;
     long qn;
     int st;
@@ -32,20 +52,24 @@ static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
     st = rtopo__plan_get(t, qn, bytes, t->shift_algo, &plan);
     if (st)
         return st;
-    req = calloc(1, sizeof(*req));
-    if (!req) {
-        rtopo__plan_put(plan);
-        return RTOPO_ERR_NOMEM;
+    return rtopo__req_new(t, plan, sendbuf, recvbuf, bytes, persistent, req_p);
+}
+
+int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
+                     const void *sendbuf, void *recvbuf, size_t bytes,
+                     rtopo_req_t **req_p)
+{
+    rtopo__plan_t *plan;
+    int st = rtopo__sched_validate(s);
+
+    if (st) {
+        rtopo__sched_free(s);
+        return st;
     }
-    req->op.ctx = t->ctx;
-    req->op.topo = t;
-    req->op.plan = plan;
-    req->persistent = persistent;
-    req->sendbuf = sendbuf;
-    req->recvbuf = recvbuf;
-    req->bytes = bytes;
-    *req_p = req;
-    return RTOPO_OK;
+    st = rtopo__plan_new(t, s, sig, &plan);
+    if (st)
+        return st;
+    return rtopo__req_new(t, plan, sendbuf, recvbuf, bytes, 1, req_p);
 }
 
 int rtopo_start(rtopo_req_t *req)
