@@ -220,7 +220,7 @@ static void bench_shift(void)
     rtopo_ctx_t *ctx = B.ctx;
     int me = ctx->rank, i, a, st, algos[8], nalgo = 0;
     size_t maxb = 0;
-    uint8_t *sb, *rb;
+    uint8_t *sb, *rb, *usb, *urb;
     rtopo_mem_t *smem = NULL, *rmem = NULL;
     rtopo__rkey_t my_rkey, *rkeys;
     rtopo_topo_t *topo;
@@ -248,14 +248,51 @@ static void bench_shift(void)
     raw = calloc((size_t)B.nsizes, sizeof(*raw));
     if (!rkeys || !raw || rtopo__boot_allgather(ctx->boot, &my_rkey, rkeys, sizeof(my_rkey)))
         fail("rkey exchange", RTOPO_ERR_BOOTSTRAP);
-    if (B.baseline && ((B.q % ctx->size) + ctx->size) % ctx->size != 0)
-        for (i = 0; i < B.nsizes; i++)
-            raw[i] = raw_shift((size_t)B.sizes[i], smem, rkeys);
-    else
-        B.baseline = 0;
+    if (!strcmp(B.algo, "all")) {
+        for (a = RTOPO_SHIFT_RING; a <= RTOPO_SHIFT_DIRECT; a++)
+            algos[nalgo++] = a;
+    } else {
+        algos[nalgo] = rtopo__shift_algo_parse(B.algo);
+        if (algos[nalgo++] < 0) {
+            fprintf(stderr, "rtopo-bench: unknown algorithm %s\n", B.algo);
+            exit(2);
+        }
+    }
+    rtopo__model_default(&model);
+    if (((B.q % ctx->size) + ctx->size) % ctx->size == 0)
+        B.baseline = 0;   /* a local copy: nothing to compare with */
+    /* rtopo's buffers: the registered ones, or separate unregistered ones */
+    usb = sb;
+    urb = rb;
+    if (B.unreg && (posix_memalign((void **)&usb, 4096, maxb + 64) ||
+                    posix_memalign((void **)&urb, 4096, maxb + 64)))
+        fail("memory", RTOPO_ERR_NOMEM);
     if (B.unreg) {
-        rtopo_mem_deregister(smem);
-        rtopo_mem_deregister(rmem);
+        memset(usb, me, maxb + 64);
+        memset(urb, 0, maxb + 64);
+    }
+    for (a = 0; a < nalgo; a++) {
+        rtopo__sched_t *probe;
+        ok[a] = rtopo__sched_shift(&topo->desc, algos[a], B.q, 1, &model, &probe) == 0;
+        if (ok[a]) {
+            chosen[a] = probe->algo;
+            rtopo__sched_free(probe);
+        }
+    }
+    /* size by size: the raw write, then each algorithm, so that drift of
+     * the machine affects all alike */
+    res = calloc((size_t)(nalgo * B.nsizes), sizeof(*res));
+    if (!res)
+        fail("memory", RTOPO_ERR_NOMEM);
+    for (i = 0; i < B.nsizes; i++) {
+        if (B.baseline)
+            raw[i] = raw_shift((size_t)B.sizes[i], smem, rkeys);
+        for (a = 0; a < nalgo; a++) {
+            if (!ok[a])
+                continue;
+            rtopo_topo_set_shift_algo(topo, algos[a]);
+            res[a * B.nsizes + i] = rtopo_run_shift(topo, (size_t)B.sizes[i], usb, urb);
+        }
     }
     /* model calibrated on the baseline: ts from the smallest size, tw from
      * the largest */
@@ -272,16 +309,6 @@ static void bench_shift(void)
             }
     }
 
-    if (!strcmp(B.algo, "all")) {
-        for (a = RTOPO_SHIFT_RING; a <= RTOPO_SHIFT_DIRECT; a++)
-            algos[nalgo++] = a;
-    } else {
-        algos[nalgo] = rtopo__shift_algo_parse(B.algo);
-        if (algos[nalgo++] < 0) {
-            fprintf(stderr, "rtopo-bench: unknown algorithm %s\n", B.algo);
-            exit(2);
-        }
-    }
     if (me == 0) {
         printf("# rtopo-bench shift: %d ranks, topology %s, q %ld, transport %s, %s buffers%s\n",
                ctx->size, B.topo, B.q, ctx->tlattr.provider,
@@ -290,26 +317,6 @@ static void bench_shift(void)
             printf("# model fitted to the baseline: ts %.2f us, tw %.4f ns/B (%.0f MB/s), chunk %zu\n",
                    ts * 1e6, tw * 1e9, 1e-6 / tw, model.chunk);
     }
-    /* rtopo is measured size by size right after nothing else ran, each
-     * algorithm in turn, so that drift of the machine affects all alike */
-    res = calloc((size_t)(nalgo * B.nsizes), sizeof(*res));
-    if (!res)
-        fail("memory", RTOPO_ERR_NOMEM);
-    for (a = 0; a < nalgo; a++) {
-        rtopo__sched_t *probe;
-        ok[a] = rtopo__sched_shift(&topo->desc, algos[a], B.q, 1, &model, &probe) == 0;
-        if (ok[a]) {
-            chosen[a] = probe->algo;
-            rtopo__sched_free(probe);
-        }
-    }
-    for (i = 0; i < B.nsizes; i++)
-        for (a = 0; a < nalgo; a++) {
-            if (!ok[a])
-                continue;
-            rtopo_topo_set_shift_algo(topo, algos[a]);
-            res[a * B.nsizes + i] = rtopo_run_shift(topo, (size_t)B.sizes[i], sb, rb);
-        }
     for (a = 0; a < nalgo && me == 0; a++) {
         if (!ok[a]) {
             printf("\n# algorithm %s: not applicable to %s\n",
@@ -352,9 +359,11 @@ static void bench_shift(void)
         printf("\n# ratio = raw median / rtopo median (1.0: as fast as the raw write; "
                "for bandwidth it is the bandwidth ratio)\n");
     rtopo_topo_free(topo);
-    if (!B.unreg) {
-        rtopo_mem_deregister(smem);
-        rtopo_mem_deregister(rmem);
+    rtopo_mem_deregister(smem);
+    rtopo_mem_deregister(rmem);
+    if (B.unreg) {
+        free(usb);
+        free(urb);
     }
     free(sb);
     free(rb);

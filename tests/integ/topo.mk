@@ -1,0 +1,1 @@
+# mesh and hypercube shifts over the network
