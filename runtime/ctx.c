@@ -79,6 +79,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     if (st)
         goto err;
     rtopo__log_set_level(ctx->params.log_level);
+    rtopo__params_warn_unknown();
     ctx->timeout_ms = (int)ctx->params.timeout_ms;
     if (cfg && cfg->timeout_ms > 0)
         ctx->timeout_ms = cfg->timeout_ms;

@@ -84,8 +84,7 @@ bad:
 int rtopo__params_load(rtopo__params_t *p)
 {
     const char *v;
-    char **e;
-    int st, i, known;
+    int st;
 
     memset(p, 0, sizeof(*p));
 #define RTOPO__PLOAD(N, f, t, d, h)                                           \
@@ -96,8 +95,15 @@ int rtopo__params_load(rtopo__params_t *p)
         return st;
     RTOPO_PARAMS_MAP(RTOPO__PLOAD)
 #undef RTOPO__PLOAD
+    return RTOPO_OK;
+}
 
-    /* warn about RTOPO_* names nobody reads (typos) */
+/* RTOPO_* names nobody reads are most likely typos */
+void rtopo__params_warn_unknown(void)
+{
+    char **e;
+    int i, known;
+
     for (e = environ; e && *e; e++) {
         if (strncmp(*e, "RTOPO_", 6))
             continue;
@@ -110,5 +116,4 @@ int rtopo__params_load(rtopo__params_t *p)
             rtopo__warn("unknown environment variable %.*s (see rtopo-info)",
                         (int)(strchr(*e, '=') ? strchr(*e, '=') - *e : (long)strlen(*e)), *e);
     }
-    return RTOPO_OK;
 }

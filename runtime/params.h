@@ -20,10 +20,9 @@
        "time limit of one operation (and of bootstrap steps), in ms; "        \
        "expiry gives RTOPO_ERR_TIMEOUT")                                       \
     XX(EAGER_LIMIT, eager_limit, SIZE, "8192",                                \
-       "payloads up to this many bytes per transfer go through the "          \
-       "pre-registered per-peer eager rings")                                  \
-    XX(EAGER_SLOTS, eager_slots, INT, "16",                                   \
-       "slots in each per-peer eager ring")                                    \
+       "transfers up to this many bytes travel inside one control message "  \
+       "(copied through pre-registered receive buffers, no handshake); "      \
+       "larger ones are written straight into the receiver's window")         \
     XX(CHUNK_SIZE, chunk_size, SIZE, "262144",                               \
        "pipeline chunk for staged and multi-hop transfers, in bytes")          \
     XX(PIPELINE_DEPTH, pipeline_depth, INT, "4",                              \
@@ -59,6 +58,9 @@ typedef struct rtopo__params {
 
 /* Fill *p from the environment; returns RTOPO_ERR_INVAL on a malformed value. */
 int rtopo__params_load(rtopo__params_t *p);
+
+/* Warns once about RTOPO_* variables that are not in the table. */
+void rtopo__params_warn_unknown(void);
 
 /* Iterate the table (for rtopo-info): returns 0 past the last row. */
 int rtopo__params_row(int i, const char **name, const char **type,

@@ -7,7 +7,10 @@
  * Everything in topo/ is a pure function: no I/O, no transport.
  *
  * Ranks are linear labels 0..p-1.  On a hypercube, rank r sits on cube node
- * gray(r) = r ^ (r >> 1); on a mesh, rank r = row*cols + col; on the OTIS
+ * gray(r) = r ^ (r >> 1) (the overlay, used by the HYPERCUBE algorithm);
+ * the E-cube algorithm instead routes over a second embedding of the same
+ * cube whose node labels are the ranks themselves (links r <-> r ^ 2^k,
+ * link class CUBE_ID).  On a mesh, rank r = row*cols + col; on the OTIS
  * topologies rank r = G*n + P (group G, processor P).
  *
  * A schedule is a set of transfers.  A transfer moves `len` bytes from a
@@ -60,6 +63,8 @@ enum rtopo__link {
     RTOPO__LINK_OTIS,        /* optical transpose link (G,P) <-> (P,G) */
     RTOPO__LINK_DIRECT,      /* point-to-point connection outside the overlay */
     RTOPO__LINK_HOST,        /* host to node */
+    RTOPO__LINK_CUBE_ID,     /* hypercube dimension in the identity embedding
+                              * (rank r <-> r ^ 2^dim), used by E-cube */
     RTOPO__LINK_COUNT
 };
 
@@ -109,8 +114,10 @@ int rtopo__topo_neighbors(const rtopo__tdesc_t *t, int rank, int *nbr, int max);
 /* Is hop h, leaving rank `from`, a real edge of the overlay for its link
  * class?  RING hops are accepted on every topology (ring connections can
  * be made over any job), DIRECT hops anywhere; ROW/COL need a mesh or an
- * OTIS-mesh, CUBE a hypercube or an OTIS-hypercube (and h->dim must name
- * the dimension crossed), OTIS an OTIS topology.  Returns 1 or 0. */
+ * OTIS-mesh, CUBE a hypercube (Gray embedding) or an OTIS-hypercube,
+ * CUBE_ID a hypercube (identity embedding: to == from ^ 2^dim); for both
+ * cube classes h->dim must name the dimension crossed.  OTIS needs an
+ * OTIS topology.  Returns 1 or 0. */
 int rtopo__topo_hop_ok(const rtopo__tdesc_t *t, int from, const rtopo__hop_t *h);
 
 /* Gray code helpers */
@@ -123,6 +130,30 @@ uint32_t rtopo__gray_inv(uint32_t g);
 struct rtopo__model;
 int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
                        const struct rtopo__model *model, rtopo__sched_t **s_p);
+/* AUTO, explained: one entry per applicable algorithm, in the order AUTO
+ * tries them (the topology's own first; on equal model time the earlier
+ * wins).  evaluated 1: built and simulated, the metrics are the
+ * schedule's.  evaluated 0: not built because its lower bound
+ * ts + m*tw + (longest_path-1)*th (cheapest class parameters), stored in
+ * model_time, already could not beat the best so far. */
+#define RTOPO__SHIFT_NCAND 5
+typedef struct rtopo__shift_cand {
+    int algo;
+    int evaluated;
+    double model_time;        /* seconds: cut-through, or the lower bound */
+    double model_time_sf;     /* evaluated only */
+    uint32_t steps;           /* evaluated only */
+    uint32_t max_link_load;   /* evaluated only */
+    uint32_t longest_path;
+} rtopo__shift_cand_t;
+
+/* rtopo__sched_shift(t, RTOPO_SHIFT_AUTO, ...) that also fills cand
+ * (may be NULL) and *ncand_p (may be NULL).  q mod p == 0 evaluates only
+ * the first candidate: local copies are the same under every algorithm. */
+int rtopo__sched_shift_auto(const rtopo__tdesc_t *t, long q, size_t bytes,
+                            const struct rtopo__model *model,
+                            rtopo__shift_cand_t cand[RTOPO__SHIFT_NCAND],
+                            int *ncand_p, rtopo__sched_t **s_p);
 void rtopo__sched_free(rtopo__sched_t *s);
 /* Allocate a zeroed schedule with room for nxfers transfers and nhops hops
  * (counts set, nsteps 0).  RTOPO_ERR_NOMEM / RTOPO_ERR_INVAL on overflow. */
@@ -135,7 +166,8 @@ int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,
  * Returns RTOPO_OK or RTOPO_ERR_INVAL with a message naming the transfer. */
 int rtopo__sched_validate(const rtopo__sched_t *s);
 const char *rtopo__shift_algo_name(int algo);
-/* "local", "ring", "row", "col", "cube", "otis", "direct", "host" */
+/* "local", "ring", "row", "col", "cube", "otis", "direct", "host",
+ * "cube-id" */
 const char *rtopo__link_name(int link);
 int rtopo__link_parse(const char *s);         /* < 0 if unknown */
 int rtopo__shift_algo_parse(const char *s);   /* < 0 if unknown */

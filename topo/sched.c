@@ -59,6 +59,7 @@ static const char *const rtopo__link_names[RTOPO__LINK_COUNT] = {
     [RTOPO__LINK_OTIS] = "otis",
     [RTOPO__LINK_DIRECT] = "direct",
     [RTOPO__LINK_HOST] = "host",
+    [RTOPO__LINK_CUBE_ID] = "cube-id",
 };
 
 const char *rtopo__link_name(int link)

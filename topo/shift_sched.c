@@ -31,24 +31,35 @@
  *             each step is a permutation of the ranks: congestion free,
  *             one packet per node.  Steps <= log p for every q (checked
  *             exhaustively by the unit tests).
- *  ECUBE      route gray(i) -> gray(i+q) fixing differing bits in
- *             increasing dimension order, the hop over dimension k at step
- *             k.  Note: the textbook's claims (congestion free, longest
- *             path log p - gamma(q)) hold for shifting cube labels, x ->
- *             x+q.  With ranks on Gray-coded nodes the longest path is
- *             min(log p, log p - gamma(q) + 1) (e.g. 2 links for q = p/2)
- *             and a link direction can carry 2 packets in one step (from
- *             p = 8 on); the unit tests assert these bounds.
+ *  ECUBE      identity embedding: the cube whose node labels are the
+ *             ranks themselves (links r <-> r ^ 2^k, class CUBE_ID, not
+ *             the Gray-coded overlay).  Rank i sends to j = (i+q) mod p
+ *             flipping the bits of i ^ j in increasing dimension order,
+ *             the hop over dimension k at step k.  This is the textbook's
+ *             setting (shifting cube labels): for a fixed q no link
+ *             direction carries two packets (each link (x, k) is used by
+ *             at most one route), and the longest route has
+ *             log p - gamma(q) links, gamma(q) = ctz(q), because i and
+ *             i+q agree in their gamma(q) low bits.  Steps gamma(q)..d-1
+ *             are used, so nsteps = log p; the empty leading rounds cost
+ *             nothing.  (On the Gray embedding the same rule gives
+ *             load 2 from p = 8 and paths one link longer.)
  *  AUTO       builds the applicable schedules and keeps the one with the
  *             smallest cut-through model time (ties: the topology's own
  *             algorithm first, DIRECT last); candidates whose lower bound
- *             ts + m*tw + (longest-1)*th cannot win are not built.
+ *             ts + m*tw + (longest-1)*th cannot win are not built.  Under
+ *             the default model (every class alike) DIRECT wins every
+ *             q != 0: one hop, one transfer per link, the right choice on
+ *             a switched network.  rtopo__sched_shift_auto() reports
+ *             each candidate's model time (or lower bound) so tools can
+ *             say why.
  *
  * Cost formula (sim.c): cut-through, a transfer over h hops costs
  * ts + m*tw + (h-1)*th, and a link direction crossed by several transfers
  * costs at least ts + (sum of their bytes)*tw.  Textbook lock-step bounds:
  * ring (ts + m*tw) min(q, p-q), mesh (ts + m*tw)(sqrt p + 1), hypercube
- * (ts + m*tw) log p, E-cube ts + m*tw + th*(log p - gamma(q)).
+ * (ts + m*tw) log p, E-cube ts + m*tw + th*(log p - gamma(q) - 1) (cut-
+ * through, one transfer per link: the route length is the only term).
  */
 #include "config.h"
 #include <stdlib.h>
@@ -327,12 +338,12 @@ static int rtopo__shift_ecube(const rtopo__tdesc_t *t, int qn, size_t bytes,
     uint32_t h = 0;
 
     for (i = 0; i < p; i++)
-        total += __builtin_popcount(rtopo__gray(i) ^ rtopo__gray((i + qn) % p));
+        total += __builtin_popcount((uint32_t)i ^ (uint32_t)((i + qn) % p));
     status = rtopo__shift_alloc(t, RTOPO_SHIFT_ECUBE, qn, bytes, total, &s);
     if (status)
         return status;
     for (i = 0; i < p; i++) {
-        uint32_t cur = rtopo__gray(i), diff = cur ^ rtopo__gray((i + qn) % p);
+        uint32_t cur = (uint32_t)i, diff = cur ^ (uint32_t)((i + qn) % p);
 
         s->xfers[i].hop0 = h;
         s->xfers[i].nhops = __builtin_popcount(diff);
@@ -340,8 +351,7 @@ static int rtopo__shift_ecube(const rtopo__tdesc_t *t, int qn, size_t bytes,
             if (!(diff & (1u << k)))
                 continue;
             cur ^= 1u << k;
-            rtopo__hop_set(&s->hops[h++], (int)rtopo__gray_inv(cur), k,
-                           RTOPO__LINK_CUBE, k, 0);
+            rtopo__hop_set(&s->hops[h++], (int)cur, k, RTOPO__LINK_CUBE_ID, k, 0);
         }
     }
     rtopo__sched_finish(s);
@@ -391,7 +401,7 @@ static int rtopo__shift_build(const rtopo__tdesc_t *t, int algo, int qn,
 static int rtopo__shift_longest(const rtopo__tdesc_t *t, int algo, int qn,
                                 int *link)
 {
-    int p = t->p, dir, e[32], i, best = 0;
+    int p = t->p, dir, e[32];
 
     *link = RTOPO__LINK_CUBE;
     switch (algo) {
@@ -412,19 +422,20 @@ static int rtopo__shift_longest(const rtopo__tdesc_t *t, int algo, int qn,
     case RTOPO_SHIFT_HYPERCUBE:
         return rtopo__cube_digits((uint32_t)qn, t->dim, e);
     case RTOPO_SHIFT_ECUBE:
-        for (i = 0; i < p; i++) {
-            int n = __builtin_popcount(rtopo__gray(i) ^ rtopo__gray((i + qn) % p));
-
-            best = n > best ? n : best;
-        }
-        return best;
+        /* i and i+q share their gamma(q) low bits; the rank just below a
+         * carry into bit d-1 flips all the others */
+        *link = RTOPO__LINK_CUBE_ID;
+        return qn ? t->dim - rtopo__ctz32((uint32_t)qn) : 0;
     default:
         return 1;
     }
 }
 
+/* AUTO: cand (may be NULL) receives one entry per applicable algorithm in
+ * preference order, *ncand_p their number */
 static int rtopo__shift_auto(const rtopo__tdesc_t *t, int qn, size_t bytes,
-                             const rtopo__model_t *m, rtopo__sched_t **s_p)
+                             const rtopo__model_t *m, rtopo__shift_cand_t *cand,
+                             int *ncand_p, rtopo__sched_t **s_p)
 {
     /* preference order on equal model time: the topology's own algorithm */
     static const int order[] = {
@@ -435,32 +446,45 @@ static int rtopo__shift_auto(const rtopo__tdesc_t *t, int qn, size_t bytes,
     rtopo__sim_result_t r;
     double best_t = 0.0;
     unsigned i;
-    int status;
+    int status, nc = 0;
 
     for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         int algo = order[i], link, L;
+        rtopo__shift_cand_t *c = cand ? &cand[nc] : NULL;
 
         if (!rtopo__shift_applies(t, algo))
             continue;
-        if (best && qn) {
+        if (best && !qn)
+            break;   /* local copies: every algorithm is the same */
+        nc++;
+        if (c) {
+            memset(c, 0, sizeof(*c));
+            c->algo = algo;
+        }
+        if (best) {
             double lb;
 
             /* cheapest class parameters: a true lower bound on any route
              * of L hops, whatever classes it mixes */
             double ts = 1e300, tw = 1e300, th = 1e300;
-            int c;
+            int k;
 
             L = rtopo__shift_longest(t, algo, qn, &link);
-            for (c = RTOPO__LINK_RING; c < RTOPO__LINK_COUNT; c++) {
-                double v = rtopo__model_th(m, c, bytes);
+            for (k = RTOPO__LINK_RING; k < RTOPO__LINK_COUNT; k++) {
+                double v = rtopo__model_th(m, k, bytes);
 
-                ts = m->ts[c] < ts ? m->ts[c] : ts;
-                tw = m->tw[c] < tw ? m->tw[c] : tw;
+                ts = m->ts[k] < ts ? m->ts[k] : ts;
+                tw = m->tw[k] < tw ? m->tw[k] : tw;
                 th = v < th ? v : th;
             }
             lb = ts + (double)bytes * tw + (L - 1) * th;
-            if (lb >= best_t)
+            if (lb >= best_t) {
+                if (c) {
+                    c->model_time = lb;
+                    c->longest_path = (uint32_t)L;
+                }
                 continue;
+            }
         }
         status = rtopo__shift_build(t, algo, qn, bytes, &s);
         if (status)
@@ -470,6 +494,14 @@ static int rtopo__shift_auto(const rtopo__tdesc_t *t, int qn, size_t bytes,
             rtopo__sched_free(s);
             goto err;
         }
+        if (c) {
+            c->evaluated = 1;
+            c->model_time = r.model_time;
+            c->model_time_sf = r.model_time_sf;
+            c->steps = r.steps;
+            c->max_link_load = r.max_link_load;
+            c->longest_path = r.longest_path;
+        }
         if (!best || r.model_time < best_t) {
             rtopo__sched_free(best);
             best = s;
@@ -477,15 +509,32 @@ static int rtopo__shift_auto(const rtopo__tdesc_t *t, int qn, size_t bytes,
         } else {
             rtopo__sched_free(s);
         }
-        if (!qn)
-            break;   /* local copies: every algorithm is the same */
     }
+    if (ncand_p)
+        *ncand_p = nc;
     *s_p = best;
     return RTOPO_OK;
 
 err:
     rtopo__sched_free(best);
     return status;
+}
+
+int rtopo__sched_shift_auto(const rtopo__tdesc_t *t, long q, size_t bytes,
+                            const struct rtopo__model *model,
+                            rtopo__shift_cand_t cand[RTOPO__SHIFT_NCAND],
+                            int *ncand_p, rtopo__sched_t **s_p)
+{
+    rtopo__model_t def;
+
+    if (!t || !s_p || t->p < 1)
+        return rtopo__error(RTOPO_ERR_INVAL, "shift: no topology or output");
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    return rtopo__shift_auto(t, rtopo__modp(q, t->p), bytes, model, cand,
+                             ncand_p, s_p);
 }
 
 int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
@@ -510,5 +559,5 @@ int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
         rtopo__model_default(&def);
         model = &def;
     }
-    return rtopo__shift_auto(t, qn, bytes, model, s_p);
+    return rtopo__shift_auto(t, qn, bytes, model, NULL, NULL, s_p);
 }

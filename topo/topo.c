@@ -6,7 +6,12 @@
  * r*cols + c, wraparound): row links (r, c+-1 mod cols), column links
  * (r+-1 mod rows, c).  Hypercube (p = 2^dim): rank r sits on cube node
  * gray(r), so two ranks are neighbours when their Gray codes differ in one
- * bit, i.e. r ^ r' == 2^(k+1) - 1 for the cube dimension k.  OTIS (rank
+ * bit, i.e. r ^ r' == 2^(k+1) - 1 for the cube dimension k.  The same
+ * cube also carries a second embedding with the ranks as node labels,
+ * r <-> r ^ 2^k (link class CUBE_ID): E-cube routes there, because the
+ * textbook's congestion-free property holds for shifts of cube labels,
+ * not of Gray-coded ranks.  Its links are not overlay neighbours (the
+ * runtime connects whatever peers a plan names).  OTIS (rank
  * G*n + P): inside group G the factor network on P, plus the optical link
  * (G,P) <-> (P,G) for G != P.  The OTIS-mesh factor is a sqrt(n) x sqrt(n)
  * mesh without wraparound (P = row*sqrt(n) + col), as in Wang and Sahni,
@@ -366,6 +371,9 @@ int rtopo__topo_hop_ok(const rtopo__tdesc_t *t, int from, const rtopo__hop_t *h)
             return h->dim < t->dim && from / t->n == to / t->n &&
                    ((from % t->n) ^ (to % t->n)) == (1 << h->dim);
         return 0;
+    case RTOPO__LINK_CUBE_ID:
+        return t->kind == RTOPO__TOPO_HYPERCUBE && h->dim < t->dim &&
+               ((uint32_t)from ^ (uint32_t)to) == (1u << h->dim);
     case RTOPO__LINK_OTIS:
         if (t->kind != RTOPO__TOPO_OTIS_MESH &&
             t->kind != RTOPO__TOPO_OTIS_HYPERCUBE)
