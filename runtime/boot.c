@@ -137,7 +137,7 @@ int rtopo__boot_open(const rtopo_config_t *cfg, const char *method,
         st = rtopo__boot_single_open(&b);
     } else {
         return rtopo__error(RTOPO_ERR_INVAL,
-                            "RTOPO_BOOT '%s' is not auto, env, pmix or single",
+                            "RTOPO_BOOT '%s' is not auto, env, pmix, oob or single",
                             method);
     }
     if (st != RTOPO_OK)

@@ -3,6 +3,7 @@
  * exchange, failure bookkeeping.
  */
 #include "config.h"
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,10 @@
 #include "rtopo_int.h"
 
 #define RTOPO__CTRL_HDR 128
+/* fields a caller compiled against an older rtopo.h did not have are
+ * left at their defaults */
+#define RTOPO__CFG_HAS(cfg, field)                                            \
+    ((cfg) && (cfg)->size >= offsetof(rtopo_config_t, field) + sizeof((cfg)->field))
 
 uint64_t rtopo__now_ns(void)
 {
@@ -42,6 +47,10 @@ static int rtopo__check_uniform(rtopo_ctx_t *ctx)
 
     for (i = 0; i < ctx->size; i++) {
         const rtopo__peer_info_t *p = &ctx->peers[i];
+        if (strcmp(p->transport, me->transport))
+            return rtopo__error(RTOPO_ERR_MISMATCH, "rank %d opened transport %s, rank %d "
+                                "%s: set RTOPO_TRANSPORT alike on every rank", i,
+                                p->transport, ctx->rank, me->transport);
         if (p->eager_limit != me->eager_limit || p->chunk_size != me->chunk_size ||
             p->pipeline_depth != me->pipeline_depth)
             return rtopo__error(RTOPO_ERR_MISMATCH,
@@ -81,7 +90,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     rtopo__log_set_level(ctx->params.log_level);
     rtopo__params_warn_unknown();
     ctx->timeout_ms = (int)ctx->params.timeout_ms;
-    if (cfg && cfg->timeout_ms > 0)
+    if (RTOPO__CFG_HAS(cfg, timeout_ms) && cfg->timeout_ms > 0)
         ctx->timeout_ms = cfg->timeout_ms;
     if (ctx->timeout_ms <= 0) {
         st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_TIMEOUT_MS must be positive");
@@ -103,33 +112,45 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->size = ctx->boot->size;
     rtopo__log_rank = ctx->rank;
 
-    transport = (cfg && cfg->transport) ? cfg->transport : ctx->params.transport;
-    ctx->tlops = rtopo__tl_find(transport);
-    if (!ctx->tlops) {
-        st = rtopo__error(RTOPO_ERR_TRANSPORT, "no transport for '%s' (built: %s%s); "
-                          "rtopo-info lists what is available", transport,
-#ifdef HAVE_OFI
-                          "ofi ",
-#else
-                          "",
-#endif
-#ifdef HAVE_VERBS
-                          "verbs"
-#else
-                          ""
-#endif
-                          );
-        goto err;
-    }
+    transport = RTOPO__CFG_HAS(cfg, transport) && cfg->transport ? cfg->transport
+                                                                 : ctx->params.transport;
     ctx->ctrl_size = RTOPO__CTRL_HDR + ctx->params.eager_limit;
-    tp.name = strcmp(transport, "auto") ? transport : ctx->tlops->name;
     tp.rank = ctx->rank;
     tp.nranks = ctx->size;
     tp.timeout_ms = ctx->timeout_ms;
     tp.ctrl_size = ctx->ctrl_size;
-    st = ctx->tlops->open(&tp, &ctx->tl);
-    if (st)
-        goto err;
+    if (!strcmp(transport, "auto")) {
+        /* the first usable backend that also opens (a device may be
+         * active yet unusable, e.g. without an IPv4 address) */
+        const struct rtopo__tl_ops *ops;
+        st = RTOPO_ERR_TRANSPORT;
+        for (i = 0; (ops = rtopo__tl_get((int)i)) != NULL && st; i++) {
+            if (!ops->available(NULL))
+                continue;
+            tp.name = ops->name;
+            ctx->tlops = ops;
+            st = ops->open(&tp, &ctx->tl);
+            if (st)
+                rtopo__info("transport %s is present but did not open: %s", ops->name,
+                            rtopo_last_error());
+        }
+        if (st) {
+            rtopo__error(st, "no transport could be opened (rtopo-info lists them)");
+            ctx->tl = NULL;
+            goto err;
+        }
+    } else {
+        ctx->tlops = rtopo__tl_find(transport);
+        if (!ctx->tlops) {
+            st = rtopo__error(RTOPO_ERR_TRANSPORT, "no transport matches '%s'; "
+                              "rtopo-info lists what is built and usable", transport);
+            goto err;
+        }
+        tp.name = transport;
+        st = ctx->tlops->open(&tp, &ctx->tl);
+        if (st)
+            goto err;
+    }
     ctx->tlops->query(ctx->tl, &ctx->tlattr);
 
     memset(&me, 0, sizeof(me));
@@ -139,6 +160,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         goto err;
     me.addr_len = (uint32_t)alen;
     snprintf(me.host, sizeof(me.host), "%s", ctx->boot->host_id);
+    snprintf(me.transport, sizeof(me.transport), "%s", ctx->tlops->name);
     me.eager_limit = ctx->params.eager_limit;
     me.chunk_size = ctx->params.chunk_size;
     me.pipeline_depth = ctx->params.pipeline_depth;
@@ -193,6 +215,7 @@ int rtopo_finalize(rtopo_ctx_t *ctx)
 {
     rtopo__umsg_t *u;
     rtopo__pend_t *p;
+    uint32_t i;
     int st = RTOPO_OK;
 
     if (!ctx)
@@ -206,6 +229,10 @@ int rtopo_finalize(rtopo_ctx_t *ctx)
     /* peers may still need this rank's progress for their last writes */
     if (!ctx->failed && ctx->size > 1)
         st = rtopo__boot_barrier(ctx->boot);
+    for (i = 0; i < ctx->ntopos_alloc; i++)
+        if (ctx->topos[i])
+            rtopo_topo_free(ctx->topos[i]);
+    free(ctx->topos);
     rtopo__mem_release_all(ctx);
     ctx->tlops->close(ctx->tl);
     rtopo__boot_close(ctx->boot);
@@ -248,8 +275,9 @@ void rtopo__peer_failed(rtopo_ctx_t *ctx, int peer, int status, const char *why)
     if (!ctx->failed) {
         ctx->failed = status;
         ctx->failed_rank = peer;
-        rtopo__error(status, "rank %d failed (%s); operations in flight end with %s",
-                     peer, why, rtopo_err_name(status));
+        rtopo__error(status, "rank %d failed (%s)", peer, why);
+        rtopo__warn("rank %d failed (%s); operations in flight and later ones end "
+                    "with %s", peer, why, rtopo_err_name(status));
     }
     for (op = ctx->active; op; op = next) {
         next = op->next;

@@ -3,8 +3,10 @@
  *
  * rtopo__log() costs one comparison when the level is off.  Lines read
  * "rtopo[rank pid] level file:line function: message".  rtopo__error()
- * records the detail of an error (rtopo_last_error()) and logs it once,
- * where it is first detected, then returns the status for `return`.
+ * records the detail of an error (rtopo_last_error()) and logs it once, at
+ * info level, where it is first detected, then returns the status for
+ * `return`: the caller gets the code, so the library stays quiet by
+ * default.  Events nobody returns to (a dead peer) use rtopo__warn().
  */
 #ifndef RTOPO_LOG_H
 #define RTOPO_LOG_H
@@ -36,7 +38,7 @@ int rtopo__error_set(int status, int level, const char *file, int line,
 
 /* return rtopo__error(RTOPO_ERR_INVAL, "bytes %zu too large", n); */
 #define rtopo__error(status, ...)                                             \
-    rtopo__error_set((status), RTOPO__LOG_WARN, __FILE__, __LINE__, __func__, \
+    rtopo__error_set((status), RTOPO__LOG_INFO, __FILE__, __LINE__, __func__, \
                      __VA_ARGS__)
 /* the same, logged only at debug level (expected errors, e.g. probing) */
 #define rtopo__error_quiet(status, ...)                                       \

@@ -42,7 +42,8 @@
        "per-job secret authenticating bootstrap connections (set by "         \
        "rtopo-run)")                                                           \
     XX(BOOT, boot, STR, "auto",                                               \
-       "bootstrap method: auto, env (rtopo-run), pmix, single")               \
+       "bootstrap method: auto, env (rtopo-run), pmix, oob (the allgather "   \
+       "callback of rtopo_config_t), single")                                 \
     XX(HOST_ID, host_id, STR, "",                                             \
        "host identity of this rank (default: the host name; rtopo-run "      \
        "--hosts sets it per emulated host)")

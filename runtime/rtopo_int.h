@@ -223,6 +223,7 @@ typedef struct rtopo__peer_info {
     char addr[RTOPO__TL_ADDR_MAX];
     uint32_t addr_len;
     char host[64];
+    char transport[16];
     uint64_t eager_limit;
     uint64_t chunk_size;
     int64_t pipeline_depth;

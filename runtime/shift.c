@@ -4,8 +4,11 @@
  * The schedule comes from topo/ (ring, mesh, hypercube, E-cube or direct,
  * chosen by the topology, RTOPO_SHIFT_ALGO, rtopo_topo_set_shift_algo, or
  * the cost model for "auto"); the executor runs it.  Requests own their
- * plan, so a persistent request skips schedule construction, window
- * lookup and staging set-up on every start.
+ * plan, so a persistent request skips building the schedule and this
+ * rank's share of it on every start.  Each start still opens the receive
+ * windows afresh (one small ready-to-receive message per hop): that
+ * message is also the permission to write, which the buffer rules
+ * require anew in every round.
  */
 #include "config.h"
 #include <stdlib.h>

@@ -89,8 +89,16 @@ int rtopo_topo_otis_hypercube(rtopo_ctx_t *ctx, int n, rtopo_topo_t **topo)
 
 int rtopo_topo_set_shift_algo(rtopo_topo_t *t, rtopo_shift_algo_t algo)
 {
+    rtopo__sched_t *s;
+    int st;
+
     if (!t || algo < RTOPO_SHIFT_AUTO || algo > RTOPO_SHIFT_DIRECT)
         return rtopo__error(RTOPO_ERR_INVAL, "unknown shift algorithm %d", (int)algo);
+    /* refuse now an algorithm that does not apply to this topology */
+    st = rtopo__sched_shift(&t->desc, algo, 1, 0, &t->ctx->model, &s);
+    if (st)
+        return st;
+    rtopo__sched_free(s);
     t->shift_algo = algo;
     return RTOPO_OK;
 }

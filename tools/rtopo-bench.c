@@ -117,14 +117,14 @@ static void raw_poll(int block)
         ctx->tlops->wait(ctx->tl, 20);
 }
 
-/* waits for `target` completions of each kind, spinning then blocking as
- * the engine does */
-static void raw_wait(long target)
+/* waits for the given numbers of local write completions and incoming
+ * writes, spinning then blocking as the engine does */
+static void raw_wait_for(long done, long imm)
 {
     uint64_t last = rtopo__now_ns(), spin = (uint64_t)B.ctx->params.spin_us * 1000;
     long before;
 
-    while (raw_done < target || raw_imm < target) {
+    while (raw_done < done || raw_imm < imm) {
         before = raw_done + raw_imm;
         raw_poll(rtopo__now_ns() - last > spin);
         if (raw_done + raw_imm != before)
@@ -138,7 +138,7 @@ static struct stat3 raw_shift(size_t bytes, rtopo_mem_t *smem, const rtopo__rkey
     int p = ctx->size, me = ctx->rank, it = iters_for(bytes), i, st;
     int dst = (int)(((me + B.q) % p + p) % p);
     double *t = malloc(sizeof(double) * (size_t)it);
-    long round = 0;
+    long round = 0, writes = 0;
     uint64_t t0;
 
     rtopo__connect_peer(ctx, dst);
@@ -146,14 +146,23 @@ static struct stat3 raw_shift(size_t bytes, rtopo_mem_t *smem, const rtopo__rkey
     rtopo__boot_barrier(ctx->boot);
     raw_done = raw_imm = 0;
     for (i = -B.warmup; i < it; i++) {
+        size_t off = 0, piece;
         t0 = rtopo__now_ns();
-        while ((st = ctx->tlops->write(ctx->tl, dst, smem->buf, bytes, smem->mr,
-                                       &rkeys[dst], 0, (uint32_t)(i & 0xffff),
-                                       RTOPO__TL_IMM, NULL)) == RTOPO_ERR_BUSY)
-            raw_poll(0);   /* connection still being set up */
-        if (st)
-            fail("raw write", st);
-        raw_wait(++round);
+        /* writes above the transport's limit go in pieces, the last one
+         * carrying the immediate */
+        do {
+            piece = bytes - off < ctx->tlattr.max_write ? bytes - off : ctx->tlattr.max_write;
+            while ((st = ctx->tlops->write(ctx->tl, dst, smem->buf + off, piece, smem->mr,
+                                           &rkeys[dst], off, (uint32_t)(i & 0xffff),
+                                           off + piece == bytes ? RTOPO__TL_IMM : 0,
+                                           NULL)) == RTOPO_ERR_BUSY)
+                raw_poll(0);   /* connection still being set up */
+            if (st)
+                fail("raw write", st);
+            off += piece;
+            writes++;
+        } while (off < bytes);
+        raw_wait_for(writes, ++round);
         if (i >= 0)
             t[i] = (double)(rtopo__now_ns() - t0) * 1e-3;
     }

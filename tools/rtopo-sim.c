@@ -49,13 +49,15 @@ static void usage(FILE *f)
 "                  otis-hypercube:N (N groups of N ranks)\n"
 "  --q Q           shift distance, any integer (negative: backward)\n"
 "  --all-q         evaluate every q from 0 to p-1, one line (object) each\n"
-"  --algo A        auto (default), ring, mesh, hypercube, ecube, direct\n"
+"  --algo A        auto (default), ring, mesh, hypercube, ecube, direct;\n"
+"                  auto prints every candidate's model time and the reason\n"
 "  --bytes M       bytes per rank (default 1M); suffixes K, M, G (x1024)\n"
 "  --model LIST    comma-separated cost parameters: ts=, tw=, th= (times in\n"
 "                  s, or with a unit: 5us, 1ns), bw= (bytes/s, e.g. 1G),\n"
 "                  chunk= (bytes); prefix a link class to set only that\n"
 "                  class, e.g. direct.ts=20us (classes: ring row col cube\n"
-"                  otis direct host local)\n"
+"                  otis direct host cube-id local; cube-id is the\n"
+"                  identity-embedded cube E-cube routes over)\n"
 "  --check         execute the data movement in memory and verify it\n"
 "  --json          one JSON object (an array with --all-q)\n"
 "  --rounds        list every transfer of every round\n"
@@ -466,17 +468,76 @@ static void print_moves(FILE *f, const rtopo__sim_result_t *r, int json)
         fprintf(f, "none");
 }
 
+/* why AUTO chose s->algo: a short reason; cand[0..nc) from
+ * rtopo__sched_shift_auto */
+static const char *auto_reason(const rtopo__shift_cand_t *cand, int nc,
+                               int chosen, long qn)
+{
+    const rtopo__shift_cand_t *w = NULL;
+    int i, tie = 0;
+
+    if (!qn)
+        return "q mod p == 0: local copies, the same under every algorithm";
+    for (i = 0; i < nc; i++)
+        if (cand[i].algo == chosen)
+            w = &cand[i];
+    /* an evaluated candidate with the same time, or one not built whose
+     * lower bound reaches the winner's time, could at best tie */
+    for (i = 0; w && i < nc; i++)
+        if (&cand[i] != w && cand[i].model_time <= w->model_time)
+            tie = 1;
+    if (nc == 1)
+        return "the only applicable algorithm";
+    return tie ? "smallest cut-through model time, at best equalled by "
+                 "another candidate: ties go to the earlier in the preference "
+                 "order (the topology's own algorithm first, direct last)"
+               : "smallest cut-through model time";
+}
+
+static void print_candidates(FILE *f, const rtopo__shift_cand_t *cand, int nc,
+                             int json)
+{
+    int i;
+
+    for (i = 0; i < nc; i++) {
+        const rtopo__shift_cand_t *c = &cand[i];
+        const char *name = rtopo__shift_algo_name(c->algo);
+
+        if (json && c->evaluated)
+            fprintf(f, "%s\"%s\":{\"evaluated\":true,\"model_time\":%.9g,"
+                    "\"model_time_sf\":%.9g,\"steps\":%u,\"max_link_load\":%u,"
+                    "\"longest_path\":%u}", i ? "," : "", name, c->model_time,
+                    c->model_time_sf, c->steps, c->max_link_load,
+                    c->longest_path);
+        else if (json)
+            fprintf(f, "%s\"%s\":{\"evaluated\":false,\"lower_bound\":%.9g,"
+                    "\"longest_path\":%u}", i ? "," : "", name, c->model_time,
+                    c->longest_path);
+        else if (c->evaluated)
+            fprintf(f, "%s%s %.3f", i ? ", " : "", name, c->model_time * 1e6);
+        else
+            fprintf(f, "%s%s >= %.3f (bound, not built)", i ? ", " : "", name,
+                    c->model_time * 1e6);
+    }
+}
+
 /* one q: build, simulate, check, print.  *failed set when the check fails */
 static int run_one(const sim_opts_t *o, long q, int first, int *failed)
 {
     rtopo__sched_t *s = NULL;
     rtopo__sim_result_t r;
+    rtopo__shift_cand_t cand[RTOPO__SHIFT_NCAND];
     uint64_t cbytes = 0;
     char label[64];
-    int status, ok = -1;
+    int status, ok = -1, nc = 0;
     long qn = ((q % o->topo.p) + o->topo.p) % o->topo.p;
 
-    status = rtopo__sched_shift(&o->topo, o->algo, q, o->bytes, &o->model, &s);
+    if (o->algo == RTOPO_SHIFT_AUTO)
+        status = rtopo__sched_shift_auto(&o->topo, q, o->bytes, &o->model, cand,
+                                         &nc, &s);
+    else
+        status = rtopo__sched_shift(&o->topo, o->algo, q, o->bytes, &o->model,
+                                    &s);
     if (status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL) {
         fprintf(stderr, "rtopo-sim: %s\n", rtopo_last_error());
         return 2;
@@ -506,6 +567,12 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
                r.model_time_sf);
         print_moves(stdout, &r, 1);
         printf("}");
+        if (nc) {
+            printf(",\"reason\":\"%s\",\"candidates\":{",
+                   auto_reason(cand, nc, s->algo, qn));
+            print_candidates(stdout, cand, nc, 1);
+            printf("}");
+        }
         if (o->check)
             printf(",\"correct\":%s,\"check_bytes\":%llu", ok ? "true" : "false",
                    (unsigned long long)cbytes);
@@ -520,6 +587,10 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
                r.longest_path, r.model_time * 1e6, r.model_time_sf * 1e6);
         if (o->check)
             printf("  %s", ok ? "yes" : "NO");
+        if (nc) {
+            printf("  ");
+            print_candidates(stdout, cand, nc, 0);
+        }
         printf("\n");
         if (o->rounds)
             print_rounds(stdout, s, 0);
@@ -527,6 +598,13 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
         printf("shift q %ld (%ld mod %d) on %s, %llu bytes per rank\n", q, qn,
                o->topo.p, label, (unsigned long long)o->bytes);
         printf("algorithm       %s\n", rtopo__shift_algo_name(s->algo));
+        if (nc) {
+            printf("auto chose      %s: %s\n", rtopo__shift_algo_name(s->algo),
+                   auto_reason(cand, nc, s->algo, qn));
+            printf("candidates      ");
+            print_candidates(stdout, cand, nc, 0);
+            printf(" (cut-through model us)\n");
+        }
         printf("steps           %u\n", r.steps);
         printf("max link load   %u\n", r.max_link_load);
         printf("longest path    %u link%s\n", r.longest_path,
@@ -646,9 +724,10 @@ int main(int argc, char **argv)
     if (o.json)
         printf("[\n");
     else
-        printf("%6s  %-9s  %5s  %4s  %7s  %14s  %14s%s\n", "q", "algo", "steps",
-               "load", "longest", "cut-through us", "s-and-f us",
-               o.check ? "  correct" : "");
+        printf("%6s  %-9s  %5s  %4s  %7s  %14s  %14s%s%s\n", "q", "algo",
+               "steps", "load", "longest", "cut-through us", "s-and-f us",
+               o.check ? "  correct" : "", o.algo == RTOPO_SHIFT_AUTO ?
+               "  auto candidates (cut-through us)" : "");
     for (q = 0; q < o.topo.p; q++) {
         rc = run_one(&o, q, q == 0, &failed);
         if (rc)

@@ -48,11 +48,13 @@
  *             smallest cut-through model time (ties: the topology's own
  *             algorithm first, DIRECT last); candidates whose lower bound
  *             ts + m*tw + (longest-1)*th cannot win are not built.  Under
- *             the default model (every class alike) DIRECT wins every
- *             q != 0: one hop, one transfer per link, the right choice on
- *             a switched network.  rtopo__sched_shift_auto() reports
- *             each candidate's model time (or lower bound) so tools can
- *             say why.
+ *             the default model (every class alike) DIRECT, one hop and
+ *             one transfer per link, has the smallest time for every
+ *             q != 0 (the right choice on a switched network); an overlay
+ *             algorithm that also needs a single hop (q = 1 on a cube,
+ *             q = p/2 with E-cube) ties and is kept.
+ *             rtopo__sched_shift_auto() reports each candidate's model
+ *             time (or lower bound) so tools can say why.
  *
  * Cost formula (sim.c): cut-through, a transfer over h hops costs
  * ts + m*tw + (h-1)*th, and a link direction crossed by several transfers

@@ -19,7 +19,8 @@ int main(void)
         rtopo__log_set_level(getenv("RTOPO_LOG_LEVEL"));
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 99;
-    if (tu_suite_topo() || tu_suite_shift_sched() || tu_suite_sim()) {
+    if (tu_suite_topo() || tu_suite_shift_sched() || tu_suite_sim() ||
+        tu_suite_formulas()) {
         fprintf(stderr, "suite registration: %s\n", CU_get_error_msg());
         CU_cleanup_registry();
         return 99;

@@ -254,6 +254,46 @@ static void test_edges(void)
     }
 }
 
+/* CUBE_ID (identity-embedded cube, E-cube routes): exactly the pairs
+ * r, r ^ 2^dim with dim < d on a hypercube, and nowhere else */
+static void test_edges_cube_id(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__hop_t h;
+    int idx, a, b, dim;
+
+    memset(&h, 0, sizeof(h));
+    h.link = RTOPO__LINK_CUBE_ID;
+    for (idx = 0; each_topo(idx, &t); idx++) {
+        for (a = 0; a < t.p; a++)
+            for (b = 0; b < t.p; b++)
+                for (dim = 0; dim < 32; dim++) {
+                    int want = t.kind == RTOPO__TOPO_HYPERCUBE && dim < t.dim &&
+                               (a ^ b) == (1 << dim);
+
+                    h.to = b;
+                    h.dim = (uint8_t)dim;
+                    if (!TU_CHECK(rtopo__topo_hop_ok(&t, a, &h) == want,
+                                  "%s p %d: cube-id %d -> %d dim %d",
+                                  rtopo__topo_name(t.kind), t.p, a, b, dim))
+                        return;
+                }
+    }
+    /* the two cube classes differ: 0 -> 3 is a Gray link (dim 1), not an
+     * identity one; 0 -> 2 the other way round */
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 4, 2, 0) == 0);
+    h.to = 3;
+    h.dim = 1;
+    CU_ASSERT(!rtopo__topo_hop_ok(&t, 0, &h));
+    h.link = RTOPO__LINK_CUBE;
+    CU_ASSERT(rtopo__topo_hop_ok(&t, 0, &h));
+    h.to = 2;
+    CU_ASSERT(!rtopo__topo_hop_ok(&t, 0, &h));
+    h.link = RTOPO__LINK_CUBE_ID;
+    CU_ASSERT(rtopo__topo_hop_ok(&t, 0, &h));
+    CU_ASSERT_STRING_EQUAL(rtopo__link_name(RTOPO__LINK_CUBE_ID), "cube-id");
+}
+
 int tu_suite_topo(void)
 {
     CU_pSuite s = CU_add_suite("topo", NULL, NULL);
@@ -262,7 +302,8 @@ int tu_suite_topo(void)
         !CU_add_test(s, "descriptors", test_tdesc_ok) ||
         !CU_add_test(s, "size errors", test_tdesc_errors) ||
         !CU_add_test(s, "neighbours", test_neighbors) ||
-        !CU_add_test(s, "edges", test_edges))
+        !CU_add_test(s, "edges", test_edges) ||
+        !CU_add_test(s, "identity cube edges", test_edges_cube_id))
         return CU_get_error();
     return CUE_SUCCESS;
 }

@@ -12,6 +12,7 @@
 int tu_suite_topo(void);
 int tu_suite_shift_sched(void);
 int tu_suite_sim(void);
+int tu_suite_formulas(void);
 
 /* record a failure with details on stderr (CUnit messages cannot be
  * formatted); evaluates to cond */
@@ -34,6 +35,9 @@ int tu_bufs_init(tu_bufs_t *b, int p, uint64_t len, uint64_t tmp);
 void tu_bufs_fill(tu_bufs_t *b);
 void tu_bufs_free(tu_bufs_t *b);
 uint8_t tu_pattern(int rank, uint64_t k);
+/* every residue 0..p-1, then -1, -p, -p-3, p, 2p+1, LONG_MAX, LONG_MIN;
+ * returns the count (p + 7) */
+int tu_q_values(int p, long *v);
 
 /* build a shift schedule, validate it, simulate it, execute it and check
  * the data placement; fills *r (r->correct set).  Returns 0 when every

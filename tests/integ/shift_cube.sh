@@ -1,0 +1,39 @@
+#!/bin/sh
+# Hypercube shifts over the network, on the transport named by $TRANSPORT
+# (default ofi:tcp): dimensions 1..4, every q in -(p+1)..2p+1, algorithms
+# hypercube (Gray embedding), ecube (identity embedding), ring and direct.
+# Sizes cross the eager limit (0, 1, 4096 eager; 8193 just above it),
+# rendezvous in one chunk (70000) and in several (1 MiB + 3): blocking with
+# registered buffers for every size; blocking, nonblocking and persistent
+# with registered and unregistered buffers on one size; 16 MiB for a few q
+# on dimensions 1..3.
+. "$(dirname "$0")/common.sh"
+tr=${TRANSPORT:-ofi:tcp}
+need_transport "$tr"
+start=$(date +%s)
+for d in 1 2 3 4; do
+    p=$((1 << d))
+    for a in hypercube ecube ring direct; do
+        run $p "$tr" --topo hypercube:$d --algo $a --sizes 0,1,4096,8193,70000,1048579 \
+            --q all --modes blocking --mem reg || exit 1
+    done
+    for a in hypercube ecube; do
+        run $p "$tr" --topo hypercube:$d --algo $a --sizes 1048579 --q all \
+            --modes blocking,nonblocking,persistent --mem reg,unreg || exit 1
+    done
+    for a in ring direct; do
+        run $p "$tr" --topo hypercube:$d --algo $a --sizes 70000 --q all \
+            --modes nonblocking,persistent --mem reg,unreg || exit 1
+    done
+done
+for d in 1 2 3; do
+    p=$((1 << d))
+    for a in hypercube ecube ring direct; do
+        run $p "$tr" --topo hypercube:$d --algo $a --sizes 16777216 \
+            --q -1,1,$((p / 2)),$((p - 1)),$((p + 3)) --modes blocking --mem reg || exit 1
+    done
+    run $p "$tr" --topo hypercube:$d --algo ecube --sizes 16777216 --q $((p - 1)) \
+        --modes persistent --mem unreg || exit 1
+done
+echo "shift_cube on $tr: all passed in $(( $(date +%s) - start )) s"
+exit 0

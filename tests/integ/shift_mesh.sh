@@ -1,0 +1,39 @@
+#!/bin/sh
+# Mesh shifts over the network, on the transport named by $TRANSPORT
+# (default ofi:tcp): meshes 2x2, 3x3, 2x4 and 4x4, every q in
+# -(p+1)..2p+1, algorithms mesh, ring and direct.  Sizes cross the eager
+# limit (0, 1, 4096 eager; 8193 just above it), rendezvous in one chunk
+# (70000) and in several (1 MiB + 3, not a multiple of the chunk): blocking
+# with registered buffers for every size; blocking, nonblocking and
+# persistent with registered and unregistered buffers on one size; 16 MiB
+# for a few q on the 4- and 8-rank meshes.
+. "$(dirname "$0")/common.sh"
+tr=${TRANSPORT:-ofi:tcp}
+need_transport "$tr"
+start=$(date +%s)
+for shape in 2x2 3x3 2x4 4x4; do
+    p=$(( ${shape%x*} * ${shape#*x} ))
+    for a in mesh ring direct; do
+        run $p "$tr" --topo mesh:$shape --algo $a --sizes 0,1,4096,8193,70000,1048579 \
+            --q all --modes blocking --mem reg || exit 1
+    done
+    # every mode and buffer kind: multi-chunk pipelined routes for mesh,
+    # one-chunk rendezvous for the others
+    run $p "$tr" --topo mesh:$shape --algo mesh --sizes 1048579 --q all \
+        --modes blocking,nonblocking,persistent --mem reg,unreg || exit 1
+    for a in ring direct; do
+        run $p "$tr" --topo mesh:$shape --algo $a --sizes 70000 --q all \
+            --modes nonblocking,persistent --mem reg,unreg || exit 1
+    done
+done
+for shape in 2x2 2x4; do
+    p=$(( ${shape%x*} * ${shape#*x} ))
+    for a in mesh ring direct; do
+        run $p "$tr" --topo mesh:$shape --algo $a --sizes 16777216 \
+            --q -1,1,2,3,$((p / 2 + 1)) --modes blocking --mem reg || exit 1
+    done
+    run $p "$tr" --topo mesh:$shape --algo mesh --sizes 16777216 --q 3,-3 \
+        --modes persistent --mem unreg || exit 1
+done
+echo "shift_mesh on $tr: all passed in $(( $(date +%s) - start )) s"
+exit 0
