@@ -16,7 +16,7 @@
 
 static void rtopo__pend_push(rtopo_ctx_t *ctx, int peer, const void *buf, size_t len)
 {
-    rtopo__pend_t *p = malloc(sizeof(*p) - sizeof(p->msg) + len);
+    rtopo__pend_t *p = malloc(sizeof(*p) + len);
 
     if (!p) {
         rtopo__error(RTOPO_ERR_NOMEM, "dropping a control message to rank %d", peer);
@@ -60,13 +60,13 @@ static int rtopo__pend_flush(rtopo_ctx_t *ctx)
 int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
                      const void *payload, size_t plen)
 {
-    size_t len = sizeof(*msg) + plen;
+    size_t hlen = RTOPO__MSG_LEN(msg), len = hlen + plen;
     int st;
 
-    memcpy(ctx->msgbuf, msg, sizeof(*msg));
+    memcpy(ctx->msgbuf, msg, hlen);
     ((rtopo__msg_t *)ctx->msgbuf)->src = ctx->rank;
     if (plen)
-        memcpy(ctx->msgbuf + sizeof(*msg), payload, plen);
+        memcpy(ctx->msgbuf + hlen, payload, plen);
     if (!ctx->pend) {
         st = ctx->tlops->send(ctx->tl, peer, ctx->msgbuf, len, NULL);
         if (st != RTOPO_ERR_BUSY)
@@ -93,7 +93,7 @@ static void rtopo__on_ctrl(rtopo_ctx_t *ctx, const void *data, size_t len)
     rtopo__umsg_t *u, **pp;
     rtopo__op_t *op;
 
-    if (len < sizeof(*m)) {
+    if (len < RTOPO__MSG_HDR || len < RTOPO__MSG_LEN(m)) {
         rtopo__warn("dropping a runt control message of %zu bytes", len);
         return;
     }
@@ -109,7 +109,7 @@ static void rtopo__on_ctrl(rtopo_ctx_t *ctx, const void *data, size_t len)
                      m->type, m->src, m->topo_id, m->seq);
         return;
     }
-    u = malloc(sizeof(*u) - sizeof(u->msg) + len);
+    u = malloc(sizeof(*u) + len);
     if (!u) {
         rtopo__error(RTOPO_ERR_NOMEM, "cannot keep an early message from rank %d", m->src);
         return;

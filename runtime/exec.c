@@ -245,7 +245,9 @@ static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t
     m->len = rtopo__xf(op, x)->len;
 }
 
-static void rtopo__release_slots(rtopo__op_t *op)
+/* After a failure a peer may still write to the old slot ids: those are
+ * closed for good rather than handed to a later operation. */
+static void rtopo__release_slots(rtopo__op_t *op, int reuse)
 {
     rtopo_ctx_t *ctx = op->ctx;
     int i;
@@ -254,7 +256,8 @@ static void rtopo__release_slots(rtopo__op_t *op)
         rtopo__rstate_t *r = &op->rs[i];
         if (r->mode && ctx->slots[r->slot].op == op) {
             ctx->slots[r->slot].op = NULL;
-            ctx->slot_free[ctx->nslot_free++] = r->slot;
+            if (reuse)
+                ctx->slot_free[ctx->nslot_free++] = r->slot;
         }
     }
 }
@@ -302,7 +305,7 @@ void rtopo__op_finish(rtopo__op_t *op)
 {
     if (!op->active)
         return;
-    rtopo__release_slots(op);
+    rtopo__release_slots(op, 1);
     rtopo__op_unlink(op);
     rtopo__op_free_state(op, 0);
 }
@@ -326,7 +329,7 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     for (i = 0; i < op->plan->npeers; i++)
         if (!(ctx->failed && op->plan->peers[i] == ctx->failed_rank))
             rtopo__ctrl_send(ctx, op->plan->peers[i], &m, NULL, 0);
-    rtopo__release_slots(op);
+    rtopo__release_slots(op, 0);
     rtopo__op_unlink(op);
     /* Peers may still write into staging blocks opened for this operation:
      * never hand them out again. */
@@ -514,12 +517,12 @@ static int rtopo__find_recv(const rtopo__plan_t *p, uint32_t x, uint32_t hop)
 static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
 {
     int ri = rtopo__find_recv(op->plan, m->xfer, m->hop), fi;
-    const uint8_t *payload = (const uint8_t *)(m + 1);
+    const uint8_t *payload = (const uint8_t *)m + RTOPO__MSG_HDR;
     rtopo__rstate_t *r;
     rtopo__msg_t fm;
 
     if (ri < 0 || op->plan->recv[ri].peer != m->src || m->sig != op->plan->sig ||
-        m->len != rtopo__xf(op, m->xfer)->len || len != sizeof(*m) + m->len) {
+        m->len != rtopo__xf(op, m->xfer)->len || len != RTOPO__MSG_HDR + m->len) {
         rtopo__abort_peer(op, m->src, RTOPO_ERR_MISMATCH, "the operation", m);
         return;
     }

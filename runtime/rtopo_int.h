@@ -49,7 +49,9 @@ enum rtopo__msg_type {
 
 enum { RTOPO__WIN_DIRECT = 1, RTOPO__WIN_STAGED = 2 };
 
-/* control message header; EAGER payload follows it */
+/* A control message.  EAGER messages carry only the first
+ * RTOPO__MSG_HDR bytes, then the payload, so that small ones fit the
+ * providers' inject size; the others carry the whole struct. */
 typedef struct rtopo__msg {
     uint8_t type;
     uint8_t mode;        /* RTR: window kind */
@@ -60,14 +62,18 @@ typedef struct rtopo__msg {
     uint32_t xfer;
     uint32_t hop;        /* 1-based hop index within the transfer */
     uint32_t sig;        /* signature of the operation's arguments */
-    uint32_t slot;       /* RTR: receiver's slot id */
-    uint64_t len;        /* hop length (EAGER: payload bytes) */
-    uint64_t unit;       /* RTR staged: bytes per slot */
     uint32_t nslots;     /* RTR staged: K; CREDIT: released prefix */
+    uint64_t len;        /* hop length (EAGER: payload bytes) */
+    /* RTR and ABORT only */
+    uint32_t slot;       /* RTR: receiver's slot id */
     int32_t status;      /* ABORT */
+    uint64_t unit;       /* RTR staged: bytes per slot */
     rtopo__rkey_t rkey;  /* RTR */
     uint64_t roff;       /* RTR: offset of the window in rkey's region */
 } rtopo__msg_t;
+
+#define RTOPO__MSG_HDR offsetof(rtopo__msg_t, slot)
+#define RTOPO__MSG_LEN(m) ((m)->type == RTOPO__MSG_EAGER ? RTOPO__MSG_HDR : sizeof(rtopo__msg_t))
 
 /* ring of K slots released in piece order (see protocol above) */
 typedef struct rtopo__ring {

@@ -43,7 +43,7 @@
  *             i+q agree in their gamma(q) low bits.  Steps gamma(q)..d-1
  *             are used, so nsteps = log p; the empty leading rounds cost
  *             nothing.  (On the Gray embedding the same rule gives
- *             load 2 from p = 8 and paths one link longer.)
+ *             load 2 from p = 8 and paths up to one link longer.)
  *  AUTO       builds the applicable schedules and keeps the one with the
  *             smallest cut-through model time (ties: the topology's own
  *             algorithm first, DIRECT last); candidates whose lower bound
@@ -60,8 +60,11 @@
  * ts + m*tw + (h-1)*th, and a link direction crossed by several transfers
  * costs at least ts + (sum of their bytes)*tw.  Textbook lock-step bounds:
  * ring (ts + m*tw) min(q, p-q), mesh (ts + m*tw)(sqrt p + 1), hypercube
- * (ts + m*tw) log p, E-cube ts + m*tw + th*(log p - gamma(q) - 1) (cut-
- * through, one transfer per link: the route length is the only term).
+ * (ts + m*tw) log p.  E-cube, cut-through: SPEC 5.3 writes
+ * ts + m*tw + th*(log p - gamma(q)); charging th per extra hop, as sim.c
+ * does, it is ts + m*tw + th*(log p - gamma(q) - 1), and since every link
+ * direction carries one transfer in the whole schedule the route length
+ * is the only term.
  */
 #include "config.h"
 #include <stdlib.h>

@@ -70,8 +70,9 @@ enum rtopo__tl_ev_type {
 
 typedef struct rtopo__tl_event {
     int type;
-    int peer;           /* -1 when the backend cannot tell (engine headers
-                           carry the sender's rank) */
+    int peer;           /* -1 when the backend cannot tell (libfabric does
+                           not name the writer of TL_EV_IMM reliably); the
+                           engine's own headers carry the sender's rank */
     void *ctx;
     uint32_t imm;
     const void *data;   /* TL_EV_RECV: valid until the next poll() */

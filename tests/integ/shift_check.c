@@ -74,6 +74,20 @@ static double cpu_seconds(void)
            ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* is `word` one of the comma-separated words of `list`? */
+static int has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    const char *p = list;
+
+    while ((p = strstr(p, word)) != NULL) {
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
 static int parse_list(const char *s, long *out, int max)
 {
     int n = 0;
@@ -242,7 +256,7 @@ int main(int argc, char **argv)
     t0 = now();
     for (m = 0; m < 2; m++) {
         const char *mem = m ? "unreg" : "reg";
-        if (!strstr(mems, mem))
+        if (!has_word(mems, mem))
             continue;
         if (m == 0) {
             if ((st = rtopo_mem_register(ctx, sb, maxb + 64, &smem)))
@@ -260,7 +274,7 @@ int main(int argc, char **argv)
                 for (k = 0; k < 3; k++) {
                     rtopo_req_t *req = NULL;
                     char what[160];
-                    if (!strstr(modes, names[k]))
+                    if (!has_word(modes, names[k]))
                         continue;
                     if (k == 2 && (st = rtopo_shift_init(t, sb, rb, n, q, &req)))
                         die("rtopo_shift_init", st);

@@ -67,8 +67,11 @@ struct ofi_tl {
     int rank;
     int nranks;
     fi_addr_t *peer_addr;
-    int *addr_rank;       /* fi_addr (AV table index) -> rank */
     int source;           /* FI_SOURCE: completions carry the sender */
+    char (*blob)[RTOPO__TL_ADDR_MAX];   /* peers' addresses, to name senders */
+    size_t *blob_len;
+    int *src_rank;        /* source fi_addr -> rank (-2: not looked up yet) */
+    size_t nsrc;
     int cq_fd_wait;       /* the CQ has an fd wait object */
     int mr_virt;          /* remote addresses are virtual (FI_MR_VIRT_ADDR) */
     int mr_prov_key;
@@ -285,7 +288,9 @@ static void ofi_close(struct rtopo__tl *tl)
     free(t->bounce_bufs);
     free(t->ops);
     free(t->peer_addr);
-    free(t->addr_rank);
+    free(t->blob);
+    free(t->blob_len);
+    free(t->src_rank);
     free(t);
 }
 
@@ -356,16 +361,16 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
 
     st = RTOPO_ERR_NOMEM;
     t->peer_addr = malloc(sizeof(*t->peer_addr) * (size_t)t->nranks);
-    t->addr_rank = malloc(sizeof(*t->addr_rank) * (size_t)t->nranks);
+    t->blob = calloc((size_t)t->nranks, sizeof(*t->blob));
+    t->blob_len = calloc((size_t)t->nranks, sizeof(*t->blob_len));
     t->ops = calloc(OFI_NOPS, sizeof(*t->ops));
     t->recv_bufs = malloc(OFI_NRECV * t->ctrl_size);
     t->bounce_bufs = malloc(OFI_NBOUNCE * t->ctrl_size);
-    if (!t->peer_addr || !t->addr_rank || !t->ops || !t->recv_bufs || !t->bounce_bufs)
+    if (!t->peer_addr || !t->blob || !t->blob_len || !t->ops || !t->recv_bufs ||
+        !t->bounce_bufs)
         goto err;
-    for (i = 0; i < t->nranks; i++) {
+    for (i = 0; i < t->nranks; i++)
         t->peer_addr[i] = FI_ADDR_NOTAVAIL;
-        t->addr_rank[i] = -1;
-    }
     for (i = OFI_NOPS - 1; i >= 0; i--)
         ofi_op_put(t, &t->ops[i]);
     for (i = 0; i < OFI_NBOUNCE; i++)
@@ -411,6 +416,7 @@ static int ofi_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
 static int ofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
 {
     struct ofi_tl *t = ofi_tl(tl);
+    size_t i;
     int ret;
 
     if (peer < 0 || peer >= t->nranks)
@@ -422,8 +428,14 @@ static int ofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t 
         t->peer_addr[peer] = FI_ADDR_NOTAVAIL;
         return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_av_insert for rank %d failed", peer);
     }
-    if (t->peer_addr[peer] < (fi_addr_t)t->nranks)
-        t->addr_rank[t->peer_addr[peer]] = peer;
+    if (len <= RTOPO__TL_ADDR_MAX) {
+        memcpy(t->blob[peer], blob, len);
+        t->blob_len[peer] = len;
+    }
+    /* indices may have been named before this insert (rxm adds peers that
+     * connect first on its own): look them up again */
+    for (i = 0; i < t->nsrc; i++)
+        t->src_rank[i] = -2;
     return RTOPO_OK;
 }
 
@@ -578,6 +590,38 @@ static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
     return RTOPO_OK;
 }
 
+/* Names the sender of a completion by the address behind its source
+ * fi_addr rather than by insertion order, which rxm does not keep for
+ * peers that connected before they were inserted. */
+static int ofi_src_rank(struct ofi_tl *t, fi_addr_t from)
+{
+    char addr[RTOPO__TL_ADDR_MAX];
+    size_t len = sizeof(addr), n;
+    int r;
+
+    if (from == FI_ADDR_NOTAVAIL || from >= 65536)
+        return -1;
+    if (from >= t->nsrc) {
+        n = (size_t)from + 16;
+        int *m = realloc(t->src_rank, n * sizeof(*m));
+        if (!m)
+            return -1;
+        while (t->nsrc < n)
+            m[t->nsrc++] = -2;
+        t->src_rank = m;
+    }
+    if (t->src_rank[from] != -2)
+        return t->src_rank[from];
+    t->src_rank[from] = -1;
+    if (fi_av_lookup(t->av, from, addr, &len) == 0)
+        for (r = 0; r < t->nranks; r++)
+            if (t->blob_len[r] == len && !memcmp(t->blob[r], addr, len)) {
+                t->src_rank[from] = r;
+                break;
+            }
+    return t->src_rank[from];
+}
+
 /* translate one completion; returns 1 if it produced an event */
 static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
                         fi_addr_t from, rtopo__tl_event_t *ev)
@@ -585,7 +629,11 @@ static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
     struct ofi_op *op = e->op_context;
 
     memset(ev, 0, sizeof(*ev));
-    ev->peer = from < (fi_addr_t)t->nranks ? t->addr_rank[from] : -1;
+    /* rxm fills the source of remote CQ data unreliably: name senders of
+     * control messages only (the engine's messages carry it anyway) */
+    ev->peer = -1;
+    if (t->source && (e->flags & FI_RECV) && !(e->flags & FI_REMOTE_CQ_DATA))
+        ev->peer = ofi_src_rank(t, from);
     if (e->flags & FI_REMOTE_CQ_DATA) {
         ev->type = RTOPO__TL_EV_IMM;
         ev->imm = (uint32_t)e->data;
