@@ -82,7 +82,8 @@ typedef enum {
     RTOPO_SHIFT_RING,       /* ring-neighbour hops, shorter direction */
     RTOPO_SHIFT_MESH,       /* row stage, compensation, column stage */
     RTOPO_SHIFT_HYPERCUBE,  /* Gray-code embedding, one phase per bit */
-    RTOPO_SHIFT_ECUBE,      /* direct route, dimension ordered */
+    RTOPO_SHIFT_ECUBE,      /* direct route on the identity cube embedding,
+                               dimension ordered */
     RTOPO_SHIFT_DIRECT      /* one connection to (i+q) mod p */
 } rtopo_shift_algo_t;
 

@@ -50,7 +50,8 @@ static int rtopo__parse_int(const char *name, const char *s, long *out)
     return RTOPO_OK;
 }
 
-/* sizes accept k, m, g suffixes (powers of 1024) */
+/* sizes accept k, m, g suffixes, also as KiB/MiB/GiB or kb/mb/gb (all
+ * powers of 1024) */
 static int rtopo__parse_size(const char *name, const char *s, size_t *out)
 {
     char *end;
@@ -67,6 +68,8 @@ static int rtopo__parse_size(const char *name, const char *s, size_t *out)
     case '\0': break;
     default: goto bad;
     }
+    if (tolower((unsigned char)*end) == 'i')
+        end++;    /* KiB, MiB, GiB */
     if (tolower((unsigned char)*end) == 'b')
         end++;
     if (*end != '\0')

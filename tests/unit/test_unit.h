@@ -13,6 +13,7 @@ int tu_suite_topo(void);
 int tu_suite_shift_sched(void);
 int tu_suite_sim(void);
 int tu_suite_formulas(void);
+int tu_suite_runtime(void);
 
 /* record a failure with details on stderr (CUnit messages cannot be
  * formatted); evaluates to cond */

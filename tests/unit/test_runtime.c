@@ -1,0 +1,194 @@
+/*
+ * test_runtime.c - the runtime's parts that need no peer: status codes,
+ * the RTOPO_* table, argument checking of the public API, and a job of
+ * one rank (every shift is a local copy there).
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include <CUnit/CUnit.h>
+#include "rtopo.h"
+#include "params.h"
+#include "test_unit.h"
+
+static void test_status_codes(void)
+{
+    int i, j;
+
+    CU_ASSERT_STRING_EQUAL(rtopo_err_name(RTOPO_OK), "RTOPO_OK");
+    CU_ASSERT_STRING_EQUAL(rtopo_strerror(RTOPO_OK), "success");
+    for (i = -1; i > RTOPO_ERR_LAST; i--) {
+        TU_CHECK(strncmp(rtopo_err_name(i), "RTOPO_ERR_", 10) == 0 &&
+                 strcmp(rtopo_err_name(i), "RTOPO_ERR_UNKNOWN") != 0,
+                 "code %d has no name", i);
+        TU_CHECK(strcmp(rtopo_strerror(i), "unknown error") != 0, "code %d has no text", i);
+        for (j = i - 1; j > RTOPO_ERR_LAST; j--)
+            TU_CHECK(strcmp(rtopo_err_name(i), rtopo_err_name(j)) != 0,
+                     "codes %d and %d share a name", i, j);
+    }
+    CU_ASSERT_STRING_EQUAL(rtopo_strerror(RTOPO_ERR_LAST), "unknown error");
+    CU_ASSERT_STRING_EQUAL(rtopo_strerror(1), "unknown error");
+    CU_ASSERT_STRING_EQUAL(rtopo_err_name(RTOPO_ERR_PEER), "RTOPO_ERR_PEER");
+}
+
+static void test_params(void)
+{
+    rtopo__params_t p;
+    const char *name, *type, *def, *help;
+    int i;
+
+    unsetenv("RTOPO_EAGER_LIMIT");
+    unsetenv("RTOPO_TIMEOUT_MS");
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
+    CU_ASSERT_EQUAL(p.eager_limit, 8192);
+    CU_ASSERT_EQUAL(p.timeout_ms, 60000);
+    CU_ASSERT_STRING_EQUAL(p.shift_algo, "auto");
+
+    setenv("RTOPO_EAGER_LIMIT", "64k", 1);
+    setenv("RTOPO_CHUNK_SIZE", "1MiB", 1);
+    setenv("RTOPO_TIMEOUT_MS", "0x10", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
+    CU_ASSERT_EQUAL(p.eager_limit, 65536);
+    CU_ASSERT_EQUAL(p.timeout_ms, 16);
+    setenv("RTOPO_CHUNK_SIZE", "2g", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
+    CU_ASSERT_EQUAL(p.chunk_size, (size_t)2 << 30);
+
+    setenv("RTOPO_EAGER_LIMIT", "12x", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_ERR_INVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rtopo_last_error(), "RTOPO_EAGER_LIMIT"));
+    setenv("RTOPO_EAGER_LIMIT", "-5", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_ERR_INVAL);
+    unsetenv("RTOPO_EAGER_LIMIT");
+    setenv("RTOPO_TIMEOUT_MS", "soon", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_ERR_INVAL);
+    unsetenv("RTOPO_TIMEOUT_MS");
+    unsetenv("RTOPO_CHUNK_SIZE");
+
+    for (i = 0; rtopo__params_row(i, &name, &type, &def, &help); i++) {
+        TU_CHECK(!strncmp(name, "RTOPO_", 6), "row %d: %s", i, name);
+        TU_CHECK(!strcmp(type, "STR") || !strcmp(type, "INT") || !strcmp(type, "SIZE"),
+                 "%s: type %s", name, type);
+        TU_CHECK(strlen(help) > 10, "%s has no help", name);
+    }
+    CU_ASSERT(i >= 10);
+    CU_ASSERT_EQUAL(rtopo__params_row(i, &name, &type, &def, &help), 0);
+}
+
+static void test_api_arguments(void)
+{
+    rtopo_config_t cfg = RTOPO_CONFIG_INIT;
+    rtopo_req_t *req = NULL;
+    rtopo_topo_t *t = NULL;
+    rtopo_mem_t *m = NULL;
+    int done;
+    char b[8];
+
+    CU_ASSERT_EQUAL(rtopo_init(NULL, NULL), RTOPO_ERR_INVAL);
+    cfg.size = 0;
+    CU_ASSERT_EQUAL(rtopo_init(&cfg, (rtopo_ctx_t **)&t), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_finalize(NULL), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_rank(NULL), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_size(NULL), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_topo_ring(NULL, &t), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_topo_free(NULL), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_mem_register(NULL, b, sizeof(b), &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_mem_deregister(NULL), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_shift(NULL, b, b, 1, 1), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_ishift(NULL, b, b, 1, 1, &req), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_start(NULL), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_wait(NULL), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_test(NULL, &done), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_req_free(NULL), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo_topo_set_shift_algo(NULL, RTOPO_SHIFT_RING), RTOPO_ERR_INVAL);
+}
+
+/* a job of one rank, bootstrapped without a launcher */
+static void test_single_rank(void)
+{
+    rtopo_ctx_t *ctx;
+    rtopo_topo_t *ring, *t;
+    rtopo_req_t *req;
+    rtopo_mem_t *mem;
+    char src[4096], dst[4096];
+    int st, q, done, i;
+
+    setenv("RTOPO_BOOT", "single", 1);
+    st = rtopo_init(NULL, &ctx);
+    unsetenv("RTOPO_BOOT");
+    if (st != RTOPO_OK) {
+        fprintf(stderr, "\n  no transport opens here (%s): single-rank checks skipped\n",
+                rtopo_last_error());
+        return;
+    }
+    CU_ASSERT_EQUAL(rtopo_rank(ctx), 0);
+    CU_ASSERT_EQUAL(rtopo_size(ctx), 1);
+    CU_ASSERT_EQUAL_FATAL(rtopo_topo_ring(ctx, &ring), RTOPO_OK);
+
+    /* sizes that do not fit: the message names what would */
+    CU_ASSERT_EQUAL(rtopo_topo_hypercube(ctx, 1, &t), RTOPO_ERR_TOPO);
+    CU_ASSERT(strlen(rtopo_last_error()) > 0);
+    CU_ASSERT_EQUAL(rtopo_topo_mesh(ctx, 2, 1, &t), RTOPO_ERR_TOPO);
+    CU_ASSERT_EQUAL(rtopo_topo_mesh(ctx, 0, 1, &t), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_topo_otis_mesh(ctx, 2, &t), RTOPO_ERR_TOPO);
+    CU_ASSERT_EQUAL(rtopo_topo_set_shift_algo(ring, RTOPO_SHIFT_MESH), RTOPO_ERR_UNSUPPORTED);
+    CU_ASSERT_EQUAL(rtopo_topo_set_shift_algo(ring, (rtopo_shift_algo_t)42), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_topo_set_shift_algo(ring, RTOPO_SHIFT_DIRECT), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo_topo_mesh(ctx, 1, 1, &t), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo_topo_free(t), RTOPO_OK);
+
+    CU_ASSERT_EQUAL(rtopo_shift(ring, NULL, dst, 8, 1), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_shift(ring, NULL, NULL, 0, 1), RTOPO_OK);
+    for (q = -3; q <= 3; q++) {
+        for (i = 0; i < (int)sizeof(src); i++)
+            src[i] = (char)(i * 7 + q);
+        memset(dst, 0, sizeof(dst));
+        CU_ASSERT_EQUAL(rtopo_shift(ring, src, dst, sizeof(src), q), RTOPO_OK);
+        CU_ASSERT_EQUAL(memcmp(src, dst, sizeof(src)), 0);
+    }
+
+    /* persistent request: restarts, test, and the rules around them */
+    CU_ASSERT_EQUAL_FATAL(rtopo_shift_init(ring, src, dst, 100, 5, &req), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo_wait(req), RTOPO_ERR_INVAL);   /* never started */
+    for (i = 0; i < 3; i++) {
+        src[0] = (char)i;
+        CU_ASSERT_EQUAL(rtopo_start(req), RTOPO_OK);
+        CU_ASSERT_EQUAL(rtopo_test(req, &done), RTOPO_OK);
+        CU_ASSERT_EQUAL(done, 1);
+        CU_ASSERT_EQUAL(rtopo_wait(req), RTOPO_OK);
+        CU_ASSERT_EQUAL(dst[0], (char)i);
+    }
+    CU_ASSERT_EQUAL(rtopo_req_free(req), RTOPO_OK);
+
+    /* a nonblocking request cannot be restarted */
+    CU_ASSERT_EQUAL_FATAL(rtopo_ishift(ring, src, dst, 10, 1, &req), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo_wait(req), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo_start(req), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_req_free(req), RTOPO_OK);
+
+    /* in place */
+    memcpy(dst, "abcdef", 6);
+    CU_ASSERT_EQUAL(rtopo_shift(ring, dst, dst, 6, 1), RTOPO_OK);
+    CU_ASSERT_EQUAL(memcmp(dst, "abcdef", 6), 0);
+
+    CU_ASSERT_EQUAL(rtopo_mem_register(ctx, src, 0, &mem), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL_FATAL(rtopo_mem_register(ctx, src, sizeof(src), &mem), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo_shift(ring, src, dst, sizeof(src), 1), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo_mem_deregister(mem), RTOPO_OK);
+
+    /* topologies still alive are freed by finalize */
+    CU_ASSERT_EQUAL(rtopo_finalize(ctx), RTOPO_OK);
+}
+
+int tu_suite_runtime(void)
+{
+    CU_pSuite s = CU_add_suite("runtime", NULL, NULL);
+
+    if (!s ||
+        !CU_add_test(s, "status codes: names and texts", test_status_codes) ||
+        !CU_add_test(s, "RTOPO_* table: defaults, sizes, bad values", test_params) ||
+        !CU_add_test(s, "public API rejects bad arguments", test_api_arguments) ||
+        !CU_add_test(s, "a job of one rank", test_single_rank))
+        return CU_get_error();
+    return CUE_SUCCESS;
+}
