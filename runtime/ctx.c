@@ -67,6 +67,32 @@ static int rtopo__check_uniform(rtopo_ctx_t *ctx)
     return RTOPO_OK;
 }
 
+static void rtopo__ctx_free(rtopo_ctx_t *ctx)
+{
+    rtopo__umsg_t *u;
+    rtopo__pend_t *p;
+
+    if (ctx->tl)
+        ctx->tlops->close(ctx->tl);
+    if (ctx->boot)
+        rtopo__boot_close(ctx->boot);
+    while ((u = ctx->unexp)) {
+        ctx->unexp = u->next;
+        free(u);
+    }
+    while ((p = ctx->pend)) {
+        ctx->pend = p->next;
+        free(p);
+    }
+    free(ctx->topos);
+    free(ctx->peers);
+    free(ctx->connected);
+    free(ctx->slots);
+    free(ctx->slot_free);
+    free(ctx->msgbuf);
+    free(ctx);
+}
+
 int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
 {
     rtopo__tl_params_t tp;
@@ -189,16 +215,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     *ctx_p = ctx;
     return RTOPO_OK;
 err:
-    if (ctx->tl)
-        ctx->tlops->close(ctx->tl);
-    if (ctx->boot)
-        rtopo__boot_close(ctx->boot);
-    free(ctx->peers);
-    free(ctx->connected);
-    free(ctx->slots);
-    free(ctx->slot_free);
-    free(ctx->msgbuf);
-    free(ctx);
+    rtopo__ctx_free(ctx);
     return st;
 }
 
@@ -213,8 +230,6 @@ int rtopo_barrier(rtopo_ctx_t *ctx)
 
 int rtopo_finalize(rtopo_ctx_t *ctx)
 {
-    rtopo__umsg_t *u;
-    rtopo__pend_t *p;
     uint32_t i;
     int st = RTOPO_OK;
 
@@ -232,24 +247,8 @@ int rtopo_finalize(rtopo_ctx_t *ctx)
     for (i = 0; i < ctx->ntopos_alloc; i++)
         if (ctx->topos[i])
             rtopo_topo_free(ctx->topos[i]);
-    free(ctx->topos);
     rtopo__mem_release_all(ctx);
-    ctx->tlops->close(ctx->tl);
-    rtopo__boot_close(ctx->boot);
-    while ((u = ctx->unexp)) {
-        ctx->unexp = u->next;
-        free(u);
-    }
-    while ((p = ctx->pend)) {
-        ctx->pend = p->next;
-        free(p);
-    }
-    free(ctx->peers);
-    free(ctx->connected);
-    free(ctx->slots);
-    free(ctx->slot_free);
-    free(ctx->msgbuf);
-    free(ctx);
+    rtopo__ctx_free(ctx);
     return st;
 }
 

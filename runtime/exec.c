@@ -482,15 +482,19 @@ static void rtopo__abort_peer(rtopo__op_t *op, int peer, int status, const char 
     rtopo__op_fail(op, status);
 }
 
-static int rtopo__find_send(const rtopo__plan_t *p, uint32_t x, uint32_t hop)
+/* binary search of entries sorted by (xfer, hop), both entry kinds
+ * starting with those two fields */
+static int rtopo__find_ent(const void *base, int n, size_t stride, uint32_t x, uint32_t hop)
 {
-    int lo = 0, hi = p->nsend - 1, mid;
+    int lo = 0, hi = n - 1, mid;
+    const uint32_t *e;
 
     while (lo <= hi) {
         mid = (lo + hi) / 2;
-        if (p->send[mid].xfer == x && p->send[mid].hop == hop)
+        e = (const uint32_t *)((const char *)base + (size_t)mid * stride);
+        if (e[0] == x && e[1] == hop)
             return mid;
-        if (p->send[mid].xfer < x || (p->send[mid].xfer == x && p->send[mid].hop < hop))
+        if (e[0] < x || (e[0] == x && e[1] < hop))
             lo = mid + 1;
         else
             hi = mid - 1;
@@ -498,21 +502,10 @@ static int rtopo__find_send(const rtopo__plan_t *p, uint32_t x, uint32_t hop)
     return -1;
 }
 
-static int rtopo__find_recv(const rtopo__plan_t *p, uint32_t x, uint32_t hop)
-{
-    int lo = 0, hi = p->nrecv - 1, mid;
-
-    while (lo <= hi) {
-        mid = (lo + hi) / 2;
-        if (p->recv[mid].xfer == x && p->recv[mid].hop == hop)
-            return mid;
-        if (p->recv[mid].xfer < x || (p->recv[mid].xfer == x && p->recv[mid].hop < hop))
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
+#define rtopo__find_send(p, x, hop) \
+    rtopo__find_ent((p)->send, (p)->nsend, sizeof(rtopo__send_ent_t), x, hop)
+#define rtopo__find_recv(p, x, hop) \
+    rtopo__find_ent((p)->recv, (p)->nrecv, sizeof(rtopo__recv_ent_t), x, hop)
 
 static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
 {

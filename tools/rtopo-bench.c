@@ -219,6 +219,23 @@ static int make_topo(rtopo_topo_t **t)
     exit(2);
 }
 
+/* two page-aligned buffers large enough for every size asked for */
+static size_t alloc_bufs(uint8_t **sb, uint8_t **rb, int fill)
+{
+    size_t maxb = 0;
+    int i;
+
+    for (i = 0; i < B.nsizes; i++)
+        if ((size_t)B.sizes[i] > maxb)
+            maxb = (size_t)B.sizes[i];
+    maxb += 64;
+    if (posix_memalign((void **)sb, 4096, maxb) || posix_memalign((void **)rb, 4096, maxb))
+        fail("memory", RTOPO_ERR_NOMEM);
+    memset(*sb, fill, maxb);
+    memset(*rb, 0, maxb);
+    return maxb;
+}
+
 static double mbps(size_t bytes, double us)
 {
     return us > 0 ? (double)bytes / us : 0.0;
@@ -240,17 +257,10 @@ static void bench_shift(void)
 
     if ((st = make_topo(&topo)))
         fail("topology", st);
-    for (i = 0; i < B.nsizes; i++)
-        if ((size_t)B.sizes[i] > maxb)
-            maxb = (size_t)B.sizes[i];
-    if (posix_memalign((void **)&sb, 4096, maxb + 64) ||
-        posix_memalign((void **)&rb, 4096, maxb + 64))
-        fail("memory", RTOPO_ERR_NOMEM);
-    memset(sb, me, maxb + 64);
-    memset(rb, 0, maxb + 64);
+    maxb = alloc_bufs(&sb, &rb, me);
     /* the baseline always needs registered memory */
-    if ((st = rtopo_mem_register(ctx, sb, maxb + 64, &smem)) ||
-        (st = rtopo_mem_register(ctx, rb, maxb + 64, &rmem)))
+    if ((st = rtopo_mem_register(ctx, sb, maxb, &smem)) ||
+        (st = rtopo_mem_register(ctx, rb, maxb, &rmem)))
         fail("rtopo_mem_register", st);
     my_rkey = rmem->rkey;
     rkeys = malloc(sizeof(*rkeys) * (size_t)ctx->size);
@@ -273,12 +283,12 @@ static void bench_shift(void)
     /* rtopo's buffers: the registered ones, or separate unregistered ones */
     usb = sb;
     urb = rb;
-    if (B.unreg && (posix_memalign((void **)&usb, 4096, maxb + 64) ||
-                    posix_memalign((void **)&urb, 4096, maxb + 64)))
+    if (B.unreg && (posix_memalign((void **)&usb, 4096, maxb) ||
+                    posix_memalign((void **)&urb, 4096, maxb)))
         fail("memory", RTOPO_ERR_NOMEM);
     if (B.unreg) {
-        memset(usb, me, maxb + 64);
-        memset(urb, 0, maxb + 64);
+        memset(usb, me, maxb);
+        memset(urb, 0, maxb);
     }
     for (a = 0; a < nalgo; a++) {
         rtopo__sched_t *probe;
@@ -440,15 +450,9 @@ static void bench_route(void)
     }
     if ((st = rtopo_topo_ring(ctx, &topo)))
         fail("ring", st);
-    for (i = 0; i < B.nsizes; i++)
-        if ((size_t)B.sizes[i] > maxb)
-            maxb = (size_t)B.sizes[i];
-    if (posix_memalign((void **)&sb, 4096, maxb + 64) ||
-        posix_memalign((void **)&rb, 4096, maxb + 64))
-        fail("memory", RTOPO_ERR_NOMEM);
-    memset(sb, 1, maxb + 64);
-    if ((st = rtopo_mem_register(ctx, sb, maxb + 64, &smem)) ||
-        (st = rtopo_mem_register(ctx, rb, maxb + 64, &rmem)))
+    maxb = alloc_bufs(&sb, &rb, 1);
+    if ((st = rtopo_mem_register(ctx, sb, maxb, &smem)) ||
+        (st = rtopo_mem_register(ctx, rb, maxb, &rmem)))
         fail("rtopo_mem_register", st);
     if (ctx->rank == 0)
         printf("# rtopo-bench route: rank 0 -> rank %d over %d ring hops, pipelined in "
