@@ -219,6 +219,19 @@ static int make_topo(rtopo_topo_t **t)
     exit(2);
 }
 
+/* sorts v ascending, carrying order along (a handful of entries) */
+static void sort_by(double *v, int *order, int n)
+{
+    int x, y, t;
+    double d;
+
+    for (x = 1; x < n; x++)
+        for (y = x; y > 0 && v[y] < v[y - 1]; y--) {
+            d = v[y]; v[y] = v[y - 1]; v[y - 1] = d;
+            t = order[y]; order[y] = order[y - 1]; order[y - 1] = t;
+        }
+}
+
 /* two page-aligned buffers large enough for every size asked for */
 static size_t alloc_bufs(uint8_t **sb, uint8_t **rb, int fill)
 {
@@ -371,6 +384,39 @@ static void bench_shift(void)
                        "\"min_us\":%.3f,\"raw_median_us\":%.3f,\"model_us\":%.3f}\n",
                        rtopo__shift_algo_name(algos[a]), n, r.med, r.min,
                        B.baseline ? raw[i].med : -1.0, pred);
+        }
+    }
+    /* the ranking the model predicts beside the measured one */
+    if (me == 0 && nalgo > 1) {
+        printf("\n# ranking, fastest first: measured | model fitted to the baseline\n");
+        for (i = 0; i < B.nsizes; i++) {
+            int order_m[8], order_p[8], n = 0, x;
+            double pm[8], pp[8];
+            for (a = 0; a < nalgo; a++) {
+                rtopo__sched_t *s;
+                rtopo__sim_result_t sim;
+                if (!ok[a] || algos[a] == RTOPO_SHIFT_AUTO)
+                    continue;
+                pp[n] = 1e30;
+                if (rtopo__sched_shift(&topo->desc, algos[a], B.q, (size_t)B.sizes[i], &model,
+                                       &s) == 0) {
+                    if (rtopo__sim_run(s, &model, &sim) == 0)
+                        pp[n] = sim.model_time;
+                    rtopo__sched_free(s);
+                }
+                pm[n] = res[a * B.nsizes + i].med;
+                order_m[n] = order_p[n] = a;
+                n++;
+            }
+            sort_by(pm, order_m, n);
+            sort_by(pp, order_p, n);
+            printf("%12ld ", B.sizes[i]);
+            for (x = 0; x < n; x++)
+                printf("%s%s", x ? " < " : "", rtopo__shift_algo_name(algos[order_m[x]]));
+            printf(" | ");
+            for (x = 0; x < n; x++)
+                printf("%s%s", x ? " < " : "", rtopo__shift_algo_name(algos[order_p[x]]));
+            printf("\n");
         }
     }
     free(res);
