@@ -452,13 +452,14 @@ int rtopo__op_start(rtopo__op_t *op)
         if (e->upstream >= 0)
             continue;
         ss->src = op->bufs[x->src_buf] + x->src_off;
-        if (x->len <= eager) {
+        if (x->len > eager)
+            ss->src_mem = rtopo__mem_find(ctx, ss->src, x->len);
+        ss->blocked = x->src_buf != RTOPO__BUF_SEND;
+        if (!ss->blocked && x->len <= eager) {
             rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, e->xfer, e->hop);
             if ((st = rtopo__ctrl_send(ctx, e->peer, &m, ss->src, x->len)))
                 goto fail;
             rtopo__entry_done(op, &ss->done);
-        } else {
-            ss->src_mem = rtopo__mem_find(ctx, ss->src, x->len);
         }
     }
     if (op->active)
@@ -762,13 +763,58 @@ static void rtopo__advance_send(rtopo__op_t *op, int si)
     }
 }
 
-void rtopo__op_advance(rtopo__op_t *op)
+static uint32_t rtopo__first_step(const rtopo__op_t *op, const rtopo__xfer_t *x)
 {
+    return op->plan->sched->hops[x->hop0].step;
+}
+
+/* A transfer that starts from RECV or TMP waits until every transfer that
+ * lands in an overlapping range of that buffer at an earlier step is in. */
+static int rtopo__src_ready(rtopo__op_t *op, int si)
+{
+    const rtopo__xfer_t *x = rtopo__xf(op, op->plan->send[si].xfer), *y;
+    uint32_t step = rtopo__first_step(op, x);
     int i;
 
-    for (i = 0; i < op->plan->nsend && op->active; i++)
-        if (op->ss[i].have_rtr && !op->ss[i].done)
+    for (i = 0; i < op->plan->nrecv; i++) {
+        if (op->plan->recv[i].fwd >= 0 || op->rs[i].done)
+            continue;
+        y = rtopo__xf(op, op->plan->recv[i].xfer);
+        if (y->dst_buf == x->src_buf && y->dst_off < x->src_off + x->len &&
+            x->src_off < y->dst_off + y->len &&
+            op->plan->sched->hops[y->hop0 + y->nhops - 1].step < step)
+            return 0;
+    }
+    return 1;
+}
+
+void rtopo__op_advance(rtopo__op_t *op)
+{
+    rtopo__sstate_t *s;
+    rtopo__msg_t m;
+    int i;
+
+    for (i = 0; i < op->plan->nsend && op->active; i++) {
+        s = &op->ss[i];
+        if (s->done)
+            continue;
+        if (s->blocked) {
+            if (!rtopo__src_ready(op, i))
+                continue;
+            s->blocked = 0;
+            if (s->len <= op->ctx->params.eager_limit) {
+                rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, op->plan->send[i].xfer,
+                                op->plan->send[i].hop);
+                if (rtopo__ctrl_send(op->ctx, op->plan->send[i].peer, &m, s->src, s->len))
+                    rtopo__op_fail(op, RTOPO_ERR_TRANSPORT);
+                else
+                    rtopo__entry_done(op, &s->done);
+                continue;
+            }
+        }
+        if (s->have_rtr)
             rtopo__advance_send(op, i);
+    }
 }
 
 void rtopo__op_handle_write_done(rtopo__wctx_t *w)

@@ -146,6 +146,7 @@ typedef struct rtopo__wctx {    /* context of one outstanding write */
 
 typedef struct rtopo__sstate {
     int done;
+    int blocked;            /* reads RECV/TMP that earlier steps still fill */
     int have_rtr;
     int mode;
     uint32_t rslot;
@@ -204,6 +205,7 @@ typedef struct rtopo__op {
 
 struct rtopo_req {
     rtopo__op_t op;
+    uint8_t *tmp;           /* TMP scratch of the schedule, kept across starts */
     int persistent;
     int started;
     const void *sendbuf;

@@ -94,7 +94,13 @@ int rtopo_start(rtopo_req_t *req)
     r = req->recvbuf;
     op->bufs[RTOPO__BUF_SEND] = s;
     op->bufs[RTOPO__BUF_RECV] = r;
-    op->bufs[RTOPO__BUF_TMP] = NULL;
+    if (op->plan->sched->tmp_bytes && !req->tmp) {
+        req->tmp = malloc(op->plan->sched->tmp_bytes);
+        if (!req->tmp)
+            return rtopo__error(RTOPO_ERR_NOMEM, "scratch of %llu bytes",
+                                (unsigned long long)op->plan->sched->tmp_bytes);
+    }
+    op->bufs[RTOPO__BUF_TMP] = req->tmp;
     /* the receive buffer may be written before the send buffer is read:
      * overlapping buffers get a private copy of the send data */
     if (req->bytes && s < r + req->bytes && r < s + req->bytes &&
@@ -156,6 +162,7 @@ int rtopo_req_free(rtopo_req_t *req)
         return RTOPO_ERR_BUSY;
     }
     free(req->op.inplace_copy);
+    free(req->tmp);
     rtopo__plan_put(req->op.plan);
     free(req);
     return RTOPO_OK;
