@@ -25,6 +25,8 @@
 
 struct stat3 { double med, min; };
 
+#define BLOCKS 5   /* measurement blocks per size, alternating baseline and rtopo */
+
 static struct {
     rtopo_ctx_t *ctx;
     const char *op, *topo, *algo;
@@ -132,12 +134,13 @@ static void raw_wait_for(long done, long imm)
     }
 }
 
-static struct stat3 raw_shift(size_t bytes, rtopo_mem_t *smem, const rtopo__rkey_t *rkeys)
+/* n timed rounds into t[], after `warmup` untimed ones */
+static void raw_shift(size_t bytes, rtopo_mem_t *smem, const rtopo__rkey_t *rkeys,
+                      double *t, int n, int warmup)
 {
     rtopo_ctx_t *ctx = B.ctx;
-    int p = ctx->size, me = ctx->rank, it = iters_for(bytes), i, st;
+    int p = ctx->size, me = ctx->rank, i, st;
     int dst = (int)(((me + B.q) % p + p) % p);
-    double *t = malloc(sizeof(double) * (size_t)it);
     long round = 0, writes = 0;
     uint64_t t0;
 
@@ -145,7 +148,7 @@ static struct stat3 raw_shift(size_t bytes, rtopo_mem_t *smem, const rtopo__rkey
     rtopo__connect_peer(ctx, (int)(((me - B.q) % p + p) % p));
     rtopo__boot_barrier(ctx->boot);
     raw_done = raw_imm = 0;
-    for (i = -B.warmup; i < it; i++) {
+    for (i = -warmup; i < n; i++) {
         size_t off = 0, piece;
         t0 = rtopo__now_ns();
         /* writes above the transport's limit go in pieces, the last one
@@ -167,24 +170,21 @@ static struct stat3 raw_shift(size_t bytes, rtopo_mem_t *smem, const rtopo__rkey
             t[i] = (double)(rtopo__now_ns() - t0) * 1e-3;
     }
     rtopo__boot_barrier(ctx->boot);
-    struct stat3 r = reduce(t, it);
-    free(t);
-    return r;
 }
 
 /* ---- rtopo -------------------------------------------------------------- */
 
-static struct stat3 rtopo_run_shift(rtopo_topo_t *topo, size_t bytes, uint8_t *sb, uint8_t *rb)
+static void rtopo_run_shift(rtopo_topo_t *topo, size_t bytes, uint8_t *sb, uint8_t *rb,
+                            double *t, int n, int warmup)
 {
-    int it = iters_for(bytes), i, st;
-    double *t = malloc(sizeof(double) * (size_t)it);
+    int i, st;
     rtopo_req_t *req = NULL;
     uint64_t t0;
 
     if (B.persistent && (st = rtopo_shift_init(topo, sb, rb, bytes, (int)B.q, &req)))
         fail("rtopo_shift_init", st);
     rtopo_barrier(B.ctx);
-    for (i = -B.warmup; i < it; i++) {
+    for (i = -warmup; i < n; i++) {
         t0 = rtopo__now_ns();
         if (req) {
             if ((st = rtopo_start(req)) || (st = rtopo_wait(req)))
@@ -197,9 +197,6 @@ static struct stat3 rtopo_run_shift(rtopo_topo_t *topo, size_t bytes, uint8_t *s
     }
     rtopo_req_free(req);
     rtopo_barrier(B.ctx);
-    struct stat3 r = reduce(t, it);
-    free(t);
-    return r;
 }
 
 static int make_topo(rtopo_topo_t **t)
@@ -311,20 +308,36 @@ static void bench_shift(void)
             rtopo__sched_free(probe);
         }
     }
-    /* size by size: the raw write, then each algorithm, so that drift of
-     * the machine affects all alike */
+    /* Size by size, in BLOCKS alternating blocks: the raw write, then
+     * each algorithm, so that drift of the machine affects all alike. */
     res = calloc((size_t)(nalgo * B.nsizes), sizeof(*res));
     if (!res)
         fail("memory", RTOPO_ERR_NOMEM);
     for (i = 0; i < B.nsizes; i++) {
-        if (B.baseline)
-            raw[i] = raw_shift((size_t)B.sizes[i], smem, rkeys);
-        for (a = 0; a < nalgo; a++) {
-            if (!ok[a])
-                continue;
-            rtopo_topo_set_shift_algo(topo, algos[a]);
-            res[a * B.nsizes + i] = rtopo_run_shift(topo, (size_t)B.sizes[i], usb, urb);
+        size_t n = (size_t)B.sizes[i];
+        int it = iters_for(n), b, per = (it + BLOCKS - 1) / BLOCKS, off, cnt;
+        double *t = malloc(sizeof(double) * (size_t)it * (size_t)(nalgo + 1));
+
+        if (!t)
+            fail("memory", RTOPO_ERR_NOMEM);
+        for (b = 0, off = 0; off < it; b++, off += cnt) {
+            cnt = it - off < per ? it - off : per;
+            if (B.baseline)
+                raw_shift(n, smem, rkeys, t + off, cnt, b ? 1 : B.warmup);
+            for (a = 0; a < nalgo; a++) {
+                if (!ok[a])
+                    continue;
+                rtopo_topo_set_shift_algo(topo, algos[a]);
+                rtopo_run_shift(topo, n, usb, urb, t + (size_t)(a + 1) * it + off, cnt,
+                                b ? 1 : B.warmup);
+            }
         }
+        if (B.baseline)
+            raw[i] = reduce(t, it);
+        for (a = 0; a < nalgo; a++)
+            if (ok[a])
+                res[a * B.nsizes + i] = reduce(t + (size_t)(a + 1) * it, it);
+        free(t);
     }
     /* model calibrated on the baseline: ts from the smallest size, tw from
      * the largest */
