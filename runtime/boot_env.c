@@ -182,6 +182,29 @@ static int rtopo__env_frame(struct rtopo__boot_env *e, int64_t deadline,
     }
 }
 
+/* next frame of the handshake: 0 when it is `want` with payload length
+ * `want_len`, 1 when the launcher refused us (payload: reason), < 0 on
+ * anything else */
+static int rtopo__env_expect(struct rtopo__boot_env *e, int64_t deadline,
+                             uint32_t want, uint32_t want_len,
+                             unsigned char **p, uint32_t *len)
+{
+    uint32_t type;
+    int st = rtopo__env_frame(e, deadline, &type, p, len);
+
+    if (st == RTOPO_ERR_TIMEOUT)
+        return rtopo__error(RTOPO_ERR_TIMEOUT, "no answer from rtopo-run within %d ms",
+                            e->timeout_ms);
+    if (st < 0)
+        return st;
+    if (type == want && *len == want_len)
+        return 0;
+    if (type == RTOPO__WIRE_REFUSE && *len >= 4)
+        return 1;
+    return rtopo__error(RTOPO_ERR_BOOTSTRAP,
+                        "unexpected frame type %u in the bootstrap handshake", type);
+}
+
 static void rtopo__env_consume(struct rtopo__boot_env *e, uint32_t len)
 {
     size_t n = RTOPO__WIRE_HDR + (size_t)len;
@@ -429,7 +452,7 @@ static int rtopo__env_handshake(struct rtopo__boot_env *e, const char *secret,
     unsigned char nonce_c[RTOPO__WIRE_NONCE];
     unsigned char mac_s[RTOPO__WIRE_MAC], mac_c[RTOPO__WIRE_MAC];
     unsigned char *p;
-    uint32_t type, len, reason;
+    uint32_t len, reason;
     int st, server_ok;
 
     if (rtopo__wire_random(nonce_c, sizeof(nonce_c)))
@@ -444,22 +467,12 @@ static int rtopo__env_handshake(struct rtopo__boot_env *e, const char *secret,
     if (st != RTOPO_OK)
         return st;
 
-    for (;;) {
-        st = rtopo__env_frame(e, deadline, &type, &p, &len);
-        if (st == RTOPO_ERR_TIMEOUT)
-            return rtopo__error(RTOPO_ERR_TIMEOUT,
-                                "no answer from rtopo-run within %d ms",
-                                e->timeout_ms);
-        if (st < 0)
-            return st;
-        if (type == RTOPO__WIRE_CHALLENGE && len == RTOPO__WIRE_CHALLENGE_LEN)
-            break;
-        if (type == RTOPO__WIRE_REFUSE && len >= 4)
-            goto refused;
-        return rtopo__error(RTOPO_ERR_BOOTSTRAP,
-                            "unexpected frame type %u in the bootstrap "
-                            "handshake", type);
-    }
+    st = rtopo__env_expect(e, deadline, RTOPO__WIRE_CHALLENGE,
+                           RTOPO__WIRE_CHALLENGE_LEN, &p, &len);
+    if (st == 1)
+        goto refused;
+    if (st < 0)
+        return st;
     rtopo__wire_mac(secret, RTOPO__WIRE_ROLE_SERVER, e->base.rank, nonce_c, p,
                     mac_s);
     server_ok = rtopo__wire_mac_equal(mac_s, p + RTOPO__WIRE_NONCE);
@@ -478,22 +491,11 @@ static int rtopo__env_handshake(struct rtopo__boot_env *e, const char *secret,
     if (st != RTOPO_OK)
         return st;
 
-    for (;;) {
-        st = rtopo__env_frame(e, deadline, &type, &p, &len);
-        if (st == RTOPO_ERR_TIMEOUT)
-            return rtopo__error(RTOPO_ERR_TIMEOUT,
-                                "no answer from rtopo-run within %d ms",
-                                e->timeout_ms);
-        if (st < 0)
-            return st;
-        if (type == RTOPO__WIRE_WELCOME && len == 4)
-            break;
-        if (type == RTOPO__WIRE_REFUSE && len >= 4)
-            goto refused;
-        return rtopo__error(RTOPO_ERR_BOOTSTRAP,
-                            "unexpected frame type %u in the bootstrap "
-                            "handshake", type);
-    }
+    st = rtopo__env_expect(e, deadline, RTOPO__WIRE_WELCOME, 4, &p, &len);
+    if (st == 1)
+        goto refused;
+    if (st < 0)
+        return st;
     if ((int)rtopo__wire_get32(p) != e->base.size)
         return rtopo__error(RTOPO_ERR_BOOTSTRAP,
                             "rtopo-run runs %u ranks but RTOPO_SIZE is %d",
