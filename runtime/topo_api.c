@@ -14,6 +14,7 @@
 static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_t **topo_p)
 {
     rtopo_topo_t *t;
+    rtopo__sched_t *probe;
     int st, i, n;
 
     if (!ctx || !topo_p)
@@ -30,6 +31,16 @@ static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_
         st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_SHIFT_ALGO=%s is not one of auto, "
                           "ring, mesh, hypercube, ecube, direct", ctx->params.shift_algo);
         goto err;
+    }
+    /* the variable is global: a topology it does not apply to keeps auto
+     * (rtopo_topo_set_shift_algo, in contrast, refuses) */
+    if (t->shift_algo != RTOPO_SHIFT_AUTO &&
+        rtopo__sched_shift(&t->desc, t->shift_algo, 1, 0, &ctx->model, &probe) == RTOPO_OK)
+        rtopo__sched_free(probe);
+    else if (t->shift_algo != RTOPO_SHIFT_AUTO) {
+        rtopo__info("RTOPO_SHIFT_ALGO=%s does not apply to a %s: auto", ctx->params.shift_algo,
+                    rtopo__topo_name(kind));
+        t->shift_algo = RTOPO_SHIFT_AUTO;
     }
     n = rtopo__topo_neighbors(&t->desc, ctx->rank, NULL, 0);
     t->nbr = calloc((size_t)n + 1, sizeof(int));

@@ -5,7 +5,7 @@
  *   shift_check [--topo ring|mesh:RxC|hypercube:D] [--algo A]
  *               [--sizes 0,1,4095,...] [--q all|Q1,Q2,...]
  *               [--modes blocking,nonblocking,persistent]
- *               [--mem reg,unreg] [--reps N] [--inplace]
+ *               [--mem reg,unreg] [--reps N] [--inplace] [--concurrent K]
  *   shift_check --error mismatch-q|mismatch-bytes|die|sleep
  *
  * "all" q means every q in -(p+1) .. 2p+1.  Exit 0 when everything
@@ -184,12 +184,69 @@ static int error_mode(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *mode)
     return 2;
 }
 
+/* K nonblocking shifts in flight at once, on two topologies, with
+ * different q and sizes, some buffers registered, waited for in reverse
+ * order; repeated `rounds` times */
+static int concurrent_mode(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *spec, int k,
+                           const long *sizes, int nsizes, int rounds)
+{
+    rtopo_topo_t *t2;
+    rtopo_req_t *req[64];
+    rtopo_mem_t *mem[64] = { 0 };
+    uint8_t *sb[64], *rb[64];
+    size_t len[64];
+    int q[64], i, r, st, fails = 0;
+
+    if (k > 64)
+        k = 64;
+    if ((st = make_topo(ctx, spec, &t2)))
+        die("second topology", st);
+    for (i = 0; i < k; i++) {
+        len[i] = (size_t)sizes[i % nsizes];
+        sb[i] = malloc(len[i] + 1);
+        rb[i] = malloc(len[i] + 1);
+        if (i % 3 == 0 && len[i] && (st = rtopo_mem_register(ctx, rb[i], len[i], &mem[i])))
+            die("register", st);
+    }
+    for (r = 0; r < rounds; r++) {
+        for (i = 0; i < k; i++) {
+            q[i] = (i * 7 + r) % (2 * size + 1) - size;
+            fill(sb[i], len[i], rank, (unsigned)(r * 64 + i));
+            memset(rb[i], 0xee, len[i]);
+            st = rtopo_ishift(i % 2 ? t2 : t, sb[i], rb[i], len[i], q[i], &req[i]);
+            if (st)
+                die("rtopo_ishift", st);
+        }
+        for (i = k - 1; i >= 0; i--) {
+            char what[96];
+            int src = ((rank - q[i]) % size + size) % size;
+            if ((st = rtopo_wait(req[i])))
+                die("rtopo_wait", st);
+            rtopo_req_free(req[i]);
+            snprintf(what, sizeof(what), "concurrent op %d q=%d bytes=%zu round %d", i, q[i],
+                     len[i], r);
+            fails += check(rb[i], len[i], src, (unsigned)(r * 64 + i), what);
+        }
+    }
+    for (i = 0; i < k; i++) {
+        if (mem[i])
+            rtopo_mem_deregister(mem[i]);
+        free(sb[i]);
+        free(rb[i]);
+    }
+    rtopo_topo_free(t2);
+    if (rank == 0)
+        printf("%d rounds of %d concurrent shifts on %d ranks: %s\n", rounds, k, size,
+               fails ? "MISMATCHED DATA" : "all data correct");
+    return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *topo = "ring", *algo = NULL, *modes = "blocking,nonblocking,persistent";
     const char *mems = "reg,unreg", *qspec = "all", *err = NULL;
     long sizes[32], qs[512];
-    int nsizes, nq = 0, reps = 2, inplace = 0, i, j, m, st, fails = 0, nops = 0;
+    int nsizes, nq = 0, reps = 2, inplace = 0, i, j, m, st, fails = 0, nops = 0, conc = 0;
     rtopo_ctx_t *ctx;
     rtopo_topo_t *t;
     rtopo_mem_t *smem = NULL, *rmem = NULL;
@@ -207,6 +264,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--mem") && i + 1 < argc) mems = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--inplace")) inplace = 1;
+        else if (!strcmp(argv[i], "--concurrent") && i + 1 < argc) conc = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--error") && i + 1 < argc) err = argv[++i];
         else {
             fprintf(stderr, "usage: see the comment at the top of shift_check.c\n");
@@ -236,6 +294,12 @@ int main(int argc, char **argv)
             fflush(stdout);
             _exit(st);   /* the job is broken: no collective finalize */
         }
+        rtopo_topo_free(t);
+        rtopo_finalize(ctx);
+        return st;
+    }
+    if (conc > 0) {
+        st = concurrent_mode(ctx, t, topo, conc, sizes, nsizes, reps);
         rtopo_topo_free(t);
         rtopo_finalize(ctx);
         return st;
@@ -330,5 +394,8 @@ out:
     st = rtopo_finalize(ctx);
     if (st)
         die("rtopo_finalize", st);
+    if (rb != sb)
+        free(rb);
+    free(sb);
     return fails ? 1 : 0;
 }
