@@ -69,7 +69,10 @@ int rtopo__boot_oob_open(int rank, int size, rtopo_allgather_func_t fn,
 {
     struct rtopo__boot_oob *o;
 
-    if (size < 1 || rank < 0 || rank >= size)
+    if (size < 1)
+        return rtopo__error(RTOPO_ERR_INVAL, "nranks must be at least 1 (got "
+                            "%d) with an allgather callback", size);
+    if (rank < 0 || rank >= size)
         return rtopo__error(RTOPO_ERR_INVAL,
                             "rank %d outside [0, %d) with an allgather "
                             "callback", rank, size);

@@ -3,12 +3,14 @@
  * exchange, failure bookkeeping.
  */
 #include "config.h"
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "rtopo_int.h"
+#include "clock.h"
 
 #define RTOPO__CTRL_HDR 128
 /* fields a caller compiled against an older rtopo.h did not have are
@@ -16,27 +18,48 @@
 #define RTOPO__CFG_HAS(cfg, field)                                            \
     ((cfg) && (cfg)->size >= offsetof(rtopo_config_t, field) + sizeof((cfg)->field))
 
-uint64_t rtopo__now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 const char *rtopo_version(void)
 {
     return PACKAGE_VERSION;
 }
 
+/* the one live context of this process, if any */
+static rtopo_ctx_t *rtopo__live;
+static pthread_mutex_t rtopo__live_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int rtopo_rank(const rtopo_ctx_t *ctx)
 {
-    return ctx ? ctx->rank : RTOPO_ERR_INVAL;
+    if (!rtopo__handle_ok(ctx, RTOPO__H_CTX))
+        return rtopo__error(RTOPO_ERR_INVAL, "not a live context");
+    return ctx->rank;
 }
 
 int rtopo_size(const rtopo_ctx_t *ctx)
 {
-    return ctx ? ctx->size : RTOPO_ERR_INVAL;
+    if (!rtopo__handle_ok(ctx, RTOPO__H_CTX))
+        return rtopo__error(RTOPO_ERR_INVAL, "not a live context");
+    return ctx->size;
+}
+
+int rtopo__ctx_enter(rtopo_ctx_t *ctx)
+{
+    if (!rtopo__handle_ok(ctx, RTOPO__H_CTX))
+        return rtopo__error(RTOPO_ERR_INVAL, "context %p is not live (finalized, or "
+                            "never initialised)", (void *)ctx);
+    pthread_mutex_lock(&ctx->lock);
+    return RTOPO_OK;
+}
+
+void rtopo__ctx_leave(rtopo_ctx_t *ctx)
+{
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+int rtopo__report(int st, const char *msg)
+{
+    if (st && msg && msg[0])
+        return rtopo__error_quiet(st, "%s", msg);
+    return st;
 }
 
 /* all ranks must agree on the settings that shape the wire protocol */
@@ -48,8 +71,8 @@ static int rtopo__check_uniform(rtopo_ctx_t *ctx)
     for (i = 0; i < ctx->size; i++) {
         const rtopo__peer_info_t *p = &ctx->peers[i];
         if (strcmp(p->transport, me->transport))
-            return rtopo__error(RTOPO_ERR_MISMATCH, "rank %d opened transport %s, rank %d "
-                                "%s: set RTOPO_TRANSPORT alike on every rank", i,
+            return rtopo__error(RTOPO_ERR_MISMATCH, "rank %d opened transport %s, this "
+                                "rank (%d) %s: set RTOPO_TRANSPORT alike on every rank", i,
                                 p->transport, ctx->rank, me->transport);
         if (p->eager_limit != me->eager_limit || p->chunk_size != me->chunk_size ||
             p->pipeline_depth != me->pipeline_depth)
@@ -70,7 +93,6 @@ static int rtopo__check_uniform(rtopo_ctx_t *ctx)
 static void rtopo__ctx_free(rtopo_ctx_t *ctx)
 {
     rtopo__umsg_t *u;
-    rtopo__pend_t *p;
 
     if (ctx->tl)
         ctx->tlops->close(ctx->tl);
@@ -80,16 +102,20 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
         ctx->unexp = u->next;
         free(u);
     }
-    while ((p = ctx->pend)) {
-        ctx->pend = p->next;
-        free(p);
-    }
+    rtopo__engine_fini(ctx);
     free(ctx->topos);
     free(ctx->peers);
     free(ctx->connected);
+    free(ctx->wired);
+    free(ctx->hello_in);
+    free(ctx->hello_topo);
+    free(ctx->hello_desc);
+    free(ctx->barrier_ops);
+    free(ctx->barrier_seen);
     free(ctx->slots);
     free(ctx->slot_free);
-    free(ctx->msgbuf);
+    pthread_mutex_destroy(&ctx->lock);
+    pthread_cond_destroy(&ctx->work);
     free(ctx);
 }
 
@@ -107,12 +133,36 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         return rtopo__error(RTOPO_ERR_INVAL, "ctx pointer is NULL");
     if (cfg && cfg->size < sizeof(size_t))
         return rtopo__error(RTOPO_ERR_INVAL, "cfg->size not set (use RTOPO_CONFIG_INIT)");
+    pthread_mutex_lock(&rtopo__live_lock);
+    if (rtopo__live) {
+        pthread_mutex_unlock(&rtopo__live_lock);
+        return rtopo__error(RTOPO_ERR_BUSY, "rtopo is already initialised in this process "
+                            "(one context per process: rtopo_finalize it first)");
+    }
     ctx = calloc(1, sizeof(*ctx));
-    if (!ctx)
+    if (!ctx) {
+        pthread_mutex_unlock(&rtopo__live_lock);
         return RTOPO_ERR_NOMEM;
+    }
+    rtopo__live = ctx;
+    pthread_mutex_unlock(&rtopo__live_lock);
+    pthread_mutex_init(&ctx->lock, NULL);
+    pthread_cond_init(&ctx->work, NULL);
+    ctx->failed_rank = -1;
     st = rtopo__params_load(&ctx->params);
     if (st)
         goto err;
+    ctx->check_buffers = ctx->params.check_buffers != 0;
+    if (strcmp(ctx->params.progress, "off") && strcmp(ctx->params.progress, "thread")) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_PROGRESS=%s is not one of off, thread",
+                          ctx->params.progress);
+        goto err;
+    }
+    if (rtopo__shift_algo_parse(ctx->params.shift_algo) < 0) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_SHIFT_ALGO=%s is not one of auto, "
+                          "ring, mesh, hypercube, ecube, direct", ctx->params.shift_algo);
+        goto err;
+    }
     rtopo__log_set_level(ctx->params.log_level);
     rtopo__params_warn_unknown();
     ctx->timeout_ms = (int)ctx->params.timeout_ms;
@@ -186,7 +236,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         goto err;
     me.addr_len = (uint32_t)alen;
     snprintf(me.host, sizeof(me.host), "%s", ctx->boot->host_id);
-    snprintf(me.transport, sizeof(me.transport), "%s", ctx->tlops->name);
+    snprintf(me.transport, sizeof(me.transport), "%s", ctx->tlattr.provider);
     me.eager_limit = ctx->params.eager_limit;
     me.chunk_size = ctx->params.chunk_size;
     me.pipeline_depth = ctx->params.pipeline_depth;
@@ -196,9 +246,18 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->connected = calloc((size_t)ctx->size, 1);
     ctx->slots = calloc(RTOPO__MAX_SLOTS, sizeof(*ctx->slots));
     ctx->slot_free = malloc(RTOPO__MAX_SLOTS * sizeof(*ctx->slot_free));
-    ctx->msgbuf = malloc(ctx->ctrl_size);
-    if (!ctx->peers || !ctx->connected || !ctx->slots || !ctx->slot_free || !ctx->msgbuf)
+    ctx->wired = calloc((size_t)ctx->size, 1);
+    ctx->hello_in = calloc((size_t)ctx->size, 1);
+    ctx->hello_topo = calloc((size_t)ctx->size, sizeof(*ctx->hello_topo));
+    ctx->hello_desc = calloc((size_t)ctx->size, sizeof(*ctx->hello_desc));
+    ctx->barrier_ops = calloc((size_t)ctx->size, sizeof(*ctx->barrier_ops));
+    ctx->barrier_seen = calloc((size_t)ctx->size, sizeof(*ctx->barrier_seen));
+    if (!ctx->peers || !ctx->connected || !ctx->slots || !ctx->slot_free || !ctx->wired ||
+        !ctx->hello_in || !ctx->hello_topo || !ctx->hello_desc || !ctx->barrier_ops ||
+        !ctx->barrier_seen || rtopo__engine_init(ctx))
         goto err;
+    rtopo__job_init(ctx);
+    rtopo__exec_init(ctx);
     for (i = 0; i < RTOPO__MAX_SLOTS; i++)
         ctx->slot_free[i] = RTOPO__MAX_SLOTS - 1 - i;
     ctx->nslot_free = RTOPO__MAX_SLOTS;
@@ -209,46 +268,87 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     st = rtopo__check_uniform(ctx);
     if (st)
         goto err;
-    ctx->failed_rank = -1;
+    if (!strcmp(ctx->params.progress, "thread") && (st = rtopo__thread_start(ctx)))
+        goto err;
+    if ((st = rtopo__handle_add(ctx, RTOPO__H_CTX)))
+        goto err;
     rtopo__info("rank %d of %d on %s, transport %s", ctx->rank, ctx->size, me.host,
                 ctx->tlattr.provider);
     *ctx_p = ctx;
     return RTOPO_OK;
 err:
+    if (ctx->thread_on) {
+        pthread_mutex_lock(&ctx->lock);
+        rtopo__thread_stop(ctx);
+        pthread_mutex_unlock(&ctx->lock);
+    }
     rtopo__ctx_free(ctx);
+    pthread_mutex_lock(&rtopo__live_lock);
+    rtopo__live = NULL;
+    pthread_mutex_unlock(&rtopo__live_lock);
     return st;
 }
 
 int rtopo_barrier(rtopo_ctx_t *ctx)
 {
-    if (!ctx)
-        return rtopo__error(RTOPO_ERR_INVAL, "ctx is NULL");
-    if (ctx->failed)
-        return ctx->failed;
-    return rtopo__boot_barrier(ctx->boot);
+    int st;
+
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
+    st = rtopo__barrier(ctx);
+    if (st)
+        rtopo__flush_job(ctx, 200);
+    rtopo__ctx_leave(ctx);
+    return st;
 }
 
 int rtopo_finalize(rtopo_ctx_t *ctx)
 {
+    rtopo_req_t *req;
     uint32_t i;
-    int st = RTOPO_OK;
+    int st = RTOPO_OK, bst;
 
-    if (!ctx)
-        return rtopo__error(RTOPO_ERR_INVAL, "ctx is NULL");
-    if (ctx->active)
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
+    if (ctx->active) {
+        rtopo__ctx_leave(ctx);
         return rtopo__error(RTOPO_ERR_BUSY, "operations still in flight: wait for "
                             "and free every request first");
-    /* control messages still queued (an ABORT after a failure, say) leave
-     * only while this rank drives the transport */
-    rtopo__flush(ctx, 200);
-    /* peers may still need this rank's progress for their last writes */
-    if (!ctx->failed && ctx->size > 1)
-        st = rtopo__boot_barrier(ctx->boot);
+    }
+    rtopo__thread_stop(ctx);
+    rtopo__handle_del(ctx);
+    /* Every rank must be done with its collectives (and the barrier finds
+     * a rank that skipped one) before anyone closes its connections; the
+     * bootstrap's barrier then holds everyone until all are past it. */
+    if (!ctx->failed && ctx->size > 1) {
+        st = rtopo__barrier(ctx);
+        if (st == RTOPO_OK && (bst = rtopo__boot_barrier(ctx->boot)))
+            st = bst;
+        /* peers closing their connections now is no failure */
+        ctx->closing = st == RTOPO_OK;
+    } else if (ctx->failed) {
+        st = rtopo__error_quiet(ctx->failed, "%s", ctx->failmsg);
+    }
+    /* job-level messages still queued (an ABORT) leave only while this
+     * rank drives the transport; failed operations' writes complete */
+    if (ctx->abort_sent || ctx->track.out)
+        rtopo__flush_job(ctx, 200);
+    while ((req = ctx->reqs)) {
+        if (req->op.zombie)
+            rtopo__op_drain(&req->op);
+        if (req->op.zombie)   /* the transport closes under it: forget it */
+            req->op.zombie = 0;
+        rtopo__req_destroy(req);
+    }
     for (i = 0; i < ctx->ntopos_alloc; i++)
         if (ctx->topos[i])
-            rtopo_topo_free(ctx->topos[i]);
+            rtopo__topo_destroy(ctx->topos[i]);
     rtopo__mem_release_all(ctx);
+    pthread_mutex_unlock(&ctx->lock);
     rtopo__ctx_free(ctx);
+    pthread_mutex_lock(&rtopo__live_lock);
+    rtopo__live = NULL;
+    pthread_mutex_unlock(&rtopo__live_lock);
     return st;
 }
 
@@ -269,19 +369,12 @@ int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer)
  * collectives involve all ranks of the job. */
 void rtopo__peer_failed(rtopo_ctx_t *ctx, int peer, int status, const char *why)
 {
-    rtopo__op_t *op, *next;
-
-    if (!ctx->failed) {
-        ctx->failed = status;
-        ctx->failed_rank = peer;
-        rtopo__error(status, "rank %d failed (%s)", peer, why);
-        rtopo__warn("rank %d failed (%s); operations in flight and later ones end "
-                    "with %s", peer, why, rtopo_err_name(status));
-    }
-    for (op = ctx->active; op; op = next) {
-        next = op->next;
-        rtopo__op_fail(op, status);
-    }
+    rtopo__peer_drop(ctx, peer);
+    if (ctx->closing)
+        return;
+    if (!ctx->failed || ctx->failed_rank != peer)
+        rtopo__job_abort(ctx, status, peer, NULL, 0, RTOPO__NOSEQ, "rank %d failed (%s)",
+                         peer, why);
 }
 
 /* Asks the bootstrap whether the launcher reported a dead rank; cheap

@@ -1,12 +1,25 @@
 /*
  * engine.c - progress: transport events, control messages, waiting.
  *
+ * Dispatch: a control message goes to the handler registered for its type
+ * (rtopo__am_set), a completion to the callback of the context it was
+ * posted with (rtopo__comp_t), a write with immediate to the owner of its
+ * window slot (rtopo__slot_open).  The engine knows no collective.
+ *
+ * Control sends are tracked: each is posted with a completion and counted
+ * against its owner until the transport reports it done, so an owner
+ * (an operation) completes only once nothing it sent is still inside this
+ * process.  A message the transport cannot take yet (a connection still
+ * being set up, a full queue) waits in its peer's own queue: one slow peer
+ * never holds back traffic to the others.
+ *
  * Waiting spins on the completion queue for RTOPO_SPIN_US after the last
  * event, then sleeps in the transport's wait() in slices of at most 20 ms,
  * asking the bootstrap between slices whether a rank died.  Providers move
  * RMA data only while the target polls, so every wait keeps polling.
  */
 #include "config.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
@@ -14,136 +27,207 @@
 #define RTOPO__EV_BATCH 32
 #define RTOPO__WAIT_SLICE_MS 20
 
-static void rtopo__pend_push(rtopo_ctx_t *ctx, int peer, const void *buf, size_t len)
-{
-    rtopo__pend_t *p = malloc(sizeof(*p) + len);
+/* ---- registration ------------------------------------------------------ */
 
-    if (!p) {
-        rtopo__error(RTOPO_ERR_NOMEM, "dropping a control message to rank %d", peer);
-        return;
-    }
-    p->next = NULL;
-    p->peer = peer;
-    p->len = len;
-    memcpy(&p->msg, buf, len);
-    if (ctx->pend_tail)
-        ctx->pend_tail->next = p;
-    else
-        ctx->pend = p;
-    ctx->pend_tail = p;
+void rtopo__am_set(rtopo_ctx_t *ctx, int type, rtopo__am_fn fn)
+{
+    ctx->am[type] = fn;
 }
 
-static int rtopo__pend_flush(rtopo_ctx_t *ctx)
+void rtopo__hook_add(rtopo_ctx_t *ctx, rtopo__hook_fn fn)
 {
-    rtopo__pend_t *p;
-    int st, n = 0;
+    if (ctx->nhooks < RTOPO__MAX_HOOKS)
+        ctx->hooks[ctx->nhooks++] = fn;
+}
 
-    while ((p = ctx->pend)) {
-        if (!(ctx->failed && p->peer == ctx->failed_rank)) {
-            st = ctx->tlops->send(ctx->tl, p->peer, &p->msg, p->len, NULL);
+int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx,
+                     uint32_t *slot_p)
+{
+    uint32_t slot;
+
+    if (ctx->nslot_free == 0)
+        return rtopo__error(RTOPO_ERR_NOMEM, "more than %u windows open", RTOPO__MAX_SLOTS);
+    slot = ctx->slot_free[--ctx->nslot_free];
+    ctx->slots[slot].fn = fn;
+    ctx->slots[slot].owner = owner;
+    ctx->slots[slot].idx = idx;
+    *slot_p = slot;
+    return RTOPO_OK;
+}
+
+/* After a failure a peer may still write to the old slot: reuse 0 closes
+ * it for good rather than handing it to a later operation. */
+void rtopo__slot_close(rtopo_ctx_t *ctx, uint32_t slot, int reuse)
+{
+    ctx->slots[slot].fn = NULL;
+    ctx->slots[slot].owner = NULL;
+    if (reuse)
+        ctx->slot_free[ctx->nslot_free++] = slot;
+}
+
+/* ---- tracked control messages ------------------------------------------ */
+
+static rtopo__cmsg_t *rtopo__cmsg_get(rtopo_ctx_t *ctx)
+{
+    rtopo__cmsg_t *c = ctx->cmsg_free;
+
+    if (c) {
+        ctx->cmsg_free = c->next;
+        return c;
+    }
+    return malloc(sizeof(*c) + ctx->ctrl_size);
+}
+
+static void rtopo__cmsg_put(rtopo_ctx_t *ctx, rtopo__cmsg_t *c)
+{
+    c->next = ctx->cmsg_free;
+    ctx->cmsg_free = c;
+}
+
+static void rtopo__cmsg_done(rtopo__comp_t *comp, int status, int peer, const char *msg)
+{
+    rtopo__cmsg_t *c = rtopo__container_of(comp, rtopo__cmsg_t, comp);
+    rtopo__track_t *t = c->track;
+
+    (void)peer;
+    if (status && t && !t->status) {
+        t->status = status;
+        rtopo__debug("control message to rank %d failed: %s", c->peer, msg ? msg : "");
+    }
+    rtopo__cmsg_put(c->ctx, c);
+    if (t) {
+        t->out--;
+        if (t->done)
+            t->done(t);
+    }
+}
+
+static void rtopo__pq_push(rtopo_ctx_t *ctx, rtopo__cmsg_t *c)
+{
+    rtopo__peerq_t *q = &ctx->pq[c->peer];
+
+    c->next = NULL;
+    if (q->tail)
+        q->tail->next = c;
+    else
+        q->head = c;
+    q->tail = c;
+    if (!q->queued) {
+        q->queued = 1;
+        ctx->pq_list[ctx->npq++] = c->peer;
+    }
+}
+
+/* hands queued messages to the transport, peer by peer, each in order */
+static int rtopo__pq_flush(rtopo_ctx_t *ctx)
+{
+    int i = 0, n = 0, peer, st;
+    rtopo__peerq_t *q;
+    rtopo__cmsg_t *c;
+
+    while (i < ctx->npq) {
+        peer = ctx->pq_list[i];
+        q = &ctx->pq[peer];
+        while ((c = q->head)) {
+            st = ctx->tlops->send(ctx->tl, peer, c->buf, c->len, &c->comp);
             if (st == RTOPO_ERR_BUSY)
                 break;
-            if (st)
-                rtopo__peer_failed(ctx, p->peer, st, "control message failed");
+            q->head = c->next;
+            if (!q->head)
+                q->tail = NULL;
+            n++;
+            if (st) {
+                rtopo__cmsg_done(&c->comp, st, peer, rtopo_last_error());
+                rtopo__peer_failed(ctx, peer, st, "control message failed");
+            }
         }
-        ctx->pend = p->next;
-        if (!ctx->pend)
-            ctx->pend_tail = NULL;
-        free(p);
-        n++;
+        if (!q->head) {
+            q->queued = 0;
+            ctx->pq_list[i] = ctx->pq_list[--ctx->npq];
+        } else {
+            i++;
+        }
     }
     return n;
 }
 
-/* Sends in order: once one message waits for resources, later ones queue
- * behind it. */
-int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
-                     const void *payload, size_t plen)
+/* a dead peer's queued messages complete with an error */
+void rtopo__peer_drop(rtopo_ctx_t *ctx, int peer)
 {
-    size_t hlen = RTOPO__MSG_LEN(msg), len = hlen + plen;
+    rtopo__peerq_t *q = &ctx->pq[peer];
+    rtopo__cmsg_t *c;
+
+    while ((c = q->head)) {
+        q->head = c->next;
+        rtopo__cmsg_done(&c->comp, RTOPO_ERR_PEER, peer, "peer failed");
+    }
+    q->tail = NULL;
+}
+
+/* The message is copied; the transport completes it later and the
+ * owner's track counts it until then (track NULL: nobody waits). */
+int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
+                     const void *payload, size_t plen, rtopo__track_t *track)
+{
+    size_t hlen = RTOPO__MSG_LEN(msg);
+    rtopo__cmsg_t *c;
     int st;
 
-    memcpy(ctx->msgbuf, msg, hlen);
-    ((rtopo__msg_t *)ctx->msgbuf)->src = ctx->rank;
+    if (hlen + plen > ctx->ctrl_size)
+        return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes", hlen + plen);
+    c = rtopo__cmsg_get(ctx);
+    if (!c)
+        return rtopo__error(RTOPO_ERR_NOMEM, "control message to rank %d", peer);
+    c->comp.cb = rtopo__cmsg_done;
+    c->ctx = ctx;
+    c->track = track;
+    c->peer = peer;
+    c->len = hlen + plen;
+    memcpy(c->buf, msg, hlen);
+    ((rtopo__msg_t *)c->buf)->src = ctx->rank;
     if (plen)
-        memcpy(ctx->msgbuf + hlen, payload, plen);
-    if (!ctx->pend) {
-        st = ctx->tlops->send(ctx->tl, peer, ctx->msgbuf, len, NULL);
-        if (st != RTOPO_ERR_BUSY)
+        memcpy(c->buf + hlen, payload, plen);
+    if (track)
+        track->out++;
+    if (!ctx->pq[peer].head) {
+        st = ctx->tlops->send(ctx->tl, peer, c->buf, c->len, &c->comp);
+        if (st == RTOPO_OK)
+            return RTOPO_OK;
+        if (st != RTOPO_ERR_BUSY) {
+            if (track)
+                track->out--;
+            rtopo__cmsg_put(ctx, c);
             return st;
+        }
     }
-    rtopo__pend_push(ctx, peer, ctx->msgbuf, len);
+    rtopo__pq_push(ctx, c);
     return RTOPO_OK;
 }
 
-static rtopo__op_t *rtopo__op_lookup(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq)
-{
-    rtopo__op_t *op;
-
-    for (op = ctx->active; op; op = op->next)
-        if (op->topo->id == topo_id && op->seq == seq)
-            return op;
-    return NULL;
-}
+/* ---- progress ---------------------------------------------------------- */
 
 static void rtopo__on_ctrl(rtopo_ctx_t *ctx, const void *data, size_t len)
 {
     const rtopo__msg_t *m = data;
-    rtopo_topo_t *t;
-    rtopo__umsg_t *u, **pp;
-    rtopo__op_t *op;
 
     if (len < RTOPO__MSG_HDR || len < RTOPO__MSG_LEN(m)) {
         rtopo__warn("dropping a runt control message of %zu bytes", len);
         return;
     }
-    op = rtopo__op_lookup(ctx, m->topo_id, m->seq);
-    if (op) {
-        rtopo__op_handle_msg(op, m, len);
+    if (m->type >= RTOPO__MSG_COUNT || !ctx->am[m->type] || m->src < 0 ||
+        m->src >= ctx->size) {
+        rtopo__warn("dropping control message type %d from rank %d", m->type, m->src);
         return;
     }
-    /* stale: for an operation this rank already finished, or a freed topology */
-    t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
-    if ((t && m->seq < t->next_seq) || (!t && m->topo_id < ctx->next_topo_id)) {
-        rtopo__debug("dropping stale message type %d from rank %d (topo %u seq %u)",
-                     m->type, m->src, m->topo_id, m->seq);
-        return;
-    }
-    u = malloc(sizeof(*u) + len);
-    if (!u) {
-        rtopo__error(RTOPO_ERR_NOMEM, "cannot keep an early message from rank %d", m->src);
-        return;
-    }
-    u->next = NULL;
-    u->len = len;
-    memcpy(&u->msg, data, len);
-    for (pp = &ctx->unexp; *pp; pp = &(*pp)->next)
-        ;
-    *pp = u;
-}
-
-/* hands the messages that arrived before op started over to it */
-void rtopo__op_take_early(rtopo__op_t *op)
-{
-    rtopo_ctx_t *ctx = op->ctx;
-    rtopo__umsg_t *u, **pp = &ctx->unexp;
-
-    while ((u = *pp)) {
-        if (u->msg.topo_id == op->topo->id && u->msg.seq == op->seq) {
-            *pp = u->next;
-            if (op->active)
-                rtopo__op_handle_msg(op, &u->msg, u->len);
-            free(u);
-        } else {
-            pp = &u->next;
-        }
-    }
+    ctx->am[m->type](ctx, m, len);
 }
 
 static void rtopo__on_error(rtopo_ctx_t *ctx, const rtopo__tl_event_t *ev)
 {
     if (ev->ctx)
-        rtopo__op_write_failed(ev->ctx, ev->status, ev->peer, ev->msg);
+        ((rtopo__comp_t *)ev->ctx)->cb(ev->ctx, ev->status ? ev->status
+                                                          : RTOPO_ERR_TRANSPORT,
+                                       ev->peer, ev->msg);
     if (ev->peer >= 0 && ev->status == RTOPO_ERR_PEER)
         rtopo__peer_failed(ctx, ev->peer, RTOPO_ERR_PEER, ev->msg);
     else if (!ev->ctx)
@@ -153,8 +237,7 @@ static void rtopo__on_error(rtopo_ctx_t *ctx, const rtopo__tl_event_t *ev)
 int rtopo__progress(rtopo_ctx_t *ctx)
 {
     rtopo__tl_event_t ev[RTOPO__EV_BATCH];
-    rtopo__op_t *op, *next;
-    int n, i, total = 0;
+    int n, i, total;
     uint32_t slot;
 
     n = ctx->tlops->poll(ctx->tl, ev, RTOPO__EV_BATCH);
@@ -164,8 +247,9 @@ int rtopo__progress(rtopo_ctx_t *ctx)
         switch (ev[i].type) {
         case RTOPO__TL_EV_IMM:
             slot = RTOPO__IMM_SLOT(ev[i].imm);
-            if (ctx->slots[slot].op)
-                rtopo__op_handle_imm(ctx->slots[slot].op, ctx->slots[slot].ridx, ev[i].imm);
+            if (ctx->slots[slot].fn)
+                ctx->slots[slot].fn(ctx->slots[slot].owner, ctx->slots[slot].idx,
+                                    ev[i].imm);
             else
                 rtopo__debug("write for closed window slot %u", slot);
             break;
@@ -173,9 +257,9 @@ int rtopo__progress(rtopo_ctx_t *ctx)
             rtopo__on_ctrl(ctx, ev[i].data, ev[i].len);
             break;
         case RTOPO__TL_EV_WRITE_DONE:
-            rtopo__op_handle_write_done(ev[i].ctx);
-            break;
         case RTOPO__TL_EV_SEND_DONE:
+            if (ev[i].ctx)
+                ((rtopo__comp_t *)ev[i].ctx)->cb(ev[i].ctx, RTOPO_OK, ev[i].peer, NULL);
             break;
         case RTOPO__TL_EV_ERROR:
             rtopo__on_error(ctx, &ev[i]);
@@ -183,74 +267,140 @@ int rtopo__progress(rtopo_ctx_t *ctx)
         }
     }
     total = n;
-    if (ctx->pend)
-        total += rtopo__pend_flush(ctx);
-    for (op = ctx->active; op; op = next) {
-        next = op->next;
-        rtopo__op_advance(op);
-    }
+    if (ctx->npq)
+        total += rtopo__pq_flush(ctx);
+    for (i = 0; i < ctx->nhooks; i++)
+        ctx->hooks[i](ctx);
     return total;
 }
 
-int rtopo__op_wait(rtopo__op_t *op)
+int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t deadline_ns)
 {
-    rtopo_ctx_t *ctx = op->ctx;
     uint64_t spin_ns = (uint64_t)ctx->params.spin_us * 1000, now, last;
     int64_t left_ms;
     int n;
 
     last = rtopo__now_ns();
-    while (op->active) {
+    while (!cond(arg)) {
         n = rtopo__progress(ctx);
-        if (n < 0) {
-            rtopo__op_fail(op, n);
-            break;
-        }
-        if (!op->active)
+        if (n < 0)
+            return n;
+        if (cond(arg))
             break;
         now = rtopo__now_ns();
-        if (now >= op->deadline_ns) {
-            rtopo__error(RTOPO_ERR_TIMEOUT, "operation on topology %u (seq %u) did "
-                         "not complete within %d ms", op->topo->id, op->seq,
-                         ctx->timeout_ms);
-            rtopo__op_fail(op, RTOPO_ERR_TIMEOUT);
-            break;
-        }
+        if (now >= deadline_ns)
+            return RTOPO_ERR_TIMEOUT;
         if (n > 0) {
             last = now;
             continue;
         }
         if (now >= ctx->next_boot_check_ns) {
             ctx->next_boot_check_ns = now + RTOPO__WAIT_SLICE_MS * 1000000ull;
-            if (rtopo__check_failures(ctx))
-                continue;
+            rtopo__check_failures(ctx);
+            continue;
         }
         if (now - last < spin_ns)
             continue;
-        left_ms = (int64_t)(op->deadline_ns - now) / 1000000 + 1;
+        left_ms = (int64_t)(deadline_ns - now) / 1000000 + 1;
+        /* messages still queued for a peer are retried soon, not after a
+         * whole slice: the peer's connection may come up any moment */
+        if (ctx->npq && left_ms > 1)
+            left_ms = 1;
         ctx->tlops->wait(ctx->tl, left_ms < RTOPO__WAIT_SLICE_MS ? (int)left_ms
                                                                  : RTOPO__WAIT_SLICE_MS);
-        last = rtopo__now_ns();
-        ctx->next_boot_check_ns = 0;   /* check right after a sleep */
         /* a slice with no event still counts as a sleep: go on blocking */
-        last -= spin_ns;
+        last = rtopo__now_ns() - spin_ns;
+        ctx->next_boot_check_ns = 0;   /* check right after a sleep */
     }
-    return op->status;
+    return RTOPO_OK;
 }
 
-/* Drives the transport until nothing is queued and it has been quiet for
- * a few milliseconds, for at most limit_ms. */
-void rtopo__flush(rtopo_ctx_t *ctx, int limit_ms)
-{
-    uint64_t end = rtopo__now_ns() + (uint64_t)limit_ms * 1000000ull;
-    uint64_t quiet = rtopo__now_ns();
+/* ---- the progress thread ----------------------------------------------- */
 
-    while (rtopo__now_ns() < end) {
-        if (rtopo__progress(ctx) > 0 || ctx->pend)
-            quiet = rtopo__now_ns();
-        else if (rtopo__now_ns() - quiet > 5000000ull)
-            break;
-        else
-            ctx->tlops->wait(ctx->tl, 1);
+/* RTOPO_PROGRESS=thread: while nonblocking operations are in flight and
+ * no caller is inside the library, the thread sleeps in the transport's
+ * wait() and drives progress; with nothing in flight it sleeps on a
+ * condition variable.  Every entry point holds ctx->lock. */
+static void *rtopo__thread_main(void *arg)
+{
+    rtopo_ctx_t *ctx = arg;
+
+    pthread_mutex_lock(&ctx->lock);
+    while (!ctx->thread_stop) {
+        if (!ctx->active && !ctx->npq && !ctx->track.out && !ctx->zombies) {
+            pthread_cond_wait(&ctx->work, &ctx->lock);
+            continue;
+        }
+        if (rtopo__progress(ctx) > 0)
+            continue;
+        /* sleep briefly in the transport, then let callers in */
+        ctx->tlops->wait(ctx->tl, 2);
+        pthread_mutex_unlock(&ctx->lock);
+        sched_yield();
+        pthread_mutex_lock(&ctx->lock);
     }
+    pthread_mutex_unlock(&ctx->lock);
+    return NULL;
+}
+
+int rtopo__thread_start(rtopo_ctx_t *ctx)
+{
+    int ret;
+
+    ctx->thread_stop = 0;
+    ret = pthread_create(&ctx->thread, NULL, rtopo__thread_main, ctx);
+    if (ret) {
+        errno = ret;
+        return rtopo__error(RTOPO_ERR_NOMEM, "progress thread: %m");
+    }
+    ctx->thread_on = 1;
+    return RTOPO_OK;
+}
+
+/* called with ctx->lock held */
+void rtopo__thread_stop(rtopo_ctx_t *ctx)
+{
+    if (!ctx->thread_on)
+        return;
+    ctx->thread_stop = 1;
+    pthread_cond_signal(&ctx->work);
+    pthread_mutex_unlock(&ctx->lock);
+    pthread_join(ctx->thread, NULL);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->thread_on = 0;
+}
+
+void rtopo__thread_kick(rtopo_ctx_t *ctx)
+{
+    if (ctx->thread_on)
+        pthread_cond_signal(&ctx->work);
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+int rtopo__engine_init(rtopo_ctx_t *ctx)
+{
+    ctx->pq = calloc((size_t)ctx->size, sizeof(*ctx->pq));
+    ctx->pq_list = calloc((size_t)ctx->size, sizeof(*ctx->pq_list));
+    if (!ctx->pq || !ctx->pq_list)
+        return RTOPO_ERR_NOMEM;
+    return RTOPO_OK;
+}
+
+void rtopo__engine_fini(rtopo_ctx_t *ctx)
+{
+    rtopo__cmsg_t *c;
+    int i;
+
+    for (i = 0; ctx->pq && i < ctx->size; i++)
+        while ((c = ctx->pq[i].head)) {
+            ctx->pq[i].head = c->next;
+            free(c);
+        }
+    while ((c = ctx->cmsg_free)) {
+        ctx->cmsg_free = c->next;
+        free(c);
+    }
+    free(ctx->pq);
+    free(ctx->pq_list);
 }

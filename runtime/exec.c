@@ -11,25 +11,51 @@
  * Cost: a hop of L bytes in pieces of U over h hops takes about
  * ts + L*tw + (h-1)*(ts + U*tw) once the windows are open (one RTR round
  * trip, overlapped across hops since every rank opens its windows at start).
+ *
+ * An operation is done on this rank when every entry is done and every
+ * write and control message it posted has completed (op->inflight == 0).
+ * Any failure after the start fails the job (job.c): the other ranks
+ * would otherwise wait for this one until their timeout.
  */
 #include "config.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
 
-enum { RTOPO__KIND_SHIFT = 1 };
-
-uint32_t rtopo__sig(int kind, long q, size_t bytes, int algo, int p)
+uint32_t rtopo__sig(const rtopo__opdesc_t *d)
 {
-    uint64_t v[5] = { (uint64_t)kind, (uint64_t)q, (uint64_t)bytes, (uint64_t)algo,
-                      (uint64_t)p };
+    const uint8_t *b = (const uint8_t *)d;
     uint32_t h = 2166136261u;
-    const uint8_t *b = (const uint8_t *)v;
     size_t i;
 
-    for (i = 0; i < sizeof(v); i++)
+    for (i = 0; i < sizeof(*d); i++)
         h = (h ^ b[i]) * 16777619u;
     return h;
+}
+
+void rtopo__opdesc_shift(rtopo__opdesc_t *d, const rtopo_topo_t *t, long q, size_t bytes,
+                         int algo)
+{
+    const rtopo__tdesc_t *td = &t->desc;
+
+    memset(d, 0, sizeof(*d));
+    d->kind = RTOPO__OP_SHIFT;
+    d->algo = (uint8_t)algo;
+    d->topo_kind = (uint8_t)td->kind;
+    d->p = td->p;
+    d->topo_a = td->kind == RTOPO__TOPO_MESH ? td->rows : td->kind == RTOPO__TOPO_HYPERCUBE ?
+                td->dim : td->kind == RTOPO__TOPO_RING ? 0 : td->n;
+    d->topo_b = td->kind == RTOPO__TOPO_MESH ? td->cols : 0;
+    d->q = q;
+    d->bytes = bytes;
+}
+
+void rtopo__opdesc_sched(rtopo__opdesc_t *d, const rtopo_topo_t *t, long tag, size_t bytes)
+{
+    rtopo__opdesc_shift(d, t, tag, bytes, 0);
+    d->kind = RTOPO__OP_SCHED;
 }
 
 /* ---- plans ------------------------------------------------------------- */
@@ -122,7 +148,7 @@ static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t 
 }
 
 /* Takes ownership of s.  The plan has one reference, the caller's. */
-int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
+int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                     rtopo__plan_t **plan_p)
 {
     rtopo_ctx_t *ctx = t->ctx;
@@ -135,7 +161,8 @@ int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
         return RTOPO_ERR_NOMEM;
     }
     plan->sched = s;
-    plan->sig = sig;
+    plan->desc = *d;
+    plan->sig = rtopo__sig(d);
     plan->refs = 1;
     st = rtopo__plan_build(ctx, s, plan);
     for (i = 0; st == RTOPO_OK && i < plan->npeers; i++)
@@ -153,6 +180,7 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
 {
     rtopo_ctx_t *ctx = t->ctx;
     rtopo__plan_t *plan;
+    rtopo__opdesc_t d;
     rtopo__sched_t *s;
     int i, st;
 
@@ -167,8 +195,8 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
     st = rtopo__sched_shift(&t->desc, algo, q, bytes, &ctx->model, &s);
     if (st)
         return st;
-    st = rtopo__plan_new(t, s, rtopo__sig(RTOPO__KIND_SHIFT, q, bytes, s->algo, ctx->size),
-                         &plan);
+    rtopo__opdesc_shift(&d, t, q, bytes, s->algo);
+    st = rtopo__plan_new(t, s, &d, &plan);
     if (st)
         return st;
     plan->key_q = q;
@@ -223,13 +251,21 @@ static const rtopo__xfer_t *rtopo__xf(const rtopo__op_t *op, uint32_t x)
     return &op->plan->sched->xfers[x];
 }
 
+static void rtopo__op_finish(rtopo__op_t *op);
+
+static void rtopo__op_check(rtopo__op_t *op)
+{
+    if (op->active && op->remaining == 0 && op->inflight == 0)
+        rtopo__op_finish(op);
+}
+
 static void rtopo__entry_done(rtopo__op_t *op, int *done)
 {
     if (*done)
         return;
     *done = 1;
-    if (--op->remaining == 0)
-        rtopo__op_finish(op);
+    op->remaining--;
+    rtopo__op_check(op);
 }
 
 static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t x,
@@ -245,8 +281,17 @@ static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t
     m->len = rtopo__xf(op, x)->len;
 }
 
-/* After a failure a peer may still write to the old slot ids: those are
- * closed for good rather than handed to a later operation. */
+/* a control message of this operation, counted until the tl completes it */
+static int rtopo__op_send(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
+                          const void *payload, size_t plen)
+{
+    int st = rtopo__ctrl_send(op->ctx, peer, m, payload, plen, &op->track);
+
+    if (st == RTOPO_OK)
+        op->inflight++;
+    return st;
+}
+
 static void rtopo__release_slots(rtopo__op_t *op, int reuse)
 {
     rtopo_ctx_t *ctx = op->ctx;
@@ -254,11 +299,8 @@ static void rtopo__release_slots(rtopo__op_t *op, int reuse)
 
     for (i = 0; i < op->plan->nrecv; i++) {
         rtopo__rstate_t *r = &op->rs[i];
-        if (r->mode && ctx->slots[r->slot].op == op) {
-            ctx->slots[r->slot].op = NULL;
-            if (reuse)
-                ctx->slot_free[ctx->nslot_free++] = r->slot;
-        }
+        if (r->mode && ctx->slots[r->slot].owner == op)
+            rtopo__slot_close(ctx, r->slot, reuse);
     }
 }
 
@@ -275,62 +317,74 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
     for (i = 0; op->rs && i < op->plan->nrecv; i++) {
         free(op->rs[i].ring.released);
         free(op->rs[i].slot_piece);
-        free(op->rs[i].eager_copy);
         if (!keep_staging)
             rtopo__stage_put(op->rs[i].stage);
     }
     free(op->ss);
     free(op->rs);
-    free(op->inplace_copy);
     op->ss = NULL;
     op->rs = NULL;
-    op->inplace_copy = NULL;
 }
 
-static void rtopo__op_unlink(rtopo__op_t *op)
+static void rtopo__list_del(rtopo__op_t **head, rtopo__op_t *op)
 {
-    rtopo_ctx_t *ctx = op->ctx;
-
     if (op->prev)
         op->prev->next = op->next;
     else
-        ctx->active = op->next;
+        *head = op->next;
     if (op->next)
         op->next->prev = op->prev;
     op->next = op->prev = NULL;
-    op->active = 0;
 }
 
-void rtopo__op_finish(rtopo__op_t *op)
+static void rtopo__list_add(rtopo__op_t **head, rtopo__op_t *op)
 {
-    if (!op->active)
-        return;
+    op->prev = NULL;
+    op->next = *head;
+    if (*head)
+        (*head)->prev = op;
+    *head = op;
+}
+
+static void rtopo__op_finish(rtopo__op_t *op)
+{
+    rtopo_topo_t *t = op->topo;
+
     rtopo__release_slots(op, 1);
-    rtopo__op_unlink(op);
+    rtopo__list_del(&op->ctx->active, op);
+    op->active = 0;
+    t->last_seq = op->seq;
+    t->last_desc = op->plan->desc;
     rtopo__op_free_state(op, 0);
 }
 
+/* a failed operation whose writes and messages have all completed */
+static void rtopo__zombie_done(rtopo__op_t *op)
+{
+    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
+
+    op->zombie = 0;
+    rtopo__list_del(&op->ctx->zombies, op);
+    rtopo__op_free_state(op, 1);
+    if (req->orphan)
+        rtopo__req_destroy(req);
+}
+
+/* Ends the operation on this rank with status (the job is failed already,
+ * or the caller fails it). */
 void rtopo__op_fail(rtopo__op_t *op, int status)
 {
     rtopo_ctx_t *ctx = op->ctx;
-    rtopo__msg_t m;
     int i;
 
     if (!op->active)
         return;
     op->status = status;
-    /* tell the peers of this operation, so they fail now rather than at
-     * their timeout */
-    memset(&m, 0, sizeof(m));
-    m.type = RTOPO__MSG_ABORT;
-    m.topo_id = op->topo->id;
-    m.seq = op->seq;
-    m.status = status == RTOPO_ERR_MISMATCH ? RTOPO_ERR_MISMATCH : RTOPO_ERR_PEER;
-    for (i = 0; i < op->plan->npeers; i++)
-        if (!(ctx->failed && op->plan->peers[i] == ctx->failed_rank))
-            rtopo__ctrl_send(ctx, op->plan->peers[i], &m, NULL, 0);
+    snprintf(op->errmsg, sizeof(op->errmsg), "%s",
+             ctx->failed && ctx->failmsg[0] ? ctx->failmsg : rtopo_last_error());
     rtopo__release_slots(op, 0);
-    rtopo__op_unlink(op);
+    rtopo__list_del(&ctx->active, op);
+    op->active = 0;
     /* Peers may still write into staging blocks opened for this operation:
      * never hand them out again. */
     for (i = 0; i < op->plan->nsend; i++)
@@ -339,11 +393,58 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     for (i = 0; i < op->plan->nrecv; i++)
         if (op->rs[i].stage)
             op->rs[i].stage->in_use = 2;
-    if (op->inflight > 0)
-        op->zombie = 1;   /* state freed when the last write completes */
-    else
+    if (op->inflight > 0) {
+        op->zombie = 1;   /* state freed when the last completion comes */
+        rtopo__list_add(&ctx->zombies, op);
+    } else {
         rtopo__op_free_state(op, 1);
+    }
 }
+
+void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status)
+{
+    while (ctx->active)
+        rtopo__op_fail(ctx->active, status);
+}
+
+/* Something went wrong in this operation: the job fails on every rank. */
+static void rtopo__op_error(rtopo__op_t *op, int status, int culprit, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void rtopo__op_error(rtopo__op_t *op, int status, int culprit, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    rtopo__error(status, "%s", msg);
+    rtopo__job_abort(op->ctx, status, culprit, &op->plan->desc, op->topo->id, op->seq,
+                     "%s", msg);
+}
+
+static void rtopo__op_track_done(rtopo__track_t *t)
+{
+    rtopo__op_t *op = rtopo__container_of(t, rtopo__op_t, track);
+
+    op->inflight--;
+    if (op->zombie) {
+        if (op->inflight == 0)
+            rtopo__zombie_done(op);
+        return;
+    }
+    if (t->status && op->active && !op->ctx->failed) {
+        int st = t->status;
+        t->status = 0;
+        rtopo__op_error(op, st, -1, "a control message of operation %u on topology %u "
+                        "failed: %s", op->seq, op->topo->id, rtopo_strerror(st));
+        return;
+    }
+    rtopo__op_check(op);
+}
+
+static void rtopo__on_imm(void *owner, int ridx, uint32_t imm);
 
 static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
 {
@@ -355,11 +456,8 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
     uint32_t k;
     int st;
 
-    if (ctx->nslot_free == 0)
-        return rtopo__error(RTOPO_ERR_NOMEM, "more than %u windows open", RTOPO__MAX_SLOTS);
-    r->slot = ctx->slot_free[--ctx->nslot_free];
-    ctx->slots[r->slot].op = op;
-    ctx->slots[r->slot].ridx = ridx;
+    if ((st = rtopo__slot_open(ctx, rtopo__on_imm, op, ridx, &r->slot)))
+        return st;
     rtopo__msg_init(op, &m, RTOPO__MSG_RTR, e->xfer, e->hop);
     m.slot = r->slot;
     if (r->dst)
@@ -370,6 +468,12 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
         m.roff = (uint64_t)(r->dst - region->buf);
     } else {
         r->mode = RTOPO__WIN_STAGED;
+        if (r->dst && !op->plan->staged_noted) {
+            op->plan->staged_noted = 1;
+            rtopo__info("receive buffer %p (%llu bytes) is not registered: data goes "
+                        "through staging (rtopo_mem_register makes it zero-copy)",
+                        (void *)r->dst, (unsigned long long)r->len);
+        }
         r->unit = rtopo__unit(ctx, r->len);
         r->npieces = rtopo__npieces(r->len, r->unit);
         k = (uint32_t)ctx->params.pipeline_depth;
@@ -392,8 +496,11 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
         m.nslots = k;
     }
     m.mode = (uint8_t)r->mode;
-    return rtopo__ctrl_send(ctx, e->peer, &m, NULL, 0);
+    return rtopo__op_send(op, e->peer, &m, NULL, 0);
 }
+
+static void rtopo__take_early(rtopo__op_t *op);
+static void rtopo__advance(rtopo__op_t *op);
 
 int rtopo__op_start(rtopo__op_t *op)
 {
@@ -403,29 +510,36 @@ int rtopo__op_start(rtopo__op_t *op)
     size_t eager = ctx->params.eager_limit;
     int i, st = RTOPO_OK;
 
+    if (ctx->failed) {
+        op->status = ctx->failed;
+        return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    }
     op->seq = op->topo->next_seq++;
+    rtopo__job_op_started(ctx);
+    if (ctx->failed) {
+        op->status = ctx->failed;
+        return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    }
     op->status = RTOPO_OK;
     op->zombie = 0;
     op->inflight = 0;
-    if (ctx->failed) {
-        op->status = ctx->failed;
-        return rtopo__error(ctx->failed, "rank %d failed earlier; no further "
-                            "operations can run", ctx->failed_rank);
-    }
+    op->errmsg[0] = '\0';
+    op->track.out = 0;
+    op->track.status = 0;
+    op->track.done = rtopo__op_track_done;
     op->deadline_ns = rtopo__now_ns() + (uint64_t)ctx->timeout_ms * 1000000ull;
     op->ss = calloc((size_t)plan->nsend + 1, sizeof(*op->ss));
     op->rs = calloc((size_t)plan->nrecv + 1, sizeof(*op->rs));
     if (!op->ss || !op->rs) {
         rtopo__op_free_state(op, 0);
-        return op->status = RTOPO_ERR_NOMEM;
+        st = rtopo__error(RTOPO_ERR_NOMEM, "operation state");
+        rtopo__job_abort(ctx, st, -1, &plan->desc, op->topo->id, op->seq, "%s",
+                         "out of memory starting an operation");
+        return op->status = st;
     }
     op->remaining = plan->nsend + plan->nrecv + 1;   /* +1: start in progress */
     op->active = 1;
-    op->prev = NULL;
-    op->next = ctx->active;
-    if (ctx->active)
-        ctx->active->prev = op;
-    ctx->active = op;
+    rtopo__list_add(&ctx->active, op);
 
     for (i = 0; i < plan->nlocal; i++) {
         const rtopo__xfer_t *x = &s->xfers[plan->local[i]];
@@ -452,35 +566,49 @@ int rtopo__op_start(rtopo__op_t *op)
         if (e->upstream >= 0)
             continue;
         ss->src = op->bufs[x->src_buf] + x->src_off;
-        if (x->len > eager)
+        if (x->len > eager) {
             ss->src_mem = rtopo__mem_find(ctx, ss->src, x->len);
+            if (!ss->src_mem && !plan->staged_noted) {
+                op->plan->staged_noted = 1;
+                rtopo__info("send buffer %p (%llu bytes) is not registered: data goes "
+                            "through staging (rtopo_mem_register makes it zero-copy)",
+                            (const void *)ss->src, (unsigned long long)x->len);
+            }
+        }
         ss->blocked = x->src_buf != RTOPO__BUF_SEND;
         if (!ss->blocked && x->len <= eager) {
             rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, e->xfer, e->hop);
-            if ((st = rtopo__ctrl_send(ctx, e->peer, &m, ss->src, x->len)))
+            if ((st = rtopo__op_send(op, e->peer, &m, ss->src, x->len)))
                 goto fail;
             rtopo__entry_done(op, &ss->done);
         }
     }
     if (op->active)
-        rtopo__op_take_early(op);
-    if (op->active)
-        rtopo__entry_done(op, &(int){ 0 });   /* drop the start reference */
-    if (op->active)
-        rtopo__op_advance(op);
+        rtopo__take_early(op);
+    if (op->active) {
+        op->remaining--;     /* drop the start reference */
+        rtopo__advance(op);
+        rtopo__op_check(op);
+    }
+    rtopo__thread_kick(ctx);
     return RTOPO_OK;
 fail:
-    rtopo__op_fail(op, st);
-    return st;
+    if (op->active)
+        rtopo__op_error(op, st, -1, "starting operation %u on topology %u: %s", op->seq,
+                        op->topo->id, rtopo_last_error());
+    return op->status;
 }
 
-static void rtopo__abort_peer(rtopo__op_t *op, int peer, int status, const char *what,
-                              const rtopo__msg_t *m)
+/* ---- incoming control messages ----------------------------------------- */
+
+static void rtopo__mismatch(rtopo__op_t *op, const rtopo__msg_t *m, const char *what)
 {
-    rtopo__error(status, "rank %d disagrees on %s (xfer %u hop %u, length %llu): "
-                 "ranks must call the collective with the same arguments",
-                 peer, what, m->xfer, m->hop, (unsigned long long)m->len);
-    rtopo__op_fail(op, status);
+    rtopo__op_error(op, RTOPO_ERR_MISMATCH, m->src,
+                    "rank %d sent %s this rank's operation %u on topology %u does not "
+                    "expect (transfer %u hop %u, %llu bytes, signature %08x, here %08x): "
+                    "ranks must call the collective with the same arguments",
+                    m->src, what, op->seq, op->topo->id, m->xfer, m->hop,
+                    (unsigned long long)m->len, m->sig, op->plan->sig);
 }
 
 /* binary search of entries sorted by (xfer, hop), both entry kinds
@@ -508,19 +636,28 @@ static int rtopo__find_ent(const void *base, int n, size_t stride, uint32_t x, u
 #define rtopo__find_recv(p, x, hop) \
     rtopo__find_ent((p)->recv, (p)->nrecv, sizeof(rtopo__recv_ent_t), x, hop)
 
+static int rtopo__xfer_ok(const rtopo__op_t *op, const rtopo__msg_t *m)
+{
+    return m->sig == op->plan->sig && m->xfer < op->plan->sched->nxfers &&
+           m->len == rtopo__xf(op, m->xfer)->len;
+}
+
 static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
 {
-    int ri = rtopo__find_recv(op->plan, m->xfer, m->hop), fi;
+    int ri = -1, fi;
     const uint8_t *payload = (const uint8_t *)m + RTOPO__MSG_HDR;
     rtopo__rstate_t *r;
     rtopo__msg_t fm;
 
-    if (ri < 0 || op->plan->recv[ri].peer != m->src || m->sig != op->plan->sig ||
-        m->len != rtopo__xf(op, m->xfer)->len || len != RTOPO__MSG_HDR + m->len) {
-        rtopo__abort_peer(op, m->src, RTOPO_ERR_MISMATCH, "the operation", m);
+    if (rtopo__xfer_ok(op, m))
+        ri = rtopo__find_recv(op->plan, m->xfer, m->hop);
+    if (ri < 0 || op->plan->recv[ri].peer != m->src || len != RTOPO__MSG_HDR + m->len ||
+        m->len > op->ctx->params.eager_limit) {
+        rtopo__mismatch(op, m, "data");
         return;
     }
     r = &op->rs[ri];
+    r->heard = 1;
     if (r->done)
         return;
     fi = op->plan->recv[ri].fwd;
@@ -529,8 +666,9 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
             memcpy(r->dst, payload, m->len);
     } else {
         rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, m->xfer, m->hop + 1);
-        if (rtopo__ctrl_send(op->ctx, op->plan->send[fi].peer, &fm, payload, m->len)) {
-            rtopo__op_fail(op, RTOPO_ERR_TRANSPORT);
+        if (rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, m->len)) {
+            rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "forwarding to rank %d: %s",
+                            op->plan->send[fi].peer, rtopo_last_error());
             return;
         }
         rtopo__entry_done(op, &op->ss[fi].done);
@@ -543,14 +681,15 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
 static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
 {
     rtopo_ctx_t *ctx = op->ctx;
-    int si = rtopo__find_send(op->plan, m->xfer, m->hop);
+    int si = -1;
     const rtopo__send_ent_t *e;
     rtopo__sstate_t *s;
     uint32_t k;
 
-    if (si < 0 || op->plan->send[si].peer != m->src || m->sig != op->plan->sig ||
-        m->len != rtopo__xf(op, m->xfer)->len || m->len <= ctx->params.eager_limit) {
-        rtopo__abort_peer(op, m->src, RTOPO_ERR_MISMATCH, "the operation", m);
+    if (rtopo__xfer_ok(op, m))
+        si = rtopo__find_send(op->plan, m->xfer, m->hop);
+    if (si < 0 || op->plan->send[si].peer != m->src || m->len <= ctx->params.eager_limit) {
+        rtopo__mismatch(op, m, "a receive window");
         return;
     }
     e = &op->plan->send[si];
@@ -566,7 +705,7 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
         s->unit = m->unit;
         s->rk = m->nslots;
         if (s->unit == 0 || s->rk == 0) {
-            rtopo__abort_peer(op, m->src, RTOPO_ERR_MISMATCH, "the window", m);
+            rtopo__mismatch(op, m, "an empty window");
             return;
         }
     } else if (e->upstream < 0 && s->src_mem) {
@@ -577,7 +716,7 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
         s->unit = rtopo__unit(ctx, s->len);
     }
     if (e->upstream >= 0 && s->unit != op->rs[e->upstream].unit) {
-        rtopo__abort_peer(op, m->src, RTOPO_ERR_MISMATCH, "the piece size", m);
+        rtopo__mismatch(op, m, "a window of another piece size");
         return;
     }
     s->npieces = rtopo__npieces(s->len, s->unit);
@@ -595,20 +734,20 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
     s->nwctx = k;
     s->wctx = calloc(k, sizeof(*s->wctx));
     if (!s->wctx) {
-        rtopo__op_fail(op, RTOPO_ERR_NOMEM);
+        rtopo__op_error(op, RTOPO_ERR_NOMEM, -1, "write contexts");
         return;
     }
     if (e->upstream < 0 && !s->src_mem) {
         if (rtopo__ring_init(&s->ring, k) ||
             rtopo__stage_get(ctx, (size_t)(k * (s->len < s->unit ? s->len : s->unit)),
                              &s->stage)) {
-            rtopo__op_fail(op, RTOPO_ERR_NOMEM);
+            rtopo__op_error(op, RTOPO_ERR_NOMEM, -1, "staging for a send");
             return;
         }
     }
 }
 
-void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
+static void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
 {
     int si;
 
@@ -624,28 +763,95 @@ void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
         if (si >= 0 && m->nslots > op->ss[si].rtail)
             op->ss[si].rtail = m->nslots;
         break;
-    case RTOPO__MSG_ABORT:
-        rtopo__error(m->status, "rank %d aborted the operation (topology %u seq %u): %s",
-                     m->src, m->topo_id, m->seq, rtopo_strerror(m->status));
-        rtopo__op_fail(op, m->status);
-        break;
-    default:
-        rtopo__warn("unknown control message type %d from rank %d", m->type, m->src);
     }
 }
 
+static rtopo__op_t *rtopo__op_lookup(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq)
+{
+    rtopo__op_t *op;
+
+    for (op = ctx->active; op; op = op->next)
+        if (op->topo->id == topo_id && op->seq == seq)
+            return op;
+    return NULL;
+}
+
+/* EAGER, RTR and CREDIT: to the running operation, or kept until it starts */
+static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
+{
+    rtopo_topo_t *t;
+    rtopo__umsg_t *u, **pp;
+    rtopo__op_t *op;
+
+    op = rtopo__op_lookup(ctx, m->topo_id, m->seq);
+    if (op) {
+        rtopo__op_handle_msg(op, m, len);
+        return;
+    }
+    if (ctx->failed)
+        return;
+    t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
+    if ((t && m->seq < t->next_seq) || (!t && m->topo_id < ctx->next_topo_id)) {
+        /* A consistent peer sends only what this rank waits for, and this
+         * rank finished (or freed) that operation: the arguments differ. */
+        if (m->type == RTOPO__MSG_CREDIT)
+            return;
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src,
+                         t && m->seq == t->last_seq ? &t->last_desc : NULL, m->topo_id,
+                         m->seq, "rank %d sent %s for operation %u on topology %u, which "
+                         "this rank completed without it: ranks must call the collective "
+                         "with the same arguments", m->src,
+                         m->type == RTOPO__MSG_EAGER ? "data" : "a receive window",
+                         m->seq, m->topo_id);
+        return;
+    }
+    u = malloc(sizeof(*u) + len);
+    if (!u) {
+        rtopo__error(RTOPO_ERR_NOMEM, "cannot keep an early message from rank %d", m->src);
+        return;
+    }
+    u->next = NULL;
+    u->len = len;
+    memcpy(&u->msg, m, len);
+    for (pp = &ctx->unexp; *pp; pp = &(*pp)->next)
+        ;
+    *pp = u;
+}
+
+/* hands the messages that arrived before op started over to it */
+static void rtopo__take_early(rtopo__op_t *op)
+{
+    rtopo_ctx_t *ctx = op->ctx;
+    rtopo__umsg_t *u, **pp = &ctx->unexp;
+
+    while ((u = *pp)) {
+        if (u->msg.topo_id == op->topo->id && u->msg.seq == op->seq) {
+            *pp = u->next;
+            if (op->active)
+                rtopo__op_handle_msg(op, &u->msg, u->len);
+            free(u);
+        } else {
+            pp = &u->next;
+        }
+    }
+}
+
+/* Credits matter only while the sender lacks the allowance to write every
+ * piece: a later one would arrive after the sender is done. */
 static void rtopo__send_credit(rtopo__op_t *op, int ridx)
 {
     const rtopo__recv_ent_t *e = &op->plan->recv[ridx];
     rtopo__rstate_t *r = &op->rs[ridx];
     rtopo__msg_t m;
 
-    if (r->ring.tail <= r->credited || r->ring.tail >= r->npieces)
+    if (r->ring.tail <= r->credited || (uint64_t)r->credited + r->ring.k >= r->npieces)
         return;
     r->credited = r->ring.tail;
     rtopo__msg_init(op, &m, RTOPO__MSG_CREDIT, e->xfer, e->hop);
     m.nslots = r->ring.tail;
-    rtopo__ctrl_send(op->ctx, e->peer, &m, NULL, 0);
+    if (rtopo__op_send(op, e->peer, &m, NULL, 0))
+        rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "credit to rank %d: %s", e->peer,
+                        rtopo_last_error());
 }
 
 /* final destination of a staged window: copy landed pieces out in order */
@@ -668,17 +874,19 @@ static void rtopo__drain_staged(rtopo__op_t *op, int ridx)
         r->next_fwd++;
     }
     rtopo__send_credit(op, ridx);
-    if (r->next_fwd == r->npieces)
+    if (op->active && r->next_fwd == r->npieces)
         rtopo__entry_done(op, &r->done);
 }
 
-void rtopo__op_handle_imm(rtopo__op_t *op, int ridx, uint32_t imm)
+static void rtopo__on_imm(void *owner, int ridx, uint32_t imm)
 {
+    rtopo__op_t *op = owner;
     rtopo__rstate_t *r = &op->rs[ridx];
     uint32_t piece = RTOPO__IMM_PIECE(imm);
 
     if (r->done)
         return;
+    r->heard = 1;
     r->arrived++;
     if (r->mode == RTOPO__WIN_DIRECT) {
         if (RTOPO__IMM_LAST(imm)) {
@@ -690,16 +898,19 @@ void rtopo__op_handle_imm(rtopo__op_t *op, int ridx, uint32_t imm)
         return;
     }
     if (piece >= r->npieces) {
-        rtopo__error(RTOPO_ERR_MISMATCH, "piece %u beyond the window's %u", piece,
-                     r->npieces);
-        rtopo__op_fail(op, RTOPO_ERR_MISMATCH);
+        rtopo__op_error(op, RTOPO_ERR_MISMATCH, op->plan->recv[ridx].peer,
+                        "piece %u beyond the window's %u", piece, r->npieces);
         return;
     }
     r->slot_piece[piece % r->ring.k] = piece;
     if (op->plan->recv[ridx].fwd < 0)
         rtopo__drain_staged(op, ridx);
-    /* forwarding: rtopo__op_advance sends it on */
+    /* forwarding: rtopo__advance sends it on */
 }
+
+/* ---- sending ----------------------------------------------------------- */
+
+static void rtopo__on_write(rtopo__comp_t *c, int status, int peer, const char *msg);
 
 static void rtopo__advance_send(rtopo__op_t *op, int si)
 {
@@ -741,19 +952,20 @@ static void rtopo__advance_send(rtopo__op_t *op, int si)
             lmr = s->stage->mr;
         }
         roff = s->roff + (s->mode == RTOPO__WIN_STAGED ? (uint64_t)(n % s->rk) * s->unit : off);
+        w->comp.cb = rtopo__on_write;
         w->op = op;
         w->send_idx = si;
         w->piece = n;
         st = ctx->tlops->write(ctx->tl, e->peer, src, sz, lmr, &s->rkey, roff,
                                RTOPO__IMM(s->rslot, n + 1 == s->npieces, n),
-                               RTOPO__TL_IMM, w);
+                               RTOPO__TL_IMM, &w->comp);
         if (st == RTOPO_ERR_BUSY) {
             w->op = NULL;
             return;
         }
         if (st) {
             w->op = NULL;
-            rtopo__op_fail(op, st);
+            rtopo__op_error(op, st, -1, "write to rank %d: %s", e->peer, rtopo_last_error());
             return;
         }
         if (!up && !s->src_mem)
@@ -788,7 +1000,7 @@ static int rtopo__src_ready(rtopo__op_t *op, int si)
     return 1;
 }
 
-void rtopo__op_advance(rtopo__op_t *op)
+static void rtopo__advance(rtopo__op_t *op)
 {
     rtopo__sstate_t *s;
     rtopo__msg_t m;
@@ -805,8 +1017,9 @@ void rtopo__op_advance(rtopo__op_t *op)
             if (s->len <= op->ctx->params.eager_limit) {
                 rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, op->plan->send[i].xfer,
                                 op->plan->send[i].hop);
-                if (rtopo__ctrl_send(op->ctx, op->plan->send[i].peer, &m, s->src, s->len))
-                    rtopo__op_fail(op, RTOPO_ERR_TRANSPORT);
+                if (rtopo__op_send(op, op->plan->send[i].peer, &m, s->src, s->len))
+                    rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "eager send to rank %d: %s",
+                                    op->plan->send[i].peer, rtopo_last_error());
                 else
                     rtopo__entry_done(op, &s->done);
                 continue;
@@ -817,8 +1030,19 @@ void rtopo__op_advance(rtopo__op_t *op)
     }
 }
 
-void rtopo__op_handle_write_done(rtopo__wctx_t *w)
+static void rtopo__advance_all(rtopo_ctx_t *ctx)
 {
+    rtopo__op_t *op, *next;
+
+    for (op = ctx->active; op; op = next) {
+        next = op->next;
+        rtopo__advance(op);
+    }
+}
+
+static void rtopo__on_write(rtopo__comp_t *c, int status, int peer, const char *msg)
+{
+    rtopo__wctx_t *w = rtopo__container_of(c, rtopo__wctx_t, comp);
     rtopo__op_t *op = w->op;
     const rtopo__send_ent_t *e;
     rtopo__sstate_t *s;
@@ -830,10 +1054,13 @@ void rtopo__op_handle_write_done(rtopo__wctx_t *w)
     w->op = NULL;
     op->inflight--;
     if (!op->active) {
-        if (op->zombie && op->inflight == 0) {
-            op->zombie = 0;
-            rtopo__op_free_state(op, 1);
-        }
+        if (op->zombie && op->inflight == 0)
+            rtopo__zombie_done(op);
+        return;
+    }
+    if (status) {
+        rtopo__op_error(op, status, peer, "write to rank %d failed: %s", peer,
+                        msg ? msg : rtopo_strerror(status));
         return;
     }
     e = &op->plan->send[w->send_idx];
@@ -844,42 +1071,116 @@ void rtopo__op_handle_write_done(rtopo__wctx_t *w)
         up->slot_piece[piece % up->ring.k] = ~0u;
         rtopo__ring_release(&up->ring, piece);
         rtopo__send_credit(op, e->upstream);
-        if (up->ring.tail == up->npieces)
+        if (op->active && up->ring.tail == up->npieces)
             rtopo__entry_done(op, &up->done);
     } else if (!s->src_mem) {
         rtopo__ring_release(&s->ring, piece);
     }
     if (op->active && s->completed == s->npieces)
         rtopo__entry_done(op, &s->done);
+    rtopo__op_check(op);
 }
 
-void rtopo__op_write_failed(rtopo__wctx_t *w, int status, int peer, const char *msg)
+/* ---- waiting ----------------------------------------------------------- */
+
+/* Names what a timed-out operation still waits for. */
+static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
 {
-    rtopo__op_t *op = w->op;
+    int i;
 
-    if (!op)
+    for (i = 0; i < op->plan->nrecv; i++) {
+        const rtopo__rstate_t *r = &op->rs[i];
+        const rtopo__recv_ent_t *e = &op->plan->recv[i];
+        if (r->done)
+            continue;
+        if (!r->heard)
+            snprintf(out, n, "waiting for rank %d (transfer %u hop %u, %llu bytes), which "
+                     "has sent nothing for this operation: did it skip the call?", e->peer,
+                     e->xfer, e->hop, (unsigned long long)r->len);
+        else
+            snprintf(out, n, "waiting for rank %d (transfer %u hop %u): %u of %u pieces "
+                     "arrived", e->peer, e->xfer, e->hop, r->arrived, r->npieces);
         return;
-    w->op = NULL;
-    op->inflight--;
-    if (op->active) {
-        rtopo__error(status, "write to rank %d failed: %s", peer, msg);
-        rtopo__op_fail(op, status);
-    } else if (op->zombie && op->inflight == 0) {
-        op->zombie = 0;
-        rtopo__op_free_state(op, 1);
     }
+    for (i = 0; i < op->plan->nsend; i++) {
+        const rtopo__sstate_t *s = &op->ss[i];
+        const rtopo__send_ent_t *e = &op->plan->send[i];
+        if (s->done)
+            continue;
+        snprintf(out, n, "waiting for rank %d (transfer %u hop %u) %s", e->peer, e->xfer,
+                 e->hop, s->have_rtr ? "to take the data" : "to open its window: did it "
+                 "skip the call?");
+        return;
+    }
+    snprintf(out, n, "waiting for %d control message(s) and writes to complete",
+             op->inflight);
 }
 
-/* before a request is restarted or freed: let writes of a failed
- * operation complete (they reference its state), within 1 s */
+static int rtopo__op_inactive(void *arg)
+{
+    return !((rtopo__op_t *)arg)->active;
+}
+
+static int rtopo__op_timed_out(rtopo__op_t *op, int st)
+{
+    char what[200];
+
+    if (st == RTOPO_ERR_TIMEOUT && op->active) {
+        rtopo__describe_wait(op, what, sizeof(what));
+        rtopo__op_error(op, RTOPO_ERR_TIMEOUT, -1, "operation %u on topology %u did not "
+                        "complete within %d ms: %s", op->seq, op->topo->id,
+                        op->ctx->timeout_ms, what);
+    } else if (st && op->active) {
+        rtopo__op_error(op, st, -1, "progress failed: %s", rtopo_last_error());
+    }
+    return op->status;
+}
+
+int rtopo__op_wait(rtopo__op_t *op)
+{
+    int st = rtopo__wait(op->ctx, rtopo__op_inactive, op, op->deadline_ns);
+
+    return rtopo__op_timed_out(op, st);
+}
+
+/* one progress pass; RTOPO_OK while active (caller checks op->active) */
+int rtopo__op_test(rtopo__op_t *op)
+{
+    rtopo_ctx_t *ctx = op->ctx;
+    int n;
+
+    if (!op->active)
+        return op->status;
+    n = rtopo__progress(ctx);
+    if (n < 0)
+        return rtopo__op_timed_out(op, n);
+    if (op->active && rtopo__now_ns() >= op->deadline_ns)
+        return rtopo__op_timed_out(op, RTOPO_ERR_TIMEOUT);
+    if (op->active && rtopo__now_ns() >= ctx->next_boot_check_ns) {
+        ctx->next_boot_check_ns = rtopo__now_ns() + 20000000ull;
+        rtopo__check_failures(ctx);
+    }
+    return op->active ? RTOPO_OK : op->status;
+}
+
+/* before a request is restarted: let the completions of a failed
+ * operation come in (they reference its state), within 1 s */
+static int rtopo__no_zombie(void *arg)
+{
+    return !((rtopo__op_t *)arg)->zombie;
+}
+
 int rtopo__op_drain(rtopo__op_t *op)
 {
-    uint64_t end = rtopo__now_ns() + 1000000000ull;
-
-    while (op->zombie && rtopo__now_ns() < end) {
-        if (rtopo__progress(op->ctx) == 0)
-            op->ctx->tlops->wait(op->ctx->tl, 10);
-    }
+    rtopo__wait(op->ctx, rtopo__no_zombie, op, rtopo__now_ns() + 1000000000ull);
     return op->zombie ? rtopo__error(RTOPO_ERR_BUSY, "writes of a failed operation "
                                      "are still outstanding") : RTOPO_OK;
+}
+
+void rtopo__exec_init(rtopo_ctx_t *ctx)
+{
+    rtopo__am_set(ctx, RTOPO__MSG_EAGER, rtopo__on_op_msg);
+    rtopo__am_set(ctx, RTOPO__MSG_RTR, rtopo__on_op_msg);
+    rtopo__am_set(ctx, RTOPO__MSG_CREDIT, rtopo__on_op_msg);
+    rtopo__hook_add(ctx, rtopo__advance_all);
 }

@@ -24,6 +24,11 @@ static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
         return st;
     }
     ctx->tlops->mem_rkey(mem->mr, &mem->rkey);
+    if (!internal && rtopo__handle_add(mem, RTOPO__H_MEM)) {
+        ctx->tlops->mem_dereg(mem->mr);
+        free(mem);
+        return RTOPO_ERR_NOMEM;
+    }
     mem->ctx = ctx;
     mem->buf = buf;
     mem->len = len;
@@ -36,10 +41,26 @@ static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
 
 int rtopo_mem_register(rtopo_ctx_t *ctx, void *buf, size_t len, rtopo_mem_t **mem_p)
 {
-    if (!ctx || !buf || !mem_p || len == 0)
+    int st;
+
+    if (!buf || !mem_p || len == 0)
         return rtopo__error(RTOPO_ERR_INVAL, "rtopo_mem_register needs a context, "
                             "a buffer, a length > 0 and a result pointer");
-    return rtopo__mem_new(ctx, buf, len, 0, mem_p);
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
+    st = rtopo__mem_new(ctx, buf, len, 0, mem_p);
+    rtopo__ctx_leave(ctx);
+    return st;
+}
+
+static int rtopo__op_uses(const rtopo__op_t *op, const struct rtopo_mem *mem)
+{
+    int i;
+
+    for (i = 0; i < RTOPO__BUF_COUNT; i++)
+        if (op->bufs[i] && op->bufs[i] >= mem->buf && op->bufs[i] < mem->buf + mem->len)
+            return 1;
+    return 0;
 }
 
 static void rtopo__mem_unlink(rtopo_ctx_t *ctx, struct rtopo_mem *mem)
@@ -57,20 +78,38 @@ int rtopo_mem_deregister(rtopo_mem_t *mem)
 {
     rtopo_ctx_t *ctx;
     rtopo__op_t *op;
-    int st, i;
+    int st;
 
-    if (!mem || mem->internal)
-        return rtopo__error(RTOPO_ERR_INVAL, "not a region from rtopo_mem_register");
+    if (!rtopo__handle_ok(mem, RTOPO__H_MEM))
+        return rtopo__error(RTOPO_ERR_INVAL, "%p is not a live region from "
+                            "rtopo_mem_register (deregistered already?)", (void *)mem);
     ctx = mem->ctx;
-    /* refuse while an operation in flight reads or writes the region */
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
+    /* refuse while an operation in flight, or the writes of a failed one,
+     * read or write the region (the latter drain within a second) */
+    for (;;) {
+        for (op = ctx->zombies; op && !rtopo__op_uses(op, mem); op = op->next)
+            ;
+        if (!op || rtopo__op_drain(op))
+            break;
+    }
     for (op = ctx->active; op; op = op->next)
-        for (i = 0; i < RTOPO__BUF_COUNT; i++)
-            if (op->bufs[i] && op->bufs[i] >= mem->buf && op->bufs[i] < mem->buf + mem->len)
-                return rtopo__error(RTOPO_ERR_BUSY, "region is in use by an "
-                                    "operation in flight");
+        if (rtopo__op_uses(op, mem))
+            break;
+    if (!op)
+        for (op = ctx->zombies; op; op = op->next)
+            if (rtopo__op_uses(op, mem))
+                break;
+    if (op) {
+        rtopo__ctx_leave(ctx);
+        return rtopo__error(RTOPO_ERR_BUSY, "region is in use by an operation in flight");
+    }
     rtopo__mem_unlink(ctx, mem);
+    rtopo__handle_del(mem);
     st = ctx->tlops->mem_dereg(mem->mr);
     free(mem);
+    rtopo__ctx_leave(ctx);
     return st;
 }
 
@@ -121,6 +160,7 @@ void rtopo__mem_release_all(rtopo_ctx_t *ctx)
 
     while ((m = ctx->mems)) {
         ctx->mems = m->next;
+        rtopo__handle_del(m);
         ctx->tlops->mem_dereg(m->mr);
         if (m->internal)
             free(m->buf);

@@ -2,7 +2,6 @@
  * params.c - reading the RTOPO_* table (params.h) from the environment.
  */
 #include "config.h"
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "rtopo.h"
 #include "log.h"
 #include "params.h"
+#include "size.h"
 
 extern char **environ;
 
@@ -48,36 +48,6 @@ static int rtopo__parse_int(const char *name, const char *s, long *out)
         return rtopo__error(RTOPO_ERR_INVAL, "%s: '%s' is not an integer", name, s);
     *out = v;
     return RTOPO_OK;
-}
-
-/* sizes accept k, m, g suffixes, also as KiB/MiB/GiB or kb/mb/gb (all
- * powers of 1024) */
-static int rtopo__parse_size(const char *name, const char *s, size_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(s, &end, 0);
-    if (errno || end == s || *s == '-')
-        goto bad;
-    switch (tolower((unsigned char)*end)) {
-    case 'g': v <<= 10; /* fall through */
-    case 'm': v <<= 10; /* fall through */
-    case 'k': v <<= 10; end++; break;
-    case '\0': break;
-    default: goto bad;
-    }
-    if (tolower((unsigned char)*end) == 'i')
-        end++;    /* KiB, MiB, GiB */
-    if (tolower((unsigned char)*end) == 'b')
-        end++;
-    if (*end != '\0')
-        goto bad;
-    *out = (size_t)v;
-    return RTOPO_OK;
-bad:
-    return rtopo__error(RTOPO_ERR_INVAL, "%s: '%s' is not a size", name, s);
 }
 
 #define RTOPO__PSET_STR(name, field, s) (p->field = (s), RTOPO_OK)

@@ -29,6 +29,14 @@
        "chunks in flight per hop of a staged or forwarded transfer")           \
     XX(SPIN_US, spin_us, INT, "50",                                           \
        "busy-poll the completion queue this long before blocking")            \
+    XX(PROGRESS, progress, STR, "off",                                        \
+       "progress thread: off, or thread (a thread that sleeps in the "        \
+       "transport's wait and drives nonblocking operations while the "        \
+       "caller computes; it blocks, never spins)")                            \
+    XX(CHECK_BUFFERS, check_buffers, INT, "0",                                \
+       "1: checksum each operation's send data at start and at completion "   \
+       "and fail with RTOPO_ERR_INVAL when the caller changed it while the "  \
+       "operation was in flight (debugging aid; costs a pass over the data)") \
     XX(SHIFT_ALGO, shift_algo, STR, "auto",                                   \
        "force the circular shift algorithm: auto, ring, mesh, hypercube, "    \
        "ecube, direct")                                                        \

@@ -1,6 +1,18 @@
 /*
  * rtopo_int.h - engine internals shared by runtime (all .c files there).
  *
+ * Layers inside runtime/, bottom up:
+ *  - engine.c: drives the transport.  Incoming control messages go to the
+ *    handler registered for their type, completions to the callback of
+ *    the context they were posted with, writes with immediate to the owner
+ *    of their window slot.  Control sends are tracked until the transport
+ *    completes them; each peer has its own queue for messages the
+ *    transport cannot take yet.  Waiting spins, then blocks.
+ *  - job.c: job-wide control: connection wire-up along overlay links,
+ *    job-wide abort with the arguments that differ, the barrier.
+ *  - exec.c: the schedule executor (plans, operations, the protocol of
+ *    one hop); shift.c and later collectives build schedules for it.
+ *
  * Objects: the context (bootstrap + one transport), registered memory
  * regions, topologies, plans (one rank's share of a schedule, cached) and
  * operations (one execution of a plan).  The engine never sees libfabric
@@ -18,14 +30,19 @@
  *    ahead of the prefix R has released (CREDIT messages carry it).
  *  - a forwarding rank sends piece n on as soon as it has landed
  *    (cut-through) and releases the slot when that write completes.
+ * An operation completes on a rank when everything it receives has
+ * landed and every write and control message it sent has completed at
+ * the transport: nothing it owes a peer is left inside this process.
  */
 #ifndef RTOPO_INT_H
 #define RTOPO_INT_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "rtopo.h"
 #include "log.h"
+#include "clock.h"
 #include "params.h"
 #include "boot.h"
 #include "tl.h"
@@ -40,14 +57,37 @@
 #define RTOPO__IMM_LAST(imm)  (((imm) >> 16) & 1u)
 #define RTOPO__IMM_PIECE(imm) ((imm) & 0xffffu)
 
+#define rtopo__container_of(ptr, type, member) \
+    ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
 enum rtopo__msg_type {
     RTOPO__MSG_EAGER = 1,
     RTOPO__MSG_RTR,
     RTOPO__MSG_CREDIT,
-    RTOPO__MSG_ABORT,
+    RTOPO__MSG_ABORT,       /* the job is failed: every rank stops */
+    RTOPO__MSG_HELLO,       /* connection wire-up at topology creation */
+    RTOPO__MSG_BARRIER,
+    RTOPO__MSG_COUNT
 };
 
+
 enum { RTOPO__WIN_DIRECT = 1, RTOPO__WIN_STAGED = 2 };
+
+/* What ranks must agree on for one collective call: the plan cache key,
+ * the signature every message carries, and what an ABORT names when they
+ * do not. */
+enum { RTOPO__OP_SHIFT = 1, RTOPO__OP_SCHED = 2 };
+
+typedef struct rtopo__opdesc {
+    uint8_t kind;        /* RTOPO__OP_* */
+    uint8_t algo;        /* algorithm actually used */
+    uint8_t topo_kind;
+    uint8_t pad;
+    int32_t p;
+    int32_t topo_a, topo_b;   /* rows/cols, dimension, n */
+    int64_t q;           /* shift distance mod p; user tag for SCHED */
+    uint64_t bytes;
+} rtopo__opdesc_t;
 
 /* A control message.  EAGER messages carry only the first
  * RTOPO__MSG_HDR bytes, then the payload, so that small ones fit the
@@ -55,25 +95,56 @@ enum { RTOPO__WIN_DIRECT = 1, RTOPO__WIN_STAGED = 2 };
 typedef struct rtopo__msg {
     uint8_t type;
     uint8_t mode;        /* RTR: window kind */
-    uint16_t pad;
+    uint16_t flags;
     int32_t src;         /* sending rank */
     uint32_t topo_id;
-    uint32_t seq;
-    uint32_t xfer;
+    uint32_t seq;        /* operation; BARRIER: epoch */
+    uint32_t xfer;       /* BARRIER: round */
     uint32_t hop;        /* 1-based hop index within the transfer */
     uint32_t sig;        /* signature of the operation's arguments */
     uint32_t nslots;     /* RTR staged: K; CREDIT: released prefix */
     uint64_t len;        /* hop length (EAGER: payload bytes) */
-    /* RTR and ABORT only */
+    /* all but EAGER */
     uint32_t slot;       /* RTR: receiver's slot id */
     int32_t status;      /* ABORT */
-    uint64_t unit;       /* RTR staged: bytes per slot */
+    uint64_t unit;       /* RTR staged: bytes per slot; BARRIER: ops started */
     rtopo__rkey_t rkey;  /* RTR */
     uint64_t roff;       /* RTR: offset of the window in rkey's region */
+    int32_t culprit;     /* ABORT: rank whose messages disagreed, or -1 */
+    uint32_t ntopos;     /* ABORT, BARRIER, HELLO: topologies created */
+    rtopo__opdesc_t desc;/* ABORT: sender's arguments; HELLO: topology */
 } rtopo__msg_t;
 
 #define RTOPO__MSG_HDR offsetof(rtopo__msg_t, slot)
 #define RTOPO__MSG_LEN(m) ((m)->type == RTOPO__MSG_EAGER ? RTOPO__MSG_HDR : sizeof(rtopo__msg_t))
+
+/* ---- engine: completions, handlers, tracked control sends ------------- */
+
+typedef struct rtopo__comp {     /* context of anything posted to the tl */
+    void (*cb)(struct rtopo__comp *c, int status, int peer, const char *msg);
+} rtopo__comp_t;
+
+/* Counts the control messages an owner (an operation, or the context for
+ * job-level ones) has handed over and the transport has not completed. */
+typedef struct rtopo__track {
+    int out;
+    int status;          /* first failure among them */
+    void (*done)(struct rtopo__track *t);   /* after each completion, or NULL */
+} rtopo__track_t;
+
+typedef struct rtopo__cmsg {
+    rtopo__comp_t comp;
+    struct rtopo__cmsg *next;
+    rtopo_ctx_t *ctx;
+    rtopo__track_t *track;
+    int peer;
+    size_t len;
+    uint8_t buf[];       /* ctx->ctrl_size */
+} rtopo__cmsg_t;
+
+typedef void (*rtopo__am_fn)(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len);
+typedef void (*rtopo__imm_fn)(void *owner, int idx, uint32_t imm);
+typedef void (*rtopo__hook_fn)(rtopo_ctx_t *ctx);
 
 /* ring of K slots released in piece order (see protocol above) */
 typedef struct rtopo__ring {
@@ -90,7 +161,7 @@ struct rtopo_mem {
     struct rtopo__tl_mr *mr;
     rtopo__rkey_t rkey;
     int internal;          /* staging block owned by the engine */
-    int in_use;            /* staging block handed out */
+    int in_use;            /* staging block handed out (2: quarantined) */
     struct rtopo_mem *next;
 };
 
@@ -113,7 +184,9 @@ typedef struct rtopo__plan {
     long key_q;             /* cache key */
     size_t key_bytes;
     int key_algo;
+    rtopo__opdesc_t desc;
     uint32_t sig;
+    int staged_noted;       /* the staging fallback was logged */
     int nsend, nrecv, nlocal;
     rtopo__send_ent_t *send;    /* sorted by (xfer, hop) */
     rtopo__recv_ent_t *recv;    /* sorted by (xfer, hop) */
@@ -130,6 +203,9 @@ struct rtopo_topo {
     rtopo__tdesc_t desc;
     int shift_algo;
     uint32_t next_seq;
+    uint32_t last_seq;      /* the last operation completed here, and its */
+    rtopo__opdesc_t last_desc;  /* arguments: named when a late peer differs */
+    int nreqs;              /* requests on it */
     int nnbr;
     int *nbr;
     rtopo__plan_t *cache[RTOPO__PLAN_CACHE];
@@ -139,6 +215,7 @@ struct rtopo_topo {
 struct rtopo__op;
 
 typedef struct rtopo__wctx {    /* context of one outstanding write */
+    rtopo__comp_t comp;
     struct rtopo__op *op;
     int32_t send_idx;
     uint32_t piece;
@@ -169,6 +246,7 @@ typedef struct rtopo__sstate {
 
 typedef struct rtopo__rstate {
     int done;
+    int heard;              /* any message of this hop came in */
     int mode;               /* 0 eager, DIRECT or STAGED */
     uint32_t slot;
     uint64_t len;
@@ -182,7 +260,6 @@ typedef struct rtopo__rstate {
     uint32_t *slot_piece;   /* piece held by each staging slot, or ~0 */
     uint32_t next_fwd;      /* next piece to forward or copy out */
     uint32_t credited;      /* last prefix sent upstream */
-    uint8_t *eager_copy;    /* eager payload waiting to be forwarded */
 } rtopo__rstate_t;
 
 typedef struct rtopo__op {
@@ -191,15 +268,17 @@ typedef struct rtopo__op {
     rtopo__plan_t *plan;
     uint32_t seq;
     int status;
-    int active;
+    int active;             /* linked in ctx->active */
     int remaining;          /* unfinished entries */
-    int inflight;           /* local writes not yet completed */
-    int zombie;
+    int inflight;           /* writes and control messages not completed */
+    rtopo__track_t track;   /* its control messages */
+    int zombie;             /* failed, state kept for completions still due */
     uint64_t deadline_ns;
     const uint8_t *bufs[RTOPO__BUF_COUNT];
     uint8_t *inplace_copy;  /* send data copied when it overlaps recv */
     rtopo__sstate_t *ss;
     rtopo__rstate_t *rs;
+    char errmsg[256];       /* why it failed, for the caller's thread */
     struct rtopo__op *next, *prev;   /* ctx active list */
 } rtopo__op_t;
 
@@ -208,9 +287,13 @@ struct rtopo_req {
     uint8_t *tmp;           /* TMP scratch of the schedule, kept across starts */
     int persistent;
     int started;
+    int user_active;        /* started, completion not yet seen by the caller */
+    int orphan;             /* freed by the caller while writes were out */
+    uint64_t send_sum;      /* RTOPO_CHECK_BUFFERS */
     const void *sendbuf;
     void *recvbuf;
     size_t bytes;
+    struct rtopo_req *next, *prev;   /* ctx request list */
 };
 
 typedef struct rtopo__umsg {      /* control message for an op not started */
@@ -219,23 +302,24 @@ typedef struct rtopo__umsg {      /* control message for an op not started */
     rtopo__msg_t msg;             /* followed by the payload */
 } rtopo__umsg_t;
 
-typedef struct rtopo__pend {      /* control message waiting for resources */
-    struct rtopo__pend *next;
-    int peer;
-    size_t len;
-    rtopo__msg_t msg;
-} rtopo__pend_t;
-
 /* what each rank publishes at start-up */
 typedef struct rtopo__peer_info {
     char addr[RTOPO__TL_ADDR_MAX];
     uint32_t addr_len;
     char host[64];
-    char transport[16];
+    char transport[64];
     uint64_t eager_limit;
     uint64_t chunk_size;
     int64_t pipeline_depth;
 } rtopo__peer_info_t;
+
+typedef struct rtopo__peerq {     /* control messages the tl has not taken */
+    rtopo__cmsg_t *head, *tail;
+    int queued;                   /* listed in ctx->pq_list */
+} rtopo__peerq_t;
+
+#define RTOPO__MAX_HOOKS 4
+#define RTOPO__BARRIER_ROUNDS 32
 
 struct rtopo_ctx {
     rtopo__params_t params;
@@ -246,38 +330,77 @@ struct rtopo_ctx {
     int rank;
     int size;
     int timeout_ms;
+    int check_buffers;
     size_t ctrl_size;
     rtopo__peer_info_t *peers;
-    uint8_t *connected;
-    int failed;                 /* sticky status once a peer died */
+    uint8_t *connected;         /* address known to the transport */
+    /* job state */
+    int failed;                 /* sticky status once the job is broken */
     int failed_rank;
+    char failmsg[256];
+    int abort_sent;             /* this rank broadcast its job-wide ABORT */
+    int closing;                /* past the final barrier */
     uint64_t next_boot_check_ns;
     uint32_t next_topo_id;
+    uint64_t ops_started;       /* collective operations started, all topologies */
     rtopo_topo_t **topos;       /* by id; NULL once freed */
     uint32_t ntopos_alloc;
-    rtopo__op_t *zombies;       /* failed ops whose writes are still out */
     struct rtopo_mem *mems;     /* user regions and staging blocks */
     rtopo__op_t *active;
+    rtopo__op_t *zombies;       /* failed ops whose writes are still out */
+    struct rtopo_req *reqs;     /* every request not freed */
     rtopo__umsg_t *unexp;
-    rtopo__pend_t *pend, *pend_tail;
+    /* wire-up */
+    uint8_t *wired;             /* HELLO exchanged with the peer */
+    uint8_t *hello_in;          /* HELLO received from the peer */
+    uint32_t *hello_topo;       /* ... for that topology id */
+    rtopo__opdesc_t *hello_desc;/* ... with that shape */
+    /* barrier */
+    uint32_t barrier_epoch;
+    uint32_t barrier_got[2][RTOPO__BARRIER_ROUNDS];
+    uint64_t *barrier_ops;      /* ops started per peer at its last barrier */
+    uint32_t *barrier_seen;     /* epoch + 1 of that announcement, 0: none */
+    uint32_t ann_epoch;         /* the smallest announcement for epoch+1 */
+    uint64_t ann_min_ops;
+    int ann_min_rank;
+    /* engine */
+    rtopo__am_fn am[RTOPO__MSG_COUNT];
+    rtopo__hook_fn hooks[RTOPO__MAX_HOOKS];
+    int nhooks;
+    rtopo__track_t track;       /* job-level control messages */
+    rtopo__peerq_t *pq;
+    int *pq_list;
+    int npq;
+    rtopo__cmsg_t *cmsg_free;
     /* slot table for incoming windows */
-    struct { rtopo__op_t *op; int32_t ridx; } *slots;
+    struct { rtopo__imm_fn fn; void *owner; int32_t idx; } *slots;
     uint32_t *slot_free;
     uint32_t nslot_free;
-    uint8_t *msgbuf;            /* ctrl_size scratch for building messages */
     rtopo__model_t model;
+    /* progress thread (RTOPO_PROGRESS=thread) */
+    pthread_mutex_t lock;
+    pthread_cond_t work;
+    pthread_t thread;
+    int thread_on, thread_stop;
 };
 
-/* shift.c: a persistent request running any schedule (tools, tests) */
-int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
-                     const void *sendbuf, void *recvbuf, size_t bytes,
-                     rtopo_req_t **req_p);
+/* ---- handles: every live object is registered (stale ones are refused) */
+enum { RTOPO__H_CTX = 1, RTOPO__H_TOPO, RTOPO__H_REQ, RTOPO__H_MEM };
+int rtopo__handle_add(const void *p, int type);
+void rtopo__handle_del(const void *p);
+int rtopo__handle_ok(const void *p, int type);
 
 /* ctx.c */
-uint64_t rtopo__now_ns(void);
 int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer);
 void rtopo__peer_failed(rtopo_ctx_t *ctx, int peer, int status, const char *why);
 int rtopo__check_failures(rtopo_ctx_t *ctx);
+int rtopo__ctx_enter(rtopo_ctx_t *ctx);   /* lock; INVAL for a dead ctx */
+void rtopo__ctx_leave(rtopo_ctx_t *ctx);
+/* returns st with the operation's message as this thread's last error */
+int rtopo__report(int st, const char *msg);
+
+/* topo_api.c */
+void rtopo__topo_destroy(rtopo_topo_t *t);
 
 /* mem.c */
 struct rtopo_mem *rtopo__mem_find(rtopo_ctx_t *ctx, const void *buf, size_t len);
@@ -286,28 +409,61 @@ void rtopo__stage_put(struct rtopo_mem *mem);
 void rtopo__mem_release_all(rtopo_ctx_t *ctx);
 
 /* engine.c */
+int rtopo__engine_init(rtopo_ctx_t *ctx);
+void rtopo__engine_fini(rtopo_ctx_t *ctx);
+void rtopo__am_set(rtopo_ctx_t *ctx, int type, rtopo__am_fn fn);
+void rtopo__hook_add(rtopo_ctx_t *ctx, rtopo__hook_fn fn);
 int rtopo__progress(rtopo_ctx_t *ctx);
-int rtopo__op_wait(rtopo__op_t *op);
-void rtopo__flush(rtopo_ctx_t *ctx, int limit_ms);
+/* Drives progress until cond(arg) holds (0), the deadline passes
+ * (RTOPO_ERR_TIMEOUT) or the transport fails. */
+int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t deadline_ns);
 int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
-                     const void *payload, size_t plen);
+                     const void *payload, size_t plen, rtopo__track_t *track);
+void rtopo__peer_drop(rtopo_ctx_t *ctx, int peer);
+int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx,
+                     uint32_t *slot_p);
+void rtopo__slot_close(rtopo_ctx_t *ctx, uint32_t slot, int reuse);
+int rtopo__thread_start(rtopo_ctx_t *ctx);
+void rtopo__thread_stop(rtopo_ctx_t *ctx);
+void rtopo__thread_kick(rtopo_ctx_t *ctx);
+
+/* job.c */
+void rtopo__job_init(rtopo_ctx_t *ctx);
+int rtopo__wireup(rtopo_topo_t *t);
+#define RTOPO__NOSEQ UINT32_MAX
+void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__opdesc_t *d,
+                      uint32_t topo_id, uint32_t seq, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+int rtopo__barrier(rtopo_ctx_t *ctx);
+void rtopo__job_op_started(rtopo_ctx_t *ctx);
+void rtopo__flush_job(rtopo_ctx_t *ctx, int limit_ms);
+int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out,
+                     size_t n);
 
 /* exec.c */
+void rtopo__exec_init(rtopo_ctx_t *ctx);
+uint32_t rtopo__sig(const rtopo__opdesc_t *d);
+void rtopo__opdesc_shift(rtopo__opdesc_t *d, const rtopo_topo_t *t, long q, size_t bytes,
+                         int algo);
+/* a schedule built by a tool or test: tag tells schedules apart */
+void rtopo__opdesc_sched(rtopo__opdesc_t *d, const rtopo_topo_t *t, long tag, size_t bytes);
 int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
                     rtopo__plan_t **plan_p);
-int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
+int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                     rtopo__plan_t **plan_p);
 void rtopo__plan_put(rtopo__plan_t *plan);
 int rtopo__op_start(rtopo__op_t *op);
+int rtopo__op_wait(rtopo__op_t *op);
+int rtopo__op_test(rtopo__op_t *op);
 void rtopo__op_fail(rtopo__op_t *op, int status);
-void rtopo__op_finish(rtopo__op_t *op);
-void rtopo__op_advance(rtopo__op_t *op);
-void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t len);
-void rtopo__op_handle_imm(rtopo__op_t *op, int ridx, uint32_t imm);
-void rtopo__op_handle_write_done(rtopo__wctx_t *w);
-void rtopo__op_write_failed(rtopo__wctx_t *w, int status, int peer, const char *msg);
-void rtopo__op_take_early(rtopo__op_t *op);
 int rtopo__op_drain(rtopo__op_t *op);
-uint32_t rtopo__sig(int kind, long q, size_t bytes, int algo, int p);
+void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status);
+
+/* shift.c */
+void rtopo__req_destroy(rtopo_req_t *req);
+/* a persistent request running any schedule (tools, tests) */
+int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
+                     const void *sendbuf, void *recvbuf, size_t bytes,
+                     rtopo_req_t **req_p);
 
 #endif

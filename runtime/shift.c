@@ -11,6 +11,7 @@
  * require anew in every round.
  */
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
@@ -19,21 +20,48 @@ static int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *send
                           void *recvbuf, size_t bytes, int persistent,
                           rtopo_req_t **req_p)
 {
+    rtopo_ctx_t *ctx = t->ctx;
     rtopo_req_t *req = calloc(1, sizeof(*req));
 
-    if (!req) {
+    if (!req || rtopo__handle_add(req, RTOPO__H_REQ)) {
+        free(req);
         rtopo__plan_put(plan);
-        return RTOPO_ERR_NOMEM;
+        return rtopo__error(RTOPO_ERR_NOMEM, "request");
     }
-    req->op.ctx = t->ctx;
+    req->op.ctx = ctx;
     req->op.topo = t;
     req->op.plan = plan;
     req->persistent = persistent;
     req->sendbuf = sendbuf;
     req->recvbuf = recvbuf;
     req->bytes = bytes;
+    req->next = ctx->reqs;
+    if (ctx->reqs)
+        ctx->reqs->prev = req;
+    ctx->reqs = req;
+    t->nreqs++;
     *req_p = req;
     return RTOPO_OK;
+}
+
+/* frees what the request owns; its operation is neither active nor a
+ * zombie */
+void rtopo__req_destroy(rtopo_req_t *req)
+{
+    rtopo_ctx_t *ctx = req->op.ctx;
+
+    if (req->prev)
+        req->prev->next = req->next;
+    else
+        ctx->reqs = req->next;
+    if (req->next)
+        req->next->prev = req->prev;
+    req->op.topo->nreqs--;
+    free(req->op.inplace_copy);
+    free(req->tmp);
+    rtopo__plan_put(req->op.plan);
+    rtopo__handle_del(req);
+    free(req);
 }
 
 static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
@@ -43,8 +71,13 @@ static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
     long qn;
     int st;
 
-    if (!t || !req_p)
-        return rtopo__error(RTOPO_ERR_INVAL, "topology and request pointer are required");
+    if (!t)
+        return rtopo__error(RTOPO_ERR_INVAL, "topology is NULL");
+    if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
+        return rtopo__error(RTOPO_ERR_INVAL, "topology %p is not live (freed, or its "
+                            "context finalized)", (void *)t);
+    if (!req_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "request pointer is NULL");
     if (bytes && (!sendbuf || !recvbuf))
         return rtopo__error(RTOPO_ERR_INVAL, "NULL buffer for a %zu-byte shift", bytes);
     if (bytes > ((size_t)1 << 46))
@@ -52,13 +85,16 @@ static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
     qn = (long)q % t->desc.p;
     if (qn < 0)
         qn += t->desc.p;
-    st = rtopo__plan_get(t, qn, bytes, t->shift_algo, &plan);
-    if (st)
+    if ((st = rtopo__ctx_enter(t->ctx)))
         return st;
-    return rtopo__req_new(t, plan, sendbuf, recvbuf, bytes, persistent, req_p);
+    st = rtopo__plan_get(t, qn, bytes, t->shift_algo, &plan);
+    if (st == RTOPO_OK)
+        st = rtopo__req_new(t, plan, sendbuf, recvbuf, bytes, persistent, req_p);
+    rtopo__ctx_leave(t->ctx);
+    return st;
 }
 
-int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
+int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                      const void *sendbuf, void *recvbuf, size_t bytes,
                      rtopo_req_t **req_p)
 {
@@ -69,27 +105,72 @@ int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, uint32_t sig,
         rtopo__sched_free(s);
         return st;
     }
-    st = rtopo__plan_new(t, s, sig, &plan);
+    st = rtopo__plan_new(t, s, d, &plan);
     if (st)
         return st;
     return rtopo__req_new(t, plan, sendbuf, recvbuf, bytes, 1, req_p);
 }
 
-int rtopo_start(rtopo_req_t *req)
+static uint64_t rtopo__sum(const void *buf, size_t len)
 {
-    rtopo__op_t *op;
-    const uint8_t *s, *r;
+    const uint8_t *b = buf;
+    uint64_t h = 1469598103934665603ull, w;
+    size_t i = 0;
 
-    if (!req)
-        return rtopo__error(RTOPO_ERR_INVAL, "request is NULL");
-    op = &req->op;
-    if (op->active)
-        return rtopo__error(RTOPO_ERR_BUSY, "request is still in flight");
-    if (op->zombie && rtopo__op_drain(op))
-        return RTOPO_ERR_BUSY;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 1099511628211ull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static int rtopo__overlaps(const void *a, size_t alen, const void *b, size_t blen)
+{
+    const uint8_t *x = a, *y = b;
+
+    return alen && blen && x < y + blen && y < x + alen;
+}
+
+/* Sees the request's completion for the caller: it may be started again. */
+static int rtopo__req_seen(rtopo_req_t *req)
+{
+    rtopo__op_t *op = &req->op;
+    int st = op->status;
+
+    req->user_active = 0;
+    if (st)
+        return rtopo__report(st, op->errmsg);
+    if (req->op.ctx->check_buffers && !op->inplace_copy && req->bytes &&
+        rtopo__sum(req->sendbuf, req->bytes) != req->send_sum)
+        return rtopo__error(RTOPO_ERR_INVAL, "the send buffer %p (%zu bytes) changed while "
+                            "the operation was in flight (RTOPO_CHECK_BUFFERS)",
+                            req->sendbuf, req->bytes);
+    return RTOPO_OK;
+}
+
+static int rtopo__req_start(rtopo_req_t *req)
+{
+    rtopo__op_t *op = &req->op;
+    rtopo_ctx_t *ctx = op->ctx;
+    const uint8_t *s, *r;
+    rtopo_req_t *o;
+    int st;
+
+    if (req->user_active)
+        return rtopo__error(RTOPO_ERR_BUSY, "request is still active: rtopo_wait for it "
+                            "(or rtopo_test until done) before starting it again");
     if (req->started && !req->persistent)
         return rtopo__error(RTOPO_ERR_INVAL, "only persistent requests can be restarted");
-    req->started = 1;
+    if (op->zombie && rtopo__op_drain(op))
+        return RTOPO_ERR_BUSY;
+    for (o = ctx->reqs; o; o = o->next)
+        if (o->user_active && rtopo__overlaps(o->recvbuf, o->bytes, req->recvbuf, req->bytes))
+            return rtopo__error(RTOPO_ERR_INVAL, "receive buffer %p (%zu bytes) overlaps "
+                                "the receive buffer %p (%zu bytes) of an operation in "
+                                "flight", req->recvbuf, req->bytes, o->recvbuf, o->bytes);
     s = req->sendbuf;
     r = req->recvbuf;
     op->bufs[RTOPO__BUF_SEND] = s;
@@ -103,68 +184,101 @@ int rtopo_start(rtopo_req_t *req)
     op->bufs[RTOPO__BUF_TMP] = req->tmp;
     /* the receive buffer may be written before the send buffer is read:
      * overlapping buffers get a private copy of the send data */
-    if (req->bytes && s < r + req->bytes && r < s + req->bytes &&
-        op->plan->sched->nhops > 0) {
-        free(op->inplace_copy);
+    free(op->inplace_copy);
+    op->inplace_copy = NULL;
+    if (rtopo__overlaps(s, req->bytes, r, req->bytes) && op->plan->sched->nhops > 0) {
         op->inplace_copy = malloc(req->bytes);
         if (!op->inplace_copy)
-            return RTOPO_ERR_NOMEM;
+            return rtopo__error(RTOPO_ERR_NOMEM, "in-place copy of %zu bytes", req->bytes);
         memcpy(op->inplace_copy, s, req->bytes);
         op->bufs[RTOPO__BUF_SEND] = op->inplace_copy;
     }
-    return rtopo__op_start(op);
+    if (ctx->check_buffers && req->bytes)
+        req->send_sum = rtopo__sum(s, req->bytes);
+    req->started = 1;
+    req->user_active = 1;
+    if ((st = rtopo__op_start(op)))
+        req->user_active = 0;
+    return st;
+}
+
+#define RTOPO__REQ_ENTER(req)                                                 \
+    do {                                                                      \
+        int st_;                                                              \
+        if (!(req))                                                           \
+            return rtopo__error(RTOPO_ERR_INVAL, "request is NULL");          \
+        if (!rtopo__handle_ok((req), RTOPO__H_REQ))                           \
+            return rtopo__error(RTOPO_ERR_INVAL, "request %p is not live "    \
+                                "(freed already?)", (void *)(req));           \
+        if ((st_ = rtopo__ctx_enter((req)->op.ctx)))                          \
+            return st_;                                                       \
+    } while (0)
+
+int rtopo_start(rtopo_req_t *req)
+{
+    int st;
+
+    RTOPO__REQ_ENTER(req);
+    st = rtopo__req_start(req);
+    rtopo__ctx_leave(req->op.ctx);
+    return st;
 }
 
 int rtopo_wait(rtopo_req_t *req)
 {
-    if (!req)
-        return rtopo__error(RTOPO_ERR_INVAL, "request is NULL");
-    if (!req->started)
-        return rtopo__error(RTOPO_ERR_INVAL, "request was never started");
-    return rtopo__op_wait(&req->op);
+    int st;
+
+    RTOPO__REQ_ENTER(req);
+    if (!req->user_active) {
+        st = req->started ? RTOPO_OK : rtopo__error(RTOPO_ERR_INVAL, "request was never "
+                                                      "started");
+    } else {
+        rtopo__op_wait(&req->op);
+        st = rtopo__req_seen(req);
+    }
+    rtopo__ctx_leave(req->op.ctx);
+    return st;
 }
 
 int rtopo_test(rtopo_req_t *req, int *done)
 {
-    rtopo__op_t *op;
-    int n;
+    int st = RTOPO_OK;
 
-    if (!req || !done)
-        return rtopo__error(RTOPO_ERR_INVAL, "request and done pointer are required");
-    if (!req->started)
-        return rtopo__error(RTOPO_ERR_INVAL, "request was never started");
-    op = &req->op;
-    if (op->active) {
-        n = rtopo__progress(op->ctx);
-        if (n < 0)
-            rtopo__op_fail(op, n);
-        else if (op->active && rtopo__now_ns() >= op->deadline_ns) {
-            rtopo__error(RTOPO_ERR_TIMEOUT, "operation did not complete within %d ms",
-                         op->ctx->timeout_ms);
-            rtopo__op_fail(op, RTOPO_ERR_TIMEOUT);
-        } else if (op->active && rtopo__now_ns() >= op->ctx->next_boot_check_ns) {
-            op->ctx->next_boot_check_ns = rtopo__now_ns() + 20000000ull;
-            rtopo__check_failures(op->ctx);
-        }
+    if (!done)
+        return rtopo__error(RTOPO_ERR_INVAL, "done pointer is NULL");
+    RTOPO__REQ_ENTER(req);
+    if (!req->started) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "request was never started");
+    } else if (req->user_active) {
+        rtopo__op_test(&req->op);
+        if (!req->op.active)
+            st = rtopo__req_seen(req);
     }
-    *done = !op->active;
-    return op->active ? RTOPO_OK : op->status;
+    *done = !req->user_active;
+    rtopo__ctx_leave(req->op.ctx);
+    return st;
 }
 
 int rtopo_req_free(rtopo_req_t *req)
 {
+    rtopo_ctx_t *ctx;
+
     if (!req)
         return RTOPO_OK;
-    if (req->op.active)
-        return rtopo__error(RTOPO_ERR_BUSY, "request is still in flight: wait for it first");
-    if (req->op.zombie && rtopo__op_drain(&req->op)) {
-        /* its state is still referenced by the transport: leave it */
-        return RTOPO_ERR_BUSY;
+    RTOPO__REQ_ENTER(req);
+    ctx = req->op.ctx;
+    if (req->user_active) {
+        rtopo__ctx_leave(ctx);
+        return rtopo__error(RTOPO_ERR_BUSY, "request is still active: wait for it first");
     }
-    free(req->op.inplace_copy);
-    free(req->tmp);
-    rtopo__plan_put(req->op.plan);
-    free(req);
+    if (req->op.zombie) {
+        /* completions still reference its state: freed when they are in */
+        req->orphan = 1;
+        rtopo__handle_del(req);
+    } else {
+        rtopo__req_destroy(req);
+    }
+    rtopo__ctx_leave(ctx);
     return RTOPO_OK;
 }
 
@@ -175,11 +289,18 @@ int rtopo_ishift(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t byt
 
     if (st)
         return st;
-    st = rtopo_start(*req);
+    rtopo__ctx_enter(t->ctx);
+    st = rtopo__req_start(*req);
     if (st) {
-        rtopo_req_free(*req);
+        if ((*req)->op.zombie) {
+            (*req)->orphan = 1;
+            rtopo__handle_del(*req);
+        } else {
+            rtopo__req_destroy(*req);
+        }
         *req = NULL;
     }
+    rtopo__ctx_leave(t->ctx);
     return st;
 }
 

@@ -3,8 +3,10 @@
  *
  * A topology is collective: every rank creates the same topologies in the
  * same order (they are numbered by creation).  Creation connects the rank
- * to its overlay neighbours only; algorithms that need other peers (the
- * direct shift) connect them when their plan is first built.
+ * to its overlay neighbours and completes the connections (job.c, wire-up)
+ * so the first operation does not pay for them; algorithms that need
+ * other peers (the direct shift) connect them when their plan is first
+ * built.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -17,21 +19,20 @@ static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_
     rtopo__sched_t *probe;
     int st, i, n;
 
-    if (!ctx || !topo_p)
-        return rtopo__error(RTOPO_ERR_INVAL, "context and result pointer are required");
+    if (!topo_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "result pointer is NULL");
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
     t = calloc(1, sizeof(*t));
-    if (!t)
+    if (!t) {
+        rtopo__ctx_leave(ctx);
         return RTOPO_ERR_NOMEM;
+    }
     st = rtopo__tdesc_init(&t->desc, kind, ctx->size, a, b);
     if (st)
         goto err;
     t->ctx = ctx;
-    t->shift_algo = rtopo__shift_algo_parse(ctx->params.shift_algo);
-    if (t->shift_algo < 0) {
-        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_SHIFT_ALGO=%s is not one of auto, "
-                          "ring, mesh, hypercube, ecube, direct", ctx->params.shift_algo);
-        goto err;
-    }
+    t->shift_algo = rtopo__shift_algo_parse(ctx->params.shift_algo);   /* checked at init */
     /* the variable is global: a topology it does not apply to keeps auto
      * (rtopo_topo_set_shift_algo, in contrast, refuses) */
     if (t->shift_algo != RTOPO_SHIFT_AUTO &&
@@ -65,11 +66,17 @@ static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_
     }
     t->id = ctx->next_topo_id++;
     ctx->topos[t->id] = t;
+    if ((st = rtopo__wireup(t)) || (st = rtopo__handle_add(t, RTOPO__H_TOPO))) {
+        ctx->topos[t->id] = NULL;
+        goto err;
+    }
+    rtopo__ctx_leave(ctx);
     *topo_p = t;
     return RTOPO_OK;
 err:
     free(t->nbr);
     free(t);
+    rtopo__ctx_leave(ctx);
     return st;
 }
 
@@ -103,32 +110,53 @@ int rtopo_topo_set_shift_algo(rtopo_topo_t *t, rtopo_shift_algo_t algo)
     rtopo__sched_t *s;
     int st;
 
-    if (!t || algo < RTOPO_SHIFT_AUTO || algo > RTOPO_SHIFT_DIRECT)
+    if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
+        return rtopo__error(RTOPO_ERR_INVAL, "not a live topology");
+    if (algo < RTOPO_SHIFT_AUTO || algo > RTOPO_SHIFT_DIRECT)
         return rtopo__error(RTOPO_ERR_INVAL, "unknown shift algorithm %d", (int)algo);
+    if ((st = rtopo__ctx_enter(t->ctx)))
+        return st;
     /* refuse now an algorithm that does not apply to this topology */
     st = rtopo__sched_shift(&t->desc, algo, 1, 0, &t->ctx->model, &s);
-    if (st)
-        return st;
-    rtopo__sched_free(s);
-    t->shift_algo = algo;
-    return RTOPO_OK;
+    if (st == RTOPO_OK) {
+        rtopo__sched_free(s);
+        t->shift_algo = algo;
+    }
+    rtopo__ctx_leave(t->ctx);
+    return st;
+}
+
+void rtopo__topo_destroy(rtopo_topo_t *t)
+{
+    int i;
+
+    for (i = 0; i < RTOPO__PLAN_CACHE; i++)
+        rtopo__plan_put(t->cache[i]);
+    t->ctx->topos[t->id] = NULL;
+    rtopo__handle_del(t);
+    free(t->nbr);
+    free(t);
 }
 
 int rtopo_topo_free(rtopo_topo_t *t)
 {
-    rtopo__op_t *op;
-    int i;
+    rtopo_ctx_t *ctx;
+    int st;
 
     if (!t)
         return rtopo__error(RTOPO_ERR_INVAL, "topology is NULL");
-    for (op = t->ctx->active; op; op = op->next)
-        if (op->topo == t)
-            return rtopo__error(RTOPO_ERR_BUSY, "operations on this topology are "
-                                "still in flight");
-    for (i = 0; i < RTOPO__PLAN_CACHE; i++)
-        rtopo__plan_put(t->cache[i]);
-    t->ctx->topos[t->id] = NULL;
-    free(t->nbr);
-    free(t);
+    if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
+        return rtopo__error(RTOPO_ERR_INVAL, "topology %p is not live (freed already, or "
+                            "freed by rtopo_finalize)", (void *)t);
+    ctx = t->ctx;
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
+    if (t->nreqs) {
+        rtopo__ctx_leave(ctx);
+        return rtopo__error(RTOPO_ERR_BUSY, "%d request(s) on this topology still exist: "
+                            "rtopo_req_free them first", t->nreqs);
+    }
+    rtopo__topo_destroy(t);
+    rtopo__ctx_leave(ctx);
     return RTOPO_OK;
 }

@@ -17,7 +17,10 @@
  * forwarding) against the same transfer over one hop.
  */
 #include "config.h"
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,16 +39,47 @@ static struct {
 } B = { .op = "shift", .topo = "ring", .algo = "auto", .q = 1, .iters = 200,
         .warmup = 10, .baseline = 1, .hops = 4 };
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: rtopo-bench shift [--topo ring|mesh:RxC|hypercube:D|otis-mesh:N|otis-hypercube:N]\n"
             "                   [--algo auto|ring|mesh|hypercube|ecube|direct|all] [--q Q]\n"
             "                   [--sizes LIST|MIN:MAX] [--iters N] [--warmup N]\n"
             "                   [--unregistered] [--persistent] [--no-baseline] [--json]\n"
             "       rtopo-bench route [--hops H] [--sizes ...] [--iters N]\n"
+            "       rtopo-bench --help\n"
             "run it under rtopo-run (or another launcher rtopo can bootstrap from)\n");
+}
+
+/* a mistake on the command line: what it is, then the usage; exit 2 */
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("rtopo-bench: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    usage(stderr);
     exit(2);
+}
+
+static long parse_long(const char *opt, const char *s, long lo, long hi)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 0);
+    if (errno || end == s || *end)
+        usage_error("%s '%s' is not an integer", opt, s);
+    if (v < lo)
+        usage_error("%s must be at least %ld (got %ld)", opt, lo, v);
+    if (v > hi)
+        usage_error("%s must be at most %ld (got %ld)", opt, hi, v);
+    return v;
 }
 
 static void fail(const char *what, int st)
@@ -355,8 +389,8 @@ static void bench_shift(void)
     }
 
     if (me == 0) {
-        printf("# rtopo-bench shift: %d ranks, topology %s, q %ld, transport %s, %s buffers%s\n",
-               ctx->size, B.topo, B.q, ctx->tlattr.provider,
+        printf("# rtopo-bench shift: %d rank%s, topology %s, q %ld, transport %s, %s buffers%s\n",
+               ctx->size, ctx->size == 1 ? "" : "s", B.topo, B.q, ctx->tlattr.provider,
                B.unreg ? "unregistered" : "registered", B.persistent ? ", persistent" : "");
         if (B.baseline && tw > 0)
             printf("# model fitted to the baseline: ts %.2f us, tw %.4f ns/B (%.0f MB/s), chunk %zu\n",
@@ -452,6 +486,7 @@ static void bench_shift(void)
 /* one transfer 0 -> h over h ring hops */
 static struct stat3 route_once(rtopo_topo_t *topo, int h, size_t bytes, uint8_t *sb, uint8_t *rb)
 {
+    rtopo__opdesc_t d;
     rtopo__sched_t *s;
     rtopo_req_t *req;
     int it = iters_for(bytes), i, k, st;
@@ -475,7 +510,8 @@ static struct stat3 route_once(rtopo_topo_t *topo, int h, size_t bytes, uint8_t 
         s->hops[k].link = RTOPO__LINK_RING;
         s->hops[k].dir = 1;
     }
-    if ((st = rtopo__req_sched(topo, s, rtopo__sig(7, h, bytes, 0, B.ctx->size), sb, rb,
+    rtopo__opdesc_sched(&d, topo, 700 + h, bytes);
+    if ((st = rtopo__req_sched(topo, s, &d, sb, rb,
                                bytes, &req)))
         fail("route request", st);
     for (i = -B.warmup; i < it; i++) {
@@ -503,8 +539,8 @@ static void bench_route(void)
 
     if (ctx->size < B.hops + 1) {
         if (ctx->rank == 0)
-            fprintf(stderr, "rtopo-bench: route over %d hops needs %d ranks\n", B.hops,
-                    B.hops + 1);
+            fprintf(stderr, "rtopo-bench: route over %d hop%s needs %d ranks\n", B.hops,
+                    B.hops == 1 ? "" : "s", B.hops + 1);
         exit(2);
     }
     if ((st = rtopo_topo_ring(ctx, &topo)))
@@ -536,13 +572,14 @@ static void bench_route(void)
 
 static void parse_sizes(const char *s)
 {
+    const char *arg = s;
     long lo, hi, v;
     char *end;
 
     B.nsizes = 0;
     if (sscanf(s, "%ld:%ld", &lo, &hi) == 2 && !strchr(s, ',')) {
         if (lo < 0 || hi < lo)
-            usage();
+            usage_error("--sizes %s: need 0 <= MIN <= MAX", arg);
         B.sizes[B.nsizes++] = lo;
         for (v = lo ? lo * 2 : 1; v <= hi && B.nsizes < 64; v *= 2)
             B.sizes[B.nsizes++] = v;
@@ -550,39 +587,54 @@ static void parse_sizes(const char *s)
     }
     while (*s && B.nsizes < 64) {
         v = strtol(s, &end, 0);
-        if (end == s || v < 0)
-            usage();
+        if (end == s || v < 0 || (*end && *end != ','))
+            usage_error("--sizes '%s' is not a list of byte counts (8,1024,...) "
+                        "or MIN:MAX", arg);
         B.sizes[B.nsizes++] = v;
         s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            usage();
     }
+    if (B.nsizes == 0)
+        usage_error("--sizes '%s' names no size", arg);
 }
 
 int main(int argc, char **argv)
 {
+    static const char *const with_value[] = {
+        "--topo", "--algo", "--q", "--sizes", "--iters", "--warmup", "--hops"
+    };
+    const char *o;
+    size_t k;
     int i, st;
 
-    if (argc < 2 || (strcmp(argv[1], "shift") && strcmp(argv[1], "route")))
-        usage();
+    for (i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+    if (argc < 2)
+        usage_error("no operation given (shift or route)");
+    if (strcmp(argv[1], "shift") && strcmp(argv[1], "route"))
+        usage_error("unknown operation '%s' (shift or route)", argv[1]);
     B.op = argv[1];
     parse_sizes("8:16777216");
     for (i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--topo") && i + 1 < argc) B.topo = argv[++i];
-        else if (!strcmp(argv[i], "--algo") && i + 1 < argc) B.algo = argv[++i];
-        else if (!strcmp(argv[i], "--q") && i + 1 < argc) B.q = strtol(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) parse_sizes(argv[++i]);
-        else if (!strcmp(argv[i], "--iters") && i + 1 < argc) B.iters = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) B.warmup = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--hops") && i + 1 < argc) B.hops = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--unregistered")) B.unreg = 1;
-        else if (!strcmp(argv[i], "--persistent")) B.persistent = 1;
-        else if (!strcmp(argv[i], "--no-baseline")) B.baseline = 0;
-        else if (!strcmp(argv[i], "--json")) B.json = 1;
-        else usage();
+        o = argv[i];
+        for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+            if (!strcmp(o, with_value[k]) && i + 1 >= argc)
+                usage_error("%s needs a value", o);
+        if (!strcmp(o, "--topo")) B.topo = argv[++i];
+        else if (!strcmp(o, "--algo")) B.algo = argv[++i];
+        else if (!strcmp(o, "--q")) B.q = parse_long(o, argv[++i], LONG_MIN, LONG_MAX);
+        else if (!strcmp(o, "--sizes")) parse_sizes(argv[++i]);
+        else if (!strcmp(o, "--iters")) B.iters = (int)parse_long(o, argv[++i], 1, INT_MAX);
+        else if (!strcmp(o, "--warmup")) B.warmup = (int)parse_long(o, argv[++i], 0, INT_MAX);
+        else if (!strcmp(o, "--hops")) B.hops = (int)parse_long(o, argv[++i], 1, INT_MAX - 1);
+        else if (!strcmp(o, "--unregistered")) B.unreg = 1;
+        else if (!strcmp(o, "--persistent")) B.persistent = 1;
+        else if (!strcmp(o, "--no-baseline")) B.baseline = 0;
+        else if (!strcmp(o, "--json")) B.json = 1;
+        else usage_error("unknown option '%s'", o);
     }
-    if (B.iters < 1 || B.warmup < 0 || B.hops < 1 || B.nsizes == 0)
-        usage();
     if ((st = rtopo_init(NULL, &B.ctx)))
         fail("rtopo_init", st);
     if (!strcmp(B.op, "shift"))

@@ -102,7 +102,10 @@ int main(int argc, char **argv)
             if (reg && ((st = rtopo_mem_register(ctx, sb, len, &ms)) ||
                         (st = rtopo_mem_register(ctx, rb, 2 * len, &mr))))
                 die("register", st);
-            if ((st = rtopo__req_sched(ring, build(ring, len), rtopo__sig(99, 4, len, 0, p),
+            rtopo__opdesc_t d;
+
+            rtopo__opdesc_sched(&d, ring, 99, len);
+            if ((st = rtopo__req_sched(ring, build(ring, len), &d,
                                        sb, rb, len, &req)))
                 die("request", st);
             for (it = 0; it < 3; it++) {

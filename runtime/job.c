@@ -1,0 +1,469 @@
+/*
+ * job.c - job-wide control over the engine: connection wire-up, job-wide
+ * abort, the barrier.
+ *
+ * Wire-up: creating a topology is collective, so each rank exchanges one
+ * HELLO with every overlay neighbour it has no connection to yet and waits
+ * for the neighbour's.  Connections (rxm's on-demand ones, verbs' rdma_cm
+ * handshakes, shm's peer mapping) are then up before the first operation,
+ * which therefore never needs a peer to come back into the library for
+ * set-up.  HELLO carries the topology's kind and shape: ranks that create
+ * topologies in different orders find out here.
+ *
+ * Job-wide abort: a rank whose operation fails (ranks disagree: a message
+ * whose signature differs, a HELLO for another topology, a barrier
+ * announcing fewer operations; or a timeout, a dead peer, a transport
+ * error) sends ABORT with its own arguments to every rank.  The
+ * job is failed for good on every rank; a rank whose own arguments differ
+ * from the ones in an ABORT names the difference and broadcasts its own
+ * arguments once, so that the others can name it too.
+ *
+ * Barrier: dissemination, ceil(log2 p) rounds; round k goes to rank+2^k.
+ * Each message carries how many operations the sender started in all.
+ * A rank that has started more operations than a peer announces at its
+ * barrier knows that peer skipped a call: it would wait for ever.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo_int.h"
+
+/* ---- arguments and their differences ------------------------------------ */
+
+static const char *rtopo__algo_name(int a)
+{
+    static const char *const n[] = { "auto", "ring", "mesh", "hypercube", "ecube", "direct" };
+
+    return a >= 0 && a < (int)(sizeof(n) / sizeof(n[0])) ? n[a] : "?";
+}
+
+static void rtopo__topo_str(const rtopo__opdesc_t *d, char *out, size_t n)
+{
+    switch (d->topo_kind) {
+    case RTOPO__TOPO_MESH:
+        snprintf(out, n, "mesh %dx%d", d->topo_a, d->topo_b);
+        break;
+    case RTOPO__TOPO_HYPERCUBE:
+        snprintf(out, n, "hypercube of dimension %d", d->topo_a);
+        break;
+    default:
+        snprintf(out, n, "%s of %d ranks", rtopo__topo_name(d->topo_kind), d->p);
+    }
+}
+
+static const char *rtopo__op_name(int kind)
+{
+    return kind == RTOPO__OP_SHIFT ? "shift" : kind == RTOPO__OP_SCHED ? "a schedule" : "?";
+}
+
+/* Writes "topology ...", "q=...", ... for the first argument that differs
+ * between a (the peer's) and b (this rank's); 0 when they agree. */
+int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out, size_t n)
+{
+    char ta[64], tb[64];
+
+    rtopo__topo_str(a, ta, sizeof(ta));
+    rtopo__topo_str(b, tb, sizeof(tb));
+    if (a->topo_kind != b->topo_kind || a->topo_a != b->topo_a || a->topo_b != b->topo_b ||
+        a->p != b->p)
+        snprintf(out, n, "on topology %s, this rank on topology %s", ta, tb);
+    else if (a->kind != b->kind)
+        snprintf(out, n, "called %s, this rank %s", rtopo__op_name(a->kind),
+                 rtopo__op_name(b->kind));
+    else if (a->kind == RTOPO__OP_SHIFT && a->q != b->q)
+        snprintf(out, n, "called shift with q=%lld (mod %d), this rank with q=%lld",
+                 (long long)a->q, a->p, (long long)b->q);
+    else if (a->kind == RTOPO__OP_SCHED && a->q != b->q)
+        snprintf(out, n, "ran schedule %lld, this rank schedule %lld", (long long)a->q,
+                 (long long)b->q);
+    else if (a->bytes != b->bytes)
+        snprintf(out, n, "called %s with bytes=%llu, this rank with bytes=%llu",
+                 rtopo__op_name(a->kind), (unsigned long long)a->bytes,
+                 (unsigned long long)b->bytes);
+    else if (a->algo != b->algo)
+        snprintf(out, n, "called %s with algo=%s, this rank with algo=%s",
+                 rtopo__op_name(a->kind), rtopo__algo_name(a->algo),
+                 rtopo__algo_name(b->algo));
+    else
+        return 0;
+    return 1;
+}
+
+static void rtopo__tdesc_to_opdesc(const rtopo__tdesc_t *t, rtopo__opdesc_t *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->topo_kind = (uint8_t)t->kind;
+    d->p = t->p;
+    d->topo_a = t->kind == RTOPO__TOPO_MESH ? t->rows : t->kind == RTOPO__TOPO_HYPERCUBE ?
+                t->dim : t->kind == RTOPO__TOPO_RING ? 0 : t->n;
+    d->topo_b = t->kind == RTOPO__TOPO_MESH ? t->cols : 0;
+}
+
+/* ---- job-wide abort ---------------------------------------------------- */
+
+static void rtopo__abort_send(rtopo_ctx_t *ctx, int status, int culprit,
+                              const rtopo__opdesc_t *d, uint32_t topo_id, uint32_t seq)
+{
+    rtopo__msg_t m;
+    int i;
+
+    if (ctx->abort_sent)
+        return;
+    ctx->abort_sent = 1;
+    memset(&m, 0, sizeof(m));
+    m.type = RTOPO__MSG_ABORT;
+    m.status = status;
+    m.culprit = culprit;
+    m.topo_id = topo_id;
+    m.seq = seq;
+    m.ntopos = ctx->next_topo_id;
+    if (d)
+        m.desc = *d;
+    for (i = 0; i < ctx->size; i++) {
+        if (i == ctx->rank || (ctx->failed == RTOPO_ERR_PEER && i == ctx->failed_rank))
+            continue;
+        if (rtopo__connect_peer(ctx, i) == RTOPO_OK)
+            rtopo__ctrl_send(ctx, i, &m, NULL, 0, &ctx->track);
+    }
+}
+
+/* Fails the job on this rank (first reason wins) and tells every rank. */
+void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__opdesc_t *d,
+                      uint32_t topo_id, uint32_t seq, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!ctx->failed) {
+        ctx->failed = status;
+        ctx->failed_rank = culprit;
+        va_start(ap, fmt);
+        vsnprintf(ctx->failmsg, sizeof(ctx->failmsg), fmt, ap);
+        va_end(ap);
+        rtopo__warn("%s", ctx->failmsg);
+    }
+    rtopo__abort_send(ctx, status, culprit, d, topo_id, seq);
+    rtopo__op_fail_all(ctx, status);
+}
+
+/* this rank's arguments for the operation an ABORT speaks of, if known */
+static int rtopo__my_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
+                          rtopo__opdesc_t *d)
+{
+    rtopo__op_t *op;
+    rtopo_topo_t *t;
+
+    for (op = ctx->active; op; op = op->next)
+        if (op->topo->id == topo_id && op->seq == seq) {
+            *d = op->plan->desc;
+            return 2;
+        }
+    t = topo_id < ctx->ntopos_alloc ? ctx->topos[topo_id] : NULL;
+    if (!t)
+        return 0;
+    rtopo__tdesc_to_opdesc(&t->desc, d);
+    return 1;
+}
+
+static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m)
+{
+    rtopo__opdesc_t mine;
+    char diff[160];
+    int known, differs = 0;
+
+    known = rtopo__my_desc(ctx, m->topo_id, m->seq, &mine);
+    if (known == 2 || (known == 1 && m->desc.topo_kind)) {
+        rtopo__opdesc_t theirs = m->desc;
+        if (known == 1) {
+            /* only the topology can be compared */
+            theirs.kind = mine.kind;
+            theirs.q = mine.q;
+            theirs.bytes = mine.bytes;
+            theirs.algo = mine.algo;
+        }
+        differs = rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff));
+    }
+    if (differs) {
+        /* this rank is the odd one out (or the sender is): say what differs
+         * and let the others hear this rank's arguments too */
+        if (!ctx->failed || ctx->failed == RTOPO_ERR_MISMATCH) {
+            ctx->failed = RTOPO_ERR_MISMATCH;
+            ctx->failed_rank = m->src;
+            snprintf(ctx->failmsg, sizeof(ctx->failmsg), "rank %d %s (topology %u)",
+                     m->src, diff, m->topo_id);
+        }
+        rtopo__abort_send(ctx, RTOPO_ERR_MISMATCH, m->src, known == 2 ? &mine : NULL,
+                          m->topo_id, m->seq);
+        rtopo__op_fail_all(ctx, ctx->failed);
+        return;
+    }
+    if (!ctx->failed) {
+        ctx->failed = m->status ? m->status : RTOPO_ERR_PEER;
+        ctx->failed_rank = m->culprit >= 0 ? m->culprit : m->src;
+        if (m->status == RTOPO_ERR_MISMATCH && m->culprit >= 0 && m->culprit != m->src)
+            snprintf(ctx->failmsg, sizeof(ctx->failmsg), "rank %d found that rank %d "
+                     "called a collective with other arguments (topology %u)", m->src,
+                     m->culprit, m->topo_id);
+        else
+            snprintf(ctx->failmsg, sizeof(ctx->failmsg), "rank %d aborted the job: %s",
+                     m->src, rtopo_strerror(ctx->failed));
+        rtopo__info("%s", ctx->failmsg);
+    }
+    rtopo__op_fail_all(ctx, ctx->failed);
+}
+
+/* ---- wire-up ----------------------------------------------------------- */
+
+static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
+{
+    rtopo_topo_t *t;
+    rtopo__opdesc_t mine;
+    char diff[160];
+
+    (void)len;
+    ctx->hello_in[m->src] = 1;
+    ctx->hello_topo[m->src] = m->topo_id;
+    ctx->hello_desc[m->src] = m->desc;
+    /* compared now if this rank has the topology, else at its creation */
+    t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
+    if (t) {
+        rtopo__tdesc_to_opdesc(&t->desc, &mine);
+        if (rtopo__desc_diff(&m->desc, &mine, diff, sizeof(diff)))
+            rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, &mine, m->topo_id, RTOPO__NOSEQ,
+                             "rank %d created topology %u %s: ranks must create "
+                             "topologies in the same order", m->src, m->topo_id, diff);
+    }
+}
+
+struct rtopo__wire_wait {
+    rtopo_ctx_t *ctx;
+    const int *peers;
+    int n;
+};
+
+static int rtopo__wired_all(void *arg)
+{
+    struct rtopo__wire_wait *w = arg;
+    int i;
+
+    if (w->ctx->failed)
+        return 1;
+    for (i = 0; i < w->n; i++)
+        if (!w->ctx->hello_in[w->peers[i]])
+            return 0;
+    return w->ctx->track.out == 0;
+}
+
+int rtopo__wireup(rtopo_topo_t *t)
+{
+    rtopo_ctx_t *ctx = t->ctx;
+    struct rtopo__wire_wait w = { ctx, NULL, 0 };
+    rtopo__opdesc_t mine, theirs;
+    char diff[160];
+    rtopo__msg_t m;
+    int *todo, i, peer, st = RTOPO_OK;
+
+    if (ctx->failed)
+        return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    todo = calloc((size_t)t->nnbr + 1, sizeof(int));
+    if (!todo)
+        return RTOPO_ERR_NOMEM;
+    rtopo__tdesc_to_opdesc(&t->desc, &mine);
+    memset(&m, 0, sizeof(m));
+    m.type = RTOPO__MSG_HELLO;
+    m.topo_id = t->id;
+    m.ntopos = ctx->next_topo_id;
+    m.desc = mine;
+    for (i = 0; i < t->nnbr; i++) {
+        peer = t->nbr[i];
+        if (ctx->wired[peer])
+            continue;
+        todo[w.n++] = peer;
+        if ((st = rtopo__ctrl_send(ctx, peer, &m, NULL, 0, &ctx->track)))
+            goto out;
+    }
+    w.peers = todo;
+    st = rtopo__wait(ctx, rtopo__wired_all, &w,
+                     rtopo__now_ns() + (uint64_t)ctx->timeout_ms * 1000000ull);
+    if (st == RTOPO_ERR_TIMEOUT) {
+        for (i = 0; i < w.n && ctx->hello_in[todo[i]]; i++)
+            ;
+        st = rtopo__error(RTOPO_ERR_TIMEOUT, "creating topology %u: rank %d did not "
+                          "connect within %d ms (did it create the same topologies?)",
+                          t->id, i < w.n ? todo[i] : -1, ctx->timeout_ms);
+        goto out;
+    }
+    if (st)
+        goto out;
+    for (i = 0; i < w.n && !ctx->failed; i++) {
+        peer = todo[i];
+        theirs = ctx->hello_desc[peer];
+        if (ctx->hello_topo[peer] != t->id)
+            rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
+                             "rank %d connected for topology %u, this rank for topology "
+                             "%u: ranks must create topologies in the same order",
+                             peer, ctx->hello_topo[peer], t->id);
+        else if (rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff)))
+            rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
+                             "rank %d created topology %u %s", peer, t->id, diff);
+        else
+            ctx->wired[peer] = 1;
+    }
+    if (ctx->failed)
+        st = rtopo__error(ctx->failed, "%s", ctx->failmsg);
+out:
+    free(todo);
+    return st;
+}
+
+/* ---- barrier ----------------------------------------------------------- */
+
+static int rtopo__barrier_rounds(int p)
+{
+    int k = 0;
+
+    while ((1 << k) < p)
+        k++;
+    return k;
+}
+
+/* A peer announced at its barrier how many operations it started: this
+ * rank having started more means the peer skipped a call. */
+static void rtopo__barrier_check(rtopo_ctx_t *ctx, int peer, int at_barrier)
+{
+    uint64_t theirs = ctx->barrier_ops[peer];
+
+    if (ctx->failed || !ctx->barrier_seen[peer])
+        return;
+    /* only announcements for the barrier this rank is in or approaches */
+    if (ctx->barrier_seen[peer] != ctx->barrier_epoch + 1)
+        return;
+    if (ctx->ops_started > theirs || (at_barrier && ctx->ops_started != theirs))
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, NULL, 0, RTOPO__NOSEQ,
+                         "rank %d entered the barrier after %llu collective operations, "
+                         "this rank %s %llu: a rank skipped or added a call", peer,
+                         (unsigned long long)theirs, at_barrier ? "after" : "has started",
+                         (unsigned long long)ctx->ops_started);
+}
+
+static void rtopo__on_barrier(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
+{
+    uint32_t epoch = m->seq, round = m->xfer;
+
+    (void)len;
+    if (round >= RTOPO__BARRIER_ROUNDS)
+        return;
+    if (epoch != ctx->barrier_epoch && epoch != ctx->barrier_epoch + 1) {
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, NULL, 0, RTOPO__NOSEQ,
+                         "rank %d is in barrier %u, this rank in barrier %u", m->src,
+                         epoch, ctx->barrier_epoch);
+        return;
+    }
+    ctx->barrier_got[epoch & 1][round]++;
+    if (ctx->barrier_seen[m->src] != epoch + 1) {
+        ctx->barrier_seen[m->src] = epoch + 1;
+        ctx->barrier_ops[m->src] = m->unit;
+        if (ctx->ann_epoch != epoch + 1 || m->unit < ctx->ann_min_ops) {
+            ctx->ann_epoch = epoch + 1;
+            ctx->ann_min_ops = m->unit;
+            ctx->ann_min_rank = m->src;
+        }
+        rtopo__barrier_check(ctx, m->src, 0);
+    }
+}
+
+/* Called as an operation starts: a peer already waiting in the barrier
+ * with fewer operations will never take part in this one. */
+void rtopo__job_op_started(rtopo_ctx_t *ctx)
+{
+    ctx->ops_started++;
+    if (ctx->ann_epoch == ctx->barrier_epoch + 1 && ctx->ops_started > ctx->ann_min_ops)
+        rtopo__barrier_check(ctx, ctx->ann_min_rank, 0);
+}
+
+struct rtopo__bwait {
+    rtopo_ctx_t *ctx;
+    uint32_t round;
+};
+
+static int rtopo__barrier_ready(void *arg)
+{
+    struct rtopo__bwait *b = arg;
+    rtopo_ctx_t *ctx = b->ctx;
+
+    return ctx->failed ||
+           (ctx->barrier_got[ctx->barrier_epoch & 1][b->round] > 0 && ctx->track.out == 0);
+}
+
+int rtopo__barrier(rtopo_ctx_t *ctx)
+{
+    struct rtopo__bwait b = { ctx, 0 };
+    uint64_t deadline = rtopo__now_ns() + (uint64_t)ctx->timeout_ms * 1000000ull;
+    int rounds = rtopo__barrier_rounds(ctx->size), i, to, from, st;
+    uint32_t e = ctx->barrier_epoch;
+    rtopo__msg_t m;
+
+    if (ctx->failed)
+        return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    for (i = 0; i < ctx->size; i++)
+        if (ctx->barrier_seen[i] == e + 1)
+            rtopo__barrier_check(ctx, i, 1);
+    for (b.round = 0; (int)b.round < rounds && !ctx->failed; b.round++) {
+        to = (ctx->rank + (1 << b.round)) % ctx->size;
+        from = (ctx->rank - (1 << b.round) % ctx->size + ctx->size) % ctx->size;
+        if ((st = rtopo__connect_peer(ctx, to)) || (st = rtopo__connect_peer(ctx, from)))
+            return st;
+        memset(&m, 0, sizeof(m));
+        m.type = RTOPO__MSG_BARRIER;
+        m.seq = e;
+        m.xfer = b.round;
+        m.unit = ctx->ops_started;
+        m.ntopos = ctx->next_topo_id;
+        if ((st = rtopo__ctrl_send(ctx, to, &m, NULL, 0, &ctx->track)))
+            return st;
+        st = rtopo__wait(ctx, rtopo__barrier_ready, &b, deadline);
+        if (st == RTOPO_ERR_TIMEOUT)
+            return rtopo__error(RTOPO_ERR_TIMEOUT, "barrier: rank %d did not enter the "
+                                "barrier within %d ms", from, ctx->timeout_ms);
+        if (st)
+            return st;
+        if (!ctx->failed)
+            ctx->barrier_got[e & 1][b.round]--;
+    }
+    if (ctx->failed)
+        return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    for (i = 0; i < rounds; i++)
+        ctx->barrier_got[e & 1][i] = 0;
+    ctx->barrier_epoch++;
+    return RTOPO_OK;
+}
+
+/* ---- set-up, teardown -------------------------------------------------- */
+
+static void rtopo__on_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
+{
+    (void)len;
+    rtopo__on_job_abort(ctx, m);
+}
+
+void rtopo__job_init(rtopo_ctx_t *ctx)
+{
+    rtopo__am_set(ctx, RTOPO__MSG_HELLO, rtopo__on_hello);
+    rtopo__am_set(ctx, RTOPO__MSG_BARRIER, rtopo__on_barrier);
+    rtopo__am_set(ctx, RTOPO__MSG_ABORT, rtopo__on_abort);
+}
+
+static int rtopo__job_quiet(void *arg)
+{
+    rtopo_ctx_t *ctx = arg;
+
+    return ctx->track.out == 0 && ctx->npq == 0;
+}
+
+/* Lets job-level messages (an ABORT) leave, for at most limit_ms. */
+void rtopo__flush_job(rtopo_ctx_t *ctx, int limit_ms)
+{
+    rtopo__wait(ctx, rtopo__job_quiet, ctx,
+                rtopo__now_ns() + (uint64_t)limit_ms * 1000000ull);
+}
