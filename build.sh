@@ -14,6 +14,15 @@ what=${1:-build}
 jobs=${JOBS:-2}
 builddir=${BUILDDIR:-build}
 
+case $what in
+demo|check|build) ;;
+*)
+    echo "$0: unknown command '$what'" >&2
+    echo "usage: $0 demo|check|build" >&2
+    exit 2
+    ;;
+esac
+
 packages="autoconf automake libtool pkg-config make gcc libfabric-dev
   libfabric-bin librdmacm-dev libibverbs-dev ibverbs-providers nettle-dev
   libpmix-dev openmpi-bin libcunit1-dev mandoc"
@@ -58,10 +67,14 @@ check)
     echo "== make check"
     make -j"$jobs" check || { cat test-suite.log; exit 1; }
     echo "== make distcheck"
-    make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror
-    ;;
-*)
-    echo "usage: $0 demo|check|build" >&2
-    exit 2
+    if ! make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror; then
+        # the distcheck tree is left in place when it fails
+        for log in rtopo-*/_build/*/test-suite.log rtopo-*/_build/test-suite.log; do
+            [ -f "$log" ] || continue
+            echo "== $log"
+            cat "$log"
+        done
+        exit 1
+    fi
     ;;
 esac

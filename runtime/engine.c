@@ -303,8 +303,9 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
             continue;
         left_ms = (int64_t)(deadline_ns - now) / 1000000 + 1;
         /* messages still queued for a peer are retried soon, not after a
-         * whole slice: the peer's connection may come up any moment */
-        if (ctx->npq && left_ms > 1)
+         * whole slice: the peer's connection may come up any moment (and
+         * a lost peer's grace ends soon) */
+        if ((ctx->npq || ctx->grace_ns) && left_ms > 1)
             left_ms = 1;
         ctx->tlops->wait(ctx->tl, left_ms < RTOPO__WAIT_SLICE_MS ? (int)left_ms
                                                                  : RTOPO__WAIT_SLICE_MS);

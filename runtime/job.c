@@ -129,12 +129,27 @@ static void rtopo__abort_send(rtopo_ctx_t *ctx, int status, int culprit,
     }
 }
 
-/* Fails the job on this rank (first reason wins) and tells every rank. */
+#define RTOPO__PEER_GRACE_NS 50000000ull
+
+/* Fails the job on this rank (first reason wins) and tells every rank.
+ * A lost peer is declared after a short grace: a rank that failed for a
+ * reason (a mismatch) sends its ABORT and then leaves, and the ABORT
+ * should name the reason rather than the closed connection. */
 void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__opdesc_t *d,
                       uint32_t topo_id, uint32_t seq, const char *fmt, ...)
 {
     va_list ap;
 
+    if (status == RTOPO_ERR_PEER && !ctx->failed && !ctx->grace_fire) {
+        if (!ctx->grace_ns) {
+            ctx->grace_ns = rtopo__now_ns() + RTOPO__PEER_GRACE_NS;
+            ctx->grace_rank = culprit;
+            va_start(ap, fmt);
+            vsnprintf(ctx->failmsg, sizeof(ctx->failmsg), fmt, ap);
+            va_end(ap);
+        }
+        return;
+    }
     if (!ctx->failed) {
         ctx->failed = status;
         ctx->failed_rank = culprit;
@@ -447,8 +462,25 @@ static void rtopo__on_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
     rtopo__on_job_abort(ctx, m);
 }
 
+/* declares a lost peer once its grace has passed without an ABORT */
+static void rtopo__job_hook(rtopo_ctx_t *ctx)
+{
+    char msg[sizeof(ctx->failmsg)];
+
+    if (!ctx->grace_ns || rtopo__now_ns() < ctx->grace_ns)
+        return;
+    ctx->grace_ns = 0;
+    if (ctx->failed)
+        return;
+    memcpy(msg, ctx->failmsg, sizeof(msg));
+    ctx->grace_fire = 1;
+    rtopo__job_abort(ctx, RTOPO_ERR_PEER, ctx->grace_rank, NULL, 0, RTOPO__NOSEQ, "%s", msg);
+    ctx->grace_fire = 0;
+}
+
 void rtopo__job_init(rtopo_ctx_t *ctx)
 {
+    rtopo__hook_add(ctx, rtopo__job_hook);
     rtopo__am_set(ctx, RTOPO__MSG_HELLO, rtopo__on_hello);
     rtopo__am_set(ctx, RTOPO__MSG_BARRIER, rtopo__on_barrier);
     rtopo__am_set(ctx, RTOPO__MSG_ABORT, rtopo__on_abort);

@@ -340,6 +340,8 @@ struct rtopo_ctx {
     char failmsg[256];
     int abort_sent;             /* this rank broadcast its job-wide ABORT */
     int closing;                /* past the final barrier */
+    uint64_t grace_ns;          /* a lost peer is declared at this time */
+    int grace_rank, grace_fire;
     uint64_t next_boot_check_ns;
     uint32_t next_topo_id;
     uint64_t ops_started;       /* collective operations started, all topologies */

@@ -38,13 +38,19 @@ int main(int argc, char **argv)
             par = 1;
         else if (!strcmp(argv[i], "--errors"))
             err = 1;
-        else if (!strcmp(argv[i], "--check") && i + 1 < argc) {
+        else if (!strcmp(argv[i], "--check")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "rtopo-info: --check needs a TRANSPORT\n");
+                usage(stderr);
+                return 2;
+            }
             ops = rtopo__tl_find(argv[i + 1]);
             return ops && ops->available(argv[i + 1]) ? 0 : 1;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
         } else {
+            fprintf(stderr, "rtopo-info: unknown option '%s'\n", argv[i]);
             usage(stderr);
             return 2;
         }

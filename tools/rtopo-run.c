@@ -176,6 +176,12 @@ static void rr_running_list(struct rr_job *j, char *buf, size_t cap)
     }
 }
 
+/* "rank" for a list of one rank, else "ranks" */
+static const char *rr_ranks_word(const char *list)
+{
+    return strpbrk(list, ",-.") ? "ranks" : "rank";
+}
+
 /* ---- output of the ranks ------------------------------------------- */
 
 static void rr_emit(int rank, int which, const char *line, size_t len)
@@ -735,8 +741,9 @@ static void rr_rank_exited(struct rr_job *j, int r, int status)
         return;
     }
     if (WIFSIGNALED(status)) {
-        snprintf(what, sizeof(what), "killed by signal %d (%s)",
-                 WTERMSIG(status), rr_signame(WTERMSIG(status)));
+        snprintf(what, sizeof(what), "killed by signal %d (%s)%s",
+                 WTERMSIG(status), rr_signame(WTERMSIG(status)),
+                 WCOREDUMP(status) ? ", core dumped" : "");
         code = 128 + WTERMSIG(status);
     } else {
         snprintf(what, sizeof(what), "exited with status %d",
@@ -792,14 +799,14 @@ static void rr_signals(struct rr_job *j)
             continue;
         rr_running_list(j, list, sizeof(list));
         if (j->interrupts++ == 0) {
-            rr_msg(j, 1, "%s: forwarding it to ranks %s",
-                   rr_signame((int)si.ssi_signo), list);
+            rr_msg(j, 1, "%s: forwarding it to %s %s",
+                   rr_signame((int)si.ssi_signo), rr_ranks_word(list), list);
             rr_set_exit(j, 128 + (int)si.ssi_signo);
             rr_signal_ranks(j, (int)si.ssi_signo);
             j->t_kill = rtopo__wire_now_ms() + j->grace_ms;
         } else {
-            rr_msg(j, 1, "%s again: killing ranks %s",
-                   rr_signame((int)si.ssi_signo), list);
+            rr_msg(j, 1, "%s again: killing %s %s",
+                   rr_signame((int)si.ssi_signo), rr_ranks_word(list), list);
             rr_signal_ranks(j, SIGKILL);
         }
     }
@@ -826,9 +833,10 @@ static void rr_timers(struct rr_job *j, int64_t now)
         j->t_grace = 0;
         if (j->nrunning > 0) {
             rr_running_list(j, list, sizeof(list));
-            rr_msg(j, 1, "ranks %s still running %g s after rank %d "
-                   "failed: terminating them", list, j->grace_ms / 1000.0,
-                   j->first_failed);
+            rr_msg(j, 1, "%s %s still running %g s after rank %d "
+                   "failed: terminating %s", rr_ranks_word(list), list,
+                   j->grace_ms / 1000.0, j->first_failed,
+                   strpbrk(list, ",-.") ? "them" : "it");
             rr_signal_ranks(j, SIGTERM);
             j->t_kill = now + RR_KILL_MS;
         }
@@ -837,7 +845,7 @@ static void rr_timers(struct rr_job *j, int64_t now)
         j->t_kill = 0;
         if (j->nrunning > 0) {
             rr_running_list(j, list, sizeof(list));
-            rr_msg(j, 1, "killing ranks %s", list);
+            rr_msg(j, 1, "killing %s %s", rr_ranks_word(list), list);
             rr_signal_ranks(j, SIGKILL);
         }
     }
@@ -899,6 +907,14 @@ static void rr_child(struct rr_job *j, int r, int out_w, int err_w)
     setenv("RTOPO_JOB_SECRET", j->secret, 1);
     if (j->transport)
         setenv("RTOPO_TRANSPORT", j->transport, 1);
+    /* libfabric may load libpsm_infinipath / libpsm2, whose SIGSEGV, SIGBUS
+     * and SIGABRT handlers print a backtrace, write a .btr file into the
+     * working directory and exit(1): a crashing rank would then look like
+     * a rank that exited with status 1.  Without the handlers it dies of
+     * the signal (and dumps core where RLIMIT_CORE allows).  A value the
+     * user set is kept. */
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
+    setenv("HFI_NO_BACKTRACE", "1", 0);
     if (j->hosts) {
         /* contiguous blocks; the first n % hosts hosts hold one more */
         base = j->n / j->hosts;
@@ -1106,8 +1122,8 @@ static int rr_fd_limit(struct rr_job *j)
     if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
         return 0;
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
-        rr_msg(j, 0, "%d ranks need %lu open files, the limit is %lu",
-               j->n, (unsigned long)need, (unsigned long)rl.rlim_max);
+        rr_msg(j, 0, "%d rank%s need%s %lu open files, the limit is %lu",
+               j->n, j->n == 1 ? "" : "s", j->n == 1 ? "s" : "", (unsigned long)need, (unsigned long)rl.rlim_max);
         return -1;
     }
     rl.rlim_cur = need;
@@ -1216,6 +1232,26 @@ static int rr_int(const char *opt, const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* getopt_long returned '?': arg is the argument it last consumed, optopt
+ * the option character (0 for an unknown long option) */
+static void rr_bad_option(const struct option *opts, const char *arg, int optopt)
+{
+    const char *eq = strchr(arg, '=');
+    int i;
+
+    if (!strncmp(arg, "--", 2) && eq && optopt)
+        for (i = 0; opts[i].name; i++)
+            if (opts[i].val == optopt && strlen(opts[i].name) == (size_t)(eq - arg - 2) &&
+                !strncmp(opts[i].name, arg + 2, (size_t)(eq - arg - 2))) {
+                fprintf(stderr, "rtopo-run: --%s takes no value\n", opts[i].name);
+                return;
+            }
+    if (optopt)
+        fprintf(stderr, "rtopo-run: unknown option '-%c'\n", optopt);
+    else
+        fprintf(stderr, "rtopo-run: unknown option '%s'\n", arg);
+}
+
 static int rr_transport_ok(const char *t)
 {
     return !strcmp(t, "auto") || !strcmp(t, "verbs") || !strcmp(t, "ofi") ||
@@ -1241,7 +1277,8 @@ int main(int argc, char **argv)
     unsigned char key[32];
     int opt, r;
 
-    while ((opt = getopt_long(argc, argv, "+n:qhV", opts, NULL)) != -1) {
+    opterr = 0;   /* the messages below name the program as rtopo-run */
+    while ((opt = getopt_long(argc, argv, "+:n:qhV", opts, NULL)) != -1) {
         switch (opt) {
         case 'n':
             if (rr_int("-n", optarg, 1, RR_MAX_RANKS, &j->n))
@@ -1277,18 +1314,26 @@ int main(int argc, char **argv)
         case 'V':
             printf("rtopo-run (rtopo) %s\n", PACKAGE_VERSION);
             return 0;
+        case ':':
+            fprintf(stderr, "rtopo-run: %s needs a value\n", argv[optind - 1]);
+            rr_usage(stderr);
+            return 2;
         default:
+            rr_bad_option(opts, argv[optind - 1], optopt);
             rr_usage(stderr);
             return 2;
         }
     }
     if (!j->n || optind >= argc) {
+        fprintf(stderr, "rtopo-run: %s\n", !j->n ? "-n N is required" :
+                "no program to run");
         rr_usage(stderr);
         return 2;
     }
     if (j->hosts > j->n) {
-        fprintf(stderr, "rtopo-run: --hosts %d is more than the %d ranks\n",
-                j->hosts, j->n);
+        fprintf(stderr, "rtopo-run: --hosts %d is more than the %d rank%s\n",
+                j->hosts, j->n, j->n == 1 ? "" : "s");
+        rr_usage(stderr);
         return 2;
     }
     j->argv = argv + optind;

@@ -333,7 +333,8 @@ static int run_check(const sim_opts_t *o, const rtopo__sched_t *s, long q,
     ptr = malloc((size_t)t->p * RTOPO__BUF_COUNT * sizeof(*ptr));
     bufs = malloc((size_t)t->p * sizeof(*bufs));
     if (!mem || !ptr || !bufs) {
-        status = rtopo__error(RTOPO_ERR_NOMEM, "check buffers for %d ranks", t->p);
+        status = rtopo__error(RTOPO_ERR_NOMEM, "check buffers for %d rank%s", t->p,
+                              t->p == 1 ? "" : "s");
         goto out;
     }
     for (i = 0; i < t->p; i++) {

@@ -39,7 +39,7 @@ start=$(date +%s)
 run "$RUN" -n 2 --grace 1 sh -c '[ "$RTOPO_RANK" = 0 ] && exit 2; exec sleep 30'
 expect_rc 1
 expect_grep '^rtopo-run: rank 0 \(pid [0-9]+\) exited with status 2$'
-expect_grep '^rtopo-run: ranks 1 still running 1 s after rank 0 failed: terminating them$'
+expect_grep '^rtopo-run: rank 1 still running 1 s after rank 0 failed: terminating it$'
 [ $(($(date +%s) - start)) -lt 10 ] || fail "the grace period took too long"
 
 # --quiet keeps the reason of the failure, not the notes

@@ -22,8 +22,10 @@ rc=$?
 cat "$out"
 [ $rc -ne 0 ] || { echo "FAIL: rtopo-run exited 0 although rank 1 died"; exit 1; }
 grep -q 'rtopo-run: rank 1 .*exited with status 3' "$out" || { echo "FAIL: rtopo-run did not name rank 1"; exit 1; }
-for r in 0 2 3; do
+for r in 0 2; do
     grep -q "rank $r: die -> RTOPO_ERR_PEER" "$out" || { echo "FAIL: rank $r did not get RTOPO_ERR_PEER"; exit 1; }
 done
+# rank 3 receives from rank 2 only: its shift may complete
+grep -q "rank 3: die -> RTOPO_ERR_PEER\|rank 3: die -> RTOPO_OK" "$out" || { echo "FAIL: rank 3"; exit 1; }
 echo "die: survivors reported RTOPO_ERR_PEER, job ended after $(( $(date +%s) - start )) s"
 exit 0

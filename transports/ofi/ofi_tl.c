@@ -793,11 +793,17 @@ static void ofi_info(const char *transport, void (*out)(const char *line, void *
         if (transport && strcmp(transport, names[i]))
             continue;
         if (ofi_getinfo(names[i], &info, 1) == RTOPO_OK) {
+            /* providers without a limit report SIZE_MAX (UINT64_MAX where
+             * size_t is 64 bits; a 32-bit size_t cannot hold UINT64_MAX) */
+            char maxw[24] = "unlimited";
+
+            if (info->ep_attr->max_msg_size != SIZE_MAX)
+                snprintf(maxw, sizeof(maxw), "%zu", info->ep_attr->max_msg_size);
             snprintf(line, sizeof(line),
-                     "%-8s provider %s, domain %s, max write %zu, inject %zu, "
+                     "%-8s provider %s, domain %s, max write %s, inject %zu, "
                      "mr_mode 0x%x, progress %s",
                      names[i], info->fabric_attr->prov_name, info->domain_attr->name,
-                     info->ep_attr->max_msg_size, info->tx_attr->inject_size,
+                     maxw, info->tx_attr->inject_size,
                      info->domain_attr->mr_mode,
                      info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto" : "manual");
             fi_freeinfo(info);
