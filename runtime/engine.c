@@ -175,6 +175,17 @@ int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
 
     if (hlen + plen > ctx->ctrl_size)
         return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes", hlen + plen);
+    /* where the transport delivers small messages on its own, they need
+     * no tracking: done once handed over */
+    if (hlen + plen <= ctx->tlattr.send_nowait_max && !ctx->pq[peer].head) {
+        memcpy(ctx->msgbuf, msg, hlen);
+        ((rtopo__msg_t *)ctx->msgbuf)->src = ctx->rank;
+        if (plen)
+            memcpy(ctx->msgbuf + hlen, payload, plen);
+        st = ctx->tlops->send(ctx->tl, peer, ctx->msgbuf, hlen + plen, NULL);
+        if (st != RTOPO_ERR_BUSY)
+            return st;
+    }
     c = rtopo__cmsg_get(ctx);
     if (!c)
         return rtopo__error(RTOPO_ERR_NOMEM, "control message to rank %d", peer);
@@ -383,7 +394,8 @@ int rtopo__engine_init(rtopo_ctx_t *ctx)
 {
     ctx->pq = calloc((size_t)ctx->size, sizeof(*ctx->pq));
     ctx->pq_list = calloc((size_t)ctx->size, sizeof(*ctx->pq_list));
-    if (!ctx->pq || !ctx->pq_list)
+    ctx->msgbuf = malloc(ctx->ctrl_size);
+    if (!ctx->pq || !ctx->pq_list || !ctx->msgbuf)
         return RTOPO_ERR_NOMEM;
     return RTOPO_OK;
 }
@@ -404,4 +416,5 @@ void rtopo__engine_fini(rtopo_ctx_t *ctx)
     }
     free(ctx->pq);
     free(ctx->pq_list);
+    free(ctx->msgbuf);
 }

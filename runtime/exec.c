@@ -13,7 +13,8 @@
  * trip, overlapped across hops since every rank opens its windows at start).
  *
  * An operation is done on this rank when every entry is done and every
- * write and control message it posted has completed (op->inflight == 0).
+ * write and control message it posted has completed (op->inflight and
+ * op->track.out are 0).
  * Any failure after the start fails the job (job.c): the other ranks
  * would otherwise wait for this one until their timeout.
  */
@@ -255,7 +256,7 @@ static void rtopo__op_finish(rtopo__op_t *op);
 
 static void rtopo__op_check(rtopo__op_t *op)
 {
-    if (op->active && op->remaining == 0 && op->inflight == 0)
+    if (op->active && op->remaining == 0 && op->inflight == 0 && op->track.out == 0)
         rtopo__op_finish(op);
 }
 
@@ -285,11 +286,7 @@ static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t
 static int rtopo__op_send(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
                           const void *payload, size_t plen)
 {
-    int st = rtopo__ctrl_send(op->ctx, peer, m, payload, plen, &op->track);
-
-    if (st == RTOPO_OK)
-        op->inflight++;
-    return st;
+    return rtopo__ctrl_send(op->ctx, peer, m, payload, plen, &op->track);
 }
 
 static void rtopo__release_slots(rtopo__op_t *op, int reuse)
@@ -393,7 +390,7 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     for (i = 0; i < op->plan->nrecv; i++)
         if (op->rs[i].stage)
             op->rs[i].stage->in_use = 2;
-    if (op->inflight > 0) {
+    if (op->inflight > 0 || op->track.out > 0) {
         op->zombie = 1;   /* state freed when the last completion comes */
         rtopo__list_add(&ctx->zombies, op);
     } else {
@@ -428,9 +425,8 @@ static void rtopo__op_track_done(rtopo__track_t *t)
 {
     rtopo__op_t *op = rtopo__container_of(t, rtopo__op_t, track);
 
-    op->inflight--;
     if (op->zombie) {
-        if (op->inflight == 0)
+        if (op->inflight == 0 && t->out == 0)
             rtopo__zombie_done(op);
         return;
     }
@@ -1054,7 +1050,7 @@ static void rtopo__on_write(rtopo__comp_t *c, int status, int peer, const char *
     w->op = NULL;
     op->inflight--;
     if (!op->active) {
-        if (op->zombie && op->inflight == 0)
+        if (op->zombie && op->inflight == 0 && op->track.out == 0)
             rtopo__zombie_done(op);
         return;
     }
@@ -1112,8 +1108,8 @@ static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
                  "skip the call?");
         return;
     }
-    snprintf(out, n, "waiting for %d control message(s) and writes to complete",
-             op->inflight);
+    snprintf(out, n, "waiting for %d write(s) and %d control message(s) to complete",
+             op->inflight, op->track.out);
 }
 
 static int rtopo__op_inactive(void *arg)

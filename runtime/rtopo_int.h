@@ -374,6 +374,7 @@ struct rtopo_ctx {
     int *pq_list;
     int npq;
     rtopo__cmsg_t *cmsg_free;
+    uint8_t *msgbuf;            /* builds untracked messages */
     /* slot table for incoming windows */
     struct { rtopo__imm_fn fn; void *owner; int32_t idx; } *slots;
     uint32_t *slot_free;

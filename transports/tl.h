@@ -56,6 +56,10 @@ typedef struct rtopo__tl_attr {
     size_t max_write;      /* largest single write */
     size_t inject_max;     /* writes up to this size may use RTOPO__TL_INJECT */
     int blocking_wait;     /* wait() sleeps in the kernel (not a spin) */
+    size_t send_nowait_max;/* control messages up to this size, once send()
+                              with ctx NULL returned OK, reach the peer
+                              without this process calling poll() again
+                              (shared memory queues, the NIC); 0: none */
     char provider[64];     /* what actually runs, for logs and rtopo-info */
 } rtopo__tl_attr_t;
 

@@ -400,6 +400,9 @@ static void ofi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
     attr->max_write = t->info->ep_attr->max_msg_size;
     attr->inject_max = t->info->tx_attr->inject_size;
     attr->blocking_wait = t->cq_fd_wait;
+    /* shm's inject writes into the peer's queue itself; tcp and rxm may
+     * keep an injected message in their own queue until the next poll */
+    attr->send_nowait_max = !strcmp(t->prov_name, "shm") ? t->info->tx_attr->inject_size : 0;
     snprintf(attr->provider, sizeof(attr->provider), "ofi:%s", t->prov_name);
 }
 

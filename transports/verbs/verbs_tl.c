@@ -702,6 +702,7 @@ static void vrb_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
     attr->max_write = t->port_attr.max_msg_sz;
     attr->inject_max = t->inject_max;
     attr->blocking_wait = 1;
+    attr->send_nowait_max = t->ctrl_size;   /* posted work requests need no CPU */
     snprintf(attr->provider, sizeof(attr->provider), "verbs:%.40s port %u (%s)", t->devname,
              t->port, t->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "IB");
 }
