@@ -25,7 +25,7 @@ esac
 
 packages="autoconf automake libtool pkg-config make gcc libfabric-dev
   libfabric-bin librdmacm-dev libibverbs-dev ibverbs-providers nettle-dev
-  libpmix-dev openmpi-bin libcunit1-dev mandoc"
+  libpmix-dev openmpi-bin libopenmpi-dev libcunit1-dev mandoc"
 
 missing=""
 for p in $packages; do

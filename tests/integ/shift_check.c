@@ -22,11 +22,27 @@
 #include <unistd.h>
 #include <rtopo.h>
 
-static int rank, size;
+static int rank = -1, size;
+
+/* "rank N"; before rtopo_init has told us the rank (or when it failed),
+ * the launcher's RTOPO_RANK, else the process id */
+static const char *label(void)
+{
+    static char buf[64];
+    const char *env = getenv("RTOPO_RANK");
+
+    if (rank >= 0)
+        snprintf(buf, sizeof(buf), "rank %d", rank);
+    else if (env && *env)
+        snprintf(buf, sizeof(buf), "rank %s", env);
+    else
+        snprintf(buf, sizeof(buf), "pid %ld", (long)getpid());
+    return buf;
+}
 
 static void die(const char *what, int st)
 {
-    fprintf(stderr, "rank %d: %s: %s (%s)\n", rank, what, rtopo_strerror(st),
+    fprintf(stderr, "%s: %s: %s (%s)\n", label(), what, rtopo_strerror(st),
             rtopo_last_error());
     exit(1);
 }
