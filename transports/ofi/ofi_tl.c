@@ -17,12 +17,14 @@
  * polls instead of spinning.
  */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -294,6 +296,30 @@ static void ofi_close(struct rtopo__tl *tl)
     free(t);
 }
 
+/* shm names its regions "<pid>:<ep>:<domain>" under /dev/shm.  A process
+ * that ended without closing its endpoint (killed, or _exit) leaves its
+ * region behind, and a later process that gets the same pid then fails
+ * to create its own (EBUSY).  No live process but this one has our pid:
+ * such regions are stale. */
+static void ofi_shm_unlink_stale(void)
+{
+    char prefix[32], path[300];
+    struct dirent *d;
+    DIR *dir = opendir("/dev/shm");
+    size_t n;
+
+    if (!dir)
+        return;
+    n = (size_t)snprintf(prefix, sizeof(prefix), "%ld:", (long)getpid());
+    while ((d = readdir(dir)))
+        if (!strncmp(d->d_name, prefix, n)) {
+            snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
+            rtopo__info("removing stale shared-memory region %s", path);
+            unlink(path);
+        }
+    closedir(dir);
+}
+
 static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
 {
     struct fi_cq_attr cq_attr = { 0 };
@@ -313,6 +339,8 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     if (st)
         goto err;
     snprintf(t->prov_name, sizeof(t->prov_name), "%s", t->info->fabric_attr->prov_name);
+    if (!strcmp(t->prov_name, "shm"))
+        ofi_shm_unlink_stale();
     t->source = !!(t->info->caps & FI_SOURCE);
     t->mr_virt = !!(t->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
     t->mr_prov_key = !!(t->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
