@@ -104,6 +104,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     }
     rtopo__engine_fini(ctx);
     free(ctx->topos);
+    free(ctx->tlast);
     free(ctx->peers);
     free(ctx->connected);
     free(ctx->wired);
@@ -334,9 +335,9 @@ int rtopo_finalize(rtopo_ctx_t *ctx)
     if (ctx->abort_sent || ctx->track.out)
         rtopo__flush_job(ctx, 200);
     while ((req = ctx->reqs)) {
+        /* writes of a failed operation are cancelled when the transport
+         * closes below: nothing to wait for */
         if (req->op.zombie)
-            rtopo__op_drain(&req->op);
-        if (req->op.zombie)   /* the transport closes under it: forget it */
             req->op.zombie = 0;
         rtopo__req_destroy(req);
     }

@@ -343,15 +343,21 @@ static void rtopo__list_add(rtopo__op_t **head, rtopo__op_t *op)
     *head = op;
 }
 
+static void rtopo__op_ended(rtopo__op_t *op)
+{
+    struct rtopo__tlast *l = &op->ctx->tlast[op->topo->id];
+
+    l->seq = op->seq;
+    l->desc = op->plan->desc;
+    l->valid = 1;
+}
+
 static void rtopo__op_finish(rtopo__op_t *op)
 {
-    rtopo_topo_t *t = op->topo;
-
     rtopo__release_slots(op, 1);
     rtopo__list_del(&op->ctx->active, op);
     op->active = 0;
-    t->last_seq = op->seq;
-    t->last_desc = op->plan->desc;
+    rtopo__op_ended(op);
     rtopo__op_free_state(op, 0);
 }
 
@@ -377,6 +383,7 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     if (!op->active)
         return;
     op->status = status;
+    rtopo__op_ended(op);
     snprintf(op->errmsg, sizeof(op->errmsg), "%s",
              ctx->failed && ctx->failmsg[0] ? ctx->failmsg : rtopo_last_error());
     rtopo__release_slots(op, 0);
@@ -775,6 +782,7 @@ static rtopo__op_t *rtopo__op_lookup(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_
 /* EAGER, RTR and CREDIT: to the running operation, or kept until it starts */
 static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
 {
+    struct rtopo__tlast *l;
     rtopo_topo_t *t;
     rtopo__umsg_t *u, **pp;
     rtopo__op_t *op;
@@ -792,8 +800,9 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
          * rank finished (or freed) that operation: the arguments differ. */
         if (m->type == RTOPO__MSG_CREDIT)
             return;
+        l = m->topo_id < ctx->next_topo_id ? &ctx->tlast[m->topo_id] : NULL;
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src,
-                         t && m->seq == t->last_seq ? &t->last_desc : NULL, m->topo_id,
+                         l && l->valid && m->seq == l->seq ? &l->desc : NULL, m->topo_id,
                          m->seq, "rank %d sent %s for operation %u on topology %u, which "
                          "this rank completed without it: ranks must call the collective "
                          "with the same arguments", m->src,
@@ -1132,11 +1141,32 @@ static int rtopo__op_timed_out(rtopo__op_t *op, int st)
     return op->status;
 }
 
+static int rtopo__fail_named(void *arg)
+{
+    return ((rtopo_ctx_t *)arg)->fail_named;
+}
+
+/* A mismatch is found by the rank that receives a foreign message; the
+ * ranks' own arguments arrive in the ABORTs that follow within a round
+ * trip.  Give them up to 300 ms, so the caller learns what differs. */
+static void rtopo__await_naming(rtopo__op_t *op)
+{
+    rtopo_ctx_t *ctx = op->ctx;
+
+    if (op->status != RTOPO_ERR_MISMATCH || ctx->fail_named)
+        return;
+    rtopo__wait(ctx, rtopo__fail_named, ctx, rtopo__now_ns() + 300000000ull);
+    if (ctx->fail_named)
+        snprintf(op->errmsg, sizeof(op->errmsg), "%s", ctx->failmsg);
+}
+
 int rtopo__op_wait(rtopo__op_t *op)
 {
     int st = rtopo__wait(op->ctx, rtopo__op_inactive, op, op->deadline_ns);
 
-    return rtopo__op_timed_out(op, st);
+    st = rtopo__op_timed_out(op, st);
+    rtopo__await_naming(op);
+    return st;
 }
 
 /* one progress pass; RTOPO_OK while active (caller checks op->active) */
@@ -1156,19 +1186,23 @@ int rtopo__op_test(rtopo__op_t *op)
         ctx->next_boot_check_ns = rtopo__now_ns() + 20000000ull;
         rtopo__check_failures(ctx);
     }
+    if (!op->active)
+        rtopo__await_naming(op);
     return op->active ? RTOPO_OK : op->status;
 }
 
-/* before a request is restarted: let the completions of a failed
- * operation come in (they reference its state), within 1 s */
+/* before a request is restarted or its memory released: let the
+ * completions of a failed operation come in (they reference its state).
+ * Peers of a failed job may never take the rest, hence the limit. */
 static int rtopo__no_zombie(void *arg)
 {
     return !((rtopo__op_t *)arg)->zombie;
 }
 
-int rtopo__op_drain(rtopo__op_t *op)
+int rtopo__op_drain(rtopo__op_t *op, int limit_ms)
 {
-    rtopo__wait(op->ctx, rtopo__no_zombie, op, rtopo__now_ns() + 1000000000ull);
+    rtopo__wait(op->ctx, rtopo__no_zombie, op,
+                rtopo__now_ns() + (uint64_t)limit_ms * 1000000ull);
     return op->zombie ? rtopo__error(RTOPO_ERR_BUSY, "writes of a failed operation "
                                      "are still outstanding") : RTOPO_OK;
 }

@@ -174,6 +174,11 @@ static int rtopo__my_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
             *d = op->plan->desc;
             return 2;
         }
+    if (topo_id < ctx->next_topo_id && ctx->tlast[topo_id].valid &&
+        ctx->tlast[topo_id].seq == seq) {      /* ended here already */
+        *d = ctx->tlast[topo_id].desc;
+        return 2;
+    }
     t = topo_id < ctx->ntopos_alloc ? ctx->topos[topo_id] : NULL;
     if (!t)
         return 0;
@@ -187,8 +192,8 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m)
     char diff[160];
     int known, differs = 0;
 
-    known = rtopo__my_desc(ctx, m->topo_id, m->seq, &mine);
-    if (known == 2 || (known == 1 && m->desc.topo_kind)) {
+    known = m->desc.p ? rtopo__my_desc(ctx, m->topo_id, m->seq, &mine) : 0;
+    if (known) {
         rtopo__opdesc_t theirs = m->desc;
         if (known == 1) {
             /* only the topology can be compared */
@@ -202,9 +207,10 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m)
     if (differs) {
         /* this rank is the odd one out (or the sender is): say what differs
          * and let the others hear this rank's arguments too */
-        if (!ctx->failed || ctx->failed == RTOPO_ERR_MISMATCH) {
+        if (!ctx->failed || (ctx->failed == RTOPO_ERR_MISMATCH && !ctx->fail_named)) {
             ctx->failed = RTOPO_ERR_MISMATCH;
             ctx->failed_rank = m->src;
+            ctx->fail_named = 1;
             snprintf(ctx->failmsg, sizeof(ctx->failmsg), "rank %d %s (topology %u)",
                      m->src, diff, m->topo_id);
         }
@@ -244,7 +250,8 @@ static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
     t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
     if (t) {
         rtopo__tdesc_to_opdesc(&t->desc, &mine);
-        if (rtopo__desc_diff(&m->desc, &mine, diff, sizeof(diff)))
+        if (rtopo__desc_diff(&m->desc, &mine, diff, sizeof(diff)) &&
+            (ctx->fail_named = !ctx->failed, 1))
             rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, &mine, m->topo_id, RTOPO__NOSEQ,
                              "rank %d created topology %u %s: ranks must create "
                              "topologies in the same order", m->src, m->topo_id, diff);
@@ -319,7 +326,8 @@ int rtopo__wireup(rtopo_topo_t *t)
                              "rank %d connected for topology %u, this rank for topology "
                              "%u: ranks must create topologies in the same order",
                              peer, ctx->hello_topo[peer], t->id);
-        else if (rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff)))
+        else if (rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff)) &&
+                 (ctx->fail_named = !ctx->failed, 1))
             rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
                              "rank %d created topology %u %s", peer, t->id, diff);
         else

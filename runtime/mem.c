@@ -74,6 +74,18 @@ static void rtopo__mem_unlink(rtopo_ctx_t *ctx, struct rtopo_mem *mem)
         }
 }
 
+/* (a drained operation may be freed meanwhile: scan, never hold it) */
+static int rtopo__no_zombie_uses(void *arg)
+{
+    struct rtopo_mem *mem = arg;
+    rtopo__op_t *op;
+
+    for (op = mem->ctx->zombies; op; op = op->next)
+        if (rtopo__op_uses(op, mem))
+            return 0;
+    return 1;
+}
+
 int rtopo_mem_deregister(rtopo_mem_t *mem)
 {
     rtopo_ctx_t *ctx;
@@ -88,12 +100,7 @@ int rtopo_mem_deregister(rtopo_mem_t *mem)
         return st;
     /* refuse while an operation in flight, or the writes of a failed one,
      * read or write the region (the latter drain within a second) */
-    for (;;) {
-        for (op = ctx->zombies; op && !rtopo__op_uses(op, mem); op = op->next)
-            ;
-        if (!op || rtopo__op_drain(op))
-            break;
-    }
+    rtopo__wait(ctx, rtopo__no_zombie_uses, mem, rtopo__now_ns() + 100000000ull);
     for (op = ctx->active; op; op = op->next)
         if (rtopo__op_uses(op, mem))
             break;

@@ -203,8 +203,6 @@ struct rtopo_topo {
     rtopo__tdesc_t desc;
     int shift_algo;
     uint32_t next_seq;
-    uint32_t last_seq;      /* the last operation completed here, and its */
-    rtopo__opdesc_t last_desc;  /* arguments: named when a late peer differs */
     int nreqs;              /* requests on it */
     int nnbr;
     int *nbr;
@@ -338,6 +336,7 @@ struct rtopo_ctx {
     int failed;                 /* sticky status once the job is broken */
     int failed_rank;
     char failmsg[256];
+    int fail_named;             /* failmsg names the argument that differs */
     int abort_sent;             /* this rank broadcast its job-wide ABORT */
     int closing;                /* past the final barrier */
     uint64_t grace_ns;          /* a lost peer is declared at this time */
@@ -346,6 +345,11 @@ struct rtopo_ctx {
     uint32_t next_topo_id;
     uint64_t ops_started;       /* collective operations started, all topologies */
     rtopo_topo_t **topos;       /* by id; NULL once freed */
+    struct rtopo__tlast {       /* by id, kept after the topology is freed: */
+        uint32_t seq;           /* the last operation that ended on it */
+        int valid;              /* (completed or failed) and its arguments, */
+        rtopo__opdesc_t desc;   /* named when a late peer's differ */
+    } *tlast;
     uint32_t ntopos_alloc;
     struct rtopo_mem *mems;     /* user regions and staging blocks */
     rtopo__op_t *active;
@@ -459,7 +463,7 @@ int rtopo__op_start(rtopo__op_t *op);
 int rtopo__op_wait(rtopo__op_t *op);
 int rtopo__op_test(rtopo__op_t *op);
 void rtopo__op_fail(rtopo__op_t *op, int status);
-int rtopo__op_drain(rtopo__op_t *op);
+int rtopo__op_drain(rtopo__op_t *op, int limit_ms);
 void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status);
 
 /* shift.c */

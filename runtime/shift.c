@@ -164,7 +164,7 @@ static int rtopo__req_start(rtopo_req_t *req)
                             "(or rtopo_test until done) before starting it again");
     if (req->started && !req->persistent)
         return rtopo__error(RTOPO_ERR_INVAL, "only persistent requests can be restarted");
-    if (op->zombie && rtopo__op_drain(op))
+    if (op->zombie && rtopo__op_drain(op, 1000))
         return RTOPO_ERR_BUSY;
     for (o = ctx->reqs; o; o = o->next)
         if (o->user_active && rtopo__overlaps(o->recvbuf, o->bytes, req->recvbuf, req->bytes))

@@ -56,12 +56,18 @@ static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_
     if (ctx->next_topo_id >= ctx->ntopos_alloc) {
         uint32_t na = ctx->ntopos_alloc ? 2 * ctx->ntopos_alloc : 16;
         rtopo_topo_t **nt = realloc(ctx->topos, na * sizeof(*nt));
-        if (!nt) {
+        struct rtopo__tlast *nl;
+
+        if (nt)
+            ctx->topos = nt;
+        nl = nt ? realloc(ctx->tlast, na * sizeof(*nl)) : NULL;
+        if (!nl) {
             st = RTOPO_ERR_NOMEM;
             goto err;
         }
+        ctx->tlast = nl;
         memset(nt + ctx->ntopos_alloc, 0, (na - ctx->ntopos_alloc) * sizeof(*nt));
-        ctx->topos = nt;
+        memset(nl + ctx->ntopos_alloc, 0, (na - ctx->ntopos_alloc) * sizeof(*nl));
         ctx->ntopos_alloc = na;
     }
     t->id = ctx->next_topo_id++;

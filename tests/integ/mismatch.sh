@@ -61,6 +61,9 @@ for c in $cases; do
         rm -f "$out.msg"
         [ "$found" -eq 1 ] || why="$why; no MISMATCH message names the argument (looked for: $words)"
     fi
+    # not failures, but worth seeing: time spent after the failed call
+    grep -h 'rtopo_mem_deregister -> \|rtopo_finalize -> .* in [1-9][0-9.]* s' "$out" |
+        sed 's/^/   note: /'
     if [ "$wall" -gt "$worst" ]; then worst=$wall; worst_case=$c; fi
     if [ -n "$why" ]; then
         fails=$(( fails + 1 ))

@@ -110,8 +110,19 @@ static int rbuf_guards_ok(const struct rbuf *b, const char *call)
 
 static void rbuf_free(struct rbuf *b)
 {
-    if (b->mem)
-        rtopo_mem_deregister(b->mem);
+    if (b->mem) {
+        double t0 = iu_now();
+        int st = rtopo_mem_deregister(b->mem);
+        double dt = iu_now() - t0;
+        if (st != RTOPO_OK || dt > 0.1)
+            printf("rank %d: rtopo_mem_deregister -> %s in %.3f s: \"%s\"\n", rank,
+                   rtopo_err_name(st), dt, st ? rtopo_last_error() : "");
+        if (st != RTOPO_OK) {
+            /* still in use by rtopo: do not free memory a peer may write */
+            printf("rank %d: receive region left registered, its memory not freed\n", rank);
+            return;
+        }
+    }
     free(b->base);
 }
 
