@@ -96,6 +96,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
 
     if (ctx->tl)
         ctx->tlops->close(ctx->tl);
+    rtopo__mem_free_staging(ctx);
     if (ctx->boot)
         rtopo__boot_close(ctx->boot);
     while ((u = ctx->unexp)) {
@@ -113,6 +114,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     free(ctx->hello_desc);
     free(ctx->barrier_ops);
     free(ctx->barrier_seen);
+    free(ctx->barrier_kind);
     free(ctx->slots);
     free(ctx->slot_free);
     pthread_mutex_destroy(&ctx->lock);
@@ -253,9 +255,10 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->hello_desc = calloc((size_t)ctx->size, sizeof(*ctx->hello_desc));
     ctx->barrier_ops = calloc((size_t)ctx->size, sizeof(*ctx->barrier_ops));
     ctx->barrier_seen = calloc((size_t)ctx->size, sizeof(*ctx->barrier_seen));
+    ctx->barrier_kind = calloc((size_t)ctx->size, 1);
     if (!ctx->peers || !ctx->connected || !ctx->slots || !ctx->slot_free || !ctx->wired ||
         !ctx->hello_in || !ctx->hello_topo || !ctx->hello_desc || !ctx->barrier_ops ||
-        !ctx->barrier_seen || rtopo__engine_init(ctx))
+        !ctx->barrier_seen || !ctx->barrier_kind || rtopo__engine_init(ctx))
         goto err;
     rtopo__job_init(ctx);
     rtopo__exec_init(ctx);
@@ -296,7 +299,7 @@ int rtopo_barrier(rtopo_ctx_t *ctx)
 
     if ((st = rtopo__ctx_enter(ctx)))
         return st;
-    st = rtopo__barrier(ctx);
+    st = rtopo__barrier(ctx, RTOPO__BARRIER_USER);
     if (st)
         rtopo__flush_job(ctx, 200);
     rtopo__ctx_leave(ctx);
@@ -322,7 +325,7 @@ int rtopo_finalize(rtopo_ctx_t *ctx)
      * a rank that skipped one) before anyone closes its connections; the
      * bootstrap's barrier then holds everyone until all are past it. */
     if (!ctx->failed && ctx->size > 1) {
-        st = rtopo__barrier(ctx);
+        st = rtopo__barrier(ctx, RTOPO__BARRIER_FINALIZE);
         if (st == RTOPO_OK && (bst = rtopo__boot_barrier(ctx->boot)))
             st = bst;
         /* peers closing their connections now is no failure */

@@ -394,9 +394,12 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     for (i = 0; i < op->plan->nsend; i++)
         if (op->ss[i].stage)
             op->ss[i].stage->in_use = 2;
-    for (i = 0; i < op->plan->nrecv; i++)
+    for (i = 0; i < op->plan->nrecv; i++) {
         if (op->rs[i].stage)
             op->rs[i].stage->in_use = 2;
+        if (op->rs[i].mode == RTOPO__WIN_DIRECT && !op->rs[i].done)
+            rtopo__mem_quiesce(ctx, op->rs[i].dst, op->rs[i].len);
+    }
     if (op->inflight > 0 || op->track.out > 0) {
         op->zombie = 1;   /* state freed when the last completion comes */
         rtopo__list_add(&ctx->zombies, op);

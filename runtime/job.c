@@ -107,6 +107,7 @@ static void rtopo__abort_send(rtopo_ctx_t *ctx, int status, int culprit,
                               const rtopo__opdesc_t *d, uint32_t topo_id, uint32_t seq)
 {
     rtopo__msg_t m;
+    size_t room, tlen;
     int i;
 
     if (ctx->abort_sent)
@@ -121,11 +122,16 @@ static void rtopo__abort_send(rtopo_ctx_t *ctx, int status, int culprit,
     m.ntopos = ctx->next_topo_id;
     if (d)
         m.desc = *d;
+    /* the reason travels along, as far as the control message size allows */
+    room = ctx->ctrl_size - sizeof(m);
+    tlen = strlen(ctx->failmsg) + 1;
+    if (tlen > room)
+        tlen = room;
     for (i = 0; i < ctx->size; i++) {
         if (i == ctx->rank || (ctx->failed == RTOPO_ERR_PEER && i == ctx->failed_rank))
             continue;
         if (rtopo__connect_peer(ctx, i) == RTOPO_OK)
-            rtopo__ctrl_send(ctx, i, &m, NULL, 0, &ctx->track);
+            rtopo__ctrl_send(ctx, i, &m, ctx->failmsg, tlen, &ctx->track);
     }
 }
 
@@ -186,8 +192,9 @@ static int rtopo__my_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
     return 1;
 }
 
-static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m)
+static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
 {
+    char why[200] = "";
     rtopo__opdesc_t mine;
     char diff[160];
     int known, differs = 0;
@@ -222,7 +229,16 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m)
     if (!ctx->failed) {
         ctx->failed = m->status ? m->status : RTOPO_ERR_PEER;
         ctx->failed_rank = m->culprit >= 0 ? m->culprit : m->src;
-        if (m->status == RTOPO_ERR_MISMATCH && m->culprit >= 0 && m->culprit != m->src)
+        if (len > sizeof(*m)) {
+            len -= sizeof(*m);
+            if (len > sizeof(why))
+                len = sizeof(why);
+            memcpy(why, m + 1, len);
+            why[len - 1] = '\0';
+        }
+        if (why[0])
+            snprintf(ctx->failmsg, sizeof(ctx->failmsg), "rank %d: %s", m->src, why);
+        else if (m->status == RTOPO_ERR_MISMATCH && m->culprit >= 0 && m->culprit != m->src)
             snprintf(ctx->failmsg, sizeof(ctx->failmsg), "rank %d found that rank %d "
                      "called a collective with other arguments (topology %u)", m->src,
                      m->culprit, m->topo_id);
@@ -351,8 +367,15 @@ static int rtopo__barrier_rounds(int p)
     return k;
 }
 
+static const char *rtopo__barrier_name(int kind)
+{
+    return kind == RTOPO__BARRIER_FINALIZE ? "rtopo_finalize" : "rtopo_barrier";
+}
+
 /* A peer announced at its barrier how many operations it started: this
- * rank having started more means the peer skipped a call. */
+ * rank having started more means the peer skipped a call.  Inside a
+ * barrier, the counts must be equal and the kinds (rtopo_barrier or
+ * rtopo_finalize) alike. */
 static void rtopo__barrier_check(rtopo_ctx_t *ctx, int peer, int at_barrier)
 {
     uint64_t theirs = ctx->barrier_ops[peer];
@@ -362,7 +385,12 @@ static void rtopo__barrier_check(rtopo_ctx_t *ctx, int peer, int at_barrier)
     /* only announcements for the barrier this rank is in or approaches */
     if (ctx->barrier_seen[peer] != ctx->barrier_epoch + 1)
         return;
-    if (ctx->ops_started > theirs || (at_barrier && ctx->ops_started != theirs))
+    if (at_barrier && ctx->barrier_kind[peer] != ctx->barrier_in - 1)
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, NULL, 0, RTOPO__NOSEQ,
+                         "rank %d is in %s, this rank in %s: a rank skipped a call to "
+                         "rtopo_barrier", peer, rtopo__barrier_name(ctx->barrier_kind[peer]),
+                         rtopo__barrier_name(ctx->barrier_in - 1));
+    else if (ctx->ops_started > theirs || (at_barrier && ctx->ops_started != theirs))
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, NULL, 0, RTOPO__NOSEQ,
                          "rank %d entered the barrier after %llu collective operations, "
                          "this rank %s %llu: a rank skipped or added a call", peer,
@@ -387,12 +415,13 @@ static void rtopo__on_barrier(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t le
     if (ctx->barrier_seen[m->src] != epoch + 1) {
         ctx->barrier_seen[m->src] = epoch + 1;
         ctx->barrier_ops[m->src] = m->unit;
+        ctx->barrier_kind[m->src] = m->mode;
         if (ctx->ann_epoch != epoch + 1 || m->unit < ctx->ann_min_ops) {
             ctx->ann_epoch = epoch + 1;
             ctx->ann_min_ops = m->unit;
             ctx->ann_min_rank = m->src;
         }
-        rtopo__barrier_check(ctx, m->src, 0);
+        rtopo__barrier_check(ctx, m->src, ctx->barrier_in != 0);
     }
 }
 
@@ -419,16 +448,28 @@ static int rtopo__barrier_ready(void *arg)
            (ctx->barrier_got[ctx->barrier_epoch & 1][b->round] > 0 && ctx->track.out == 0);
 }
 
-int rtopo__barrier(rtopo_ctx_t *ctx)
+static int rtopo__barrier_run(rtopo_ctx_t *ctx, int kind, uint32_t e, uint64_t deadline);
+
+int rtopo__barrier(rtopo_ctx_t *ctx, int kind)
 {
-    struct rtopo__bwait b = { ctx, 0 };
     uint64_t deadline = rtopo__now_ns() + (uint64_t)ctx->timeout_ms * 1000000ull;
-    int rounds = rtopo__barrier_rounds(ctx->size), i, to, from, st;
     uint32_t e = ctx->barrier_epoch;
-    rtopo__msg_t m;
+    int st;
 
     if (ctx->failed)
         return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    ctx->barrier_in = kind + 1;
+    st = rtopo__barrier_run(ctx, kind, e, deadline);
+    ctx->barrier_in = 0;
+    return st;
+}
+
+static int rtopo__barrier_run(rtopo_ctx_t *ctx, int kind, uint32_t e, uint64_t deadline)
+{
+    struct rtopo__bwait b = { ctx, 0 };
+    int rounds = rtopo__barrier_rounds(ctx->size), i, to, from, st;
+    rtopo__msg_t m;
+
     for (i = 0; i < ctx->size; i++)
         if (ctx->barrier_seen[i] == e + 1)
             rtopo__barrier_check(ctx, i, 1);
@@ -442,6 +483,7 @@ int rtopo__barrier(rtopo_ctx_t *ctx)
         m.seq = e;
         m.xfer = b.round;
         m.unit = ctx->ops_started;
+        m.mode = (uint8_t)kind;
         m.ntopos = ctx->next_topo_id;
         if ((st = rtopo__ctrl_send(ctx, to, &m, NULL, 0, &ctx->track)))
             return st;
@@ -466,8 +508,7 @@ int rtopo__barrier(rtopo_ctx_t *ctx)
 
 static void rtopo__on_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
 {
-    (void)len;
-    rtopo__on_job_abort(ctx, m);
+    rtopo__on_job_abort(ctx, m, len);
 }
 
 /* declares a lost peer once its grace has passed without an ABORT */

@@ -74,6 +74,12 @@ static void rtopo__mem_unlink(rtopo_ctx_t *ctx, struct rtopo_mem *mem)
         }
 }
 
+static int rtopo__never(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
 /* (a drained operation may be freed meanwhile: scan, never hold it) */
 static int rtopo__no_zombie_uses(void *arg)
 {
@@ -101,6 +107,8 @@ int rtopo_mem_deregister(rtopo_mem_t *mem)
     /* refuse while an operation in flight, or the writes of a failed one,
      * read or write the region (the latter drain within a second) */
     rtopo__wait(ctx, rtopo__no_zombie_uses, mem, rtopo__now_ns() + 100000000ull);
+    if (mem->quiet_ns > rtopo__now_ns())
+        rtopo__wait(ctx, rtopo__never, NULL, mem->quiet_ns);
     for (op = ctx->active; op; op = op->next)
         if (rtopo__op_uses(op, mem))
             break;
@@ -161,6 +169,9 @@ void rtopo__stage_put(struct rtopo_mem *mem)
         mem->in_use = 0;
 }
 
+/* Deregisters everything.  Staging memory a peer may still be writing
+ * into (a failed job) is freed only after the transport is closed: see
+ * rtopo__mem_free_staging. */
 void rtopo__mem_release_all(rtopo_ctx_t *ctx)
 {
     struct rtopo_mem *m;
@@ -169,8 +180,35 @@ void rtopo__mem_release_all(rtopo_ctx_t *ctx)
         ctx->mems = m->next;
         rtopo__handle_del(m);
         ctx->tlops->mem_dereg(m->mr);
-        if (m->internal)
-            free(m->buf);
+        m->mr = NULL;
+        if (m->internal) {
+            m->next = ctx->staging_dead;
+            ctx->staging_dead = m;
+        } else {
+            free(m);
+        }
+    }
+}
+
+void rtopo__mem_free_staging(rtopo_ctx_t *ctx)
+{
+    struct rtopo_mem *m;
+
+    while ((m = ctx->staging_dead)) {
+        ctx->staging_dead = m->next;
+        free(m->buf);
         free(m);
     }
+}
+
+/* A failed operation's peers may still be writing into the receive
+ * windows it exposed (they stop starting writes once they hear of the
+ * failure, but one already under way lands).  Deregistering such a
+ * region first lets the transport take in-flight data for a while. */
+void rtopo__mem_quiesce(rtopo_ctx_t *ctx, const void *buf, size_t len)
+{
+    struct rtopo_mem *m = rtopo__mem_find(ctx, buf, len);
+
+    if (m)
+        m->quiet_ns = rtopo__now_ns() + RTOPO__QUIESCE_NS;
 }

@@ -162,6 +162,8 @@ struct rtopo_mem {
     rtopo__rkey_t rkey;
     int internal;          /* staging block owned by the engine */
     int in_use;            /* staging block handed out (2: quarantined) */
+    uint64_t quiet_ns;     /* a failed operation's window: peers' writes may
+                              land until then */
     struct rtopo_mem *next;
 };
 
@@ -352,6 +354,7 @@ struct rtopo_ctx {
     } *tlast;
     uint32_t ntopos_alloc;
     struct rtopo_mem *mems;     /* user regions and staging blocks */
+    struct rtopo_mem *staging_dead;  /* freed after the transport closes */
     rtopo__op_t *active;
     rtopo__op_t *zombies;       /* failed ops whose writes are still out */
     struct rtopo_req *reqs;     /* every request not freed */
@@ -366,6 +369,8 @@ struct rtopo_ctx {
     uint32_t barrier_got[2][RTOPO__BARRIER_ROUNDS];
     uint64_t *barrier_ops;      /* ops started per peer at its last barrier */
     uint32_t *barrier_seen;     /* epoch + 1 of that announcement, 0: none */
+    uint8_t *barrier_kind;      /* ... made from rtopo_barrier or rtopo_finalize */
+    int barrier_in;             /* 1 + kind of the barrier this rank is in, or 0 */
     uint32_t ann_epoch;         /* the smallest announcement for epoch+1 */
     uint64_t ann_min_ops;
     int ann_min_rank;
@@ -414,6 +419,9 @@ struct rtopo_mem *rtopo__mem_find(rtopo_ctx_t *ctx, const void *buf, size_t len)
 int rtopo__stage_get(rtopo_ctx_t *ctx, size_t len, struct rtopo_mem **mem_p);
 void rtopo__stage_put(struct rtopo_mem *mem);
 void rtopo__mem_release_all(rtopo_ctx_t *ctx);
+void rtopo__mem_free_staging(rtopo_ctx_t *ctx);
+#define RTOPO__QUIESCE_NS 200000000ull
+void rtopo__mem_quiesce(rtopo_ctx_t *ctx, const void *buf, size_t len);
 
 /* engine.c */
 int rtopo__engine_init(rtopo_ctx_t *ctx);
@@ -441,7 +449,8 @@ int rtopo__wireup(rtopo_topo_t *t);
 void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__opdesc_t *d,
                       uint32_t topo_id, uint32_t seq, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
-int rtopo__barrier(rtopo_ctx_t *ctx);
+enum { RTOPO__BARRIER_USER = 0, RTOPO__BARRIER_FINALIZE = 1 };
+int rtopo__barrier(rtopo_ctx_t *ctx, int kind);
 void rtopo__job_op_started(rtopo_ctx_t *ctx);
 void rtopo__flush_job(rtopo_ctx_t *ctx, int limit_ms);
 int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out,

@@ -13,7 +13,7 @@ need_transport "$tr"
 MM="$top_builddir/tests/integ/mismatch_check"
 max_ms=${MAX_MS:-5000}
 export RTOPO_TIMEOUT_MS=60000
-cases=${CASES:-"q-8 q-1m bytes-8 bytes-64k algo-8 algo-64k order skip skip-finalize transport"}
+cases=${CASES:-"q-8 q-1m bytes-8 bytes-64k algo-8 algo-64k order skip skip-finalize skip-barrier transport"}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 

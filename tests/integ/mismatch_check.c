@@ -31,6 +31,8 @@
  *                      TIMEOUT naming rank 2) in one of those calls
  *   skip-finalize      the same, but rank 2 goes from its 2nd shift
  *                      straight to rtopo_finalize
+ *   skip-barrier       no shift: rank 2 goes straight to rtopo_finalize,
+ *                      the others call rtopo_barrier first
  *   transport          rank 0 sets RTOPO_TRANSPORT=ofi:tcp, the others
  *                      ofi:rxm, before rtopo_init, which must fail with
  *                      MISMATCH on every rank, naming both (tcp, rxm)
@@ -378,6 +380,14 @@ int main(int argc, char **argv)
                          rank == 0 ? -1 : 0);
         else
             printf("rank %d: no first topology: no shift\n", rank);
+    } else if (!strcmp(cs, "skip-barrier")) {
+        struct res r;
+        if (rank != 2) {
+            CALL(r, rtopo_barrier(ctx));
+            judge("rtopo_barrier", r.st, r.msg, r.dt, -1, 2);
+        }
+        finalize_noted(ctx, 1, 2);
+        return verdict(1);
     } else if (!strcmp(cs, "skip") || !strcmp(cs, "skip-finalize")) {
         int k, nshift = rank == 2 ? 2 : 3, dev = rank == 2 ? -1 : 2;
         struct res r;
