@@ -244,7 +244,7 @@ static uint64_t rtopo__unit(rtopo_ctx_t *ctx, uint64_t len)
 
 static inline uint32_t rtopo__npieces(uint64_t len, uint64_t unit)
 {
-    return len == 0 ? 1 : (uint32_t)((len + unit - 1) / unit);
+    return len == 0 ? 1 : (uint32_t)(len / unit + (len % unit != 0));
 }
 
 static const rtopo__xfer_t *rtopo__xf(const rtopo__op_t *op, uint32_t x)
@@ -549,8 +549,9 @@ int rtopo__op_start(rtopo__op_t *op)
 
     for (i = 0; i < plan->nlocal; i++) {
         const rtopo__xfer_t *x = &s->xfers[plan->local[i]];
-        memmove((uint8_t *)op->bufs[x->dst_buf] + x->dst_off,
-                op->bufs[x->src_buf] + x->src_off, x->len);
+        if (x->len)
+            memmove((uint8_t *)op->bufs[x->dst_buf] + x->dst_off,
+                    op->bufs[x->src_buf] + x->src_off, x->len);
     }
     for (i = 0; i < plan->nrecv && op->active; i++) {
         const rtopo__recv_ent_t *e = &plan->recv[i];
