@@ -115,6 +115,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     free(ctx->barrier_ops);
     free(ctx->barrier_seen);
     free(ctx->barrier_kind);
+    free(ctx->unexp_count);
     free(ctx->slots);
     free(ctx->slot_free);
     pthread_mutex_destroy(&ctx->lock);
@@ -256,9 +257,11 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->barrier_ops = calloc((size_t)ctx->size, sizeof(*ctx->barrier_ops));
     ctx->barrier_seen = calloc((size_t)ctx->size, sizeof(*ctx->barrier_seen));
     ctx->barrier_kind = calloc((size_t)ctx->size, 1);
+    ctx->unexp_count = calloc((size_t)ctx->size, sizeof(*ctx->unexp_count));
     if (!ctx->peers || !ctx->connected || !ctx->slots || !ctx->slot_free || !ctx->wired ||
         !ctx->hello_in || !ctx->hello_topo || !ctx->hello_desc || !ctx->barrier_ops ||
-        !ctx->barrier_seen || !ctx->barrier_kind || rtopo__engine_init(ctx))
+        !ctx->barrier_seen || !ctx->barrier_kind || !ctx->unexp_count ||
+        rtopo__engine_init(ctx))
         goto err;
     rtopo__job_init(ctx);
     rtopo__exec_init(ctx);

@@ -699,6 +699,12 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
         rtopo__mismatch(op, m, "a receive window");
         return;
     }
+    if (m->slot >= RTOPO__MAX_SLOTS ||
+        (m->mode != RTOPO__WIN_DIRECT && m->mode != RTOPO__WIN_STAGED) ||
+        (m->mode == RTOPO__WIN_STAGED && m->nslots > 64)) {
+        rtopo__mismatch(op, m, "a malformed receive window");
+        return;
+    }
     e = &op->plan->send[si];
     s = &op->ss[si];
     if (s->have_rtr)
@@ -814,6 +820,19 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
                          m->seq, m->topo_id);
         return;
     }
+    /* Early messages are bounded: a peer may run ahead by a window of
+     * operations, not without limit (memory would grow with it). */
+    if ((t && m->seq - t->next_seq >= RTOPO__EARLY_OPS) ||
+        (!t && m->topo_id - ctx->next_topo_id >= RTOPO__EARLY_TOPOS) ||
+        ctx->unexp_count[m->src] >= RTOPO__EARLY_MSGS) {
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, NULL, m->topo_id, m->seq,
+                         "rank %d sent a message for operation %u on topology %u, too far "
+                         "ahead of this rank (topology %u, operation %u; at most %u "
+                         "operations, %u messages kept per peer)", m->src, m->seq,
+                         m->topo_id, ctx->next_topo_id, t ? t->next_seq : 0,
+                         RTOPO__EARLY_OPS, RTOPO__EARLY_MSGS);
+        return;
+    }
     u = malloc(sizeof(*u) + len);
     if (!u) {
         rtopo__error(RTOPO_ERR_NOMEM, "cannot keep an early message from rank %d", m->src);
@@ -822,6 +841,7 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
     u->next = NULL;
     u->len = len;
     memcpy(&u->msg, m, len);
+    ctx->unexp_count[m->src]++;
     for (pp = &ctx->unexp; *pp; pp = &(*pp)->next)
         ;
     *pp = u;
@@ -836,6 +856,7 @@ static void rtopo__take_early(rtopo__op_t *op)
     while ((u = *pp)) {
         if (u->msg.topo_id == op->topo->id && u->msg.seq == op->seq) {
             *pp = u->next;
+            ctx->unexp_count[u->msg.src]--;
             if (op->active)
                 rtopo__op_handle_msg(op, &u->msg, u->len);
             free(u);

@@ -508,6 +508,13 @@ static int rtopo__barrier_run(rtopo_ctx_t *ctx, int kind, uint32_t e, uint64_t d
 
 static void rtopo__on_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
 {
+    /* an ABORT carries a failure: anything else is not one of ours */
+    if (m->status >= 0 || m->status <= RTOPO_ERR_LAST || m->culprit < -1 ||
+        m->culprit >= ctx->size) {
+        rtopo__warn("dropping an ABORT from rank %d with status %d, culprit %d",
+                    m->src, m->status, m->culprit);
+        return;
+    }
     rtopo__on_job_abort(ctx, m, len);
 }
 

@@ -198,6 +198,10 @@ typedef struct rtopo__plan {
 } rtopo__plan_t;
 
 #define RTOPO__PLAN_CACHE 8
+/* bounds on what a peer may send ahead of this rank */
+#define RTOPO__EARLY_OPS    1024u   /* operations ahead on one topology */
+#define RTOPO__EARLY_TOPOS  64u     /* topologies ahead */
+#define RTOPO__EARLY_MSGS   4096u   /* messages kept per peer */
 
 struct rtopo_topo {
     rtopo_ctx_t *ctx;
@@ -359,6 +363,7 @@ struct rtopo_ctx {
     rtopo__op_t *zombies;       /* failed ops whose writes are still out */
     struct rtopo_req *reqs;     /* every request not freed */
     rtopo__umsg_t *unexp;
+    uint32_t *unexp_count;      /* early messages kept, per sender */
     /* wire-up */
     uint8_t *wired;             /* HELLO exchanged with the peer */
     uint8_t *hello_in;          /* HELLO received from the peer */
