@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 #include "rtopo_int.h"
 #include "clock.h"
 
@@ -244,6 +245,10 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     me.eager_limit = ctx->params.eager_limit;
     me.chunk_size = ctx->params.chunk_size;
     me.pipeline_depth = ctx->params.pipeline_depth;
+    if (getrandom(&me.token, sizeof(me.token), 0) != (ssize_t)sizeof(me.token)) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "getrandom: %m");
+        goto err;
+    }
 
     st = RTOPO_ERR_NOMEM;
     ctx->peers = calloc((size_t)ctx->size, sizeof(*ctx->peers));

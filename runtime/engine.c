@@ -180,6 +180,7 @@ int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
     if (hlen + plen <= ctx->tlattr.send_nowait_max && !ctx->pq[peer].head) {
         memcpy(ctx->msgbuf, msg, hlen);
         ((rtopo__msg_t *)ctx->msgbuf)->src = ctx->rank;
+        ((rtopo__msg_t *)ctx->msgbuf)->auth = ctx->peers[ctx->rank].token;
         if (plen)
             memcpy(ctx->msgbuf + hlen, payload, plen);
         st = ctx->tlops->send(ctx->tl, peer, ctx->msgbuf, hlen + plen, NULL);
@@ -196,6 +197,7 @@ int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
     c->len = hlen + plen;
     memcpy(c->buf, msg, hlen);
     ((rtopo__msg_t *)c->buf)->src = ctx->rank;
+    ((rtopo__msg_t *)c->buf)->auth = ctx->peers[ctx->rank].token;
     if (plen)
         memcpy(c->buf + hlen, payload, plen);
     if (track)
@@ -225,8 +227,14 @@ static void rtopo__on_ctrl(rtopo_ctx_t *ctx, const void *data, size_t len)
         rtopo__warn("dropping a runt control message of %zu bytes", len);
         return;
     }
-    if (m->type >= RTOPO__MSG_COUNT || !ctx->am[m->type] || m->src < 0 ||
-        m->src >= ctx->size) {
+    /* a message not from a rank of this job never reaches a handler */
+    if (m->src < 0 || m->src >= ctx->size || m->auth != ctx->peers[m->src].token) {
+        if (!ctx->forged++)
+            rtopo__warn("dropping a control message that no rank of this job sent "
+                        "(claims rank %d); further ones are dropped silently", m->src);
+        return;
+    }
+    if (m->type >= RTOPO__MSG_COUNT || !ctx->am[m->type]) {
         rtopo__warn("dropping control message type %d from rank %d", m->type, m->src);
         return;
     }

@@ -97,6 +97,7 @@ typedef struct rtopo__msg {
     uint8_t mode;        /* RTR: window kind */
     uint16_t flags;
     int32_t src;         /* sending rank */
+    uint64_t auth;       /* the sender's token (see rtopo__peer_info_t) */
     uint32_t topo_id;
     uint32_t seq;        /* operation; BARRIER: epoch */
     uint32_t xfer;       /* BARRIER: round */
@@ -315,6 +316,9 @@ typedef struct rtopo__peer_info {
     uint64_t eager_limit;
     uint64_t chunk_size;
     int64_t pipeline_depth;
+    uint64_t token;      /* random, known only through the bootstrap: every
+                            control message carries its sender's token, so
+                            a process outside the job cannot forge one */
 } rtopo__peer_info_t;
 
 typedef struct rtopo__peerq {     /* control messages the tl has not taken */
@@ -389,6 +393,7 @@ struct rtopo_ctx {
     int npq;
     rtopo__cmsg_t *cmsg_free;
     uint8_t *msgbuf;            /* builds untracked messages */
+    uint64_t forged;            /* control messages dropped: not from the job */
     /* slot table for incoming windows */
     struct { rtopo__imm_fn fn; void *owner; int32_t idx; } *slots;
     uint32_t *slot_free;
