@@ -13,7 +13,8 @@
 #include "rtopo_int.h"
 #include "clock.h"
 
-#define RTOPO__CTRL_HDR 128
+/* room for the largest header and an ABORT's reason text */
+#define RTOPO__CTRL_HDR (sizeof(rtopo__msg_t) + 128)
 /* fields a caller compiled against an older rtopo.h did not have are
  * left at their defaults */
 #define RTOPO__CFG_HAS(cfg, field)                                            \
