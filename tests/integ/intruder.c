@@ -1,6 +1,6 @@
 /*
  * intruder - a process OUTSIDE a job that sends it forged engine control
- * messages over libfabric (the attack of issue 10; run by intruder.sh).
+ * messages over libfabric (run by intruder.sh).
  *
  *   intruder [--seconds S] [--wait-ms MS] [--first-seq N] [--kinds LIST] [FILE]
  *   (FILE: $INTRUDER_ADDRS; LIST: some of eager,rtr,abort,flood,odd; all

@@ -1,5 +1,5 @@
 /*
- * intruder_rank - the job side of the intruder test (intruder.sh, issue 10).
+ * intruder_rank - the job side of the intruder test (intruder.sh).
  *
  *   INTRUDER_ADDRS=FILE rtopo-run -n 4 intruder_rank [--iters N] [--nap-ms MS]
  *                                                    [--wait-ms MS]
