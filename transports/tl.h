@@ -118,9 +118,11 @@ struct rtopo__tl_ops {
     int (*write)(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                  struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey,
                  uint64_t roffset, uint32_t imm, unsigned flags, void *ctx);
-    /* control message of at most params->ctrl_size bytes; the buffer may be
-     * reused on return (the backend copies or injects); SEND_DONE is raised
-     * only when ctx != NULL.  RTOPO_ERR_BUSY: retry after poll(). */
+    /* control message of at most params->ctrl_size bytes.  ctx NULL: the
+     * buffer may be reused on return (the backend copies or injects) and
+     * no SEND_DONE is raised.  ctx set: the caller keeps the buffer valid
+     * until SEND_DONE (or an error) names ctx, so the backend may send it
+     * in place.  RTOPO_ERR_BUSY: retry after poll(). */
     int (*send)(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                 void *ctx);
 

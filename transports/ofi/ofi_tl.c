@@ -78,6 +78,7 @@ struct ofi_tl {
     int mr_virt;          /* remote addresses are virtual (FI_MR_VIRT_ADDR) */
     int mr_prov_key;
     int mr_endpoint;
+    int mr_local;         /* FI_MR_LOCAL: sends need registered buffers */
     uint64_t next_key;
     size_t ctrl_size;
     char *recv_bufs;
@@ -345,6 +346,7 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->mr_virt = !!(t->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
     t->mr_prov_key = !!(t->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     t->mr_endpoint = !!(t->info->domain_attr->mr_mode & FI_MR_ENDPOINT);
+    t->mr_local = !!(t->info->domain_attr->mr_mode & FI_MR_LOCAL);
     rtopo__info("provider %s, source %d, mr_mode 0x%x, mode 0x%llx, max_msg %zu, inject %zu",
                 t->prov_name, t->source, t->info->domain_attr->mr_mode,
                 (unsigned long long)t->info->mode, t->info->ep_attr->max_msg_size,
@@ -601,6 +603,22 @@ static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                                 peer, fi_strerror((int)-ret));
         return RTOPO_OK;
     }
+    /* a tracked send's buffer stays valid until its completion (tl.h):
+     * where the provider needs no local registration, send it in place */
+    if (ctx && !t->mr_local) {
+        op = ofi_op_get(t, OFI_OP_SEND, peer, ctx);
+        if (!op)
+            return RTOPO_ERR_BUSY;
+        ret = fi_send(t->ep, buf, len, NULL, t->peer_addr[peer], &op->fctx);
+        if (ret) {
+            ofi_op_put(t, op);
+            if (ret == -FI_EAGAIN)
+                return RTOPO_ERR_BUSY;
+            return rtopo__error(ofi_status_of((int)-ret), "fi_send to rank %d: %s", peer,
+                                fi_strerror((int)-ret));
+        }
+        return RTOPO_OK;
+    }
     if (t->nbounce_free == 0)
         return RTOPO_ERR_BUSY;
     op = ofi_op_get(t, OFI_OP_SEND, peer, ctx);
@@ -611,7 +629,8 @@ static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
     memcpy(bb, buf, len);
     ret = fi_send(t->ep, bb, len, fi_mr_desc(t->bounce_mr), t->peer_addr[peer], &op->fctx);
     if (ret) {
-        t->bounce_free[t->nbounce_free++] = op->index;
+        if (op->index >= 0)
+            t->bounce_free[t->nbounce_free++] = op->index;
         ofi_op_put(t, op);
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
@@ -694,7 +713,8 @@ static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
         ev->type = RTOPO__TL_EV_SEND_DONE;
         ev->peer = op->peer;
         ev->ctx = op->ctx;
-        t->bounce_free[t->nbounce_free++] = op->index;
+        if (op->index >= 0)
+            t->bounce_free[t->nbounce_free++] = op->index;
         ofi_op_put(t, op);
         return ev->ctx != NULL;
     }
@@ -764,7 +784,8 @@ static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
                 t->repost[t->nrepost++] = op->index;
         } else {
             if (op->kind == OFI_OP_SEND)
-                t->bounce_free[t->nbounce_free++] = op->index;
+                if (op->index >= 0)
+            t->bounce_free[t->nbounce_free++] = op->index;
             ofi_op_put(t, op);
         }
     }
