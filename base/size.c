@@ -3,9 +3,8 @@
  */
 #include "config.h"
 #include <ctype.h>
-#include <errno.h>
+#include <limits.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include "rtopo.h"
 #include "log.h"
 #include "size.h"
@@ -13,37 +12,43 @@
 int rtopo__parse_size(const char *name, const char *s, size_t *out)
 {
     const char *t = s;
-    char *end;
-    unsigned long long v;
-    int shift = 0;
+    unsigned long long v = 0;
+    int shift = 0, digits = 0, big = 0;
 
-    while (isspace((unsigned char)*t))
-        t++;
-    if (*t == '-')    /* strtoull would accept and negate it */
+    /* decimal only: a leading 0 (octal or 0x in C) is refused rather than
+     * read in another base */
+    if (t[0] == '0' && isdigit((unsigned char)t[1]))
         goto bad;
-    errno = 0;
-    v = strtoull(t, &end, 0);
-    if (end == t)
+    if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
         goto bad;
-    switch (tolower((unsigned char)*end)) {
+    for (; isdigit((unsigned char)*t); t++, digits++) {
+        unsigned d = (unsigned)(*t - '0');
+
+        if (v > (ULLONG_MAX - d) / 10)
+            big = 1;   /* keep scanning: the rest must still be well formed */
+        else
+            v = v * 10 + d;
+    }
+    if (!digits)
+        goto bad;
+    switch (tolower((unsigned char)*t)) {
     case 'g': shift += 10; /* fall through */
     case 'm': shift += 10; /* fall through */
-    case 'k': shift += 10; end++; break;
+    case 'k': shift += 10; t++; break;
     case '\0': break;
     default: goto bad;
     }
-    if (tolower((unsigned char)*end) == 'i')
-        end++;    /* KiB, MiB, GiB */
-    if (tolower((unsigned char)*end) == 'b')
-        end++;
-    if (*end != '\0')
+    if (shift && tolower((unsigned char)*t) == 'i')
+        t++;    /* KiB, MiB, GiB */
+    if (tolower((unsigned char)*t) == 'b')
+        t++;
+    if (*t != '\0')
         goto bad;
-    if (errno == ERANGE || v > (SIZE_MAX >> shift))
+    if (big || v > (SIZE_MAX >> shift))
         return rtopo__error(RTOPO_ERR_INVAL, "%s: '%s' is too large", name, s);
-    if (errno)
-        goto bad;
     *out = (size_t)v << shift;
     return RTOPO_OK;
 bad:
-    return rtopo__error(RTOPO_ERR_INVAL, "%s: '%s' is not a size", name, s);
+    return rtopo__error(RTOPO_ERR_INVAL, "%s: '%s' is not a size (decimal digits, "
+                        "optionally followed by k, m or g)", name, s);
 }

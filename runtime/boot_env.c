@@ -37,6 +37,7 @@ struct rtopo__boot_env {
     int nfailed;
     int failed_cap;
     int broken;                /* status once the connection is unusable */
+    int authed;                /* the launcher proved it knows the secret */
 };
 
 #define RTOPO__ENV_NONBLOCK ((int64_t)-1)
@@ -126,7 +127,7 @@ static int rtopo__env_frame(struct rtopo__boot_env *e, int64_t deadline,
                             uint32_t *type, unsigned char **payload,
                             uint32_t *len)
 {
-    size_t need, cap;
+    size_t need, cap, limit;
     unsigned char *p;
     ssize_t n;
     int st;
@@ -136,10 +137,17 @@ static int rtopo__env_frame(struct rtopo__boot_env *e, int64_t deadline,
         if (e->in_len >= RTOPO__WIRE_HDR) {
             *type = rtopo__wire_get32(e->in);
             *len = rtopo__wire_get32(e->in + 4);
-            if (*len > RTOPO__WIRE_MAX_PAYLOAD)
+            /* refused on the header, before any buffer is sized for it;
+             * before authentication the other side may be anybody */
+            limit = e->authed ? RTOPO__WIRE_MAX_RESULT(e->base.size)
+                              : RTOPO__WIRE_MAX_PREAUTH;
+            if (*len > limit)
                 return rtopo__env_break(e,
                     rtopo__error(RTOPO_ERR_BOOTSTRAP,
-                                 "frame of %u bytes from rtopo-run", *len));
+                                 "frame of %u bytes from %s (at most %zu "
+                                 "expected)", *len, e->authed ? "rtopo-run" :
+                                 "the bootstrap address before authentication",
+                                 limit));
             need += *len;
             if (e->in_len >= need) {
                 *payload = e->in + RTOPO__WIRE_HDR;
@@ -269,10 +277,11 @@ static int rtopo__env_allgather(struct rtopo__boot *b, const void *in,
 
     if (e->broken)
         return e->broken;
-    if (len > (RTOPO__WIRE_MAX_PAYLOAD - 4) / (size_t)b->size)
+    if (len > RTOPO__WIRE_MAX_BLOB)
         return rtopo__error(RTOPO_ERR_INVAL,
                             "bootstrap allgather of %zu bytes per rank "
-                            "exceeds the rendezvous limit", len);
+                            "exceeds the rendezvous limit of %zu", len,
+                            RTOPO__WIRE_MAX_BLOB);
     deadline = rtopo__wire_now_ms() + e->timeout_ms;
     rtopo__wire_put32(seq, ++e->seq);
     st = rtopo__env_send(e, RTOPO__WIRE_GATHER, seq, 4, in, len, deadline);
@@ -501,6 +510,7 @@ static int rtopo__env_handshake(struct rtopo__boot_env *e, const char *secret,
                             "rtopo-run runs %u ranks but RTOPO_SIZE is %d",
                             rtopo__wire_get32(p), e->base.size);
     rtopo__env_consume(e, len);
+    e->authed = 1;
     return RTOPO_OK;
 
 refused:

@@ -171,7 +171,7 @@ int rtopo__boot_pmix_open(int timeout_ms, struct rtopo__boot **boot_p)
     x->base.rank = (int)x->self.rank;
     x->base.size = (int)val->data.uint32;
     /* PMIx timeouts are whole seconds */
-    x->timeout_s = timeout_ms > 0 ? (timeout_ms + 999) / 1000 : 0;
+    x->timeout_s = timeout_ms > 0 ? timeout_ms / 1000 + (timeout_ms % 1000 != 0) : 0;
     PMIX_VALUE_RELEASE(val);
     *boot_p = &x->base;
     return RTOPO_OK;

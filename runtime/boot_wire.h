@@ -16,7 +16,8 @@
  * server's MAC and the server the client's: a mismatch ends the
  * connection with RTOPO_ERR_AUTH.  Then:
  *
- *   client -> GATHER    seq, blob              (barrier: empty blob)
+ *   client -> GATHER    seq, blob              (barrier: empty blob;
+ *                                              blob <= RTOPO__WIRE_MAX_BLOB)
  *   server -> RESULT    seq, size * blob by rank
  *   server -> ABORT     seq, reason, rank      the round cannot complete
  *   server -> FAILED    rank                   a rank failed (any time)
@@ -37,11 +38,19 @@
 #define RTOPO__WIRE_MAC      32            /* SHA256_DIGEST_SIZE */
 #define RTOPO__WIRE_HELLO_LEN (16 + RTOPO__WIRE_NONCE)
 #define RTOPO__WIRE_CHALLENGE_LEN (RTOPO__WIRE_NONCE + RTOPO__WIRE_MAC)
-/* largest frame either side accepts: bounds what a peer can make us
- * allocate, and the size of one allgather result */
-#define RTOPO__WIRE_MAX_PAYLOAD ((size_t)1 << 30)
-/* frames before authentication are small and fixed */
+/* Frame sizes either side accepts, checked on the header before any
+ * buffer is sized for the frame.  Before authentication frames are small
+ * and fixed (HELLO 48, CHALLENGE 64, AUTH 32, WELCOME 4, REFUSE 4 + a
+ * text of at most 200 bytes).  After it, the largest is an allgather
+ * RESULT: seq + size * blob, and a blob (one rank's contribution to one
+ * round) is at most RTOPO__WIRE_MAX_BLOB, far above what the runtime
+ * exchanges (a transport address and a few parameters per rank).  At the
+ * 4096 ranks rtopo-run starts, a RESULT stays under 256 MiB; a GATHER
+ * under 64 KiB. */
 #define RTOPO__WIRE_MAX_PREAUTH 256
+#define RTOPO__WIRE_MAX_BLOB ((size_t)64 << 10)
+#define RTOPO__WIRE_MAX_GATHER (4 + RTOPO__WIRE_MAX_BLOB)
+#define RTOPO__WIRE_MAX_RESULT(nranks) (4 + (size_t)(nranks) * RTOPO__WIRE_MAX_BLOB)
 
 enum {
     RTOPO__WIRE_HELLO = 1,

@@ -174,16 +174,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->timeout_ms = (int)ctx->params.timeout_ms;
     if (RTOPO__CFG_HAS(cfg, timeout_ms) && cfg->timeout_ms > 0)
         ctx->timeout_ms = cfg->timeout_ms;
-    if (ctx->timeout_ms <= 0) {
-        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_TIMEOUT_MS must be positive");
-        goto err;
-    }
-    if (ctx->params.chunk_size < 4096 || ctx->params.pipeline_depth < 1 ||
-        ctx->params.pipeline_depth > 64 || ctx->params.eager_limit > (1u << 20)) {
-        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_CHUNK_SIZE must be >= 4096, "
-                          "RTOPO_PIPELINE_DEPTH in 1..64, RTOPO_EAGER_LIMIT <= 1 MiB");
-        goto err;
-    }
+    /* ranges are checked where the variables are read (params.c) */
     rtopo__model_default(&ctx->model);
     ctx->model.chunk = ctx->params.chunk_size;
 

@@ -4,6 +4,7 @@
  * registration costs far more than a pipeline chunk.
  */
 #include "config.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
@@ -46,6 +47,11 @@ int rtopo_mem_register(rtopo_ctx_t *ctx, void *buf, size_t len, rtopo_mem_t **me
     if (!buf || !mem_p || len == 0)
         return rtopo__error(RTOPO_ERR_INVAL, "rtopo_mem_register needs a context, "
                             "a buffer, a length > 0 and a result pointer");
+    /* the region's end must be an address: [buf, buf + len) is compared
+     * against buffers later, and a transport would register garbage */
+    if (len > UINTPTR_MAX - (uintptr_t)buf)
+        return rtopo__error(RTOPO_ERR_INVAL, "rtopo_mem_register: %zu bytes from %p "
+                            "run past the end of the address space", len, buf);
     if ((st = rtopo__ctx_enter(ctx)))
         return st;
     st = rtopo__mem_new(ctx, buf, len, 0, mem_p);

@@ -2,7 +2,8 @@
  * params.c - reading the RTOPO_* table (params.h) from the environment.
  */
 #include "config.h"
-#include <errno.h>
+#include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,22 +38,110 @@ int rtopo__params_row(int i, const char **name, const char **type,
     return 1;
 }
 
+/*
+ * Bounds of the numeric variables, checked as each value is read: a value
+ * outside them fails rtopo_init() with RTOPO_ERR_INVAL naming variable and
+ * value, instead of wrapping when stored or misbehaving later.  The help
+ * text of each row in params.h states the same range.  An INT variable
+ * without a row here still has to fit in an int (every INT field ends up
+ * in one); a SIZE variable without a row, in a size_t.
+ */
+struct rtopo__param_bound {
+    const char *name;
+    long long min, max;
+};
+
+static const struct rtopo__param_bound rtopo__param_bounds[] = {
+    { "RTOPO_TIMEOUT_MS",     1, INT_MAX },     /* stored in an int */
+    { "RTOPO_EAGER_LIMIT",    0, 1 << 20 },
+    { "RTOPO_CHUNK_SIZE",     4096, 1 << 30 },  /* piece counts stay in 32 bits */
+    { "RTOPO_PIPELINE_DEPTH", 1, 64 },
+    { "RTOPO_SPIN_US",        0, 1000000 },
+    { "RTOPO_CHECK_BUFFERS",  0, 1 },
+    { "RTOPO_RANK",           -1, INT_MAX },
+    { "RTOPO_SIZE",           0, INT_MAX },
+};
+
+#define RTOPO__NBOUNDS (int)(sizeof(rtopo__param_bounds) / sizeof(rtopo__param_bounds[0]))
+
+static const struct rtopo__param_bound *rtopo__param_bound(const char *name)
+{
+    int i;
+
+    for (i = 0; i < RTOPO__NBOUNDS; i++)
+        if (!strcmp(rtopo__param_bounds[i].name, name))
+            return &rtopo__param_bounds[i];
+    return NULL;
+}
+
+int rtopo__params_bounds(const char *name, long long *min, long long *max)
+{
+    const struct rtopo__param_bound *b = rtopo__param_bound(name);
+
+    if (!b)
+        return 0;
+    *min = b->min;
+    *max = b->max;
+    return 1;
+}
+
+static int rtopo__out_of_range(const char *name, const char *s,
+                               long long min, long long max)
+{
+    return rtopo__error(RTOPO_ERR_INVAL, "%s: '%s' is out of range (%lld to %lld)",
+                        name, s, min, max);
+}
+
+/* decimal only, no leading zero: "010" or "0x10" is refused, not read as
+ * 8 or 16 */
 static int rtopo__parse_int(const char *name, const char *s, long *out)
 {
-    char *end;
-    long v;
+    const struct rtopo__param_bound *b = rtopo__param_bound(name);
+    long long min = b ? b->min : INT_MIN, max = b ? b->max : INT_MAX;
+    const char *t = s + (*s == '-');
+    unsigned long long v = 0;
+    long long x;
+    int big = 0;
 
-    errno = 0;
-    v = strtol(s, &end, 0);
-    if (errno || end == s || *end != '\0')
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: '%s' is not an integer", name, s);
+    /* digits, no leading zero ("0" alone is fine, "-0" is not) */
+    if (!isdigit((unsigned char)*t) || (t[0] == '0' && (t[1] != '\0' || t != s)))
+        goto bad;
+    for (; isdigit((unsigned char)*t); t++) {
+        if (v > (unsigned long long)LLONG_MAX / 10)
+            big = 1;   /* keep scanning: the rest must still be digits */
+        else
+            v = v * 10 + (unsigned)(*t - '0');
+    }
+    if (*t != '\0')
+        goto bad;
+    if (big || v > (unsigned long long)LLONG_MAX)
+        return rtopo__out_of_range(name, s, min, max);
+    x = *s == '-' ? -(long long)v : (long long)v;
+    if (x < min || x > max)
+        return rtopo__out_of_range(name, s, min, max);
+    *out = (long)x;
+    return RTOPO_OK;
+bad:
+    return rtopo__error(RTOPO_ERR_INVAL, "%s: '%s' is not a decimal integer", name, s);
+}
+
+static int rtopo__parse_size_bounded(const char *name, const char *s, size_t *out)
+{
+    const struct rtopo__param_bound *b = rtopo__param_bound(name);
+    size_t v;
+    int st;
+
+    if ((st = rtopo__parse_size(name, s, &v)) != RTOPO_OK)
+        return st;
+    if (b && (v < (unsigned long long)b->min || v > (unsigned long long)b->max))
+        return rtopo__out_of_range(name, s, b->min, b->max);
     *out = v;
     return RTOPO_OK;
 }
 
 #define RTOPO__PSET_STR(name, field, s) (p->field = (s), RTOPO_OK)
 #define RTOPO__PSET_INT(name, field, s) rtopo__parse_int(name, s, &p->field)
-#define RTOPO__PSET_SIZE(name, field, s) rtopo__parse_size(name, s, &p->field)
+#define RTOPO__PSET_SIZE(name, field, s) rtopo__parse_size_bounded(name, s, &p->field)
 
 int rtopo__params_load(rtopo__params_t *p)
 {

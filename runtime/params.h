@@ -4,46 +4,60 @@
  * Each row: name (without the RTOPO_ prefix), type, default, help.
  * Read once at rtopo_init() (rtopo__params_load), printed by rtopo-info,
  * listed in rtopo(7); unknown RTOPO_* names in the environment are warned
- * about.  Add a variable here and nowhere else.
+ * about.  Add a variable here and nowhere else; the range of a numeric
+ * one goes into the bounds table of params.c (and its help text here).
+ *
+ * Numbers are decimal: a leading zero or 0x is refused, not read as octal
+ * or hexadecimal.  A SIZE may end in k, m or g (KiB, MiB, GiB).
  */
 #ifndef RTOPO_PARAMS_H
 #define RTOPO_PARAMS_H
 
 #include <stddef.h>
 
-/* XX(NAME, field, type, default, help); type is STR, INT or SIZE */
+/* XX(NAME, field, type, default, help); type is STR, INT (a decimal that
+ * fits in an int) or SIZE (a byte count) */
 #define RTOPO_PARAMS_MAP(XX)                                                  \
     XX(TRANSPORT, transport, STR, "auto",                                     \
        "transport: auto, ofi (= ofi:rxm), ofi:rxm, ofi:tcp, ofi:shm, "        \
        "ofi:<libfabric provider string>, or verbs")                            \
     XX(TIMEOUT_MS, timeout_ms, INT, "60000",                                  \
-       "time limit of one operation (and of bootstrap steps), in ms; "        \
-       "expiry gives RTOPO_ERR_TIMEOUT")                                       \
+       "time limit of one operation (and of bootstrap steps), in ms: "        \
+       "decimal, 1 to 2147483647; expiry gives RTOPO_ERR_TIMEOUT")             \
     XX(EAGER_LIMIT, eager_limit, SIZE, "8192",                                \
        "transfers up to this many bytes travel inside one control message "  \
        "(copied through pre-registered receive buffers, no handshake); "      \
-       "larger ones are written straight into the receiver's window")         \
+       "larger ones are written straight into the receiver's window; "        \
+       "decimal bytes with optional k, m, g, 0 to 1m")                         \
     XX(CHUNK_SIZE, chunk_size, SIZE, "262144",                               \
-       "pipeline chunk for staged and multi-hop transfers, in bytes")          \
+       "pipeline chunk for staged and multi-hop transfers: decimal bytes "    \
+       "with optional k, m, g, 4k to 1g")                                      \
     XX(PIPELINE_DEPTH, pipeline_depth, INT, "4",                              \
-       "chunks in flight per hop of a staged or forwarded transfer")           \
+       "chunks in flight per hop of a staged or forwarded transfer: "         \
+       "decimal, 1 to 64")                                                     \
     XX(SPIN_US, spin_us, INT, "50",                                           \
-       "busy-poll the completion queue this long before blocking")            \
+       "busy-poll the completion queue this long before blocking, in "        \
+       "microseconds: decimal, 0 to 1000000")                                  \
     XX(PROGRESS, progress, STR, "off",                                        \
        "progress thread: off, or thread (a thread that sleeps in the "        \
        "transport's wait and drives nonblocking operations while the "        \
        "caller computes; it blocks, never spins)")                            \
     XX(CHECK_BUFFERS, check_buffers, INT, "0",                                \
-       "1: checksum each operation's send data at start and at completion "   \
-       "and fail with RTOPO_ERR_INVAL when the caller changed it while the "  \
-       "operation was in flight (debugging aid; costs a pass over the data)") \
+       "0 or 1; 1: checksum each operation's send data at start and at "      \
+       "completion and fail with RTOPO_ERR_INVAL when the caller changed "    \
+       "it while the operation was in flight (debugging aid; costs a pass "   \
+       "over the data)")                                                       \
     XX(SHIFT_ALGO, shift_algo, STR, "auto",                                   \
        "force the circular shift algorithm: auto, ring, mesh, hypercube, "    \
        "ecube, direct")                                                        \
     XX(LOG_LEVEL, log_level, STR, "warn",                                     \
        "log verbosity: error, warn, info, debug, trace")                      \
-    XX(RANK, rank, INT, "-1", "this process's rank (set by rtopo-run)")       \
-    XX(SIZE, size, INT, "0", "number of ranks (set by rtopo-run)")            \
+    XX(RANK, rank, INT, "-1",                                                 \
+       "this process's rank: decimal, -1 (none) to 2147483647 (set by "       \
+       "rtopo-run)")                                                           \
+    XX(SIZE, size, INT, "0",                                                  \
+       "number of ranks: decimal, 0 (none) to 2147483647 (set by "            \
+       "rtopo-run)")                                                           \
     XX(BOOT_ADDR, boot_addr, STR, "",                                         \
        "host:port of the launcher's rendezvous (set by rtopo-run)")           \
     XX(JOB_SECRET, job_secret, STR, "",                                       \
@@ -70,6 +84,11 @@ int rtopo__params_load(rtopo__params_t *p);
 
 /* Warns once about RTOPO_* variables that are not in the table. */
 void rtopo__params_warn_unknown(void);
+
+/* The range of a numeric variable (name with the RTOPO_ prefix): 1 with
+ * *min and *max set, 0 when it has none of its own (an INT must still fit
+ * in an int). */
+int rtopo__params_bounds(const char *name, long long *min, long long *max);
 
 /* Iterate the table (for rtopo-info): returns 0 past the last row. */
 int rtopo__params_row(int i, const char **name, const char **type,

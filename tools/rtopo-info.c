@@ -69,6 +69,12 @@ int main(int argc, char **argv)
         printf("\nenvironment variables (name, type, default, current value):\n");
         for (i = 0; rtopo__params_row(i, &name, &type, &def, &help); i++) {
             env = getenv(name);
+            if (env && strstr(name, "SECRET")) {
+                /* run inside a job, this would print the job's secret */
+                printf("  %-22s %-4s default '%s', current value not shown (set, %zu "
+                       "characters)\n      %s\n", name, type, def, strlen(env), help);
+                continue;
+            }
             printf("  %-22s %-4s default '%s'%s%s%s\n      %s\n", name, type, def,
                    env ? ", set to '" : "", env ? env : "", env ? "'" : "", help);
         }

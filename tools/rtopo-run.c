@@ -35,13 +35,21 @@
 #include "boot_wire.h"
 
 #define RR_MAX_RANKS     4096
-#define RR_HANDSHAKE_MS  30000   /* a connection must authenticate by then */
+/* A connection that is not a rank of the job costs a socket and a slot
+ * among the unauthenticated ones: it must send HELLO within
+ * RR_HANDSHAKE_MS of being accepted and AUTH within RR_HANDSHAKE_MS of
+ * the CHALLENGE, which a rank does at once.  Data that arrived in time
+ * counts even when rtopo-run itself was slow to read it. */
+#define RR_HANDSHAKE_MS  2000
 #define RR_REFUSE_MS     1000    /* time to deliver a REFUSE before closing */
 #define RR_KILL_MS       1000    /* SIGTERM -> SIGKILL */
 #define RR_DRAIN_MS      500     /* output of leftover children after the last rank */
 #define RR_LINE_MAX      65536   /* longer lines are split */
 #define RR_READ_CHUNK    65536
-#define RR_MAX_STRANGERS 64      /* unauthenticated connections beyond N */
+/* unauthenticated connections beyond N; when they are all taken, a new
+ * connection closes the oldest one, so that idle intruders cannot keep
+ * the ranks out */
+#define RR_MAX_STRANGERS 64
 
 /* a frame queued on one or more connections */
 struct rr_shared {
@@ -65,6 +73,7 @@ struct rr_conn {
     int size;
     int dead;                  /* to be dropped at the end of the iteration */
     int shut;                  /* refused: our side is closed for writing */
+    int evicted;               /* closed to make room (rr_evict_stranger) */
     int64_t deadline;          /* of the handshake or the refusal */
     unsigned char nonce_c[RTOPO__WIRE_NONCE];
     unsigned char nonce_s[RTOPO__WIRE_NONCE];
@@ -88,6 +97,7 @@ struct rr_rank {
     int gone;                  /* exited or left: cannot join a round */
     int arrived;               /* in the current round */
     int joined;                /* authenticated once */
+    int bye;                   /* said goodbye (rtopo_finalize) */
     int failed;
     int signalled;             /* rtopo-run sent it a signal */
     struct rr_conn *conn;
@@ -113,6 +123,7 @@ struct rr_job {
     char addr[64];
     struct rr_conn *conns;
     int nstrangers;            /* connections not authenticated yet */
+    int nexpired, nevicted;    /* closed strangers not reported yet */
 
     /* the current round of the rendezvous */
     uint32_t seq;
@@ -474,6 +485,7 @@ static void rr_hello(struct rr_job *j, struct rr_conn *c,
     rr_conn_queue(c, s);
     rr_unref(s);
     c->state = RR_C_AUTH;
+    c->deadline = rtopo__wire_now_ms() + RR_HANDSHAKE_MS;
 }
 
 static void rr_auth(struct rr_job *j, struct rr_conn *c,
@@ -538,6 +550,7 @@ static void rr_conn_frame(struct rr_job *j, struct rr_conn *c, uint32_t type,
         if (type == RTOPO__WIRE_GATHER && len >= 4) {
             rr_gather(j, c, p, len);
         } else if (type == RTOPO__WIRE_BYE) {
+            j->ranks[c->rank].bye = 1;
             c->dead = 1;
         } else {
             rr_msg(j, 0, "malformed frame (type %u) from rank %d; closing "
@@ -557,9 +570,9 @@ static void rr_conn_read(struct rr_job *j, struct rr_conn *c)
     unsigned char *p;
     ssize_t n;
 
-    limit = c->state == RR_C_READY ?
-            4 + (RTOPO__WIRE_MAX_PAYLOAD - 4) / (size_t)j->n :
-            RTOPO__WIRE_MAX_PREAUTH;
+    /* a frame's size is checked on its header, before any buffer is sized
+     * for it: see boot_wire.h */
+    limit = c->state == RR_C_READY ? RTOPO__WIRE_MAX_GATHER : RTOPO__WIRE_MAX_PREAUTH;
     need = RTOPO__WIRE_HDR + (c->in_len >= RTOPO__WIRE_HDR ?
                               rtopo__wire_get32(c->in + 4) : 0);
     if (need - RTOPO__WIRE_HDR > limit)
@@ -594,8 +607,9 @@ static void rr_conn_read(struct rr_job *j, struct rr_conn *c)
         len = rtopo__wire_get32(c->in + off + 4);
         if (len > limit) {
             if (c->state == RR_C_READY) {
-                rr_msg(j, 0, "frame of %u bytes from rank %d; closing its "
-                       "bootstrap connection", len, c->rank);
+                rr_msg(j, 0, "frame of %u bytes from rank %d (at most %zu "
+                       "expected); closing its bootstrap connection", len,
+                       c->rank, limit);
                 c->dead = 1;
             } else {
                 rr_refuse(j, c, RTOPO__WIRE_R_PROTO, "protocol mismatch");
@@ -607,14 +621,41 @@ static void rr_conn_read(struct rr_job *j, struct rr_conn *c)
         rr_conn_frame(j, c, type, c->in + off + RTOPO__WIRE_HDR, len);
         off += RTOPO__WIRE_HDR + (size_t)len;
         /* the state may have changed the limit (HELLO -> READY) */
-        limit = c->state == RR_C_READY ?
-                4 + (RTOPO__WIRE_MAX_PAYLOAD - 4) / (size_t)j->n :
+        limit = c->state == RR_C_READY ? RTOPO__WIRE_MAX_GATHER :
                 RTOPO__WIRE_MAX_PREAUTH;
     }
     if (c->state == RR_C_CLOSING)
         off = c->in_len;
     memmove(c->in, c->in + off, c->in_len - off);
     c->in_len -= off;
+}
+
+/*
+ * Room for one more unauthenticated connection: close the oldest one (a
+ * refused connection waiting to deliver its REFUSE first).  The list is
+ * newest first.  The socket is closed at once (the fd limit counts it)
+ * and the slot freed; the sweep frees the rest.
+ */
+static void rr_evict_stranger(struct rr_job *j)
+{
+    struct rr_conn *c, *victim = NULL;
+
+    for (c = j->conns; c; c = c->next) {
+        if (c->state == RR_C_READY || c->dead)
+            continue;
+        victim = c;
+        if (c->state == RR_C_CLOSING)
+            break;
+    }
+    if (!victim)
+        return;
+    if (victim->state != RR_C_CLOSING)
+        j->nevicted++;
+    close(victim->fd);
+    victim->fd = -1;
+    victim->dead = 1;
+    victim->evicted = 1;
+    j->nstrangers--;
 }
 
 static void rr_accept(struct rr_job *j)
@@ -632,12 +673,8 @@ static void rr_accept(struct rr_job *j)
                 rr_msg(j, 0, "accept: %m");
             return;
         }
-        if (j->nstrangers >= j->n + RR_MAX_STRANGERS) {
-            rr_msg(j, 0, "refused a bootstrap connection: too many "
-                   "connections waiting to authenticate");
-            close(fd);
-            continue;
-        }
+        if (j->nstrangers >= j->n + RR_MAX_STRANGERS)
+            rr_evict_stranger(j);
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c = calloc(1, sizeof(*c));
         if (!c) {
@@ -662,7 +699,7 @@ static void rr_conn_free(struct rr_job *j, struct rr_conn *c)
     if (c->state == RR_C_READY) {
         j->ranks[c->rank].conn = NULL;
         j->ranks[c->rank].gone = 1;
-    } else {
+    } else if (!c->evicted) {
         j->nstrangers--;
     }
     while ((o = c->out)) {
@@ -670,7 +707,8 @@ static void rr_conn_free(struct rr_job *j, struct rr_conn *c)
         rr_unref(o->s);
         free(o);
     }
-    close(c->fd);
+    if (c->fd >= 0)
+        close(c->fd);
     free(c->in);
     free(c);
 }
@@ -727,6 +765,32 @@ static const char *rr_signame(int sig)
     return strsignal(sig);
 }
 
+/* reads what the connection holds now (a goodbye may be waiting) */
+static void rr_conn_drain(struct rr_job *j, struct rr_conn *c)
+{
+    struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+
+    while (!c->dead && poll(&pfd, 1, 0) > 0)
+        rr_conn_read(j, c);
+}
+
+/*
+ * A rank that joined the rendezvous and exits with status 0 without
+ * having said goodbye (rtopo_finalize closes the bootstrap connection with
+ * BYE) left in the middle of the job: the others would wait for it until
+ * their timeout.  Unless rtopo-run itself signalled it, that is a failure.
+ */
+static int rr_left_early(struct rr_job *j, int r)
+{
+    struct rr_rank *rk = &j->ranks[r];
+
+    if (!rk->joined || rk->signalled || j->interrupts)
+        return 0;
+    if (!rk->bye && rk->conn)
+        rr_conn_drain(j, rk->conn);
+    return !rk->bye;
+}
+
 static void rr_rank_exited(struct rr_job *j, int r, int status)
 {
     struct rr_rank *rk = &j->ranks[r];
@@ -736,11 +800,15 @@ static void rr_rank_exited(struct rr_job *j, int r, int status)
     rk->running = 0;
     rk->gone = 1;
     j->nrunning--;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !rr_left_early(j, r)) {
         rr_round_check(j);
         return;
     }
-    if (WIFSIGNALED(status)) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        snprintf(what, sizeof(what), "exited with status 0 without calling "
+                 "rtopo_finalize");
+        code = 1;
+    } else if (WIFSIGNALED(status)) {
         snprintf(what, sizeof(what), "killed by signal %d (%s)%s",
                  WTERMSIG(status), rr_signame(WTERMSIG(status)),
                  WCOREDUMP(status) ? ", core dumped" : "");
@@ -850,13 +918,28 @@ static void rr_timers(struct rr_job *j, int64_t now)
         }
     }
     for (c = j->conns; c; c = c->next) {
-        if (c->state == RR_C_READY || now < c->deadline)
+        if (c->state == RR_C_READY || c->dead || now < c->deadline)
             continue;
+        /* what the peer sent in time but rtopo-run has not read yet */
+        if (c->state != RR_C_CLOSING) {
+            rr_conn_drain(j, c);
+            if (c->state == RR_C_READY || c->dead ||
+                (c->state != RR_C_CLOSING && rtopo__wire_now_ms() < c->deadline))
+                continue;
+        }
         if (c->state != RR_C_CLOSING)
-            rr_msg(j, 0, "refused a bootstrap connection: no handshake "
-                   "within %d s", RR_HANDSHAKE_MS / 1000);
+            j->nexpired++;
         c->dead = 1;
     }
+    /* one line for many: a crowd of idle connections is one event */
+    if (j->nexpired)
+        rr_msg(j, 0, "closed %d bootstrap connection%s that did not "
+               "authenticate within %g s", j->nexpired,
+               j->nexpired == 1 ? "" : "s", RR_HANDSHAKE_MS / 1000.0);
+    if (j->nevicted)
+        rr_msg(j, 0, "closed the oldest %d of the connections waiting to "
+               "authenticate to make room for new ones", j->nevicted);
+    j->nexpired = j->nevicted = 0;
 }
 
 static int64_t rr_next_deadline(struct rr_job *j)
@@ -1044,6 +1127,8 @@ static int rr_loop(struct rr_job *j)
                 break;
             case RR_P_CONN:
                 c = ref[i].c;
+                if (c->dead)   /* evicted or failed earlier in this pass */
+                    break;
                 if (pfd[i].revents & POLLOUT)
                     rr_conn_flush(c);
                 if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))
@@ -1200,16 +1285,35 @@ static void rr_usage(FILE *f)
           "  -V, --version      print the version\n", f);
 }
 
-static int rr_seconds(const char *opt, const char *s, int64_t *ms)
+/* SEC: decimal digits with an optional fraction ("2", "0.5", "10."), at
+ * most 10^7 s; nan, inf, signs, exponents and hexadecimal are refused.
+ * min_ms: the least value allowed, in milliseconds after rounding. */
+static int rr_seconds(const char *opt, const char *s, int64_t min_ms, int64_t *ms)
 {
+    const char *t;
+    int digits = 0, dots = 0;
     char *end;
     double v;
 
+    for (t = s; *t; t++) {
+        if (*t >= '0' && *t <= '9')
+            digits++;
+        else if (*t == '.' && !dots)
+            dots++;
+        else
+            break;
+    }
+    if (*t || !digits) {
+        fprintf(stderr, "rtopo-run: %s '%s' is not a number of seconds (decimal, "
+                "for instance 30 or 0.5)\n", opt, s);
+        return -1;
+    }
     errno = 0;
     v = strtod(s, &end);
-    if (errno || end == s || *end || v < 0 || v > 1e7) {
-        fprintf(stderr, "rtopo-run: %s '%s' is not a number of seconds\n",
-                opt, s);
+    if (errno || *end || !(v >= 0 && v <= 1e7) ||
+        (int64_t)(v * 1000 + 0.5) < min_ms) {
+        fprintf(stderr, "rtopo-run: %s '%s' is out of range (%g to 10000000 seconds)\n",
+                opt, s, min_ms / 1000.0);
         return -1;
     }
     *ms = (int64_t)(v * 1000 + 0.5);
@@ -1298,11 +1402,12 @@ int main(int argc, char **argv)
                 return 2;
             break;
         case 'T':
-            if (rr_seconds("--timeout", optarg, &j->timeout_ms))
+            /* at least 1 ms: a timeout that rounds to 0 would be none */
+            if (rr_seconds("--timeout", optarg, 1, &j->timeout_ms))
                 return 2;
             break;
         case 'g':
-            if (rr_seconds("--grace", optarg, &j->grace_ms))
+            if (rr_seconds("--grace", optarg, 0, &j->grace_ms))
                 return 2;
             break;
         case 'q':

@@ -15,6 +15,19 @@
  *   boot_check hang       rank 0 sleeps after the first barrier (for
  *                         rtopo-run --timeout)
  *   boot_check oob        4 threads bootstrap over an allgather callback
+ *   boot_check bigframe   (rank 0 of an rtopo-run job, without rtopo_init)
+ *                         joins the rendezvous by hand, then sends the
+ *                         header of a 256 MiB GATHER frame: the launcher
+ *                         must close the connection within 2 s instead of
+ *                         sizing a buffer for it and waiting
+ *   boot_check fake preauth|postauth
+ *                         (alone) plays a launcher to a child rank of its
+ *                         own: answers HELLO with the header of a 1 GiB
+ *                         CHALLENGE (preauth), or authenticates and
+ *                         answers the first GATHER with the header of a
+ *                         16 MiB RESULT for a job of 1 rank (postauth).
+ *                         The rank must refuse the frame on its header
+ *                         (RTOPO_ERR_BOOTSTRAP naming the size) within 2 s
  *
  * Run it under rtopo-run, mpirun (pmix), or alone (single).  Exit status
  * 0 on success, 1 on failure.
@@ -28,9 +41,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netdb.h>
+#include <poll.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include "rtopo.h"
 #include "boot.h"
+#include "boot_wire.h"
 
 #define TIMEOUT_MS 20000
 
@@ -285,6 +304,199 @@ static int run_oob(void)
     return 0;
 }
 
+/* ---- bigframe: a rank that knows the secret and misbehaves ---------- */
+
+static void raw_send(int fd, const void *p, size_t n)
+{
+    if (send(fd, p, n, MSG_NOSIGNAL) != (ssize_t)n)
+        fail("send: %m");
+}
+
+/* one frame of the expected type and length, within 5 s */
+static void raw_expect(int fd, uint32_t type, unsigned char *payload, size_t len)
+{
+    unsigned char buf[RTOPO__WIRE_HDR + 256];
+    size_t got = 0, want = RTOPO__WIRE_HDR + len;
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    ssize_t n;
+
+    while (got < want) {
+        if (poll(&pfd, 1, 5000) <= 0)
+            fail("no frame %u from the launcher within 5 s", type);
+        n = recv(fd, buf + got, want - got, 0);
+        if (n <= 0)
+            fail("the launcher closed the connection in the handshake");
+        got += (size_t)n;
+        if (got >= RTOPO__WIRE_HDR && (rtopo__wire_get32(buf) != type ||
+                                       rtopo__wire_get32(buf + 4) != len))
+            fail("frame %u of %u bytes from the launcher, expected %u of %zu",
+                 rtopo__wire_get32(buf), rtopo__wire_get32(buf + 4), type, len);
+    }
+    memcpy(payload, buf + RTOPO__WIRE_HDR, len);
+}
+
+static int run_bigframe(void)
+{
+    const char *addr = getenv("RTOPO_BOOT_ADDR"), *secret = getenv("RTOPO_JOB_SECRET");
+    const char *size_s = getenv("RTOPO_SIZE"), *rank_s = getenv("RTOPO_RANK");
+    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+    unsigned char hdr[RTOPO__WIRE_HDR], hello[RTOPO__WIRE_HELLO_LEN];
+    unsigned char ch[RTOPO__WIRE_CHALLENGE_LEN], mac[RTOPO__WIRE_MAC], w[4];
+    const uint32_t big = 256u << 20;
+    struct addrinfo *res;
+    struct pollfd pfd;
+    char host[64], *colon, junk[64];
+    long t0, t;
+    int fd, rank, size;
+    ssize_t n;
+
+    if (!addr || !secret || !size_s || !rank_s || strlen(addr) >= sizeof(host))
+        fail("bigframe runs under rtopo-run");
+    rank = me = atoi(rank_s);
+    size = atoi(size_s);
+    strcpy(host, addr);
+    if (!(colon = strrchr(host, ':')))
+        fail("RTOPO_BOOT_ADDR '%s'", addr);
+    *colon = '\0';
+    if (getaddrinfo(host, colon + 1, &hints, &res))
+        fail("getaddrinfo %s", addr);
+    fd = socket(res->ai_family, res->ai_socktype, res->ai_protocol);
+    if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen))
+        fail("connect %s: %m", addr);
+    freeaddrinfo(res);
+
+    /* the handshake of boot_wire.h, as a rank does it */
+    rtopo__wire_put32(hello, RTOPO__WIRE_MAGIC);
+    rtopo__wire_put32(hello + 4, RTOPO__WIRE_VERSION);
+    rtopo__wire_put32(hello + 8, (uint32_t)rank);
+    rtopo__wire_put32(hello + 12, (uint32_t)size);
+    memset(hello + 16, 7, RTOPO__WIRE_NONCE);
+    rtopo__wire_hdr(hdr, RTOPO__WIRE_HELLO, sizeof(hello));
+    raw_send(fd, hdr, sizeof(hdr));
+    raw_send(fd, hello, sizeof(hello));
+    raw_expect(fd, RTOPO__WIRE_CHALLENGE, ch, sizeof(ch));
+    rtopo__wire_mac(secret, RTOPO__WIRE_ROLE_CLIENT, rank, hello + 16, ch, mac);
+    rtopo__wire_hdr(hdr, RTOPO__WIRE_AUTH, sizeof(mac));
+    raw_send(fd, hdr, sizeof(hdr));
+    raw_send(fd, mac, sizeof(mac));
+    raw_expect(fd, RTOPO__WIRE_WELCOME, w, sizeof(w));
+    printf("joined the rendezvous by hand\n");
+
+    /* a GATHER header that announces 256 MiB, and nothing after it */
+    rtopo__wire_hdr(hdr, RTOPO__WIRE_GATHER, big);
+    raw_send(fd, hdr, sizeof(hdr));
+    t0 = now_ms();
+    pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+    for (;;) {
+        t = now_ms() - t0;
+        if (t >= 2000)
+            fail("the launcher kept the connection open 2 s after a frame "
+                 "header of %u bytes", big);
+        if (poll(&pfd, 1, (int)(2000 - t)) <= 0)
+            continue;
+        n = recv(fd, junk, sizeof(junk), 0);
+        if (n <= 0)
+            break;
+    }
+    printf("bigframe: the launcher closed the connection %ld ms after a frame "
+           "header of %u bytes\n", now_ms() - t0, big);
+    close(fd);
+    return 0;
+}
+
+/* ---- fake: a launcher that misbehaves, to a rank of our own --------- */
+
+static void fake_rank(const char *addr, int postauth)
+{
+    unsigned char in[16] = { 1 }, out[16];
+    struct rtopo__boot *b;
+    long t0 = now_ms();
+    int st;
+
+    setenv("RTOPO_BOOT_ADDR", addr, 1);
+    setenv("RTOPO_RANK", "0", 1);
+    setenv("RTOPO_SIZE", "1", 1);
+    setenv("RTOPO_JOB_SECRET", "fake-launcher-secret", 1);
+    st = rtopo__boot_open(NULL, "env", TIMEOUT_MS, &b);
+    if (st == RTOPO_OK && postauth) {
+        printf("fake: the rank joined\n");
+        st = rtopo__boot_allgather(b, in, out, sizeof(in));
+    }
+    printf("fake: the rank got %s (%s) after %ld ms\n", rtopo_err_name(st),
+           rtopo_last_error(), now_ms() - t0);
+    fflush(stdout);
+    _exit(st == RTOPO_ERR_BOOTSTRAP && strstr(rtopo_last_error(), "frame of") &&
+          now_ms() - t0 < 2000 ? 0 : 1);
+}
+
+static int run_fake(const char *mode)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t salen = sizeof(sa);
+    unsigned char hdr[RTOPO__WIRE_HDR], hello[RTOPO__WIRE_HELLO_LEN];
+    unsigned char ch[RTOPO__WIRE_CHALLENGE_LEN], mac[RTOPO__WIRE_MAC], g[4 + 16], w[4];
+    int postauth = !strcmp(mode, "postauth"), lfd, fd, status = 0;
+    struct pollfd pfd;
+    char addr[64];
+    long t0;
+    pid_t pid;
+
+    if (!postauth && strcmp(mode, "preauth"))
+        fail("fake preauth|postauth");
+    lfd = socket(AF_INET, SOCK_STREAM, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 4) ||
+        getsockname(lfd, (struct sockaddr *)&sa, &salen))
+        fail("listen: %m");
+    snprintf(addr, sizeof(addr), "127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
+    fflush(NULL);
+    if ((pid = fork()) < 0)
+        fail("fork: %m");
+    if (pid == 0) {
+        close(lfd);
+        fake_rank(addr, postauth);
+    }
+    pfd = (struct pollfd){ .fd = lfd, .events = POLLIN };
+    if (poll(&pfd, 1, 10000) <= 0 || (fd = accept(lfd, NULL, NULL)) < 0)
+        fail("the rank did not connect");
+    raw_expect(fd, RTOPO__WIRE_HELLO, hello, sizeof(hello));
+    if (!postauth) {
+        rtopo__wire_hdr(hdr, RTOPO__WIRE_CHALLENGE, (1u << 30) - 1);
+        raw_send(fd, hdr, sizeof(hdr));
+    } else {
+        memset(ch, 9, RTOPO__WIRE_NONCE);
+        rtopo__wire_mac("fake-launcher-secret", RTOPO__WIRE_ROLE_SERVER, 0, hello + 16, ch,
+                        ch + RTOPO__WIRE_NONCE);
+        rtopo__wire_hdr(hdr, RTOPO__WIRE_CHALLENGE, sizeof(ch));
+        raw_send(fd, hdr, sizeof(hdr));
+        raw_send(fd, ch, sizeof(ch));
+        raw_expect(fd, RTOPO__WIRE_AUTH, mac, sizeof(mac));
+        rtopo__wire_hdr(hdr, RTOPO__WIRE_WELCOME, 4);
+        rtopo__wire_put32(w, 1);
+        raw_send(fd, hdr, sizeof(hdr));
+        raw_send(fd, w, sizeof(w));
+        raw_expect(fd, RTOPO__WIRE_GATHER, g, sizeof(g));
+        rtopo__wire_hdr(hdr, RTOPO__WIRE_RESULT, 16u << 20);
+        raw_send(fd, hdr, sizeof(hdr));
+        raw_send(fd, g, 4);   /* the round's number, then nothing */
+    }
+    /* the connection stays open: the rank must not wait for the rest */
+    t0 = now_ms();
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (now_ms() - t0 > 10000) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            fail("the rank still waited 10 s after the frame header");
+        }
+        usleep(10000);
+    }
+    close(fd);
+    close(lfd);
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+        fail("%s: the rank did not refuse the frame on its header within 2 s", mode);
+    printf("fake %s: the rank refused the frame\n", mode);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "normal";
@@ -295,6 +507,10 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (!strcmp(mode, "oob"))
         return run_oob();
+    if (!strcmp(mode, "bigframe"))
+        return run_bigframe();
+    if (!strcmp(mode, "fake"))
+        return run_fake(argc > 2 ? argv[2] : "");
 
     st = rtopo__boot_open(NULL, NULL, TIMEOUT_MS, &b);
     if (st != RTOPO_OK)

@@ -8,6 +8,10 @@
  * and checks control messages, RDMA writes with and without immediate,
  * inject writes, large and many outstanding writes, blocking wait() and
  * peer death.  One line per check, then "N passed, N failed".
+ * A rank that plays the dead peer ends with _exit and leaves what its
+ * endpoint created behind (ofi:shm: /dev/shm/<pid>:<uid>:<n>, 16 MiB);
+ * once every rank of a scenario has ended, the parent removes what its
+ * ranks left there ("info rank N pid P" names them).
  * Exit: 0 all passed, 1 a check failed, 77 transport not built or not
  * usable here (automake SKIP).
  *
@@ -16,6 +20,7 @@
  * transport.  Every wait is bounded (TMO_MS).
  */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -1100,6 +1105,29 @@ static void run_trio(void)
 
 /* ---- process management --------------------------------------------------- */
 
+/* Removes /dev/shm/<pid>:<uid>:* (libfabric's shm provider names its
+ * segment so) of a rank that has ended: the ones that die on purpose
+ * never close their endpoint.  Only names of this user and of a process
+ * we reaped ourselves. */
+static void remove_shm_leftovers(pid_t pid)
+{
+    char prefix[64], path[512];
+    struct dirent *d;
+    DIR *dir;
+
+    snprintf(prefix, sizeof(prefix), "%d:%u:", (int)pid, (unsigned)getuid());
+    if (!(dir = opendir("/dev/shm")))
+        return;
+    while ((d = readdir(dir))) {
+        if (strncmp(d->d_name, prefix, strlen(prefix)))
+            continue;
+        snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
+        if (unlink(path) == 0)
+            out("info removed %s left by rank pid %d", path, (int)pid);
+    }
+    closedir(dir);
+}
+
 static int run(const char *transport, int nranks, const char *name)
 {
     int sp[MAXP][MAXP][2];
@@ -1164,6 +1192,7 @@ static int run(const char *transport, int nranks, const char *name)
     for (i = 0; i < nranks; i++) {
         int st = 0;
 
+        out("info rank %d pid %d", i, (int)pid[i]);
         if (waitpid(pid[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
             out("FAIL rank %d of %s %s %d", i, name,
                 WIFSIGNALED(st) ? "killed by signal" : "exited with",
@@ -1172,6 +1201,9 @@ static int run(const char *transport, int nranks, const char *name)
             bad = 1;
         }
     }
+    /* all have ended: nobody maps the segments any more */
+    for (i = 0; i < nranks; i++)
+        remove_shm_leftovers(pid[i]);
     return bad;
 }
 

@@ -4,6 +4,9 @@
  * one rank (every shift is a local copy there).
  */
 #include "config.h"
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <CUnit/CUnit.h>
@@ -46,13 +49,14 @@ static void test_params(void)
 
     setenv("RTOPO_EAGER_LIMIT", "64k", 1);
     setenv("RTOPO_CHUNK_SIZE", "1MiB", 1);
-    setenv("RTOPO_TIMEOUT_MS", "0x10", 1);
+    setenv("RTOPO_TIMEOUT_MS", "16", 1);
     CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
     CU_ASSERT_EQUAL(p.eager_limit, 65536);
+    CU_ASSERT_EQUAL(p.chunk_size, 1 << 20);
     CU_ASSERT_EQUAL(p.timeout_ms, 16);
-    setenv("RTOPO_CHUNK_SIZE", "2g", 1);
+    setenv("RTOPO_CHUNK_SIZE", "1g", 1);
     CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
-    CU_ASSERT_EQUAL(p.chunk_size, (size_t)2 << 30);
+    CU_ASSERT_EQUAL(p.chunk_size, (size_t)1 << 30);
 
     setenv("RTOPO_EAGER_LIMIT", "12x", 1);
     CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_ERR_INVAL);
@@ -73,6 +77,128 @@ static void test_params(void)
     }
     CU_ASSERT(i >= 10);
     CU_ASSERT_EQUAL(rtopo__params_row(i, &name, &type, &def, &help), 0);
+}
+
+/* value of variable `name` set to `value` must be refused, naming both */
+static void params_refused(const char *name, const char *value)
+{
+    rtopo__params_t p;
+    int st;
+
+    setenv(name, value, 1);
+    st = rtopo__params_load(&p);
+    TU_CHECK(st == RTOPO_ERR_INVAL, "%s=%s: %s, expected RTOPO_ERR_INVAL", name, value,
+             rtopo_err_name(st));
+    TU_CHECK(strstr(rtopo_last_error(), name) && strstr(rtopo_last_error(), value),
+             "%s=%s: the error '%s' does not name variable and value", name, value,
+             rtopo_last_error());
+    unsetenv(name);
+}
+
+static void params_accepted(const char *name, const char *value)
+{
+    rtopo__params_t p;
+    int st;
+
+    setenv(name, value, 1);
+    st = rtopo__params_load(&p);
+    TU_CHECK(st == RTOPO_OK, "%s=%s: %s (%s)", name, value, rtopo_err_name(st),
+             rtopo_last_error());
+    unsetenv(name);
+}
+
+/* numbers that wrap, overflow their field, or would be read in another
+ * base are refused (issue 10) */
+static void test_params_bounds(void)
+{
+    static const char *const ints[] = { "RTOPO_TIMEOUT_MS", "RTOPO_PIPELINE_DEPTH",
+                                        "RTOPO_SPIN_US", "RTOPO_CHECK_BUFFERS",
+                                        "RTOPO_RANK", "RTOPO_SIZE" };
+    static const char *const sizes[] = { "RTOPO_EAGER_LIMIT", "RTOPO_CHUNK_SIZE" };
+    const char *name, *type, *def, *help;
+    long long min = 0, max = 0;
+    char buf[64];
+    rtopo__params_t p;
+    size_t k;
+    int i;
+
+    /* the cases of the audit */
+    params_refused("RTOPO_TIMEOUT_MS", "4294967297");
+    params_refused("RTOPO_TIMEOUT_MS", "2147483648");
+    params_refused("RTOPO_TIMEOUT_MS", "9223372036854775808");
+    params_refused("RTOPO_TIMEOUT_MS", "99999999999999999999999");
+    params_refused("RTOPO_TIMEOUT_MS", "0x10");
+    params_refused("RTOPO_TIMEOUT_MS", "010");
+    params_refused("RTOPO_TIMEOUT_MS", "0");
+    params_refused("RTOPO_TIMEOUT_MS", "-5");
+    params_refused("RTOPO_TIMEOUT_MS", "+5");
+    params_refused("RTOPO_TIMEOUT_MS", " 5");
+    params_refused("RTOPO_TIMEOUT_MS", "5 ");
+    params_refused("RTOPO_TIMEOUT_MS", "5.0");
+    params_accepted("RTOPO_TIMEOUT_MS", "2147483647");
+    setenv("RTOPO_TIMEOUT_MS", "2147483647", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
+    CU_ASSERT_EQUAL(p.timeout_ms, 2147483647L);
+    unsetenv("RTOPO_TIMEOUT_MS");
+    params_refused("RTOPO_CHUNK_SIZE", "18446744073709551615");
+    params_refused("RTOPO_CHUNK_SIZE", "18446744073709551616");
+    params_refused("RTOPO_CHUNK_SIZE", "1073741825");
+    params_refused("RTOPO_CHUNK_SIZE", "2g");
+    params_refused("RTOPO_CHUNK_SIZE", "16777216g");
+    params_refused("RTOPO_CHUNK_SIZE", "0x10000");
+    params_refused("RTOPO_CHUNK_SIZE", "010000");
+    params_refused("RTOPO_CHUNK_SIZE", "4095");
+    params_refused("RTOPO_CHUNK_SIZE", "1.5m");
+    params_accepted("RTOPO_CHUNK_SIZE", "1g");
+    params_accepted("RTOPO_CHUNK_SIZE", "1GiB");
+    params_accepted("RTOPO_CHUNK_SIZE", "1073741824");
+    params_accepted("RTOPO_CHUNK_SIZE", "4k");
+    params_refused("RTOPO_EAGER_LIMIT", "1025k");
+    params_accepted("RTOPO_EAGER_LIMIT", "1m");
+    params_accepted("RTOPO_EAGER_LIMIT", "0");
+    params_refused("RTOPO_PIPELINE_DEPTH", "65");
+    params_refused("RTOPO_PIPELINE_DEPTH", "4294967297");
+    params_refused("RTOPO_SPIN_US", "-1");
+    params_refused("RTOPO_CHECK_BUFFERS", "2");
+    params_refused("RTOPO_RANK", "4294967296");
+    params_refused("RTOPO_RANK", "-2");
+    params_refused("RTOPO_RANK", "-0");
+    params_accepted("RTOPO_RANK", "-1");
+    params_accepted("RTOPO_RANK", "0");
+    params_refused("RTOPO_SIZE", "4294967297");
+
+    /* every INT variable has a range within an int, every bound is
+     * enforced at both ends, and the help text names it */
+    for (k = 0; k < sizeof(ints) / sizeof(ints[0]); k++) {
+        TU_CHECK(rtopo__params_bounds(ints[k], &min, &max), "%s has no bounds", ints[k]);
+        TU_CHECK(min >= INT_MIN && max <= INT_MAX, "%s: bounds beyond an int", ints[k]);
+        snprintf(buf, sizeof(buf), "%lld", min);
+        params_accepted(ints[k], buf);
+        snprintf(buf, sizeof(buf), "%lld", max);
+        params_accepted(ints[k], buf);
+        snprintf(buf, sizeof(buf), "%lld", min - 1);
+        params_refused(ints[k], buf);
+        snprintf(buf, sizeof(buf), "%lld", max + 1);
+        params_refused(ints[k], buf);
+    }
+    for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        TU_CHECK(rtopo__params_bounds(sizes[k], &min, &max), "%s has no bounds", sizes[k]);
+        snprintf(buf, sizeof(buf), "%lld", max);
+        params_accepted(sizes[k], buf);
+        snprintf(buf, sizeof(buf), "%lld", max + 1);
+        params_refused(sizes[k], buf);
+        if (min > 0) {
+            snprintf(buf, sizeof(buf), "%lld", min - 1);
+            params_refused(sizes[k], buf);
+        }
+    }
+    for (i = 0; rtopo__params_row(i, &name, &type, &def, &help); i++) {
+        if (!strcmp(type, "STR"))
+            continue;
+        TU_CHECK(rtopo__params_bounds(name, &min, &max), "%s has no bounds", name);
+        TU_CHECK(strstr(help, "decimal") || strstr(help, "0 or 1"),
+                 "%s: help does not say decimal", name);
+    }
 }
 
 static void test_api_arguments(void)
@@ -172,6 +298,11 @@ static void test_single_rank(void)
     CU_ASSERT_EQUAL(memcmp(dst, "abcdef", 6), 0);
 
     CU_ASSERT_EQUAL(rtopo_mem_register(ctx, src, 0, &mem), RTOPO_ERR_INVAL);
+    /* lengths that wrap the address space (issue 10) */
+    CU_ASSERT_EQUAL(rtopo_mem_register(ctx, src, SIZE_MAX, &mem), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo_mem_register(ctx, src, (size_t)(UINTPTR_MAX - (uintptr_t)src) + 1,
+                                       &mem), RTOPO_ERR_INVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rtopo_last_error(), "address space"));
     CU_ASSERT_EQUAL_FATAL(rtopo_mem_register(ctx, src, sizeof(src), &mem), RTOPO_OK);
     CU_ASSERT_EQUAL(rtopo_shift(ring, src, dst, sizeof(src), 1), RTOPO_OK);
     CU_ASSERT_EQUAL(rtopo_mem_deregister(mem), RTOPO_OK);
@@ -187,6 +318,7 @@ int tu_suite_runtime(void)
     if (!s ||
         !CU_add_test(s, "status codes: names and texts", test_status_codes) ||
         !CU_add_test(s, "RTOPO_* table: defaults, sizes, bad values", test_params) ||
+        !CU_add_test(s, "RTOPO_* numbers: decimal, within their bounds", test_params_bounds) ||
         !CU_add_test(s, "public API rejects bad arguments", test_api_arguments) ||
         !CU_add_test(s, "a job of one rank", test_single_rank))
         return CU_get_error();
