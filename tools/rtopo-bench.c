@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
+#include "bench_raw.h"
 
 struct stat3 { double med, min; };
 
@@ -126,84 +127,24 @@ static int iters_for(size_t bytes)
     return it < 5 ? 5 : (int)it;
 }
 
-/* ---- raw transport baseline --------------------------------------------- */
-
-/* Counts completions: an incoming write of the next round may arrive
- * before this rank's own write of this round completed. */
-static long raw_done, raw_imm;
-
-static void raw_poll(int block)
-{
-    rtopo_ctx_t *ctx = B.ctx;
-    rtopo__tl_event_t ev[32];
-    int n, i;
-
-    n = ctx->tlops->poll(ctx->tl, ev, 32);
-    if (n < 0)
-        fail("raw poll", n);
-    for (i = 0; i < n; i++) {
-        if (ev[i].type == RTOPO__TL_EV_WRITE_DONE)
-            raw_done++;
-        else if (ev[i].type == RTOPO__TL_EV_IMM)
-            raw_imm++;
-        else if (ev[i].type == RTOPO__TL_EV_ERROR)
-            fail(ev[i].msg, ev[i].status);
-    }
-    if (n == 0 && block)
-        ctx->tlops->wait(ctx->tl, 20);
-}
-
-/* waits for the given numbers of local write completions and incoming
- * writes, spinning then blocking as the engine does */
-static void raw_wait_for(long done, long imm)
-{
-    uint64_t last = rtopo__now_ns(), spin = (uint64_t)B.ctx->params.spin_us * 1000;
-    long before;
-
-    while (raw_done < done || raw_imm < imm) {
-        before = raw_done + raw_imm;
-        raw_poll(rtopo__now_ns() - last > spin);
-        if (raw_done + raw_imm != before)
-            last = rtopo__now_ns();
-    }
-}
+/* ---- raw transport baseline (bench_raw.c) ------------------------------ */
 
 /* n timed rounds into t[], after `warmup` untimed ones */
-static void raw_shift(size_t bytes, rtopo_mem_t *smem, const rtopo__rkey_t *rkeys,
-                      double *t, int n, int warmup)
+static void raw_shift(bench_raw_t *raw, size_t bytes, double *t, int n, int warmup)
 {
-    rtopo_ctx_t *ctx = B.ctx;
-    int p = ctx->size, me = ctx->rank, i, st;
-    int dst = (int)(((me + B.q) % p + p) % p);
-    long round = 0, writes = 0;
+    int i, st;
     uint64_t t0;
 
-    rtopo__connect_peer(ctx, dst);
-    rtopo__connect_peer(ctx, (int)(((me - B.q) % p + p) % p));
-    rtopo__boot_barrier(ctx->boot);
-    raw_done = raw_imm = 0;
+    bench_raw_begin(raw);
+    rtopo__boot_barrier(B.ctx->boot);
     for (i = -warmup; i < n; i++) {
-        size_t off = 0, piece;
         t0 = rtopo__now_ns();
-        /* writes above the transport's limit go in pieces, the last one
-         * carrying the immediate */
-        do {
-            piece = bytes - off < ctx->tlattr.max_write ? bytes - off : ctx->tlattr.max_write;
-            while ((st = ctx->tlops->write(ctx->tl, dst, smem->buf + off, piece, smem->mr,
-                                           &rkeys[dst], off, (uint32_t)(i & 0xffff),
-                                           off + piece == bytes ? RTOPO__TL_IMM : 0,
-                                           NULL)) == RTOPO_ERR_BUSY)
-                raw_poll(0);   /* connection still being set up */
-            if (st)
-                fail("raw write", st);
-            off += piece;
-            writes++;
-        } while (off < bytes);
-        raw_wait_for(writes, ++round);
+        if ((st = bench_raw_round(raw, bytes, (uint32_t)(i & 0xffff))))
+            fail(raw->what, st);
         if (i >= 0)
             t[i] = (double)(rtopo__now_ns() - t0) * 1e-3;
     }
-    rtopo__boot_barrier(ctx->boot);
+    rtopo__boot_barrier(B.ctx->boot);
 }
 
 /* ---- rtopo -------------------------------------------------------------- */
@@ -292,7 +233,7 @@ static void bench_shift(void)
     size_t maxb = 0;
     uint8_t *sb, *rb, *usb, *urb;
     rtopo_mem_t *smem = NULL, *rmem = NULL;
-    rtopo__rkey_t my_rkey, *rkeys;
+    bench_raw_t rawt;
     rtopo_topo_t *topo;
     struct stat3 *raw, *res;
     int ok[8] = { 0 }, chosen[8] = { 0 };
@@ -306,11 +247,11 @@ static void bench_shift(void)
     if ((st = rtopo_mem_register(ctx, sb, maxb, &smem)) ||
         (st = rtopo_mem_register(ctx, rb, maxb, &rmem)))
         fail("rtopo_mem_register", st);
-    my_rkey = rmem->rkey;
-    rkeys = malloc(sizeof(*rkeys) * (size_t)ctx->size);
     raw = calloc((size_t)B.nsizes, sizeof(*raw));
-    if (!rkeys || !raw || rtopo__boot_allgather(ctx->boot, &my_rkey, rkeys, sizeof(my_rkey)))
-        fail("rkey exchange", RTOPO_ERR_BOOTSTRAP);
+    if (!raw)
+        fail("memory", RTOPO_ERR_NOMEM);
+    if ((st = bench_raw_open(&rawt, ctx, B.q, smem, rmem)))
+        fail(rawt.what, st);
     if (!strcmp(B.algo, "all")) {
         for (a = RTOPO_SHIFT_RING; a <= RTOPO_SHIFT_DIRECT; a++)
             algos[nalgo++] = a;
@@ -357,7 +298,7 @@ static void bench_shift(void)
         for (b = 0, off = 0; off < it; b++, off += cnt) {
             cnt = it - off < per ? it - off : per;
             if (B.baseline)
-                raw_shift(n, smem, rkeys, t + off, cnt, b ? 1 : B.warmup);
+                raw_shift(&rawt, n, t + off, cnt, b ? 1 : B.warmup);
             for (a = 0; a < nalgo; a++) {
                 if (!ok[a])
                     continue;
@@ -479,7 +420,7 @@ static void bench_shift(void)
     }
     free(sb);
     free(rb);
-    free(rkeys);
+    bench_raw_close(&rawt);
     free(raw);
 }
 

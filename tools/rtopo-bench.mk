@@ -1,4 +1,15 @@
 # rtopo-bench: collectives against the raw transport, same run
 bin_PROGRAMS += tools/rtopo-bench
-tools_rtopo_bench_SOURCES = tools/rtopo-bench.c
+tools_rtopo_bench_SOURCES = tools/rtopo-bench.c tools/bench_raw.c tools/bench_raw.h
 tools_rtopo_bench_LDADD = librtopo_core.la -lm
+
+# rtopo-bench-mpi: rtopo against the MPI code a user would write (and the
+# raw transport), one job under mpirun; built when configure finds MPI.
+# Compiled with $(CC) and the MPI wrapper's flags, captured by configure
+# into MPI_CFLAGS and MPI_LIBS.
+if HAVE_MPI
+bin_PROGRAMS += tools/rtopo-bench-mpi
+tools_rtopo_bench_mpi_SOURCES = tools/rtopo-bench-mpi.c tools/bench_raw.c tools/bench_raw.h
+tools_rtopo_bench_mpi_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
+tools_rtopo_bench_mpi_LDADD = librtopo_core.la $(MPI_LIBS) -lm
+endif HAVE_MPI

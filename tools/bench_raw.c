@@ -1,0 +1,119 @@
+/*
+ * bench_raw.c - the raw transport baseline of rtopo-bench and
+ * rtopo-bench-mpi (bench_raw.h).
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include "bench_raw.h"
+
+int bench_raw_open(bench_raw_t *r, rtopo_ctx_t *ctx, long q, rtopo_mem_t *smem,
+                   rtopo_mem_t *rmem)
+{
+    int p = ctx->size, me = ctx->rank;
+    rtopo__rkey_t mine = rmem->rkey;
+
+    r->ctx = ctx;
+    r->smem = smem;
+    r->dst = (int)(((me + q) % p + p) % p);
+    r->src = (int)(((me - q) % p + p) % p);
+    r->done = r->imm = r->writes = r->rounds = 0;
+    r->what = "rkey exchange";
+    r->rkeys = malloc(sizeof(*r->rkeys) * (size_t)p);
+    if (!r->rkeys)
+        return RTOPO_ERR_NOMEM;
+    if (rtopo__boot_allgather(ctx->boot, &mine, r->rkeys, sizeof(mine))) {
+        free(r->rkeys);
+        r->rkeys = NULL;
+        return RTOPO_ERR_BOOTSTRAP;
+    }
+    return RTOPO_OK;
+}
+
+int bench_raw_begin(bench_raw_t *r)
+{
+    r->done = r->imm = r->writes = r->rounds = 0;
+    rtopo__connect_peer(r->ctx, r->dst);
+    rtopo__connect_peer(r->ctx, r->src);
+    return RTOPO_OK;
+}
+
+/* Counts completions: an incoming write of the next round may arrive
+ * before this rank's own write of this round completed. */
+static int raw_poll(bench_raw_t *r, int block)
+{
+    rtopo_ctx_t *ctx = r->ctx;
+    rtopo__tl_event_t ev[32];
+    int n, i;
+
+    n = ctx->tlops->poll(ctx->tl, ev, 32);
+    if (n < 0) {
+        r->what = "raw poll";
+        return n;
+    }
+    for (i = 0; i < n; i++) {
+        if (ev[i].type == RTOPO__TL_EV_WRITE_DONE) {
+            r->done++;
+        } else if (ev[i].type == RTOPO__TL_EV_IMM) {
+            r->imm++;
+        } else if (ev[i].type == RTOPO__TL_EV_ERROR) {
+            snprintf(r->msg, sizeof(r->msg), "%s", ev[i].msg[0] ? ev[i].msg : "raw write");
+            r->what = r->msg;
+            return ev[i].status ? ev[i].status : RTOPO_ERR_TRANSPORT;
+        }
+    }
+    if (n == 0 && block)
+        ctx->tlops->wait(ctx->tl, 20);
+    return RTOPO_OK;
+}
+
+/* waits for the expected local write completions and incoming writes,
+ * spinning then blocking as the engine does */
+static int raw_wait(bench_raw_t *r)
+{
+    uint64_t last = rtopo__now_ns(), spin = (uint64_t)r->ctx->params.spin_us * 1000;
+    long before;
+    int st;
+
+    while (r->done < r->writes || r->imm < r->rounds) {
+        before = r->done + r->imm;
+        if ((st = raw_poll(r, rtopo__now_ns() - last > spin)))
+            return st;
+        if (r->done + r->imm != before)
+            last = rtopo__now_ns();
+    }
+    return RTOPO_OK;
+}
+
+int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
+{
+    rtopo_ctx_t *ctx = r->ctx;
+    size_t off = 0, piece;
+    int st;
+
+    /* writes above the transport's limit go in pieces, the last one
+     * carrying the immediate */
+    do {
+        piece = bytes - off < ctx->tlattr.max_write ? bytes - off : ctx->tlattr.max_write;
+        while ((st = ctx->tlops->write(ctx->tl, r->dst, r->smem->buf + off, piece,
+                                       r->smem->mr, &r->rkeys[r->dst], off, tag,
+                                       off + piece == bytes ? RTOPO__TL_IMM : 0,
+                                       NULL)) == RTOPO_ERR_BUSY)
+            if ((st = raw_poll(r, 0)))   /* connection still being set up */
+                return st;
+        if (st) {
+            r->what = "raw write";
+            return st;
+        }
+        off += piece;
+        r->writes++;
+    } while (off < bytes);
+    r->rounds++;
+    return raw_wait(r);
+}
+
+void bench_raw_close(bench_raw_t *r)
+{
+    free(r->rkeys);
+    r->rkeys = NULL;
+}
