@@ -257,6 +257,7 @@ static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
     rtopo_topo_t *t;
     rtopo__opdesc_t mine;
     char diff[160];
+    int first;
 
     (void)len;
     ctx->hello_in[m->src] = 1;
@@ -266,11 +267,13 @@ static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
     t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
     if (t) {
         rtopo__tdesc_to_opdesc(&t->desc, &mine);
-        if (rtopo__desc_diff(&m->desc, &mine, diff, sizeof(diff)) &&
-            (ctx->fail_named = !ctx->failed, 1))
+        if (rtopo__desc_diff(&m->desc, &mine, diff, sizeof(diff))) {
+            first = !ctx->failed;
             rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, &mine, m->topo_id, RTOPO__NOSEQ,
                              "rank %d created topology %u %s: ranks must create "
                              "topologies in the same order", m->src, m->topo_id, diff);
+            ctx->fail_named |= first;   /* the message names what differs */
+        }
     }
 }
 
@@ -300,7 +303,7 @@ int rtopo__wireup(rtopo_topo_t *t)
     rtopo__opdesc_t mine, theirs;
     char diff[160];
     rtopo__msg_t m;
-    int *todo, i, peer, st = RTOPO_OK;
+    int *todo, i, peer, first, st = RTOPO_OK;
 
     if (ctx->failed)
         return rtopo__error(ctx->failed, "%s", ctx->failmsg);
@@ -342,12 +345,14 @@ int rtopo__wireup(rtopo_topo_t *t)
                              "rank %d connected for topology %u, this rank for topology "
                              "%u: ranks must create topologies in the same order",
                              peer, ctx->hello_topo[peer], t->id);
-        else if (rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff)) &&
-                 (ctx->fail_named = !ctx->failed, 1))
+        else if (rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff))) {
+            first = !ctx->failed;
             rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
                              "rank %d created topology %u %s", peer, t->id, diff);
-        else
+            ctx->fail_named |= first;
+        } else {
             ctx->wired[peer] = 1;
+        }
     }
     if (ctx->failed)
         st = rtopo__error(ctx->failed, "%s", ctx->failmsg);
