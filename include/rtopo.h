@@ -87,6 +87,22 @@ typedef enum {
     RTOPO_SHIFT_DIRECT      /* one connection to (i+q) mod p */
 } rtopo_shift_algo_t;
 
+/* Element types and operators of reductions and data-dependent
+ * collectives (see rtopo(7), DATATYPES AND OPERATORS). */
+typedef enum {
+    RTOPO_INT32 = 0,        /* int32_t */
+    RTOPO_INT64,            /* int64_t */
+    RTOPO_FLOAT,            /* float */
+    RTOPO_DOUBLE            /* double */
+} rtopo_datatype_t;
+
+typedef enum {
+    RTOPO_SUM = 0,
+    RTOPO_PROD,
+    RTOPO_MIN,
+    RTOPO_MAX
+} rtopo_op_t;
+
 RTOPO_EXPORT const char *rtopo_strerror(int status);
 RTOPO_EXPORT const char *rtopo_err_name(int status);
 /* Detail of the last error raised in the calling thread ("" if none). */

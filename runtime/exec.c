@@ -66,7 +66,8 @@ static void rtopo__plan_free(rtopo__plan_t *plan)
     rtopo__sched_free(plan->sched);
     free(plan->send);
     free(plan->recv);
-    free(plan->local);
+    free(plan->parts);
+    free(plan->succ);
     free(plan->peers);
     free(plan);
 }
@@ -82,16 +83,88 @@ static int rtopo__hop_from(const rtopo__sched_t *s, const rtopo__xfer_t *x, uint
     return k == 1 ? x->src : s->hops[x->hop0 + k - 2].to;
 }
 
+/* this rank's parts and the edges among them */
+static int rtopo__plan_parts(rtopo_ctx_t *ctx, const rtopo__sched_t *s, rtopo__plan_t *plan)
+{
+    uint32_t n = s->nxfers + s->nkerns, i, np = 0, ne = 0;
+    int32_t *node_part;
+    int me = ctx->rank, k;
+
+    node_part = malloc(((size_t)n + 1) * sizeof(*node_part));
+    plan->parts = calloc((size_t)plan->nsend + plan->nrecv + plan->nlocal + 1,
+                         sizeof(*plan->parts));
+    if (!node_part || !plan->parts) {
+        free(node_part);
+        return RTOPO_ERR_NOMEM;
+    }
+    for (i = 0; i < n; i++)
+        node_part[i] = -1;
+    for (k = 0; k < plan->nsend; k++)
+        if (plan->send[k].upstream < 0) {
+            plan->send[k].part = (int32_t)np;
+            node_part[plan->send[k].xfer] = (int32_t)np;
+            plan->parts[np++] = (rtopo__part_t){ .type = RTOPO__PART_SEND,
+                                                 .idx = (uint32_t)k };
+        }
+    for (k = 0; k < plan->nrecv; k++)
+        if (plan->recv[k].fwd < 0) {
+            plan->recv[k].part = (int32_t)np;
+            node_part[plan->recv[k].xfer] = (int32_t)np;
+            plan->parts[np++] = (rtopo__part_t){ .type = RTOPO__PART_RECV,
+                                                 .idx = (uint32_t)k };
+        }
+    for (i = 0; i < n; i++)
+        if (rtopo__sched_part(s, i, me) == RTOPO__PART_LOCAL) {
+            node_part[i] = (int32_t)np;
+            plan->parts[np++] = (rtopo__part_t){ .type = RTOPO__PART_LOCAL, .idx = i };
+        }
+    plan->nparts = (int)np;
+    /* edges on this rank: count per pred, then place */
+    for (i = 0; i < s->ndeps; i++) {
+        const rtopo__dep_t *d = &s->deps[i];
+
+        if (d->rank != me)
+            continue;
+        if (node_part[d->pred] < 0 || node_part[d->succ] < 0) {
+            free(node_part);
+            return rtopo__error(RTOPO_ERR_INVAL, "edge %u names a node with no part on "
+                                "rank %d", i, me);
+        }
+        plan->parts[node_part[d->pred]].nsucc++;
+        plan->parts[node_part[d->succ]].npred++;
+        ne++;
+    }
+    plan->succ = malloc(((size_t)ne + 1) * sizeof(*plan->succ));
+    if (!plan->succ) {
+        free(node_part);
+        return RTOPO_ERR_NOMEM;
+    }
+    for (i = 0, ne = 0; i < np; i++) {
+        plan->parts[i].succ0 = ne;
+        ne += plan->parts[i].nsucc;
+        plan->parts[i].nsucc = 0;
+    }
+    for (i = 0; i < s->ndeps; i++) {
+        const rtopo__dep_t *d = &s->deps[i];
+        rtopo__part_t *pp;
+
+        if (d->rank != me)
+            continue;
+        pp = &plan->parts[node_part[d->pred]];
+        plan->succ[pp->succ0 + pp->nsucc++] = (uint32_t)node_part[d->succ];
+    }
+    free(node_part);
+    return RTOPO_OK;
+}
+
 static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t *plan)
 {
-    int me = ctx->rank, ns = 0, nr = 0, nl = 0, i, j, from, to;
+    int me = ctx->rank, ns = 0, nr = 0, i, j, from, to;
     uint32_t x, k;
     uint8_t *seen;
 
     for (x = 0; x < s->nxfers; x++) {
         const rtopo__xfer_t *xf = &s->xfers[x];
-        if (xf->nhops == 0 && xf->src == me)
-            nl++;
         for (k = 1; k <= xf->nhops; k++) {
             from = rtopo__hop_from(s, xf, k);
             to = s->hops[xf->hop0 + k - 1].to;
@@ -99,19 +172,19 @@ static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t 
             nr += to == me;
         }
     }
+    for (x = 0; x < s->nxfers + s->nkerns; x++)
+        plan->nlocal += rtopo__sched_part(s, x, me) == RTOPO__PART_LOCAL;
+    plan->tmp = rtopo__sched_tmp(s, me);
     plan->send = calloc((size_t)ns + 1, sizeof(*plan->send));
     plan->recv = calloc((size_t)nr + 1, sizeof(*plan->recv));
-    plan->local = calloc((size_t)nl + 1, sizeof(*plan->local));
     plan->peers = calloc((size_t)(ns + nr) + 1, sizeof(*plan->peers));
     seen = calloc((size_t)ctx->size, 1);
-    if (!plan->send || !plan->recv || !plan->local || !plan->peers || !seen) {
+    if (!plan->send || !plan->recv || !plan->peers || !seen) {
         free(seen);
         return RTOPO_ERR_NOMEM;
     }
     for (x = 0; x < s->nxfers; x++) {
         const rtopo__xfer_t *xf = &s->xfers[x];
-        if (xf->nhops == 0 && xf->src == me)
-            plan->local[plan->nlocal++] = x;
         for (k = 1; k <= xf->nhops; k++) {
             from = rtopo__hop_from(s, xf, k);
             to = s->hops[xf->hop0 + k - 1].to;
@@ -121,6 +194,7 @@ static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t 
                 e->hop = k;
                 e->peer = to;
                 e->upstream = -1;
+                e->part = -1;
                 if (k > 1)
                     e->upstream = plan->nrecv - 1;   /* recv (x, k-1) came just before */
                 if (!seen[to]++)
@@ -131,6 +205,7 @@ static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t 
                 e->xfer = x;
                 e->hop = k;
                 e->peer = from;
+                e->part = -1;
                 e->fwd = k < xf->nhops ? plan->nsend : -1;   /* send (x, k+1) comes next */
                 if (!seen[from]++)
                     plan->peers[plan->npeers++] = from;
@@ -145,7 +220,7 @@ static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t 
                        plan->recv[j].hop + 1 != plan->send[i].hop))
             return rtopo__error(RTOPO_ERR_INVAL, "schedule route revisits a rank");
     }
-    return RTOPO_OK;
+    return rtopo__plan_parts(ctx, s, plan);
 }
 
 /* Takes ownership of s.  The plan has one reference, the caller's. */
@@ -314,13 +389,21 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
     for (i = 0; op->rs && i < op->plan->nrecv; i++) {
         free(op->rs[i].ring.released);
         free(op->rs[i].slot_piece);
+        free(op->rs[i].early);
         if (!keep_staging)
             rtopo__stage_put(op->rs[i].stage);
     }
     free(op->ss);
     free(op->rs);
+    free(op->pcnt);
+    free(op->pstate);
+    free(op->ready);
     op->ss = NULL;
     op->rs = NULL;
+    op->pcnt = NULL;
+    op->pstate = NULL;
+    op->ready = NULL;
+    op->nready = 0;
 }
 
 static void rtopo__list_del(rtopo__op_t **head, rtopo__op_t *op)
@@ -508,11 +591,131 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
 static void rtopo__take_early(rtopo__op_t *op);
 static void rtopo__advance(rtopo__op_t *op);
 
+/* ---- parts: the graph on this rank ------------------------------------ */
+
+/* a part ended: release the edges out of it */
+static void rtopo__part_done(rtopo__op_t *op, int32_t pi)
+{
+    const rtopo__part_t *pt;
+    uint32_t j, v;
+
+    if (pi < 0 || op->pstate[pi] == 2)
+        return;
+    op->pstate[pi] = 2;
+    pt = &op->plan->parts[pi];
+    for (j = 0; j < pt->nsucc; j++) {
+        v = op->plan->succ[pt->succ0 + j];
+        if (--op->pcnt[v] == 0)
+            op->ready[op->nready++] = v;
+    }
+}
+
+static void rtopo__parts_run(rtopo__op_t *op);
+
+/* an origin send's data has left its source (all writes completed, or
+ * the eager message holds a copy) */
+static void rtopo__send_done(rtopo__op_t *op, int si)
+{
+    if (op->ss[si].done)
+        return;
+    rtopo__part_done(op, op->plan->send[si].part);
+    rtopo__entry_done(op, &op->ss[si].done);
+    if (op->active)
+        rtopo__parts_run(op);
+}
+
+/* a final receive's data is in its destination */
+static void rtopo__recv_done(rtopo__op_t *op, int ri)
+{
+    if (op->rs[ri].done)
+        return;
+    rtopo__part_done(op, op->plan->recv[ri].part);
+    rtopo__entry_done(op, &op->rs[ri].done);
+    if (op->active)
+        rtopo__parts_run(op);
+}
+
+static int rtopo__local_run(rtopo__op_t *op, uint32_t node)
+{
+    const rtopo__sched_t *s = op->plan->sched;
+    uint8_t *const *bufs = (uint8_t *const *)op->bufs;
+    const rtopo__xfer_t *x;
+
+    if (node >= s->nxfers)
+        return rtopo__kern_run(&s->kerns[node - s->nxfers], bufs);
+    x = &s->xfers[node];
+    if (x->len)
+        memmove(bufs[x->dst_buf] + x->dst_off, bufs[x->src_buf] + x->src_off, x->len);
+    return RTOPO_OK;
+}
+
+static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
+{
+    const rtopo__part_t *pt = &op->plan->parts[pi];
+    size_t eager = op->ctx->params.eager_limit;
+    int idx = (int)pt->idx, st;
+    rtopo__msg_t m;
+
+    op->pstate[pi] = 1;
+    switch (pt->type) {
+    case RTOPO__PART_SEND: {
+        const rtopo__send_ent_t *e = &op->plan->send[idx];
+        rtopo__sstate_t *s = &op->ss[idx];
+
+        s->blocked = 0;
+        if (s->len > eager)
+            return;    /* writes go out once the window is known */
+        rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, e->xfer, e->hop);
+        if (rtopo__op_send(op, e->peer, &m, s->src, s->len))
+            rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "eager send to rank %d: %s",
+                            e->peer, rtopo_last_error());
+        else
+            rtopo__send_done(op, idx);
+        return;
+    }
+    case RTOPO__PART_RECV: {
+        rtopo__rstate_t *r = &op->rs[idx];
+
+        if (r->len > eager) {
+            if ((st = rtopo__send_rtr(op, idx)))
+                rtopo__op_error(op, st, -1, "opening a window for rank %d: %s",
+                                op->plan->recv[idx].peer, rtopo_last_error());
+        } else if (r->early) {
+            if (r->len)
+                memcpy(r->dst, r->early, r->len);
+            free(r->early);
+            r->early = NULL;
+            rtopo__recv_done(op, idx);
+        }
+        return;
+    }
+    default:
+        if ((st = rtopo__local_run(op, pt->idx))) {
+            rtopo__op_error(op, st, -1, "node %u on rank %d: %s", pt->idx, op->ctx->rank,
+                            rtopo_last_error());
+            return;
+        }
+        rtopo__part_done(op, (int32_t)pi);
+        op->remaining--;
+        rtopo__op_check(op);
+    }
+}
+
+/* starts the parts whose edges are all released */
+static void rtopo__parts_run(rtopo__op_t *op)
+{
+    if (op->running)
+        return;
+    op->running = 1;
+    while (op->active && op->nready)
+        rtopo__part_start(op, op->ready[--op->nready]);
+    op->running = 0;
+}
+
 int rtopo__op_start(rtopo__op_t *op)
 {
     rtopo_ctx_t *ctx = op->ctx;
     const rtopo__plan_t *plan = op->plan;
-    const rtopo__sched_t *s = plan->sched;
     size_t eager = ctx->params.eager_limit;
     int i, st = RTOPO_OK;
 
@@ -536,23 +739,29 @@ int rtopo__op_start(rtopo__op_t *op)
     op->deadline_ns = rtopo__now_ns() + (uint64_t)ctx->timeout_ms * 1000000ull;
     op->ss = calloc((size_t)plan->nsend + 1, sizeof(*op->ss));
     op->rs = calloc((size_t)plan->nrecv + 1, sizeof(*op->rs));
-    if (!op->ss || !op->rs) {
+    op->pcnt = malloc(((size_t)plan->nparts + 1) * sizeof(*op->pcnt));
+    op->pstate = calloc((size_t)plan->nparts + 1, 1);
+    op->ready = malloc(((size_t)plan->nparts + 1) * sizeof(*op->ready));
+    op->nready = 0;
+    op->running = 0;
+    if (!op->ss || !op->rs || !op->pcnt || !op->pstate || !op->ready) {
         rtopo__op_free_state(op, 0);
         st = rtopo__error(RTOPO_ERR_NOMEM, "operation state");
         rtopo__job_abort(ctx, st, -1, &plan->desc, op->topo->id, op->seq, "%s",
                          "out of memory starting an operation");
         return op->status = st;
     }
-    op->remaining = plan->nsend + plan->nrecv + 1;   /* +1: start in progress */
+    /* +1: start in progress */
+    op->remaining = plan->nsend + plan->nrecv + plan->nlocal + 1;
     op->active = 1;
     rtopo__list_add(&ctx->active, op);
 
-    for (i = 0; i < plan->nlocal; i++) {
-        const rtopo__xfer_t *x = &s->xfers[plan->local[i]];
-        if (x->len)
-            memmove((uint8_t *)op->bufs[x->dst_buf] + x->dst_off,
-                    op->bufs[x->src_buf] + x->src_off, x->len);
+    for (i = 0; i < plan->nparts; i++) {
+        op->pcnt[i] = plan->parts[i].npred;
+        if (!op->pcnt[i])
+            op->ready[op->nready++] = (uint32_t)i;
     }
+    /* windows of forwarded hops open now; final ones when their part starts */
     for (i = 0; i < plan->nrecv && op->active; i++) {
         const rtopo__recv_ent_t *e = &plan->recv[i];
         const rtopo__xfer_t *x = rtopo__xf(op, e->xfer);
@@ -560,14 +769,13 @@ int rtopo__op_start(rtopo__op_t *op)
 
         r->len = x->len;
         r->dst = e->fwd < 0 ? (uint8_t *)op->bufs[x->dst_buf] + x->dst_off : NULL;
-        if (x->len > eager && (st = rtopo__send_rtr(op, i)))
+        if (e->fwd >= 0 && x->len > eager && (st = rtopo__send_rtr(op, i)))
             goto fail;
     }
     for (i = 0; i < plan->nsend && op->active; i++) {
         const rtopo__send_ent_t *e = &plan->send[i];
         const rtopo__xfer_t *x = rtopo__xf(op, e->xfer);
         rtopo__sstate_t *ss = &op->ss[i];
-        rtopo__msg_t m;
 
         ss->len = x->len;
         if (e->upstream >= 0)
@@ -582,14 +790,10 @@ int rtopo__op_start(rtopo__op_t *op)
                             (const void *)ss->src, (unsigned long long)x->len);
             }
         }
-        ss->blocked = x->src_buf != RTOPO__BUF_SEND;
-        if (!ss->blocked && x->len <= eager) {
-            rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, e->xfer, e->hop);
-            if ((st = rtopo__op_send(op, e->peer, &m, ss->src, x->len)))
-                goto fail;
-            rtopo__entry_done(op, &ss->done);
-        }
+        ss->blocked = 1;
     }
+    if (op->active)
+        rtopo__parts_run(op);
     if (op->active)
         rtopo__take_early(op);
     if (op->active) {
@@ -664,13 +868,26 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
         return;
     }
     r = &op->rs[ri];
-    r->heard = 1;
-    if (r->done)
+    if (r->done || r->early)
         return;
+    r->heard = 1;
     fi = op->plan->recv[ri].fwd;
     if (fi < 0) {
+        if (!op->pstate[op->plan->recv[ri].part]) {
+            /* its part waits for earlier ones on this rank: keep the data */
+            r->early = malloc(m->len ? m->len : 1);
+            if (!r->early) {
+                rtopo__op_error(op, RTOPO_ERR_NOMEM, -1, "keeping %llu bytes from "
+                                "rank %d", (unsigned long long)m->len, m->src);
+                return;
+            }
+            memcpy(r->early, payload, m->len);
+            return;
+        }
         if (m->len)
             memcpy(r->dst, payload, m->len);
+        rtopo__recv_done(op, ri);
+        return;
     } else {
         rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, m->xfer, m->hop + 1);
         if (rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, m->len)) {
@@ -905,7 +1122,7 @@ static void rtopo__drain_staged(rtopo__op_t *op, int ridx)
     }
     rtopo__send_credit(op, ridx);
     if (op->active && r->next_fwd == r->npieces)
-        rtopo__entry_done(op, &r->done);
+        rtopo__recv_done(op, ridx);
 }
 
 static void rtopo__on_imm(void *owner, int ridx, uint32_t imm)
@@ -924,7 +1141,7 @@ static void rtopo__on_imm(void *owner, int ridx, uint32_t imm)
             r->npieces = piece + 1;
         }
         if (r->last_seen && r->arrived == r->npieces)
-            rtopo__entry_done(op, &r->done);
+            rtopo__recv_done(op, ridx);
         return;
     }
     if (piece >= r->npieces) {
@@ -1005,56 +1222,15 @@ static void rtopo__advance_send(rtopo__op_t *op, int si)
     }
 }
 
-static uint32_t rtopo__first_step(const rtopo__op_t *op, const rtopo__xfer_t *x)
-{
-    return op->plan->sched->hops[x->hop0].step;
-}
-
-/* A transfer that starts from RECV or TMP waits until every transfer that
- * lands in an overlapping range of that buffer at an earlier step is in. */
-static int rtopo__src_ready(rtopo__op_t *op, int si)
-{
-    const rtopo__xfer_t *x = rtopo__xf(op, op->plan->send[si].xfer), *y;
-    uint32_t step = rtopo__first_step(op, x);
-    int i;
-
-    for (i = 0; i < op->plan->nrecv; i++) {
-        if (op->plan->recv[i].fwd >= 0 || op->rs[i].done)
-            continue;
-        y = rtopo__xf(op, op->plan->recv[i].xfer);
-        if (y->dst_buf == x->src_buf && y->dst_off < x->src_off + x->len &&
-            x->src_off < y->dst_off + y->len &&
-            op->plan->sched->hops[y->hop0 + y->nhops - 1].step < step)
-            return 0;
-    }
-    return 1;
-}
-
 static void rtopo__advance(rtopo__op_t *op)
 {
     rtopo__sstate_t *s;
-    rtopo__msg_t m;
     int i;
 
     for (i = 0; i < op->plan->nsend && op->active; i++) {
         s = &op->ss[i];
-        if (s->done)
+        if (s->done || s->blocked)
             continue;
-        if (s->blocked) {
-            if (!rtopo__src_ready(op, i))
-                continue;
-            s->blocked = 0;
-            if (s->len <= op->ctx->params.eager_limit) {
-                rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, op->plan->send[i].xfer,
-                                op->plan->send[i].hop);
-                if (rtopo__op_send(op, op->plan->send[i].peer, &m, s->src, s->len))
-                    rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "eager send to rank %d: %s",
-                                    op->plan->send[i].peer, rtopo_last_error());
-                else
-                    rtopo__entry_done(op, &s->done);
-                continue;
-            }
-        }
         if (s->have_rtr)
             rtopo__advance_send(op, i);
     }
@@ -1107,8 +1283,9 @@ static void rtopo__on_write(rtopo__comp_t *c, int status, int peer, const char *
         rtopo__ring_release(&s->ring, piece);
     }
     if (op->active && s->completed == s->npieces)
-        rtopo__entry_done(op, &s->done);
-    rtopo__op_check(op);
+        rtopo__send_done(op, w->send_idx);
+    if (op->active)
+        rtopo__op_check(op);
 }
 
 /* ---- waiting ----------------------------------------------------------- */

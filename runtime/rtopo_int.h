@@ -173,13 +173,24 @@ typedef struct rtopo__send_ent {
     uint32_t xfer, hop;     /* hop index 1..nhops */
     int32_t peer;           /* receiver of the hop */
     int32_t upstream;       /* index in recv[] feeding it, or -1 (origin) */
+    int32_t part;           /* origin: its SEND part; forwarding: -1 */
 } rtopo__send_ent_t;
 
 typedef struct rtopo__recv_ent {
     uint32_t xfer, hop;
     int32_t peer;           /* sender of the hop */
     int32_t fwd;            /* index in send[] it feeds, or -1 (final) */
+    int32_t part;           /* final: its RECV part; forwarding: -1 */
 } rtopo__recv_ent_t;
+
+/* A node's part on this rank (rtopo_sched.h): it starts when the edges
+ * into it are released, and releases the edges out of it when done. */
+typedef struct rtopo__part {
+    uint8_t type;           /* RTOPO__PART_* */
+    uint32_t idx;           /* SEND: send[] index, RECV: recv[], LOCAL: node */
+    uint32_t npred;
+    uint32_t succ0, nsucc;  /* in plan->succ */
+} rtopo__part_t;
 
 typedef struct rtopo__plan {
     rtopo__sched_t *sched;
@@ -193,7 +204,10 @@ typedef struct rtopo__plan {
     int nsend, nrecv, nlocal;
     rtopo__send_ent_t *send;    /* sorted by (xfer, hop) */
     rtopo__recv_ent_t *recv;    /* sorted by (xfer, hop) */
-    uint32_t *local;            /* xfers copied within this rank */
+    int nparts;
+    rtopo__part_t *parts;
+    uint32_t *succ;             /* part indices */
+    uint64_t tmp;               /* TMP bytes this rank needs */
     int npeers;
     int *peers;
 } rtopo__plan_t;
@@ -228,7 +242,7 @@ typedef struct rtopo__wctx {    /* context of one outstanding write */
 
 typedef struct rtopo__sstate {
     int done;
-    int blocked;            /* reads RECV/TMP that earlier steps still fill */
+    int blocked;            /* origin whose SEND part has not started */
     int have_rtr;
     int mode;
     uint32_t rslot;
@@ -265,6 +279,7 @@ typedef struct rtopo__rstate {
     uint32_t *slot_piece;   /* piece held by each staging slot, or ~0 */
     uint32_t next_fwd;      /* next piece to forward or copy out */
     uint32_t credited;      /* last prefix sent upstream */
+    uint8_t *early;         /* eager data that came before its part started */
 } rtopo__rstate_t;
 
 typedef struct rtopo__op {
@@ -283,6 +298,11 @@ typedef struct rtopo__op {
     uint8_t *inplace_copy;  /* send data copied when it overlaps recv */
     rtopo__sstate_t *ss;
     rtopo__rstate_t *rs;
+    uint32_t *pcnt;         /* per part: edges not yet released */
+    uint8_t *pstate;        /* per part: 0 waiting, 1 started, 2 done */
+    uint32_t *ready;        /* parts released, not yet started (a stack) */
+    uint32_t nready;
+    int running;            /* rtopo__parts_run is on the stack */
     char errmsg[256];       /* why it failed, for the caller's thread */
     struct rtopo__op *next, *prev;   /* ctx active list */
 } rtopo__op_t;

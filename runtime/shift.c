@@ -175,11 +175,11 @@ static int rtopo__req_start(rtopo_req_t *req)
     r = req->recvbuf;
     op->bufs[RTOPO__BUF_SEND] = s;
     op->bufs[RTOPO__BUF_RECV] = r;
-    if (op->plan->sched->tmp_bytes && !req->tmp) {
-        req->tmp = malloc(op->plan->sched->tmp_bytes);
+    if (op->plan->tmp && !req->tmp) {
+        req->tmp = malloc(op->plan->tmp);    /* this rank's share only */
         if (!req->tmp)
             return rtopo__error(RTOPO_ERR_NOMEM, "scratch of %llu bytes",
-                                (unsigned long long)op->plan->sched->tmp_bytes);
+                                (unsigned long long)op->plan->tmp);
     }
     op->bufs[RTOPO__BUF_TMP] = req->tmp;
     /* the receive buffer may be written before the send buffer is read:

@@ -13,14 +13,29 @@
  * link class CUBE_ID).  On a mesh, rank r = row*cols + col; on the OTIS
  * topologies rank r = G*n + P (group G, processor P).
  *
- * A schedule is a set of transfers.  A transfer moves `len` bytes from a
- * buffer of its source rank to a buffer of its destination rank along a
- * route of hops; hop k leaves the previous rank (the source for k = 0)
- * towards hops[k].to over one overlay link during step hops[k].step.
- * Intermediate ranks of a route forward the data chunk by chunk as it
- * lands (cut-through); they do not need to hold the whole payload.
- * A transfer that reads RECV or TMP at its source depends on the transfers
- * that wrote that range there in earlier steps.
+ * A schedule (format v2) is a graph of nodes.  Nodes 0..nxfers-1 are
+ * transfers, nodes nxfers..nxfers+nkerns-1 local kernels.
+ *  - A transfer moves `len` bytes from a buffer of its source rank to a
+ *    buffer of its destination rank along a route of hops; hop k leaves
+ *    the previous rank (the source for k = 0) towards hops[k].to over one
+ *    overlay link.  Intermediate ranks forward the data chunk by chunk as
+ *    it lands (cut-through); they never hold the whole payload.  A
+ *    transfer without hops is a copy within one rank.
+ *  - A kernel runs on one rank over its own buffers: fill, combine with an
+ *    operator and datatype, compare-exchange, sort, select (see below).
+ * A node touches a rank through its parts: a transfer's SEND part reads
+ * its source range (on src), its RECV part writes its destination range
+ * (on dst); a copy or kernel has one LOCAL part that reads and writes.
+ * Dependency edges order parts on one rank: edge (rank, pred, succ) means
+ * succ's part on `rank` starts only when pred's part on `rank` is done.
+ * A SEND part is done when its data has left the source buffer, a RECV
+ * part when the data is in the destination buffer, a LOCAL part when it
+ * ran.  Edge kinds name the hazard: read-after-write, write-after-read,
+ * write-after-write, and PORT (a rank's sends leave in the order given).
+ * Nothing else orders the parts: the executor and the simulator run
+ * exactly this graph.  Generators write steps (lock-step rounds: a hop's
+ * step, a local node's step) and let rtopo__sched_deps_infer() derive the
+ * edges from steps and byte ranges.
  */
 #ifndef RTOPO_SCHED_H
 #define RTOPO_SCHED_H
@@ -44,6 +59,8 @@ typedef struct rtopo__tdesc {
     int cols;     /* mesh */
     int dim;      /* hypercube: p = 2^dim; OTIS-hypercube: n = 2^dim */
     int n;        /* OTIS: n groups of n processors, p = n*n */
+    int host;     /* 1: rank p-1 is a host endpoint outside the overlay,
+                     joined to every other rank by a HOST link */
 } rtopo__tdesc_t;
 
 enum rtopo__buf {
@@ -83,6 +100,8 @@ typedef struct rtopo__xfer {
     uint8_t src_buf;  /* enum rtopo__buf */
     uint8_t dst_buf;
     uint16_t pad;
+    uint32_t step;    /* nhops 0: the step the copy runs in (after that
+                         step's transfers landed); else unused */
     uint32_t nhops;   /* 0: local copy (src == dst) */
     uint32_t hop0;    /* index of the first hop in sched->hops */
     uint64_t src_off;
@@ -90,22 +109,128 @@ typedef struct rtopo__xfer {
     uint64_t len;
 } rtopo__xfer_t;
 
+/* Local kernels.  Records are `rec` bytes whose key is the record's first
+ * element of type dtype; len is a multiple of rec (FILL, COMBINE: of the
+ * datatype's size).  Ranges are on the kernel's rank.
+ *  FILL     dst[0..len) = elements of dtype all equal to `arg` (an integer
+ *           for the integer types, the bits of a double for FLOAT/DOUBLE)
+ *  COMBINE  dst[i] = dst[i] op src[i], elementwise over dtype
+ *  CMPX     compare-exchange, record by record: for each i, the record of
+ *           src (lower side) and of dst (upper side) at index i are
+ *           swapped when key(src_i) > key(dst_i) (ascending order) or
+ *           key(src_i) < key(dst_i) (RTOPO__KERN_DESC); reads and writes
+ *           both ranges
+ *  SORT     sorts the records of dst[0..len) by key, stable, ascending or
+ *           descending (RTOPO__KERN_DESC); src unused
+ *  SELECT   packs the records of src[0..len) whose key is not zero, in
+ *           order, at dst, and zero-fills the rest of dst[0..len)
+ * Ranges of one kernel may not overlap, except SORT's single range. */
+enum rtopo__kern_type {
+    RTOPO__KERN_FILL = 1,
+    RTOPO__KERN_COMBINE,
+    RTOPO__KERN_CMPX,
+    RTOPO__KERN_SORT,
+    RTOPO__KERN_SELECT,
+    RTOPO__KERN_COUNT
+};
+#define RTOPO__KERN_DESC 1u    /* flags: descending order */
+
+typedef struct rtopo__kern {
+    int32_t rank;
+    uint8_t type;     /* enum rtopo__kern_type */
+    uint8_t dtype;    /* rtopo_datatype_t */
+    uint8_t op;       /* rtopo_op_t (COMBINE) */
+    uint8_t flags;
+    uint32_t step;    /* runs after that step's transfers landed */
+    uint8_t src_buf;
+    uint8_t dst_buf;
+    uint16_t pad;
+    uint32_t rec;     /* record bytes (CMPX, SORT, SELECT) */
+    uint64_t src_off;
+    uint64_t dst_off;
+    uint64_t len;
+    int64_t arg;      /* FILL value */
+} rtopo__kern_t;
+
+enum rtopo__dep_kind {
+    RTOPO__DEP_RAW = 0,   /* succ reads what pred wrote */
+    RTOPO__DEP_WAR,       /* succ overwrites what pred reads */
+    RTOPO__DEP_WAW,       /* succ overwrites what pred wrote */
+    RTOPO__DEP_PORT,      /* both send from rank: succ leaves after pred */
+    RTOPO__DEP_COUNT
+};
+
+typedef struct rtopo__dep {
+    int32_t rank;     /* where the two parts meet */
+    uint32_t pred;    /* node ids */
+    uint32_t succ;
+    uint32_t kind;    /* enum rtopo__dep_kind */
+} rtopo__dep_t;
+
 typedef struct rtopo__sched {
     rtopo__tdesc_t topo;
     int algo;             /* rtopo_shift_algo_t actually used */
     uint32_t nxfers;
     uint32_t nhops;
-    uint32_t nsteps;      /* lock-step rounds (max hop step + 1) */
-    uint64_t tmp_bytes;   /* TMP scratch each rank needs */
+    uint32_t nkerns;
+    uint32_t ndeps;
+    uint32_t nsteps;      /* lock-step rounds (max step + 1) */
+    uint64_t tmp_bytes;   /* TMP scratch: the largest any rank needs */
+    uint64_t *tmp_rank;   /* per rank TMP bytes, or NULL: tmp_bytes each */
     rtopo__xfer_t *xfers;
     rtopo__hop_t *hops;
+    rtopo__kern_t *kerns;
+    rtopo__dep_t *deps;
 } rtopo__sched_t;
+
+static inline uint64_t rtopo__sched_tmp(const rtopo__sched_t *s, int rank)
+{
+    return s->tmp_rank ? s->tmp_rank[rank] : s->tmp_bytes;
+}
+
+/* parts of a node on a rank */
+enum { RTOPO__PART_SEND = 1, RTOPO__PART_RECV = 2, RTOPO__PART_LOCAL = 3 };
+/* The part node `id` has on `rank`: RTOPO__PART_* or 0 (none). */
+int rtopo__sched_part(const rtopo__sched_t *s, uint32_t id, int rank);
+
+/* Add the edges inferred from steps and byte ranges to those already
+ * there (duplicates are dropped).  On
+ * each rank the accesses are ordered by (step, phase, node): in step t
+ * a transfer's SEND part reads first, RECV parts write next, local nodes
+ * of step t run last, in node order.  Every pair of overlapping accesses
+ * to one buffer where at least one writes gets an edge (RAW, WAR, WAW);
+ * two RECV parts writing overlapping ranges in the same step are an
+ * error (RTOPO_ERR_INVAL).  flags RTOPO__DEPS_PORT also chains each
+ * rank's SEND parts in (step, node) order with PORT edges. */
+#define RTOPO__DEPS_PORT 1u
+int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags);
+
+/* Append n zeroed kernels (their node ids start at nxfers + *idx_p; idx_p
+ * may be NULL), or one edge. */
+int rtopo__sched_add_kerns(rtopo__sched_t *s, uint32_t n, uint32_t *idx_p);
+int rtopo__sched_add_dep(rtopo__sched_t *s, int rank, uint32_t pred, uint32_t succ,
+                         int kind);
+/* Set per-rank TMP sizes (copied); tmp_bytes becomes their maximum. */
+int rtopo__sched_set_tmp(rtopo__sched_t *s, const uint64_t *tmp_rank);
+/* Phase concatenation: b runs after a.  b's steps move past a's, its
+ * nodes are renumbered after a's, and the edges are inferred again over
+ * the whole (with flags).  a and b are freed. */
+int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
+                        rtopo__sched_t **out_p);
+/* Run one kernel over bufs (SEND, RECV, TMP of its rank). */
+int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT]);
+size_t rtopo__dtype_size(int dtype);   /* 0 if unknown */
+const char *rtopo__kern_name(int type);
 
 /* Build a descriptor; RTOPO_ERR_TOPO with a message (rtopo__error)
  * naming the sizes that would fit when p does not fit.  a, b: rows/cols
  * for the mesh, dim for the hypercube, n for OTIS; ignored for the ring. */
 int rtopo__tdesc_init(rtopo__tdesc_t *t, int kind, int p, int a, int b);
 const char *rtopo__topo_name(int kind);
+/* Add a host endpoint to a hypercube descriptor: rank p (the old p)
+ * becomes the host, joined to every node by a HOST link; p grows by one.
+ * RTOPO_ERR_INVAL for other kinds or a descriptor that has one. */
+int rtopo__tdesc_add_host(rtopo__tdesc_t *t);
 
 /* Overlay neighbours of `rank` (each once, no self): fills up to max,
  * returns how many exist. */
@@ -160,10 +285,13 @@ void rtopo__sched_free(rtopo__sched_t *s);
 int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,
                        rtopo__sched_t **s_p);
 /* Structural check: ranks, buffers and hop ranges in bounds, every hop a
- * real overlay edge of its class (rtopo__topo_hop_ok), routes end at dst,
- * steps strictly increase along a route and stay below nsteps, nsteps is
- * max step + 1, offsets do not overflow and TMP ranges fit tmp_bytes.
- * Returns RTOPO_OK or RTOPO_ERR_INVAL with a message naming the transfer. */
+ * real overlay edge of its class (rtopo__topo_hop_ok), routes end at dst
+ * and visit no rank twice, steps strictly increase along a route and
+ * stay below nsteps, nsteps is max hop step + 1 (local nodes' steps only
+ * order them), offsets do not overflow and TMP ranges fit the rank's
+ * TMP size; kernels well formed; every edge joins two parts that exist on
+ * its rank (PORT: two SEND parts), and the edges have no cycle.
+ * Returns RTOPO_OK or RTOPO_ERR_INVAL with a message naming the node. */
 int rtopo__sched_validate(const rtopo__sched_t *s);
 const char *rtopo__shift_algo_name(int algo);
 /* "local", "ring", "row", "col", "cube", "otis", "direct", "host",
@@ -173,12 +301,17 @@ int rtopo__link_parse(const char *s);         /* < 0 if unknown */
 int rtopo__shift_algo_parse(const char *s);   /* < 0 if unknown */
 
 /* Cost model (SPEC section 4): per link class start-up ts, per-byte tw,
- * per-hop cut-through cost th; chunk size for pipelined routes. */
+ * per-hop cut-through cost th; chunk size for pipelined routes; ports per
+ * rank; kernel cost. */
 typedef struct rtopo__model {
     double ts[RTOPO__LINK_COUNT];   /* seconds */
     double tw[RTOPO__LINK_COUNT];   /* seconds per byte */
     double th[RTOPO__LINK_COUNT];   /* seconds per extra hop; < 0: ts + chunk*tw */
     size_t chunk;                   /* bytes */
+    int ports;                      /* transfers a rank injects (and, apart,
+                                       absorbs) at once; 0: no limit */
+    double tk;                      /* seconds per byte a kernel touches (SORT:
+                                       times log2 of its records) */
 } rtopo__model_t;
 
 void rtopo__model_default(rtopo__model_t *m);
@@ -190,26 +323,40 @@ typedef struct rtopo__sim_result {
     uint32_t steps;           /* lock-step rounds */
     uint32_t max_link_load;   /* most transfers on one link direction in a step */
     uint32_t longest_path;    /* links */
-    double model_time;        /* seconds, cut-through pipelined */
+    double model_time;        /* seconds: end of the last node when the graph
+                                 runs event by event (critical path under
+                                 port and link contention, cut-through) */
     double model_time_sf;     /* seconds, store-and-forward lock-step */
     uint64_t moves[RTOPO__LINK_COUNT];  /* hop count per link class */
+    uint64_t kernels;         /* kernels run */
     int correct;              /* -1 not checked, 0 wrong, 1 right */
 } rtopo__sim_result_t;
 
-/* Evaluate a schedule under the model. */
+/* Evaluate a schedule under the model.
+ * model_time: the graph runs event by event.  A node starts when the
+ * edges into it are released (an edge by its pred's part on the edge's
+ * rank: a SEND part when its data has left the source, a RECV part when
+ * it landed, a LOCAL part when it ran).  Hop j of a transfer of m bytes
+ * asks for its link direction at the time its head reaches the hop (hop
+ * 0 at the start, hop j+1 th after hop j was granted) and holds it for
+ * ts + m*tw of its class; hop 0 also holds one of the source's send
+ * ports, the last hop one of the destination's receive ports.  Requests
+ * are served first come first served.  Kernels and copies hold their
+ * rank's processor for tk per byte (copies: ts + m*tw of LINK_LOCAL).
+ * model_time_sf: sum over steps of the busiest link direction's
+ * load*(ts + m*tw), plus the local nodes. */
 int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
                    rtopo__sim_result_t *r);
 
-/* Execute the data movement in memory: bufs[rank][buf] point to per-rank
- * buffers (SEND, RECV, TMP); transfers run in step order. */
+/* Execute the data movement in memory, event by event in the order of
+ * rtopo__sim_run under the default model: a transfer reads its source
+ * when its SEND part ends and writes its destination when it lands;
+ * copies and kernels run when they start.  bufs[rank][buf] point to
+ * per-rank buffers (SEND, RECV, TMP). */
 int rtopo__sim_exec(const rtopo__sched_t *s, uint8_t *const *const *bufs);
 /* The same, also checking every range against size[buf] (bytes of each
- * rank's SEND, RECV and TMP buffer).  Within a step all reads (first hops)
- * happen before all writes (last hops), so a transfer sees only data that
- * landed in earlier steps.  Data moves hop by hop through per-hop staging.
- * Local copies (nhops 0) have no step: those reading SEND run before step
- * 0, those reading RECV or TMP after the last step.  RTOPO_ERR_INVAL for an
- * out-of-range rank, buffer, hop or byte range; RTOPO_ERR_NOMEM. */
+ * rank's SEND, RECV and TMP buffer).  RTOPO_ERR_INVAL for an out-of-range
+ * rank, buffer, hop or byte range or a failed kernel; RTOPO_ERR_NOMEM. */
 int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
                           const uint64_t size[RTOPO__BUF_COUNT]);
 

@@ -10,7 +10,9 @@
  * ts + m*tw per transfer of m bytes with ts = 5 us and tw = 1 ns/B
  * (1 GB/s); one extra hop of a cut-through route costs th = ts + c*tw with
  * c = min(chunk, m), chunk = 256 KiB.  A copy inside a rank (LINK_LOCAL)
- * is free in the model.
+ * is free in the model; a kernel costs 0.25 ns per byte (4 GB/s).  Each
+ * rank has one port (injects one transfer and absorbs one at a time), as
+ * the source documents assume.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -92,6 +94,8 @@ void rtopo__model_default(rtopo__model_t *m)
     m->tw[RTOPO__LINK_LOCAL] = 0.0;
     m->th[RTOPO__LINK_LOCAL] = 0.0;
     m->chunk = 256 * 1024;
+    m->ports = 1;
+    m->tk = 0.25e-9;
 }
 
 int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,
@@ -141,7 +145,125 @@ void rtopo__sched_free(rtopo__sched_t *s)
         return;
     free(s->xfers);
     free(s->hops);
+    free(s->kerns);
+    free(s->deps);
+    free(s->tmp_rank);
     free(s);
+}
+
+static int rtopo__kern_validate(const rtopo__sched_t *s, uint32_t i)
+{
+    const rtopo__kern_t *k = &s->kerns[i];
+    size_t es = rtopo__dtype_size(k->dtype);
+    uint32_t id = s->nxfers + i;
+    int recs = k->type == RTOPO__KERN_CMPX || k->type == RTOPO__KERN_SORT ||
+               k->type == RTOPO__KERN_SELECT;
+    int two = k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT;
+
+    if (k->rank < 0 || k->rank >= s->topo.p)
+        return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): rank %d out of 0..%d", id,
+                            rtopo__kern_name(k->type), k->rank, s->topo.p - 1);
+    if (k->type < RTOPO__KERN_FILL || k->type >= RTOPO__KERN_COUNT || !es ||
+        (k->type == RTOPO__KERN_COMBINE && k->op > RTOPO_MAX))
+        return rtopo__error(RTOPO_ERR_INVAL, "node %u: kernel type %u, datatype %u, "
+                            "operator %u", id, k->type, k->dtype, k->op);
+    if (k->src_buf >= RTOPO__BUF_COUNT || k->dst_buf >= RTOPO__BUF_COUNT ||
+        k->src_off > UINT64_MAX - k->len || k->dst_off > UINT64_MAX - k->len)
+        return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): buffer or range out of "
+                            "bounds", id, rtopo__kern_name(k->type));
+    if (recs ? (k->rec < es || k->len % k->rec) : k->len % es)
+        return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): %llu bytes are not whole "
+                            "%s of %zu bytes", id, rtopo__kern_name(k->type),
+                            (unsigned long long)k->len, recs ? "records" : "elements",
+                            recs ? (size_t)k->rec : es);
+    if ((k->dst_buf == RTOPO__BUF_TMP &&
+         k->dst_off + k->len > rtopo__sched_tmp(s, k->rank)) ||
+        (two && k->src_buf == RTOPO__BUF_TMP &&
+         k->src_off + k->len > rtopo__sched_tmp(s, k->rank)))
+        return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): TMP range beyond the "
+                            "rank's %llu TMP bytes", id, rtopo__kern_name(k->type),
+                            (unsigned long long)rtopo__sched_tmp(s, k->rank));
+    if (two && k->src_buf == k->dst_buf && k->len && k->src_off < k->dst_off + k->len &&
+        k->dst_off < k->src_off + k->len)
+        return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): source and destination "
+                            "overlap", id, rtopo__kern_name(k->type));
+    return RTOPO_OK;
+}
+
+/* kernels, edges, and no cycle among the nodes (Kahn) */
+static int rtopo__sched_validate_graph(const rtopo__sched_t *s)
+{
+    uint32_t n = s->nxfers + s->nkerns, i, *indeg = NULL, *first = NULL, *adj = NULL,
+             *queue = NULL, head = 0, tail = 0;
+    int st = RTOPO_OK;
+
+    if (s->tmp_rank && s->topo.p > 0) {
+        for (i = 0; i < (uint32_t)s->topo.p; i++)
+            if (s->tmp_rank[i] > s->tmp_bytes)
+                return rtopo__error(RTOPO_ERR_INVAL, "rank %u's TMP size %llu above "
+                                    "tmp_bytes %llu", i,
+                                    (unsigned long long)s->tmp_rank[i],
+                                    (unsigned long long)s->tmp_bytes);
+    }
+    if ((s->nkerns && !s->kerns) || (s->ndeps && !s->deps))
+        return rtopo__error(RTOPO_ERR_INVAL, "schedule arrays missing");
+    for (i = 0; i < s->nkerns; i++)
+        if ((st = rtopo__kern_validate(s, i)))
+            return st;
+    for (i = 0; i < s->ndeps; i++) {
+        const rtopo__dep_t *d = &s->deps[i];
+        int pp, ps;
+
+        if (d->rank < 0 || d->rank >= s->topo.p || d->pred >= n || d->succ >= n ||
+            d->pred == d->succ || d->kind >= RTOPO__DEP_COUNT)
+            return rtopo__error(RTOPO_ERR_INVAL, "edge %u (rank %d, %u -> %u, kind %u) "
+                                "out of range", i, d->rank, d->pred, d->succ, d->kind);
+        pp = rtopo__sched_part(s, d->pred, d->rank);
+        ps = rtopo__sched_part(s, d->succ, d->rank);
+        if (!pp || !ps || (d->kind == RTOPO__DEP_PORT &&
+                           (pp != RTOPO__PART_SEND || ps != RTOPO__PART_SEND)))
+            return rtopo__error(RTOPO_ERR_INVAL, "edge %u: node %u -> %u has no %s "
+                                "on rank %d", i, d->pred, d->succ,
+                                d->kind == RTOPO__DEP_PORT ? "pair of sends" :
+                                "part", d->rank);
+    }
+    indeg = calloc((size_t)n + 1, sizeof(*indeg));
+    first = calloc((size_t)n + 2, sizeof(*first));
+    adj = malloc(((size_t)s->ndeps + 1) * sizeof(*adj));
+    queue = malloc(((size_t)n + 1) * sizeof(*queue));
+    if (!indeg || !first || !adj || !queue) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "checking %u edges", s->ndeps);
+        goto out;
+    }
+    for (i = 0; i < s->ndeps; i++) {
+        indeg[s->deps[i].succ]++;
+        first[s->deps[i].pred + 2]++;
+    }
+    for (i = 0; i < n; i++)
+        first[i + 2] += first[i + 1];
+    for (i = 0; i < s->ndeps; i++)
+        adj[first[s->deps[i].pred + 1]++] = s->deps[i].succ;
+    for (i = 0; i < n; i++)
+        if (!indeg[i])
+            queue[tail++] = i;
+    while (head < tail) {
+        uint32_t u = queue[head++], j;
+
+        for (j = first[u]; j < first[u + 1]; j++)
+            if (--indeg[adj[j]] == 0)
+                queue[tail++] = adj[j];
+    }
+    if (tail != n) {
+        for (i = 0; i < n && !indeg[i]; i++)
+            ;
+        st = rtopo__error(RTOPO_ERR_INVAL, "the edges form a cycle through node %u", i);
+    }
+out:
+    free(indeg);
+    free(first);
+    free(adj);
+    free(queue);
+    return st;
 }
 
 int rtopo__sched_validate(const rtopo__sched_t *s)
@@ -182,11 +304,15 @@ int rtopo__sched_validate(const rtopo__sched_t *s)
                                   "overflows", i);
             goto out;
         }
-        if ((x->src_buf == RTOPO__BUF_TMP && x->src_off + x->len > s->tmp_bytes) ||
-            (x->dst_buf == RTOPO__BUF_TMP && x->dst_off + x->len > s->tmp_bytes)) {
+        if ((x->src_buf == RTOPO__BUF_TMP &&
+             x->src_off + x->len > rtopo__sched_tmp(s, x->src)) ||
+            (x->dst_buf == RTOPO__BUF_TMP &&
+             x->dst_off + x->len > rtopo__sched_tmp(s, x->dst))) {
             status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: TMP range beyond "
-                                  "tmp_bytes %llu", i,
-                                  (unsigned long long)s->tmp_bytes);
+                                  "the rank's %llu TMP bytes", i, (unsigned long long)
+                                  rtopo__sched_tmp(s, x->src_buf == RTOPO__BUF_TMP &&
+                                  x->src_off + x->len > rtopo__sched_tmp(s, x->src) ?
+                                  x->src : x->dst));
             goto out;
         }
         if (x->nhops == 0) {
@@ -203,6 +329,11 @@ int rtopo__sched_validate(const rtopo__sched_t *s)
                 goto out;
             }
             continue;
+        }
+        if (x->src == x->dst) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: route from rank %d back "
+                                  "to itself", i, x->src);
+            goto out;
         }
         if (x->hop0 > s->nhops || x->nhops > s->nhops - x->hop0) {
             status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: hops %u+%u beyond "
@@ -258,6 +389,7 @@ int rtopo__sched_validate(const rtopo__sched_t *s)
                               "used is %d", s->nsteps, any_hop ? (int)maxstep : -1);
         goto out;
     }
+    status = rtopo__sched_validate_graph(s);
 out:
     free(used);
     return status;

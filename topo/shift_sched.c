@@ -381,8 +381,8 @@ static int rtopo__shift_applies(const rtopo__tdesc_t *t, int algo)
     }
 }
 
-static int rtopo__shift_build(const rtopo__tdesc_t *t, int algo, int qn,
-                              size_t bytes, rtopo__sched_t **s_p)
+static int rtopo__shift_routes(const rtopo__tdesc_t *t, int algo, int qn,
+                               size_t bytes, rtopo__sched_t **s_p)
 {
     if (qn == 0)
         return rtopo__shift_local(t, algo, bytes, s_p);
@@ -400,6 +400,20 @@ static int rtopo__shift_build(const rtopo__tdesc_t *t, int algo, int qn,
     default:
         return rtopo__error(RTOPO_ERR_INVAL, "shift algorithm %d", algo);
     }
+}
+
+/* Every transfer reads SEND and writes RECV, so no rank orders two of
+ * them: the inferred graph has no edges, and stays so if that changes. */
+static int rtopo__shift_build(const rtopo__tdesc_t *t, int algo, int qn,
+                              size_t bytes, rtopo__sched_t **s_p)
+{
+    int st = rtopo__shift_routes(t, algo, qn, bytes, s_p);
+
+    if (!st && (st = rtopo__sched_deps_infer(*s_p, 0))) {
+        rtopo__sched_free(*s_p);
+        *s_p = NULL;
+    }
+    return st;
 }
 
 /* longest route of an algorithm without building it, for AUTO pruning */

@@ -1,25 +1,25 @@
 /*
- * sim.c - evaluate a schedule under the cost model, and execute its data
- * movement in memory.
+ * sim.c - run a schedule's graph under the cost model, event by event,
+ * and execute its data movement in memory in the same order.
  *
  * Routing rule: none; routes are taken as the schedule gives them.
  *
  * Cost formulas, for a transfer of m bytes over h hops of classes c_1..c_h
  * (one link direction = an ordered rank pair (from, to)):
+ *  - model_time: the graph runs event by event (rtopo_sched.h says how):
+ *    nodes start when their edges are released, hops queue first come
+ *    first served for their link direction (ts + m*tw of its class) and
+ *    hop j+1 asks th after hop j was granted, so an uncontended route
+ *    costs ts + m*tw + (h-1)*th with th = ts + min(chunk, m)*tw unless
+ *    set; a rank's ports (one by default) serialize what it injects and
+ *    what it absorbs.  One-port sequential sends of p blocks cost
+ *    p(ts + m*tw); recursive halving costs d*ts + (p-1)*m*tw.
  *  - lock-step load: hops on one link direction in one step; more than
  *    one is contention.
  *  - store-and-forward, lock-step (model_time_sf): sum over steps of the
  *    max over link directions of sum over their hops of ts + m*tw, i.e.
- *    load * (ts + m*tw) for equal sizes.
- *  - cut-through, pipelined (model_time): the larger of
- *      max over transfers of ts(c_1) + m*max_j tw(c_j) + sum_{j>=2} th(c_j)
- *    with th = ts + min(chunk, m)*tw unless set, and
- *      max over link directions of ts + (bytes crossing it in the whole
- *      schedule)*tw,
- *    because pipelined transfers overlap in time and share the links they
- *    cross.  A copy inside a rank costs ts + m*tw of LINK_LOCAL (0 by
- *    default) and is not a step.
- * Evaluation buckets the hops by step and hashes link directions: O(H).
+ *    load * (ts + m*tw) for equal sizes, plus the local nodes.
+ * Evaluation: O(E log E) for E events (nodes + hops + edges).
  */
 #include "config.h"
 #include <stdlib.h>
@@ -98,10 +98,8 @@ static inline uint32_t rtopo__linkmap_get(rtopo__linkmap_t *m, int32_t from,
     return m->n++;
 }
 
-/* per link direction: totals over the schedule, state of its last step */
+/* per link direction: state of its last step */
 typedef struct rtopo__linkstate {
-    double sum;         /* sum of m*tw over the schedule */
-    double tsmax;
     double cost;        /* sum of ts + m*tw within last_step */
     uint32_t last_step;
     uint32_t load;      /* hops within last_step */
@@ -112,6 +110,9 @@ typedef struct rtopo__sim_ent {
     uint32_t hop;       /* global hop index */
     int32_t from;
 } rtopo__sim_ent_t;
+
+static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
+                      uint8_t *const *const *bufs, double *makespan);
 
 /* ranks, buffers, hop ranges and link classes in bounds: enough for the
  * simulator not to read out of bounds (validate() checks the rest) */
@@ -145,6 +146,18 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
         if (x->nhops && s->hops[x->hop0 + x->nhops - 1].to != x->dst)
             return rtopo__error(RTOPO_ERR_INVAL, "xfer %u: route does not end "
                                 "at %d", i, x->dst);
+    }
+    if ((s->nkerns && !s->kerns) || (s->ndeps && !s->deps))
+        return rtopo__error(RTOPO_ERR_INVAL, "schedule arrays missing");
+    for (i = 0; i < s->nkerns; i++)
+        if (s->kerns[i].rank < 0 || s->kerns[i].rank >= s->topo.p)
+            return rtopo__error(RTOPO_ERR_INVAL, "kernel %u out of range", i);
+    for (i = 0; i < s->ndeps; i++) {
+        const rtopo__dep_t *d = &s->deps[i];
+
+        if (d->rank < 0 || d->rank >= s->topo.p || d->pred >= s->nxfers + s->nkerns ||
+            d->succ >= s->nxfers + s->nkerns)
+            return rtopo__error(RTOPO_ERR_INVAL, "edge %u out of range", i);
     }
     return RTOPO_OK;
 }
@@ -183,33 +196,31 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
         rtopo__error(status, "simulating %u hops", s->nhops);
         goto out;
     }
-    /* per transfer: route cost, length, moves; hops counted per step */
+    /* per transfer: length, moves; hops counted per step */
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
-        double c, tw = 0.0;
+        double c;
 
         if (!x->nhops) {
             c = m->ts[RTOPO__LINK_LOCAL] + (double)x->len * m->tw[RTOPO__LINK_LOCAL];
             local = c > local ? c : local;
-            ct = c > ct ? c : ct;
             res.moves[RTOPO__LINK_LOCAL]++;
             continue;
         }
-        c = m->ts[s->hops[x->hop0].link];
         for (j = 0; j < x->nhops; j++) {
             const rtopo__hop_t *h = &s->hops[x->hop0 + j];
 
-            if (m->tw[h->link] > tw)
-                tw = m->tw[h->link];
-            if (j)
-                c += rtopo__model_th(m, h->link, x->len);
             res.moves[h->link]++;
             first[h->step + 1]++;
         }
-        c += (double)x->len * tw;
-        ct = c > ct ? c : ct;
         if (x->nhops > res.longest_path)
             res.longest_path = x->nhops;
+    }
+    for (i = 0; i < s->nkerns; i++) {
+        double c = (double)s->kerns[i].len * m->tk;
+
+        local = c > local ? c : local;
+        res.kernels++;
     }
     /* bucket the hops by step (counting sort): step t is
      * ent[first[t]..first[t+1]) once the fill below has shifted first[] */
@@ -266,21 +277,16 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
             }
             l->load++;
             l->cost += m->ts[h->link] + w;
-            l->sum += w;
-            if (m->ts[h->link] > l->tsmax)
-                l->tsmax = m->ts[h->link];
             if (l->load > res.max_link_load)
                 res.max_link_load = l->load;
             if (l->cost > stepmax[t])
                 stepmax[t] = l->cost;
         }
     }
-    /* pipelined transfers share each link direction over the schedule */
-    for (i = 0; i < map.n; i++)
-        if (ls[i].tsmax + ls[i].sum > ct)
-            ct = ls[i].tsmax + ls[i].sum;
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
+    if ((status = rtopo__des(s, m, NULL, &ct)))
+        goto out;
     res.steps = nsteps;
     res.model_time = ct;
     res.model_time_sf = sf + local;
@@ -296,143 +302,358 @@ out:
     return status;
 }
 
-typedef struct rtopo__exec_ent {
-    uint32_t xfer;
-    uint32_t hop;     /* index within the route */
-} rtopo__exec_ent_t;
 
-static int rtopo__exec_range(const rtopo__sched_t *s, uint8_t *const *const *bufs,
-                             const uint64_t *size, uint32_t i, int rank, int buf,
+/* ---- event by event ---------------------------------------------------- */
+
+enum { RTOPO__EV_READY, RTOPO__EV_HOP, RTOPO__EV_SENT, RTOPO__EV_END };
+
+typedef struct rtopo__ev {
+    double t;
+    uint64_t seq;       /* ties: first pushed, first served */
+    uint32_t type;
+    uint32_t node;
+    uint32_t hop;       /* EV_HOP: index within the route */
+} rtopo__ev_t;
+
+typedef struct rtopo__heap {
+    rtopo__ev_t *ev;
+    size_t n, cap;
+    uint64_t seq;
+} rtopo__heap_t;
+
+static inline int rtopo__ev_before(const rtopo__ev_t *a, const rtopo__ev_t *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t node,
+                            uint32_t hop)
+{
+    size_t i;
+
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 1024;
+        rtopo__ev_t *ev = realloc(h->ev, cap * sizeof(*ev));
+
+        if (!ev)
+            return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %zu", cap);
+        h->ev = ev;
+        h->cap = cap;
+    }
+    i = h->n++;
+    h->ev[i] = (rtopo__ev_t){ t, h->seq++, type, node, hop };
+    while (i && rtopo__ev_before(&h->ev[i], &h->ev[(i - 1) / 2])) {
+        rtopo__ev_t x = h->ev[i];
+
+        h->ev[i] = h->ev[(i - 1) / 2];
+        h->ev[(i - 1) / 2] = x;
+        i = (i - 1) / 2;
+    }
+    return RTOPO_OK;
+}
+
+static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
+{
+    rtopo__ev_t top = h->ev[0];
+    size_t i = 0, c;
+
+    h->ev[0] = h->ev[--h->n];
+    for (;;) {
+        c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && rtopo__ev_before(&h->ev[c + 1], &h->ev[c]))
+            c++;
+        if (!rtopo__ev_before(&h->ev[c], &h->ev[i]))
+            break;
+        rtopo__ev_t x = h->ev[i];
+        h->ev[i] = h->ev[c];
+        h->ev[c] = x;
+        i = c;
+    }
+    return top;
+}
+
+/* the earliest free of a rank's k ports; *slot_p names it */
+static double rtopo__port_pick(double *ports, int k, int rank, size_t *slot_p)
+{
+    size_t b = (size_t)rank * (size_t)k, i, best = b;
+
+    for (i = b + 1; i < b + (size_t)k; i++)
+        if (ports[i] < ports[best])
+            best = i;
+    *slot_p = best;
+    return ports[best];
+}
+
+static double rtopo__kern_cost(const rtopo__model_t *m, const rtopo__kern_t *k)
+{
+    double c = (double)k->len * m->tk;
+
+    if (k->type == RTOPO__KERN_SORT && k->rec && k->len / k->rec > 2) {
+        uint64_t n = k->len / k->rec;
+        int lg = 0;
+
+        while (n > 1) {
+            n >>= 1;
+            lg++;
+        }
+        c *= lg;
+    }
+    return c;
+}
+
+static inline double rtopo__max(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Runs the graph; with bufs also moves the data.  *makespan: the time the
+ * last node ends. */
+static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
+                      uint8_t *const *const *bufs, double *makespan)
+{
+    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
+             *oadj = NULL, *hlink = NULL;
+    double *rdy = NULL, *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
+           *cpu = NULL, span = 0.0;
+    uint64_t *stage = NULL, arena_len = 0;
+    uint8_t *arena = NULL;
+    rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
+    rtopo__heap_t h = { NULL, 0, 0, 0 };
+    int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
+
+    cnt = calloc((size_t)n + 1, sizeof(*cnt));
+    first = calloc((size_t)n + 2, sizeof(*first));
+    oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
+    rdy = calloc((size_t)n + 1, sizeof(*rdy));
+    xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
+    hlink = malloc(((size_t)s->nhops + 1) * sizeof(*hlink));
+    cpu = calloc((size_t)p, sizeof(*cpu));
+    if (k) {
+        sport = calloc((size_t)p * (size_t)k, sizeof(*sport));
+        rport = calloc((size_t)p * (size_t)k, sizeof(*rport));
+    }
+    if (!cnt || !first || !oadj || !rdy || !xend || !hlink || !cpu ||
+        (k && (!sport || !rport)) || rtopo__linkmap_grow(&map)) {
+        rtopo__error(st, "simulating %u nodes", n);
+        goto out;
+    }
+    /* out-edges by pred (CSR), in-degree by succ */
+    for (i = 0; i < s->ndeps; i++) {
+        cnt[s->deps[i].succ]++;
+        first[s->deps[i].pred + 2]++;
+    }
+    for (i = 0; i < n; i++)
+        first[i + 2] += first[i + 1];
+    for (i = 0; i < s->ndeps; i++)
+        oadj[first[s->deps[i].pred + 1]++] = i;
+    /* link direction of every hop */
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        int32_t from = x->src;
+        uint32_t j;
+        int fresh;
+
+        for (j = 0; j < x->nhops; j++) {
+            if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
+                rtopo__error(st, "link table");
+                goto out;
+            }
+            hlink[x->hop0 + j] = rtopo__linkmap_get(&map, from, s->hops[x->hop0 + j].to,
+                                                    &fresh);
+            from = s->hops[x->hop0 + j].to;
+        }
+    }
+    lfree = calloc((size_t)map.n + 1, sizeof(*lfree));
+    if (!lfree) {
+        rtopo__error(st, "%u links", map.n);
+        goto out;
+    }
+    if (bufs) {
+        stage = malloc(((size_t)s->nxfers + 1) * sizeof(*stage));
+        if (!stage) {
+            rtopo__error(st, "staging");
+            goto out;
+        }
+        for (i = 0; i < s->nxfers; i++) {
+            stage[i] = arena_len;
+            if (s->xfers[i].nhops) {
+                if (s->xfers[i].len > SIZE_MAX - arena_len) {
+                    rtopo__error(st, "staging overflows");
+                    goto out;
+                }
+                arena_len += s->xfers[i].len;
+            }
+        }
+        arena = malloc(arena_len ? arena_len : 1);
+        if (!arena) {
+            rtopo__error(st, "staging for %u transfers (%llu bytes)", s->nxfers,
+                         (unsigned long long)arena_len);
+            goto out;
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (!cnt[i] && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
+            goto out;
+    st = RTOPO_OK;
+    while (h.n) {
+        rtopo__ev_t e = rtopo__heap_pop(&h);
+        uint32_t u = e.node, j;
+        int sent = e.type == RTOPO__EV_SENT;
+
+        if (e.type == RTOPO__EV_READY) {
+            if (u < s->nxfers && s->xfers[u].nhops) {
+                st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0);
+            } else {
+                int r = u < s->nxfers ? s->xfers[u].src : s->kerns[u - s->nxfers].rank;
+                double c = u < s->nxfers ? m->ts[RTOPO__LINK_LOCAL] +
+                           (double)s->xfers[u].len * m->tw[RTOPO__LINK_LOCAL] :
+                           rtopo__kern_cost(m, &s->kerns[u - s->nxfers]);
+
+                cpu[r] = rtopo__max(e.t, cpu[r]) + c;
+                st = rtopo__heap_push(&h, cpu[r], RTOPO__EV_END, u, 0);
+            }
+            if (st)
+                goto out;
+            continue;
+        }
+        if (e.type == RTOPO__EV_HOP) {
+            const rtopo__xfer_t *x = &s->xfers[u];
+            const rtopo__hop_t *hp = &s->hops[x->hop0 + e.hop];
+            uint32_t l = hlink[x->hop0 + e.hop];
+            double T = m->ts[hp->link] + (double)x->len * m->tw[hp->link], g;
+            size_t sp = 0, rp = 0;
+            int last = e.hop + 1 == x->nhops;
+
+            g = rtopo__max(e.t, lfree[l]);
+            if (k && e.hop == 0)
+                g = rtopo__max(g, rtopo__port_pick(sport, k, x->src, &sp));
+            if (k && last)
+                g = rtopo__max(g, rtopo__port_pick(rport, k, x->dst, &rp));
+            lfree[l] = g + T;
+            if (k && e.hop == 0)
+                sport[sp] = g + T;
+            if (k && last)
+                rport[rp] = g + T;
+            xend[u] = rtopo__max(xend[u], g + T);
+            if (e.hop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0)))
+                goto out;
+            if (last)
+                st = rtopo__heap_push(&h, xend[u], RTOPO__EV_END, u, 0);
+            else
+                st = rtopo__heap_push(&h, g + rtopo__model_th(m, s->hops[x->hop0 +
+                                      e.hop + 1].link, x->len), RTOPO__EV_HOP, u,
+                                      e.hop + 1);
+            if (st)
+                goto out;
+            continue;
+        }
+        /* SENT or END: move the data, release the edges */
+        if (bufs && u < s->nxfers) {
+            const rtopo__xfer_t *x = &s->xfers[u];
+
+            if (x->len && !x->nhops)
+                memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
+                        bufs[x->src][x->src_buf] + x->src_off, x->len);
+            else if (x->len && sent)
+                memcpy(arena + stage[u], bufs[x->src][x->src_buf] + x->src_off, x->len);
+            else if (x->len)
+                memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, arena + stage[u], x->len);
+        } else if (bufs) {
+            const rtopo__kern_t *kn = &s->kerns[u - s->nxfers];
+
+            if ((st = rtopo__kern_run(kn, bufs[kn->rank])))
+                goto out;
+        }
+        if (!sent) {
+            ended++;
+            span = rtopo__max(span, e.t);
+        }
+        for (j = first[u]; j < first[u + 1]; j++) {
+            const rtopo__dep_t *d = &s->deps[oadj[j]];
+
+            if ((rtopo__sched_part(s, u, d->rank) == RTOPO__PART_SEND) != sent)
+                continue;
+            rdy[d->succ] = rtopo__max(rdy[d->succ], e.t);
+            if (--cnt[d->succ] == 0 &&
+                (st = rtopo__heap_push(&h, rdy[d->succ], RTOPO__EV_READY, d->succ, 0)))
+                goto out;
+        }
+    }
+    if (ended != n)
+        st = rtopo__error(RTOPO_ERR_INVAL, "%u of %u nodes never start: the edges form "
+                          "a cycle or name missing parts", n - ended, n);
+    *makespan = span;
+out:
+    free(h.ev);
+    free(map.key);
+    free(map.id);
+    free(cnt);
+    free(first);
+    free(oadj);
+    free(rdy);
+    free(xend);
+    free(hlink);
+    free(lfree);
+    free(sport);
+    free(rport);
+    free(cpu);
+    free(stage);
+    free(arena);
+    return st;
+}
+
+static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,
+                             const char *what, uint32_t i, int rank, int buf,
                              uint64_t off, uint64_t len)
 {
     if (!bufs[rank] || (len && !bufs[rank][buf]))
-        return rtopo__error(RTOPO_ERR_INVAL, "xfer %u: rank %d has no buffer "
-                            "%d", i, rank, buf);
+        return rtopo__error(RTOPO_ERR_INVAL, "%s %u: rank %d has no buffer %d", what, i,
+                            rank, buf);
     if (size && (off > size[buf] || len > size[buf] - off))
-        return rtopo__error(RTOPO_ERR_INVAL, "xfer %u: rank %d buffer %d range "
-                            "%llu+%llu beyond %llu", i, rank, buf,
+        return rtopo__error(RTOPO_ERR_INVAL, "%s %u: rank %d buffer %d range "
+                            "%llu+%llu beyond %llu", what, i, rank, buf,
                             (unsigned long long)off, (unsigned long long)len,
                             (unsigned long long)size[buf]);
     return RTOPO_OK;
 }
 
-static void rtopo__exec_local(const rtopo__xfer_t *x, uint8_t *const *const *bufs)
-{
-    if (x->len)
-        memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
-                bufs[x->src][x->src_buf] + x->src_off, x->len);
-}
-
 int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
                           const uint64_t size[RTOPO__BUF_COUNT])
 {
-    rtopo__exec_ent_t *ent = NULL;
-    uint32_t *first = NULL, nsteps = 0, i, j, t;
-    uint64_t *stage = NULL, arena_len = 0;
-    uint8_t *arena = NULL;
-    int status;
+    rtopo__model_t m;
+    double span;
+    uint32_t i;
+    int st;
 
-    status = rtopo__sim_check(s);
-    if (status)
-        return status;
+    if ((st = rtopo__sim_check(s)))
+        return st;
     if (!bufs)
         return rtopo__error(RTOPO_ERR_INVAL, "no buffers");
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
 
-        status = rtopo__exec_range(s, bufs, size, i, x->src, x->src_buf,
-                                   x->src_off, x->len);
-        if (!status)
-            status = rtopo__exec_range(s, bufs, size, i, x->dst, x->dst_buf,
-                                       x->dst_off, x->len);
-        if (status)
-            return status;
-        for (j = 0; j < x->nhops; j++)
-            if (s->hops[x->hop0 + j].step + 1 > nsteps)
-                nsteps = s->hops[x->hop0 + j].step + 1;
-        if (x->nhops) {
-            /* two staging slots: the copy on the rank a hop leaves and the
-             * copy on the rank it reaches */
-            if (x->len > (UINT64_MAX - arena_len) / 2 ||
-                arena_len + 2 * x->len > SIZE_MAX)
-                return rtopo__error(RTOPO_ERR_NOMEM, "staging overflows");
-            arena_len += 2 * x->len;
-        }
+        if ((st = rtopo__exec_range(bufs, size, "xfer", i, x->src, x->src_buf, x->src_off,
+                                    x->len)) ||
+            (st = rtopo__exec_range(bufs, size, "xfer", i, x->dst, x->dst_buf, x->dst_off,
+                                    x->len)))
+            return st;
     }
-    stage = malloc((s->nxfers ? s->nxfers : 1) * sizeof(*stage));
-    first = calloc((size_t)nsteps + 1, sizeof(*first));
-    ent = malloc((s->nhops ? s->nhops : 1) * sizeof(*ent));
-    arena = malloc(arena_len ? arena_len : 1);
-    if (!stage || !first || !ent || !arena) {
-        status = rtopo__error(RTOPO_ERR_NOMEM, "staging for %u transfers "
-                              "(%llu bytes)", s->nxfers,
-                              (unsigned long long)arena_len);
-        goto out;
+    for (i = 0; i < s->nkerns; i++) {
+        const rtopo__kern_t *k = &s->kerns[i];
+        int two = k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT;
+
+        if (k->src_buf >= RTOPO__BUF_COUNT || k->dst_buf >= RTOPO__BUF_COUNT)
+            return rtopo__error(RTOPO_ERR_INVAL, "kernel %u: buffer out of range", i);
+        if ((two && (st = rtopo__exec_range(bufs, size, "kernel", i, k->rank, k->src_buf,
+                                            k->src_off, k->len))) ||
+            (st = rtopo__exec_range(bufs, size, "kernel", i, k->rank, k->dst_buf,
+                                    k->dst_off, k->len)))
+            return st;
     }
-    /* bucket the hops by step (counting sort) */
-    for (i = 0; i < s->nxfers; i++)
-        for (j = 0; j < s->xfers[i].nhops; j++)
-            first[s->hops[s->xfers[i].hop0 + j].step + 1]++;
-    for (t = 0; t < nsteps; t++)
-        first[t + 1] += first[t];
-    arena_len = 0;
-    for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
-
-        stage[i] = arena_len;
-        if (x->nhops)
-            arena_len += 2 * x->len;
-        for (j = 0; j < x->nhops; j++) {
-            uint32_t st = s->hops[x->hop0 + j].step;
-
-            ent[first[st]].xfer = i;
-            ent[first[st]].hop = j;
-            first[st]++;
-        }
-    }
-    /* first[t] now ends bucket t; bucket t starts at first[t-1] (0 for t 0) */
-    for (i = 0; i < s->nxfers; i++)
-        if (!s->xfers[i].nhops && s->xfers[i].src_buf == RTOPO__BUF_SEND)
-            rtopo__exec_local(&s->xfers[i], bufs);
-    for (t = 0; t < nsteps; t++) {
-        uint32_t b = t ? first[t - 1] : 0, e = first[t];
-
-        /* reads first, so a transfer sees only earlier steps' writes */
-        for (j = b; j < e; j++) {
-            const rtopo__xfer_t *x = &s->xfers[ent[j].xfer];
-
-            if (ent[j].hop == 0 && x->len)
-                memcpy(arena + stage[ent[j].xfer],
-                       bufs[x->src][x->src_buf] + x->src_off, x->len);
-        }
-        /* forward: slot hop%2 (rank left) -> slot (hop+1)%2 (rank reached) */
-        for (j = b; j < e; j++) {
-            const rtopo__xfer_t *x = &s->xfers[ent[j].xfer];
-            uint8_t *base = arena + stage[ent[j].xfer];
-
-            if (x->len)
-                memcpy(base + ((ent[j].hop + 1) % 2) * x->len,
-                       base + (ent[j].hop % 2) * x->len, x->len);
-        }
-        for (j = b; j < e; j++) {
-            const rtopo__xfer_t *x = &s->xfers[ent[j].xfer];
-
-            if (ent[j].hop == x->nhops - 1 && x->len)
-                memcpy(bufs[x->dst][x->dst_buf] + x->dst_off,
-                       arena + stage[ent[j].xfer] + (x->nhops % 2) * x->len,
-                       x->len);
-        }
-    }
-    for (i = 0; i < s->nxfers; i++)
-        if (!s->xfers[i].nhops && s->xfers[i].src_buf != RTOPO__BUF_SEND)
-            rtopo__exec_local(&s->xfers[i], bufs);
-    status = RTOPO_OK;
-out:
-    free(arena);
-    free(ent);
-    free(first);
-    free(stage);
-    return status;
+    rtopo__model_default(&m);
+    return rtopo__des(s, &m, bufs, &span);
 }
 
 int rtopo__sim_exec(const rtopo__sched_t *s, uint8_t *const *const *bufs)

@@ -238,6 +238,18 @@ int rtopo__tdesc_init(rtopo__tdesc_t *t, int kind, int p, int a, int b)
     return RTOPO_OK;
 }
 
+int rtopo__tdesc_add_host(rtopo__tdesc_t *t)
+{
+    if (!t || t->kind != RTOPO__TOPO_HYPERCUBE || t->host)
+        return rtopo__error(RTOPO_ERR_INVAL, "a host endpoint joins a hypercube "
+                            "without one");
+    if (t->p == INT32_MAX)
+        return rtopo__error(RTOPO_ERR_INVAL, "too many ranks");
+    t->host = 1;
+    t->p++;
+    return RTOPO_OK;
+}
+
 int rtopo__topo_neighbors(const rtopo__tdesc_t *t, int rank, int *nbr, int max)
 {
     int cand[64], nc = 0, cnt = 0, i, k;
@@ -245,6 +257,15 @@ int rtopo__topo_neighbors(const rtopo__tdesc_t *t, int rank, int *nbr, int max)
     if (!t || rank < 0 || rank >= t->p || max < 0 || (max > 0 && !nbr))
         return rtopo__error(RTOPO_ERR_INVAL, "bad neighbour query for rank %d",
                             rank);
+    if (t->host && rank == t->p - 1) {
+        /* the host reaches every node */
+        for (i = 0; i < t->p - 1; i++)
+            if (i < max)
+                nbr[i] = i;
+        return t->p - 1;
+    }
+    if (t->host)
+        cand[nc++] = t->p - 1;
     switch (t->kind) {
     case RTOPO__TOPO_RING:
         cand[nc++] = (rank + 1) % t->p;
@@ -331,6 +352,15 @@ int rtopo__topo_hop_ok(const rtopo__tdesc_t *t, int from, const rtopo__hop_t *h)
 
     if (from < 0 || from >= p || to < 0 || to >= p || to == from)
         return 0;
+    if (t->host) {
+        /* HOST links join the host (rank p-1) and a node; overlay links
+         * stay among the nodes */
+        if (h->link == RTOPO__LINK_HOST)
+            return from == p - 1 || to == p - 1;
+        if ((from == p - 1 || to == p - 1) && h->link != RTOPO__LINK_RING &&
+            h->link != RTOPO__LINK_DIRECT)
+            return 0;
+    }
     switch (h->link) {
     case RTOPO__LINK_RING:
         return rtopo__cyc_ok(from, to, h->dir, p);
@@ -380,7 +410,7 @@ int rtopo__topo_hop_ok(const rtopo__tdesc_t *t, int from, const rtopo__hop_t *h)
             return 0;
         return to == (from % t->n) * t->n + from / t->n;
     default:
-        /* LOCAL is not a hop; HOST has no endpoint among the ranks */
+        /* LOCAL is not a hop; HOST needs a host endpoint */
         return 0;
     }
 }

@@ -70,6 +70,10 @@ static rtopo__sched_t *build(rtopo_topo_t *t, size_t len)
             hop++;
         }
     sc->nhops = (uint32_t)hop;
+    for (s = 0; p == 1 && s < 4; s++)
+        sc->xfers[s].step = (uint32_t)s;
+    if ((st_ok = rtopo__sched_deps_infer(sc, 0)))
+        die("rtopo__sched_deps_infer", st_ok);
     return sc;
 }
 

@@ -118,9 +118,9 @@ static void test_contention(void)
     CU_ASSERT_EQUAL(r.max_link_load, 2);
     /* step 0: the shared link serializes two transfers; step 1: one */
     CU_ASSERT_DOUBLE_EQUAL(r.model_time_sf, 3 * hop, 1e-12);
-    /* cut-through: the 2-hop route (ts + m tw + th) dominates the shared
-     * link (ts + 2000 tw) */
-    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 2 * hop, 1e-12);
+    /* event by event: rank 0 has one port, so the 2-hop route leaves after
+     * the first transfer (hop), then costs ts + m tw + th (2 hop) */
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 3 * hop, 1e-12);
     rtopo__sched_free(s);
     s = make(RTOPO__TOPO_RING, 4, 0, apart);
     CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
@@ -146,11 +146,11 @@ static void test_ring_costs(void)
     CU_ASSERT_DOUBLE_EQUAL(r.model_time, 5 * hop, 1e-12);
     rtopo__sched_free(s);
     /* 16 MiB pipelines, but every ring link carries 5 packets over the
-     * schedule, and that bounds the time */
+     * schedule, one after the other, and that bounds the time */
     CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_RING, -5, 16 << 20, NULL,
                                        &s) == 0);
     CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
-    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 5e-6 + 5 * (16 << 20) * 1e-9, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 5 * (5e-6 + (16 << 20) * 1e-9), 1e-9);
     CU_ASSERT_EQUAL(r.moves[RTOPO__LINK_RING], 16 * 5);
     rtopo__sched_free(s);
 }
@@ -159,8 +159,8 @@ static void test_exec_order(void)
 {
     /* A: 0 SEND -> 1 RECV at step 0.  B: 1 RECV -> 2 RECV, read at step 0
      * (sees the old RECV of 1).  C: 1 RECV -> 3 RECV at step 1 (sees A's
-     * data).  D: local RECV -> TMP copy on 1 (after all steps), E: local
-     * SEND -> RECV on 0 (before step 0). */
+     * data).  D: local RECV -> TMP copy on 1 (step 2, after all), E: local
+     * SEND -> RECV on 0 (step 0).  The edges come from the steps. */
     rtopo__tdesc_t t;
     rtopo__sched_t *s;
     tu_bufs_t b;
@@ -181,9 +181,18 @@ static void test_exec_order(void)
         .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 2, .len = 16 };
     s->hops[2] = (rtopo__hop_t){ .to = 3, .step = 1, .link = RTOPO__LINK_DIRECT };
     s->xfers[3] = (rtopo__xfer_t){ .src = 1, .dst = 1, .src_buf = RTOPO__BUF_RECV,
-        .dst_buf = RTOPO__BUF_TMP, .len = 16 };
+        .dst_buf = RTOPO__BUF_TMP, .len = 16, .step = 2 };
     s->xfers[4] = (rtopo__xfer_t){ .src = 0, .dst = 0, .src_buf = RTOPO__BUF_SEND,
         .dst_buf = RTOPO__BUF_RECV, .len = 16 };
+    CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, 0) == RTOPO_OK);
+    /* on rank 1: B reads before A writes (WAR), C and D read after (RAW) */
+    CU_ASSERT_EQUAL_FATAL(s->ndeps, 3);
+    CU_ASSERT(s->deps[0].rank == 1 && s->deps[0].pred == 1 && s->deps[0].succ == 0 &&
+              s->deps[0].kind == RTOPO__DEP_WAR);
+    CU_ASSERT(s->deps[1].pred == 0 && s->deps[1].succ == 2 &&
+              s->deps[1].kind == RTOPO__DEP_RAW);
+    CU_ASSERT(s->deps[2].pred == 0 && s->deps[2].succ == 3 &&
+              s->deps[2].kind == RTOPO__DEP_RAW);
     CU_ASSERT(rtopo__sched_validate(s) == RTOPO_OK);
     CU_ASSERT_FATAL(tu_bufs_init(&b, 4, 16, 16) == 0);
     tu_bufs_fill(&b);

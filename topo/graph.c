@@ -1,0 +1,356 @@
+/*
+ * graph.c - the dependency graph of a schedule: parts of nodes on ranks,
+ * edges inferred from steps and byte ranges, kernels and edges appended
+ * by generators, per-rank scratch sizes, phase concatenation.
+ *
+ * Inference rule: on each rank, every access a node makes (a transfer's
+ * source read, its destination write, a local node's reads and writes)
+ * gets a key (step, phase, node) with phase 0 for a SEND part, 1 for a
+ * RECV part and 2 for a local node; two accesses to overlapping ranges of
+ * one buffer, at least one of them a write, are ordered by their keys and
+ * joined by an edge.  Keys increase along every edge, so the inferred
+ * graph has no cycle.  Cost: O(a^2) per rank for a accesses on it.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+
+int rtopo__sched_part(const rtopo__sched_t *s, uint32_t id, int rank)
+{
+    if (id < s->nxfers) {
+        const rtopo__xfer_t *x = &s->xfers[id];
+
+        if (!x->nhops)
+            return x->src == rank ? RTOPO__PART_LOCAL : 0;
+        if (x->src == rank)
+            return RTOPO__PART_SEND;
+        return x->dst == rank ? RTOPO__PART_RECV : 0;
+    }
+    id -= s->nxfers;
+    if (id < s->nkerns)
+        return s->kerns[id].rank == rank ? RTOPO__PART_LOCAL : 0;
+    return 0;
+}
+
+int rtopo__sched_add_kerns(rtopo__sched_t *s, uint32_t n, uint32_t *idx_p)
+{
+    rtopo__kern_t *k;
+
+    if (!s || n > UINT32_MAX - s->nkerns || n > UINT32_MAX - s->nxfers - s->nkerns)
+        return rtopo__error(RTOPO_ERR_INVAL, "too many kernels");
+    k = realloc(s->kerns, ((size_t)s->nkerns + n + 1) * sizeof(*k));
+    if (!k)
+        return rtopo__error(RTOPO_ERR_NOMEM, "%u kernels", s->nkerns + n);
+    memset(k + s->nkerns, 0, (size_t)n * sizeof(*k));
+    s->kerns = k;
+    if (idx_p)
+        *idx_p = s->nkerns;
+    s->nkerns += n;
+    return RTOPO_OK;
+}
+
+static int rtopo__deps_reserve(rtopo__sched_t *s, size_t more, size_t *cap)
+{
+    rtopo__dep_t *d;
+    size_t want = (size_t)s->ndeps + more;
+
+    if (want <= *cap)
+        return RTOPO_OK;
+    if (want > UINT32_MAX)
+        return rtopo__error(RTOPO_ERR_NOMEM, "too many edges");
+    if (want < 2 * *cap)
+        want = 2 * *cap;
+    d = realloc(s->deps, want * sizeof(*d));
+    if (!d)
+        return rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", want);
+    s->deps = d;
+    *cap = want;
+    return RTOPO_OK;
+}
+
+int rtopo__sched_add_dep(rtopo__sched_t *s, int rank, uint32_t pred, uint32_t succ,
+                         int kind)
+{
+    size_t cap = s->ndeps;
+    int st = rtopo__deps_reserve(s, 1, &cap);
+
+    if (st)
+        return st;
+    s->deps[s->ndeps].rank = rank;
+    s->deps[s->ndeps].pred = pred;
+    s->deps[s->ndeps].succ = succ;
+    s->deps[s->ndeps].kind = (uint32_t)kind;
+    s->ndeps++;
+    return RTOPO_OK;
+}
+
+int rtopo__sched_set_tmp(rtopo__sched_t *s, const uint64_t *tmp_rank)
+{
+    uint64_t *t, max = 0;
+    int i;
+
+    t = malloc((size_t)s->topo.p * sizeof(*t));
+    if (!t)
+        return rtopo__error(RTOPO_ERR_NOMEM, "TMP sizes of %d ranks", s->topo.p);
+    for (i = 0; i < s->topo.p; i++) {
+        t[i] = tmp_rank[i];
+        if (t[i] > max)
+            max = t[i];
+    }
+    free(s->tmp_rank);
+    s->tmp_rank = t;
+    s->tmp_bytes = max;
+    return RTOPO_OK;
+}
+
+/* ---- inference --------------------------------------------------------- */
+
+typedef struct rtopo__acc {
+    int32_t rank;
+    uint32_t step;
+    uint8_t phase;     /* 0 send, 1 recv, 2 local */
+    uint8_t write;
+    uint8_t buf;
+    uint32_t node;
+    uint64_t off, len;
+} rtopo__acc_t;
+
+static int rtopo__acc_cmp(const void *a, const void *b)
+{
+    const rtopo__acc_t *x = a, *y = b;
+
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    if (x->phase != y->phase)
+        return x->phase < y->phase ? -1 : 1;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return 0;
+}
+
+static int rtopo__dep_cmp(const void *a, const void *b)
+{
+    const rtopo__dep_t *x = a, *y = b;
+
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->succ != y->succ)
+        return x->succ < y->succ ? -1 : 1;
+    if (x->pred != y->pred)
+        return x->pred < y->pred ? -1 : 1;
+    return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static void rtopo__acc_put(rtopo__acc_t *a, size_t *n, int rank, uint32_t step, int phase,
+                           int write, int buf, uint32_t node, uint64_t off, uint64_t len)
+{
+    rtopo__acc_t *e;
+
+    if (!len)
+        return;
+    e = &a[(*n)++];
+    e->rank = rank;
+    e->step = step;
+    e->phase = (uint8_t)phase;
+    e->write = (uint8_t)write;
+    e->buf = (uint8_t)buf;
+    e->node = node;
+    e->off = off;
+    e->len = len;
+}
+
+int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
+{
+    rtopo__acc_t *acc;
+    size_t n = 0, cap = s->ndeps, i, j, b, e, w;
+    uint32_t id;
+    int st = RTOPO_OK;
+
+    /* at most 3 accesses per node, plus one port entry per transfer */
+    acc = malloc(((size_t)s->nxfers * 3 + (size_t)s->nkerns * 3 + 1) * sizeof(*acc));
+    if (!acc)
+        return rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %u nodes",
+                            s->nxfers + s->nkerns);
+    for (id = 0; id < s->nxfers; id++) {
+        const rtopo__xfer_t *x = &s->xfers[id];
+
+        if (!x->nhops) {
+            rtopo__acc_put(acc, &n, x->src, x->step, 2, 0, x->src_buf, id, x->src_off,
+                           x->len);
+            rtopo__acc_put(acc, &n, x->src, x->step, 2, 1, x->dst_buf, id, x->dst_off,
+                           x->len);
+            continue;
+        }
+        rtopo__acc_put(acc, &n, x->src, s->hops[x->hop0].step, 0, 0, x->src_buf, id,
+                       x->src_off, x->len);
+        rtopo__acc_put(acc, &n, x->dst, s->hops[x->hop0 + x->nhops - 1].step, 1, 1,
+                       x->dst_buf, id, x->dst_off, x->len);
+    }
+    for (i = 0; i < s->nkerns; i++) {
+        const rtopo__kern_t *k = &s->kerns[i];
+        int rd = k->type == RTOPO__KERN_COMBINE || k->type == RTOPO__KERN_SELECT;
+
+        id = s->nxfers + (uint32_t)i;
+        if (rd || k->type == RTOPO__KERN_CMPX)
+            rtopo__acc_put(acc, &n, k->rank, k->step, 2, k->type == RTOPO__KERN_CMPX,
+                           k->src_buf, id, k->src_off, k->len);
+        rtopo__acc_put(acc, &n, k->rank, k->step, 2, 1, k->dst_buf, id, k->dst_off, k->len);
+    }
+    qsort(acc, n, sizeof(*acc), rtopo__acc_cmp);
+    for (b = 0; b < n; b = e) {
+        for (e = b; e < n && acc[e].rank == acc[b].rank; e++)
+            ;
+        for (j = b; j < e; j++) {
+            const rtopo__acc_t *y = &acc[j];
+
+            for (i = b; i < j; i++) {
+                const rtopo__acc_t *x = &acc[i];
+                int kind;
+
+                if (x->node == y->node || x->buf != y->buf || !(x->write || y->write) ||
+                    x->off >= y->off + y->len || y->off >= x->off + x->len)
+                    continue;
+                if (x->step == y->step && x->phase == 1 && y->phase == 1) {
+                    st = rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both write "
+                                      "rank %d's buffer %u at offset %llu in step %u: "
+                                      "order them by steps", x->node, y->node, y->rank,
+                                      y->buf, (unsigned long long)(x->off > y->off ?
+                                      x->off : y->off), y->step);
+                    goto out;
+                }
+                kind = x->write && y->write ? RTOPO__DEP_WAW :
+                       x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
+                if ((st = rtopo__deps_reserve(s, 1, &cap)))
+                    goto out;
+                s->deps[s->ndeps++] = (rtopo__dep_t){ y->rank, x->node, y->node,
+                                                      (uint32_t)kind };
+            }
+        }
+    }
+    if (flags & RTOPO__DEPS_PORT) {
+        /* SEND parts of each rank, in (step, node) order */
+        n = 0;
+        for (id = 0; id < s->nxfers; id++) {
+            const rtopo__xfer_t *x = &s->xfers[id];
+
+            if (x->nhops)
+                rtopo__acc_put(acc, &n, x->src, s->hops[x->hop0].step, 0, 0, 0, id, 0, 1);
+        }
+        qsort(acc, n, sizeof(*acc), rtopo__acc_cmp);
+        for (i = 1; i < n; i++) {
+            if (acc[i].rank != acc[i - 1].rank)
+                continue;
+            if ((st = rtopo__deps_reserve(s, 1, &cap)))
+                goto out;
+            s->deps[s->ndeps++] = (rtopo__dep_t){ acc[i].rank, acc[i - 1].node,
+                                                  acc[i].node, RTOPO__DEP_PORT };
+        }
+    }
+    /* one edge per (rank, pred, succ, kind) */
+    qsort(s->deps, s->ndeps, sizeof(*s->deps), rtopo__dep_cmp);
+    for (i = 0, w = 0; i < s->ndeps; i++)
+        if (!w || rtopo__dep_cmp(&s->deps[w - 1], &s->deps[i]))
+            s->deps[w++] = s->deps[i];
+    s->ndeps = (uint32_t)w;
+out:
+    free(acc);
+    return st;
+}
+
+/* ---- phases ------------------------------------------------------------ */
+
+int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
+                        rtopo__sched_t **out_p)
+{
+    rtopo__sched_t *s = NULL;
+    uint32_t ax = a->nxfers, bx = b->nxfers, ak = a->nkerns, i, shift = a->nsteps;
+    int st;
+
+    if (a->topo.kind != b->topo.kind || a->topo.p != b->topo.p ||
+        a->topo.host != b->topo.host) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "phases over different topologies");
+        goto out;
+    }
+    if (ax > UINT32_MAX - bx || a->nhops > UINT32_MAX - b->nhops ||
+        (uint64_t)ax + bx + ak + b->nkerns > UINT32_MAX ||
+        (uint64_t)a->ndeps + b->ndeps > UINT32_MAX) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "phases too large to join");
+        goto out;
+    }
+    if ((st = rtopo__sched_alloc(&a->topo, ax + bx, a->nhops + b->nhops, &s)))
+        goto out;
+    s->algo = a->algo;
+    s->nsteps = a->nsteps + b->nsteps;
+    if (a->nxfers)
+        memcpy(s->xfers, a->xfers, ax * sizeof(*s->xfers));
+    if (b->nxfers)
+        memcpy(s->xfers + ax, b->xfers, bx * sizeof(*s->xfers));
+    if (a->nhops)
+        memcpy(s->hops, a->hops, a->nhops * sizeof(*s->hops));
+    if (b->nhops)
+        memcpy(s->hops + a->nhops, b->hops, b->nhops * sizeof(*s->hops));
+    for (i = 0; i < bx; i++) {
+        s->xfers[ax + i].hop0 += a->nhops;
+        s->xfers[ax + i].step += shift;
+    }
+    for (i = 0; i < b->nhops; i++)
+        s->hops[a->nhops + i].step += shift;
+    if ((st = rtopo__sched_add_kerns(s, ak + b->nkerns, NULL)))
+        goto out;
+    if (ak)
+        memcpy(s->kerns, a->kerns, ak * sizeof(*s->kerns));
+    for (i = 0; i < b->nkerns; i++) {
+        s->kerns[ak + i] = b->kerns[i];
+        s->kerns[ak + i].step += shift;
+    }
+    /* node ids: a's transfers, b's transfers, a's kernels, b's kernels */
+    for (i = 0; i < a->ndeps; i++) {
+        rtopo__dep_t d = a->deps[i];
+
+        d.pred += d.pred >= ax ? bx : 0;
+        d.succ += d.succ >= ax ? bx : 0;
+        if ((st = rtopo__sched_add_dep(s, d.rank, d.pred, d.succ, (int)d.kind)))
+            goto out;
+    }
+    for (i = 0; i < b->ndeps; i++) {
+        rtopo__dep_t d = b->deps[i];
+
+        d.pred += d.pred >= bx ? ax + ak : ax;
+        d.succ += d.succ >= bx ? ax + ak : ax;
+        if ((st = rtopo__sched_add_dep(s, d.rank, d.pred, d.succ, (int)d.kind)))
+            goto out;
+    }
+    if (a->tmp_rank || b->tmp_rank) {
+        uint64_t *t = malloc((size_t)a->topo.p * sizeof(*t));
+        int r;
+
+        if (!t) {
+            st = rtopo__error(RTOPO_ERR_NOMEM, "TMP sizes");
+            goto out;
+        }
+        for (r = 0; r < a->topo.p; r++) {
+            uint64_t x = rtopo__sched_tmp(a, r), y = rtopo__sched_tmp(b, r);
+            t[r] = x > y ? x : y;
+        }
+        st = rtopo__sched_set_tmp(s, t);
+        free(t);
+        if (st)
+            goto out;
+    } else {
+        s->tmp_bytes = a->tmp_bytes > b->tmp_bytes ? a->tmp_bytes : b->tmp_bytes;
+    }
+    if ((st = rtopo__sched_deps_infer(s, flags)))
+        goto out;
+    *out_p = s;
+    s = NULL;
+out:
+    rtopo__sched_free(s);
+    rtopo__sched_free(a);
+    rtopo__sched_free(b);
+    return st;
+}

@@ -1,0 +1,275 @@
+/*
+ * kernel.c - the local kernels of a schedule (fill, combine, compare-
+ * exchange, sort, select) run over one rank's SEND/RECV/TMP buffers.
+ *
+ * Elements are loaded and stored with memcpy: ranges may sit at any byte
+ * offset.  Integer SUM and PROD wrap (computed in unsigned arithmetic).
+ * Keys of FLOAT/DOUBLE records follow a total order in which NaN is
+ * greater than every number and equal to every NaN (and -0.0 == 0.0), so
+ * CMPX and SORT give the same result everywhere; COMBINE's MIN and MAX on
+ * floats use the same order.  Ties keep the destination's (first) value.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+
+size_t rtopo__dtype_size(int dtype)
+{
+    switch (dtype) {
+    case RTOPO_INT32: return sizeof(int32_t);
+    case RTOPO_INT64: return sizeof(int64_t);
+    case RTOPO_FLOAT: return sizeof(float);
+    case RTOPO_DOUBLE: return sizeof(double);
+    default: return 0;
+    }
+}
+
+static const char *const rtopo__kern_names[RTOPO__KERN_COUNT] = {
+    [RTOPO__KERN_FILL] = "fill",
+    [RTOPO__KERN_COMBINE] = "combine",
+    [RTOPO__KERN_CMPX] = "cmpx",
+    [RTOPO__KERN_SORT] = "sort",
+    [RTOPO__KERN_SELECT] = "select",
+};
+
+const char *rtopo__kern_name(int type)
+{
+    if (type < RTOPO__KERN_FILL || type >= RTOPO__KERN_COUNT)
+        return "unknown";
+    return rtopo__kern_names[type];
+}
+
+/* -1, 0, 1: a < b, a == b, a > b with NaN above everything */
+static int rtopo__fcmp(double a, double b)
+{
+    int na = isnan(a) != 0, nb = isnan(b) != 0;
+
+    if (na || nb)
+        return na - nb;
+    return (a > b) - (a < b);
+}
+
+/* compare the keys (first element of type dtype) at a and b */
+static int rtopo__key_cmp(int dtype, const uint8_t *a, const uint8_t *b)
+{
+    switch (dtype) {
+    case RTOPO_INT32: {
+        int32_t x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return (x > y) - (x < y);
+    }
+    case RTOPO_INT64: {
+        int64_t x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return (x > y) - (x < y);
+    }
+    case RTOPO_FLOAT: {
+        float x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return rtopo__fcmp(x, y);
+    }
+    default: {
+        double x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return rtopo__fcmp(x, y);
+    }
+    }
+}
+
+/* is the key at a non-zero?  (NaN is, -0.0 is not) */
+static int rtopo__key_nonzero(int dtype, const uint8_t *a)
+{
+    switch (dtype) {
+    case RTOPO_INT32: { int32_t x; memcpy(&x, a, sizeof x); return x != 0; }
+    case RTOPO_INT64: { int64_t x; memcpy(&x, a, sizeof x); return x != 0; }
+    case RTOPO_FLOAT: { float x; memcpy(&x, a, sizeof x); return x != 0.0f; }
+    default: { double x; memcpy(&x, a, sizeof x); return x != 0.0; }
+    }
+}
+
+static void rtopo__fill(int dtype, uint8_t *d, uint64_t len, int64_t arg)
+{
+    uint8_t e[8];
+    size_t es = rtopo__dtype_size(dtype);
+    uint64_t i;
+    double v;
+
+    switch (dtype) {
+    case RTOPO_INT32: { int32_t x = (int32_t)arg; memcpy(e, &x, es); break; }
+    case RTOPO_INT64: memcpy(e, &arg, es); break;
+    case RTOPO_FLOAT: {
+        float x;
+        memcpy(&v, &arg, sizeof v);
+        x = (float)v;
+        memcpy(e, &x, es);
+        break;
+    }
+    default: memcpy(e, &arg, es); break;   /* the bits of a double */
+    }
+    for (i = 0; i < len; i += es)
+        memcpy(d + i, e, es);
+}
+
+/* dst[i] = dst[i] op src[i] over n elements of T; U: T's unsigned twin
+ * for integer arithmetic that wraps, LT(a, b): a < b */
+#define RTOPO__COMBINE(T, U, LT)                                              \
+    for (i = 0; i < len; i += sizeof(T)) {                                    \
+        T a, b;                                                               \
+        memcpy(&a, d + i, sizeof a);                                          \
+        memcpy(&b, s + i, sizeof b);                                          \
+        switch (op) {                                                         \
+        case RTOPO_SUM: a = (T)((U)a + (U)b); break;                          \
+        case RTOPO_PROD: a = (T)((U)a * (U)b); break;                         \
+        case RTOPO_MIN: if (LT(b, a)) a = b; break;                           \
+        default: if (LT(a, b)) a = b; break;                                  \
+        }                                                                     \
+        memcpy(d + i, &a, sizeof a);                                          \
+    }
+#define RTOPO__ILT(a, b) ((a) < (b))
+#define RTOPO__FLT(a, b) (rtopo__fcmp((a), (b)) < 0)
+
+static void rtopo__combine(int dtype, int op, uint8_t *d, const uint8_t *s,
+                           uint64_t len)
+{
+    uint64_t i;
+
+    switch (dtype) {
+    case RTOPO_INT32: RTOPO__COMBINE(int32_t, uint32_t, RTOPO__ILT) break;
+    case RTOPO_INT64: RTOPO__COMBINE(int64_t, uint64_t, RTOPO__ILT) break;
+    case RTOPO_FLOAT: RTOPO__COMBINE(float, float, RTOPO__FLT) break;
+    default: RTOPO__COMBINE(double, double, RTOPO__FLT) break;
+    }
+}
+
+static void rtopo__cmpx(int dtype, int desc, uint8_t *s, uint8_t *d, uint64_t len,
+                        uint32_t rec)
+{
+    uint8_t t[256];
+    uint64_t i, o;
+
+    for (i = 0; i < len; i += rec) {
+        int c = rtopo__key_cmp(dtype, s + i, d + i);
+
+        if (desc ? c >= 0 : c <= 0)
+            continue;
+        for (o = 0; o < rec; o += sizeof t) {   /* swap in pieces */
+            size_t n = rec - o < sizeof t ? (size_t)(rec - o) : sizeof t;
+
+            memcpy(t, s + i + o, n);
+            memcpy(s + i + o, d + i + o, n);
+            memcpy(d + i + o, t, n);
+        }
+    }
+}
+
+/* stable bottom-up merge sort of n records of d, through scratch of the
+ * same size; a record of the right run goes first only when it strictly
+ * precedes the left one */
+static int rtopo__sort(int dtype, int desc, uint8_t *d, uint64_t len, uint32_t rec)
+{
+    uint64_t n = len / rec, w, lo;
+    uint8_t *tmp, *from = d, *to;
+
+    if (n < 2)
+        return RTOPO_OK;
+    if (len > SIZE_MAX || !(tmp = malloc((size_t)len)))
+        return rtopo__error(RTOPO_ERR_NOMEM, "kernel sort: %llu scratch bytes",
+                            (unsigned long long)len);
+    to = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (lo = 0; lo < n; lo += 2 * w) {
+            uint64_t l = lo, m = lo + w < n ? lo + w : n, r = m,
+                     hi = m + w < n ? m + w : n, o = lo * rec;
+
+            while (l < m && r < hi) {
+                int c = rtopo__key_cmp(dtype, from + l * rec, from + r * rec);
+                uint64_t k = (desc ? c < 0 : c > 0) ? r++ : l++;
+
+                memcpy(to + o, from + k * rec, rec);
+                o += rec;
+            }
+            memcpy(to + o, from + l * rec, (m - l) * rec);
+            o += (m - l) * rec;
+            memcpy(to + o, from + r * rec, (hi - r) * rec);
+        }
+        to = from;
+        from = from == d ? tmp : d;
+    }
+    if (from != d)
+        memcpy(d, from, len);
+    free(tmp);
+    return RTOPO_OK;
+}
+
+static void rtopo__select(int dtype, const uint8_t *s, uint8_t *d, uint64_t len,
+                          uint32_t rec)
+{
+    uint64_t i, o = 0;
+
+    for (i = 0; i < len; i += rec)
+        if (rtopo__key_nonzero(dtype, s + i)) {
+            memcpy(d + o, s + i, rec);
+            o += rec;
+        }
+    memset(d + o, 0, len - o);
+}
+
+/* do [a, a+len) and [b, b+len) intersect? (no overflow) */
+static int rtopo__overlap(uint64_t a, uint64_t b, uint64_t len)
+{
+    return len && (a >= b ? a - b < len : b - a < len);
+}
+
+int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT])
+{
+    const char *name = rtopo__kern_name(k->type);
+    size_t es = rtopo__dtype_size(k->dtype);
+    int recs = k->type == RTOPO__KERN_CMPX || k->type == RTOPO__KERN_SORT ||
+               k->type == RTOPO__KERN_SELECT;
+    int two = k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT;
+    int desc = (k->flags & RTOPO__KERN_DESC) != 0;
+    uint8_t *s, *d;
+
+    if (k->type < RTOPO__KERN_FILL || k->type >= RTOPO__KERN_COUNT)
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel type %u unknown", k->type);
+    if (!es)
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: datatype %u unknown", name,
+                            k->dtype);
+    if (k->type == RTOPO__KERN_COMBINE && k->op > RTOPO_MAX)
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: operator %u unknown", name,
+                            k->op);
+    if (recs ? (k->rec < es || k->len % k->rec) : k->len % es)
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: %llu bytes are not whole "
+                            "%s of %zu bytes", name, (unsigned long long)k->len,
+                            recs ? "records" : "elements",
+                            recs ? (size_t)k->rec : es);
+    if (k->src_buf >= RTOPO__BUF_COUNT || k->dst_buf >= RTOPO__BUF_COUNT)
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: buffer %u/%u out of range",
+                            name, k->src_buf, k->dst_buf);
+    if (!k->len)
+        return RTOPO_OK;
+    if (!bufs[k->dst_buf] || (two && !bufs[k->src_buf]))
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: buffer missing", name);
+    if (two && k->src_buf == k->dst_buf && rtopo__overlap(k->src_off, k->dst_off, k->len))
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: source and destination "
+                            "overlap", name);
+    d = bufs[k->dst_buf] + k->dst_off;
+    s = two ? bufs[k->src_buf] + k->src_off : NULL;
+    switch (k->type) {
+    case RTOPO__KERN_FILL: rtopo__fill(k->dtype, d, k->len, k->arg); break;
+    case RTOPO__KERN_COMBINE: rtopo__combine(k->dtype, k->op, d, s, k->len); break;
+    case RTOPO__KERN_CMPX: rtopo__cmpx(k->dtype, desc, s, d, k->len, k->rec); break;
+    case RTOPO__KERN_SORT: return rtopo__sort(k->dtype, desc, d, k->len, k->rec);
+    default: rtopo__select(k->dtype, s, d, k->len, k->rec); break;
+    }
+    return RTOPO_OK;
+}
