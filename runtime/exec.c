@@ -45,6 +45,7 @@ void rtopo__opdesc_shift(rtopo__opdesc_t *d, const rtopo_topo_t *t, long q, size
     d->kind = RTOPO__OP_SHIFT;
     d->algo = (uint8_t)algo;
     d->topo_kind = (uint8_t)td->kind;
+    d->host = (uint8_t)td->host;
     d->p = td->p;
     d->topo_a = td->kind == RTOPO__TOPO_MESH ? td->rows : td->kind == RTOPO__TOPO_HYPERCUBE ?
                 td->dim : td->kind == RTOPO__TOPO_RING ? 0 : td->n;
@@ -251,38 +252,79 @@ int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d
     return RTOPO_OK;
 }
 
+rtopo__plan_t *rtopo__plan_lookup(rtopo_topo_t *t, const rtopo__opdesc_t *key)
+{
+    int i;
+
+    for (i = 0; i < RTOPO__PLAN_CACHE; i++)
+        if (t->cache[i] && !memcmp(&t->cache[i]->key, key, sizeof(*key))) {
+            t->cache[i]->refs++;
+            return t->cache[i];
+        }
+    return NULL;
+}
+
+void rtopo__plan_cache(rtopo_topo_t *t, const rtopo__opdesc_t *key, rtopo__plan_t *plan)
+{
+    int i = t->cache_next++ % RTOPO__PLAN_CACHE;
+
+    plan->key = *key;
+    rtopo__plan_put(t->cache[i]);
+    t->cache[i] = plan;
+    plan->refs++;
+}
+
+static int rtopo__size_class(size_t bytes)
+{
+    return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
+}
+
+/* AUTO evaluates the candidates once per (q, size class) and remembers
+ * its choice: a new size in a known class builds one schedule, not
+ * every candidate.  Ranks make the same calls, so they remember alike. */
+static int rtopo__shift_sched_auto(rtopo_topo_t *t, long q, size_t bytes,
+                                   rtopo__sched_t **s_p)
+{
+    struct rtopo__auto_memo *m;
+    int i, cls = rtopo__size_class(bytes), st;
+
+    for (i = 0; i < RTOPO__AUTO_MEMO; i++) {
+        m = &t->memo[i];
+        if (m->algo && m->q == q && m->cls == cls)
+            return rtopo__sched_shift(&t->desc, m->algo, q, bytes, &t->ctx->model, s_p);
+    }
+    st = rtopo__sched_shift(&t->desc, RTOPO_SHIFT_AUTO, q, bytes, &t->ctx->model, s_p);
+    if (st)
+        return st;
+    m = &t->memo[t->memo_next++ % RTOPO__AUTO_MEMO];
+    m->q = q;
+    m->cls = cls;
+    m->algo = (*s_p)->algo;
+    return RTOPO_OK;
+}
+
 int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
                     rtopo__plan_t **plan_p)
 {
-    rtopo_ctx_t *ctx = t->ctx;
     rtopo__plan_t *plan;
-    rtopo__opdesc_t d;
+    rtopo__opdesc_t key, d;
     rtopo__sched_t *s;
-    int i, st;
+    int st;
 
-    for (i = 0; i < RTOPO__PLAN_CACHE; i++) {
-        plan = t->cache[i];
-        if (plan && plan->key_q == q && plan->key_bytes == bytes && plan->key_algo == algo) {
-            plan->refs++;
-            *plan_p = plan;
-            return RTOPO_OK;
-        }
-    }
-    st = rtopo__sched_shift(&t->desc, algo, q, bytes, &ctx->model, &s);
+    rtopo__opdesc_shift(&key, t, q, bytes, algo);
+    if ((*plan_p = rtopo__plan_lookup(t, &key)))
+        return RTOPO_OK;
+    if (algo == RTOPO_SHIFT_AUTO)
+        st = rtopo__shift_sched_auto(t, q, bytes, &s);
+    else
+        st = rtopo__sched_shift(&t->desc, algo, q, bytes, &t->ctx->model, &s);
     if (st)
         return st;
     rtopo__opdesc_shift(&d, t, q, bytes, s->algo);
     st = rtopo__plan_new(t, s, &d, &plan);
     if (st)
         return st;
-    plan->key_q = q;
-    plan->key_bytes = bytes;
-    plan->key_algo = algo;
-    /* one reference for the cache, one for the caller */
-    i = t->cache_next++ % RTOPO__PLAN_CACHE;
-    rtopo__plan_put(t->cache[i]);
-    t->cache[i] = plan;
-    plan->refs = 2;
+    rtopo__plan_cache(t, &key, plan);   /* the caller keeps plan_new's reference */
     *plan_p = plan;
     return RTOPO_OK;
 }

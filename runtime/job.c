@@ -46,7 +46,8 @@ static void rtopo__topo_str(const rtopo__opdesc_t *d, char *out, size_t n)
         snprintf(out, n, "mesh %dx%d", d->topo_a, d->topo_b);
         break;
     case RTOPO__TOPO_HYPERCUBE:
-        snprintf(out, n, "hypercube of dimension %d", d->topo_a);
+        snprintf(out, n, "hypercube of dimension %d%s", d->topo_a,
+                 d->host ? " with a host" : "");
         break;
     default:
         snprintf(out, n, "%s of %d ranks", rtopo__topo_name(d->topo_kind), d->p);
@@ -67,7 +68,7 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
     rtopo__topo_str(a, ta, sizeof(ta));
     rtopo__topo_str(b, tb, sizeof(tb));
     if (a->topo_kind != b->topo_kind || a->topo_a != b->topo_a || a->topo_b != b->topo_b ||
-        a->p != b->p)
+        a->p != b->p || a->host != b->host)
         snprintf(out, n, "on topology %s, this rank on topology %s", ta, tb);
     else if (a->kind != b->kind)
         snprintf(out, n, "called %s, this rank %s", rtopo__op_name(a->kind),
@@ -78,6 +79,13 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
     else if (a->kind == RTOPO__OP_SCHED && a->q != b->q)
         snprintf(out, n, "ran schedule %lld, this rank schedule %lld", (long long)a->q,
                  (long long)b->q);
+    else if (a->root != b->root)
+        snprintf(out, n, "called %s with root=%d, this rank with root=%d",
+                 rtopo__op_name(a->kind), a->root, b->root);
+    else if (a->dtype != b->dtype || a->op != b->op)
+        snprintf(out, n, "called %s with datatype %d and operator %d, this rank with "
+                 "datatype %d and operator %d", rtopo__op_name(a->kind), a->dtype, a->op,
+                 b->dtype, b->op);
     else if (a->bytes != b->bytes)
         snprintf(out, n, "called %s with bytes=%llu, this rank with bytes=%llu",
                  rtopo__op_name(a->kind), (unsigned long long)a->bytes,
@@ -86,6 +94,10 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
         snprintf(out, n, "called %s with algo=%s, this rank with algo=%s",
                  rtopo__op_name(a->kind), rtopo__algo_name(a->algo),
                  rtopo__algo_name(b->algo));
+    else if (a->param[0] != b->param[0] || a->param[1] != b->param[1])
+        snprintf(out, n, "called %s with strategy parameters (%lld, %lld), this rank with "
+                 "(%lld, %lld)", rtopo__op_name(a->kind), (long long)a->param[0],
+                 (long long)a->param[1], (long long)b->param[0], (long long)b->param[1]);
     else
         return 0;
     return 1;
@@ -95,6 +107,7 @@ static void rtopo__tdesc_to_opdesc(const rtopo__tdesc_t *t, rtopo__opdesc_t *d)
 {
     memset(d, 0, sizeof(*d));
     d->topo_kind = (uint8_t)t->kind;
+    d->host = (uint8_t)t->host;
     d->p = t->p;
     d->topo_a = t->kind == RTOPO__TOPO_MESH ? t->rows : t->kind == RTOPO__TOPO_HYPERCUBE ?
                 t->dim : t->kind == RTOPO__TOPO_RING ? 0 : t->n;

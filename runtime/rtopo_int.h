@@ -80,13 +80,19 @@ enum { RTOPO__OP_SHIFT = 1, RTOPO__OP_SCHED = 2 };
 
 typedef struct rtopo__opdesc {
     uint8_t kind;        /* RTOPO__OP_* */
-    uint8_t algo;        /* algorithm actually used */
+    uint8_t algo;        /* algorithm (cache key: as asked; plans and
+                            messages: as used) */
     uint8_t topo_kind;
-    uint8_t pad;
+    uint8_t host;        /* the topology has a host endpoint */
     int32_t p;
     int32_t topo_a, topo_b;   /* rows/cols, dimension, n */
+    int32_t root;        /* root rank, or 0 */
+    uint8_t dtype;       /* rtopo_datatype_t, or 0 */
+    uint8_t op;          /* rtopo_op_t, or 0 */
+    uint16_t pad;
     int64_t q;           /* shift distance mod p; user tag for SCHED */
     uint64_t bytes;
+    int64_t param[2];    /* strategy parameters of the collective */
 } rtopo__opdesc_t;
 
 /* A control message.  EAGER messages carry only the first
@@ -195,10 +201,8 @@ typedef struct rtopo__part {
 typedef struct rtopo__plan {
     rtopo__sched_t *sched;
     int refs;               /* topology cache + requests using it */
-    long key_q;             /* cache key */
-    size_t key_bytes;
-    int key_algo;
-    rtopo__opdesc_t desc;
+    rtopo__opdesc_t key;    /* cache key: the call's arguments */
+    rtopo__opdesc_t desc;   /* ... with the algorithm used (signature) */
     uint32_t sig;
     int staged_noted;       /* the staging fallback was logged */
     int nsend, nrecv, nlocal;
@@ -213,6 +217,7 @@ typedef struct rtopo__plan {
 } rtopo__plan_t;
 
 #define RTOPO__PLAN_CACHE 8
+#define RTOPO__AUTO_MEMO 32
 /* bounds on what a peer may send ahead of this rank */
 #define RTOPO__EARLY_OPS    1024u   /* operations ahead on one topology */
 #define RTOPO__EARLY_TOPOS  64u     /* topologies ahead */
@@ -229,6 +234,12 @@ struct rtopo_topo {
     int *nbr;
     rtopo__plan_t *cache[RTOPO__PLAN_CACHE];
     int cache_next;
+    struct rtopo__auto_memo {     /* AUTO's shift choices */
+        int64_t q;
+        int cls;                  /* size class: bit length of the bytes */
+        int algo;                 /* 0: empty */
+    } memo[RTOPO__AUTO_MEMO];
+    int memo_next;
 };
 
 struct rtopo__op;
@@ -497,6 +508,11 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
                     rtopo__plan_t **plan_p);
 int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                     rtopo__plan_t **plan_p);
+/* The cached plan for the arguments `key` (a new reference), or NULL. */
+rtopo__plan_t *rtopo__plan_lookup(rtopo_topo_t *t, const rtopo__opdesc_t *key);
+/* Keeps plan in the topology's cache under key (the cache takes a
+ * reference of its own). */
+void rtopo__plan_cache(rtopo_topo_t *t, const rtopo__opdesc_t *key, rtopo__plan_t *plan);
 void rtopo__plan_put(rtopo__plan_t *plan);
 int rtopo__op_start(rtopo__op_t *op);
 int rtopo__op_wait(rtopo__op_t *op);

@@ -54,7 +54,9 @@ static void usage(FILE *f)
 "  --bytes M       bytes per rank (default 1M); suffixes K, M, G (x1024)\n"
 "  --model LIST    comma-separated cost parameters: ts=, tw=, th= (times in\n"
 "                  s, or with a unit: 5us, 1ns), bw= (bytes/s, e.g. 1G),\n"
-"                  chunk= (bytes); prefix a link class to set only that\n"
+"                  chunk= (bytes), ports= (transfers a rank injects, and\n"
+"                  absorbs, at once; default 1, 0 = no limit), tk= (kernel\n"
+"                  time per byte); prefix a link class to set only that\n"
 "                  class, e.g. direct.ts=20us (classes: ring row col cube\n"
 "                  otis direct host cube-id local; cube-id is the\n"
 "                  identity-embedded cube E-cube routes over)\n"
@@ -175,6 +177,22 @@ static int parse_model(char *list, rtopo__model_t *m)
                 return bad("--model: unknown link class '%s'", key);
             hi = lo + 1;
             key = dot + 1;
+        }
+        if (!strcmp(key, "ports")) {
+            long n;
+
+            if (dot || parse_int(eq + 1, &n) || n < 0 || n > 1024)
+                return bad("--model: bad ports '%s' (0..1024, 0 = no limit, for "
+                           "all classes)", eq + 1);
+            m->ports = (int)n;
+            continue;
+        }
+        if (!strcmp(key, "tk")) {
+            if (dot || parse_time(eq + 1, &x) || x < 0)
+                return bad("--model: bad tk '%s' (time per byte a kernel touches)",
+                           eq + 1);
+            m->tk = x;
+            continue;
         }
         if (!strcmp(key, "chunk")) {
             uint64_t b;
@@ -489,10 +507,10 @@ static const char *auto_reason(const rtopo__shift_cand_t *cand, int nc,
             tie = 1;
     if (nc == 1)
         return "the only applicable algorithm";
-    return tie ? "smallest cut-through model time, at best equalled by "
+    return tie ? "smallest model time, at best equalled by "
                  "another candidate: ties go to the earlier in the preference "
                  "order (the topology's own algorithm first, direct last)"
-               : "smallest cut-through model time";
+               : "smallest model time";
 }
 
 static void print_candidates(FILE *f, const rtopo__shift_cand_t *cand, int nc,
@@ -604,7 +622,7 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
                    auto_reason(cand, nc, s->algo, qn));
             printf("candidates      ");
             print_candidates(stdout, cand, nc, 0);
-            printf(" (cut-through model us)\n");
+            printf(" (model us)\n");
         }
         printf("steps           %u\n", r.steps);
         printf("max link load   %u\n", r.max_link_load);
@@ -613,8 +631,9 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
         printf("moves           ");
         print_moves(stdout, &r, 0);
         printf("\n");
-        printf("model time      %.3f us cut-through, %.3f us store-and-forward\n",
-               r.model_time * 1e6, r.model_time_sf * 1e6);
+        printf("model time      %.3f us event by event (cut-through, %d port%s), "
+               "%.3f us lock-step store-and-forward\n", r.model_time * 1e6,
+               o->model.ports, o->model.ports == 1 ? "" : "s", r.model_time_sf * 1e6);
         if (o->check)
             printf("correct         %s (%llu bytes per rank moved)\n",
                    ok ? "yes" : "no", (unsigned long long)cbytes);

@@ -91,12 +91,7 @@ static int wait_file(const char *path, int ms)
 static rtopo__plan_t *plan_of(rtopo_topo_t *t, size_t bytes)
 {
     rtopo__plan_t *plan = NULL;
-    int i;
 
-    for (i = 0; i < RTOPO__PLAN_CACHE; i++)
-        if (t->cache[i] && t->cache[i]->key_q == 1 && t->cache[i]->key_bytes == bytes &&
-            t->cache[i]->key_algo == t->shift_algo)
-            return t->cache[i];
     if (rtopo__plan_get(t, 1, bytes, t->shift_algo, &plan) != RTOPO_OK)
         return NULL;
     rtopo__plan_put(plan);   /* the cache keeps its own reference */

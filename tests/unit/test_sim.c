@@ -299,6 +299,213 @@ static void test_zero_bytes(void)
     rtopo__sched_free(s);
 }
 
+
+/* ---- the graph: costs that come from dependencies and ports ------------ */
+
+/* host (rank 2^d) sends block k of its SEND to node k, one after another */
+static rtopo__sched_t *seq_dist(int d, uint64_t m, unsigned flags)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    uint32_t k, n = 1u << d;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, (int)n, d, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
+    CU_ASSERT_FATAL(t.p == (int)n + 1 && t.host == 1);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, n, n, &s) == 0);
+    for (k = 0; k < n; k++) {
+        s->xfers[k] = (rtopo__xfer_t){ .src = (int32_t)n, .dst = (int32_t)k,
+            .src_buf = RTOPO__BUF_SEND, .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = k,
+            .src_off = k * m, .len = m };
+        s->hops[k] = (rtopo__hop_t){ .to = (int32_t)k, .step = k, .link = RTOPO__LINK_HOST };
+    }
+    s->nsteps = n;
+    CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, flags) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_validate(s) == 0);
+    return s;
+}
+
+static void test_seq_dist(void)
+{
+    const double ts = 5e-6, tw = 1e-9;
+    rtopo__sim_result_t r;
+    rtopo__model_t m;
+    rtopo__sched_t *s;
+    uint64_t len = 100000;
+    int d;
+
+    rtopo__model_default(&m);
+    for (d = 0; d <= 6; d++) {
+        double p = (double)(1 << d);
+
+        /* one port: p(ts + m tw), with or without the port order */
+        s = seq_dist(d, len, RTOPO__DEPS_PORT);
+        CU_ASSERT_EQUAL(s->ndeps, (uint32_t)(1 << d) - 1);
+        CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+        TU_CHECK(fabs(r.model_time - p * (ts + len * tw)) < 1e-12, "d %d: %g", d,
+                 r.model_time);
+        /* ports unlimited: the PORT edges still keep the order */
+        m.ports = 0;
+        CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+        TU_CHECK(fabs(r.model_time - p * (ts + len * tw)) < 1e-12, "d %d: %g", d,
+                 r.model_time);
+        rtopo__sched_free(s);
+        /* no order and no port limit: every block at once */
+        s = seq_dist(d, len, 0);
+        CU_ASSERT_EQUAL(s->ndeps, 0);
+        CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+        TU_CHECK(fabs(r.model_time - (ts + len * tw)) < 1e-12, "d %d: %g", d,
+                 r.model_time);
+        m.ports = 1;
+        rtopo__sched_free(s);
+    }
+    /* the host's links cost what the model says for their class */
+    m.ts[RTOPO__LINK_HOST] = 1.5 * ts;
+    m.tw[RTOPO__LINK_HOST] = 2 * tw;
+    s = seq_dist(3, len, RTOPO__DEPS_PORT);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 8 * (1.5 * ts + len * 2 * tw), 1e-12);
+    CU_ASSERT_EQUAL(r.moves[RTOPO__LINK_HOST], 8);
+    rtopo__sched_free(s);
+}
+
+/* recursive halving from node 0 of a d-cube (identity embedding): at step
+ * i every holder r sends the upper half of its 2^(d-i) blocks to
+ * r + 2^(d-i-1); node 0 reads SEND, the others RECV, where blocks sit at
+ * their absolute offsets */
+static rtopo__sched_t *halving(int d, uint64_t m)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    uint32_t p = 1u << d, x = 0, r, i;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, (int)p, d, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, p - 1, p - 1, &s) == 0);
+    for (i = 0; i < (uint32_t)d; i++) {
+        uint32_t span = p >> i, half = span / 2;
+
+        for (r = 0; r < p; r += span) {
+            s->xfers[x] = (rtopo__xfer_t){ .src = (int32_t)r, .dst = (int32_t)(r + half),
+                .src_buf = r ? RTOPO__BUF_RECV : RTOPO__BUF_SEND,
+                .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = x,
+                .src_off = (r + half) * m, .dst_off = (r + half) * m, .len = half * m };
+            s->hops[x] = (rtopo__hop_t){ .to = (int32_t)(r + half), .step = i,
+                .link = RTOPO__LINK_CUBE_ID, .dim = (uint8_t)(d - 1 - (int)i) };
+            x++;
+        }
+    }
+    s->nsteps = (uint32_t)d;
+    CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_validate(s) == 0);
+    return s;
+}
+
+static void test_halving(void)
+{
+    const double ts = 5e-6, tw = 1e-9;
+    uint64_t m = 4096, size[RTOPO__BUF_COUNT];
+    rtopo__sim_result_t r;
+    rtopo__sched_t *s;
+    tu_bufs_t b;
+    int d, k;
+    uint64_t i;
+
+    for (d = 1; d <= 8; d++) {
+        int p = 1 << d;
+
+        s = halving(d, m);
+        /* every send but node 0's (d of them) waits for the receive that
+         * fed its sender */
+        CU_ASSERT_EQUAL(s->ndeps, (uint32_t)(p - 1 - d));
+        CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == 0);
+        TU_CHECK(fabs(r.model_time - (d * ts + (p - 1) * m * tw)) < 1e-12,
+                 "d %d: %g vs %g", d, r.model_time, d * ts + (p - 1) * m * tw);
+        /* lock-step: the same here */
+        CU_ASSERT_DOUBLE_EQUAL(r.model_time_sf, r.model_time, 1e-12);
+        if (d <= 5) {
+            size[RTOPO__BUF_SEND] = size[RTOPO__BUF_RECV] = (uint64_t)p * m;
+            size[RTOPO__BUF_TMP] = 0;
+            CU_ASSERT_FATAL(tu_bufs_init(&b, p, (size_t)p * m, 0) == 0);
+            tu_bufs_fill(&b);
+            CU_ASSERT_FATAL(rtopo__sim_exec_sized(s, (uint8_t *const *const *)b.bufs,
+                                                  size) == 0);
+            for (k = 1; k < p; k++)
+                for (i = 0; i < m; i += 97)
+                    TU_CHECK(b.bufs[k][RTOPO__BUF_RECV][k * m + i] ==
+                             tu_pattern(0, k * m + i), "d %d node %d byte %llu", d, k,
+                             (unsigned long long)i);
+            tu_bufs_free(&b);
+        }
+        rtopo__sched_free(s);
+    }
+}
+
+/* edges the validator refuses, and phases joined */
+static void test_graph_checks(void)
+{
+    const long two[] = { 0, 1, 64, 1, 0, -1, 1, 2, 64, 2, 1, -1, -2 };
+    rtopo__sched_t *s, *a, *b, *c;
+    uint32_t k;
+
+    s = make(RTOPO__TOPO_RING, 4, 0, two);
+    /* transfer 1 reads RECV of 1 after transfer 0 wrote it */
+    s->xfers[1].src_buf = RTOPO__BUF_RECV;
+    CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, 0) == 0);
+    CU_ASSERT(s->ndeps == 1 && s->deps[0].kind == RTOPO__DEP_RAW);
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
+    /* inferring again adds nothing */
+    CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, 0) == 0);
+    CU_ASSERT_EQUAL(s->ndeps, 1);
+    /* a cycle */
+    CU_ASSERT_FATAL(rtopo__sched_add_dep(s, 1, 1, 0, RTOPO__DEP_WAR) == 0);
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->ndeps = 1;
+    /* a part that does not exist on the edge's rank */
+    CU_ASSERT_FATAL(rtopo__sched_add_dep(s, 3, 0, 1, RTOPO__DEP_RAW) == 0);
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->ndeps = 1;
+    /* PORT between a receive and a send */
+    CU_ASSERT_FATAL(rtopo__sched_add_dep(s, 1, 0, 1, RTOPO__DEP_PORT) == 0);
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->ndeps = 1;
+    /* a kernel: out-of-range rank, bad record size, TMP beyond the rank's */
+    CU_ASSERT_FATAL(rtopo__sched_add_kerns(s, 1, &k) == 0 && k == 0);
+    s->kerns[0] = (rtopo__kern_t){ .rank = 2, .type = RTOPO__KERN_SORT,
+        .dtype = RTOPO_INT32, .rec = 8, .dst_buf = RTOPO__BUF_RECV, .len = 64 };
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
+    s->kerns[0].rank = 4;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->kerns[0].rank = 2;
+    s->kerns[0].rec = 6;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    s->kerns[0].rec = 8;
+    s->kerns[0].dst_buf = RTOPO__BUF_TMP;
+    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    {
+        uint64_t tmp[4] = { 0, 0, 64, 0 };
+        CU_ASSERT_FATAL(rtopo__sched_set_tmp(s, tmp) == 0);
+        CU_ASSERT_EQUAL(s->tmp_bytes, 64);
+        CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
+    }
+    /* two writes of one range in one step are ambiguous */
+    a = make(RTOPO__TOPO_RING, 4, 0, (const long[]){ 0, 1, 8, 1, 0, -1, 2, 1, 8, 1, 0,
+                                                     -1, -2 });
+    CU_ASSERT_EQUAL(rtopo__sched_deps_infer(a, 0), RTOPO_ERR_INVAL);
+    rtopo__sched_free(a);
+    /* phases: b's RECV read of 1 waits for a's write there */
+    a = make(RTOPO__TOPO_RING, 4, 0, (const long[]){ 0, 1, 8, 1, 0, -1, -2 });
+    b = make(RTOPO__TOPO_RING, 4, 0, (const long[]){ 1, 2, 8, 2, 0, -1, -2 });
+    b->xfers[0].src_buf = RTOPO__BUF_RECV;
+    CU_ASSERT_FATAL(rtopo__sched_concat(a, b, 0, &c) == 0);
+    CU_ASSERT(c->nxfers == 2 && c->nsteps == 2 && c->hops[1].step == 1 &&
+              c->xfers[1].hop0 == 1);
+    CU_ASSERT(c->ndeps == 1 && c->deps[0].pred == 0 && c->deps[0].succ == 1 &&
+              c->deps[0].kind == RTOPO__DEP_RAW);
+    CU_ASSERT_EQUAL(rtopo__sched_validate(c), RTOPO_OK);
+    rtopo__sched_free(c);
+    rtopo__sched_free(s);
+}
+
 int tu_suite_sim(void)
 {
     CU_pSuite s = CU_add_suite("sim", NULL, NULL);
@@ -309,7 +516,10 @@ int tu_suite_sim(void)
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
         !CU_add_test(s, "validate rejects", test_validate_rejects) ||
-        !CU_add_test(s, "zero bytes", test_zero_bytes))
+        !CU_add_test(s, "zero bytes", test_zero_bytes) ||
+        !CU_add_test(s, "one-port sequential distribution", test_seq_dist) ||
+        !CU_add_test(s, "recursive halving", test_halving) ||
+        !CU_add_test(s, "edges, kernels, phases", test_graph_checks))
         return CU_get_error();
     return CUE_SUCCESS;
 }
