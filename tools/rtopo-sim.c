@@ -745,9 +745,9 @@ int main(int argc, char **argv)
         printf("[\n");
     else
         printf("%6s  %-9s  %5s  %4s  %7s  %14s  %14s%s%s\n", "q", "algo",
-               "steps", "load", "longest", "cut-through us", "s-and-f us",
+               "steps", "load", "longest", "model us", "lock-step us",
                o.check ? "  correct" : "", o.algo == RTOPO_SHIFT_AUTO ?
-               "  auto candidates (cut-through us)" : "");
+               "  auto candidates (model us)" : "");
     for (q = 0; q < o.topo.p; q++) {
         rc = run_one(&o, q, q == 0, &failed);
         if (rc)
