@@ -274,35 +274,6 @@ void rtopo__plan_cache(rtopo_topo_t *t, const rtopo__opdesc_t *key, rtopo__plan_
     plan->refs++;
 }
 
-static int rtopo__size_class(size_t bytes)
-{
-    return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
-}
-
-/* AUTO evaluates the candidates once per (q, size class) and remembers
- * its choice: a new size in a known class builds one schedule, not
- * every candidate.  Ranks make the same calls, so they remember alike. */
-static int rtopo__shift_sched_auto(rtopo_topo_t *t, long q, size_t bytes,
-                                   rtopo__sched_t **s_p)
-{
-    struct rtopo__auto_memo *m;
-    int i, cls = rtopo__size_class(bytes), st;
-
-    for (i = 0; i < RTOPO__AUTO_MEMO; i++) {
-        m = &t->memo[i];
-        if (m->algo && m->q == q && m->cls == cls)
-            return rtopo__sched_shift(&t->desc, m->algo, q, bytes, &t->ctx->model, s_p);
-    }
-    st = rtopo__sched_shift(&t->desc, RTOPO_SHIFT_AUTO, q, bytes, &t->ctx->model, s_p);
-    if (st)
-        return st;
-    m = &t->memo[t->memo_next++ % RTOPO__AUTO_MEMO];
-    m->q = q;
-    m->cls = cls;
-    m->algo = (*s_p)->algo;
-    return RTOPO_OK;
-}
-
 int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
                     rtopo__plan_t **plan_p)
 {
@@ -314,8 +285,8 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
     rtopo__opdesc_shift(&key, t, q, bytes, algo);
     if ((*plan_p = rtopo__plan_lookup(t, &key)))
         return RTOPO_OK;
-    if (algo == RTOPO_SHIFT_AUTO)
-        st = rtopo__shift_sched_auto(t, q, bytes, &s);
+    if (algo == RTOPO_SHIFT_AUTO)   /* ranks make the same calls: same memos */
+        st = rtopo__sched_shift_memo(&t->desc, &t->memo, q, bytes, &t->ctx->model, &s);
     else
         st = rtopo__sched_shift(&t->desc, algo, q, bytes, &t->ctx->model, &s);
     if (st)
@@ -445,7 +416,7 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
     op->pcnt = NULL;
     op->pstate = NULL;
     op->ready = NULL;
-    op->nready = 0;
+    op->nready = op->rhead = 0;
 }
 
 static void rtopo__list_del(rtopo__op_t **head, rtopo__op_t *op)
@@ -743,14 +714,15 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
     }
 }
 
-/* starts the parts whose edges are all released */
+/* starts the parts whose edges are all released, in the order released
+ * (each part enters the queue once) */
 static void rtopo__parts_run(rtopo__op_t *op)
 {
     if (op->running)
         return;
     op->running = 1;
-    while (op->active && op->nready)
-        rtopo__part_start(op, op->ready[--op->nready]);
+    while (op->active && op->rhead < op->nready)
+        rtopo__part_start(op, op->ready[op->rhead++]);
     op->running = 0;
 }
 
@@ -761,13 +733,12 @@ int rtopo__op_start(rtopo__op_t *op)
     size_t eager = ctx->params.eager_limit;
     int i, st = RTOPO_OK;
 
-    if (ctx->failed) {
-        op->status = ctx->failed;
-        return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    if (!ctx->failed) {
+        op->seq = op->topo->next_seq++;
+        rtopo__job_op_started(ctx);
     }
-    op->seq = op->topo->next_seq++;
-    rtopo__job_op_started(ctx);
     if (ctx->failed) {
+        rtopo__await_named(ctx, RTOPO__NAMING_MS);
         op->status = ctx->failed;
         return rtopo__error(ctx->failed, "%s", ctx->failmsg);
     }
@@ -784,7 +755,7 @@ int rtopo__op_start(rtopo__op_t *op)
     op->pcnt = malloc(((size_t)plan->nparts + 1) * sizeof(*op->pcnt));
     op->pstate = calloc((size_t)plan->nparts + 1, 1);
     op->ready = malloc(((size_t)plan->nparts + 1) * sizeof(*op->ready));
-    op->nready = 0;
+    op->nready = op->rhead = 0;
     op->running = 0;
     if (!op->ss || !op->rs || !op->pcnt || !op->pstate || !op->ready) {
         rtopo__op_free_state(op, 0);
@@ -1385,22 +1356,17 @@ static int rtopo__op_timed_out(rtopo__op_t *op, int st)
     return op->status;
 }
 
-static int rtopo__fail_named(void *arg)
-{
-    return ((rtopo_ctx_t *)arg)->fail_named;
-}
-
-/* A mismatch is found by the rank that receives a foreign message; the
- * ranks' own arguments arrive in the ABORTs that follow within a round
- * trip.  Give them up to 300 ms, so the caller learns what differs. */
+/* The operation's message was taken when it failed: the naming may have
+ * come since (while another call drove progress), so it is copied in any
+ * case. */
 static void rtopo__await_naming(rtopo__op_t *op)
 {
     rtopo_ctx_t *ctx = op->ctx;
 
-    if (op->status != RTOPO_ERR_MISMATCH || ctx->fail_named)
+    if (op->status != RTOPO_ERR_MISMATCH)
         return;
-    rtopo__wait(ctx, rtopo__fail_named, ctx, rtopo__now_ns() + 300000000ull);
-    if (ctx->fail_named)
+    rtopo__await_named(ctx, RTOPO__NAMING_MS);
+    if (ctx->fail_named && ctx->failed == RTOPO_ERR_MISMATCH)
         snprintf(op->errmsg, sizeof(op->errmsg), "%s", ctx->failmsg);
 }
 
@@ -1419,8 +1385,10 @@ int rtopo__op_test(rtopo__op_t *op)
     rtopo_ctx_t *ctx = op->ctx;
     int n;
 
-    if (!op->active)
+    if (!op->active) {
+        rtopo__await_naming(op);    /* it ended in another call's progress */
         return op->status;
+    }
     n = rtopo__progress(ctx);
     if (n < 0)
         return rtopo__op_timed_out(op, n);

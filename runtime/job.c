@@ -14,9 +14,17 @@
  * whose signature differs, a HELLO for another topology, a barrier
  * announcing fewer operations; or a timeout, a dead peer, a transport
  * error) sends ABORT with its own arguments to every rank.  The
- * job is failed for good on every rank; a rank whose own arguments differ
- * from the ones in an ABORT names the difference and broadcasts its own
- * arguments once, so that the others can name it too.
+ * job is failed for good on every rank.  For a mismatch, every rank that
+ * knows its own arguments for the operation broadcasts them (in its ABORT,
+ * or in a second one if its first went out without them), so that every
+ * rank hears every other rank's: a rank whose own arguments differ from
+ * the ones in an ABORT names the difference (fail_named 1, as does a
+ * failure that compares no arguments: the barrier's counts).  An ABORT
+ * whose text names the difference says so (RTOPO__ABORT_NAMED), and a
+ * rank that broadcast a plain one sends its named text once more when it
+ * has it; ranks with nothing to compare (they failed before they made the
+ * call) pass that text on ("rank S: ...", fail_named 2).  The calls that
+ * fail with an unnamed mismatch wait up to RTOPO__NAMING_MS for it.
  *
  * Barrier: dissemination, ceil(log2 p) rounds; round k goes to rank+2^k.
  * Each message carries how many operations the sender started in all.
@@ -116,20 +124,31 @@ static void rtopo__tdesc_to_opdesc(const rtopo__tdesc_t *t, rtopo__opdesc_t *d)
 
 /* ---- job-wide abort ---------------------------------------------------- */
 
+#define RTOPO__ABORT_NAMED 1u       /* msg flags: the text names what differs */
+/* ctx->abort_sent: what this rank's ABORTs carried so far */
+enum { RTOPO__SENT = 1, RTOPO__SENT_NAMED = 2, RTOPO__SENT_DESC = 4 };
+
 static void rtopo__abort_send(rtopo_ctx_t *ctx, int status, int culprit,
                               const rtopo__opdesc_t *d, uint32_t topo_id, uint32_t seq)
 {
+    int named = ctx->failed == RTOPO_ERR_MISMATCH && ctx->fail_named == 1;
     rtopo__msg_t m;
     size_t room, tlen;
     int i;
 
-    if (ctx->abort_sent)
+    /* once; again only with what the first one lacked: this rank's own
+     * naming of the difference, or its arguments */
+    if (ctx->abort_sent && (!named || (ctx->abort_sent & RTOPO__SENT_NAMED)) &&
+        (!d || (ctx->abort_sent & RTOPO__SENT_DESC)))
         return;
-    ctx->abort_sent = 1;
+    ctx->abort_sent |= RTOPO__SENT | (named ? RTOPO__SENT_NAMED : 0) |
+                       (d ? RTOPO__SENT_DESC : 0);
     memset(&m, 0, sizeof(m));
     m.type = RTOPO__MSG_ABORT;
-    m.status = status;
-    m.culprit = culprit;
+    m.flags = named ? RTOPO__ABORT_NAMED : 0;
+    /* the status and text are this rank's failure, whoever asks to send */
+    m.status = ctx->failed ? ctx->failed : status;
+    m.culprit = ctx->failed ? ctx->failed_rank : culprit;
     m.topo_id = topo_id;
     m.seq = seq;
     m.ntopos = ctx->next_topo_id;
@@ -172,6 +191,11 @@ void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__op
     if (!ctx->failed) {
         ctx->failed = status;
         ctx->failed_rank = culprit;
+        /* a mismatch found without arguments to compare (a rank made a call
+         * this one did not: the barrier's counts, an operation this rank
+         * never started) is named by the message itself */
+        if (status == RTOPO_ERR_MISMATCH && !d)
+            ctx->fail_named = 1;
         va_start(ap, fmt);
         vsnprintf(ctx->failmsg, sizeof(ctx->failmsg), fmt, ap);
         va_end(ap);
@@ -210,7 +234,7 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t 
     char why[200] = "";
     rtopo__opdesc_t mine;
     char diff[160];
-    int known, differs = 0;
+    int known, differs = 0, named;
 
     known = m->desc.p ? rtopo__my_desc(ctx, m->topo_id, m->seq, &mine) : 0;
     if (known) {
@@ -227,7 +251,7 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t 
     if (differs) {
         /* this rank is the odd one out (or the sender is): say what differs
          * and let the others hear this rank's arguments too */
-        if (!ctx->failed || (ctx->failed == RTOPO_ERR_MISMATCH && !ctx->fail_named)) {
+        if (!ctx->failed || (ctx->failed == RTOPO_ERR_MISMATCH && ctx->fail_named != 1)) {
             ctx->failed = RTOPO_ERR_MISMATCH;
             ctx->failed_rank = m->src;
             ctx->fail_named = 1;
@@ -239,16 +263,20 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t 
         rtopo__op_fail_all(ctx, ctx->failed);
         return;
     }
-    if (!ctx->failed) {
+    if (len > sizeof(*m)) {
+        len -= sizeof(*m);
+        if (len > sizeof(why))
+            len = sizeof(why);
+        memcpy(why, m + 1, len);
+        why[len - 1] = '\0';
+    }
+    /* the sender's naming of the difference, passed on by a rank that has
+     * no arguments of its own to compare (or the same as the sender's) */
+    named = m->status == RTOPO_ERR_MISMATCH && (m->flags & RTOPO__ABORT_NAMED) && why[0];
+    if (!ctx->failed || (named && ctx->failed == RTOPO_ERR_MISMATCH && !ctx->fail_named)) {
         ctx->failed = m->status ? m->status : RTOPO_ERR_PEER;
         ctx->failed_rank = m->culprit >= 0 ? m->culprit : m->src;
-        if (len > sizeof(*m)) {
-            len -= sizeof(*m);
-            if (len > sizeof(why))
-                len = sizeof(why);
-            memcpy(why, m + 1, len);
-            why[len - 1] = '\0';
-        }
+        ctx->fail_named = named ? 2 : 0;
         if (why[0])
             snprintf(ctx->failmsg, sizeof(ctx->failmsg), "rank %d: %s", m->src, why);
         else if (m->status == RTOPO_ERR_MISMATCH && m->culprit >= 0 && m->culprit != m->src)
@@ -260,7 +288,27 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t 
                      m->src, rtopo_strerror(ctx->failed));
         rtopo__info("%s", ctx->failmsg);
     }
+    /* the odd rank may not have heard these arguments yet: every rank
+     * that has them for this operation broadcasts them */
+    if (known == 2 && ctx->failed == RTOPO_ERR_MISMATCH)
+        rtopo__abort_send(ctx, ctx->failed, ctx->failed_rank, &mine, m->topo_id, m->seq);
     rtopo__op_fail_all(ctx, ctx->failed);
+}
+
+static int rtopo__named_or_not_mismatch(void *arg)
+{
+    rtopo_ctx_t *ctx = arg;
+
+    return ctx->failed != RTOPO_ERR_MISMATCH || ctx->fail_named;
+}
+
+/* A call that finds the job failed with a mismatch not named yet: the
+ * ABORTs that name it follow within a round trip, wait for them a while. */
+void rtopo__await_named(rtopo_ctx_t *ctx, int limit_ms)
+{
+    if (!rtopo__named_or_not_mismatch(ctx))
+        rtopo__wait(ctx, rtopo__named_or_not_mismatch, ctx,
+                    rtopo__now_ns() + (uint64_t)limit_ms * 1000000ull);
 }
 
 /* ---- wire-up ----------------------------------------------------------- */
@@ -270,7 +318,6 @@ static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
     rtopo_topo_t *t;
     rtopo__opdesc_t mine;
     char diff[160];
-    int first;
 
     (void)len;
     ctx->hello_in[m->src] = 1;
@@ -281,11 +328,11 @@ static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
     if (t) {
         rtopo__tdesc_to_opdesc(&t->desc, &mine);
         if (rtopo__desc_diff(&m->desc, &mine, diff, sizeof(diff))) {
-            first = !ctx->failed;
+            if (!ctx->failed)
+                ctx->fail_named = 1;    /* the message names what differs */
             rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, &mine, m->topo_id, RTOPO__NOSEQ,
                              "rank %d created topology %u %s: ranks must create "
                              "topologies in the same order", m->src, m->topo_id, diff);
-            ctx->fail_named |= first;   /* the message names what differs */
         }
     }
 }
@@ -316,7 +363,7 @@ int rtopo__wireup(rtopo_topo_t *t)
     rtopo__opdesc_t mine, theirs;
     char diff[160];
     rtopo__msg_t m;
-    int *todo, i, peer, first, st = RTOPO_OK;
+    int *todo, i, peer, st = RTOPO_OK;
 
     if (ctx->failed)
         return rtopo__error(ctx->failed, "%s", ctx->failmsg);
@@ -353,22 +400,24 @@ int rtopo__wireup(rtopo_topo_t *t)
     for (i = 0; i < w.n && !ctx->failed; i++) {
         peer = todo[i];
         theirs = ctx->hello_desc[peer];
-        if (ctx->hello_topo[peer] != t->id)
+        if (ctx->hello_topo[peer] != t->id) {
+            ctx->fail_named = 1;
             rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
                              "rank %d connected for topology %u, this rank for topology "
                              "%u: ranks must create topologies in the same order",
                              peer, ctx->hello_topo[peer], t->id);
-        else if (rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff))) {
-            first = !ctx->failed;
+        } else if (rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff))) {
+            ctx->fail_named = 1;
             rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
                              "rank %d created topology %u %s", peer, t->id, diff);
-            ctx->fail_named |= first;
         } else {
             ctx->wired[peer] = 1;
         }
     }
-    if (ctx->failed)
+    if (ctx->failed) {
+        rtopo__await_named(ctx, RTOPO__NAMING_MS);
         st = rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    }
 out:
     free(todo);
     return st;
@@ -514,8 +563,10 @@ static int rtopo__barrier_run(rtopo_ctx_t *ctx, int kind, uint32_t e, uint64_t d
         if (!ctx->failed)
             ctx->barrier_got[e & 1][b.round]--;
     }
-    if (ctx->failed)
+    if (ctx->failed) {
+        rtopo__await_named(ctx, RTOPO__NAMING_MS);
         return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+    }
     for (i = 0; i < rounds; i++)
         ctx->barrier_got[e & 1][i] = 0;
     ctx->barrier_epoch++;
@@ -564,12 +615,21 @@ static int rtopo__job_quiet(void *arg)
 {
     rtopo_ctx_t *ctx = arg;
 
-    return ctx->track.out == 0 && ctx->npq == 0;
+    return ctx->track.out == 0 && ctx->npq == 0 && rtopo__named_or_not_mismatch(ctx);
 }
 
-/* Lets job-level messages (an ABORT) leave, for at most limit_ms. */
+/* Lets job-level messages (an ABORT) leave, for at most limit_ms, and
+ * waits as long for a mismatch to be named: the caller (rtopo_finalize,
+ * rtopo_barrier) has reported ctx->failmsg already, and gets the naming
+ * in rtopo_last_error() instead if it comes. */
 void rtopo__flush_job(rtopo_ctx_t *ctx, int limit_ms)
 {
+    char was[sizeof(ctx->failmsg)];
+    int unnamed = !rtopo__named_or_not_mismatch(ctx);
+
+    memcpy(was, ctx->failmsg, sizeof(was));
     rtopo__wait(ctx, rtopo__job_quiet, ctx,
                 rtopo__now_ns() + (uint64_t)limit_ms * 1000000ull);
+    if (unnamed && ctx->fail_named && !strcmp(rtopo_last_error(), was))
+        rtopo__error_quiet(ctx->failed, "%s", ctx->failmsg);
 }

@@ -217,7 +217,6 @@ typedef struct rtopo__plan {
 } rtopo__plan_t;
 
 #define RTOPO__PLAN_CACHE 8
-#define RTOPO__AUTO_MEMO 32
 /* bounds on what a peer may send ahead of this rank */
 #define RTOPO__EARLY_OPS    1024u   /* operations ahead on one topology */
 #define RTOPO__EARLY_TOPOS  64u     /* topologies ahead */
@@ -234,12 +233,7 @@ struct rtopo_topo {
     int *nbr;
     rtopo__plan_t *cache[RTOPO__PLAN_CACHE];
     int cache_next;
-    struct rtopo__auto_memo {     /* AUTO's shift choices */
-        int64_t q;
-        int cls;                  /* size class: bit length of the bytes */
-        int algo;                 /* 0: empty */
-    } memo[RTOPO__AUTO_MEMO];
-    int memo_next;
+    rtopo__shift_memo_t memo;     /* AUTO's shift choices */
 };
 
 struct rtopo__op;
@@ -311,8 +305,9 @@ typedef struct rtopo__op {
     rtopo__rstate_t *rs;
     uint32_t *pcnt;         /* per part: edges not yet released */
     uint8_t *pstate;        /* per part: 0 waiting, 1 started, 2 done */
-    uint32_t *ready;        /* parts released, not yet started (a stack) */
-    uint32_t nready;
+    uint32_t *ready;        /* parts released, in order; [rhead, nready) not
+                               yet started */
+    uint32_t rhead, nready;
     int running;            /* rtopo__parts_run is on the stack */
     char errmsg[256];       /* why it failed, for the caller's thread */
     struct rtopo__op *next, *prev;   /* ctx active list */
@@ -328,7 +323,8 @@ struct rtopo_req {
     uint64_t send_sum;      /* RTOPO_CHECK_BUFFERS */
     const void *sendbuf;
     void *recvbuf;
-    size_t bytes;
+    size_t sbytes;          /* what the schedule may read of sendbuf */
+    size_t rbytes;          /* ... and write of recvbuf */
     struct rtopo_req *next, *prev;   /* ctx request list */
 };
 
@@ -496,6 +492,12 @@ void rtopo__job_op_started(rtopo_ctx_t *ctx);
 void rtopo__flush_job(rtopo_ctx_t *ctx, int limit_ms);
 int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out,
                      size_t n);
+/* A mismatch is found by the rank that receives a foreign message; the
+ * ranks' own arguments arrive in the ABORTs that follow within a round
+ * trip: a call that fails with a mismatch not yet named waits up to
+ * RTOPO__NAMING_MS for them, so the caller learns what differs. */
+#define RTOPO__NAMING_MS 300
+void rtopo__await_named(rtopo_ctx_t *ctx, int limit_ms);
 
 /* exec.c */
 void rtopo__exec_init(rtopo_ctx_t *ctx);
@@ -521,11 +523,18 @@ void rtopo__op_fail(rtopo__op_t *op, int status);
 int rtopo__op_drain(rtopo__op_t *op, int limit_ms);
 void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status);
 
-/* shift.c */
+/* req.c: requests of any collective.  rtopo__req_new takes the caller's
+ * reference to plan (released on failure too). */
+int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
+                   size_t sbytes, void *recvbuf, size_t rbytes, int persistent,
+                   rtopo_req_t **req_p);
 void rtopo__req_destroy(rtopo_req_t *req);
-/* a persistent request running any schedule (tools, tests) */
+/* starts a request just made for a nonblocking call (context entered);
+ * on failure frees it and sets *req to NULL */
+int rtopo__req_start_new(rtopo_req_t **req);
+/* a persistent request running any schedule (tools, tests); takes s */
 int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
-                     const void *sendbuf, void *recvbuf, size_t bytes,
+                     const void *sendbuf, size_t sbytes, void *recvbuf, size_t rbytes,
                      rtopo_req_t **req_p);
 
 #endif

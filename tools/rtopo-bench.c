@@ -452,8 +452,7 @@ static struct stat3 route_once(rtopo_topo_t *topo, int h, size_t bytes, uint8_t 
         s->hops[k].dir = 1;
     }
     rtopo__opdesc_sched(&d, topo, 700 + h, bytes);
-    if ((st = rtopo__req_sched(topo, s, &d, sb, rb,
-                               bytes, &req)))
+    if ((st = rtopo__req_sched(topo, s, &d, sb, bytes, rb, bytes, &req)))
         fail("route request", st);
     for (i = -B.warmup; i < it; i++) {
         rtopo_barrier(B.ctx);

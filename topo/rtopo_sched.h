@@ -279,6 +279,23 @@ int rtopo__sched_shift_auto(const rtopo__tdesc_t *t, long q, size_t bytes,
                             const struct rtopo__model *model,
                             rtopo__shift_cand_t cand[RTOPO__SHIFT_NCAND],
                             int *ncand_p, rtopo__sched_t **s_p);
+/* AUTO with a memory: the choice is evaluated once per (q mod p, size
+ * class = bit length of bytes) and then reused, so a new size in a known
+ * class builds one schedule, not every candidate.  The memo starts
+ * zeroed; `evaluations` counts the full AUTO evaluations it made. */
+#define RTOPO__SHIFT_MEMO 32
+typedef struct rtopo__shift_memo {
+    struct {
+        long q;
+        int cls;
+        int algo;             /* 0: empty slot */
+    } e[RTOPO__SHIFT_MEMO];
+    unsigned next;
+    uint64_t evaluations;
+} rtopo__shift_memo_t;
+int rtopo__sched_shift_memo(const rtopo__tdesc_t *t, rtopo__shift_memo_t *memo, long q,
+                            size_t bytes, const struct rtopo__model *model,
+                            rtopo__sched_t **s_p);
 void rtopo__sched_free(rtopo__sched_t *s);
 /* Allocate a zeroed schedule with room for nxfers transfers and nhops hops
  * (counts set, nsteps 0).  RTOPO_ERR_NOMEM / RTOPO_ERR_INVAL on overflow. */

@@ -580,3 +580,28 @@ int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
     }
     return rtopo__shift_auto(t, qn, bytes, model, NULL, NULL, s_p);
 }
+
+int rtopo__sched_shift_memo(const rtopo__tdesc_t *t, rtopo__shift_memo_t *memo, long q,
+                            size_t bytes, const struct rtopo__model *model,
+                            rtopo__sched_t **s_p)
+{
+    int cls = bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0, st;
+    long qn;
+    unsigned i;
+
+    if (!t || !memo || !s_p || t->p < 1)
+        return rtopo__error(RTOPO_ERR_INVAL, "shift: no topology, memo or output");
+    qn = rtopo__modp(q, t->p);
+    for (i = 0; i < RTOPO__SHIFT_MEMO; i++)
+        if (memo->e[i].algo && memo->e[i].q == qn && memo->e[i].cls == cls)
+            return rtopo__sched_shift(t, memo->e[i].algo, q, bytes, model, s_p);
+    st = rtopo__sched_shift(t, RTOPO_SHIFT_AUTO, q, bytes, model, s_p);
+    if (st)
+        return st;
+    memo->evaluations++;
+    i = memo->next++ % RTOPO__SHIFT_MEMO;
+    memo->e[i].q = qn;
+    memo->e[i].cls = cls;
+    memo->e[i].algo = (*s_p)->algo;
+    return RTOPO_OK;
+}

@@ -41,9 +41,10 @@
  * ..."), "rank R: mismatch message: TEXT" for every MISMATCH, and a
  * final "rank R: verdict: pass|FAIL (...)".  Every rank exits 0 unless
  * it crashed, so that rtopo-run does not turn one rank's exit into the
- * others' RTOPO_ERR_PEER; mismatch.sh reads the verdicts, checks that at
- * least one MISMATCH message names the differing argument ("q=1" and
- * "q=2", "bytes", "algo", "topology") and measures the job's wall time.
+ * others' RTOPO_ERR_PEER; mismatch.sh reads the verdicts, checks that
+ * every MISMATCH message (rtopo_finalize's included) names the differing
+ * argument with both values ("q=1" and "q=2", "bytes", "algo",
+ * "topology") and measures the job's wall time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,9 +243,12 @@ static void finalize_noted(rtopo_ctx_t *ctx, int judged, int dev)
     CALL(r, rtopo_finalize(ctx));
     if (judged)
         judge("rtopo_finalize", r.st, r.msg, r.dt, -1, dev);
-    else
+    else {
         printf("rank %d: rtopo_finalize -> %s in %.3f s: \"%s\"\n", rank, rtopo_err_name(r.st),
                r.dt, r.st ? r.msg : "");
+        if (r.st == RTOPO_ERR_MISMATCH)
+            printf("rank %d: mismatch message: %s\n", rank, r.msg);
+    }
 }
 
 static int verdict(int need_detect)

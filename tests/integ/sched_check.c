@@ -698,9 +698,8 @@ static int run_size(rtopo_ctx_t *ctx, rtopo_topo_t *topo, int sid, uint64_t L,
         if ((st = build(c, L, &s, sz, why)))
             die(c->name, st < 0 ? st : RTOPO_ERR_INVAL);
         rtopo__opdesc_sched(&d, topo, 1000 + sid, (size_t)L);
-        /* bytes: what the request checks SEND and RECV for overlap with */
-        if ((st = rtopo__req_sched(topo, s, &d, sb, rb,
-                                   (size_t)(sz[0] < sz[1] ? sz[0] : sz[1]), &req))) {
+        if ((st = rtopo__req_sched(topo, s, &d, sb, (size_t)sz[0], rb, (size_t)sz[1],
+                                   &req))) {
             snprintf(what, sizeof(what), "%s, %llu bytes: rtopo__req_sched", c->name,
                      (unsigned long long)L);
             die(what, st);
@@ -768,7 +767,8 @@ static void gather_init(rtopo_topo_t *topo)
     if ((st = b_finish(0, &s)))
         die("gather schedule", st);
     rtopo__opdesc_sched(&d, topo, 1, 4);
-    if ((st = rtopo__req_sched(topo, s, &d, &gather_in, gather_out, 4, &gather_req)))
+    if ((st = rtopo__req_sched(topo, s, &d, &gather_in, 4, gather_out, 4 * (size_t)nranks,
+                               &gather_req)))
         die("gather request", st);
 }
 

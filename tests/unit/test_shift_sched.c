@@ -485,6 +485,44 @@ static void test_large_mesh(void)
     rtopo__sched_free(s);
 }
 
+
+/* AUTO with a memory: one evaluation per (q, size class) */
+static void test_auto_memo(void)
+{
+    rtopo__shift_memo_t memo;
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    rtopo__model_t m;
+    int first;
+
+    memset(&memo, 0, sizeof(memo));
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_shift_memo(&t, &memo, 3, 1000, &m, &s) == 0);
+    first = s->algo;
+    CU_ASSERT(first != RTOPO_SHIFT_AUTO && s->xfers[0].len == 1000);
+    rtopo__sched_free(s);
+    /* 513..1023 bytes: same class, no new evaluation, same choice, own size */
+    CU_ASSERT_FATAL(rtopo__sched_shift_memo(&t, &memo, 3, 600, &m, &s) == 0);
+    CU_ASSERT(s->algo == first && s->xfers[0].len == 600 && memo.evaluations == 1);
+    rtopo__sched_free(s);
+    /* q + p is the same shift */
+    CU_ASSERT_FATAL(rtopo__sched_shift_memo(&t, &memo, 19, 1023, &m, &s) == 0);
+    CU_ASSERT(memo.evaluations == 1);
+    rtopo__sched_free(s);
+    /* another class, another q: evaluated */
+    CU_ASSERT_FATAL(rtopo__sched_shift_memo(&t, &memo, 3, 1024, &m, &s) == 0);
+    CU_ASSERT(memo.evaluations == 2);
+    rtopo__sched_free(s);
+    CU_ASSERT_FATAL(rtopo__sched_shift_memo(&t, &memo, 5, 1000, &m, &s) == 0);
+    CU_ASSERT(memo.evaluations == 3);
+    rtopo__sched_free(s);
+    /* the memo's choice is what AUTO picks for that size */
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_AUTO, 3, 1000, &m, &s) == 0);
+    CU_ASSERT(s->algo == first);
+    rtopo__sched_free(s);
+}
+
 int tu_suite_shift_sched(void)
 {
     CU_pSuite s = CU_add_suite("shift_sched", NULL, NULL);
@@ -500,7 +538,8 @@ int tu_suite_shift_sched(void)
         !CU_add_test(s, "unsupported", test_unsupported) ||
         !CU_add_test(s, "auto", test_auto) ||
         !CU_add_test(s, "auto candidates", test_auto_candidates) ||
-        !CU_add_test(s, "4096-rank mesh", test_large_mesh))
+        !CU_add_test(s, "4096-rank mesh", test_large_mesh) ||
+        !CU_add_test(s, "auto memo", test_auto_memo))
         return CU_get_error();
     return CUE_SUCCESS;
 }

@@ -1,0 +1,271 @@
+/*
+ * req.c - requests: one collective call's plan and buffers, started,
+ * waited for, tested and freed through the public request API, whatever
+ * the collective.  A request owns its plan (a reference) and the rank's
+ * TMP scratch, kept across starts of a persistent request.
+ *
+ * Buffer rules (rtopo(7)): an operation reads SEND and writes RECV only
+ * between its start and its observed completion; receive buffers of
+ * operations in flight must not overlap; a SEND that overlaps RECV is
+ * copied at start, since the schedule may write RECV before it reads SEND.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo_int.h"
+
+int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
+                    size_t sbytes, void *recvbuf, size_t rbytes, int persistent,
+                    rtopo_req_t **req_p)
+{
+    rtopo_ctx_t *ctx = t->ctx;
+    rtopo_req_t *req = calloc(1, sizeof(*req));
+
+    if (!req || rtopo__handle_add(req, RTOPO__H_REQ)) {
+        free(req);
+        rtopo__plan_put(plan);
+        return rtopo__error(RTOPO_ERR_NOMEM, "request");
+    }
+    req->op.ctx = ctx;
+    req->op.topo = t;
+    req->op.plan = plan;
+    req->persistent = persistent;
+    req->sendbuf = sendbuf;
+    req->recvbuf = recvbuf;
+    req->sbytes = sbytes;
+    req->rbytes = rbytes;
+    req->next = ctx->reqs;
+    if (ctx->reqs)
+        ctx->reqs->prev = req;
+    ctx->reqs = req;
+    t->nreqs++;
+    *req_p = req;
+    return RTOPO_OK;
+}
+
+/* frees what the request owns; its operation is neither active nor a
+ * zombie */
+void rtopo__req_destroy(rtopo_req_t *req)
+{
+    rtopo_ctx_t *ctx = req->op.ctx;
+
+    if (req->prev)
+        req->prev->next = req->next;
+    else
+        ctx->reqs = req->next;
+    if (req->next)
+        req->next->prev = req->prev;
+    req->op.topo->nreqs--;
+    free(req->op.inplace_copy);
+    free(req->tmp);
+    rtopo__plan_put(req->op.plan);
+    rtopo__handle_del(req);
+    free(req);
+}
+
+int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
+                     const void *sendbuf, size_t sbytes, void *recvbuf, size_t rbytes,
+                     rtopo_req_t **req_p)
+{
+    rtopo__plan_t *plan;
+    int st = rtopo__sched_validate(s);
+
+    if (st) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    st = rtopo__plan_new(t, s, d, &plan);
+    if (st)
+        return st;
+    return rtopo__req_new(t, plan, sendbuf, sbytes, recvbuf, rbytes, 1, req_p);
+}
+
+static uint64_t rtopo__sum(const void *buf, size_t len)
+{
+    const uint8_t *b = buf;
+    uint64_t h = 1469598103934665603ull, w;
+    size_t i = 0;
+
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 1099511628211ull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static int rtopo__overlaps(const void *a, size_t alen, const void *b, size_t blen)
+{
+    const uint8_t *x = a, *y = b;
+
+    return alen && blen && x < y + blen && y < x + alen;
+}
+
+/* Sees the request's completion for the caller: it may be started again. */
+static int rtopo__req_seen(rtopo_req_t *req)
+{
+    rtopo__op_t *op = &req->op;
+    int st = op->status;
+
+    req->user_active = 0;
+    if (st)
+        return rtopo__report(st, op->errmsg);
+    if (req->op.ctx->check_buffers && !op->inplace_copy && req->sbytes &&
+        rtopo__sum(req->sendbuf, req->sbytes) != req->send_sum)
+        return rtopo__error(RTOPO_ERR_INVAL, "the send buffer %p (%zu bytes) changed while "
+                            "the operation was in flight (RTOPO_CHECK_BUFFERS)",
+                            req->sendbuf, req->sbytes);
+    return RTOPO_OK;
+}
+
+static int rtopo__req_start(rtopo_req_t *req)
+{
+    rtopo__op_t *op = &req->op;
+    rtopo_ctx_t *ctx = op->ctx;
+    const uint8_t *s, *r;
+    rtopo_req_t *o;
+    int st;
+
+    if (req->user_active)
+        return rtopo__error(RTOPO_ERR_BUSY, "request is still active: rtopo_wait for it "
+                            "(or rtopo_test until done) before starting it again");
+    if (req->started && !req->persistent)
+        return rtopo__error(RTOPO_ERR_INVAL, "only persistent requests can be restarted");
+    if (op->zombie && rtopo__op_drain(op, 1000))
+        return RTOPO_ERR_BUSY;
+    for (o = ctx->reqs; o; o = o->next)
+        if (o->user_active && rtopo__overlaps(o->recvbuf, o->rbytes, req->recvbuf,
+                                              req->rbytes))
+            return rtopo__error(RTOPO_ERR_INVAL, "receive buffer %p (%zu bytes) overlaps "
+                                "the receive buffer %p (%zu bytes) of an operation in "
+                                "flight", req->recvbuf, req->rbytes, o->recvbuf, o->rbytes);
+    s = req->sendbuf;
+    r = req->recvbuf;
+    op->bufs[RTOPO__BUF_SEND] = s;
+    op->bufs[RTOPO__BUF_RECV] = r;
+    if (op->plan->tmp && !req->tmp) {
+        req->tmp = malloc(op->plan->tmp);    /* this rank's share only */
+        if (!req->tmp)
+            return rtopo__error(RTOPO_ERR_NOMEM, "scratch of %llu bytes",
+                                (unsigned long long)op->plan->tmp);
+    }
+    op->bufs[RTOPO__BUF_TMP] = req->tmp;
+    /* the receive buffer may be written before the send buffer is read:
+     * overlapping buffers get a private copy of the send data */
+    free(op->inplace_copy);
+    op->inplace_copy = NULL;
+    if (rtopo__overlaps(s, req->sbytes, r, req->rbytes) && op->plan->sched->nhops > 0) {
+        op->inplace_copy = malloc(req->sbytes);
+        if (!op->inplace_copy)
+            return rtopo__error(RTOPO_ERR_NOMEM, "in-place copy of %zu bytes", req->sbytes);
+        memcpy(op->inplace_copy, s, req->sbytes);
+        op->bufs[RTOPO__BUF_SEND] = op->inplace_copy;
+    }
+    if (ctx->check_buffers && req->sbytes)
+        req->send_sum = rtopo__sum(s, req->sbytes);
+    req->started = 1;
+    req->user_active = 1;
+    if ((st = rtopo__op_start(op)))
+        req->user_active = 0;
+    return st;
+}
+
+int rtopo__req_start_new(rtopo_req_t **req)
+{
+    int st = rtopo__req_start(*req);
+
+    if (st) {
+        if ((*req)->op.zombie) {
+            (*req)->orphan = 1;
+            rtopo__handle_del(*req);
+        } else {
+            rtopo__req_destroy(*req);
+        }
+        *req = NULL;
+    }
+    return st;
+}
+
+#define RTOPO__REQ_ENTER(req)                                                 \
+    do {                                                                      \
+        int st_;                                                              \
+        if (!(req))                                                           \
+            return rtopo__error(RTOPO_ERR_INVAL, "request is NULL");          \
+        if (!rtopo__handle_ok((req), RTOPO__H_REQ))                           \
+            return rtopo__error(RTOPO_ERR_INVAL, "request %p is not live "    \
+                                "(freed already?)", (void *)(req));           \
+        if ((st_ = rtopo__ctx_enter((req)->op.ctx)))                          \
+            return st_;                                                       \
+    } while (0)
+
+int rtopo_start(rtopo_req_t *req)
+{
+    int st;
+
+    RTOPO__REQ_ENTER(req);
+    st = rtopo__req_start(req);
+    rtopo__ctx_leave(req->op.ctx);
+    return st;
+}
+
+int rtopo_wait(rtopo_req_t *req)
+{
+    int st;
+
+    RTOPO__REQ_ENTER(req);
+    if (!req->user_active) {
+        st = req->started ? RTOPO_OK : rtopo__error(RTOPO_ERR_INVAL, "request was never "
+                                                      "started");
+    } else {
+        rtopo__op_wait(&req->op);
+        st = rtopo__req_seen(req);
+    }
+    rtopo__ctx_leave(req->op.ctx);
+    return st;
+}
+
+int rtopo_test(rtopo_req_t *req, int *done)
+{
+    int st = RTOPO_OK;
+
+    if (!done)
+        return rtopo__error(RTOPO_ERR_INVAL, "done pointer is NULL");
+    RTOPO__REQ_ENTER(req);
+    if (!req->started) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "request was never started");
+    } else if (req->user_active) {
+        rtopo__op_test(&req->op);
+        if (!req->op.active)
+            st = rtopo__req_seen(req);
+    }
+    *done = !req->user_active;
+    rtopo__ctx_leave(req->op.ctx);
+    return st;
+}
+
+int rtopo_req_free(rtopo_req_t *req)
+{
+    rtopo_ctx_t *ctx;
+
+    if (!req)
+        return RTOPO_OK;
+    RTOPO__REQ_ENTER(req);
+    ctx = req->op.ctx;
+    if (req->user_active) {
+        rtopo__ctx_leave(ctx);
+        return rtopo__error(RTOPO_ERR_BUSY, "request is still active: wait for it first");
+    }
+    if (req->op.zombie) {
+        /* completions still reference its state: freed when they are in */
+        req->orphan = 1;
+        rtopo__handle_del(req);
+    } else {
+        rtopo__req_destroy(req);
+    }
+    rtopo__ctx_leave(ctx);
+    return RTOPO_OK;
+}
+
