@@ -2,19 +2,30 @@
  * exec.c - the schedule executor.
  *
  * A plan is one rank's share of a schedule (topo/rtopo_sched.h): the hops
- * it sends, receives and forwards, and the transfers it copies locally.
- * An operation runs a plan: it opens a window for every hop it receives
- * (RTR), writes pieces of every hop it sends as soon as the data, the
- * window and the credits allow, and forwards pieces of multi-hop routes
- * the moment they land.  The protocol is described in rtopo_int.h.
+ * it sends, receives and forwards, and its parts of the graph's nodes
+ * (SEND: a transfer it originates, RECV: a transfer it is the final
+ * destination of, LOCAL: a copy or kernel it runs) with the edges among
+ * them on this rank.  An operation runs exactly that graph: a part starts
+ * when the edges into it are released (a count per part, a queue of
+ * released parts), and releases the edges out of it when done.
+ *  - SEND starts: an eager message goes out, or pieces are written as soon
+ *    as the window and the credits allow; done when every write completed
+ *    (the data has left the source range) or the eager copy was taken.
+ *  - RECV starts: its window opens (RTR) only now, so no peer writes the
+ *    range before the earlier readers and writers on this rank are done;
+ *    eager data that came earlier was held and is copied in now.
+ *  - LOCAL starts: the copy or kernel runs; its inputs are complete.
+ * Forwarding hops are no parts: their windows open at start and pieces
+ * move on the moment they land.  The protocol is described in
+ * rtopo_int.h.
  *
  * Cost: a hop of L bytes in pieces of U over h hops takes about
  * ts + L*tw + (h-1)*(ts + U*tw) once the windows are open (one RTR round
- * trip, overlapped across hops since every rank opens its windows at start).
+ * trip, overlapped across hops: windows without edges open at start).
  *
- * An operation is done on this rank when every entry is done and every
- * write and control message it posted has completed (op->inflight and
- * op->track.out are 0).
+ * An operation is done on this rank when every entry and part is done and
+ * every write and control message it posted has completed (op->inflight
+ * and op->track.out are 0).
  * Any failure after the start fails the job (job.c): the other ranks
  * would otherwise wait for this one until their timeout.
  */
@@ -1303,15 +1314,19 @@ static void rtopo__on_write(rtopo__comp_t *c, int status, int peer, const char *
 
 /* ---- waiting ----------------------------------------------------------- */
 
-/* Names what a timed-out operation still waits for. */
+/* Names what a timed-out operation still waits for: what has started
+ * first, then the parts still held back by their edges. */
 static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
 {
-    int i;
+    int i, held = 0, first = -1;
 
+    for (i = 0; i < op->plan->nparts; i++)
+        if (!op->pstate[i] && held++ == 0)
+            first = i;
     for (i = 0; i < op->plan->nrecv; i++) {
         const rtopo__rstate_t *r = &op->rs[i];
         const rtopo__recv_ent_t *e = &op->plan->recv[i];
-        if (r->done)
+        if (r->done || (e->part >= 0 && !op->pstate[e->part]))
             continue;
         if (!r->heard)
             snprintf(out, n, "waiting for rank %d (transfer %u hop %u, %llu bytes), which "
@@ -1325,11 +1340,20 @@ static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
     for (i = 0; i < op->plan->nsend; i++) {
         const rtopo__sstate_t *s = &op->ss[i];
         const rtopo__send_ent_t *e = &op->plan->send[i];
-        if (s->done)
+        if (s->done || s->blocked)
             continue;
         snprintf(out, n, "waiting for rank %d (transfer %u hop %u) %s", e->peer, e->xfer,
                  e->hop, s->have_rtr ? "to take the data" : "to open its window: did it "
                  "skip the call?");
+        return;
+    }
+    if (held) {
+        const rtopo__part_t *pt = &op->plan->parts[first];
+        snprintf(out, n, "%d part(s) of the schedule wait for earlier ones on this rank "
+                 "(first: node %u, %u edge(s) not released)", held,
+                 pt->type == RTOPO__PART_SEND ? op->plan->send[pt->idx].xfer :
+                 pt->type == RTOPO__PART_RECV ? op->plan->recv[pt->idx].xfer : pt->idx,
+                 op->pcnt[first]);
         return;
     }
     snprintf(out, n, "waiting for %d write(s) and %d control message(s) to complete",
