@@ -296,6 +296,20 @@ typedef struct rtopo__shift_memo {
 int rtopo__sched_shift_memo(const rtopo__tdesc_t *t, rtopo__shift_memo_t *memo, long q,
                             size_t bytes, const struct rtopo__model *model,
                             rtopo__sched_t **s_p);
+/* Host-to-hypercube distribution of overlapping windows (scatter_sched.c
+ * says how and what each strategy costs): t is a hypercube with a host
+ * endpoint; node i's RECV receives the M elements of esize bytes that
+ * start at element i*delta of the host's SEND (1 <= delta <= M).  x: the
+ * block dimension of SEQSCATTER (0..d) and DECREMENTAL (0..d-1, 0 when
+ * d = 0); ignored otherwise.  s->algo holds the strategy. */
+enum rtopo__scatter_strategy {
+    RTOPO__SCATTER_SEQ = 1,
+    RTOPO__SCATTER_BINOMIAL,
+    RTOPO__SCATTER_SEQSCATTER,
+    RTOPO__SCATTER_DECREMENTAL
+};
+int rtopo__sched_scatter(const rtopo__tdesc_t *t, int strategy, int x, uint64_t M,
+                         uint64_t delta, size_t esize, rtopo__sched_t **s_p);
 void rtopo__sched_free(rtopo__sched_t *s);
 /* Allocate a zeroed schedule with room for nxfers transfers and nhops hops
  * (counts set, nsteps 0).  RTOPO_ERR_NOMEM / RTOPO_ERR_INVAL on overflow. */

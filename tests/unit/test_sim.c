@@ -506,6 +506,173 @@ static void test_graph_checks(void)
     rtopo__sched_free(s);
 }
 
+/* ---- host-to-cube distribution of overlapping windows ------------------ */
+
+static const char *const scat_name[] = { "", "seq", "binomial", "seqscatter",
+                                         "decremental" };
+
+/* every strategy and x places every node's window, for odd element sizes
+ * and every kind of overlap */
+static void test_scatter_placement(void)
+{
+    static const size_t esz[] = { 1, 3, 8 };
+    uint64_t size[RTOPO__BUF_COUNT];
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    tu_bufs_t b;
+    int d, e, o, strat, x, k, runs = 0;
+
+    for (d = 0; d <= 5; d++) {
+        CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0) == 0);
+        CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
+        for (e = 0; e < 3; e++)
+            for (o = 0; o < 4; o++) {
+                uint64_t M = 6, ov[4] = { 0, 1, M / 2, M - 1 }, delta = M - ov[o];
+                uint64_t win = M * esz[e], str = delta * esz[e];
+                uint64_t n = ((uint64_t)(1 << d) - 1) * str + win;
+
+                for (strat = RTOPO__SCATTER_SEQ; strat <= RTOPO__SCATTER_DECREMENTAL;
+                     strat++) {
+                    int xmax = strat == RTOPO__SCATTER_SEQSCATTER ? d :
+                               strat == RTOPO__SCATTER_DECREMENTAL ? (d ? d - 1 : 0) : 0;
+
+                    for (x = 0; x <= xmax; x++) {
+                        int ok = 1;
+
+                        CU_ASSERT_FATAL(rtopo__sched_scatter(&t, strat, x, M, delta, esz[e],
+                                                             &s) == 0);
+                        ok &= TU_CHECK(rtopo__sched_validate(s) == 0, "%s d %d x %d: %s",
+                                       scat_name[strat], d, x, rtopo_last_error());
+                        size[RTOPO__BUF_SEND] = size[RTOPO__BUF_RECV] = n;
+                        size[RTOPO__BUF_TMP] = s->tmp_bytes;
+                        CU_ASSERT_FATAL(tu_bufs_init(&b, t.p, n, s->tmp_bytes) == 0);
+                        tu_bufs_fill(&b);
+                        ok &= TU_CHECK(rtopo__sim_exec_sized(s,
+                                       (uint8_t *const *const *)b.bufs, size) == 0,
+                                       "%s: %s", scat_name[strat], rtopo_last_error());
+                        for (k = 0; ok && k < (1 << d); k++)
+                            ok &= TU_CHECK(!memcmp(b.bufs[k][RTOPO__BUF_RECV],
+                                                   b.bufs[t.p - 1][RTOPO__BUF_SEND] +
+                                                   (uint64_t)k * str, win),
+                                           "%s d %d x %d esize %zu overlap %llu: node %d",
+                                           scat_name[strat], d, x, esz[e],
+                                           (unsigned long long)ov[o], k);
+                        /* no node needs more TMP than its block's union */
+                        for (k = 0; ok && k < (1 << d); k++)
+                            ok &= TU_CHECK(rtopo__sched_tmp(s, k) <= (strat ==
+                                           RTOPO__SCATTER_DECREMENTAL ? n : (uint64_t)
+                                           (1 << d) * win), "TMP of node %d", k);
+                        tu_bufs_free(&b);
+                        rtopo__sched_free(s);
+                        runs++;
+                    }
+                }
+            }
+    }
+    CU_ASSERT(runs > 500);
+    /* bad arguments */
+    CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQ, 0, 4, 5, 1, &s),
+                    RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQ, 0, 4, 0, 1, &s),
+                    RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_DECREMENTAL, d, 4, 2, 1, &s),
+                    RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, 9, 0, 4, 2, 1, &s), RTOPO_ERR_INVAL);
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 4, 2, 0) == 0);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQ, 0, 4, 2, 1, &s),
+                    RTOPO_ERR_INVAL);
+}
+
+/* the simulated times are the closed formulas T1..T4 (seed 003), for the
+ * paper's two parameter sets; T4's formula assumes the last block ends
+ * last, and is a lower bound where it does not */
+static void test_scatter_costs(void)
+{
+    static const struct { double M, beta; } set[2] = { { 100, 800e-6 }, { 500, 6500e-6 } };
+    const double sigma = 1.5, tau = 8e-6;
+    rtopo__sim_result_t r;
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    int i, d, o, x, checked = 0, bounds = 0;
+
+    rtopo__model_default(&m);
+    m.chunk = (size_t)1 << 40;
+    for (i = 0; i < 2; i++)
+        for (d = 1; d <= 10; d++) {
+            double M = set[i].M, beta = set[i].beta, bh = sigma * beta, th = tau, p = 1 << d;
+
+            m.ts[RTOPO__LINK_HOST] = bh;
+            m.tw[RTOPO__LINK_HOST] = th;         /* esize 1: per element */
+            m.ts[RTOPO__LINK_CUBE_ID] = beta;
+            m.tw[RTOPO__LINK_CUBE_ID] = tau;
+            CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0) == 0);
+            CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
+            for (o = 0; o < 3; o++) {
+                double ov = o == 0 ? 0 : o == 1 ? M / 2 : M - 1, D = M - ov, f;
+
+                CU_ASSERT_FATAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQ, 0, (uint64_t)M,
+                                                     (uint64_t)D, 1, &s) == 0);
+                CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+                f = p * (bh + M * th);
+                TU_CHECK(fabs(r.model_time - f) < 1e-9 * f, "T1 d %d: %g vs %g", d,
+                         r.model_time, f);
+                rtopo__sched_free(s);
+                CU_ASSERT_FATAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_BINOMIAL, 0,
+                                                     (uint64_t)M, (uint64_t)D, 1, &s) == 0);
+                CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+                f = bh + M * p * th + d * beta + M * (p - 1) * tau;
+                TU_CHECK(fabs(r.model_time - f) < 1e-9 * f, "T2 d %d: %g vs %g", d,
+                         r.model_time, f);
+                rtopo__sched_free(s);
+                for (x = 0; x <= d; x++) {
+                    double px = 1 << x, a = (p - px) * (bh + M * th),
+                           b = x * beta + M * (px - 1) * tau;
+
+                    CU_ASSERT_FATAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQSCATTER, x,
+                                                         (uint64_t)M, (uint64_t)D, 1,
+                                                         &s) == 0);
+                    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+                    f = bh + M * px * th + (a > b ? a : b);
+                    TU_CHECK(fabs(r.model_time - f) < 1e-9 * f, "T3 d %d x %d: %g vs %g",
+                             d, x, r.model_time, f);
+                    rtopo__sched_free(s);
+                }
+                for (x = 0; x < d; x++) {
+                    double px = 1 << x, host_end = 0, last = 0;
+                    int tt, holds = 1;
+
+                    f = (d - x + 1) * bh + (M - D) * (d - x + 1) * th + D * p * th +
+                        x * beta + x * (M - D) * tau + (px - 1) * D * tau;
+                    /* does every earlier block end by the last one's end? */
+                    for (tt = d - 1; tt >= x; tt--) {
+                        double bt = 1 << tt;
+
+                        host_end += bh + (M + (bt - 1) * D) * th;
+                        last = host_end + tt * beta + tt * (M - D) * tau + (bt - 1) * D * tau;
+                        holds &= last <= f * (1 + 1e-12);
+                    }
+                    CU_ASSERT_FATAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_DECREMENTAL, x,
+                                                         (uint64_t)M, (uint64_t)D, 1,
+                                                         &s) == 0);
+                    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+                    if (holds) {
+                        TU_CHECK(fabs(r.model_time - f) < 1e-9 * f, "T4 d %d x %d: %g vs "
+                                 "%g", d, x, r.model_time, f);
+                        checked++;
+                    } else {
+                        TU_CHECK(r.model_time >= f * (1 - 1e-12), "T4 d %d x %d below its "
+                                 "bound", d, x);
+                        bounds++;
+                    }
+                    rtopo__sched_free(s);
+                }
+            }
+        }
+    /* the formula's assumption is the common case */
+    TU_CHECK(checked > bounds, "T4 exact %d, bound only %d", checked, bounds);
+}
+
 int tu_suite_sim(void)
 {
     CU_pSuite s = CU_add_suite("sim", NULL, NULL);
@@ -519,7 +686,9 @@ int tu_suite_sim(void)
         !CU_add_test(s, "zero bytes", test_zero_bytes) ||
         !CU_add_test(s, "one-port sequential distribution", test_seq_dist) ||
         !CU_add_test(s, "recursive halving", test_halving) ||
-        !CU_add_test(s, "edges, kernels, phases", test_graph_checks))
+        !CU_add_test(s, "edges, kernels, phases", test_graph_checks) ||
+        !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
+        !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs))
         return CU_get_error();
     return CUE_SUCCESS;
 }
