@@ -10,6 +10,7 @@
  * others; an allgather result is built once and shared by every queue.
  */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -29,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include "rtopo.h"
@@ -837,17 +839,92 @@ static void rr_rank_exited(struct rr_job *j, int r, int status)
     rr_round_check(j);
 }
 
+/*
+ * libfabric's shm provider (ofi:shm) keeps the queues of an endpoint in
+ * /dev/shm/<pid>:<uid>:<n> (16 MiB; n counts the endpoints of the
+ * process) and removes the file only when the endpoint closes.  A rank
+ * that never closed its endpoint (killed by a signal, terminated by
+ * rtopo-run, ended without rtopo_finalize) leaves its files behind, and a
+ * later process that gets the same pid then fails to create its own
+ * (EBUSY).  Called while the rank is a zombie, not reaped yet: its pid
+ * belongs to no other process, so every file named after it is the
+ * rank's.  Only regular files of this user, named <pid>:digits[:digits].
+ * Returns how many it removed, and their names in names[cap].
+ */
+static int rr_shm_sweep(pid_t pid, char *names, size_t cap)
+{
+    char prefix[32];
+    size_t n, used = 0;
+    struct dirent *d;
+    struct stat st;
+    const char *p;
+    DIR *dir = opendir("/dev/shm");
+    int removed = 0;
+
+    names[0] = '\0';
+    if (!dir)
+        return 0;
+    n = (size_t)snprintf(prefix, sizeof(prefix), "%d:", (int)pid);
+    while ((d = readdir(dir))) {
+        if (strncmp(d->d_name, prefix, n) || !d->d_name[n])
+            continue;
+        for (p = d->d_name + n; *p && ((*p >= '0' && *p <= '9') || *p == ':'); p++)
+            ;
+        if (*p || fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+            !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+            unlinkat(dirfd(dir), d->d_name, 0))
+            continue;
+        if (used + strlen(d->d_name) + 16 < cap)
+            used += (size_t)snprintf(names + used, cap - used, "%s/dev/shm/%s",
+                                     removed ? ", " : "", d->d_name);
+        else if (used + 6 < cap && !strstr(names, "..."))
+            used += (size_t)snprintf(names + used, cap - used, ", ...");
+        removed++;
+    }
+    closedir(dir);
+    return removed;
+}
+
 static void rr_reap(struct rr_job *j)
 {
+    char names[256];
+    siginfo_t si;
     pid_t pid;
-    int status, r;
+    int status, r, removed;
 
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (;;) {
+        /* look before reaping: the pid stays the child's until waitpid */
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) || !si.si_pid)
+            break;
+        pid = si.si_pid;
         for (r = 0; r < j->n; r++)
-            if (j->ranks[r].pid == pid && j->ranks[r].running) {
-                rr_rank_exited(j, r, status);
+            if (j->ranks[r].pid == pid && j->ranks[r].running)
                 break;
-            }
+        removed = 0;
+        if (r < j->n) {
+            struct rr_rank *rk = &j->ranks[r];
+
+            if (si.si_code == CLD_EXITED && si.si_status == 0 && rk->joined &&
+                !rk->bye && rk->conn)
+                rr_conn_drain(j, rk->conn);   /* its goodbye may be waiting */
+            /* a rank that exits 0 after rtopo_finalize has closed its
+             * endpoint; one that never joined has not opened any */
+            if (!(si.si_code == CLD_EXITED && si.si_status == 0 &&
+                  (rk->bye || !rk->joined)))
+                removed = rr_shm_sweep(pid, names, sizeof(names));
+        }
+        /* what waitpid would say, should it fail */
+        status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 :
+                 (si.si_status & 0x7f) | (si.si_code == CLD_DUMPED ? 0x80 : 0);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        if (r < j->n)
+            rr_rank_exited(j, r, status);
+        if (removed)
+            rr_msg(j, 1, "removed %d shared-memory region%s left by rank %d "
+                   "(pid %d): %s", removed, removed == 1 ? "" : "s", r, (int)pid,
+                   names);
     }
     if (j->nrunning == 0 && !j->t_drain)
         j->t_drain = rtopo__wire_now_ms() + RR_DRAIN_MS;

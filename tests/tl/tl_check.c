@@ -22,6 +22,7 @@
 #include "config.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1107,23 +1109,26 @@ static void run_trio(void)
 
 /* Removes /dev/shm/<pid>:<uid>:* (libfabric's shm provider names its
  * segment so) of a rank that has ended: the ones that die on purpose
- * never close their endpoint.  Only names of this user and of a process
- * we reaped ourselves. */
+ * never close their endpoint.  Only regular files of this user, and only
+ * while the rank is a zombie (not reaped yet), so that the pid cannot
+ * belong to another process. */
 static void remove_shm_leftovers(pid_t pid)
 {
-    char prefix[64], path[512];
+    char prefix[64];
     struct dirent *d;
+    struct stat st;
     DIR *dir;
 
     snprintf(prefix, sizeof(prefix), "%d:%u:", (int)pid, (unsigned)getuid());
     if (!(dir = opendir("/dev/shm")))
         return;
     while ((d = readdir(dir))) {
-        if (strncmp(d->d_name, prefix, strlen(prefix)))
+        if (strncmp(d->d_name, prefix, strlen(prefix)) ||
+            fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+            !S_ISREG(st.st_mode) || st.st_uid != geteuid())
             continue;
-        snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
-        if (unlink(path) == 0)
-            out("info removed %s left by rank pid %d", path, (int)pid);
+        if (unlinkat(dirfd(dir), d->d_name, 0) == 0)
+            out("info removed /dev/shm/%s left by rank pid %d", d->d_name, (int)pid);
     }
     closedir(dir);
 }
@@ -1189,10 +1194,20 @@ static int run(const char *transport, int nranks, const char *name)
             close(sp[i][j][0]);
             close(sp[i][j][1]);
         }
+    /* every rank ended (nobody maps the segments any more) but none
+     * reaped yet: their pids are still theirs */
+    for (i = 0; i < nranks; i++) {
+        siginfo_t si;
+
+        out("info rank %d pid %d", i, (int)pid[i]);
+        while (waitid(P_PID, (id_t)pid[i], &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+            ;
+    }
+    for (i = 0; i < nranks; i++)
+        remove_shm_leftovers(pid[i]);
     for (i = 0; i < nranks; i++) {
         int st = 0;
 
-        out("info rank %d pid %d", i, (int)pid[i]);
         if (waitpid(pid[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
             out("FAIL rank %d of %s %s %d", i, name,
                 WIFSIGNALED(st) ? "killed by signal" : "exited with",
@@ -1201,9 +1216,6 @@ static int run(const char *transport, int nranks, const char *name)
             bad = 1;
         }
     }
-    /* all have ended: nobody maps the segments any more */
-    for (i = 0; i < nranks; i++)
-        remove_shm_leftovers(pid[i]);
     return bad;
 }
 

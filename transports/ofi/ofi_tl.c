@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -297,28 +299,96 @@ static void ofi_close(struct rtopo__tl *tl)
     free(t);
 }
 
-/* shm names its regions "<pid>:<ep>:<domain>" under /dev/shm.  A process
- * that ended without closing its endpoint (killed, or _exit) leaves its
- * region behind, and a later process that gets the same pid then fails
- * to create its own (EBUSY).  No live process but this one has our pid:
- * such regions are stale. */
-static void ofi_shm_unlink_stale(void)
+/*
+ * libfabric's shm provider names the region of an endpoint
+ * /dev/shm/<pid>:<uid>:<n> (n counts the endpoints of the process; older
+ * releases put other numbers after the pid) and removes it when the
+ * endpoint closes.  A process that ended without closing its endpoint
+ * (killed, or _exit) leaves its region behind, 16 MiB; a later process
+ * that gets the same pid then finds a region under its own name that
+ * names a live owner (itself): libfabric removes that file and fails
+ * the endpoint with EBUSY.
+ *
+ * A region named after our pid that this process does not map is not
+ * one of its own live endpoints' (the provider maps its region for the
+ * endpoint's whole life, and no other live process has our pid): it is
+ * a dead process's.  Those of our user are removed; a file we cannot
+ * tell about (no /proc/self/maps) is kept.
+ */
+static int ofi_shm_name_ours(const char *name, const char *prefix, size_t n)
 {
-    char prefix[32], path[300];
+    const char *p;
+
+    if (strncmp(name, prefix, n) || !name[n])
+        return 0;
+    for (p = name + n; *p; p++)
+        if ((*p < '0' || *p > '9') && *p != ':')
+            return 0;
+    return 1;
+}
+
+/* is /dev/shm/<name> mapped by this process?  1 when unsure */
+static int ofi_shm_mapped(const char *name)
+{
+    char line[4352], path[300];
+    size_t plen, len;
+    int found = 0;
+    FILE *f = fopen("/proc/self/maps", "re");
+
+    if (!f)
+        return 1;
+    plen = (size_t)snprintf(path, sizeof(path), "/dev/shm/%s", name);
+    while (!found && fgets(line, sizeof(line), f)) {
+        len = strlen(line);
+        if (len && line[len - 1] == '\n')
+            line[--len] = '\0';
+        /* the path is the last field, after the inode's padding */
+        found = len >= plen && !strcmp(line + len - plen, path) &&
+                len > plen && line[len - plen - 1] == ' ';
+    }
+    fclose(f);
+    return found;
+}
+
+/* removes the stale regions of our pid; returns how many */
+static int ofi_shm_unlink_stale(void)
+{
+    char prefix[32];
     struct dirent *d;
+    struct stat st;
     DIR *dir = opendir("/dev/shm");
     size_t n;
+    int removed = 0;
 
     if (!dir)
-        return;
+        return 0;
     n = (size_t)snprintf(prefix, sizeof(prefix), "%ld:", (long)getpid());
-    while ((d = readdir(dir)))
-        if (!strncmp(d->d_name, prefix, n)) {
-            snprintf(path, sizeof(path), "/dev/shm/%s", d->d_name);
-            rtopo__info("removing stale shared-memory region %s", path);
-            unlink(path);
+    while ((d = readdir(dir))) {
+        if (!ofi_shm_name_ours(d->d_name, prefix, n) ||
+            fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+            !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+            ofi_shm_mapped(d->d_name))
+            continue;
+        if (!unlinkat(dirfd(dir), d->d_name, 0)) {
+            rtopo__info("removed /dev/shm/%s, left by an earlier process with "
+                        "this pid", d->d_name);
+            removed++;
         }
+    }
     closedir(dir);
+    return removed;
+}
+
+static int ofi_ep_setup(struct ofi_tl *t)
+{
+    int ret;
+
+    if ((ret = fi_endpoint(t->domain, t->info, &t->ep, NULL)))
+        t->ep = NULL;
+    else if (!(ret = fi_ep_bind(t->ep, &t->av->fid, 0)) &&
+             !(ret = fi_ep_bind(t->ep, &t->cq->fid, FI_TRANSMIT | FI_RECV)))
+        ret = fi_enable(t->ep);
+    return ret;
 }
 
 static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
@@ -381,10 +451,20 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
         rtopo__error(st, "fi_av_open: %s", fi_strerror(-ret));
         goto err;
     }
-    if ((ret = fi_endpoint(t->domain, t->info, &t->ep, NULL)) ||
-        (ret = fi_ep_bind(t->ep, &t->av->fid, 0)) ||
-        (ret = fi_ep_bind(t->ep, &t->cq->fid, FI_TRANSMIT | FI_RECV)) ||
-        (ret = fi_enable(t->ep))) {
+    ret = ofi_ep_setup(t);
+    if (ret == -FI_EBUSY && !strcmp(t->prov_name, "shm")) {
+        /* a region under our name that the sweep above kept (or that
+         * appeared since): libfabric has removed it; once more, with a
+         * new endpoint (and a new name) */
+        rtopo__info("endpoint set-up on shm: %s: retrying once",
+                    fi_strerror(-ret));
+        if (t->ep)
+            fi_close(&t->ep->fid);
+        t->ep = NULL;
+        ofi_shm_unlink_stale();
+        ret = ofi_ep_setup(t);
+    }
+    if (ret) {
         rtopo__error(st, "endpoint set-up on %s: %s", t->prov_name, fi_strerror(-ret));
         goto err;
     }
