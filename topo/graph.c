@@ -252,7 +252,8 @@ int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
         }
     }
     /* one edge per (rank, pred, succ, kind) */
-    qsort(s->deps, s->ndeps, sizeof(*s->deps), rtopo__dep_cmp);
+    if (s->ndeps)   /* qsort of NULL, even for 0 elements, is undefined */
+        qsort(s->deps, s->ndeps, sizeof(*s->deps), rtopo__dep_cmp);
     for (i = 0, w = 0; i < s->ndeps; i++)
         if (!w || rtopo__dep_cmp(&s->deps[w - 1], &s->deps[i]))
             s->deps[w++] = s->deps[i];
