@@ -25,7 +25,12 @@ esac
 
 packages="autoconf automake libtool pkg-config make gcc libfabric-dev
   libfabric-bin librdmacm-dev libibverbs-dev ibverbs-providers nettle-dev
-  libpmix-dev openmpi-bin libopenmpi-dev libcunit1-dev mandoc"
+  libpmix-dev openmpi-bin libopenmpi-dev libcunit1-dev mandoc gnuplot-nox"
+# make check also builds and runs the libFuzzer harnesses: clang, its
+# fuzzer and sanitizer runtimes, and llvm-symbolizer for their reports
+if [ "$what" = check ]; then
+    packages="$packages clang libclang-rt-dev llvm"
+fi
 
 missing=""
 for p in $packages; do

@@ -87,6 +87,18 @@ typedef enum {
     RTOPO_SHIFT_DIRECT      /* one connection to (i+q) mod p */
 } rtopo_shift_algo_t;
 
+/* Strategies of the windowed scatter from a host to a hypercube
+ * (rtopo_scatter(3)). */
+typedef enum {
+    RTOPO_SCATTER_AUTO = 0,
+    RTOPO_SCATTER_SEQ,          /* the host sends every window itself */
+    RTOPO_SCATTER_BINOMIAL,     /* all windows to node 0, which halves them on */
+    RTOPO_SCATTER_SEQSCATTER,   /* 2^x windows to node 0 to scatter, the rest
+                                   from the host one by one */
+    RTOPO_SCATTER_DECREMENTAL   /* the union of a sub-cube's windows to its
+                                   root, sub-cubes of decreasing size */
+} rtopo_scatter_algo_t;
+
 /* Element types and operators of reductions and data-dependent
  * collectives (see rtopo(7), DATATYPES AND OPERATORS). */
 typedef enum {
@@ -124,6 +136,8 @@ RTOPO_EXPORT int rtopo_topo_mesh(rtopo_ctx_t *ctx, int rows, int cols,
                                  rtopo_topo_t **topo);
 RTOPO_EXPORT int rtopo_topo_hypercube(rtopo_ctx_t *ctx, int dim,
                                       rtopo_topo_t **topo);
+RTOPO_EXPORT int rtopo_topo_hypercube_host(rtopo_ctx_t *ctx, int dim, int host,
+                                           rtopo_topo_t **topo);
 RTOPO_EXPORT int rtopo_topo_otis_mesh(rtopo_ctx_t *ctx, int n,
                                       rtopo_topo_t **topo);
 RTOPO_EXPORT int rtopo_topo_otis_hypercube(rtopo_ctx_t *ctx, int n,
@@ -139,6 +153,55 @@ RTOPO_EXPORT int rtopo_ishift(rtopo_topo_t *t, const void *sendbuf, void *recvbu
 RTOPO_EXPORT int rtopo_shift_init(rtopo_topo_t *t, const void *sendbuf,
                                   void *recvbuf, size_t bytes, int q,
                                   rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_topo_rank(const rtopo_topo_t *topo);
+RTOPO_EXPORT int rtopo_topo_size(const rtopo_topo_t *topo);
+RTOPO_EXPORT int rtopo_topo_set_scatter_algo(rtopo_topo_t *topo,
+                                             rtopo_scatter_algo_t algo, int x);
+
+RTOPO_EXPORT int rtopo_scatter(rtopo_topo_t *t, const void *sendbuf, size_t sendcount,
+                               void *recvbuf, size_t count, size_t stride,
+                               size_t elem_size);
+RTOPO_EXPORT int rtopo_iscatter(rtopo_topo_t *t, const void *sendbuf,
+                                size_t sendcount, void *recvbuf, size_t count,
+                                size_t stride, size_t elem_size, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_scatter_init(rtopo_topo_t *t, const void *sendbuf,
+                                    size_t sendcount, void *recvbuf, size_t count,
+                                    size_t stride, size_t elem_size,
+                                    rtopo_req_t **req);
+
+/* Coordinates of a topology's ranks (rtopo_topo_coords(3)): ring (rank),
+ * mesh (row, col), hypercube (bit k of the cube node), OTIS-mesh (Gx, Gy,
+ * Px, Py), OTIS-hypercube (G, P).  Ranks are the topology's own
+ * (rtopo_topo_rank). */
+#define RTOPO_MAX_DIMS 32
+RTOPO_EXPORT int rtopo_topo_ndims(const rtopo_topo_t *topo);
+RTOPO_EXPORT int rtopo_topo_extent(const rtopo_topo_t *topo, int dim);
+RTOPO_EXPORT int rtopo_topo_coords(const rtopo_topo_t *topo, int rank, int *coords);
+RTOPO_EXPORT int rtopo_topo_rank_at(const rtopo_topo_t *topo, const int *coords);
+/* The piece of topo holding this rank that keeps the dimensions whose
+ * bit is set in `keep` (rtopo_topo_sub(3)); collective over topo's ranks. */
+RTOPO_EXPORT int rtopo_topo_sub(rtopo_topo_t *topo, unsigned keep, rtopo_topo_t **sub);
+
+/* Shift along dimension `dim` (rtopo_shift_dim(3)): every line along it is
+ * a ring, shifted by disp, or by a*L + b for line L (the _rule forms);
+ * sendbuf == recvbuf shifts in place. */
+RTOPO_EXPORT int rtopo_shift_dim(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                 void *recvbuf, size_t bytes, int disp);
+RTOPO_EXPORT int rtopo_ishift_dim(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                  void *recvbuf, size_t bytes, int disp,
+                                  rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_shift_dim_init(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                      void *recvbuf, size_t bytes, int disp,
+                                      rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_shift_dim_rule(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                      void *recvbuf, size_t bytes, int a, int b);
+RTOPO_EXPORT int rtopo_ishift_dim_rule(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                       void *recvbuf, size_t bytes, int a, int b,
+                                       rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_shift_dim_rule_init(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                           void *recvbuf, size_t bytes, int a, int b,
+                                           rtopo_req_t **req);
+
 RTOPO_EXPORT int rtopo_start(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_wait(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_test(rtopo_req_t *req, int *done);

@@ -169,14 +169,20 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
                           "ring, mesh, hypercube, ecube, direct", ctx->params.shift_algo);
         goto err;
     }
+    if (rtopo__scatter_algo_parse(ctx->params.scatter_algo, NULL) < 0) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_SCATTER_ALGO=%s is not one of auto, seq, "
+                          "binomial, seqscatter[:X], decremental[:X]",
+                          ctx->params.scatter_algo);
+        goto err;
+    }
     rtopo__log_set_level(ctx->params.log_level);
     rtopo__params_warn_unknown();
     ctx->timeout_ms = (int)ctx->params.timeout_ms;
     if (RTOPO__CFG_HAS(cfg, timeout_ms) && cfg->timeout_ms > 0)
         ctx->timeout_ms = cfg->timeout_ms;
     /* ranges are checked where the variables are read (params.c) */
-    rtopo__model_default(&ctx->model);
-    ctx->model.chunk = ctx->params.chunk_size;
+    if ((st = rtopo__model_load(ctx)))
+        goto err;
 
     st = rtopo__boot_open(cfg, ctx->params.boot, ctx->timeout_ms, &ctx->boot);
     if (st)
@@ -272,6 +278,11 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     st = rtopo__check_uniform(ctx);
     if (st)
         goto err;
+    /* every rank's token keys the transport's own connection handshake */
+    for (i = 0; RTOPO__TL_HAS(ctx->tlops, set_auth) && i < (uint32_t)ctx->size; i++)
+        if ((st = ctx->tlops->set_auth(ctx->tl, (int)i, &ctx->peers[i].token,
+                                       sizeof(ctx->peers[i].token))))
+            goto err;
     if (!strcmp(ctx->params.progress, "thread") && (st = rtopo__thread_start(ctx)))
         goto err;
     if ((st = rtopo__handle_add(ctx, RTOPO__H_CTX)))
@@ -308,7 +319,7 @@ int rtopo_barrier(rtopo_ctx_t *ctx)
 
 int rtopo_finalize(rtopo_ctx_t *ctx)
 {
-    rtopo_req_t *req;
+    rtopo_req_t *req, *next;
     uint32_t i;
     int st = RTOPO_OK, bst;
 
@@ -337,17 +348,25 @@ int rtopo_finalize(rtopo_ctx_t *ctx)
      * rank drives the transport; failed operations' writes complete */
     if (ctx->abort_sent || ctx->track.out)
         rtopo__flush_job(ctx, 200);
-    while ((req = ctx->reqs)) {
-        /* writes of a failed operation are cancelled when the transport
-         * closes below: nothing to wait for */
-        if (req->op.zombie)
-            req->op.zombie = 0;
-        rtopo__req_destroy(req);
+    /* A failed operation's writes and messages still out reference its
+     * state (and its request, freed by the caller or not) until the
+     * transport is closed, which cancels them: nothing to wait for, but
+     * that state goes only after the close.  Regions are deregistered
+     * before it, the topologies after the requests on them. */
+    for (req = ctx->reqs; req; req = next) {
+        next = req->next;
+        if (!req->op.zombie)
+            rtopo__req_destroy(req);
     }
+    rtopo__mem_release_all(ctx);
+    ctx->tlops->close(ctx->tl);
+    ctx->tl = NULL;
+    rtopo__op_reap_zombies(ctx);
+    while ((req = ctx->reqs))
+        rtopo__req_destroy(req);
     for (i = 0; i < ctx->ntopos_alloc; i++)
         if (ctx->topos[i])
             rtopo__topo_destroy(ctx->topos[i]);
-    rtopo__mem_release_all(ctx);
     pthread_mutex_unlock(&ctx->lock);
     rtopo__ctx_free(ctx);
     pthread_mutex_lock(&rtopo__live_lock);

@@ -75,7 +75,12 @@ static rtopo__cmsg_t *rtopo__cmsg_get(rtopo_ctx_t *ctx)
         ctx->cmsg_free = c->next;
         return c;
     }
-    return malloc(sizeof(*c) + ctx->ctrl_size);
+    c = malloc(sizeof(*c) + ctx->ctrl_size);
+    if (c) {
+        c->all = ctx->cmsg_all;
+        ctx->cmsg_all = c;
+    }
+    return c;
 }
 
 static void rtopo__cmsg_put(rtopo_ctx_t *ctx, rtopo__cmsg_t *c)
@@ -411,15 +416,11 @@ int rtopo__engine_init(rtopo_ctx_t *ctx)
 void rtopo__engine_fini(rtopo_ctx_t *ctx)
 {
     rtopo__cmsg_t *c;
-    int i;
 
-    for (i = 0; ctx->pq && i < ctx->size; i++)
-        while ((c = ctx->pq[i].head)) {
-            ctx->pq[i].head = c->next;
-            free(c);
-        }
-    while ((c = ctx->cmsg_free)) {
-        ctx->cmsg_free = c->next;
+    /* queued, free, and those a closed transport never completed (a
+     * failed job's) */
+    while ((c = ctx->cmsg_all)) {
+        ctx->cmsg_all = c->all;
         free(c);
     }
     free(ctx->pq);

@@ -50,17 +50,9 @@ uint32_t rtopo__sig(const rtopo__opdesc_t *d)
 void rtopo__opdesc_shift(rtopo__opdesc_t *d, const rtopo_topo_t *t, long q, size_t bytes,
                          int algo)
 {
-    const rtopo__tdesc_t *td = &t->desc;
-
-    memset(d, 0, sizeof(*d));
+    rtopo__topo_opdesc(t, d);
     d->kind = RTOPO__OP_SHIFT;
     d->algo = (uint8_t)algo;
-    d->topo_kind = (uint8_t)td->kind;
-    d->host = (uint8_t)td->host;
-    d->p = td->p;
-    d->topo_a = td->kind == RTOPO__TOPO_MESH ? td->rows : td->kind == RTOPO__TOPO_HYPERCUBE ?
-                td->dim : td->kind == RTOPO__TOPO_RING ? 0 : td->n;
-    d->topo_b = td->kind == RTOPO__TOPO_MESH ? td->cols : 0;
     d->q = q;
     d->bytes = bytes;
 }
@@ -96,11 +88,12 @@ static int rtopo__hop_from(const rtopo__sched_t *s, const rtopo__xfer_t *x, uint
 }
 
 /* this rank's parts and the edges among them */
-static int rtopo__plan_parts(rtopo_ctx_t *ctx, const rtopo__sched_t *s, rtopo__plan_t *plan)
+static int rtopo__plan_parts(const rtopo_topo_t *t, const rtopo__sched_t *s,
+                             rtopo__plan_t *plan)
 {
     uint32_t n = s->nxfers + s->nkerns, i, np = 0, ne = 0;
     int32_t *node_part;
-    int me = ctx->rank, k;
+    int me = t->me, k;
 
     node_part = malloc(((size_t)n + 1) * sizeof(*node_part));
     plan->parts = calloc((size_t)plan->nsend + plan->nrecv + plan->nlocal + 1,
@@ -169,9 +162,11 @@ static int rtopo__plan_parts(rtopo_ctx_t *ctx, const rtopo__sched_t *s, rtopo__p
     return RTOPO_OK;
 }
 
-static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t *plan)
+/* Schedule ranks are the topology's labels; peers are job ranks. */
+static int rtopo__plan_build(const rtopo_topo_t *t, rtopo__sched_t *s, rtopo__plan_t *plan)
 {
-    int me = ctx->rank, ns = 0, nr = 0, i, j, from, to;
+    rtopo_ctx_t *ctx = t->ctx;
+    int me = t->me, ns = 0, nr = 0, i, j, from, to;
     uint32_t x, k;
     uint8_t *seen;
 
@@ -202,25 +197,29 @@ static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t 
             to = s->hops[xf->hop0 + k - 1].to;
             if (from == me) {
                 rtopo__send_ent_t *e = &plan->send[plan->nsend++];
+                int peer = rtopo__topo_job_rank(t, to);
+
                 e->xfer = x;
                 e->hop = k;
-                e->peer = to;
+                e->peer = peer;
                 e->upstream = -1;
                 e->part = -1;
                 if (k > 1)
                     e->upstream = plan->nrecv - 1;   /* recv (x, k-1) came just before */
-                if (!seen[to]++)
-                    plan->peers[plan->npeers++] = to;
+                if (!seen[peer]++)
+                    plan->peers[plan->npeers++] = peer;
             }
             if (to == me) {
                 rtopo__recv_ent_t *e = &plan->recv[plan->nrecv++];
+                int peer = rtopo__topo_job_rank(t, from);
+
                 e->xfer = x;
                 e->hop = k;
-                e->peer = from;
+                e->peer = peer;
                 e->part = -1;
                 e->fwd = k < xf->nhops ? plan->nsend : -1;   /* send (x, k+1) comes next */
-                if (!seen[from]++)
-                    plan->peers[plan->npeers++] = from;
+                if (!seen[peer]++)
+                    plan->peers[plan->npeers++] = peer;
             }
         }
     }
@@ -232,7 +231,7 @@ static int rtopo__plan_build(rtopo_ctx_t *ctx, rtopo__sched_t *s, rtopo__plan_t 
                        plan->recv[j].hop + 1 != plan->send[i].hop))
             return rtopo__error(RTOPO_ERR_INVAL, "schedule route revisits a rank");
     }
-    return rtopo__plan_parts(ctx, s, plan);
+    return rtopo__plan_parts(t, s, plan);
 }
 
 /* Takes ownership of s.  The plan has one reference, the caller's. */
@@ -252,7 +251,7 @@ int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d
     plan->desc = *d;
     plan->sig = rtopo__sig(d);
     plan->refs = 1;
-    st = rtopo__plan_build(ctx, s, plan);
+    st = rtopo__plan_build(t, s, plan);
     for (i = 0; st == RTOPO_OK && i < plan->npeers; i++)
         st = rtopo__connect_peer(ctx, plan->peers[i]);
     if (st) {
@@ -297,9 +296,9 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
     if ((*plan_p = rtopo__plan_lookup(t, &key)))
         return RTOPO_OK;
     if (algo == RTOPO_SHIFT_AUTO)   /* ranks make the same calls: same memos */
-        st = rtopo__sched_shift_memo(&t->desc, &t->memo, q, bytes, &t->ctx->model, &s);
+        st = rtopo__sched_shift_memo(&t->desc, &t->memo, q, bytes, &t->model, &s);
     else
-        st = rtopo__sched_shift(&t->desc, algo, q, bytes, &t->ctx->model, &s);
+        st = rtopo__sched_shift(&t->desc, algo, q, bytes, &t->model, &s);
     if (st)
         return st;
     rtopo__opdesc_shift(&d, t, q, bytes, s->algo);
@@ -746,7 +745,8 @@ int rtopo__op_start(rtopo__op_t *op)
 
     if (!ctx->failed) {
         op->seq = op->topo->next_seq++;
-        rtopo__job_op_started(ctx);
+        if (!op->internal)
+            rtopo__job_op_started(ctx);
     }
     if (ctx->failed) {
         rtopo__await_named(ctx, RTOPO__NAMING_MS);
@@ -1441,6 +1441,15 @@ int rtopo__op_drain(rtopo__op_t *op, int limit_ms)
                 rtopo__now_ns() + (uint64_t)limit_ms * 1000000ull);
     return op->zombie ? rtopo__error(RTOPO_ERR_BUSY, "writes of a failed operation "
                                      "are still outstanding") : RTOPO_OK;
+}
+
+/* rtopo_finalize, once the transport is closed: the completions the failed
+ * operations wait for will never come, and nothing references their state
+ * any more.  Requests the caller freed already go with it. */
+void rtopo__op_reap_zombies(rtopo_ctx_t *ctx)
+{
+    while (ctx->zombies)
+        rtopo__zombie_done(ctx->zombies);
 }
 
 void rtopo__exec_init(rtopo_ctx_t *ctx)

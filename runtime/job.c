@@ -40,8 +40,10 @@
 
 /* ---- arguments and their differences ------------------------------------ */
 
-static const char *rtopo__algo_name(int a)
+static const char *rtopo__algo_name(int kind, int a)
 {
+    if (kind == RTOPO__OP_SCATTER)
+        return rtopo__scatter_algo_name(a);
     static const char *const n[] = { "auto", "ring", "mesh", "hypercube", "ecube", "direct" };
 
     return a >= 0 && a < (int)(sizeof(n) / sizeof(n[0])) ? n[a] : "?";
@@ -54,8 +56,11 @@ static void rtopo__topo_str(const rtopo__opdesc_t *d, char *out, size_t n)
         snprintf(out, n, "mesh %dx%d", d->topo_a, d->topo_b);
         break;
     case RTOPO__TOPO_HYPERCUBE:
-        snprintf(out, n, "hypercube of dimension %d%s", d->topo_a,
-                 d->host ? " with a host" : "");
+        if (d->host)
+            snprintf(out, n, "hypercube of dimension %d with host rank %d %s", d->topo_a,
+                     d->root, d->host == 1 ? "outside the cube" : "on a node");
+        else
+            snprintf(out, n, "hypercube of dimension %d", d->topo_a);
         break;
     default:
         snprintf(out, n, "%s of %d ranks", rtopo__topo_name(d->topo_kind), d->p);
@@ -64,7 +69,42 @@ static void rtopo__topo_str(const rtopo__opdesc_t *d, char *out, size_t n)
 
 static const char *rtopo__op_name(int kind)
 {
-    return kind == RTOPO__OP_SHIFT ? "shift" : kind == RTOPO__OP_SCHED ? "a schedule" : "?";
+    return kind == RTOPO__OP_SHIFT ? "shift" : kind == RTOPO__OP_SCHED ? "a schedule" :
+           kind == RTOPO__OP_SCATTER ? "scatter" : kind == RTOPO__OP_SHIFT_DIM ?
+           "shift_dim" : "?";
+}
+
+/* the first difference between two dimension shifts, or 0 */
+static int rtopo__shift_dim_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b,
+                                 char *out, size_t n)
+{
+    int da = (int)(a->param[1] & 0xff), db = (int)(b->param[1] & 0xff), E = 0;
+    int ia = !!(a->param[1] & RTOPO__SHIFT_DIM_INPLACE);
+    int ib = !!(b->param[1] & RTOPO__SHIFT_DIM_INPLACE);
+    rtopo__tdesc_t td;
+
+    if (da != db) {
+        snprintf(out, n, "called shift_dim along dimension %d, this rank along dimension "
+                 "%d", da, db);
+        return 1;
+    }
+    if (ia != ib) {
+        snprintf(out, n, "called shift_dim %s, this rank %s", ia ? "in place" :
+                 "not in place", ib ? "in place" : "not in place");
+        return 1;
+    }
+    if (a->q == b->q && a->param[0] == b->param[0])
+        return 0;
+    if (rtopo__tdesc_init(&td, a->topo_kind, a->p, a->topo_a, a->topo_b) == RTOPO_OK)
+        E = rtopo__cart_extent(&td, da);
+    if (!a->param[0] && !b->param[0])
+        snprintf(out, n, "called shift_dim with disp=%lld (mod %d), this rank with "
+                 "disp=%lld", (long long)a->q, E, (long long)b->q);
+    else
+        snprintf(out, n, "called shift_dim with disp=a*line+b, a=%lld b=%lld (mod %d), "
+                 "this rank with a=%lld b=%lld", (long long)a->param[0], (long long)a->q, E,
+                 (long long)b->param[0], (long long)b->q);
+    return 1;
 }
 
 /* Writes "topology ...", "q=...", ... for the first argument that differs
@@ -76,17 +116,29 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
     rtopo__topo_str(a, ta, sizeof(ta));
     rtopo__topo_str(b, tb, sizeof(tb));
     if (a->topo_kind != b->topo_kind || a->topo_a != b->topo_a || a->topo_b != b->topo_b ||
-        a->p != b->p || a->host != b->host)
+        a->p != b->p || a->host != b->host || (a->host && a->root != b->root))
         snprintf(out, n, "on topology %s, this rank on topology %s", ta, tb);
     else if (a->kind != b->kind)
         snprintf(out, n, "called %s, this rank %s", rtopo__op_name(a->kind),
                  rtopo__op_name(b->kind));
+    else if (a->kind == RTOPO__OP_SHIFT_DIM && rtopo__shift_dim_diff(a, b, out, n))
+        ;
     else if (a->kind == RTOPO__OP_SHIFT && a->q != b->q)
         snprintf(out, n, "called shift with q=%lld (mod %d), this rank with q=%lld",
                  (long long)a->q, a->p, (long long)b->q);
     else if (a->kind == RTOPO__OP_SCHED && a->q != b->q)
         snprintf(out, n, "ran schedule %lld, this rank schedule %lld", (long long)a->q,
                  (long long)b->q);
+    else if (a->kind == RTOPO__OP_SCATTER && a->q != b->q)
+        snprintf(out, n, "called scatter with stride=%lld, this rank with stride=%lld",
+                 (long long)a->q, (long long)b->q);
+    else if (a->kind == RTOPO__OP_SCATTER && a->param[1] != b->param[1])
+        snprintf(out, n, "called scatter with elem_size=%lld, this rank with "
+                 "elem_size=%lld", (long long)a->param[1], (long long)b->param[1]);
+    else if (a->kind == RTOPO__OP_SCATTER && a->bytes != b->bytes && a->param[1] > 0)
+        snprintf(out, n, "called scatter with count=%lld, this rank with count=%lld",
+                 (long long)(a->bytes / (uint64_t)a->param[1]),
+                 (long long)(b->bytes / (uint64_t)a->param[1]));
     else if (a->root != b->root)
         snprintf(out, n, "called %s with root=%d, this rank with root=%d",
                  rtopo__op_name(a->kind), a->root, b->root);
@@ -100,8 +152,8 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
                  (unsigned long long)b->bytes);
     else if (a->algo != b->algo)
         snprintf(out, n, "called %s with algo=%s, this rank with algo=%s",
-                 rtopo__op_name(a->kind), rtopo__algo_name(a->algo),
-                 rtopo__algo_name(b->algo));
+                 rtopo__op_name(a->kind), rtopo__algo_name(a->kind, a->algo),
+                 rtopo__algo_name(b->kind, b->algo));
     else if (a->param[0] != b->param[0] || a->param[1] != b->param[1])
         snprintf(out, n, "called %s with strategy parameters (%lld, %lld), this rank with "
                  "(%lld, %lld)", rtopo__op_name(a->kind), (long long)a->param[0],
@@ -111,11 +163,14 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
     return 1;
 }
 
-static void rtopo__tdesc_to_opdesc(const rtopo__tdesc_t *t, rtopo__opdesc_t *d)
+void rtopo__topo_opdesc(const rtopo_topo_t *topo, rtopo__opdesc_t *d)
 {
+    const rtopo__tdesc_t *t = &topo->desc;
+
     memset(d, 0, sizeof(*d));
     d->topo_kind = (uint8_t)t->kind;
-    d->host = (uint8_t)t->host;
+    d->host = (uint8_t)(t->host ? 1 : topo->host >= 0 ? 2 : 0);
+    d->root = topo->host >= 0 ? topo->host : 0;
     d->p = t->p;
     d->topo_a = t->kind == RTOPO__TOPO_MESH ? t->rows : t->kind == RTOPO__TOPO_HYPERCUBE ?
                 t->dim : t->kind == RTOPO__TOPO_RING ? 0 : t->n;
@@ -225,7 +280,7 @@ static int rtopo__my_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
     t = topo_id < ctx->ntopos_alloc ? ctx->topos[topo_id] : NULL;
     if (!t)
         return 0;
-    rtopo__tdesc_to_opdesc(&t->desc, d);
+    rtopo__topo_opdesc(t, d);
     return 1;
 }
 
@@ -241,10 +296,14 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t 
         rtopo__opdesc_t theirs = m->desc;
         if (known == 1) {
             /* only the topology can be compared */
-            theirs.kind = mine.kind;
-            theirs.q = mine.q;
-            theirs.bytes = mine.bytes;
-            theirs.algo = mine.algo;
+            theirs = mine;
+            theirs.topo_kind = m->desc.topo_kind;
+            theirs.host = m->desc.host;
+            theirs.p = m->desc.p;
+            theirs.topo_a = m->desc.topo_a;
+            theirs.topo_b = m->desc.topo_b;
+            if (m->desc.host)
+                theirs.root = m->desc.root;
         }
         differs = rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff));
     }
@@ -326,7 +385,7 @@ static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
     /* compared now if this rank has the topology, else at its creation */
     t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
     if (t) {
-        rtopo__tdesc_to_opdesc(&t->desc, &mine);
+        rtopo__topo_opdesc(t, &mine);
         if (rtopo__desc_diff(&m->desc, &mine, diff, sizeof(diff))) {
             if (!ctx->failed)
                 ctx->fail_named = 1;    /* the message names what differs */
@@ -370,7 +429,7 @@ int rtopo__wireup(rtopo_topo_t *t)
     todo = calloc((size_t)t->nnbr + 1, sizeof(int));
     if (!todo)
         return RTOPO_ERR_NOMEM;
-    rtopo__tdesc_to_opdesc(&t->desc, &mine);
+    rtopo__topo_opdesc(t, &mine);
     memset(&m, 0, sizeof(m));
     m.type = RTOPO__MSG_HELLO;
     m.topo_id = t->id;

@@ -140,7 +140,7 @@ struct rtopo_mem *rtopo__mem_find(rtopo_ctx_t *ctx, const void *buf, size_t len)
     struct rtopo_mem *m;
 
     for (m = ctx->mems; m; m = m->next)
-        if (!m->internal && b >= m->buf && len <= m->len && b - m->buf <= (ptrdiff_t)(m->len - len))
+        if ((!m->internal || m->scratch) && b >= m->buf && len <= m->len && b - m->buf <= (ptrdiff_t)(m->len - len))
             return m;
     return NULL;
 }

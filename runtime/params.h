@@ -50,6 +50,16 @@
     XX(SHIFT_ALGO, shift_algo, STR, "auto",                                   \
        "force the circular shift algorithm: auto, ring, mesh, hypercube, "    \
        "ecube, direct")                                                        \
+    XX(SCATTER_ALGO, scatter_algo, STR, "auto",                               \
+       "force the windowed scatter's strategy: auto, seq, binomial, "         \
+       "seqscatter[:X] or decremental[:X] (X: block dimension; without it "   \
+       "the cost model picks X)")                                              \
+    XX(MODEL, model, STR, "auto",                                              \
+       "cost model of the auto choices: auto (measure the transport when "    \
+       "a topology is created, once per kind of rank pair), default (the "    \
+       "built-in constants), or KEY=VALUE,... over those constants: ts, tw, " \
+       "th (5us, 1ns), bw (10G), chunk, ports, tk, with an optional link "    \
+       "class prefix (host.ts=2us); every rank must give the same")          \
     XX(LOG_LEVEL, log_level, STR, "warn",                                     \
        "log verbosity: error, warn, info, debug, trace")                      \
     XX(RANK, rank, INT, "-1",                                                 \

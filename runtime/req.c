@@ -58,7 +58,14 @@ void rtopo__req_destroy(rtopo_req_t *req)
         req->next->prev = req->prev;
     req->op.topo->nreqs--;
     free(req->op.inplace_copy);
-    free(req->tmp);
+    if (req->tmp_mem) {
+        /* a failed operation's peers may still write into it */
+        req->tmp_mem->scratch = 0;
+        if (req->op.status)
+            req->tmp_mem->in_use = 2;
+        else
+            rtopo__stage_put(req->tmp_mem);
+    }
     rtopo__plan_put(req->op.plan);
     rtopo__handle_del(req);
     free(req);
@@ -136,6 +143,12 @@ static int rtopo__req_start(rtopo_req_t *req)
         return rtopo__error(RTOPO_ERR_INVAL, "only persistent requests can be restarted");
     if (op->zombie && rtopo__op_drain(op, 1000))
         return RTOPO_ERR_BUSY;
+    if (req->bad) {
+        /* the other ranks cannot see it: they learn it from the job */
+        rtopo__job_abort(ctx, req->bad, ctx->rank, &op->plan->desc, op->topo->id,
+                         RTOPO__NOSEQ, "%s", req->badmsg);
+        return rtopo__error(req->bad, "%s", req->badmsg);
+    }
     for (o = ctx->reqs; o; o = o->next)
         if (o->user_active && rtopo__overlaps(o->recvbuf, o->rbytes, req->recvbuf,
                                               req->rbytes))
@@ -147,10 +160,13 @@ static int rtopo__req_start(rtopo_req_t *req)
     op->bufs[RTOPO__BUF_SEND] = s;
     op->bufs[RTOPO__BUF_RECV] = r;
     if (op->plan->tmp && !req->tmp) {
-        req->tmp = malloc(op->plan->tmp);    /* this rank's share only */
-        if (!req->tmp)
-            return rtopo__error(RTOPO_ERR_NOMEM, "scratch of %llu bytes",
+        /* this rank's share only, registered: forwarding from it and
+         * writing into it are zero-copy */
+        if ((st = rtopo__stage_get(ctx, (size_t)op->plan->tmp, &req->tmp_mem)))
+            return rtopo__error(st, "scratch of %llu bytes",
                                 (unsigned long long)op->plan->tmp);
+        req->tmp_mem->scratch = 1;
+        req->tmp = req->tmp_mem->buf;
     }
     op->bufs[RTOPO__BUF_TMP] = req->tmp;
     /* the receive buffer may be written before the send buffer is read:

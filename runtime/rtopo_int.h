@@ -76,14 +76,19 @@ enum { RTOPO__WIN_DIRECT = 1, RTOPO__WIN_STAGED = 2 };
 /* What ranks must agree on for one collective call: the plan cache key,
  * the signature every message carries, and what an ABORT names when they
  * do not. */
-enum { RTOPO__OP_SHIFT = 1, RTOPO__OP_SCHED = 2 };
+enum { RTOPO__OP_SHIFT = 1, RTOPO__OP_SCHED = 2, RTOPO__OP_SCATTER = 3,
+       RTOPO__OP_SHIFT_DIM = 4 };
+/* RTOPO__OP_SHIFT_DIM (cart.c): q = b, param[0] = a (both mod the
+ * extent), param[1] = dim | RTOPO__SHIFT_DIM_INPLACE */
+#define RTOPO__SHIFT_DIM_INPLACE 0x100
 
 typedef struct rtopo__opdesc {
     uint8_t kind;        /* RTOPO__OP_* */
     uint8_t algo;        /* algorithm (cache key: as asked; plans and
                             messages: as used) */
     uint8_t topo_kind;
-    uint8_t host;        /* the topology has a host endpoint */
+    uint8_t host;        /* 1: a host outside the cube, 2: a host on a
+                            node (root: the host's job rank) */
     int32_t p;
     int32_t topo_a, topo_b;   /* rows/cols, dimension, n */
     int32_t root;        /* root rank, or 0 */
@@ -142,6 +147,7 @@ typedef struct rtopo__track {
 typedef struct rtopo__cmsg {
     rtopo__comp_t comp;
     struct rtopo__cmsg *next;
+    struct rtopo__cmsg *all;    /* ctx->cmsg_all */
     rtopo_ctx_t *ctx;
     rtopo__track_t *track;
     int peer;
@@ -169,6 +175,8 @@ struct rtopo_mem {
     rtopo__rkey_t rkey;
     int internal;          /* staging block owned by the engine */
     int in_use;            /* staging block handed out (2: quarantined) */
+    int scratch;           /* staging block lent to a request as its TMP:
+                              found by rtopo__mem_find like the user's */
     uint64_t quiet_ns;     /* a failed operation's window: peers' writes may
                               land until then */
     struct rtopo_mem *next;
@@ -222,6 +230,11 @@ typedef struct rtopo__plan {
 #define RTOPO__EARLY_TOPOS  64u     /* topologies ahead */
 #define RTOPO__EARLY_MSGS   4096u   /* messages kept per peer */
 
+struct rtopo__calib {         /* measured for one kind of pair */
+    int valid;
+    double ts, tw;
+};
+
 struct rtopo_topo {
     rtopo_ctx_t *ctx;
     uint32_t id;
@@ -234,7 +247,21 @@ struct rtopo_topo {
     rtopo__plan_t *cache[RTOPO__PLAN_CACHE];
     int cache_next;
     rtopo__shift_memo_t memo;     /* AUTO's shift choices */
+    int me;                 /* this rank's label in desc (schedule ranks) */
+    int *rmap;              /* desc label -> job rank; NULL: the same */
+    int host;               /* job rank of the host (scatter), -1: none */
+    int host_node;          /* the cube node that is the host, -1: the
+                               host is outside the cube (or none) */
+    int scatter_algo;       /* rtopo_scatter_algo_t */
+    int scatter_x;          /* block dimension, -1: the model's best */
+    rtopo__model_t model;   /* what its "auto" choices use (calib.c) */
 };
+
+/* The job rank of schedule rank r of topology t. */
+static inline int rtopo__topo_job_rank(const rtopo_topo_t *t, int r)
+{
+    return t->rmap ? t->rmap[r] : r;
+}
 
 struct rtopo__op;
 
@@ -298,6 +325,8 @@ typedef struct rtopo__op {
     int inflight;           /* writes and control messages not completed */
     rtopo__track_t track;   /* its control messages */
     int zombie;             /* failed, state kept for completions still due */
+    int internal;           /* the runtime's own (calib.c): every rank runs it
+                               alike, the barrier's call counts leave it out */
     uint64_t deadline_ns;
     const uint8_t *bufs[RTOPO__BUF_COUNT];
     uint8_t *inplace_copy;  /* send data copied when it overlaps recv */
@@ -316,6 +345,7 @@ typedef struct rtopo__op {
 struct rtopo_req {
     rtopo__op_t op;
     uint8_t *tmp;           /* TMP scratch of the schedule, kept across starts */
+    struct rtopo_mem *tmp_mem;  /* ... a registered staging block */
     int persistent;
     int started;
     int user_active;        /* started, completion not yet seen by the caller */
@@ -325,6 +355,9 @@ struct rtopo_req {
     void *recvbuf;
     size_t sbytes;          /* what the schedule may read of sendbuf */
     size_t rbytes;          /* ... and write of recvbuf */
+    int bad;                /* an argument only this rank could check is
+                               wrong: starting fails the job with it */
+    char badmsg[200];
     struct rtopo_req *next, *prev;   /* ctx request list */
 };
 
@@ -419,13 +452,18 @@ struct rtopo_ctx {
     int *pq_list;
     int npq;
     rtopo__cmsg_t *cmsg_free;
+    rtopo__cmsg_t *cmsg_all;    /* every one allocated: queued, free, or with
+                                   the transport (freed when it closes) */
     uint8_t *msgbuf;            /* builds untracked messages */
     uint64_t forged;            /* control messages dropped: not from the job */
     /* slot table for incoming windows */
     struct { rtopo__imm_fn fn; void *owner; int32_t idx; } *slots;
     uint32_t *slot_free;
     uint32_t nslot_free;
-    rtopo__model_t model;
+    rtopo__model_t model;       /* RTOPO_MODEL over the built-in constants */
+    int model_measure;          /* RTOPO_MODEL=auto: measure per kind of pair */
+    struct rtopo__calib calib[2][2];    /* measured: [node pair, host pair]
+                                           [same machine, two machines] */
     /* progress thread (RTOPO_PROGRESS=thread) */
     pthread_mutex_t lock;
     pthread_cond_t work;
@@ -447,6 +485,10 @@ int rtopo__ctx_enter(rtopo_ctx_t *ctx);   /* lock; INVAL for a dead ctx */
 void rtopo__ctx_leave(rtopo_ctx_t *ctx);
 /* returns st with the operation's message as this thread's last error */
 int rtopo__report(int st, const char *msg);
+
+/* calib.c: the cost model (RTOPO_MODEL, or measured per kind of pair) */
+int rtopo__model_load(rtopo_ctx_t *ctx);          /* at init */
+int rtopo__topo_model(rtopo_topo_t *t);           /* collective, at creation */
 
 /* topo_api.c */
 void rtopo__topo_destroy(rtopo_topo_t *t);
@@ -482,6 +524,8 @@ void rtopo__thread_kick(rtopo_ctx_t *ctx);
 /* job.c */
 void rtopo__job_init(rtopo_ctx_t *ctx);
 int rtopo__wireup(rtopo_topo_t *t);
+/* The topology's part of an operation descriptor (kind 0, no arguments). */
+void rtopo__topo_opdesc(const rtopo_topo_t *t, rtopo__opdesc_t *d);
 #define RTOPO__NOSEQ UINT32_MAX
 void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__opdesc_t *d,
                       uint32_t topo_id, uint32_t seq, const char *fmt, ...)
@@ -521,6 +565,9 @@ int rtopo__op_wait(rtopo__op_t *op);
 int rtopo__op_test(rtopo__op_t *op);
 void rtopo__op_fail(rtopo__op_t *op, int status);
 int rtopo__op_drain(rtopo__op_t *op, int limit_ms);
+/* frees the failed operations still waiting for completions (and their
+ * freed requests): only once the transport is closed */
+void rtopo__op_reap_zombies(rtopo_ctx_t *ctx);
 void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status);
 
 /* req.c: requests of any collective.  rtopo__req_new takes the caller's

@@ -30,6 +30,9 @@ static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
                             "context finalized)", (void *)t);
     if (!req_p)
         return rtopo__error(RTOPO_ERR_INVAL, "request pointer is NULL");
+    if (t->desc.host)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "no shift on a topology whose host is "
+                            "outside the cube (the host has no place in the ring order)");
     if (bytes && (!sendbuf || !recvbuf))
         return rtopo__error(RTOPO_ERR_INVAL, "NULL buffer for a %zu-byte shift", bytes);
     if (bytes > ((size_t)1 << 46))

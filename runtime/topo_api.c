@@ -6,14 +6,90 @@
  * to its overlay neighbours and completes the connections (job.c, wire-up)
  * so the first operation does not pay for them; algorithms that need
  * other peers (the direct shift) connect them when their plan is first
- * built.
+ * built.  A sub-topology (rtopo_topo_sub) is a piece of another: its
+ * labels map to the parent's job ranks (t->rmap), every rank creates its
+ * own piece under the same id, and its overlay neighbours, usually the
+ * parent's, need no new connection.
  */
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
 
-static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_t **topo_p)
+/* The descriptor and the labels of a hypercube fed by job rank `host`
+ * (rtopo_topo_hypercube_host): with 2^dim + 1 ranks the host is outside
+ * the cube (label 2^dim) and the nodes are the other ranks in order; with
+ * 2^dim ranks the host is cube node `host`. */
+static int rtopo__topo_host(rtopo_topo_t *t, int size, int rank, int dim, int host)
+{
+    int p, r, st;
+
+    if (dim < 0 || dim > 30)
+        return rtopo__error(RTOPO_ERR_INVAL, "hypercube dimension %d out of 0..30", dim);
+    p = 1 << dim;
+    if (host < 0 || host >= size)
+        return rtopo__error(RTOPO_ERR_INVAL, "host rank %d out of 0..%d", host, size - 1);
+    if (size != p && size != p + 1)
+        return rtopo__error(RTOPO_ERR_TOPO, "a hypercube of dimension %d with a host needs "
+                            "%d ranks (host outside the cube) or %d (host on a node); the "
+                            "job has %d", dim, p + 1, p, size);
+    if ((st = rtopo__tdesc_init(&t->desc, RTOPO__TOPO_HYPERCUBE, p, dim, 0)))
+        return st;
+    t->host = host;
+    t->host_node = host;
+    if (size == p)
+        return RTOPO_OK;
+    if ((st = rtopo__tdesc_add_host(&t->desc)))
+        return st;
+    t->host_node = -1;
+    t->rmap = malloc((size_t)(p + 1) * sizeof(*t->rmap));
+    if (!t->rmap)
+        return RTOPO_ERR_NOMEM;
+    for (r = 0; r < p; r++)
+        t->rmap[r] = r < host ? r : r + 1;
+    t->rmap[p] = host;
+    t->me = rank == host ? p : rank < host ? rank : rank - 1;
+    return RTOPO_OK;
+}
+
+/* The piece of `parent` that holds this rank when the dimensions in
+ * `keep` are kept (rtopo_topo_sub): its descriptor, this rank's label in
+ * it, and the job rank of every label. */
+static int rtopo__topo_piece(rtopo_topo_t *t, const rtopo_topo_t *parent, unsigned keep)
+{
+    int mine, piece, r, lab, st;
+
+    if ((st = rtopo__cart_sub(&parent->desc, keep, &t->desc)))
+        return st;
+    if ((lab = rtopo__cart_sub_label(&parent->desc, keep, parent->me, &mine)) < 0)
+        return lab;
+    t->me = lab;
+    t->rmap = malloc((size_t)t->desc.p * sizeof(*t->rmap));
+    if (!t->rmap)
+        return RTOPO_ERR_NOMEM;
+    for (r = 0; r < parent->desc.p; r++) {
+        if ((lab = rtopo__cart_sub_label(&parent->desc, keep, r, &piece)) < 0)
+            return lab;
+        if (piece == mine)
+            t->rmap[lab] = rtopo__topo_job_rank(parent, r);
+    }
+    return RTOPO_OK;
+}
+
+static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
+                            const rtopo_topo_t *parent, unsigned keep,
+                            rtopo_topo_t **topo_p);
+
+static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
+                           rtopo_topo_t **topo_p)
+{
+    return rtopo__topo_make(ctx, kind, a, b, host, NULL, 0, topo_p);
+}
+
+static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
+                            const rtopo_topo_t *parent, unsigned keep,
+                            rtopo_topo_t **topo_p)
 {
     rtopo_topo_t *t;
     rtopo__sched_t *probe;
@@ -28,31 +104,45 @@ static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_
         rtopo__ctx_leave(ctx);
         return RTOPO_ERR_NOMEM;
     }
-    st = rtopo__tdesc_init(&t->desc, kind, ctx->size, a, b);
+    t->me = ctx->rank;
+    t->host = -1;
+    t->host_node = -1;
+    t->scatter_x = -1;
+    t->scatter_algo = rtopo__scatter_algo_parse(ctx->params.scatter_algo, &t->scatter_x);
+    if (parent)
+        st = rtopo__topo_piece(t, parent, keep);
+    else if (host >= 0)
+        st = rtopo__topo_host(t, ctx->size, ctx->rank, a, host);
+    else
+        st = rtopo__tdesc_init(&t->desc, kind, ctx->size, a, b);
     if (st)
         goto err;
     t->ctx = ctx;
     t->shift_algo = rtopo__shift_algo_parse(ctx->params.shift_algo);   /* checked at init */
     /* the variable is global: a topology it does not apply to keeps auto
      * (rtopo_topo_set_shift_algo, in contrast, refuses) */
-    if (t->shift_algo != RTOPO_SHIFT_AUTO &&
-        rtopo__sched_shift(&t->desc, t->shift_algo, 1, 0, &ctx->model, &probe) == RTOPO_OK)
+    if (t->desc.host)   /* no shift with a host outside the cube */
+        t->shift_algo = RTOPO_SHIFT_AUTO;
+    else if (t->shift_algo != RTOPO_SHIFT_AUTO &&
+             rtopo__sched_shift(&t->desc, t->shift_algo, 1, 0, &ctx->model, &probe) == RTOPO_OK)
         rtopo__sched_free(probe);
     else if (t->shift_algo != RTOPO_SHIFT_AUTO) {
         rtopo__info("RTOPO_SHIFT_ALGO=%s does not apply to a %s: auto", ctx->params.shift_algo,
-                    rtopo__topo_name(kind));
+                    rtopo__topo_name(t->desc.kind));
         t->shift_algo = RTOPO_SHIFT_AUTO;
     }
-    n = rtopo__topo_neighbors(&t->desc, ctx->rank, NULL, 0);
+    n = rtopo__topo_neighbors(&t->desc, t->me, NULL, 0);
     t->nbr = calloc((size_t)n + 1, sizeof(int));
     if (!t->nbr) {
         st = RTOPO_ERR_NOMEM;
         goto err;
     }
-    t->nnbr = rtopo__topo_neighbors(&t->desc, ctx->rank, t->nbr, n);
-    for (i = 0; i < t->nnbr; i++)
+    t->nnbr = rtopo__topo_neighbors(&t->desc, t->me, t->nbr, n);
+    for (i = 0; i < t->nnbr; i++) {
+        t->nbr[i] = rtopo__topo_job_rank(t, t->nbr[i]);
         if ((st = rtopo__connect_peer(ctx, t->nbr[i])))
             goto err;
+    }
     if (ctx->next_topo_id >= ctx->ntopos_alloc) {
         uint32_t na = ctx->ntopos_alloc ? 2 * ctx->ntopos_alloc : 16;
         rtopo_topo_t **nt = realloc(ctx->topos, na * sizeof(*nt));
@@ -77,10 +167,25 @@ static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, rtopo_topo_
         goto err;
     }
     rtopo__ctx_leave(ctx);
+    /* the cost model of its auto choices: measuring it is collective; a
+     * piece of a topology takes its parent's (the pieces would otherwise
+     * each measure their own pairs, and not alike) */
+    if (parent)
+        t->model = parent->model;
+    else if ((st = rtopo__topo_model(t))) {
+        char why[256];
+
+        /* the job has failed; a measurement still in flight keeps the
+         * topology until rtopo_finalize frees it */
+        snprintf(why, sizeof(why), "%s", rtopo_last_error());
+        rtopo_topo_free(t);
+        return rtopo__error_quiet(st, "%s", why);
+    }
     *topo_p = t;
     return RTOPO_OK;
 err:
     free(t->nbr);
+    free(t->rmap);
     free(t);
     rtopo__ctx_leave(ctx);
     return st;
@@ -88,27 +193,58 @@ err:
 
 int rtopo_topo_ring(rtopo_ctx_t *ctx, rtopo_topo_t **topo)
 {
-    return rtopo__topo_new(ctx, RTOPO__TOPO_RING, 0, 0, topo);
+    return rtopo__topo_new(ctx, RTOPO__TOPO_RING, 0, 0, -1, topo);
 }
 
 int rtopo_topo_mesh(rtopo_ctx_t *ctx, int rows, int cols, rtopo_topo_t **topo)
 {
-    return rtopo__topo_new(ctx, RTOPO__TOPO_MESH, rows, cols, topo);
+    return rtopo__topo_new(ctx, RTOPO__TOPO_MESH, rows, cols, -1, topo);
 }
 
 int rtopo_topo_hypercube(rtopo_ctx_t *ctx, int dim, rtopo_topo_t **topo)
 {
-    return rtopo__topo_new(ctx, RTOPO__TOPO_HYPERCUBE, dim, 0, topo);
+    return rtopo__topo_new(ctx, RTOPO__TOPO_HYPERCUBE, dim, 0, -1, topo);
+}
+
+int rtopo_topo_hypercube_host(rtopo_ctx_t *ctx, int dim, int host, rtopo_topo_t **topo)
+{
+    if (host < 0)
+        return rtopo__error(RTOPO_ERR_INVAL, "host rank %d is negative", host);
+    return rtopo__topo_new(ctx, RTOPO__TOPO_HYPERCUBE, dim, 0, host, topo);
 }
 
 int rtopo_topo_otis_mesh(rtopo_ctx_t *ctx, int n, rtopo_topo_t **topo)
 {
-    return rtopo__topo_new(ctx, RTOPO__TOPO_OTIS_MESH, n, 0, topo);
+    return rtopo__topo_new(ctx, RTOPO__TOPO_OTIS_MESH, n, 0, -1, topo);
 }
 
 int rtopo_topo_otis_hypercube(rtopo_ctx_t *ctx, int n, rtopo_topo_t **topo)
 {
-    return rtopo__topo_new(ctx, RTOPO__TOPO_OTIS_HYPERCUBE, n, 0, topo);
+    return rtopo__topo_new(ctx, RTOPO__TOPO_OTIS_HYPERCUBE, n, 0, -1, topo);
+}
+
+int rtopo_topo_sub(rtopo_topo_t *parent, unsigned keep, rtopo_topo_t **sub)
+{
+    if (!parent)
+        return rtopo__error(RTOPO_ERR_INVAL, "topology is NULL");
+    if (!rtopo__handle_ok(parent, RTOPO__H_TOPO))
+        return rtopo__error(RTOPO_ERR_INVAL, "topology %p is not live (freed, or its "
+                            "context finalized)", (void *)parent);
+    return rtopo__topo_make(parent->ctx, 0, 0, 0, -1, parent, keep, sub);
+}
+
+int rtopo_topo_rank(const rtopo_topo_t *t)
+{
+    if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
+        return rtopo__error(RTOPO_ERR_INVAL, "not a live topology");
+    return t->me;   /* a host outside the cube: 2^dim, one past the nodes */
+}
+
+int rtopo_topo_size(const rtopo_topo_t *t)
+{
+    if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
+        return rtopo__error(RTOPO_ERR_INVAL, "not a live topology");
+    return t->desc.p - (t->desc.host ? 1 : 0);
 }
 
 int rtopo_topo_set_shift_algo(rtopo_topo_t *t, rtopo_shift_algo_t algo)
@@ -120,6 +256,9 @@ int rtopo_topo_set_shift_algo(rtopo_topo_t *t, rtopo_shift_algo_t algo)
         return rtopo__error(RTOPO_ERR_INVAL, "not a live topology");
     if (algo < RTOPO_SHIFT_AUTO || algo > RTOPO_SHIFT_DIRECT)
         return rtopo__error(RTOPO_ERR_INVAL, "unknown shift algorithm %d", (int)algo);
+    if (t->desc.host)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "no shift on a topology whose host is "
+                            "outside the cube");
     if ((st = rtopo__ctx_enter(t->ctx)))
         return st;
     /* refuse now an algorithm that does not apply to this topology */
@@ -141,6 +280,7 @@ void rtopo__topo_destroy(rtopo_topo_t *t)
     t->ctx->topos[t->id] = NULL;
     rtopo__handle_del(t);
     free(t->nbr);
+    free(t->rmap);
     free(t);
 }
 

@@ -5,6 +5,7 @@
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "bench_raw.h"
 
 int bench_raw_open(bench_raw_t *r, rtopo_ctx_t *ctx, long q, rtopo_mem_t *smem,
@@ -15,6 +16,7 @@ int bench_raw_open(bench_raw_t *r, rtopo_ctx_t *ctx, long q, rtopo_mem_t *smem,
 
     r->ctx = ctx;
     r->smem = smem;
+    r->rmem = rmem;
     r->dst = (int)(((me + q) % p + p) % p);
     r->src = (int)(((me - q) % p + p) % p);
     r->done = r->imm = r->writes = r->rounds = 0;
@@ -30,11 +32,19 @@ int bench_raw_open(bench_raw_t *r, rtopo_ctx_t *ctx, long q, rtopo_mem_t *smem,
     return RTOPO_OK;
 }
 
+void bench_raw_peers(bench_raw_t *r, int dst, int src)
+{
+    r->dst = dst;
+    r->src = src;
+}
+
 int bench_raw_begin(bench_raw_t *r)
 {
     r->done = r->imm = r->writes = r->rounds = 0;
-    rtopo__connect_peer(r->ctx, r->dst);
-    rtopo__connect_peer(r->ctx, r->src);
+    if (r->dst != r->ctx->rank)
+        rtopo__connect_peer(r->ctx, r->dst);
+    if (r->src != r->ctx->rank)
+        rtopo__connect_peer(r->ctx, r->src);
     return RTOPO_OK;
 }
 
@@ -91,6 +101,10 @@ int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
     size_t off = 0, piece;
     int st;
 
+    if (r->dst == ctx->rank) {   /* a line that does not move */
+        memcpy(r->rmem->buf, r->smem->buf, bytes);
+        return RTOPO_OK;
+    }
     /* writes above the transport's limit go in pieces, the last one
      * carrying the immediate */
     do {
@@ -109,6 +123,61 @@ int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
         r->writes++;
     } while (off < bytes);
     r->rounds++;
+    return raw_wait(r);
+}
+
+/* posts `bytes` from local offset `soff` to offset 0 of job rank dst's
+ * region, in pieces, the last one with the immediate */
+static int raw_post(bench_raw_t *r, int dst, size_t soff, size_t bytes, uint32_t tag)
+{
+    rtopo_ctx_t *ctx = r->ctx;
+    size_t off = 0, piece;
+    int st;
+
+    do {
+        piece = bytes - off < ctx->tlattr.max_write ? bytes - off : ctx->tlattr.max_write;
+        while ((st = ctx->tlops->write(ctx->tl, dst, r->smem->buf + soff + off, piece,
+                                       r->smem->mr, &r->rkeys[dst], off, tag,
+                                       off + piece == bytes ? RTOPO__TL_IMM : 0,
+                                       NULL)) == RTOPO_ERR_BUSY)
+            if ((st = raw_poll(r, 0)))   /* queue full, or connection being set up */
+                return st;
+        if (st) {
+            r->what = "raw write";
+            return st;
+        }
+        off += piece;
+        r->writes++;
+    } while (off < bytes);
+    return RTOPO_OK;
+}
+
+int bench_raw_scatter_begin(bench_raw_t *r, int root, const int *node, int nnodes)
+{
+    int i;
+
+    r->done = r->imm = r->writes = r->rounds = 0;
+    for (i = 0; i < nnodes; i++)
+        if (node[i] != root && (r->ctx->rank == root || r->ctx->rank == node[i]))
+            rtopo__connect_peer(r->ctx, r->ctx->rank == root ? node[i] : root);
+    return RTOPO_OK;
+}
+
+int bench_raw_scatter_round(bench_raw_t *r, int root, const int *node, int nnodes,
+                            size_t bytes, size_t stride, uint32_t tag)
+{
+    int i, st, me = r->ctx->rank;
+
+    if (me == root) {
+        for (i = 0; i < nnodes; i++) {
+            if (node[i] == me)
+                memcpy(r->rmem->buf, r->smem->buf + (size_t)i * stride, bytes);
+            else if (bytes && (st = raw_post(r, node[i], (size_t)i * stride, bytes, tag)))
+                return st;
+        }
+    } else if (bytes) {
+        r->rounds++;
+    }
     return raw_wait(r);
 }
 

@@ -23,6 +23,7 @@
 typedef struct bench_raw {
     rtopo_ctx_t *ctx;
     rtopo_mem_t *smem;          /* registered source region */
+    rtopo_mem_t *rmem;          /* registered destination region */
     rtopo__rkey_t *rkeys;       /* every rank's destination region */
     int dst, src;               /* (i+q) mod p, (i-q) mod p */
     long done, imm;             /* completions and incoming writes seen */
@@ -35,6 +36,12 @@ typedef struct bench_raw {
  * smem and rmem must be large enough for every size. */
 int bench_raw_open(bench_raw_t *r, rtopo_ctx_t *ctx, long q, rtopo_mem_t *smem,
                    rtopo_mem_t *rmem);
+/* Point the rounds at other peers (a dimension shift's line neighbours):
+ * this rank writes to job rank dst and waits for the write of job rank
+ * src.  dst == this rank makes the round a local copy from the source to
+ * the destination region, with nothing to wait for (src must then be
+ * this rank too: a line that does not move). */
+void bench_raw_peers(bench_raw_t *r, int dst, int src);
 /* before a block of rounds: connects the two peers and resets the
  * counters; every rank must do it before any rank starts its rounds
  * (a barrier after it) */
@@ -42,5 +49,21 @@ int bench_raw_begin(bench_raw_t *r);
 /* one round of `bytes`; tag is carried as the immediate */
 int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag);
 void bench_raw_close(bench_raw_t *r);
+
+/*
+ * The scatter baseline (rtopo-bench scatter, rtopo-bench-mpi scatter):
+ * job rank `root` writes window i, `bytes` from offset i*stride of its
+ * source region, into the destination region of job rank node[i], one
+ * RDMA write with immediate data per window (in pieces above the
+ * transport's largest write), one after another as fast as the transport
+ * takes them; when the root is a node itself its own window is a memcpy.
+ * A node's round ends when its window has landed, the root's when all its
+ * writes have completed.  Open with any q (bench_raw_open exchanges every
+ * rank's destination key); scatter_begin connects the root with every
+ * node (every rank calls it, then a barrier, before the rounds).
+ */
+int bench_raw_scatter_begin(bench_raw_t *r, int root, const int *node, int nnodes);
+int bench_raw_scatter_round(bench_raw_t *r, int root, const int *node, int nnodes,
+                            size_t bytes, size_t stride, uint32_t tag);
 
 #endif

@@ -8,6 +8,12 @@
  *        [--modes blocking,persistent] [--buffers registered,unregistered]
  *        [--unregistered] [--no-raw] [--json FILE] [--plot FILE.png]
  *
+ *   mpirun -n N rtopo-bench-mpi shift-dim [--topo T] [--dim K] [--disp D | --rule A,B]
+ *        [--inplace] ... (the shift's options, without --algo and --q)
+ *
+ *   mpirun -n 2^D+1 rtopo-bench-mpi scatter [--d D] [--sizes ...] [--overlap K|max]
+ *        ... (see the scatter section below)
+ *
  * MPI is initialised first; rtopo bootstraps through an allgather over
  * MPI_COMM_WORLD (rtopo_config_t.allgather).  For every size, the
  * circular shift (rank i's data to rank (i+q) mod p) is timed as:
@@ -20,6 +26,13 @@
  *     a different data movement, shown for reference;
  *   - raw: one RDMA write with immediate of the same size straight
  *     through the transport (bench_raw.c), the floor under rtopo.
+ * shift-dim times rtopo_shift_dim (or _rule, with --rule) along one
+ * dimension against what an MPI code writes for it: MPI_Cart_create of
+ * the same shape and MPI_Cart_shift by the line's displacement once, then
+ * MPI_Sendrecv, or MPI_Sendrecv_replace in place (--inplace); the raw
+ * column writes to the line neighbour, and each table also gives the link
+ * hops of the schedule rtopo ran (the simulator's count on the request's
+ * plan).
  * Every iteration of every column is MPI_Barrier, t0, the operation, t1;
  * per iteration the slowest rank counts (MPI_Allreduce MAX); the median
  * and minimum over the iterations are reported.  Columns run in blocks of
@@ -74,11 +87,20 @@ static struct {
     rtopo_mem_t *smem, *rmem;
     bench_raw_t rawt;
     int dst, src, cart_dst, cart_src;
+    /* shift-dim: the dimension (-1: the last), disp in q or a rule, in
+     * place; MPI's Cartesian dimension */
+    int dimmode, dim, mdim, have_disp, have_rule, inplace, moving, extent;
+    long rule_a, rule_b;
+    const char *fn, *fn_init;   /* rtopo's calls, for the tables */
     /* results: [size][col] */
     double med[MAX_SIZES][MAX_COLS], min[MAX_SIZES][MAX_COLS];
     int its[MAX_SIZES];
+    /* shift-dim: the executed schedule's link hops and bytes per block */
+    unsigned long long moves[MAX_SIZES];
+    double blocks[MAX_SIZES];
 } B = { .topo = "ring", .algo = "auto", .q = 1, .iters = 100, .block = 10,
-        .warmup = 10, .raw = 1, .modes = 3, .buffers = 3, .cart = MPI_COMM_NULL };
+        .warmup = 10, .raw = 1, .modes = 3, .buffers = 3, .cart = MPI_COMM_NULL, .dim = -1,
+        .fn = "rtopo_shift", .fn_init = "rtopo_shift_init" };
 
 /* ---- command line ------------------------------------------------------- */
 
@@ -100,13 +122,25 @@ static int env_rank(void)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n N rtopo-bench-mpi [--topo ring|mesh:RxC|hypercube:D|otis-mesh:N|otis-hypercube:N]\n"
+            "usage: mpirun -n N rtopo-bench-mpi [shift] [--topo ring|mesh:RxC|hypercube:D|otis-mesh:N|otis-hypercube:N]\n"
             "                  [--algo auto|ring|mesh|hypercube|ecube|direct] [--q Q]\n"
             "                  [--sizes LIST|MIN:MAX] [--iters N] [--block N] [--warmup N]\n"
             "                  [--modes blocking,persistent] [--buffers registered,unregistered]\n"
             "                  [--unregistered] [--no-raw] [--json FILE] [--plot FILE.png]\n"
+            "       mpirun -n N rtopo-bench-mpi shift-dim [--topo T] [--dim K] [--disp D | --rule A,B]\n"
+            "                  [--inplace] [--sizes LIST|MIN:MAX] [--iters N] [--block N]\n"
+            "                  [--warmup N] [--modes ...] [--buffers ...] [--no-raw] [--json FILE]\n"
+            "                  [--plot FILE.png]\n"
+            "       mpirun -n 2^D+1 rtopo-bench-mpi scatter [--d D] [--sizes LIST (elements)]\n"
+            "                  [--esize E] [--overlap K|half|max] [--algo all|LIST] [--x all|model]\n"
+            "                  [--iters N] [--block N] [--warmup N] [--persistent]\n"
+            "                  [--unregistered] [--no-raw] [--json FILE]\n"
             "       rtopo-bench-mpi --help\n"
-            "times the circular shift with rtopo and with MPI_Sendrecv in the same job\n");
+            "times the circular shift with rtopo and with MPI_Sendrecv in the same job;\n"
+            "shift-dim: rtopo_shift_dim against MPI_Cart_shift + MPI_Sendrecv (in place:\n"
+            "MPI_Sendrecv_replace);\n"
+            "scatter: rtopo's host-to-hypercube strategies against MPI_Scatterv + halo\n"
+            "exchange and MPI_Bcast + copy\n");
 }
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -258,18 +292,27 @@ static void add_col(int kind, int persistent, int unreg, const char *name, const
 
 static void setup_cols(void)
 {
-    add_col(COL_MPI, 0, 0, "mpi", "MPI_Sendrecv");
-    if (B.rows)
+    static char lreg[64], lunreg[64];
+
+    snprintf(lreg, sizeof(lreg), "%s, registered", B.fn);
+    snprintf(lunreg, sizeof(lunreg), "%s, unregistered", B.fn);
+    if (!B.dimmode)
+        add_col(COL_MPI, 0, 0, "mpi", "MPI_Sendrecv");
+    else if (B.inplace)
+        add_col(COL_MPI, 0, 0, "mpi", "MPI_Cart_shift + MPI_Sendrecv_replace");
+    else
+        add_col(COL_MPI, 0, 0, "mpi", "MPI_Cart_shift + MPI_Sendrecv");
+    if (B.rows && !B.dimmode)
         add_col(COL_CART, 0, 0, "cart", "MPI_Cart_shift + MPI_Sendrecv (row shift)");
     if (B.raw)
         add_col(COL_RAW, 0, 0, "raw", "raw transport write");
     if ((B.modes & 1) && (B.buffers & 1))
-        add_col(COL_RTOPO, 0, 0, "blocking/registered", "rtopo_shift, registered");
+        add_col(COL_RTOPO, 0, 0, "blocking/registered", lreg);
     if ((B.modes & 2) && (B.buffers & 1))
         add_col(COL_RTOPO, 1, 0, "persistent/registered",
                 "rtopo_start+rtopo_wait, registered");
     if ((B.modes & 1) && (B.buffers & 2))
-        add_col(COL_RTOPO, 0, 1, "blocking/unregistered", "rtopo_shift, unregistered");
+        add_col(COL_RTOPO, 0, 1, "blocking/unregistered", lunreg);
     if ((B.modes & 2) && (B.buffers & 2))
         add_col(COL_RTOPO, 1, 1, "persistent/unregistered",
                 "rtopo_start+rtopo_wait, unregistered");
@@ -313,14 +356,44 @@ static int iters_for(size_t bytes)
     return (int)it;
 }
 
+/* shift-dim: rtopo's calls with the arguments of the run */
+static int dim_call(const uint8_t *s, uint8_t *r, size_t n)
+{
+    if (B.have_rule)
+        return rtopo_shift_dim_rule(B.t, B.dim, s, r, n, (int)B.rule_a, (int)B.rule_b);
+    return rtopo_shift_dim(B.t, B.dim, s, r, n, (int)B.q);
+}
+
+static int dim_init(const uint8_t *s, uint8_t *r, size_t n, rtopo_req_t **req)
+{
+    if (B.have_rule)
+        return rtopo_shift_dim_rule_init(B.t, B.dim, s, r, n, (int)B.rule_a, (int)B.rule_b,
+                                         req);
+    return rtopo_shift_dim_init(B.t, B.dim, s, r, n, (int)B.q, req);
+}
+
 static void op(col_t *c, size_t n, int i)
 {
     int st;
     const uint8_t *s = c->unreg ? B.usb : B.sb;
     uint8_t *r = c->unreg ? B.urb : B.rb;
 
+    if (B.inplace)
+        s = r;
     switch (c->kind) {
     case COL_MPI:
+        if (B.dimmode && B.inplace) {
+            mpi_check("MPI_Sendrecv_replace",
+                      MPI_Sendrecv_replace(B.urb, (int)n, MPI_BYTE, B.cart_dst, 9, B.cart_src,
+                                           9, B.cart, MPI_STATUS_IGNORE));
+            break;
+        }
+        if (B.dimmode) {
+            mpi_check("MPI_Sendrecv (cart)",
+                      MPI_Sendrecv(B.usb, (int)n, MPI_BYTE, B.cart_dst, 9, B.urb, (int)n,
+                                   MPI_BYTE, B.cart_src, 9, B.cart, MPI_STATUS_IGNORE));
+            break;
+        }
         mpi_check("MPI_Sendrecv",
                   MPI_Sendrecv(B.usb, (int)n, MPI_BYTE, B.dst, 7, B.urb, (int)n, MPI_BYTE,
                                B.src, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -338,6 +411,9 @@ static void op(col_t *c, size_t n, int i)
         if (c->req) {
             if ((st = rtopo_start(c->req)) || (st = rtopo_wait(c->req)))
                 fail("rtopo_start/rtopo_wait", st);
+        } else if (B.dimmode) {
+            if ((st = dim_call(s, r, n)))
+                fail(B.fn, st);
         } else if ((st = rtopo_shift(B.t, s, r, n, (int)B.q))) {
             fail("rtopo_shift", st);
         }
@@ -352,7 +428,7 @@ static uint8_t *col_rbuf(const col_t *c)
 
 static int col_src(const col_t *c)
 {
-    return c->kind == COL_CART ? B.cart_src : B.src;
+    return c->kind == COL_CART || (B.dimmode && c->kind == COL_MPI) ? B.cart_src : B.src;
 }
 
 /* `warm` untimed iterations, then cnt timed ones into t[] */
@@ -363,7 +439,7 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
     double t0;
     int i;
 
-    if (n) {
+    if (n && !(B.inplace && c->kind != COL_RAW)) {
         r[0] = 0;
         r[n - 1] = 0;
     }
@@ -374,6 +450,19 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
             fail("rtopo_barrier", st);
         bench_raw_begin(&B.rawt);
     }
+    if (n && B.inplace && c->kind != COL_RAW) {
+        /* in place the data goes on around the line: check one shift of
+         * this rank's own data, untimed, before the block */
+        memset(r, B.rank + 1, n);
+        MPI_Barrier(MPI_COMM_WORLD);
+        op(c, n, -1 - warm);
+        if (r[0] != want || r[n - 1] != want) {
+            fprintf(stderr, "rtopo-bench-mpi: rank %d: %s, %zu bytes in place: received "
+                    "%u...%u, expected %u from rank %d\n", B.rank, c->name, n, r[0],
+                    r[n - 1], want, col_src(c));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
     for (i = -warm; i < cnt; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
@@ -381,7 +470,7 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
         if (i >= 0)
             t[i] = (MPI_Wtime() - t0) * 1e6;
     }
-    if (n && (r[0] != want || r[n - 1] != want)) {
+    if (n && (!B.inplace || c->kind == COL_RAW) && (r[0] != want || r[n - 1] != want)) {
         fprintf(stderr, "rtopo-bench-mpi: rank %d: %s, %zu bytes: received %u...%u, "
                 "expected %u from rank %d\n", B.rank, c->name, n, r[0], r[n - 1], want,
                 col_src(c));
@@ -393,6 +482,37 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* shift-dim: the traffic of the schedule rtopo runs for n bytes (the
+ * plan of a request with these arguments, the one the blocking call
+ * caches too), counted by the simulator: link hops over all ranks, and
+ * bytes over links per rank and block */
+static void dim_traffic(int i, size_t n)
+{
+    rtopo__model_t model;
+    rtopo__sim_result_t sim;
+    const rtopo__sched_t *s;
+    rtopo_req_t *req;
+    uint64_t bytes = 0;
+    uint32_t x;
+    int c, st;
+
+    B.moves[i] = 0;
+    B.blocks[i] = 0;
+    if ((st = dim_init(B.inplace ? B.rb : B.sb, B.rb, n, &req)))
+        fail(B.fn_init, st);
+    s = req->op.plan->sched;
+    for (x = 0; x < s->nxfers; x++)
+        bytes += s->xfers[x].len * s->xfers[x].nhops;
+    rtopo__model_default(&model);
+    if (rtopo__sim_run(s, &model, &sim) == 0)
+        for (c = 0; c < RTOPO__LINK_COUNT; c++)
+            if (c != RTOPO__LINK_LOCAL)
+                B.moves[i] += sim.moves[c];
+    if (n)
+        B.blocks[i] = (double)bytes / ((double)B.size * (double)n);
+    rtopo_req_free(req);
 }
 
 static void measure(void)
@@ -407,13 +527,19 @@ static void measure(void)
         if (!t)
             fail("memory", RTOPO_ERR_NOMEM);
         B.its[i] = it;
+        if (B.dimmode)
+            dim_traffic(i, n);
         for (k = 0; k < B.ncol; k++) {
             col_t *c = &B.col[k];
+            uint8_t *rb = c->unreg ? B.urb : B.rb, *sb = c->unreg ? B.usb : B.sb;
+
             c->req = NULL;
+            if (B.inplace)
+                sb = rb;
             if (c->kind == COL_RTOPO && c->persistent &&
-                (st = rtopo_shift_init(B.t, c->unreg ? B.usb : B.sb,
-                                       c->unreg ? B.urb : B.rb, n, (int)B.q, &c->req)))
-                fail("rtopo_shift_init", st);
+                (st = B.dimmode ? dim_init(sb, rb, n, &c->req)
+                                : rtopo_shift_init(B.t, sb, rb, n, (int)B.q, &c->req)))
+                fail(B.fn_init, st);
         }
         for (b = 0, off = 0; off < it; b++, off += cnt) {
             cnt = it - off < B.block ? it - off : B.block;
@@ -482,13 +608,48 @@ static int find_col(int kind)
     return -1;
 }
 
+/* shift-dim: "disp 1" or "rule -1*line + 0" */
+static const char *dim_what(void)
+{
+    static char buf[64];
+
+    if (B.have_rule)
+        snprintf(buf, sizeof(buf), "rule %ld*line + %ld", B.rule_a, B.rule_b);
+    else
+        snprintf(buf, sizeof(buf), "disp %ld", B.q);
+    return buf;
+}
+
+static void print_header_dim(FILE *f)
+{
+    fprintf(f, "# rtopo-bench-mpi shift-dim: %d rank%s, topology %s, dimension %d (lines of "
+            "%d), %s%s: the rank at x of each line sends its data to x + d(line) mod %d\n",
+            B.size, B.size == 1 ? "" : "s", B.topo, B.dim, B.extent, dim_what(),
+            B.inplace ? ", in place" : "", B.extent);
+    fprintf(f, "# MPI   = MPI_Cart_create (the same shape, periodic, no reordering) once, "
+            "MPI_Cart_shift(dimension %d, d of this rank's line) once, then per iteration "
+            "%s, plain malloc'd buffers\n", B.mdim, B.inplace ?
+            "MPI_Sendrecv_replace of the one buffer" : "MPI_Sendrecv");
+    if (!strncmp(B.topo, "hypercube", 9))
+        fprintf(f, "# (hypercube: MPI's coordinate %d is bit %d of the MPI rank; rtopo's is bit "
+                "%d of the cube node gray(rank): the same exchange across one dimension, "
+                "between other pairs of ranks)\n", B.mdim, B.dim, B.dim);
+    fprintf(f, "# traffic: MPI sends each block once, one message per rank of a moving line "
+            "(straight to the destination); rtopo's moves are the link hops of the schedule "
+            "it ran, over all ranks, as rtopo-sim counts them, and blk/rank its bytes over "
+            "links / (ranks x bytes)\n");
+}
+
 static void print_header(FILE *f)
 {
     const char *tr = getenv("RTOPO_TRANSPORT");
 
-    fprintf(f, "# rtopo-bench-mpi: %d rank%s, topology %s, algorithm %s, q %ld: rank i sends "
-            "its data to rank (i%+ld) mod %d\n", B.size, B.size == 1 ? "" : "s", B.topo,
-            B.algo, B.q, B.q, B.size);
+    if (B.dimmode)
+        print_header_dim(f);
+    else
+        fprintf(f, "# rtopo-bench-mpi: %d rank%s, topology %s, algorithm %s, q %ld: rank i "
+                "sends its data to rank (i%+ld) mod %d\n", B.size, B.size == 1 ? "" : "s",
+                B.topo, B.algo, B.q, B.q, B.size);
     fprintf(f, "# rtopo %s: transport %s, provider %s; bootstrap over MPI_Allgather\n",
             rtopo_version(), tr && *tr ? tr : "auto", B.ctx->tlattr.provider);
     fprintf(f, "# MPI: %s; %s\n", mpi_lib,
@@ -499,13 +660,18 @@ static void print_header(FILE *f)
     fprintf(f, "# blocks of %d iterations, one block per column in turn, the order rotating; "
             "%d warm-up iterations per column before the first block, 1 before the others\n",
             B.block, B.warmup);
-    fprintf(f, "# MPI   = MPI_Sendrecv to (i+q) mod p from (i-q) mod p, plain malloc'd "
-            "buffers, MPI_COMM_WORLD\n");
+    if (!B.dimmode)
+        fprintf(f, "# MPI   = MPI_Sendrecv to (i+q) mod p from (i-q) mod p, plain malloc'd "
+                "buffers, MPI_COMM_WORLD\n");
     if (find_col(COL_CART) >= 0)
         fprintf(f, "# cart  = MPI_Cart_create %dx%d periodic + MPI_Cart_shift(dimension 1, q) "
                 "+ MPI_Sendrecv: the row neighbour exchange of a mesh code, not the same "
                 "data movement (for reference, not in the ratio)\n", B.rows, B.cols_mesh);
-    if (find_col(COL_RAW) >= 0)
+    if (find_col(COL_RAW) >= 0 && B.dimmode)
+        fprintf(f, "# raw   = one RDMA write with immediate data to the line neighbour x + d "
+                "straight through rtopo's transport, registered memory, waiting for the write "
+                "from x - d (a line with d = 0 copies locally): the floor under rtopo\n");
+    else if (find_col(COL_RAW) >= 0)
         fprintf(f, "# raw   = one RDMA write with immediate data to (i+q) mod p straight "
                 "through rtopo's transport, registered memory, waiting for the write from "
                 "(i-q) mod p: the floor under rtopo\n");
@@ -522,20 +688,22 @@ static void print_tables(FILE *f)
         col_t *c = &B.col[k];
         if (c->kind != COL_RTOPO)
             continue;
-        fprintf(f, "\n# rtopo = %s\n", c->persistent
-                ? (c->unreg ? "persistent: rtopo_shift_init once per size, then rtopo_start + "
-                              "rtopo_wait; unregistered buffers (staged)"
-                            : "persistent: rtopo_shift_init once per size, then rtopo_start + "
-                              "rtopo_wait; buffers registered with rtopo_mem_register")
-                : (c->unreg ? "blocking rtopo_shift; unregistered buffers (staged)"
-                            : "blocking rtopo_shift; buffers registered with "
-                              "rtopo_mem_register"));
+        if (c->persistent)
+            fprintf(f, "\n# rtopo = persistent: %s once per size, then rtopo_start + "
+                    "rtopo_wait; %s\n", B.fn_init, c->unreg ? "unregistered buffers (staged)"
+                    : "buffers registered with rtopo_mem_register");
+        else
+            fprintf(f, "\n# rtopo = blocking %s; %s\n", B.fn, c->unreg ?
+                    "unregistered buffers (staged)" : "buffers registered with "
+                    "rtopo_mem_register");
         fprintf(f, "# %10s %11s %11s %11s %11s %10s", "bytes", "rtopo med", "rtopo min",
                 "MPI med", "MPI min", "MPI/rtopo");
         if (ck >= 0)
             fprintf(f, " %11s %11s", "cart med", "cart min");
         if (rk >= 0)
             fprintf(f, " %11s %11s", "raw med", "raw min");
+        if (B.dimmode)
+            fprintf(f, " %7s %8s", "moves", "blk/rank");
         fputc('\n', f);
         for (i = 0; i < B.nsizes; i++) {
             fprintf(f, "  %10ld %11.2f %11.2f %11.2f %11.2f %10.3f", B.sizes[i], B.med[i][k],
@@ -545,6 +713,8 @@ static void print_tables(FILE *f)
                 fprintf(f, " %11.2f %11.2f", B.med[i][ck], B.min[i][ck]);
             if (rk >= 0)
                 fprintf(f, " %11.2f %11.2f", B.med[i][rk], B.min[i][rk]);
+            if (B.dimmode)
+                fprintf(f, " %7llu %8.3f", B.moves[i], B.blocks[i]);
             fputc('\n', f);
         }
     }
@@ -583,6 +753,14 @@ static int write_json(const char *path)
     }
     fprintf(f, "{\"tool\":\"rtopo-bench-mpi\",\"rtopo_version\":");
     json_str(f, rtopo_version());
+    if (B.dimmode) {
+        fprintf(f, ",\"op\":\"shift-dim\",\"dim\":%d,\"extent\":%d,", B.dim, B.extent);
+        if (B.have_rule)
+            fprintf(f, "\"rule\":{\"a\":%ld,\"b\":%ld}", B.rule_a, B.rule_b);
+        else
+            fprintf(f, "\"disp\":%ld", B.q);
+        fprintf(f, ",\"inplace\":%s", B.inplace ? "true" : "false");
+    }
     fprintf(f, ",\"ranks\":%d,\"topology\":", B.size);
     json_str(f, B.topo);
     fprintf(f, ",\"algo\":");
@@ -612,6 +790,9 @@ static int write_json(const char *path)
             "\"warmup\":%d,\"unit\":\"us\",\"results\":[", B.block, B.warmup);
     for (i = 0; i < B.nsizes; i++) {
         fprintf(f, "%s\n{\"bytes\":%ld,\"iters\":%d", i ? "," : "", B.sizes[i], B.its[i]);
+        if (B.dimmode)
+            fprintf(f, ",\"link_moves\":%llu,\"blocks_per_rank\":%.4f", B.moves[i],
+                    B.blocks[i]);
         for (k = 0; k < B.ncol; k++)
             if (B.col[k].kind != COL_RTOPO) {
                 fprintf(f, ",\"%s\":", B.col[k].name);
@@ -726,19 +907,702 @@ static int draw_plot(const char *png, const char *title)
     return 0;
 }
 
+/* ---- scatter: rtopo's strategies against MPI ---------------------------- */
+
+/*
+ * rtopo-bench-mpi scatter: the windowed scatter from rank 0 (the host) to
+ * 2^d nodes, node i receiving the M elements of E bytes that start at
+ * element i*Delta of the host's array (Delta = M - overlap).  With
+ * 2^d + 1 ranks the host is outside the cube (node i is rank i + 1), with
+ * 2^d ranks it is node 0.  Columns:
+ *   - every rtopo strategy asked for (rtopo_scatter on
+ *     rtopo_topo_hypercube_host(d, 0));
+ *   - scatterv+halo: MPI_Scatterv of the strides (node i gets its Delta
+ *     elements, the last node its whole window), then a halo exchange:
+ *     for s = 1, 2, ... while a node still lacks elements, MPI_Sendrecv
+ *     of the part of node i+s's stride that node i's window covers
+ *     (several neighbours when M - Delta > Delta);
+ *   - bcast+copy: MPI_Bcast of the whole array, each node copying its
+ *     window out;
+ *   - raw: the host writing every window with the raw transport
+ *     (bench_raw.c).
+ * Timing as for the shift.  Before its first timed block every column
+ * runs once into a cleared window, which every node checks byte by byte.
+ */
+
+enum { SC_RTOPO, SC_SCATTERV, SC_BCAST, SC_RAW };
+
+typedef struct sc_col {
+    int kind, algo, x;
+    char name[40];
+    int chosen_algo, chosen_x;
+    rtopo_req_t *req;
+} sc_col_t;
+
+static struct {
+    int d, nodes, outside, me_node, esize, xall, persistent, unreg, raw;
+    const char *overlap, *algo;
+    int *node;                   /* job rank of node i */
+    rtopo_topo_t *t;
+    sc_col_t col[64];
+    int ncol;
+    size_t M, delta, need;       /* current size, elements */
+    uint8_t *sa, *rb;            /* rtopo: registered (also raw) */
+    uint8_t *usa, *urb;          /* rtopo unregistered */
+    uint8_t *msa, *mwin, *mall;  /* MPI: host array, window, broadcast copy */
+    MPI_Datatype elem;
+    rtopo_mem_t *smem, *rmem;
+    double med[MAX_SIZES][64], min[MAX_SIZES][64];
+    long ovl[MAX_SIZES];
+    int its[MAX_SIZES];
+    char label[MAX_SIZES][64][40];
+} S = { .d = -1, .esize = 8, .xall = 0, .raw = 1, .overlap = "max", .algo = "all" };
+
+static inline uint8_t sc_pat(size_t k)
+{
+    return (uint8_t)((k * 0x9du) ^ (k >> 8) ^ (k >> 16));
+}
+
+static void sc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void sc_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (env_rank() == 0) {
+        fputs("rtopo-bench-mpi scatter: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        usage(stderr);
+    }
+    exit(2);
+}
+
+static void sc_add(int kind, int algo, int x, const char *name)
+{
+    sc_col_t *c = &S.col[S.ncol++];
+
+    memset(c, 0, sizeof(*c));
+    c->kind = kind;
+    c->algo = algo;
+    c->x = x;
+    if (kind == SC_RTOPO && x >= 0)
+        snprintf(c->name, sizeof(c->name), "%s:%d", name, x);
+    else
+        snprintf(c->name, sizeof(c->name), "%s", name);
+}
+
+static void sc_setup_cols(void)
+{
+    char buf[256], *tok, *save = NULL;
+    int a, x, xmax, d = S.d;
+
+    snprintf(buf, sizeof(buf), "%s", strcmp(S.algo, "all") ? S.algo :
+             "seq,binomial,seqscatter,decremental,auto");
+    for (tok = strtok_r(buf, ",", &save); tok && S.ncol < 56;
+         tok = strtok_r(NULL, ",", &save)) {
+        a = rtopo__scatter_algo_parse(tok, &x);
+        if (a < 0)
+            sc_usage_error("--algo: unknown scatter strategy '%s' (seq, binomial, "
+                           "seqscatter[:X], decremental[:X], auto, all)", tok);
+        xmax = a == RTOPO_SCATTER_SEQSCATTER ? d : a == RTOPO_SCATTER_DECREMENTAL ?
+               (d ? d - 1 : 0) : -1;
+        if (x > xmax)
+            sc_usage_error("--algo %s: x goes from 0 to %d on a %d-cube", tok, xmax, d);
+        if (xmax < 0 || a == RTOPO_SCATTER_AUTO || x >= 0)
+            sc_add(SC_RTOPO, a, xmax < 0 ? -1 : x, rtopo__scatter_algo_name(a));
+        else if (S.xall)
+            for (x = 0; x <= xmax; x++)
+                sc_add(SC_RTOPO, a, x, rtopo__scatter_algo_name(a));
+        else
+            sc_add(SC_RTOPO, a, -1, rtopo__scatter_algo_name(a));
+    }
+    sc_add(SC_SCATTERV, 0, -1, "MPI scatterv+halo");
+    sc_add(SC_BCAST, 0, -1, "MPI bcast+copy");
+    if (S.raw)
+        sc_add(SC_RAW, 0, -1, "raw (host writes all)");
+}
+
+/* strategy label with the x the model or auto picked */
+static void sc_label(const sc_col_t *c, char *out, size_t n)
+{
+    int a = c->algo == RTOPO_SCATTER_AUTO ? c->chosen_algo : c->algo;
+    int x = c->algo == RTOPO_SCATTER_AUTO || c->x < 0 ? c->chosen_x : c->x;
+    int hasx = a == RTOPO_SCATTER_SEQSCATTER || a == RTOPO_SCATTER_DECREMENTAL;
+
+    if (c->kind != SC_RTOPO)
+        snprintf(out, n, "%s", c->name);
+    else if (c->algo == RTOPO_SCATTER_AUTO && hasx)
+        snprintf(out, n, "auto->%s:%d", rtopo__scatter_algo_name(a), x);
+    else if (c->algo == RTOPO_SCATTER_AUTO)
+        snprintf(out, n, "auto->%s", rtopo__scatter_algo_name(a));
+    else if (hasx && c->x < 0)
+        snprintf(out, n, "%s(x=%d)", c->name, x);
+    else
+        snprintf(out, n, "%s", c->name);
+}
+
+/* what the model and auto pick for the current size (every rank alike:
+ * the topology's model is the same everywhere) */
+static void sc_choices(void)
+{
+    rtopo__tdesc_t td = S.t->desc;
+    rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(21)];
+    rtopo__sched_t *s = NULL;
+    int ncand = 0, ca = 0, cx = 0, k, c2;
+
+    if (!S.outside && rtopo__tdesc_add_host(&td))
+        return;
+    if (rtopo__sched_scatter_auto_cand(&td, S.M, S.delta, (size_t)S.esize, &S.t->model,
+                                       S.outside ? -1 : 0, RTOPO__SCATTER_AUTO, cand, &ncand,
+                                       &ca, &cx, &s))
+        return;
+    rtopo__sched_free(s);
+    for (k = 0; k < S.ncol; k++) {
+        sc_col_t *c = &S.col[k];
+        int best = -1;
+        if (c->kind != SC_RTOPO)
+            continue;
+        if (c->algo == RTOPO_SCATTER_AUTO) {
+            c->chosen_algo = ca;
+            c->chosen_x = cx;
+            continue;
+        }
+        for (c2 = 0; c2 < ncand; c2++)
+            if (cand[c2].strategy == c->algo &&
+                (best < 0 || cand[c2].model_time < cand[best].model_time))
+                best = c2;
+        c->chosen_x = best >= 0 ? cand[best].x : -1;
+    }
+}
+
+/* halo of node i: the elements [(i+s)Delta, ...) that node i+s owns and
+ * node i's window covers; count in elements (0: none) */
+static size_t sc_owned(int j)
+{
+    return j == S.nodes - 1 ? S.M : S.delta;
+}
+
+static size_t sc_halo(int i, int s)
+{
+    size_t start, end;
+
+    if (i < 0 || i + s >= S.nodes || s <= 0)
+        return 0;
+    start = (size_t)(i + s) * S.delta;
+    end = (size_t)(i + s) * S.delta + sc_owned(i + s);
+    if (end > (size_t)i * S.delta + S.M)
+        end = (size_t)i * S.delta + S.M;
+    return end > start ? end - start : 0;
+}
+
+static void sc_mpi_scatterv_halo(void)
+{
+    static int *counts, *displs;
+    int i, s, me = S.me_node;
+    size_t es = (size_t)S.esize;
+
+    if (!counts) {
+        counts = calloc((size_t)B.size, sizeof(int));
+        displs = calloc((size_t)B.size, sizeof(int));
+        if (!counts || !displs)
+            fail("memory", RTOPO_ERR_NOMEM);
+    }
+    /* root 0: counts per job rank (0 for the host outside the cube) */
+    for (i = 0; i < B.size; i++)
+        counts[i] = displs[i] = 0;
+    for (i = 0; i < S.nodes; i++) {
+        counts[S.node[i]] = (int)sc_owned(i);
+        displs[S.node[i]] = (int)((size_t)i * S.delta);
+    }
+    mpi_check("MPI_Scatterv", MPI_Scatterv(S.msa, counts, displs, S.elem, S.mwin,
+                                           me >= 0 ? (int)sc_owned(me) : 0, S.elem, 0,
+                                           MPI_COMM_WORLD));
+    if (S.delta >= S.M || S.nodes < 2)
+        return;
+    /* step s: node i receives from node i+s what of its stride i's window
+     * needs, and sends node i-s what of its own stride that one needs */
+    for (s = 1; s < S.nodes && (size_t)s * S.delta < S.M; s++) {
+        size_t rc = me >= 0 ? sc_halo(me, s) : 0, sc = me >= 0 ? sc_halo(me - s, s) : 0;
+        int to = sc ? S.node[me - s] : MPI_PROC_NULL, from = rc ? S.node[me + s] : MPI_PROC_NULL;
+        if (me < 0)
+            continue;
+        mpi_check("MPI_Sendrecv (halo)",
+                  MPI_Sendrecv(S.mwin, (int)sc, S.elem, to, 30 + s,
+                               S.mwin + (size_t)s * S.delta * es, (int)rc, S.elem, from,
+                               30 + s, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+}
+
+static void sc_mpi_bcast_copy(void)
+{
+    size_t es = (size_t)S.esize;
+
+    mpi_check("MPI_Bcast", MPI_Bcast(B.rank == 0 ? S.msa : S.mall, (int)S.need, S.elem, 0,
+                                     MPI_COMM_WORLD));
+    if (S.me_node >= 0)
+        memcpy(S.mwin, (B.rank == 0 ? S.msa : S.mall) + (size_t)S.me_node * S.delta * es,
+               S.M * es);
+}
+
+static void sc_op(sc_col_t *c, int i)
+{
+    int st;
+    size_t es = (size_t)S.esize;
+
+    switch (c->kind) {
+    case SC_SCATTERV:
+        sc_mpi_scatterv_halo();
+        break;
+    case SC_BCAST:
+        sc_mpi_bcast_copy();
+        break;
+    case SC_RAW:
+        if ((st = bench_raw_scatter_round(&B.rawt, 0, S.node, S.nodes, S.M * es,
+                                          S.delta * es, (uint32_t)(i & 0xffff))))
+            fail(B.rawt.what, st);
+        break;
+    default:
+        if (c->req) {
+            if ((st = rtopo_start(c->req)) || (st = rtopo_wait(c->req)))
+                fail("rtopo_start/rtopo_wait", st);
+        } else if ((st = rtopo_scatter(S.t, S.unreg ? S.usa : S.sa, S.need,
+                                       S.unreg ? S.urb : S.rb, S.M, S.delta, es))) {
+            fail(c->name, st);
+        }
+    }
+}
+
+static uint8_t *sc_window(const sc_col_t *c)
+{
+    return c->kind == SC_SCATTERV || c->kind == SC_BCAST ? S.mwin :
+           c->kind == SC_RAW || !S.unreg ? S.rb : S.urb;
+}
+
+static void sc_check(const sc_col_t *c)
+{
+    const uint8_t *w = sc_window(c);
+    size_t es = (size_t)S.esize, off = (size_t)S.me_node * S.delta * es, k;
+
+    if (S.me_node < 0)
+        return;
+    for (k = 0; k < S.M * es; k++)
+        if (w[k] != sc_pat(off + k)) {
+            fprintf(stderr, "rtopo-bench-mpi scatter: rank %d (node %d): %s, M %zu, "
+                    "overlap %zu: byte %zu of the window is 0x%02x, expected 0x%02x\n",
+                    B.rank, S.me_node, c->name, S.M, S.M - S.delta, k, w[k],
+                    sc_pat(off + k));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+}
+
+static void sc_block(sc_col_t *c, double *t, int cnt, int warm, int first)
+{
+    double t0;
+    int i, st;
+
+    if (c->kind == SC_RAW) {
+        /* no engine traffic may be left for the raw poll to take */
+        if ((st = rtopo_barrier(B.ctx)))
+            fail("rtopo_barrier", st);
+        bench_raw_scatter_begin(&B.rawt, 0, S.node, S.nodes);
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else if (c->kind == SC_RTOPO &&
+               (st = rtopo_topo_set_scatter_algo(S.t, (rtopo_scatter_algo_t)c->algo, c->x))) {
+        fail("rtopo_topo_set_scatter_algo", st);
+    }
+    if (first) {
+        /* once, into a cleared window, checked byte by byte */
+        if (S.me_node >= 0)
+            memset(sc_window(c), 0, S.M * (size_t)S.esize);
+        MPI_Barrier(MPI_COMM_WORLD);
+        sc_op(c, -1 - warm);
+        sc_check(c);
+    }
+    for (i = -warm; i < cnt; i++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        sc_op(c, i);
+        if (i >= 0)
+            t[i] = (MPI_Wtime() - t0) * 1e6;
+    }
+}
+
+static void sc_measure(int si, int iters, int block, int warmup)
+{
+    size_t bytes = S.need * (size_t)S.esize;
+    int it = iters, b, off, cnt, k, st;
+    double *t;
+
+    if (bytes && (long)((256ul << 20) / bytes) < it)
+        it = (int)((256ul << 20) / bytes);
+    if (it < 10)
+        it = iters < 10 ? iters : 10;
+    S.its[si] = it;
+    sc_choices();
+    t = malloc(sizeof(double) * (size_t)it * (size_t)S.ncol);
+    if (!t)
+        fail("memory", RTOPO_ERR_NOMEM);
+    for (k = 0; k < S.ncol; k++) {
+        sc_col_t *c = &S.col[k];
+        c->req = NULL;
+        if (c->kind == SC_RTOPO && S.persistent) {
+            if ((st = rtopo_topo_set_scatter_algo(S.t, (rtopo_scatter_algo_t)c->algo, c->x)))
+                fail("rtopo_topo_set_scatter_algo", st);
+            if ((st = rtopo_scatter_init(S.t, S.unreg ? S.usa : S.sa, S.need,
+                                         S.unreg ? S.urb : S.rb, S.M, S.delta,
+                                         (size_t)S.esize, &c->req)))
+                fail("rtopo_scatter_init", st);
+        }
+    }
+    for (b = 0, off = 0; off < it; b++, off += cnt) {
+        cnt = it - off < block ? it - off : block;
+        for (k = 0; k < S.ncol; k++) {
+            int j = (k + b) % S.ncol;
+            sc_block(&S.col[j], t + (size_t)j * it + off, cnt, b ? 1 : warmup, b == 0);
+        }
+    }
+    for (k = 0; k < S.ncol; k++)
+        if (S.col[k].req) {
+            rtopo_req_free(S.col[k].req);
+            S.col[k].req = NULL;
+        }
+    mpi_check("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, t, it * S.ncol, MPI_DOUBLE,
+                                             MPI_MAX, MPI_COMM_WORLD));
+    for (k = 0; k < S.ncol; k++) {
+        double *v = t + (size_t)k * it;
+        qsort(v, (size_t)it, sizeof(*v), cmp_double);
+        S.med[si][k] = it % 2 ? v[it / 2] : (v[it / 2 - 1] + v[it / 2]) / 2;
+        S.min[si][k] = v[0];
+        sc_label(&S.col[k], S.label[si][k], sizeof(S.label[si][k]));
+    }
+    free(t);
+}
+
+static void sc_print(FILE *f)
+{
+    const char *tr = getenv("RTOPO_TRANSPORT");
+    int i, k, kv = -1, kb = -1;
+
+    for (k = 0; k < S.ncol; k++) {
+        if (S.col[k].kind == SC_SCATTERV)
+            kv = k;
+        if (S.col[k].kind == SC_BCAST)
+            kb = k;
+    }
+    fprintf(f, "# rtopo-bench-mpi scatter: %d ranks, hypercube of dimension %d, host rank 0 "
+            "%s; windows of M elements of %d bytes, node i's starting at element i*Delta\n",
+            B.size, S.d, S.outside ? "outside the cube (node i = rank i+1)" :
+            "on node 0", S.esize);
+    fprintf(f, "# rtopo %s: transport %s, provider %s, %s buffers%s; bootstrap over "
+            "MPI_Allgather\n", rtopo_version(), tr && *tr ? tr : "auto",
+            B.ctx->tlattr.provider, S.unreg ? "unregistered" : "registered",
+            S.persistent ? ", persistent requests" : "");
+    fprintf(f, "# MPI: %s; %s\n", mpi_lib,
+            mpi_env[0] ? mpi_env : "no OMPI_MCA_pml/btl/mtl set (Open MPI chooses)");
+    fprintf(f, "# timing, every column alike: MPI_Barrier, t0, one scatter, t1 (MPI_Wtime); "
+            "per iteration the slowest rank; median and min over the iterations, in us; "
+            "blocks of %d, the order rotating; every column checked once, byte by byte\n",
+            B.block);
+    fprintf(f, "# MPI scatterv+halo = MPI_Scatterv of the strides (Delta elements each, the "
+            "last node its whole window), then MPI_Sendrecv with the right neighbours at "
+            "distance 1, 2, ... for the M - Delta elements that follow\n");
+    fprintf(f, "# MPI bcast+copy = MPI_Bcast of the whole array, then a copy of the window\n");
+    if (S.raw)
+        fprintf(f, "# raw = the host writes every window, one raw RDMA write with immediate "
+                "per node (registered memory), straight through rtopo's transport\n");
+    fprintf(f, "# MPI/x = best MPI median / this median: > 1 means faster than MPI\n");
+    for (i = 0; i < B.nsizes; i++) {
+        double best = kv >= 0 && kb >= 0 ? (S.med[i][kv] < S.med[i][kb] ? S.med[i][kv] :
+                                            S.med[i][kb]) : 0;
+        size_t M = (size_t)B.sizes[i];
+        fprintf(f, "\n# M %zu elements (%zu B per window), overlap %ld, Delta %zu, host array "
+                "%zu B, %d iterations\n", M, M * (size_t)S.esize, S.ovl[i],
+                M - (size_t)S.ovl[i], ((size_t)(S.nodes - 1) * (M - (size_t)S.ovl[i]) + M) *
+                (size_t)S.esize, S.its[i]);
+        fprintf(f, "# %-24s %11s %11s %8s\n", "method", "median(us)", "min(us)", "MPI/x");
+        for (k = 0; k < S.ncol; k++)
+            fprintf(f, "  %-24s %11.2f %11.2f %8.3f\n", S.label[i][k], S.med[i][k],
+                    S.min[i][k], S.med[i][k] > 0 ? best / S.med[i][k] : 0.0);
+    }
+}
+
+static int sc_json(const char *path)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    const char *tr = getenv("RTOPO_TRANSPORT");
+    int i, k;
+
+    if (!f) {
+        fprintf(stderr, "rtopo-bench-mpi: --json %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "{\"tool\":\"rtopo-bench-mpi\",\"op\":\"scatter\",\"ranks\":%d,\"dim\":%d,"
+            "\"host\":\"%s\",\"elem_size\":%d,\"rtopo_transport\":", B.size, S.d,
+            S.outside ? "outside" : "node 0", S.esize);
+    json_str(f, tr && *tr ? tr : "auto");
+    fprintf(f, ",\"rtopo_provider\":");
+    json_str(f, B.ctx->tlattr.provider);
+    fprintf(f, ",\"mpi_library\":");
+    json_str(f, mpi_lib);
+    fprintf(f, ",\"unit\":\"us\",\"results\":[");
+    for (i = 0; i < B.nsizes; i++) {
+        fprintf(f, "%s\n{\"count\":%ld,\"overlap\":%ld,\"iters\":%d,\"methods\":[", i ? "," : "",
+                B.sizes[i], S.ovl[i], S.its[i]);
+        for (k = 0; k < S.ncol; k++) {
+            fprintf(f, "%s{\"method\":", k ? "," : "");
+            json_str(f, S.label[i][k]);
+            fprintf(f, ",\"median_us\":%.3f,\"min_us\":%.3f}", S.med[i][k], S.min[i][k]);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n]}\n");
+    if (f != stdout && fclose(f)) {
+        fprintf(stderr, "rtopo-bench-mpi: --json %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int scatter_main(int argc, char **argv)
+{
+    static const char *const with_value[] = {
+        "--d", "--sizes", "--esize", "--overlap", "--algo", "--x", "--iters", "--block",
+        "--warmup", "--buffers", "--json"
+    };
+    rtopo_config_t cfg = RTOPO_CONFIG_INIT;
+    MPI_Comm world = MPI_COMM_WORLD;
+    const char *o, *json = NULL;
+    size_t k, maxs = 0, maxr = 0, j;
+    int i, st, rc = 0, p;
+
+    B.iters = 100;
+    parse_sizes("1024,16384,262144");
+    for (i = 1; i < argc; i++) {
+        o = argv[i];
+        for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+            if (!strcmp(o, with_value[k]) && i + 1 >= argc)
+                sc_usage_error("%s needs a value", o);
+        if (!strcmp(o, "--d")) S.d = (int)parse_long(o, argv[++i], 0, 20);
+        else if (!strcmp(o, "--sizes")) parse_sizes(argv[++i]);
+        else if (!strcmp(o, "--esize")) S.esize = (int)parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--overlap")) {
+            S.overlap = argv[++i];
+            if (strcmp(S.overlap, "max") && strcmp(S.overlap, "half"))
+                parse_long(o, S.overlap, 0, INT_MAX);
+        } else if (!strcmp(o, "--algo")) S.algo = argv[++i];
+        else if (!strcmp(o, "--x")) {
+            if (strcmp(argv[++i], "all") && strcmp(argv[i], "model"))
+                sc_usage_error("--x is all or model (got '%s')", argv[i]);
+            S.xall = !strcmp(argv[i], "all");
+        }
+        else if (!strcmp(o, "--iters")) B.iters = (int)parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--block")) B.block = (int)parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--warmup")) B.warmup = (int)parse_long(o, argv[++i], 0, 1 << 20);
+        else if (!strcmp(o, "--buffers")) {
+            int m = parse_pair(o, argv[++i], "registered", "unregistered");
+            if (m == 3)
+                sc_usage_error("--buffers: one of registered, unregistered for scatter");
+            S.unreg = m == 2;
+        }
+        else if (!strcmp(o, "--unregistered")) S.unreg = 1;
+        else if (!strcmp(o, "--persistent")) S.persistent = 1;
+        else if (!strcmp(o, "--no-raw")) S.raw = 0;
+        else if (!strcmp(o, "--json")) json = argv[++i];
+        else sc_usage_error("unknown option '%s'", o);
+    }
+    for (i = 0; i < B.nsizes; i++) {
+        long M = B.sizes[i];
+        if (M < 1)
+            sc_usage_error("--sizes: windows of at least 1 element (got %ld)", M);
+        S.ovl[i] = !strcmp(S.overlap, "max") ? M - 1 : !strcmp(S.overlap, "half") ? M / 2 :
+                   parse_long("--overlap", S.overlap, 0, INT_MAX);
+        if (S.ovl[i] > M - 1)
+            sc_usage_error("--overlap %ld: windows of %ld elements overlap by at most %ld",
+                           S.ovl[i], M, M - 1);
+    }
+
+    mpi_check("MPI_Init", MPI_Init(&argc, &argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, &B.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &B.size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    p = B.size;
+    if (S.d < 0) {   /* from the job size: the host outside the cube if it fits */
+        for (S.d = 0; S.d < 20 && (1 << S.d) + 1 < p; S.d++)
+            ;
+        if ((1 << S.d) + 1 != p)
+            for (S.d = 0; S.d < 20 && (1 << S.d) < p; S.d++)
+                ;
+    }
+    cfg.rank = B.rank;
+    cfg.nranks = B.size;
+    cfg.allgather = mpi_allgather;
+    cfg.allgather_arg = &world;
+    if ((st = rtopo_init(&cfg, &B.ctx)))
+        fail("rtopo_init", st);
+    if ((st = rtopo_topo_hypercube_host(B.ctx, S.d, 0, &S.t))) {
+        if (B.rank == 0)
+            fprintf(stderr, "rtopo-bench-mpi scatter: a %d-cube with a host on %d ranks: %s "
+                    "(%s)\n", S.d, p, rtopo_strerror(st), rtopo_last_error());
+        rtopo_finalize(B.ctx);
+        MPI_Finalize();
+        return 2;
+    }
+    S.nodes = 1 << S.d;
+    S.outside = p == S.nodes + 1;
+    S.me_node = S.outside ? B.rank - 1 : B.rank;    /* the host: -1 outside the cube */
+    S.node = malloc(sizeof(int) * (size_t)S.nodes);
+    for (i = 0; i < S.nodes; i++)
+        S.node[i] = S.outside ? i + 1 : i;
+    if (B.ctx->thread_on)
+        S.raw = 0;
+    sc_setup_cols();
+    mpi_check("MPI_Type_contiguous", MPI_Type_contiguous(S.esize, MPI_BYTE, &S.elem));
+    mpi_check("MPI_Type_commit", MPI_Type_commit(&S.elem));
+    for (i = 0; i < B.nsizes; i++) {
+        size_t M = (size_t)B.sizes[i], need = (size_t)(S.nodes - 1) * (M - (size_t)S.ovl[i]) + M;
+        if (need * (size_t)S.esize > maxs)
+            maxs = need * (size_t)S.esize;
+        if (M * (size_t)S.esize > maxr)
+            maxr = M * (size_t)S.esize;
+        if (need > INT_MAX)
+            sc_usage_error("a host array of %zu elements does not fit MPI's int counts", need);
+    }
+    maxs += 64;
+    maxr += 64;
+    if (posix_memalign((void **)&S.sa, 4096, maxs) || posix_memalign((void **)&S.rb, 4096, maxr) ||
+        posix_memalign((void **)&S.msa, 4096, maxs) ||
+        posix_memalign((void **)&S.mwin, 4096, maxr) ||
+        posix_memalign((void **)&S.mall, 4096, maxs))
+        fail("memory", RTOPO_ERR_NOMEM);
+    for (j = 0; j < maxs; j++)
+        S.sa[j] = S.msa[j] = sc_pat(j);
+    memset(S.rb, 0, maxr);
+    memset(S.mwin, 0, maxr);
+    memset(S.mall, 0, maxs);
+    if (S.unreg) {
+        if (!(S.usa = malloc(maxs)) || !(S.urb = malloc(maxr)))
+            fail("memory", RTOPO_ERR_NOMEM);
+        memcpy(S.usa, S.sa, maxs);
+        memset(S.urb, 0, maxr);
+    }
+    if ((st = rtopo_mem_register(B.ctx, S.sa, maxs, &S.smem)) ||
+        (st = rtopo_mem_register(B.ctx, S.rb, maxr, &S.rmem)))
+        fail("rtopo_mem_register", st);
+    if (S.raw && (st = bench_raw_open(&B.rawt, B.ctx, 0, S.smem, S.rmem)))
+        fail(B.rawt.what, st);
+    describe_mpi();
+
+    for (i = 0; i < B.nsizes; i++) {
+        S.M = (size_t)B.sizes[i];
+        S.delta = S.M - (size_t)S.ovl[i];
+        S.need = (size_t)(S.nodes - 1) * S.delta + S.M;
+        sc_measure(i, B.iters, B.block, B.warmup);
+    }
+    if (B.rank == 0) {
+        sc_print(stdout);
+        fflush(stdout);
+        if (json && sc_json(json))
+            rc = 1;
+    }
+    if (S.raw)
+        bench_raw_close(&B.rawt);
+    rtopo_mem_deregister(S.smem);
+    rtopo_mem_deregister(S.rmem);
+    rtopo_topo_free(S.t);
+    if ((st = rtopo_finalize(B.ctx)))
+        fail("rtopo_finalize", st);
+    MPI_Type_free(&S.elem);
+    MPI_Finalize();
+    free(S.sa);
+    free(S.rb);
+    free(S.msa);
+    free(S.mwin);
+    free(S.mall);
+    free(S.usa);
+    free(S.urb);
+    free(S.node);
+    return rc;
+}
+
+/* ---- shift-dim set-up --------------------------------------------------- */
+
+/* rtopo's line neighbours of this rank (B.dst, B.src, job ranks), and
+ * what an MPI code writes for the same shift: a periodic Cartesian
+ * communicator of the topology's shape and MPI_Cart_shift along the
+ * matching dimension by this rank's line displacement (B.cart_dst,
+ * B.cart_src).  On the hypercube MPI's dimension j is bit D-1-j of its
+ * rank, so rtopo's dimension k is MPI's D-1-k.  Returns 0, or 2 after a
+ * message for a bad dimension. */
+static int dim_setup(void)
+{
+    const rtopo__tdesc_t *desc = &B.t->desc;
+    int nd = rtopo_topo_ndims(B.t), dims[RTOPO__MAX_DIMS], periods[RTOPO__MAX_DIMS];
+    int mc[RTOPO__MAX_DIMS], rc[RTOPO__MAX_DIMS], j, line, pos, d, L, cube;
+    rtopo__dimshift_t ds;
+
+    cube = desc->kind == RTOPO__TOPO_HYPERCUBE;
+    if (B.dim < 0)
+        B.dim = nd - 1;
+    if ((B.extent = rtopo_topo_extent(B.t, B.dim)) < 0) {
+        if (B.rank == 0)
+            fprintf(stderr, "rtopo-bench-mpi shift-dim: --dim %d on %s: %s\n", B.dim, B.topo,
+                    rtopo_last_error());
+        return 2;
+    }
+    memset(&ds, 0, sizeof(ds));
+    ds.dim = B.dim;
+    ds.a = B.have_rule ? B.rule_a : 0;
+    ds.b = B.have_rule ? B.rule_b : B.q;
+    line = rtopo__cart_line(desc, B.dim, B.t->me, &pos);
+    d = rtopo__dimshift_disp(desc, &ds, line);
+    B.dst = rtopo__topo_job_rank(B.t, rtopo__cart_member(desc, B.dim, line,
+                                                         (pos + d) % B.extent));
+    B.src = rtopo__topo_job_rank(B.t, rtopo__cart_member(desc, B.dim, line,
+                                                         (pos - d + B.extent) % B.extent));
+    B.moving = 0;
+    for (L = 0; L < rtopo__cart_nlines(desc, B.dim); L++)
+        B.moving |= rtopo__dimshift_disp(desc, &ds, L) != 0;
+    for (j = 0; j < nd; j++) {
+        dims[j] = rtopo_topo_extent(B.t, cube ? nd - 1 - j : j);
+        periods[j] = 1;
+    }
+    B.mdim = cube ? nd - 1 - B.dim : B.dim;
+    mpi_check("MPI_Cart_create", MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0,
+                                                 &B.cart));
+    /* this rank's line as the MPI code sees it: its own coordinates */
+    mpi_check("MPI_Cart_coords", MPI_Cart_coords(B.cart, B.rank, nd, mc));
+    for (j = 0; j < nd; j++)
+        rc[cube ? nd - 1 - j : j] = mc[j];
+    if (cube) {
+        /* the label whose bits are MPI's coordinates is a cube node */
+        int node = 0;
+
+        for (j = 0; j < nd; j++)
+            node |= rc[j] << j;
+        line = rtopo__cart_line(desc, B.dim, (int)rtopo__gray_inv((uint32_t)node), &pos);
+    } else {
+        line = rtopo__cart_line(desc, B.dim, rtopo__cart_rank(desc, rc), &pos);
+    }
+    d = rtopo__dimshift_disp(desc, &ds, line);
+    mpi_check("MPI_Cart_shift", MPI_Cart_shift(B.cart, B.mdim, d, &B.cart_src, &B.cart_dst));
+    return 0;
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     static const char *const with_value[] = {
         "--topo", "--algo", "--q", "--sizes", "--iters", "--block", "--warmup", "--modes",
-        "--buffers", "--json", "--plot"
+        "--buffers", "--json", "--plot", "--dim", "--disp", "--rule"
     };
     rtopo_config_t cfg = RTOPO_CONFIG_INIT;
     MPI_Comm world = MPI_COMM_WORLD;
     const char *o;
     size_t k;
-    int i, st, plot_ok = 0, rc = 0;
+    int i, st, plot_ok = 0, rc = 0, have_q = 0;
     char title[512];
 
     for (i = 1; i < argc; i++)
@@ -747,6 +1611,15 @@ int main(int argc, char **argv)
                 usage(stdout);
             return 0;
         }
+    if (argc > 1 && !strcmp(argv[1], "scatter"))
+        return scatter_main(argc - 1, argv + 1);
+    if (argc > 1 && (!strcmp(argv[1], "shift") || !strcmp(argv[1], "shift-dim"))) {
+        /* the default operation, named, or the dimension shift */
+        B.dimmode = !strcmp(argv[1], "shift-dim");
+        argv[1] = argv[0];
+        argc--;
+        argv++;
+    }
     parse_sizes("8,2048,8192,131072,2097152,16777216");
     for (i = 1; i < argc; i++) {
         o = argv[i];
@@ -755,7 +1628,10 @@ int main(int argc, char **argv)
                 usage_error("%s needs a value", o);
         if (!strcmp(o, "--topo")) B.topo = argv[++i];
         else if (!strcmp(o, "--algo")) B.algo = argv[++i];
-        else if (!strcmp(o, "--q")) B.q = parse_long(o, argv[++i], -(1L << 30), 1L << 30);
+        else if (!strcmp(o, "--q")) {
+            B.q = parse_long(o, argv[++i], -(1L << 30), 1L << 30);
+            have_q = 1;
+        }
         else if (!strcmp(o, "--sizes")) parse_sizes(argv[++i]);
         else if (!strcmp(o, "--iters")) B.iters = (int)parse_long(o, argv[++i], 1, 1 << 20);
         else if (!strcmp(o, "--block")) B.block = (int)parse_long(o, argv[++i], 1, 1 << 20);
@@ -768,7 +1644,32 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--no-raw")) B.raw = 0;
         else if (!strcmp(o, "--json")) B.json = argv[++i];
         else if (!strcmp(o, "--plot")) B.plot = argv[++i];
+        else if (!strcmp(o, "--dim")) B.dim = (int)parse_long(o, argv[++i], 0, 31);
+        else if (!strcmp(o, "--disp")) {
+            B.q = parse_long(o, argv[++i], INT_MIN, INT_MAX);
+            B.have_disp = 1;
+        } else if (!strcmp(o, "--rule")) {
+            char *comma = strchr(argv[++i], ',');
+            if (!comma)
+                usage_error("--rule '%s': expected A,B (line L shifts by A*L + B)", argv[i]);
+            *comma = '\0';
+            B.rule_a = parse_long("--rule A", argv[i], INT_MIN, INT_MAX);
+            B.rule_b = parse_long("--rule B", comma + 1, INT_MIN, INT_MAX);
+            B.have_rule = 1;
+        }
+        else if (!strcmp(o, "--inplace")) B.inplace = 1;
         else usage_error("unknown option '%s'", o);
+    }
+    if (!B.dimmode && (B.dim >= 0 || B.have_disp || B.have_rule || B.inplace))
+        usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
+    if (B.have_disp && B.have_rule)
+        usage_error("shift-dim: give --disp or --rule, not both");
+    if (B.dimmode && (strcmp(B.algo, "auto") || have_q))
+        usage_error("shift-dim takes no --algo or --q (its routes follow the lines; the "
+                    "displacement is --disp)");
+    if (B.dimmode) {
+        B.fn = B.have_rule ? "rtopo_shift_dim_rule" : "rtopo_shift_dim";
+        B.fn_init = B.have_rule ? "rtopo_shift_dim_rule_init" : "rtopo_shift_dim_init";
     }
     if (sscanf(B.topo, "mesh:%dx%d", &B.rows, &B.cols_mesh) != 2)
         B.rows = B.cols_mesh = 0;
@@ -804,7 +1705,13 @@ int main(int argc, char **argv)
         fail("rtopo_topo_set_shift_algo", st);
     B.dst = (int)(((B.rank + B.q) % B.size + B.size) % B.size);
     B.src = (int)(((B.rank - B.q) % B.size + B.size) % B.size);
-    if (B.rows) {
+    if (B.dimmode && dim_setup()) {
+        rtopo_topo_free(B.t);
+        rtopo_finalize(B.ctx);
+        MPI_Finalize();
+        return 2;
+    }
+    if (B.rows && !B.dimmode) {
         int dims[2] = { B.rows, B.cols_mesh }, periods[2] = { 1, 1 };
         mpi_check("MPI_Cart_create",
                   MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &B.cart));
@@ -812,12 +1719,14 @@ int main(int argc, char **argv)
                                                    &B.cart_dst));
     }
     /* the raw write needs a peer, and the completion queue to itself */
-    if (B.dst == B.rank || B.ctx->thread_on)
+    if ((B.dimmode ? !B.moving : B.dst == B.rank) || B.ctx->thread_on)
         B.raw = 0;
     setup_cols();
     alloc_bufs();
     if (B.raw && (st = bench_raw_open(&B.rawt, B.ctx, B.q, B.smem, B.rmem)))
         fail(B.rawt.what, st);
+    if (B.raw && B.dimmode)
+        bench_raw_peers(&B.rawt, B.dst, B.src);
     describe_mpi();
 
     measure();
@@ -830,10 +1739,12 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (B.json && write_json(B.json))
             rc = 1;
-        snprintf(title, sizeof(title), "rtopo-bench-mpi: %d ranks, %s, q %ld; rtopo %s "
-                 "(provider %s); %s%s%s", B.size, B.topo, B.q,
-                 getenv("RTOPO_TRANSPORT") ? getenv("RTOPO_TRANSPORT") : "auto",
-                 B.ctx->tlattr.provider, mpi_lib, mpi_env[0] ? ", " : "", mpi_env);
+        /* a long title is cut: fine for a plot */
+        if (snprintf(title, sizeof(title), "rtopo-bench-mpi: %d ranks, %s, q %ld; rtopo %s "
+                     "(provider %s); %s%s%s", B.size, B.topo, B.q,
+                     getenv("RTOPO_TRANSPORT") ? getenv("RTOPO_TRANSPORT") : "auto",
+                     B.ctx->tlattr.provider, mpi_lib, mpi_env[0] ? ", " : "", mpi_env) < 0)
+            title[0] = 0;
         for (k = 0; title[k]; k++)   /* the title goes inside double quotes */
             if (title[k] == '"' || title[k] == '\\')
                 title[k] = '\'';

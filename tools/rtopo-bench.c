@@ -5,7 +5,14 @@
  *   rtopo-run -n N rtopo-bench shift [--topo T] [--algo A|all] [--q Q]
  *        [--sizes LIST|MIN:MAX] [--iters N] [--warmup N] [--unregistered]
  *        [--persistent] [--no-baseline] [--json]
+ *   rtopo-run -n N rtopo-bench shift-dim [--topo T] [--dim K] [--disp D | --rule A,B]
+ *        [--inplace] [--sizes ...] [--iters N] [--warmup N] [--unregistered]
+ *        [--persistent] [--no-baseline] [--json]
  *   rtopo-run -n N rtopo-bench route --hops H [--sizes ...]
+ *   rtopo-run -n N rtopo-bench scatter [--d D] [--host H] [--sizes LIST]
+ *        [--esize E] [--overlap K|half|max] [--algo all|LIST] [--x all|model]
+ *        [--iters N] [--warmup N] [--unregistered] [--persistent]
+ *        [--no-baseline] [--json]
  *
  * shift: every rank shifts `bytes` to (i+q) mod p; the baseline is one raw
  * RDMA write with immediate data of the same size from i to (i+q) mod p,
@@ -13,8 +20,21 @@
  * pattern with nothing of rtopo on top.  The model column predicts each
  * algorithm with ts and tw fitted to the baseline just measured.
  *
+ * shift-dim: rtopo_shift_dim (or _rule) along one dimension of the
+ * topology; the baseline is one raw write from each rank to its line
+ * neighbour.  Beside the times, the traffic of the schedule that ran
+ * (link hops and bytes, counted by the simulator on the request's plan).
+ *
  * route: one transfer from rank 0 to rank H over H ring hops (pipelined
  * forwarding) against the same transfer over one hop.
+ *
+ * scatter: the windowed scatter from a host to a D-cube (rtopo_scatter),
+ * windows of M elements (--sizes) of E bytes overlapping by K elements,
+ * every strategy (seq, binomial, seqscatter and decremental with every
+ * x or the model's, auto); the baseline is the host writing every window
+ * itself with the raw transport (bench_raw.c), the floor under seq.
+ * Every iteration: a barrier, the operation, per iteration the slowest
+ * rank, median and minimum over the iterations.
  */
 #include "config.h"
 #include <errno.h>
@@ -37,8 +57,15 @@ static struct {
     long q;
     long sizes[64];
     int nsizes, iters, warmup, unreg, persistent, baseline, json, hops;
+    /* scatter */
+    int d, host, esize, xall;
+    const char *overlap;
+    /* shift-dim: the dimension (-1: the last), disp in q or a rule */
+    int dim, have_disp, have_rule, inplace;
+    long ra, rb;
 } B = { .op = "shift", .topo = "ring", .algo = "auto", .q = 1, .iters = 200,
-        .warmup = 10, .baseline = 1, .hops = 4 };
+        .warmup = 10, .baseline = 1, .hops = 4, .d = -1, .host = 0, .esize = 8,
+        .xall = 1, .overlap = "max", .dim = -1 };
 
 static void usage(FILE *f)
 {
@@ -47,7 +74,15 @@ static void usage(FILE *f)
             "                   [--algo auto|ring|mesh|hypercube|ecube|direct|all] [--q Q]\n"
             "                   [--sizes LIST|MIN:MAX] [--iters N] [--warmup N]\n"
             "                   [--unregistered] [--persistent] [--no-baseline] [--json]\n"
+            "       rtopo-bench shift-dim [--topo mesh:RxC|hypercube:D|otis-mesh:N|otis-hypercube:N|ring]\n"
+            "                   [--dim K] [--disp D | --rule A,B] [--inplace] [--sizes LIST|MIN:MAX]\n"
+            "                   [--iters N] [--warmup N] [--unregistered] [--persistent]\n"
+            "                   [--no-baseline] [--json]\n"
             "       rtopo-bench route [--hops H] [--sizes ...] [--iters N]\n"
+            "       rtopo-bench scatter [--d D] [--host H] [--sizes LIST|MIN:MAX (elements)]\n"
+            "                   [--esize E] [--overlap K|half|max] [--algo all|LIST]\n"
+            "                   [--x all|model] [--iters N] [--warmup N] [--unregistered]\n"
+            "                   [--persistent] [--no-baseline] [--json]\n"
             "       rtopo-bench --help\n"
             "run it under rtopo-run (or another launcher rtopo can bootstrap from)\n");
 }
@@ -510,6 +545,719 @@ static void bench_route(void)
     free(rb);
 }
 
+/* ---- scatter ------------------------------------------------------------ */
+
+typedef struct sc_col {
+    int algo, x;                /* x -1: the model's (or none) */
+    char name[32];
+    int chosen_algo, chosen_x;  /* auto: what it picked, per size */
+} sc_col_t;
+
+/* byte k of the host's array: the nodes compute what they must receive */
+static inline uint8_t sc_pat(size_t k)
+{
+    return (uint8_t)((k * 0x9du) ^ (k >> 8) ^ (k >> 16));
+}
+
+static void sc_add(sc_col_t *c, int *n, int algo, int x)
+{
+    c[*n].algo = algo;
+    c[*n].x = x;
+    if (x >= 0)
+        snprintf(c[*n].name, sizeof(c[*n].name), "%s:%d", rtopo__scatter_algo_name(algo), x);
+    else
+        snprintf(c[*n].name, sizeof(c[*n].name), "%s", rtopo__scatter_algo_name(algo));
+    (*n)++;
+}
+
+/* "seq", "seqscatter:2", "decremental(x=1)" (x chosen by the model),
+ * "auto->decremental:1" */
+static void sc_label(const sc_col_t *c, char *out, size_t n)
+{
+    int a = c->algo == RTOPO_SCATTER_AUTO ? c->chosen_algo : c->algo;
+    int x = c->algo == RTOPO_SCATTER_AUTO || c->x < 0 ? c->chosen_x : c->x;
+    int hasx = a == RTOPO_SCATTER_SEQSCATTER || a == RTOPO_SCATTER_DECREMENTAL;
+
+    if (c->algo == RTOPO_SCATTER_AUTO && hasx)
+        snprintf(out, n, "auto->%s:%d", rtopo__scatter_algo_name(a), x);
+    else if (c->algo == RTOPO_SCATTER_AUTO)
+        snprintf(out, n, "auto->%s", rtopo__scatter_algo_name(a));
+    else if (hasx && c->x < 0)
+        snprintf(out, n, "%s(x=%d)", c->name, x);
+    else
+        snprintf(out, n, "%s", c->name);
+}
+
+/* the strategies of --algo and --x */
+static int sc_cols(sc_col_t *c, int d)
+{
+    char buf[256], *tok, *save = NULL;
+    int n = 0, a, x, xmax;
+
+    snprintf(buf, sizeof(buf), "%s", strcmp(B.algo, "all") && strcmp(B.algo, "auto") ?
+             B.algo : "seq,binomial,seqscatter,decremental,auto");
+    if (!strcmp(B.algo, "auto"))
+        snprintf(buf, sizeof(buf), "auto");
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        a = rtopo__scatter_algo_parse(tok, &x);
+        if (a < 0)
+            usage_error("--algo: unknown scatter strategy '%s' (seq, binomial, "
+                        "seqscatter[:X], decremental[:X], auto, all)", tok);
+        xmax = a == RTOPO_SCATTER_SEQSCATTER ? d : a == RTOPO_SCATTER_DECREMENTAL ?
+               (d ? d - 1 : 0) : -1;
+        if (x > xmax)
+            usage_error("--algo %s: x goes from 0 to %d on a %d-cube", tok, xmax, d);
+        if (xmax < 0 || a == RTOPO_SCATTER_AUTO || x >= 0)
+            sc_add(c, &n, a, xmax < 0 ? -1 : x);
+        else if (B.xall)
+            for (x = 0; x <= xmax; x++)
+                sc_add(c, &n, a, x);
+        else
+            sc_add(c, &n, a, -1);
+        if (n > 56)
+            break;
+    }
+    return n;
+}
+
+/* per iteration the slowest rank (t[0..n) on every rank), then the median
+ * and the minimum over the iterations */
+static struct stat3 sc_reduce(const double *t, int n)
+{
+    int p = rtopo_size(B.ctx), i, r;
+    double *all = malloc(sizeof(double) * (size_t)n * (size_t)p), *mx;
+    struct stat3 res;
+
+    mx = malloc(sizeof(double) * (size_t)n);
+    if (!all || !mx || rtopo__boot_allgather(B.ctx->boot, t, all, sizeof(double) * (size_t)n))
+        fail("allgather", RTOPO_ERR_BOOTSTRAP);
+    for (i = 0; i < n; i++)
+        for (mx[i] = 0, r = 0; r < p; r++)
+            if (all[(size_t)r * (size_t)n + (size_t)i] > mx[i])
+                mx[i] = all[(size_t)r * (size_t)n + (size_t)i];
+    qsort(mx, (size_t)n, sizeof(*mx), cmp_double);
+    res.med = n % 2 ? mx[n / 2] : (mx[n / 2 - 1] + mx[n / 2]) / 2;
+    res.min = mx[0];
+    free(all);
+    free(mx);
+    return res;
+}
+
+struct sc_run {
+    rtopo_topo_t *topo;
+    int me_node, host, nodes, *node;   /* node[i]: job rank of node i */
+    size_t M, stride, es, need;
+    uint8_t *sa, *rb;                  /* rtopo's buffers */
+    uint8_t *rsa, *rrb;                /* registered (raw) */
+    bench_raw_t *raw;
+};
+
+/* a node's window against the pattern; exits on a difference */
+static void sc_check(const struct sc_run *r, const uint8_t *rb, const char *what)
+{
+    size_t wb = r->M * r->es, off = (size_t)r->me_node * r->stride * r->es, k;
+
+    if (r->me_node < 0)
+        return;
+    for (k = 0; k < wb; k++)
+        if (rb[k] != sc_pat(off + k)) {
+            fprintf(stderr, "rtopo-bench: rank %d (node %d): %s, window of %zu elements: "
+                    "byte %zu is 0x%02x, expected 0x%02x\n", B.ctx->rank, r->me_node, what,
+                    r->M, k, rb[k], sc_pat(off + k));
+            exit(1);
+        }
+}
+
+/* `warm` untimed iterations then n timed ones of column c (-1: raw) into
+ * t[]; check: clear the window first and check it after the warm-up */
+static void sc_block(struct sc_run *r, sc_col_t *c, double *t, int n, int warm, int check)
+{
+    rtopo_req_t *req = NULL;
+    uint8_t *rb = c ? r->rb : r->rrb;
+    int i, st;
+    uint64_t t0;
+
+    if (check && r->me_node >= 0)
+        memset(rb, 0, r->M * r->es);
+    if (!c) {
+        /* no engine traffic may be left for the raw poll to take */
+        if ((st = rtopo_barrier(B.ctx)))
+            fail("rtopo_barrier", st);
+        bench_raw_scatter_begin(r->raw, r->host, r->node, r->nodes);
+        rtopo__boot_barrier(B.ctx->boot);
+    } else {
+        if ((st = rtopo_topo_set_scatter_algo(r->topo, (rtopo_scatter_algo_t)c->algo, c->x)))
+            fail("rtopo_topo_set_scatter_algo", st);
+        if (B.persistent && (st = rtopo_scatter_init(r->topo, r->sa, r->need, r->rb, r->M,
+                                                     r->stride, r->es, &req)))
+            fail("rtopo_scatter_init", st);
+    }
+    for (i = -warm; i < n; i++) {
+        if (c) {
+            if ((st = rtopo_barrier(B.ctx)))
+                fail("rtopo_barrier", st);
+        } else {
+            rtopo__boot_barrier(B.ctx->boot);
+        }
+        t0 = rtopo__now_ns();
+        if (!c)
+            st = bench_raw_scatter_round(r->raw, r->host, r->node, r->nodes, r->M * r->es,
+                                         r->stride * r->es, (uint32_t)(i & 0xffff));
+        else if (req)
+            st = (st = rtopo_start(req)) ? st : rtopo_wait(req);
+        else
+            st = rtopo_scatter(r->topo, r->sa, r->need, r->rb, r->M, r->stride, r->es);
+        if (st)
+            fail(c ? c->name : r->raw->what, st);
+        if (i >= 0)
+            t[i] = (double)(rtopo__now_ns() - t0) * 1e-3;
+        if (check && i == -1)
+            sc_check(r, rb, c ? c->name : "raw");
+    }
+    if (check && warm == 0)
+        sc_check(r, rb, c ? c->name : "raw");
+    if (req)
+        rtopo_req_free(req);
+    if (!c)
+        rtopo__boot_barrier(B.ctx->boot);
+}
+
+static void bench_scatter(void)
+{
+    rtopo_ctx_t *ctx = B.ctx;
+    int p = ctx->size, d = B.d, outside, i, k, st, ncol, me = ctx->rank;
+    sc_col_t col[64];
+    struct sc_run r;
+    rtopo_mem_t *smem, *rmem;
+    bench_raw_t rawt;
+    size_t maxs = 0, maxr = 0, j;
+    rtopo__tdesc_t td;
+    struct stat3 (*res)[65];
+    double (*pred)[65];
+    long ovl[64];
+
+    if (d < 0) {   /* from the job size: a host outside the cube if it fits */
+        for (d = 0; d < 21 && (1 << d) + 1 < p; d++)
+            ;
+        if ((1 << d) + 1 != p)
+            for (d = 0; d < 21 && (1 << d) < p; d++)
+                ;
+    }
+    memset(&r, 0, sizeof(r));
+    if ((st = rtopo_topo_hypercube_host(ctx, d, B.host, &r.topo))) {
+        if (me == 0)
+            fprintf(stderr, "rtopo-bench: scatter on a %d-cube with host rank %d over %d "
+                    "ranks: %s (%s)\n", d, B.host, p, rtopo_strerror(st), rtopo_last_error());
+        exit(2);
+    }
+    r.nodes = 1 << d;
+    r.host = B.host;
+    outside = p == r.nodes + 1;
+    /* node number: the job ranks in order, without the host outside the cube */
+    r.me_node = !outside ? me : me == B.host ? -1 : me < B.host ? me : me - 1;
+    r.node = malloc(sizeof(int) * (size_t)r.nodes);
+    for (i = 0; i < r.nodes; i++)
+        r.node[i] = !outside ? i : i < B.host ? i : i + 1;
+    r.es = (size_t)B.esize;
+    ncol = sc_cols(col, d);
+    /* overlaps and buffers */
+    for (i = 0; i < B.nsizes; i++) {
+        long M = B.sizes[i];
+        if (M < 1)
+            usage_error("scatter --sizes: windows of at least 1 element (got %ld)", M);
+        ovl[i] = !strcmp(B.overlap, "max") ? M - 1 : !strcmp(B.overlap, "half") ? M / 2 :
+                 parse_long("--overlap", B.overlap, 0, LONG_MAX);
+        if (ovl[i] > M - 1)
+            usage_error("--overlap %ld: windows of %ld elements overlap by at most %ld",
+                        ovl[i], M, M - 1);
+        if (((size_t)(r.nodes - 1) * (size_t)(M - ovl[i]) + (size_t)M) * r.es > maxs)
+            maxs = ((size_t)(r.nodes - 1) * (size_t)(M - ovl[i]) + (size_t)M) * r.es;
+        if ((size_t)M * r.es > maxr)
+            maxr = (size_t)M * r.es;
+    }
+    if (posix_memalign((void **)&r.rsa, 4096, maxs + 64) ||
+        posix_memalign((void **)&r.rrb, 4096, maxr + 64))
+        fail("memory", RTOPO_ERR_NOMEM);
+    for (j = 0; j < maxs + 64; j++)
+        r.rsa[j] = sc_pat(j);
+    memset(r.rrb, 0, maxr + 64);
+    if ((st = rtopo_mem_register(ctx, r.rsa, maxs + 64, &smem)) ||
+        (st = rtopo_mem_register(ctx, r.rrb, maxr + 64, &rmem)))
+        fail("rtopo_mem_register", st);
+    r.sa = r.rsa;
+    r.rb = r.rrb;
+    if (B.unreg) {
+        if (!(r.sa = malloc(maxs + 64)) || !(r.rb = malloc(maxr + 64)))
+            fail("memory", RTOPO_ERR_NOMEM);
+        memcpy(r.sa, r.rsa, maxs + 64);
+    }
+    if (ctx->thread_on)
+        B.baseline = 0;    /* the thread would take the raw completions */
+    if (B.baseline && (st = bench_raw_open(&rawt, ctx, 0, smem, rmem)))
+        fail(rawt.what, st);
+    r.raw = &rawt;
+    res = calloc((size_t)B.nsizes, sizeof(*res));
+    pred = calloc((size_t)B.nsizes, sizeof(*pred));
+    if (!res || !pred)
+        fail("memory", RTOPO_ERR_NOMEM);
+    td = r.topo->desc;
+    if (!outside && (st = rtopo__tdesc_add_host(&td)))
+        fail("descriptor", st);
+
+    if (me == 0) {
+        printf("# rtopo-bench scatter: %d ranks, hypercube of dimension %d, host rank %d %s, "
+               "transport %s, %s buffers%s\n", p, d, B.host, outside ? "outside the cube" :
+               "on a node", ctx->tlattr.provider, B.unreg ? "unregistered" : "registered",
+               B.persistent ? ", persistent requests" : "");
+        printf("# timing: barrier, t0, one scatter, t1 on every rank; per iteration the "
+               "slowest rank; median and min over the iterations (%d blocks, each strategy "
+               "in turn; every window checked once)\n", BLOCKS);
+        printf("# model(us): the topology's cost model (what auto uses), schedule simulated "
+               "event by event\n");
+        if (B.baseline)
+            printf("# raw: the host writes every window itself, one raw RDMA write with "
+                   "immediate per node, registered memory; raw/med = raw median / median\n");
+        printf("\n");
+    }
+
+    for (i = 0; i < B.nsizes; i++) {
+        int it, b, per, off, cnt, a;
+        double *t;
+        size_t bytes;
+        rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(21)];
+        int ncand = 0, ca = 0, cx = 0;
+        rtopo__sched_t *s = NULL;
+
+        r.M = (size_t)B.sizes[i];
+        r.stride = r.M - (size_t)ovl[i];
+        r.need = (size_t)(r.nodes - 1) * r.stride + r.M;
+        bytes = r.need * r.es;
+        it = B.iters;
+        if ((long)((256ul << 20) / bytes) < it)
+            it = (int)((256ul << 20) / bytes);
+        if (it < 5)
+            it = 5;
+        per = (it + BLOCKS - 1) / BLOCKS;
+        /* the model's figures (the topology's model, as auto uses it) */
+        for (a = 0; a < ncol; a++)
+            pred[i][a] = -1;
+        pred[i][64] = -1;
+        if (rtopo__sched_scatter_auto_cand(&td, r.M, r.stride, r.es, &r.topo->model,
+                                           outside ? -1 : B.host, RTOPO__SCATTER_AUTO, cand,
+                                           &ncand, &ca, &cx, &s) == RTOPO_OK) {
+            rtopo__sched_free(s);
+            for (a = 0; a < ncol; a++) {
+                int best = -1, c2;
+                if (col[a].algo == RTOPO_SCATTER_AUTO) {
+                    col[a].chosen_algo = ca;
+                    col[a].chosen_x = cx;
+                }
+                for (c2 = 0; c2 < ncand; c2++) {
+                    int wa = col[a].algo == RTOPO_SCATTER_AUTO ? ca : col[a].algo;
+                    int wx = col[a].algo == RTOPO_SCATTER_AUTO ? cx : col[a].x;
+                    if (cand[c2].strategy != wa)
+                        continue;
+                    if (wx >= 0 ? cand[c2].x == wx || cand[c2].x < 0 :
+                        best < 0 || cand[c2].model_time < cand[best].model_time)
+                        best = c2;
+                    if (wx >= 0 && cand[c2].x == wx)
+                        break;
+                }
+                if (best >= 0) {
+                    pred[i][a] = cand[best].model_time * 1e6;
+                    if (col[a].x < 0 && col[a].algo != RTOPO_SCATTER_AUTO)
+                        col[a].chosen_x = cand[best].x;
+                }
+            }
+        }
+        t = malloc(sizeof(double) * (size_t)it * (size_t)(ncol + 1));
+        if (!t)
+            fail("memory", RTOPO_ERR_NOMEM);
+        for (b = 0, off = 0; off < it; b++, off += cnt) {
+            cnt = it - off < per ? it - off : per;
+            if (B.baseline)
+                sc_block(&r, NULL, t + off, cnt, b ? 1 : B.warmup, b == 0);
+            for (a = 0; a < ncol; a++)
+                sc_block(&r, &col[a], t + (size_t)(a + 1) * it + off, cnt, b ? 1 : B.warmup,
+                         b == 0);
+        }
+        if (B.baseline)
+            res[i][64] = sc_reduce(t, it);
+        for (a = 0; a < ncol; a++)
+            res[i][a] = sc_reduce(t + (size_t)(a + 1) * it, it);
+        free(t);
+
+        if (me != 0)
+            continue;
+        printf("%s# M %zu elements of %zu bytes (%zu B per window), overlap %ld, stride %zu: "
+               "host array %zu elements (%zu B), %d iterations\n", i ? "\n" : "", r.M, r.es,
+               r.M * r.es, ovl[i], r.stride, r.need, bytes, it);
+        printf("%-22s %11s %11s %11s %9s\n", "# strategy", "median(us)", "min(us)",
+               "model(us)", "raw/med");
+        for (a = 0; a < ncol; a++) {
+            char name[64];
+            sc_label(&col[a], name, sizeof(name));
+            printf("%-22s %11.2f %11.2f %11.2f", name, res[i][a].med, res[i][a].min,
+                   pred[i][a]);
+            if (B.baseline)
+                printf(" %9.3f\n", res[i][64].med / res[i][a].med);
+            else
+                printf(" %9s\n", "-");
+            if (B.json)
+                printf("{\"op\":\"scatter\",\"algo\":\"%s\",\"x\":%d,\"count\":%zu,"
+                       "\"elem_size\":%zu,\"overlap\":%ld,\"median_us\":%.3f,\"min_us\":%.3f,"
+                       "\"model_us\":%.3f,\"raw_median_us\":%.3f}\n",
+                       rtopo__scatter_algo_name(col[a].algo == RTOPO_SCATTER_AUTO ?
+                                                col[a].chosen_algo : col[a].algo),
+                       col[a].algo == RTOPO_SCATTER_AUTO ? col[a].chosen_x : col[a].x >= 0 ?
+                       col[a].x : col[a].chosen_x, r.M, r.es, ovl[i], res[i][a].med,
+                       res[i][a].min, pred[i][a], B.baseline ? res[i][64].med : -1.0);
+        }
+        if (B.baseline)
+            printf("%-22s %11.2f %11.2f %11s %9s\n", "raw (host writes all)", res[i][64].med,
+                   res[i][64].min, "-", "1.000");
+        {   /* fastest measured, and where auto's choice stands */
+            int fa = -1, aa = -1;
+            for (a = 0; a < ncol; a++) {
+                if (col[a].algo == RTOPO_SCATTER_AUTO) {
+                    aa = a;
+                    continue;
+                }
+                if (fa < 0 || res[i][a].med < res[i][fa].med)
+                    fa = a;
+            }
+            if (fa >= 0)
+                printf("# fastest measured: %s, %.2f us", col[fa].name, res[i][fa].med);
+            if (fa >= 0 && aa >= 0)
+                printf("; auto (model's choice) %.2f us, %+.0f%%", res[i][aa].med,
+                       100.0 * (res[i][aa].med / res[i][fa].med - 1.0));
+            if (fa >= 0)
+                printf("\n");
+            /* per strategy with a block dimension: the best x measured and
+             * the model's */
+            for (k = RTOPO_SCATTER_SEQSCATTER; k <= RTOPO_SCATTER_DECREMENTAL; k++) {
+                int bm = -1, bp = -1, nx = 0;
+                for (a = 0; a < ncol; a++) {
+                    if (col[a].algo != k || col[a].x < 0)
+                        continue;
+                    nx++;
+                    if (bm < 0 || res[i][a].med < res[i][bm].med)
+                        bm = a;
+                    if (pred[i][a] >= 0 && (bp < 0 || pred[i][a] < pred[i][bp]))
+                        bp = a;
+                }
+                if (nx > 1 && bm >= 0)
+                    printf("# %s: best measured x=%d (%.2f us), model's x=%d (%.2f us "
+                           "measured)\n", rtopo__scatter_algo_name(k), col[bm].x,
+                           res[i][bm].med, bp >= 0 ? col[bp].x : -1,
+                           bp >= 0 ? res[i][bp].med : -1.0);
+            }
+        }
+    }
+    if (B.baseline)
+        bench_raw_close(&rawt);
+    rtopo_mem_deregister(smem);
+    rtopo_mem_deregister(rmem);
+    rtopo_topo_free(r.topo);
+    if (B.unreg) {
+        free(r.sa);
+        free(r.rb);
+    }
+    free(r.rsa);
+    free(r.rrb);
+    free(r.node);
+    free(res);
+    free(pred);
+}
+
+/* ---- shift-dim ---------------------------------------------------------- */
+
+/* the arguments of the shift: the line displacement rule */
+static void dim_ds(rtopo__dimshift_t *ds)
+{
+    memset(ds, 0, sizeof(*ds));
+    ds->dim = B.dim;
+    ds->a = B.have_rule ? B.ra : 0;
+    ds->b = B.have_rule ? B.rb : B.q;
+}
+
+static int dim_start(rtopo_topo_t *topo, const uint8_t *sb, uint8_t *rb, size_t n,
+                     rtopo_req_t **req)
+{
+    if (B.have_rule)
+        return rtopo_shift_dim_rule_init(topo, B.dim, sb, rb, n, (int)B.ra, (int)B.rb, req);
+    return rtopo_shift_dim_init(topo, B.dim, sb, rb, n, (int)B.q, req);
+}
+
+static int dim_call(rtopo_topo_t *topo, const uint8_t *sb, uint8_t *rb, size_t n)
+{
+    if (B.have_rule)
+        return rtopo_shift_dim_rule(topo, B.dim, sb, rb, n, (int)B.ra, (int)B.rb);
+    return rtopo_shift_dim(topo, B.dim, sb, rb, n, (int)B.q);
+}
+
+/* n timed shifts into t[] after `warmup` untimed ones; in place: sb == rb */
+static void rtopo_run_dim(rtopo_topo_t *topo, size_t bytes, const uint8_t *sb, uint8_t *rb,
+                          double *t, int n, int warmup)
+{
+    rtopo_req_t *req = NULL;
+    uint64_t t0;
+    int i, st;
+
+    if (B.persistent && (st = dim_start(topo, sb, rb, bytes, &req)))
+        fail("rtopo_shift_dim_init", st);
+    rtopo_barrier(B.ctx);
+    for (i = -warmup; i < n; i++) {
+        t0 = rtopo__now_ns();
+        if (req) {
+            if ((st = rtopo_start(req)) || (st = rtopo_wait(req)))
+                fail("persistent shift_dim", st);
+        } else if ((st = dim_call(topo, sb, rb, bytes))) {
+            fail(B.have_rule ? "rtopo_shift_dim_rule" : "rtopo_shift_dim", st);
+        }
+        if (i >= 0)
+            t[i] = (double)(rtopo__now_ns() - t0) * 1e-3;
+    }
+    rtopo_req_free(req);
+    rtopo_barrier(B.ctx);
+}
+
+/* what the executed schedule costs: the plan a request of these
+ * arguments runs (the same the blocking call caches), simulated */
+struct dim_traffic {
+    uint64_t moves[RTOPO__LINK_COUNT];
+    uint64_t link_moves, link_bytes;
+    uint32_t steps, load;
+    double model_us;
+};
+
+static void dim_traffic(rtopo_topo_t *topo, const uint8_t *sb, uint8_t *rb, size_t n,
+                        const rtopo__model_t *model, struct dim_traffic *tr)
+{
+    rtopo_req_t *req;
+    const rtopo__sched_t *s;
+    rtopo__sim_result_t sim;
+    uint32_t x;
+    int c, st;
+
+    memset(tr, 0, sizeof(*tr));
+    tr->model_us = -1;
+    if ((st = dim_start(topo, sb, rb, n, &req)))
+        fail("rtopo_shift_dim_init", st);
+    s = req->op.plan->sched;
+    for (x = 0; x < s->nxfers; x++)
+        tr->link_bytes += s->xfers[x].len * s->xfers[x].nhops;
+    if (rtopo__sim_run(s, model, &sim) == 0) {
+        for (c = 0; c < RTOPO__LINK_COUNT; c++) {
+            tr->moves[c] = sim.moves[c];
+            if (c != RTOPO__LINK_LOCAL)
+                tr->link_moves += sim.moves[c];
+        }
+        tr->steps = sim.steps;
+        tr->load = sim.max_link_load;
+        tr->model_us = sim.model_time * 1e6;
+    }
+    rtopo_req_free(req);
+}
+
+/* one shift of a pattern (every byte the rank number + 1), untimed:
+ * the first and the last byte received must be the source's */
+static void dim_verify(rtopo_topo_t *topo, size_t n, const uint8_t *sb, uint8_t *rb,
+                       int src)
+{
+    int st;
+
+    if (!n)
+        return;
+    if (sb != rb)
+        memset((uint8_t *)sb, B.ctx->rank + 1, n);
+    memset(rb, sb == rb ? B.ctx->rank + 1 : 0, n);
+    rtopo_barrier(B.ctx);
+    if ((st = dim_call(topo, sb, rb, n)))
+        fail("shift_dim (check)", st);
+    if (rb[0] != (uint8_t)(src + 1) || rb[n - 1] != (uint8_t)(src + 1)) {
+        fprintf(stderr, "rtopo-bench: rank %d: shift-dim, %zu bytes: received %u...%u, "
+                "expected %u from rank %d\n", B.ctx->rank, n, rb[0], rb[n - 1],
+                (unsigned)(uint8_t)(src + 1), src);
+        exit(1);
+    }
+}
+
+static void bench_shift_dim(void)
+{
+    rtopo_ctx_t *ctx = B.ctx;
+    int me = ctx->rank, i, st, nd, E, line, pos, d, dst, src, moving = 0, L;
+    size_t maxb;
+    uint8_t *sb, *rb, *usb, *urb, *isb, *irb;
+    rtopo_mem_t *smem = NULL, *rmem = NULL;
+    rtopo__dimshift_t ds;
+    rtopo__model_t model;
+    bench_raw_t rawt;
+    rtopo_topo_t *topo;
+    struct stat3 *raw, *res;
+    struct dim_traffic tr;
+    double ts = 0, tw = 0;
+    char what[96];
+
+    if ((st = make_topo(&topo)))
+        fail("topology", st);
+    nd = rtopo_topo_ndims(topo);
+    if (B.dim < 0)
+        B.dim = nd - 1;
+    if ((E = rtopo_topo_extent(topo, B.dim)) < 0) {
+        if (me == 0)
+            fprintf(stderr, "rtopo-bench: shift-dim --dim %d on %s: %s\n", B.dim, B.topo,
+                    rtopo_last_error());
+        exit(2);
+    }
+    dim_ds(&ds);
+    line = rtopo__cart_line(&topo->desc, B.dim, topo->me, &pos);
+    d = rtopo__dimshift_disp(&topo->desc, &ds, line);
+    dst = rtopo__topo_job_rank(topo, rtopo__cart_member(&topo->desc, B.dim, line,
+                                                          (pos + d) % E));
+    src = rtopo__topo_job_rank(topo, rtopo__cart_member(&topo->desc, B.dim, line,
+                                                          (pos - d + E) % E));
+    for (L = 0; L < rtopo__cart_nlines(&topo->desc, B.dim); L++)
+        moving |= rtopo__dimshift_disp(&topo->desc, &ds, L) != 0;
+    if (!moving || ctx->thread_on)
+        B.baseline = 0;   /* local copies only, or the thread would take the raw events */
+    maxb = alloc_bufs(&sb, &rb, me);
+    if ((st = rtopo_mem_register(ctx, sb, maxb, &smem)) ||
+        (st = rtopo_mem_register(ctx, rb, maxb, &rmem)))
+        fail("rtopo_mem_register", st);
+    usb = sb;
+    urb = rb;
+    if (B.unreg && (posix_memalign((void **)&usb, 4096, maxb) ||
+                    posix_memalign((void **)&urb, 4096, maxb)))
+        fail("memory", RTOPO_ERR_NOMEM);
+    if (B.unreg) {
+        memset(usb, me, maxb);
+        memset(urb, 0, maxb);
+    }
+    /* in place: the receive buffer is both */
+    isb = B.inplace ? urb : usb;
+    irb = urb;
+    raw = calloc((size_t)B.nsizes, sizeof(*raw));
+    res = calloc((size_t)B.nsizes, sizeof(*res));
+    if (!raw || !res)
+        fail("memory", RTOPO_ERR_NOMEM);
+    if (B.baseline) {
+        if ((st = bench_raw_open(&rawt, ctx, 0, smem, rmem)))
+            fail(rawt.what, st);
+        bench_raw_peers(&rawt, dst, src);
+    }
+    for (i = 0; i < B.nsizes; i++) {
+        size_t n = (size_t)B.sizes[i];
+        int it = iters_for(n), b, per = (it + BLOCKS - 1) / BLOCKS, off, cnt;
+        double *t = malloc(sizeof(double) * (size_t)it * 2);
+
+        if (!t)
+            fail("memory", RTOPO_ERR_NOMEM);
+        dim_verify(topo, n, isb, irb, src);
+        for (b = 0, off = 0; off < it; b++, off += cnt) {
+            cnt = it - off < per ? it - off : per;
+            if (B.baseline)
+                raw_shift(&rawt, n, t + off, cnt, b ? 1 : B.warmup);
+            rtopo_run_dim(topo, n, isb, irb, t + it + off, cnt, b ? 1 : B.warmup);
+        }
+        if (B.baseline)
+            raw[i] = reduce(t, it);
+        res[i] = reduce(t + it, it);
+        free(t);
+    }
+    /* model fitted to the baseline, as for shift */
+    rtopo__model_default(&model);
+    model.chunk = ctx->params.chunk_size;
+    if (B.baseline && B.nsizes >= 2) {
+        ts = raw[0].med * 1e-6;
+        tw = (raw[B.nsizes - 1].med * 1e-6 - ts) / (double)(B.sizes[B.nsizes - 1] - B.sizes[0]);
+        if (tw > 0)
+            for (i = 0; i < RTOPO__LINK_COUNT; i++) {
+                model.ts[i] = i == RTOPO__LINK_LOCAL ? 0 : ts;
+                model.tw[i] = i == RTOPO__LINK_LOCAL ? 0 : tw;
+                model.th[i] = -1;
+            }
+    }
+    if (B.have_rule)
+        snprintf(what, sizeof(what), "rule %ld*line + %ld", B.ra, B.rb);
+    else
+        snprintf(what, sizeof(what), "disp %ld", B.q);
+    if (me == 0) {
+        printf("# rtopo-bench shift-dim: %d rank%s, topology %s, dimension %d (%d lines of "
+               "%d), %s, transport %s, %s buffers%s%s\n", ctx->size, ctx->size == 1 ? "" : "s",
+               B.topo, B.dim, rtopo__cart_nlines(&topo->desc, B.dim), E, what,
+               ctx->tlattr.provider, B.unreg ? "unregistered" : "registered",
+               B.persistent ? ", persistent" : "", B.inplace ? ", in place" : "");
+        if (B.baseline)
+            printf("# raw: one raw RDMA write with immediate to the line neighbour (i + d(L)), "
+                   "waiting for the one from i - d(L); a line with d(L) = 0 copies locally\n");
+        if (B.baseline && tw > 0)
+            printf("# model fitted to the baseline: ts %.2f us, tw %.4f ns/B (%.0f MB/s), "
+                   "chunk %zu\n", ts * 1e6, tw * 1e9, 1e-6 / tw, model.chunk);
+        printf("# moves: link hops of the executed schedule, all ranks (rtopo-sim's count); "
+               "blocks/rank: bytes over links / (ranks x bytes)\n");
+        printf("%12s %11s %11s %11s %11s %11s %7s %11s %7s %11s\n", "bytes", "median(us)",
+               "min(us)", "MB/s", "raw(us)", "raw MB/s", "ratio", "model(us)", "moves",
+               "blocks/rank");
+    }
+    for (i = 0; i < B.nsizes; i++) {
+        size_t n = (size_t)B.sizes[i];
+        struct stat3 r = res[i];
+        double per = 0;
+
+        dim_traffic(topo, isb, irb, n, &model, &tr);
+        if (n)
+            per = (double)tr.link_bytes / ((double)ctx->size * (double)n);
+        if (me != 0)
+            continue;
+        if (B.baseline)
+            printf("%12zu %11.2f %11.2f %11.1f %11.2f %11.1f %7.3f %11.2f %7llu %11.3f\n", n,
+                   r.med, r.min, mbps(n, r.med), raw[i].med, mbps(n, raw[i].med),
+                   raw[i].med / r.med, tr.model_us, (unsigned long long)tr.link_moves, per);
+        else
+            printf("%12zu %11.2f %11.2f %11.1f %11s %11s %7s %11.2f %7llu %11.3f\n", n, r.med,
+                   r.min, mbps(n, r.med), "-", "-", "-", tr.model_us,
+                   (unsigned long long)tr.link_moves, per);
+        if (B.json) {
+            int c, first = 1;
+
+            printf("{\"op\":\"shift-dim\",\"topo\":\"%s\",\"dim\":%d,", B.topo, B.dim);
+            if (B.have_rule)
+                printf("\"rule\":{\"a\":%ld,\"b\":%ld}", B.ra, B.rb);
+            else
+                printf("\"disp\":%ld", B.q);
+            printf(",\"inplace\":%s,\"bytes\":%zu,\"median_us\":%.3f,\"min_us\":%.3f,"
+                   "\"raw_median_us\":%.3f,\"model_us\":%.3f,\"steps\":%u,"
+                   "\"max_link_load\":%u,\"link_moves\":%llu,\"blocks_per_rank\":%.4f,"
+                   "\"moves\":{", B.inplace ? "true" : "false", n, r.med, r.min,
+                   B.baseline ? raw[i].med : -1.0, tr.model_us, tr.steps, tr.load,
+                   (unsigned long long)tr.link_moves, per);
+            for (c = 0; c < RTOPO__LINK_COUNT; c++)
+                if (tr.moves[c]) {
+                    printf("%s\"%s\":%llu", first ? "" : ",", rtopo__link_name(c),
+                           (unsigned long long)tr.moves[c]);
+                    first = 0;
+                }
+            printf("}}\n");
+        }
+    }
+    if (me == 0 && B.baseline)
+        printf("\n# ratio = raw median / rtopo median (1.0: as fast as the raw write)\n");
+    if (B.baseline)
+        bench_raw_close(&rawt);
+    free(raw);
+    free(res);
+    rtopo_topo_free(topo);
+    rtopo_mem_deregister(smem);
+    rtopo_mem_deregister(rmem);
+    if (B.unreg) {
+        free(usb);
+        free(urb);
+    }
+    free(sb);
+    free(rb);
+}
+
 static void parse_sizes(const char *s)
 {
     const char *arg = s;
@@ -540,11 +1288,12 @@ static void parse_sizes(const char *s)
 int main(int argc, char **argv)
 {
     static const char *const with_value[] = {
-        "--topo", "--algo", "--q", "--sizes", "--iters", "--warmup", "--hops"
+        "--topo", "--algo", "--q", "--sizes", "--iters", "--warmup", "--hops", "--d",
+        "--host", "--esize", "--overlap", "--x", "--dim", "--disp", "--rule"
     };
     const char *o;
     size_t k;
-    int i, st;
+    int i, st, have_q = 0;
 
     for (i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -552,11 +1301,15 @@ int main(int argc, char **argv)
             return 0;
         }
     if (argc < 2)
-        usage_error("no operation given (shift or route)");
-    if (strcmp(argv[1], "shift") && strcmp(argv[1], "route"))
-        usage_error("unknown operation '%s' (shift or route)", argv[1]);
+        usage_error("no operation given (shift, shift-dim, route or scatter)");
+    if (strcmp(argv[1], "shift") && strcmp(argv[1], "shift-dim") && strcmp(argv[1], "route") &&
+        strcmp(argv[1], "scatter"))
+        usage_error("unknown operation '%s' (shift, shift-dim, route or scatter)", argv[1]);
     B.op = argv[1];
-    parse_sizes("8:16777216");
+    /* scatter: window elements; shift and route: bytes */
+    parse_sizes(strcmp(B.op, "scatter") ? "8:16777216" : "1024,16384,262144");
+    if (!strcmp(B.op, "scatter"))
+        B.algo = "all";
     for (i = 2; i < argc; i++) {
         o = argv[i];
         for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
@@ -564,21 +1317,61 @@ int main(int argc, char **argv)
                 usage_error("%s needs a value", o);
         if (!strcmp(o, "--topo")) B.topo = argv[++i];
         else if (!strcmp(o, "--algo")) B.algo = argv[++i];
-        else if (!strcmp(o, "--q")) B.q = parse_long(o, argv[++i], LONG_MIN, LONG_MAX);
+        else if (!strcmp(o, "--q")) {
+            B.q = parse_long(o, argv[++i], LONG_MIN, LONG_MAX);
+            have_q = 1;
+        }
         else if (!strcmp(o, "--sizes")) parse_sizes(argv[++i]);
         else if (!strcmp(o, "--iters")) B.iters = (int)parse_long(o, argv[++i], 1, INT_MAX);
         else if (!strcmp(o, "--warmup")) B.warmup = (int)parse_long(o, argv[++i], 0, INT_MAX);
         else if (!strcmp(o, "--hops")) B.hops = (int)parse_long(o, argv[++i], 1, INT_MAX - 1);
+        else if (!strcmp(o, "--d")) B.d = (int)parse_long(o, argv[++i], 0, 20);
+        else if (!strcmp(o, "--host")) B.host = (int)parse_long(o, argv[++i], 0, INT_MAX);
+        else if (!strcmp(o, "--esize")) B.esize = (int)parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--overlap")) {
+            B.overlap = argv[++i];
+            if (strcmp(B.overlap, "max") && strcmp(B.overlap, "half"))
+                parse_long(o, B.overlap, 0, LONG_MAX);
+        } else if (!strcmp(o, "--x")) {
+            if (strcmp(argv[++i], "all") && strcmp(argv[i], "model"))
+                usage_error("--x is all or model (got '%s')", argv[i]);
+            B.xall = !strcmp(argv[i], "all");
+        }
+        else if (!strcmp(o, "--dim")) B.dim = (int)parse_long(o, argv[++i], 0, 31);
+        else if (!strcmp(o, "--disp")) {
+            B.q = parse_long(o, argv[++i], INT_MIN, INT_MAX);
+            B.have_disp = 1;
+        }
+        else if (!strcmp(o, "--rule")) {
+            char *comma = strchr(argv[++i], ',');
+            if (!comma)
+                usage_error("--rule '%s': expected A,B (line L shifts by A*L + B)", argv[i]);
+            *comma = '\0';
+            B.ra = parse_long("--rule A", argv[i], INT_MIN, INT_MAX);
+            B.rb = parse_long("--rule B", comma + 1, INT_MIN, INT_MAX);
+            B.have_rule = 1;
+        }
+        else if (!strcmp(o, "--inplace")) B.inplace = 1;
         else if (!strcmp(o, "--unregistered")) B.unreg = 1;
         else if (!strcmp(o, "--persistent")) B.persistent = 1;
         else if (!strcmp(o, "--no-baseline")) B.baseline = 0;
         else if (!strcmp(o, "--json")) B.json = 1;
         else usage_error("unknown option '%s'", o);
     }
+    if (strcmp(B.op, "shift-dim") && (B.dim >= 0 || B.have_disp || B.have_rule || B.inplace))
+        usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
+    if (B.have_disp && B.have_rule)
+        usage_error("shift-dim: give --disp or --rule, not both");
+    if (!strcmp(B.op, "shift-dim") && (have_q || strcmp(B.algo, "auto")))
+        usage_error("shift-dim takes no --q or --algo (the displacement is --disp)");
     if ((st = rtopo_init(NULL, &B.ctx)))
         fail("rtopo_init", st);
     if (!strcmp(B.op, "shift"))
         bench_shift();
+    else if (!strcmp(B.op, "shift-dim"))
+        bench_shift_dim();
+    else if (!strcmp(B.op, "scatter"))
+        bench_scatter();
     else
         bench_route();
     if ((st = rtopo_finalize(B.ctx)))

@@ -5,9 +5,16 @@
  *
  *   rtopo-sim shift --topo T (--q Q | --all-q) [--algo A] [--bytes M]
  *             [--model K=V,...] [--check] [--json] [--rounds]
+ *   rtopo-sim shift-dim --topo T --dim K (--disp D | --rule A,B | --all-disp)
+ *             [--bytes M] [--inplace] [--piece B] [--slots S]
+ *             [--model K=V,...] [--check] [--json] [--rounds]
+ *   rtopo-sim scatter --d D [--M M] [--overlap K] [--strategy S] [--x X]
+ *             [--esize B] [--host-node H] [--model K=V,...] [--check] [--json]
+ *   rtopo-sim scatter --figure 1|2 [--out FILE.png] [--csv FILE.csv]
+ *             [--versus overlap|d] [--d D] [--M M] [--model K=V,...]
  *
- * Exit status: 0 success, 1 a check failed or the simulation could not
- * run (out of memory), 2 bad arguments.
+ * Exit status: 0 success, 1 a check failed, the simulation could not run
+ * (out of memory) or a figure could not be drawn, 2 bad arguments.
  */
 #include "config.h"
 #include <errno.h>
@@ -16,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "rtopo.h"
 #include "log.h"
 #include "rtopo_sched.h"
@@ -41,6 +50,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "usage: rtopo-sim shift --topo T (--q Q | --all-q) [options]\n"
+"       rtopo-sim shift-dim --topo T --dim K (--disp D | --rule A,B | --all-disp)\n"
+"                 [options]                (rtopo-sim shift-dim --help)\n"
+"       rtopo-sim scatter --d D [options]    (rtopo-sim scatter --help)\n"
 "\n"
 "Build the schedule of a circular q-shift (rank i's data reaches rank\n"
 "(i+q) mod p) and evaluate it under the cost model.\n"
@@ -135,97 +147,10 @@ static int parse_time(const char *s, double *v)
     return 0;
 }
 
-/* decimal rate with K, M, G (x1000) */
-static int parse_rate(const char *s, double *v)
+static int parse_model(const char *list, rtopo__model_t *m)
 {
-    char *end;
-    double x;
-
-    errno = 0;
-    x = strtod(s, &end);
-    if (errno || end == s || x <= 0)
-        return -1;
-    if (*end == 'k' || *end == 'K')
-        x *= 1e3, end++;
-    else if (*end == 'm' || *end == 'M')
-        x *= 1e6, end++;
-    else if (*end == 'g' || *end == 'G')
-        x *= 1e9, end++;
-    if (*end && strcasecmp(end, "B/s") && strcasecmp(end, "B"))
-        return -1;
-    *v = x;
-    return 0;
-}
-
-static int parse_model(char *list, rtopo__model_t *m)
-{
-    char *save = NULL, *kv;
-
-    for (kv = strtok_r(list, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '='), *key = kv, *dot;
-        int lo = 0, hi = RTOPO__LINK_COUNT, c;
-        double x;
-
-        if (!eq)
-            return bad("--model: '%s' is not KEY=VALUE", kv);
-        *eq = '\0';
-        dot = strchr(key, '.');
-        if (dot) {
-            *dot = '\0';
-            lo = rtopo__link_parse(key);
-            if (lo < 0)
-                return bad("--model: unknown link class '%s'", key);
-            hi = lo + 1;
-            key = dot + 1;
-        }
-        if (!strcmp(key, "ports")) {
-            long n;
-
-            if (dot || parse_int(eq + 1, &n) || n < 0 || n > 1024)
-                return bad("--model: bad ports '%s' (0..1024, 0 = no limit, for "
-                           "all classes)", eq + 1);
-            m->ports = (int)n;
-            continue;
-        }
-        if (!strcmp(key, "tk")) {
-            if (dot || parse_time(eq + 1, &x) || x < 0)
-                return bad("--model: bad tk '%s' (time per byte a kernel touches)",
-                           eq + 1);
-            m->tk = x;
-            continue;
-        }
-        if (!strcmp(key, "chunk")) {
-            uint64_t b;
-
-            if (dot || parse_bytes(eq + 1, &b) || !b)
-                return bad("--model: bad chunk '%s' (bytes > 0, for all "
-                           "classes)", eq + 1);
-            m->chunk = b;
-            continue;
-        }
-        if (!strcmp(key, "bw")) {
-            if (parse_rate(eq + 1, &x))
-                return bad("--model: bad bw '%s' (bytes per second)", eq + 1);
-            x = 1.0 / x;
-            key = "tw";
-        } else if (parse_time(eq + 1, &x)) {
-            return bad("--model: bad time '%s'", eq + 1);
-        }
-        for (c = lo; c < hi; c++) {
-            /* LOCAL stays free unless named explicitly */
-            if (!dot && c == RTOPO__LINK_LOCAL)
-                continue;
-            if (!strcmp(key, "ts"))
-                m->ts[c] = x;
-            else if (!strcmp(key, "tw"))
-                m->tw[c] = x;
-            else if (!strcmp(key, "th"))
-                m->th[c] = x;
-            else
-                return bad("--model: unknown key '%s' (ts, tw, th, bw, chunk)",
-                           key);
-        }
-    }
+    if (rtopo__model_parse(list, m))
+        return bad("--model: %s", rtopo_last_error());
     return 0;
 }
 
@@ -644,6 +569,1237 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
     return 0;
 }
 
+/* ---- scatter: host-to-hypercube distribution of overlapping windows ---- */
+
+#define SCAT_D_MAX       16
+#define SCAT_CHECK_CAP   (1ull << 30)          /* bytes of buffers for --check */
+#define SCAT_FIG_SIGMA   1.5
+#define SCAT_FIG_TAU     8e-6
+
+/* the seed's two parameter sets: Figure 1 and Figure 2 */
+static const struct {
+    uint64_t M;
+    double beta;
+    int versus_d;          /* default x axis: 0 overlap, 1 dimension */
+} scat_fig[2] = { { 100, 800e-6, 0 }, { 500, 6500e-6, 1 } };
+
+typedef struct scat_opts {
+    int d, have_d;
+    uint64_t M, overlap;
+    int have_M, have_overlap;
+    size_t esize;
+    int strategy, x, host_node;
+    char *model_str;
+    rtopo__model_t model;
+    int check, json;
+    int figure, versus;    /* versus: -1 the figure's own, 0 overlap, 1 d */
+    const char *out, *csv;
+} scat_opts_t;
+
+static void scatter_usage(FILE *f)
+{
+    fprintf(f,
+"usage: rtopo-sim scatter --d D [--M M] [--overlap K] [--strategy S] [--x X]\n"
+"                 [--esize B] [--host-node H] [--model LIST] [--check] [--json]\n"
+"       rtopo-sim scatter --figure 1|2 [--out FILE.png] [--csv FILE.csv]\n"
+"                 [--versus overlap|d] [--d D] [--M M] [--model LIST]\n"
+"\n"
+"A host sends each node i of a 2^D hypercube the window of M elements that\n"
+"starts at element i*(M-K) of its array (consecutive windows share K).\n"
+"The strategy's schedule runs under the cost model; the closed formula\n"
+"of the strategy (seed formulas (6)-(9)) is printed beside it.\n"
+"\n"
+"  --d D           cube dimension, 0..%d\n"
+"  --M M           elements per window (default 100)\n"
+"  --overlap K     elements shared by consecutive windows, 0..M-1 (default 0)\n"
+"  --strategy S    auto (default), seq, binomial, seqscatter[:X],\n"
+"                  decremental[:X]; without X the best X by model time\n"
+"  --x X           block dimension of seqscatter (0..D) or decremental (0..D-1)\n"
+"  --esize B       bytes per element (default 1)\n"
+"  --host-node H   the host is cube node H rather than a separate endpoint\n"
+"  --model LIST    beta=, beta_h=, tau=, tau_h= (start-up times, and times\n"
+"                  per element, of node and host links; units s, ms, us, ns),\n"
+"                  sigma= (beta_h = sigma*beta); tau_h defaults to tau when\n"
+"                  only tau is given; also every shift --model key (per byte)\n"
+"  --check         move real data in memory and verify every window\n"
+"  --json          one JSON object\n"
+"  --figure N      the seed's Figure N: 1 (M 100, beta 800us), 2 (M 500,\n"
+"                  beta 6500us), sigma 1.5, tau 8us; every strategy at its\n"
+"                  best x, time against overlap (figure 1, at dimension D,\n"
+"                  default 10) or dimension (figure 2, 1..D, overlaps 0,\n"
+"                  M/2, M-1); drawn with gnuplot (or $GNUPLOT)\n"
+"  --versus A      x axis of the figure: overlap or d\n"
+"  --out FILE      the figure's PNG\n"
+"  --csv FILE      the figure's data (written even without gnuplot)\n"
+"  -h, --help      this text\n"
+"\n"
+"Exit status: 0 ok, 1 check failed, simulation error or figure not drawn,\n"
+"2 bad arguments.\n", SCAT_D_MAX);
+}
+
+/* beta, beta_h, tau, tau_h, sigma on top of the shift keys */
+static int scat_parse_model(const char *list, size_t esize, rtopo__model_t *m)
+{
+    double beta = -1, beta_h = -1, tau = -1, tau_h = -1, sigma = -1, v;
+    char *copy = strdup(list), *rest = calloc(1, strlen(list) + 2), *save = NULL, *kv;
+    int rc = 0;
+
+    if (!copy || !rest) {
+        free(copy);
+        free(rest);
+        fprintf(stderr, "rtopo-sim: out of memory\n");
+        return 1;
+    }
+    for (kv = strtok_r(copy, ",", &save); kv && !rc; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        size_t n = eq ? (size_t)(eq - kv) : 0;
+        double *dst = NULL;
+
+        if (n == 4 && !strncmp(kv, "beta", 4))
+            dst = &beta;
+        else if (n == 6 && !strncmp(kv, "beta_h", 6))
+            dst = &beta_h;
+        else if (n == 3 && !strncmp(kv, "tau", 3))
+            dst = &tau;
+        else if (n == 5 && !strncmp(kv, "tau_h", 5))
+            dst = &tau_h;
+        if (dst) {
+            if (parse_time(eq + 1, &v) || v < 0)
+                rc = bad("--model: bad time '%s'", kv);
+            else
+                *dst = v;
+        } else if (n == 5 && !strncmp(kv, "sigma", 5)) {
+            char *end;
+
+            errno = 0;
+            sigma = strtod(eq + 1, &end);
+            if (errno || end == eq + 1 || *end || sigma <= 0)
+                rc = bad("--model: bad sigma '%s' (a ratio > 0)", eq + 1);
+        } else {
+            strcat(rest, *rest ? "," : "");
+            strcat(rest, kv);
+        }
+    }
+    if (!rc && *rest)
+        rc = parse_model(rest, m);
+    if (!rc && sigma > 0 && beta_h >= 0)
+        rc = bad("--model: give beta_h or sigma, not both%s", "");
+    if (!rc) {
+        if (beta >= 0)
+            m->ts[RTOPO__LINK_CUBE_ID] = beta;
+        if (tau >= 0)
+            m->tw[RTOPO__LINK_CUBE_ID] = tau / (double)esize;
+        if (sigma > 0)
+            beta_h = sigma * m->ts[RTOPO__LINK_CUBE_ID];
+        if (tau_h < 0 && tau >= 0)
+            tau_h = tau;
+        /* the host's links: HOST, or DIRECT when the host is a node */
+        if (beta_h >= 0)
+            m->ts[RTOPO__LINK_HOST] = m->ts[RTOPO__LINK_DIRECT] = beta_h;
+        if (tau_h >= 0)
+            m->tw[RTOPO__LINK_HOST] = m->tw[RTOPO__LINK_DIRECT] = tau_h / (double)esize;
+    }
+    free(copy);
+    free(rest);
+    return rc;
+}
+
+static void scat_model_print(const scat_opts_t *o, int json)
+{
+    int hl = o->host_node >= 0 ? RTOPO__LINK_DIRECT : RTOPO__LINK_HOST;
+    double b = o->model.ts[RTOPO__LINK_CUBE_ID], bh = o->model.ts[hl],
+           tau = o->model.tw[RTOPO__LINK_CUBE_ID] * (double)o->esize,
+           th = o->model.tw[hl] * (double)o->esize;
+
+    if (json) {
+        printf("\"model\":{\"beta\":%.9g,\"beta_h\":%.9g,\"tau\":%.9g,\"tau_h\":%.9g",
+               b, bh, tau, th);
+        if (b > 0)
+            printf(",\"sigma\":%.9g", bh / b);
+        printf("}");
+        return;
+    }
+    printf("model           beta %.3f us, beta_h %.3f us", b * 1e6, bh * 1e6);
+    if (b > 0)
+        printf(" (sigma %.4g)", bh / b);
+    printf(", tau %.6g us, tau_h %.6g us per element\n", tau * 1e6, th * 1e6);
+}
+
+static const char *scat_formula_label(int strategy)
+{
+    static const char *const l[] = { "", "T1, formula (6)", "T2, formula (7)",
+                                     "T3, formula (8)", "T4, formula (9)" };
+
+    return strategy >= RTOPO__SCATTER_SEQ && strategy <= RTOPO__SCATTER_DECREMENTAL ?
+           l[strategy] : "";
+}
+
+/* move real data: the host's array, every node's RECV and each rank's TMP
+ * sized for its role, the buffers a role has no use for absent; checks
+ * every window.  A schedule whose buffers would exceed SCAT_CHECK_CAP is
+ * checked with elements of one byte (the same transfers, scaled). */
+static int scat_check(const scat_opts_t *o, const rtopo__tdesc_t *t, int strat, int x,
+                      const rtopo__sched_t *s, size_t *esize_p, int *ok_p)
+{
+    int nodes = 1 << o->d, host = o->host_node >= 0 ? o->host_node : nodes, p, i, ok = 1;
+    uint64_t delta = o->M - o->overlap, size[RTOPO__BUF_COUNT], win, str, n, need, k;
+    size_t esize = o->esize;
+    rtopo__sched_t *cs = NULL;
+    uint8_t **ptr = NULL, ***bufs = NULL;
+    int st;
+
+    for (;;) {
+        win = o->M * esize;
+        str = delta * esize;
+        n = (uint64_t)(nodes - 1) * str + win;
+        need = n + (uint64_t)nodes * win;
+        for (i = 0; i < s->topo.p; i++)
+            need += rtopo__sched_tmp(s, i);
+        if (need <= SCAT_CHECK_CAP)
+            break;
+        if (esize == 1) {
+            st = rtopo__error(RTOPO_ERR_NOMEM, "--check would need %llu MiB of buffers",
+                              (unsigned long long)(need >> 20));
+            goto out;
+        }
+        esize = 1;
+        if ((st = rtopo__sched_scatter(t, strat, x < 0 ? 0 : x, o->M, delta, 1, &cs)) ||
+            (o->host_node >= 0 && (st = rtopo__sched_fold_host(&cs, o->host_node))))
+            goto out;
+        s = cs;
+    }
+    p = s->topo.p;
+    st = RTOPO_ERR_NOMEM;
+    ptr = calloc((size_t)p * RTOPO__BUF_COUNT, sizeof(*ptr));
+    bufs = calloc((size_t)p, sizeof(*bufs));
+    if (!ptr || !bufs)
+        goto nomem;
+    for (i = 0; i < p; i++) {
+        uint64_t tmp = rtopo__sched_tmp(s, i);
+
+        bufs[i] = ptr + (size_t)i * RTOPO__BUF_COUNT;
+        if (i == host) {
+            if (!(bufs[i][RTOPO__BUF_SEND] = malloc(n)))
+                goto nomem;
+            for (k = 0; k < n; k++)
+                bufs[i][RTOPO__BUF_SEND][k] = pattern((uint32_t)i, k);
+        }
+        if (i < nodes) {
+            if (!(bufs[i][RTOPO__BUF_RECV] = malloc(win)))
+                goto nomem;
+            memset(bufs[i][RTOPO__BUF_RECV], 0xEE, win);
+        }
+        if (tmp && !(bufs[i][RTOPO__BUF_TMP] = malloc(tmp)))
+            goto nomem;
+    }
+    size[RTOPO__BUF_SEND] = n;
+    size[RTOPO__BUF_RECV] = win;
+    size[RTOPO__BUF_TMP] = s->tmp_bytes;
+    if ((st = rtopo__sched_validate(s)) ||
+        (st = rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
+        goto out;
+    for (i = 0; i < nodes && ok; i++)
+        ok = !memcmp(bufs[i][RTOPO__BUF_RECV], bufs[host][RTOPO__BUF_SEND] +
+                     (uint64_t)i * str, win);
+    *esize_p = esize;
+    *ok_p = ok;
+    st = RTOPO_OK;
+    goto out;
+nomem:
+    st = rtopo__error(RTOPO_ERR_NOMEM, "check buffers");
+out:
+    if (ptr)
+        for (i = 0; i < s->topo.p * RTOPO__BUF_COUNT; i++)
+            free(ptr[i]);
+    free(ptr);
+    free(bufs);
+    rtopo__sched_free(cs);
+    return st;
+}
+
+static void scat_cand_print(const rtopo__scatter_cand_t *c, int nc, int json)
+{
+    int i;
+
+    if (json) {
+        printf(",\"candidates\":[");
+        for (i = 0; i < nc; i++) {
+            printf("%s{\"strategy\":\"%s\",\"x\":", i ? "," : "",
+                   rtopo__scatter_algo_name(c[i].strategy));
+            if (c[i].x < 0)
+                printf("null");
+            else
+                printf("%d", c[i].x);
+            printf(",\"model_time\":%.9g,\"formula_time\":%.9g,\"formula_exact\":%s,"
+                   "\"host_sends\":%u,\"steps\":%u}", c[i].model_time, c[i].formula_time,
+                   c[i].formula_exact ? "true" : "false", c[i].host_sends, c[i].steps);
+        }
+        printf("]");
+        return;
+    }
+    printf("candidates      %-12s %3s %16s %16s %6s %10s\n", "strategy", "x", "model us",
+           "formula us", "exact", "host sends");
+    for (i = 0; i < nc; i++) {
+        char xs[16] = "-";
+
+        if (c[i].x >= 0)
+            snprintf(xs, sizeof(xs), "%d", c[i].x);
+        printf("                %-12s %3s %16.3f %16.3f %6s %10u\n",
+               rtopo__scatter_algo_name(c[i].strategy), xs, c[i].model_time * 1e6,
+               c[i].formula_time * 1e6, c[i].formula_exact ? "yes" : "no",
+               c[i].host_sends);
+    }
+}
+
+static int scat_one(const scat_opts_t *o)
+{
+    rtopo__scatter_cand_t *cand = NULL, c;
+    rtopo__sim_result_t r;
+    rtopo__sched_t *s = NULL;
+    rtopo__tdesc_t t;
+    uint64_t delta = o->M - o->overlap;
+    int nc = 0, strat = o->strategy, x = o->x, st, ok = -1, i, choose;
+    size_t cesize = 0;
+
+    memset(&c, 0, sizeof(c));
+    if ((st = rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 1 << o->d, o->d, 0)) ||
+        (st = rtopo__tdesc_add_host(&t)))
+        goto fail;
+    /* the model picks the strategy, or the x of one */
+    choose = strat == RTOPO__SCATTER_AUTO ||
+             (x < 0 && (strat == RTOPO__SCATTER_SEQSCATTER ||
+                        strat == RTOPO__SCATTER_DECREMENTAL));
+    if (choose) {
+        cand = calloc(RTOPO__SCATTER_NCAND(o->d), sizeof(*cand));
+        if (!cand) {
+            st = rtopo__error(RTOPO_ERR_NOMEM, "candidates");
+            goto fail;
+        }
+        st = rtopo__sched_scatter_auto_cand(&t, o->M, delta, o->esize, &o->model,
+                                            o->host_node, strat, cand, &nc, &strat, &x,
+                                            &s);
+        for (i = 0; !st && i < nc; i++)
+            if (cand[i].strategy == strat && cand[i].x == x)
+                c = cand[i];
+    } else {
+        st = rtopo__sched_scatter_cand(&t, strat, x < 0 ? 0 : x, o->M, delta, o->esize,
+                                       &o->model, o->host_node, &c, &s);
+    }
+    if (st == RTOPO_ERR_INVAL) {
+        fprintf(stderr, "rtopo-sim: %s\n", rtopo_last_error());
+        free(cand);
+        return 2;
+    }
+    if (!st)
+        st = rtopo__sim_run(s, &o->model, &r);
+    if (!st && o->check)
+        st = scat_check(o, &t, strat, x, s, &cesize, &ok);
+    if (st)
+        goto fail;
+    if (o->json) {
+        printf("{\"op\":\"scatter\",\"d\":%d,\"p\":%d,\"M\":%llu,\"overlap\":%llu,"
+               "\"delta\":%llu,\"esize\":%zu,\"host_node\":%d,\"strategy\":\"%s\",\"x\":",
+               o->d, 1 << o->d, (unsigned long long)o->M, (unsigned long long)o->overlap,
+               (unsigned long long)delta, o->esize, o->host_node,
+               rtopo__scatter_algo_name(strat));
+        if (c.x < 0)
+            printf("null");
+        else
+            printf("%d", c.x);
+        printf(",\"requested\":\"%s\",", rtopo__scatter_algo_name(o->strategy));
+        scat_model_print(o, 1);
+        printf(",\"model_time\":%.9g,\"formula_time\":%.9g,\"formula\":\"T%d\","
+               "\"formula_exact\":%s,\"host_sends\":%u,\"steps\":%u,\"max_link_load\":%u,"
+               "\"moves\":{", r.model_time, c.formula_time, strat,
+               c.formula_exact ? "true" : "false", c.host_sends, r.steps, r.max_link_load);
+        print_moves(stdout, &r, 1);
+        printf("}");
+        if (o->check)
+            printf(",\"correct\":%s,\"check_esize\":%zu", ok ? "true" : "false", cesize);
+        if (choose)
+            scat_cand_print(cand, nc, 1);
+        printf("}\n");
+    } else {
+        printf("scatter to hypercube:%d (%d nodes) from %s\n", o->d, 1 << o->d,
+               o->host_node >= 0 ? "a host on a node" : "a host outside the cube");
+        if (o->host_node >= 0)
+            printf("host            node %d\n", o->host_node);
+        printf("windows         %llu elements of %zu byte%s, overlap %llu (stride %llu)\n",
+               (unsigned long long)o->M, o->esize, o->esize == 1 ? "" : "s",
+               (unsigned long long)o->overlap, (unsigned long long)delta);
+        scat_model_print(o, 0);
+        printf("strategy        %s", rtopo__scatter_algo_name(strat));
+        if (c.x >= 0)
+            printf(", x %d", c.x);
+        if (o->strategy == RTOPO__SCATTER_AUTO)
+            printf(" (auto: smallest model time; ties go to the earlier candidate)");
+        else if (choose)
+            printf(" (the x with the smallest model time)");
+        printf("\nhost sends      %u\nsteps           %u\nmax link load   %u\n"
+               "moves           ", c.host_sends, r.steps, r.max_link_load);
+        print_moves(stdout, &r, 0);
+        printf("\nmodel time      %.3f us event by event\n", r.model_time * 1e6);
+        printf("formula time    %.3f us, %s: %s\n", c.formula_time * 1e6,
+               scat_formula_label(strat), c.formula_exact ? "the model time" :
+               o->host_node >= 0 ? "not exact, it counts the host outside the cube" :
+               "a lower bound here (see rtopo-sim(1), COST MODEL)");
+        if (o->check)
+            printf("correct         %s (elements of %zu byte%s moved)\n",
+                   ok ? "yes" : "no", cesize, cesize == 1 ? "" : "s");
+        if (choose)
+            scat_cand_print(cand, nc, 0);
+    }
+    free(cand);
+    rtopo__sched_free(s);
+    return ok == 0 ? 1 : 0;
+fail:
+    fprintf(stderr, "rtopo-sim: scatter: %s: %s\n", rtopo_strerror(st),
+            rtopo_last_error());
+    free(cand);
+    rtopo__sched_free(s);
+    return 1;
+}
+
+/* the model time of a strategy at its best x (-1: none) */
+static int scat_best(int d, int strat, uint64_t M, uint64_t overlap, size_t esize,
+                     const rtopo__model_t *m, double *time_p, int *x_p)
+{
+    rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(SCAT_D_MAX)];
+    rtopo__sched_t *s = NULL;
+    rtopo__tdesc_t t;
+    int nc, i, st, x;
+
+    if ((st = rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0)) ||
+        (st = rtopo__tdesc_add_host(&t)) ||
+        (st = rtopo__sched_scatter_auto_cand(&t, M, M - overlap, esize, m, -1, strat, cand,
+                                             &nc, &strat, &x, &s)))
+        return st;
+    for (i = 0; i < nc; i++)
+        if (cand[i].x == x)
+            *time_p = cand[i].model_time;
+    *x_p = x;
+    rtopo__sched_free(s);
+    return RTOPO_OK;
+}
+
+/* program to draw with: $GNUPLOT or gnuplot, looked up in PATH; NULL if
+ * there is none */
+static char *scat_gnuplot(void)
+{
+    const char *prog = getenv("GNUPLOT"), *path = getenv("PATH"), *p, *e;
+    char buf[4096];
+
+    if (!prog || !*prog)
+        prog = "gnuplot";
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) ? NULL : strdup(prog);
+    for (p = path ? path : "/usr/bin:/bin"; *p; p = *e ? e + 1 : e) {
+        e = strchr(p, ':');
+        if (!e)
+            e = p + strlen(p);
+        if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), e > p ? p : ".",
+                             prog) < sizeof(buf) && !access(buf, X_OK))
+            return strdup(buf);
+    }
+    return NULL;
+}
+
+/* `s` as one sh word */
+static void scat_shquote(char *dst, size_t len, const char *s)
+{
+    size_t n = 0;
+
+    if (len < 3)
+        return;
+    dst[n++] = '\'';
+    for (; *s && n + 5 < len; s++) {
+        if (*s == '\'') {
+            memcpy(dst + n, "'\\''", 4);
+            n += 4;
+        } else {
+            dst[n++] = *s;
+        }
+    }
+    dst[n++] = '\'';
+    dst[n] = '\0';
+}
+
+static int scat_figure(const scat_opts_t *o)
+{
+    const int fig = o->figure - 1;
+    const int vd = o->versus >= 0 ? o->versus : scat_fig[fig].versus_d;
+    const uint64_t M = o->M;
+    const uint64_t ovs[3] = { 0, M / 2, M - 1 };
+    uint64_t step = M / 100 ? M / 100 : 1, v;
+    int dmax = o->have_d ? o->d : 10, npt = 0, ncol, i, j, st, rc = 0;
+    double *val = NULL;
+    FILE *csv = NULL, *gp = NULL;
+    char *prog = NULL, cmd[4200];
+    char **rows = NULL;
+
+    if (vd && dmax < 1)
+        return bad("--figure: the dimension axis needs --d of at least 1%s", "");
+    ncol = vd ? 10 : 6;      /* after the axis: times and x values */
+    npt = vd ? dmax : (int)((M - 1) / step) + 1 + ((M - 1) % step != 0);
+    val = calloc((size_t)npt * (size_t)(ncol + 1), sizeof(*val));
+    rows = calloc((size_t)npt, sizeof(*rows));
+    if (!val || !rows) {
+        fprintf(stderr, "rtopo-sim: out of memory\n");
+        rc = 1;
+        goto out;
+    }
+    for (i = 0; i < npt; i++) {
+        double *row = val + (size_t)i * (size_t)(ncol + 1), tm;
+        int d = vd ? i + 1 : o->d, x;
+        size_t len = 0;
+
+        v = vd ? 0 : (uint64_t)i * step < M ? (uint64_t)i * step : M - 1;
+        row[0] = vd ? d : (double)v;
+        if ((st = scat_best(d, RTOPO__SCATTER_SEQ, M, v, o->esize, &o->model, &row[1],
+                            &x)) ||
+            (st = scat_best(d, RTOPO__SCATTER_BINOMIAL, M, v, o->esize, &o->model,
+                            &row[2], &x)) ||
+            (st = scat_best(d, RTOPO__SCATTER_SEQSCATTER, M, v, o->esize, &o->model,
+                            &row[3], &x)))
+            goto fail;
+        row[4] = x;
+        for (j = 0; j < (vd ? 3 : 1); j++) {
+            if ((st = scat_best(d, RTOPO__SCATTER_DECREMENTAL, M, vd ? ovs[j] : v,
+                                o->esize, &o->model, &tm, &x)))
+                goto fail;
+            row[5 + 2 * j] = tm;
+            row[6 + 2 * j] = x;
+        }
+        rows[i] = malloc(ncol * 24 + 8);
+        if (!rows[i]) {
+            fprintf(stderr, "rtopo-sim: out of memory\n");
+            rc = 1;
+            goto out;
+        }
+        /* the axis and the x columns are integers */
+        for (j = 0; j <= ncol; j++)
+            if (j == 0 || (j >= 4 && j % 2 == 0))
+                len += (size_t)sprintf(rows[i] + len, "%s%.0f", j ? "," : "", row[j]);
+            else
+                len += (size_t)sprintf(rows[i] + len, ",%.9g", row[j]);
+    }
+    if (o->csv) {
+        csv = fopen(o->csv, "w");
+        if (!csv) {
+            fprintf(stderr, "rtopo-sim: %s: %s\n", o->csv, strerror(errno));
+            rc = 1;
+            goto out;
+        }
+        if (vd)
+            fprintf(csv, "d,seq,binomial,seqscatter,seqscatter_x,decremental_ov%llu,"
+                    "decremental_ov%llu_x,decremental_ov%llu,decremental_ov%llu_x,"
+                    "decremental_ov%llu,decremental_ov%llu_x\n",
+                    (unsigned long long)ovs[0],
+                    (unsigned long long)ovs[0], (unsigned long long)ovs[1],
+                    (unsigned long long)ovs[1], (unsigned long long)ovs[2],
+                    (unsigned long long)ovs[2]);
+        else
+            fprintf(csv, "overlap,seq,binomial,seqscatter,seqscatter_x,decremental,"
+                    "decremental_x\n");
+        for (i = 0; i < npt; i++)
+            fprintf(csv, "%s\n", rows[i]);
+        if (fclose(csv)) {
+            fprintf(stderr, "rtopo-sim: %s: %s\n", o->csv, strerror(errno));
+            rc = 1;
+            goto out;
+        }
+    }
+    if (!o->out)
+        goto out;
+    prog = scat_gnuplot();
+    if (!prog) {
+        fprintf(stderr, "rtopo-sim: cannot draw %s: %s not found%s (Debian package "
+                "gnuplot-nox)%s%s\n", o->out, getenv("GNUPLOT") && *getenv("GNUPLOT") ?
+                getenv("GNUPLOT") : "gnuplot", getenv("GNUPLOT") && *getenv("GNUPLOT") ?
+                "" : " in PATH", o->csv ? "; the data is in " : "", o->csv ? o->csv : "");
+        rc = 1;
+        goto out;
+    }
+    scat_shquote(cmd, sizeof(cmd), prog);
+    unlink(o->out);
+    fflush(stdout);
+    gp = popen(cmd, "w");
+    if (!gp) {
+        fprintf(stderr, "rtopo-sim: cannot run %s: %s\n", prog, strerror(errno));
+        rc = 1;
+        goto out;
+    }
+    fprintf(gp, "set terminal pngcairo size 960,640 noenhanced\nset output '");
+    for (i = 0; o->out[i]; i++) {
+        if (o->out[i] == '\'')
+            fputc('\'', gp);
+        fputc(o->out[i], gp);
+    }
+    fprintf(gp, "'\nset datafile separator ','\nset grid\nset key %s\n",
+            vd ? "top left" : "right center");
+    fprintf(gp, "set title \"Host to hypercube distribution of overlapping windows, "
+            "M = %llu\\nbeta = %.6g us, beta_h = %.6g us, tau = %.6g us, tau_h = %.6g us "
+            "per element\"\n",
+            (unsigned long long)M, o->model.ts[RTOPO__LINK_CUBE_ID] * 1e6,
+            o->model.ts[RTOPO__LINK_HOST] * 1e6,
+            o->model.tw[RTOPO__LINK_CUBE_ID] * (double)o->esize * 1e6,
+            o->model.tw[RTOPO__LINK_HOST] * (double)o->esize * 1e6);
+    fprintf(gp, "set ylabel 'model time (ms)'\n");
+    if (vd)
+        fprintf(gp, "set xlabel 'cube dimension d'\nset logscale y\nset xtics 1\n");
+    else
+        fprintf(gp, "set xlabel 'overlap (elements), d = %d'\n", o->d);
+    fprintf(gp, "$data << EOD\n");
+    for (i = 0; i < npt; i++)
+        fprintf(gp, "%s\n", rows[i]);
+    /* a point per dimension; the overlap axis has a hundred, lines suffice */
+    fprintf(gp, "EOD\nset style data %s\n", vd ? "linespoints" : "lines");
+    fprintf(gp, "plot $data using 1:($2*1e3) lw 2 title 'sequential (T1)', "
+            "$data using 1:($3*1e3) lw 2 title 'node 0 then binomial (T2)', "
+            "$data using 1:($4*1e3) lw 2 title 'sequential/scattering, best x (T3)'");
+    if (vd)
+        for (j = 0; j < 3; j++)
+            fprintf(gp, ", $data using 1:($%d*1e3) lw 2 title 'decremental, best x, "
+                    "overlap %llu (T4)'", 6 + 2 * j, (unsigned long long)ovs[j]);
+    else
+        fprintf(gp, ", $data using 1:($6*1e3) lw 2 title 'decremental, best x (T4)'");
+    fprintf(gp, "\n");
+    st = pclose(gp);
+    {
+        struct stat sb;
+
+        if (st != 0 || stat(o->out, &sb) || !sb.st_size) {
+            fprintf(stderr, "rtopo-sim: %s did not draw %s (status %d)\n", prog, o->out,
+                    st);
+            rc = 1;
+            goto out;
+        }
+    }
+    if (!o->json)
+        printf("figure %d: %s%s%s\n", o->figure, o->out, o->csv ? ", data in " : "",
+               o->csv ? o->csv : "");
+    goto out;
+fail:
+    fprintf(stderr, "rtopo-sim: scatter: %s: %s\n", rtopo_strerror(st),
+            rtopo_last_error());
+    rc = 1;
+out:
+    for (i = 0; rows && i < npt; i++)
+        free(rows[i]);
+    free(rows);
+    free(val);
+    free(prog);
+    return rc;
+}
+
+static int scatter_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "d", required_argument, NULL, 'd' },
+        { "M", required_argument, NULL, 'M' },
+        { "overlap", required_argument, NULL, 'k' },
+        { "strategy", required_argument, NULL, 's' },
+        { "x", required_argument, NULL, 'x' },
+        { "esize", required_argument, NULL, 'e' },
+        { "host-node", required_argument, NULL, 'H' },
+        { "model", required_argument, NULL, 'm' },
+        { "check", no_argument, NULL, 'c' },
+        { "json", no_argument, NULL, 'j' },
+        { "figure", required_argument, NULL, 'f' },
+        { "versus", required_argument, NULL, 'v' },
+        { "out", required_argument, NULL, 'o' },
+        { "csv", required_argument, NULL, 'C' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    scat_opts_t o;
+    int c, rc, sx = -1, have_x = 0;
+    long v;
+    uint64_t u;
+
+    memset(&o, 0, sizeof(o));
+    o.M = 100;
+    o.esize = 1;
+    o.x = -1;
+    o.host_node = -1;
+    o.versus = -1;
+    optind = 2;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (parse_int(optarg, &v) || v < 0 || v > SCAT_D_MAX) {
+                fprintf(stderr, "rtopo-sim: --d '%s': a dimension from 0 to %d\n", optarg,
+                        SCAT_D_MAX);
+                return 2;
+            }
+            o.d = (int)v;
+            o.have_d = 1;
+            break;
+        case 'M':
+            if (parse_bytes(optarg, &u) || !u || u > (1ull << 32))
+                return bad("--M '%s': elements per window, 1 to 2^32", optarg);
+            o.M = u;
+            o.have_M = 1;
+            break;
+        case 'k':
+            if (parse_bytes(optarg, &o.overlap))
+                return bad("--overlap '%s': a number of elements", optarg);
+            o.have_overlap = 1;
+            break;
+        case 's':
+            o.strategy = rtopo__scatter_algo_parse(optarg, &sx);
+            if (o.strategy < 0)
+                return bad("--strategy '%s': expected auto, seq, binomial, "
+                           "seqscatter[:X] or decremental[:X]", optarg);
+            break;
+        case 'x':
+            if (parse_int(optarg, &v) || v < 0 || v > 30)
+                return bad("--x '%s': a block dimension", optarg);
+            o.x = (int)v;
+            have_x = 1;
+            break;
+        case 'e':
+            if (parse_bytes(optarg, &u) || !u || u > 4096)
+                return bad("--esize '%s': bytes per element, 1 to 4096", optarg);
+            o.esize = (size_t)u;
+            break;
+        case 'H':
+            if (parse_int(optarg, &v) || v < 0 || v >= (1L << SCAT_D_MAX))
+                return bad("--host-node '%s': a node label", optarg);
+            o.host_node = (int)v;
+            break;
+        case 'm':
+            o.model_str = optarg;
+            break;
+        case 'c':
+            o.check = 1;
+            break;
+        case 'j':
+            o.json = 1;
+            break;
+        case 'f':
+            if (parse_int(optarg, &v) || v < 1 || v > 2)
+                return bad("--figure '%s': 1 or 2", optarg);
+            o.figure = (int)v;
+            break;
+        case 'v':
+            if (!strcmp(optarg, "overlap"))
+                o.versus = 0;
+            else if (!strcmp(optarg, "d") || !strcmp(optarg, "dimension"))
+                o.versus = 1;
+            else
+                return bad("--versus '%s': overlap or d", optarg);
+            break;
+        case 'o':
+            o.out = optarg;
+            break;
+        case 'C':
+            o.csv = optarg;
+            break;
+        case 'h':
+            scatter_usage(stdout);
+            return 0;
+        default:
+            scatter_usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc)
+        return bad("unexpected argument '%s'", argv[optind]);
+    if (sx >= 0 && have_x && sx != o.x)
+        return bad("--x and --strategy name different block dimensions%s", "");
+    if (sx >= 0)
+        o.x = sx;
+    if (o.x >= 0 && o.strategy != RTOPO__SCATTER_SEQSCATTER &&
+        o.strategy != RTOPO__SCATTER_DECREMENTAL)
+        return bad("--x: only seqscatter and decremental take a block dimension%s", "");
+    rtopo__model_default(&o.model);
+    if (o.figure) {
+        const int f = o.figure - 1;
+
+        if (o.strategy || o.x >= 0 || o.check || o.json || o.have_overlap ||
+            o.host_node >= 0)
+            return bad("--figure draws every strategy over a range: no --strategy, --x, "
+                       "--overlap, --host-node, --check or --json%s", "");
+        if (!o.out && !o.csv)
+            return bad("--figure: give --out FILE.png, --csv FILE.csv or both%s", "");
+        if (!o.have_M)
+            o.M = scat_fig[f].M;
+        if (!o.have_d)
+            o.d = 10;
+        o.model.ts[RTOPO__LINK_CUBE_ID] = scat_fig[f].beta;
+        o.model.ts[RTOPO__LINK_HOST] = SCAT_FIG_SIGMA * scat_fig[f].beta;
+        o.model.tw[RTOPO__LINK_CUBE_ID] = o.model.tw[RTOPO__LINK_HOST] =
+            SCAT_FIG_TAU / (double)o.esize;
+    } else {
+        if (!o.have_d)
+            return bad("scatter: --d is required (or --figure)%s", "");
+        if (o.out || o.csv || o.versus >= 0)
+            return bad("--out, --csv and --versus go with --figure%s", "");
+        if (o.overlap >= o.M)
+            return bad("--overlap: at most M-1 (consecutive windows are distinct)%s", "");
+        if (o.host_node >= (1 << o.d))
+            return bad("--host-node: not a node of the cube%s", "");
+        if (o.x > (o.strategy == RTOPO__SCATTER_SEQSCATTER ? o.d : o.d ? o.d - 1 : 0)) {
+            fprintf(stderr, "rtopo-sim: --x %d: %s on a %d-cube takes x from 0 to %d\n",
+                    o.x, rtopo__scatter_algo_name(o.strategy), o.d,
+                    o.strategy == RTOPO__SCATTER_SEQSCATTER ? o.d : o.d ? o.d - 1 : 0);
+            return 2;
+        }
+    }
+    if (o.model_str && (rc = scat_parse_model(o.model_str, o.esize, &o.model)))
+        return rc;
+    return o.figure ? scat_figure(&o) : scat_one(&o);
+}
+
+/* ---- shift-dim: every line along one dimension shifted as a ring ------- */
+
+/* the runtime's in-place pieces (runtime/cart.c): max(256 KiB, bytes/64),
+ * 4 slots */
+#define DIM_PIECE_MIN    (256ull << 10)
+#define DIM_PIECE_MAXN   64ull
+#define DIM_SLOTS        4u
+#define DIM_LINES_CAP    4096                  /* line_disp entries in JSON */
+
+typedef struct dim_opts {
+    const char *topo_str;
+    rtopo__tdesc_t topo;
+    long dim, disp, a, b;
+    int have_dim, have_disp, have_rule, all_disp;
+    int inplace;
+    uint64_t bytes, piece;       /* piece 0: the runtime's rule */
+    long slots;
+    rtopo__model_t model;
+    int check, json, rounds;
+} dim_opts_t;
+
+static void dim_usage(FILE *f)
+{
+    fprintf(f,
+"usage: rtopo-sim shift-dim --topo T --dim K (--disp D | --rule A,B | --all-disp)\n"
+"                 [--bytes M] [--inplace] [--piece B] [--slots S] [--model LIST]\n"
+"                 [--check] [--json] [--rounds]\n"
+"\n"
+"Shift along one dimension (rtopo_shift_dim): every line along dimension K\n"
+"(the ranks that agree on every other coordinate) is a ring of E ranks,\n"
+"and line L moves each rank's data D places along it, or A*L + B places\n"
+"(rtopo_shift_dim_rule); the schedule runs under the cost model.\n"
+"\n"
+"  --topo T        ring:P | mesh:RxC | hypercube:D | otis-mesh:N |\n"
+"                  otis-hypercube:N\n"
+"  --dim K         the dimension: mesh 1 shifts the rows, 0 the columns;\n"
+"                  hypercube k: cube dimension k; otis-mesh 0..3 (Gx Gy Px\n"
+"                  Py); otis-hypercube 0, 1 (G P); ring 0\n"
+"  --disp D        every line by D, any integer (taken modulo E)\n"
+"  --rule A,B      line L by A*L + B (Cannon's skew of the rows: -1,0)\n"
+"  --all-disp      every D from 0 to E-1, one line (object) each\n"
+"  --bytes M       bytes per rank (default 1M); suffixes K, M, G (x1024)\n"
+"  --inplace       the in-place form (sendbuf == recvbuf): pieces through\n"
+"                  TMP slots, as the runtime runs it\n"
+"  --piece B       in-place piece size (default max(256K, M/64))\n"
+"  --slots S       in-place TMP slots (default 4)\n"
+"  --model LIST    cost parameters, as for shift (rtopo-sim --help)\n"
+"  --check         execute the data movement in memory and verify it\n"
+"  --json          one JSON object (an array with --all-disp)\n"
+"  --rounds        list every transfer of every round\n"
+"  -h, --help      this text\n"
+"\n"
+"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n");
+}
+
+/* what the lines along `dim` are, for the report */
+static const char *dim_lines_name(const rtopo__tdesc_t *t, int dim)
+{
+    static const char *const om[] = { "Gx lines", "Gy lines", "Px lines", "Py lines" };
+
+    switch (t->kind) {
+    case RTOPO__TOPO_MESH:
+        return dim ? "rows" : "columns";
+    case RTOPO__TOPO_HYPERCUBE:
+        return "cube links of the dimension";
+    case RTOPO__TOPO_OTIS_MESH:
+        return om[dim & 3];
+    case RTOPO__TOPO_OTIS_HYPERCUBE:
+        return dim ? "P lines (in-group cubes)" : "G lines (across groups)";
+    default:
+        return "the ring";
+    }
+}
+
+static void dim_desc(const dim_opts_t *o, long a, long b, uint64_t bytes,
+                     rtopo__dimshift_t *ds)
+{
+    memset(ds, 0, sizeof(*ds));
+    ds->dim = (int)o->dim;
+    ds->a = a;
+    ds->b = b;
+    ds->bytes = bytes;
+    if (o->inplace && bytes) {
+        uint64_t piece = (bytes + DIM_PIECE_MAXN - 1) / DIM_PIECE_MAXN;
+
+        ds->chunk = o->piece ? o->piece : piece > DIM_PIECE_MIN ? piece : DIM_PIECE_MIN;
+        ds->slots = (uint32_t)o->slots;
+    }
+}
+
+/* move real data: rank r's pattern must land at the rank d(L) places
+ * further along its line L.  A payload that would need more than
+ * SIM_CHECK_CAP over all ranks is checked smaller, the in-place pieces
+ * scaled so that their number stays the same. */
+static int dim_check(const dim_opts_t *o, const rtopo__sched_t *s, long a, long b,
+                     uint64_t *cbytes_p, int *ok_p)
+{
+    const rtopo__tdesc_t *t = &o->topo;
+    rtopo__dimshift_t ds;
+    uint64_t cb = o->bytes, size[RTOPO__BUF_COUNT], k, tmp;
+    rtopo__sched_t *cs = NULL;
+    uint8_t *mem = NULL, **ptr = NULL, ***bufs = NULL;
+    int status, i, ok = 1, E = rtopo__cart_extent(t, (int)o->dim);
+    int src_buf = o->inplace && o->bytes ? RTOPO__BUF_RECV : RTOPO__BUF_SEND;
+
+    dim_desc(o, a, b, o->bytes, &ds);
+    if (cb < 8)
+        cb = 8;
+    if (cb * (uint64_t)t->p > SIM_CHECK_CAP)
+        cb = SIM_CHECK_CAP / (uint64_t)t->p;
+    if (cb < 8)
+        cb = 8;
+    if (cb != o->bytes) {
+        uint64_t pieces = ds.chunk ? (o->bytes + ds.chunk - 1) / ds.chunk : 0;
+        int inplace = ds.chunk != 0;
+
+        dim_desc(o, a, b, cb, &ds);
+        if (inplace)
+            ds.chunk = (cb + pieces - 1) / pieces;
+        else
+            ds.chunk = 0;
+        if ((status = rtopo__sched_shift_dim(t, &ds, &cs)))
+            return status;
+        s = cs;
+    }
+    tmp = s->tmp_bytes;
+    size[RTOPO__BUF_SEND] = size[RTOPO__BUF_RECV] = cb;
+    size[RTOPO__BUF_TMP] = tmp;
+    mem = malloc((size_t)t->p * (2 * cb + tmp) + 1);
+    ptr = malloc((size_t)t->p * RTOPO__BUF_COUNT * sizeof(*ptr));
+    bufs = malloc((size_t)t->p * sizeof(*bufs));
+    if (!mem || !ptr || !bufs) {
+        status = rtopo__error(RTOPO_ERR_NOMEM, "check buffers for %d ranks", t->p);
+        goto out;
+    }
+    for (i = 0; i < t->p; i++) {
+        uint8_t *base = mem + (size_t)i * (2 * cb + tmp);
+
+        bufs[i] = ptr + (size_t)i * RTOPO__BUF_COUNT;
+        bufs[i][RTOPO__BUF_SEND] = base;
+        bufs[i][RTOPO__BUF_RECV] = base + cb;
+        bufs[i][RTOPO__BUF_TMP] = base + 2 * cb;
+        memset(base, 0xEE, 2 * cb + tmp);
+        for (k = 0; k < cb; k++)
+            bufs[i][src_buf][k] = pattern((uint32_t)i, k);
+    }
+    if ((status = rtopo__sched_validate(s)) ||
+        (status = rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
+        goto out;
+    for (i = 0; i < t->p && ok; i++) {
+        int pos, line = rtopo__cart_line(t, (int)o->dim, i, &pos);
+        int d = rtopo__dimshift_disp(t, &ds, line);
+        int dst = rtopo__cart_member(t, (int)o->dim, line, (pos + d) % E);
+
+        if (line < 0 || d < 0 || dst < 0) {
+            status = line < 0 ? line : d < 0 ? d : dst;
+            goto out;
+        }
+        for (k = 0; k < cb; k++)
+            if (bufs[dst][RTOPO__BUF_RECV][k] != pattern((uint32_t)i, k)) {
+                ok = 0;
+                break;
+            }
+    }
+    *cbytes_p = cb;
+    *ok_p = ok;
+out:
+    free(bufs);
+    free(ptr);
+    free(mem);
+    rtopo__sched_free(cs);
+    return status;
+}
+
+/* the line displacements: "1 on every line", or the first few */
+static void dim_print_disps(const dim_opts_t *o, const rtopo__dimshift_t *ds, int json)
+{
+    const rtopo__tdesc_t *t = &o->topo;
+    int nl = rtopo__cart_nlines(t, (int)o->dim), L, same = 1, d0;
+
+    d0 = rtopo__dimshift_disp(t, ds, 0);
+    for (L = 1; L < nl; L++)
+        if (rtopo__dimshift_disp(t, ds, L) != d0)
+            same = 0;
+    if (json) {
+        if (nl > DIM_LINES_CAP)
+            return;
+        printf(",\"line_disp\":[");
+        for (L = 0; L < nl; L++)
+            printf("%s%d", L ? "," : "", rtopo__dimshift_disp(t, ds, L));
+        printf("]");
+        return;
+    }
+    if (same) {
+        printf("%d on every line", d0);
+        return;
+    }
+    printf("line 0..%d:", nl - 1);
+    for (L = 0; L < nl && L < 16; L++)
+        printf(" %d", rtopo__dimshift_disp(t, ds, L));
+    if (nl > 16)
+        printf(" ...");
+}
+
+/* one displacement (or rule): build, simulate, check, print */
+static int dim_one(const dim_opts_t *o, long a, long b, int first, int *failed)
+{
+    const rtopo__tdesc_t *t = &o->topo;
+    rtopo__dimshift_t ds;
+    rtopo__sched_t *s = NULL;
+    rtopo__sim_result_t r;
+    uint64_t cbytes = 0;
+    char label[64];
+    int status, ok = -1, E = rtopo__cart_extent(t, (int)o->dim);
+    int nl = rtopo__cart_nlines(t, (int)o->dim);
+
+    dim_desc(o, a, b, o->bytes, &ds);
+    status = rtopo__sched_shift_dim(t, &ds, &s);
+    if (status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL) {
+        fprintf(stderr, "rtopo-sim: %s\n", rtopo_last_error());
+        return 2;
+    }
+    if (!status)
+        status = rtopo__sim_run(s, &o->model, &r);
+    if (!status && o->check)
+        status = dim_check(o, s, a, b, &cbytes, &ok);
+    if (status) {
+        fprintf(stderr, "rtopo-sim: shift-dim: %s: %s\n", rtopo_strerror(status),
+                rtopo_last_error());
+        rtopo__sched_free(s);
+        return 1;
+    }
+    if (ok == 0)
+        *failed = 1;
+    topo_label(t, label, sizeof(label));
+    if (o->json) {
+        if (o->all_disp && !first)
+            printf(",\n");
+        printf("{\"op\":\"shift-dim\",\"topo\":\"%s\",\"p\":%d,\"dim\":%ld,\"extent\":%d,"
+               "\"lines\":%d,", label, t->p, o->dim, E, nl);
+        if (o->have_rule)
+            printf("\"rule\":{\"a\":%ld,\"b\":%ld}", a, b);
+        else
+            printf("\"disp\":%ld,\"disp_mod_e\":%d", b, rtopo__dimshift_disp(t, &ds, 0));
+        dim_print_disps(o, &ds, 1);
+        printf(",\"inplace\":%s", ds.chunk ? "true" : "false");
+        if (ds.chunk)
+            printf(",\"piece\":%llu,\"slots\":%u,\"tmp_bytes\":%llu",
+                   (unsigned long long)ds.chunk, ds.slots, (unsigned long long)s->tmp_bytes);
+        printf(",\"bytes\":%llu,\"transfers\":%u,\"steps\":%u,\"max_link_load\":%u,"
+               "\"longest_path\":%u,\"model_time\":%.9g,\"model_time_sf\":%.9g,\"moves\":{",
+               (unsigned long long)o->bytes, s->nxfers, r.steps, r.max_link_load,
+               r.longest_path, r.model_time, r.model_time_sf);
+        print_moves(stdout, &r, 1);
+        printf("}");
+        if (o->check)
+            printf(",\"correct\":%s,\"check_bytes\":%llu", ok ? "true" : "false",
+                   (unsigned long long)cbytes);
+        if (o->rounds || (!o->all_disp && s->nhops <= SIM_ROUNDS_CAP))
+            print_rounds(stdout, s, 1);
+        printf("}");
+        if (!o->all_disp)
+            printf("\n");
+    } else if (o->all_disp) {
+        printf("%6ld  %5u  %4u  %7u  %14.3f  %14.3f", b, r.steps, r.max_link_load,
+               r.longest_path, r.model_time * 1e6, r.model_time_sf * 1e6);
+        if (o->check)
+            printf("  %7s", ok ? "yes" : "NO");
+        printf("  ");
+        print_moves(stdout, &r, 0);
+        printf("\n");
+        if (o->rounds)
+            print_rounds(stdout, s, 0);
+    } else {
+        printf("shift along dimension %ld of %s, %llu bytes per rank\n", o->dim, label,
+               (unsigned long long)o->bytes);
+        printf("lines           %d of %d ranks: %s\n", nl, E, dim_lines_name(t, (int)o->dim));
+        if (o->have_rule)
+            printf("rule            %ld*line + %ld (mod %d): ", a, b, E);
+        else
+            printf("displacement    %ld (mod %d): ", b, E);
+        dim_print_disps(o, &ds, 0);
+        printf("\n");
+        if (ds.chunk)
+            printf("in place        pieces of %llu bytes through %u TMP slots (%llu bytes "
+                   "of TMP at most per rank)\n", (unsigned long long)ds.chunk, ds.slots,
+                   (unsigned long long)s->tmp_bytes);
+        printf("steps           %u\n", r.steps);
+        printf("max link load   %u\n", r.max_link_load);
+        printf("longest path    %u link%s\n", r.longest_path,
+               r.longest_path == 1 ? "" : "s");
+        printf("moves           ");
+        print_moves(stdout, &r, 0);
+        printf("\n");
+        printf("model time      %.3f us event by event (cut-through, %d port%s), "
+               "%.3f us lock-step store-and-forward\n", r.model_time * 1e6,
+               o->model.ports, o->model.ports == 1 ? "" : "s", r.model_time_sf * 1e6);
+        if (o->check)
+            printf("correct         %s (%llu bytes per rank moved)\n",
+                   ok ? "yes" : "no", (unsigned long long)cbytes);
+        if (o->rounds)
+            print_rounds(stdout, s, 0);
+    }
+    rtopo__sched_free(s);
+    return 0;
+}
+
+static int dim_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "topo", required_argument, NULL, 't' },
+        { "dim", required_argument, NULL, 'k' },
+        { "disp", required_argument, NULL, 'd' },
+        { "rule", required_argument, NULL, 'R' },
+        { "all-disp", no_argument, NULL, 'A' },
+        { "bytes", required_argument, NULL, 'b' },
+        { "inplace", no_argument, NULL, 'i' },
+        { "piece", required_argument, NULL, 'P' },
+        { "slots", required_argument, NULL, 'S' },
+        { "model", required_argument, NULL, 'm' },
+        { "check", no_argument, NULL, 'c' },
+        { "json", no_argument, NULL, 'j' },
+        { "rounds", no_argument, NULL, 'r' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    dim_opts_t o;
+    int c, rc, failed = 0, E, modes;
+    long d;
+    char *comma;
+
+    memset(&o, 0, sizeof(o));
+    o.bytes = 1 << 20;
+    o.slots = DIM_SLOTS;
+    rtopo__model_default(&o.model);
+    optind = 2;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            o.topo_str = optarg;
+            break;
+        case 'k':
+            if (parse_int(optarg, &o.dim) || o.dim < 0 || o.dim >= RTOPO__MAX_DIMS)
+                return bad("--dim '%s': a dimension number (0, 1, ...)", optarg);
+            o.have_dim = 1;
+            break;
+        case 'd':
+            if (parse_int(optarg, &o.disp) || o.disp < INT32_MIN || o.disp > INT32_MAX)
+                return bad("--disp '%s': an integer (int range)", optarg);
+            o.have_disp = 1;
+            break;
+        case 'R':
+            comma = strchr(optarg, ',');
+            if (!comma)
+                return bad("--rule '%s': expected A,B (line L shifts by A*L + B)", optarg);
+            *comma = '\0';
+            if (parse_int(optarg, &o.a) || parse_int(comma + 1, &o.b) ||
+                o.a < INT32_MIN || o.a > INT32_MAX || o.b < INT32_MIN || o.b > INT32_MAX) {
+                *comma = ',';
+                return bad("--rule '%s': A and B must be integers (int range)", optarg);
+            }
+            o.have_rule = 1;
+            break;
+        case 'A':
+            o.all_disp = 1;
+            break;
+        case 'b':
+            if (parse_bytes(optarg, &o.bytes) || o.bytes > (1ull << 46))
+                return bad("--bytes '%s': expected a byte count up to 2^46 (K, M, G "
+                           "suffixes)", optarg);
+            break;
+        case 'i':
+            o.inplace = 1;
+            break;
+        case 'P':
+            if (parse_bytes(optarg, &o.piece) || !o.piece)
+                return bad("--piece '%s': a byte count of at least 1", optarg);
+            break;
+        case 'S':
+            if (parse_int(optarg, &o.slots) || o.slots < 1 || o.slots > 1024)
+                return bad("--slots '%s': 1 to 1024", optarg);
+            break;
+        case 'm':
+            if ((rc = parse_model(optarg, &o.model)))
+                return rc;
+            break;
+        case 'c':
+            o.check = 1;
+            break;
+        case 'j':
+            o.json = 1;
+            break;
+        case 'r':
+            o.rounds = 1;
+            break;
+        case 'h':
+            dim_usage(stdout);
+            return 0;
+        default:
+            dim_usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc)
+        return bad("unexpected argument '%s'", argv[optind]);
+    if (!o.topo_str)
+        return bad("shift-dim: --topo is required%s", "");
+    if (!o.have_dim)
+        return bad("shift-dim: --dim is required%s", "");
+    modes = o.have_disp + o.have_rule + o.all_disp;
+    if (modes != 1)
+        return bad("shift-dim: give one of --disp D, --rule A,B or --all-disp%s", "");
+    if ((o.piece || o.slots != DIM_SLOTS) && !o.inplace)
+        return bad("--piece and --slots go with --inplace%s", "");
+    if ((rc = parse_topo(o.topo_str, 24, &o.topo)))
+        return rc;
+    if ((E = rtopo__cart_extent(&o.topo, (int)o.dim)) < 0) {
+        fprintf(stderr, "rtopo-sim: --dim %ld: %s\n", o.dim, rtopo_last_error());
+        return 2;
+    }
+    if (!o.all_disp) {
+        rc = o.have_rule ? dim_one(&o, o.a, o.b, 1, &failed)
+                         : dim_one(&o, 0, o.disp, 1, &failed);
+        return rc ? rc : failed;
+    }
+    if (o.json) {
+        printf("[\n");
+    } else {
+        char label[64];
+
+        topo_label(&o.topo, label, sizeof(label));
+        printf("# shift along dimension %ld of %s (%d lines of %d: %s), %llu bytes per "
+               "rank%s\n", o.dim, label, rtopo__cart_nlines(&o.topo, (int)o.dim), E,
+               dim_lines_name(&o.topo, (int)o.dim), (unsigned long long)o.bytes,
+               o.inplace ? ", in place" : "");
+        printf("%6s  %5s  %4s  %7s  %14s  %14s%s  %s\n", "disp", "steps", "load", "longest",
+               "model us", "lock-step us", o.check ? "  correct" : "", "moves");
+    }
+    for (d = 0; d < E; d++) {
+        rc = dim_one(&o, 0, d, d == 0, &failed);
+        if (rc)
+            return rc;
+    }
+    if (o.json)
+        printf("\n]\n");
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -681,8 +1837,12 @@ int main(int argc, char **argv)
         return 0;
     }
     op = argv[1];
+    if (!strcmp(op, "scatter"))
+        return scatter_main(argc, argv);
+    if (!strcmp(op, "shift-dim"))
+        return dim_main(argc, argv);
     if (strcmp(op, "shift"))
-        return bad("unknown operation '%s' (supported: shift)", op);
+        return bad("unknown operation '%s' (supported: shift, shift-dim, scatter)", op);
     optind = 2;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {

@@ -355,3 +355,126 @@ out:
     rtopo__sched_free(b);
     return st;
 }
+
+/* ---- a host that is a cube node ---------------------------------------- */
+
+int rtopo__sched_fold_host(rtopo__sched_t **s_p, int node)
+{
+    rtopo__sched_t *s = *s_p, *o = NULL;
+    rtopo__tdesc_t td;
+    uint64_t *tmp = NULL, hshift;
+    uint32_t i, k, nh = 0, maxstep = 0;
+    int host, p, st, used[2][RTOPO__BUF_COUNT] = { { 0 } };
+
+    if (!s || !s->topo.host)
+        return rtopo__error(RTOPO_ERR_INVAL, "fold: the schedule has no host endpoint");
+    host = s->topo.p - 1;
+    p = host;
+    if (node < 0 || node >= p)
+        return rtopo__error(RTOPO_ERR_INVAL, "fold: node %d out of 0..%d", node, p - 1);
+    /* the two roles share the rank's buffers: only TMP may be used by both */
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        if (x->src == host || x->src == node)
+            used[x->src == host][x->src_buf] = 1;
+        if (x->dst == host || x->dst == node)
+            used[x->dst == host][x->dst_buf] = 1;
+    }
+    for (i = 0; i < s->nkerns; i++) {
+        const rtopo__kern_t *kk = &s->kerns[i];
+
+        if (kk->rank == host || kk->rank == node) {
+            used[kk->rank == host][kk->src_buf] = 1;
+            used[kk->rank == host][kk->dst_buf] = 1;
+        }
+    }
+    for (k = 0; k < RTOPO__BUF_TMP; k++)
+        if (used[0][k] && used[1][k])
+            return rtopo__error(RTOPO_ERR_INVAL, "fold: host and node %d both use %s", node,
+                                k == RTOPO__BUF_SEND ? "SEND" : "RECV");
+    td = s->topo;
+    td.host = 0;
+    td.p = p;
+    if ((st = rtopo__sched_alloc(&td, s->nxfers, s->nhops, &o)))
+        return st;
+    o->algo = s->algo;
+    /* the host's TMP follows the node's */
+    hshift = rtopo__sched_tmp(s, node);
+    tmp = malloc((size_t)p * sizeof(*tmp));
+    if (!tmp) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "TMP sizes");
+        goto out;
+    }
+    for (k = 0; k < (uint32_t)p; k++)
+        tmp[k] = rtopo__sched_tmp(s, (int)k);
+    tmp[node] = hshift + rtopo__sched_tmp(s, host);
+    for (i = 0; i < s->nxfers; i++) {
+        rtopo__xfer_t x = s->xfers[i];
+
+        if (x.src == host) {
+            x.src = node;
+            x.src_off += x.src_buf == RTOPO__BUF_TMP ? hshift : 0;
+        }
+        if (x.dst == host) {
+            x.dst = node;
+            x.dst_off += x.dst_buf == RTOPO__BUF_TMP ? hshift : 0;
+        }
+        if (x.nhops && x.src == x.dst) {
+            /* host <-> node: the hop becomes a copy in the hop's step */
+            if (x.nhops != 1) {
+                st = rtopo__error(RTOPO_ERR_INVAL, "fold: transfer %u routes through "
+                                  "the host", i);
+                goto out;
+            }
+            x.step = s->hops[x.hop0].step;
+            x.nhops = 0;
+            x.hop0 = 0;
+        } else if (x.nhops) {
+            uint32_t h0 = nh;
+
+            for (k = 0; k < x.nhops; k++) {
+                rtopo__hop_t h = s->hops[x.hop0 + k];
+
+                if (h.to == host) {
+                    st = rtopo__error(RTOPO_ERR_INVAL, "fold: transfer %u routes "
+                                      "through the host", i);
+                    goto out;
+                }
+                if (h.link == RTOPO__LINK_HOST)
+                    h.link = RTOPO__LINK_DIRECT;   /* the node's own connection */
+                if (h.step > maxstep)
+                    maxstep = h.step;
+                o->hops[nh++] = h;
+            }
+            x.hop0 = h0;
+        }
+        o->xfers[i] = x;
+    }
+    o->nhops = nh;
+    o->nsteps = nh ? maxstep + 1 : 0;
+    if (s->nkerns) {
+        if ((st = rtopo__sched_add_kerns(o, s->nkerns, NULL)))
+            goto out;
+        for (i = 0; i < s->nkerns; i++) {
+            rtopo__kern_t kk = s->kerns[i];
+
+            if (kk.rank == host) {
+                kk.rank = node;
+                kk.src_off += kk.src_buf == RTOPO__BUF_TMP ? hshift : 0;
+                kk.dst_off += kk.dst_buf == RTOPO__BUF_TMP ? hshift : 0;
+            }
+            o->kerns[i] = kk;
+        }
+    }
+    if ((st = rtopo__sched_set_tmp(o, tmp)) ||
+        (st = rtopo__sched_deps_infer(o, RTOPO__DEPS_PORT)))
+        goto out;
+    rtopo__sched_free(s);
+    *s_p = o;
+    o = NULL;
+out:
+    free(tmp);
+    rtopo__sched_free(o);
+    return st;
+}

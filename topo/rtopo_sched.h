@@ -217,6 +217,84 @@ int rtopo__sched_set_tmp(rtopo__sched_t *s, const uint64_t *tmp_rank);
  * the whole (with flags).  a and b are freed. */
 int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                         rtopo__sched_t **out_p);
+/* A host that is one of the nodes: turns *s_p, a schedule over a
+ * descriptor with a host endpoint (rank p-1), into one over the plain
+ * topology of p-1 ranks where cube node `node` plays the host too.  The
+ * host's hops to `node` become copies (in the hop's step), its other hops
+ * leave `node` over DIRECT connections, its TMP follows the node's own;
+ * the edges are inferred again (RTOPO__DEPS_PORT).  The two roles may
+ * share TMP only: RTOPO_ERR_INVAL when both use SEND or both RECV, or a
+ * route passes through the host.  *s_p is replaced (freed) on success. */
+int rtopo__sched_fold_host(rtopo__sched_t **s_p, int node);
+
+/* ---- Cartesian view (cart_sched.c): coordinates, lines, dimension
+ * shifts, sub-topologies ----
+ * Coordinates: ring 1 (the rank); mesh 2 (row, col); hypercube `dim`
+ * (coordinate k = bit k of the cube node gray(rank)); OTIS-mesh 4 (Gx,
+ * Gy, Px, Py: G = Gx*s + Gy, P = Px*s + Py, s = sqrt(n)); OTIS-hypercube
+ * 2 (G, P).  A host endpoint outside the cube has none.  The label of
+ * coordinates is sum c_j * w_j, a mixed-radix number (mesh and OTIS:
+ * first coordinate most significant; cube: coordinate k weighs 2^k, the
+ * cube node); the rank is the label, except on the cube (gray_inv).
+ * A line along `dim` is the set of ranks that agree on every other
+ * coordinate; its index reads those coordinates as a mixed-radix number
+ * with the significance they have in the label (2-D mesh: the row for
+ * dim 1, the column for dim 0; cube: the node with bit dim deleted); a
+ * rank's position on it is its coordinate `dim`. */
+#define RTOPO__MAX_DIMS 32
+int rtopo__cart_ndims(const rtopo__tdesc_t *t);          /* < 0: error */
+int rtopo__cart_extent(const rtopo__tdesc_t *t, int dim); /* < 0: error */
+/* RTOPO_ERR_INVAL for a rank out of range, the host, a coordinate out of
+ * 0..extent-1 (the message names it) */
+int rtopo__cart_coords(const rtopo__tdesc_t *t, int rank, int *coords);
+int rtopo__cart_rank(const rtopo__tdesc_t *t, const int *coords);
+int rtopo__cart_nlines(const rtopo__tdesc_t *t, int dim);
+/* the line of `rank` along dim (its index; *pos_p: the position), and
+ * the rank at (line, pos); < 0 on bad arguments */
+int rtopo__cart_line(const rtopo__tdesc_t *t, int dim, int rank, int *pos_p);
+int rtopo__cart_member(const rtopo__tdesc_t *t, int dim, int line, int pos);
+
+/* Shift along one dimension: each line along `dim` is a ring of
+ * E = extent ranks, and line L shifts by disp(L) = a*L + b (mod E): the
+ * rank at position i sends `bytes` to the one at (i + disp(L)) mod E.
+ * Routes (cart_sched.c says what each costs): ring, mesh and cube lines
+ * over their own links (RING, ROW/COL, CUBE of that dimension), in the
+ * shorter direction; OTIS-mesh P lines along the in-group mesh (no
+ * wraparound), G lines through an OTIS transpose, the in-group line and
+ * back; OTIS-hypercube lines by E-cube in the group (G: between two
+ * transposes).
+ * chunk 0: SEND+0 -> RECV+0 of the destination.  chunk > 0 (in place):
+ * the data starts in RECV and ends there shifted; each moving rank
+ * copies it to TMP in pieces of `chunk` bytes, into `slots` slots used
+ * in turn, and every piece travels on its own from TMP to the
+ * destination's RECV once that rank copied its own piece out (edges
+ * inferred); ranks of lines with disp 0 do nothing. */
+typedef struct rtopo__dimshift {
+    int dim;
+    long a, b;
+    uint64_t bytes;
+    uint64_t chunk;
+    uint32_t slots;
+} rtopo__dimshift_t;
+int rtopo__dimshift_disp(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds, int line);
+int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
+                           rtopo__sched_t **s_p);
+/* The in-place form of a schedule whose transfers all move SEND[0, len)
+ * to RECV[0, len) (what rtopo__sched_shift_dim does for chunk > 0);
+ * *s_p is replaced (freed) on success.  Steps: piece j's hops take steps
+ * 1 + j*n .. j*n + n (n: the old nsteps), its copy step j*n. */
+int rtopo__sched_inplace(rtopo__sched_t **s_p, uint64_t chunk, uint32_t slots);
+
+/* Sub-topology keeping the dimensions whose bit is set in `keep`: the
+ * ranks that agree on every other coordinate form one piece.  Its
+ * descriptor: none kept, a ring of 1; one (not of a cube), a ring of the
+ * extent; two of a mesh or OTIS-mesh, a mesh (rows: the lower dim); a set
+ * of cube dimensions, a hypercube; one of an OTIS-hypercube, a
+ * hypercube on that coordinate; all, the same topology.
+ * RTOPO_ERR_UNSUPPORTED otherwise (three of an OTIS-mesh, a host). */
+int rtopo__cart_sub(const rtopo__tdesc_t *t, unsigned keep, rtopo__tdesc_t *sub);
+/* rank's label inside its piece (< 0: error); *piece_p its piece */
+int rtopo__cart_sub_label(const rtopo__tdesc_t *t, unsigned keep, int rank, int *piece_p);
 /* Run one kernel over bufs (SEND, RECV, TMP of its rank). */
 int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT]);
 size_t rtopo__dtype_size(int dtype);   /* 0 if unknown */
@@ -303,6 +381,7 @@ int rtopo__sched_shift_memo(const rtopo__tdesc_t *t, rtopo__shift_memo_t *memo, 
  * block dimension of SEQSCATTER (0..d) and DECREMENTAL (0..d-1, 0 when
  * d = 0); ignored otherwise.  s->algo holds the strategy. */
 enum rtopo__scatter_strategy {
+    RTOPO__SCATTER_AUTO = 0,     /* the values of rtopo_scatter_algo_t */
     RTOPO__SCATTER_SEQ = 1,
     RTOPO__SCATTER_BINOMIAL,
     RTOPO__SCATTER_SEQSCATTER,
@@ -310,6 +389,67 @@ enum rtopo__scatter_strategy {
 };
 int rtopo__sched_scatter(const rtopo__tdesc_t *t, int strategy, int x, uint64_t M,
                          uint64_t delta, size_t esize, rtopo__sched_t **s_p);
+/* The cost model's choice.  Every candidate (strategy, x) is built and
+ * run by rtopo__sim_run under model (NULL: defaults), in the order SEQ,
+ * BINOMIAL, SEQSCATTER x = 0..d, DECREMENTAL x = 0..d-1 (x = 0 when
+ * d = 0); the smallest model time wins, a tie (relative 1e-12) goes to
+ * the earlier.  strategy RTOPO__SCATTER_AUTO considers them all, another
+ * strategy only its own x values.  host_node -1: the host is the
+ * descriptor's host endpoint; host_node >= 0: that cube node is the host,
+ * each candidate is folded (rtopo__sched_fold_host) before it is run and
+ * the returned schedule is the folded one.  *strategy_p, *x_p (may be
+ * NULL): the choice, x -1 for SEQ and BINOMIAL.  Costs 2d + 3 schedule
+ * builds and simulations of at most 2.5 * 2^d transfers each (about
+ * 30 ms for d = 10). */
+int rtopo__sched_scatter_auto(const rtopo__tdesc_t *t, uint64_t M, uint64_t delta,
+                              size_t esize, const struct rtopo__model *model,
+                              int host_node, int strategy, int *strategy_p, int *x_p,
+                              rtopo__sched_t **s_p);
+/* One candidate of AUTO.  formula_time is the closed formula of seed 003
+ * for it (rtopo__scatter_formula), formula_exact whether the schedule
+ * meets the formula's assumptions under the model (then model_time
+ * equals it). */
+typedef struct rtopo__scatter_cand {
+    int strategy;
+    int x;                    /* -1 for SEQ and BINOMIAL */
+    double model_time;        /* seconds, event by event */
+    double formula_time;      /* seconds */
+    int formula_exact;
+    uint32_t host_sends;      /* messages the host sends to other ranks */
+    uint32_t steps;
+} rtopo__scatter_cand_t;
+/* room for every candidate of a d-cube */
+#define RTOPO__SCATTER_NCAND(d) (2 * (d) + 4)
+/* One candidate: rtopo__sched_scatter, folded onto host_node when >= 0,
+ * run by rtopo__sim_run; *c describes it, *s_p is the schedule. */
+int rtopo__sched_scatter_cand(const rtopo__tdesc_t *t, int strategy, int x, uint64_t M,
+                              uint64_t delta, size_t esize,
+                              const struct rtopo__model *model, int host_node,
+                              rtopo__scatter_cand_t *c, rtopo__sched_t **s_p);
+/* rtopo__sched_scatter_auto that also fills cand[0..*ncand_p) (cand and
+ * ncand_p may be NULL; cand needs RTOPO__SCATTER_NCAND(d) entries). */
+int rtopo__sched_scatter_auto_cand(const rtopo__tdesc_t *t, uint64_t M, uint64_t delta,
+                                   size_t esize, const struct rtopo__model *model,
+                                   int host_node, int strategy,
+                                   rtopo__scatter_cand_t *cand, int *ncand_p,
+                                   int *strategy_p, int *x_p, rtopo__sched_t **s_p);
+/* Closed cost of a strategy (not AUTO) with block dimension x on a d-cube,
+ * formulas (6)-(9) of seed 003: beta_h, tau_h from the HOST class (DIRECT
+ * when host_node >= 0), beta, tau from CUBE_ID, tau = tw * esize per
+ * element.  *exact_p (may be NULL): 1 when the schedule's model time is
+ * this value: copies within a rank free (LOCAL), the host outside the
+ * cube, and for DECREMENTAL every earlier block done by the time the
+ * last one is; otherwise the value is a lower bound.  Returns < 0 for an
+ * unknown strategy or an x out of range. */
+double rtopo__scatter_formula(int strategy, int x, int d, uint64_t M, uint64_t delta,
+                              size_t esize, const struct rtopo__model *model,
+                              int host_node, int *exact_p);
+/* "auto", "seq", "binomial", "seqscatter[:X]", "decremental[:X]"
+ * (X 0..30) to RTOPO__SCATTER_*, < 0 if not one of these; *x_p (may be
+ * NULL) gets X, -1 when not given (the model picks it). */
+int rtopo__scatter_algo_parse(const char *s, int *x_p);
+/* "auto", "seq", "binomial", "seqscatter", "decremental"; "?" otherwise */
+const char *rtopo__scatter_algo_name(int strategy);
 void rtopo__sched_free(rtopo__sched_t *s);
 /* Allocate a zeroed schedule with room for nxfers transfers and nhops hops
  * (counts set, nsteps 0).  RTOPO_ERR_NOMEM / RTOPO_ERR_INVAL on overflow. */
@@ -346,6 +486,11 @@ typedef struct rtopo__model {
 } rtopo__model_t;
 
 void rtopo__model_default(rtopo__model_t *m);
+/* Apply a KEY=VALUE list (model.c says which keys) over *m; on an error
+ * RTOPO_ERR_INVAL with a message, *m partly updated. */
+int rtopo__model_parse(const char *list, rtopo__model_t *m);
+/* Every parameter of *m as such a list; -1 if n is too small. */
+int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n);
 /* Cost of one extra hop of class `link` on a cut-through route of `bytes`:
  * th[link], or when it is < 0, ts + min(chunk, bytes)*tw of that class. */
 double rtopo__model_th(const rtopo__model_t *m, int link, uint64_t bytes);

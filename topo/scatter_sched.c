@@ -38,6 +38,12 @@
  * The host's sends carry PORT edges: they leave in the order given.
  * Packing (BINOMIAL, SEQSCATTER with overlap): the host copies the windows
  * one after another into its TMP first, local copies.
+ *
+ * AUTO simulates every candidate rather than trusting the formulas: T4
+ * holds only when the last block ends last, copies may have a cost, and a
+ * host folded onto a cube node loses one host message.  Its price is
+ * 2d + 3 builds and event-by-event runs of at most 2.5 * 2^d transfers,
+ * each O(n log n): about 30 ms for d = 10.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -247,4 +253,225 @@ out:
     free(b.h);
     free(b.tmp);
     return st;
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const rtopo__scatter_names[] = {
+    "auto", "seq", "binomial", "seqscatter", "decremental"
+};
+
+const char *rtopo__scatter_algo_name(int strategy)
+{
+    if (strategy < RTOPO__SCATTER_AUTO || strategy > RTOPO__SCATTER_DECREMENTAL)
+        return "?";
+    return rtopo__scatter_names[strategy];
+}
+
+int rtopo__scatter_algo_parse(const char *s, int *x_p)
+{
+    int i, x = -1;
+
+    if (!s)
+        return -1;
+    for (i = RTOPO__SCATTER_AUTO; i <= RTOPO__SCATTER_DECREMENTAL; i++) {
+        size_t n = strlen(rtopo__scatter_names[i]);
+        const char *c = s + n;
+
+        if (strncmp(s, rtopo__scatter_names[i], n) || (*c && *c != ':'))
+            continue;
+        if (*c == ':') {
+            /* only the strategies with a block dimension take one */
+            if (i != RTOPO__SCATTER_SEQSCATTER && i != RTOPO__SCATTER_DECREMENTAL)
+                return -1;
+            if (c[1] < '0' || c[1] > '9' || (c[2] && (c[2] < '0' || c[2] > '9' || c[3])))
+                return -1;
+            x = c[1] - '0';
+            if (c[2])
+                x = 10 * x + c[2] - '0';
+            if (x > 30)
+                return -1;
+        }
+        if (x_p)
+            *x_p = x;
+        return i;
+    }
+    return -1;
+}
+
+/* ---- closed formulas ----------------------------------------------------- */
+
+double rtopo__scatter_formula(int strategy, int x, int d, uint64_t M, uint64_t delta,
+                              size_t esize, const struct rtopo__model *model,
+                              int host_node, int *exact_p)
+{
+    int hl = host_node >= 0 ? RTOPO__LINK_DIRECT : RTOPO__LINK_HOST, exact;
+    double bh, th, b, tau, p, px, m = (double)M, D = (double)delta, f, a, c;
+    rtopo__model_t def;
+
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    if (d < 0 || d > 30 || (strategy == RTOPO__SCATTER_SEQSCATTER && (x < 0 || x > d)) ||
+        (strategy == RTOPO__SCATTER_DECREMENTAL && (x < 0 || x >= (d ? d : 1))))
+        return -1.0;
+    bh = model->ts[hl];
+    th = model->tw[hl] * (double)esize;
+    b = model->ts[RTOPO__LINK_CUBE_ID];
+    tau = model->tw[RTOPO__LINK_CUBE_ID] * (double)esize;
+    p = (double)(1u << d);
+    px = (double)(1u << (x > 0 ? x : 0));
+    exact = host_node < 0 && model->ts[RTOPO__LINK_LOCAL] == 0.0 &&
+            model->tw[RTOPO__LINK_LOCAL] == 0.0;
+    switch (strategy) {
+    case RTOPO__SCATTER_SEQ:                                          /* (6) */
+        f = p * (bh + m * th);
+        break;
+    case RTOPO__SCATTER_BINOMIAL:                                     /* (7) */
+        f = bh + m * p * th + d * b + m * (p - 1) * tau;
+        break;
+    case RTOPO__SCATTER_SEQSCATTER:                                   /* (8) */
+        a = (p - px) * (bh + m * th);
+        c = x * b + m * (px - 1) * tau;
+        f = bh + m * px * th + (a > c ? a : c);
+        break;
+    case RTOPO__SCATTER_DECREMENTAL: {                                /* (9) */
+        double host_end = 0.0;
+        int t;
+
+        f = (d - x + 1) * bh + (m - D) * (d - x + 1) * th + D * p * th + x * b +
+            x * (m - D) * tau + (px - 1) * D * tau;
+        /* the formula is the last block's end: it must not end before the
+         * blocks served earlier */
+        for (t = d - 1; t >= x; t--) {
+            double bt = (double)(1u << t);
+
+            host_end += bh + (m + (bt - 1) * D) * th;
+            if (host_end + t * b + t * (m - D) * tau + (bt - 1) * D * tau >
+                f * (1 + 1e-12))
+                exact = 0;
+        }
+        break;
+    }
+    default:
+        return -1.0;
+    }
+    if (exact_p)
+        *exact_p = exact;
+    return f;
+}
+
+/* ---- AUTO ---------------------------------------------------------------- */
+
+/* build, count the host's messages, fold, simulate */
+int rtopo__sched_scatter_cand(const rtopo__tdesc_t *t, int strategy, int x, uint64_t M,
+                              uint64_t delta, size_t esize,
+                              const struct rtopo__model *model, int host_node,
+                              rtopo__scatter_cand_t *c, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s = NULL;
+    rtopo__sim_result_t r;
+    rtopo__model_t def;
+    const rtopo__model_t *m = model;
+    uint32_t i, sends = 0;
+    int st;
+
+    if (!c || !s_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "scatter: no candidate or output");
+    if (t && t->host && host_node >= t->p - 1)
+        return rtopo__error(RTOPO_ERR_INVAL, "scatter: host node %d out of 0..%d",
+                            host_node, t->p - 2);
+    if (!m) {
+        rtopo__model_default(&def);
+        m = &def;
+    }
+    if ((st = rtopo__sched_scatter(t, strategy, x, M, delta, esize, &s)))
+        return st;
+    for (i = 0; i < s->nxfers; i++)
+        if (s->xfers[i].src == t->p - 1 && s->xfers[i].nhops &&
+            s->xfers[i].dst != host_node)
+            sends++;
+    if ((host_node >= 0 && (st = rtopo__sched_fold_host(&s, host_node))) ||
+        (st = rtopo__sim_run(s, m, &r))) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    memset(c, 0, sizeof(*c));
+    c->strategy = strategy;
+    c->x = strategy == RTOPO__SCATTER_SEQSCATTER ||
+           strategy == RTOPO__SCATTER_DECREMENTAL ? x : -1;
+    c->model_time = r.model_time;
+    c->formula_time = rtopo__scatter_formula(strategy, x, t->dim, M, delta, esize, m,
+                                             host_node, &c->formula_exact);
+    c->host_sends = sends;
+    c->steps = r.steps;
+    *s_p = s;
+    return RTOPO_OK;
+}
+
+int rtopo__sched_scatter_auto_cand(const rtopo__tdesc_t *t, uint64_t M, uint64_t delta,
+                                   size_t esize, const struct rtopo__model *model,
+                                   int host_node, int strategy,
+                                   rtopo__scatter_cand_t *cand, int *ncand_p,
+                                   int *strategy_p, int *x_p, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *best = NULL, *s;
+    rtopo__scatter_cand_t c, bc;
+    rtopo__model_t def;
+    int strat, x, xmax, nc = 0, st;
+
+    if (!t || !s_p || t->kind != RTOPO__TOPO_HYPERCUBE || !t->host)
+        return rtopo__error(RTOPO_ERR_INVAL, "scatter: needs a hypercube with a host");
+    if (strategy < RTOPO__SCATTER_AUTO || strategy > RTOPO__SCATTER_DECREMENTAL)
+        return rtopo__error(RTOPO_ERR_INVAL, "scatter: unknown strategy %d", strategy);
+    if (host_node >= t->p - 1)
+        return rtopo__error(RTOPO_ERR_INVAL, "scatter: host node %d out of 0..%d",
+                            host_node, t->p - 2);
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    memset(&bc, 0, sizeof(bc));
+    for (strat = RTOPO__SCATTER_SEQ; strat <= RTOPO__SCATTER_DECREMENTAL; strat++) {
+        if (strategy != RTOPO__SCATTER_AUTO && strat != strategy)
+            continue;
+        xmax = strat == RTOPO__SCATTER_SEQSCATTER ? t->dim :
+               strat == RTOPO__SCATTER_DECREMENTAL ? (t->dim ? t->dim - 1 : 0) : 0;
+        for (x = 0; x <= xmax; x++) {
+            if ((st = rtopo__sched_scatter_cand(t, strat, x, M, delta, esize, model,
+                                                host_node, &c, &s)))
+                goto err;
+            if (cand)
+                cand[nc] = c;
+            nc++;
+            if (!best || c.model_time < bc.model_time * (1 - 1e-12)) {
+                rtopo__sched_free(best);
+                best = s;
+                bc = c;
+            } else {
+                rtopo__sched_free(s);
+            }
+        }
+    }
+    if (ncand_p)
+        *ncand_p = nc;
+    if (strategy_p)
+        *strategy_p = bc.strategy;
+    if (x_p)
+        *x_p = bc.x;
+    *s_p = best;
+    return RTOPO_OK;
+err:
+    rtopo__sched_free(best);
+    return st;
+}
+
+int rtopo__sched_scatter_auto(const rtopo__tdesc_t *t, uint64_t M, uint64_t delta,
+                              size_t esize, const struct rtopo__model *model,
+                              int host_node, int strategy, int *strategy_p, int *x_p,
+                              rtopo__sched_t **s_p)
+{
+    return rtopo__sched_scatter_auto_cand(t, M, delta, esize, model, host_node, strategy,
+                                          NULL, NULL, strategy_p, x_p, s_p);
 }

@@ -135,7 +135,21 @@ struct rtopo__tl_ops {
     void (*info)(const char *transport, void (*out)(const char *line, void *arg),
                  void *arg);
     /* methods above are valid for version 0 */
+
+    /* the secret key material of `peer` (its per-job token, as every rank
+     * has it from the authenticated bootstrap), given for every rank,
+     * this one included, before the first connect(); a backend whose
+     * connections are set up outside the engine proves with it that both
+     * ends belong to the job before it accepts anything over them.  NULL
+     * (or absent, see size) where the engine's own checks are enough. */
+    int (*set_auth)(struct rtopo__tl *tl, int peer, const void *key, size_t len);
+    /* methods above are valid for version 1 */
 };
+
+/* does this table have slot `op` (tables of an older version end before)? */
+#define RTOPO__TL_HAS(ops, op)                                                \
+    ((ops)->size >= offsetof(struct rtopo__tl_ops, op) + sizeof((ops)->op) && \
+     (ops)->op != NULL)
 
 /* Each backend defines one const table, rtopo__tl_<name>, and
  * transports/tl.c lists the built ones. */

@@ -2,7 +2,12 @@
 # rtopo-bench-mpi under Open MPI's mpirun: 2 ranks, 8 bytes and 64 KiB,
 # 20 iterations (two alternating blocks), over TRANSPORT (default
 # ofi:tcp).  Every rtopo table has both sizes, with positive rtopo and
-# MPI times and ratio; --json writes the same sizes.  Skipped when
+# MPI times and ratio; --json writes the same sizes.  Then the scatter:
+# 5 ranks (host outside a 2-cube), every strategy against MPI_Scatterv +
+# halo exchange and MPI_Bcast + copy, each checked once.  Last the
+# dimension shift on a 2x2 mesh (4 ranks): the row shift by 1 against
+# MPI_Cart_shift + MPI_Sendrecv, and Cannon's skew in place against
+# MPI_Sendrecv_replace, with the schedule's link hops.  Skipped when
 # rtopo-bench-mpi was not built (configure found no MPI) or mpirun cannot
 # start a job here.
 . "$(dirname "$0")/common.sh"
@@ -61,3 +66,100 @@ if command -v python3 >/dev/null 2>&1; then
         { echo "bench_mpi: the --json file is not the expected JSON"; exit 1; }
 fi
 echo "bench_mpi: rtopo and MPI columns measured over $tr"
+
+# scatter: host rank 0 outside a 2-cube (5 ranks), windows of 64 and 4096
+# elements of 8 bytes overlapping by M-1, ranks blocking rather than
+# spinning; every method checks its windows once (a wrong byte aborts the
+# job) and has a positive median for both sizes
+echo "+ RTOPO_TRANSPORT=$tr mpirun -n 5 rtopo-bench-mpi scatter --sizes 64,4096 --overlap max --iters 10 --json FILE"
+RTOPO_TRANSPORT=$tr RTOPO_SPIN_US=0 timeout 120 $mpirun --mca mpi_yield_when_idle 1 \
+    -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US -n 5 \
+    "$BENCH" scatter --sizes 64,4096 --overlap max --iters 10 --json "$json" >"$out" 2>&1
+rc=$?
+cat "$out"
+if [ "$rc" -ne 0 ]; then
+    echo "bench_mpi: rtopo-bench-mpi scatter exited with status $rc"
+    exit 1
+fi
+# per size: the strategies seq, binomial, seqscatter(x=..), decremental(x=..),
+# auto->..., the two MPI methods and raw, each "NAME median min ratio"
+awk '
+    /^# M [0-9]+ elements/ { sizes++; next }
+    /^#/ || NF == 0 { next }
+    {
+        name = $1; for (i = 2; i <= NF - 3; i++) name = name " " $i
+        for (i = NF - 2; i <= NF; i++)
+            if (!($i + 0 > 0)) { print "bench_mpi: scatter: field " i " is not a positive number: " $0; bad = 1 }
+        seen[name]++
+    }
+    END {
+        if (sizes != 2) { print "bench_mpi: scatter: " sizes + 0 " size tables, expected 2"; bad = 1 }
+        n = split("seq binomial;MPI scatterv+halo;MPI bcast+copy", want, ";")
+        for (k = 1; k <= n; k++) {
+            m = split(want[k], w, " ")
+            if (want[k] ~ /^MPI/) { if (seen[want[k]] != 2) { print "bench_mpi: scatter: no 2 rows of " want[k]; bad = 1 } }
+            else for (j = 1; j <= m; j++) if (seen[w[j]] != 2) { print "bench_mpi: scatter: no 2 rows of " w[j]; bad = 1 }
+        }
+        auto = 0; for (x in seen) if (x ~ /^auto->/) auto += seen[x]
+        if (auto != 2) { print "bench_mpi: scatter: no 2 rows of auto"; bad = 1 }
+        exit bad
+    }' "$out" || exit 1
+for key in '"op":"scatter"' '"count":64,' '"count":4096,' '"method":"MPI scatterv+halo"' '"method":"MPI bcast+copy"'; do
+    grep -qF "$key" "$json" || { echo "bench_mpi: scatter: $key missing from the --json file:"; cat "$json"; exit 1; }
+done
+echo "bench_mpi: rtopo scatter strategies and MPI scatter methods measured over $tr"
+
+# shift-dim: a 2x2 mesh, 8 bytes and 64 KiB, ranks blocking rather than
+# spinning.  The row shift by 1 moves every block over one row link (4
+# moves, 1 block per rank); the skew (row L by -L) in place moves the
+# blocks of row 1 only (2 moves, 0.5 per rank).  Each column's data is
+# checked by the benchmark itself (a wrong byte aborts the job).
+dim_run() {  # expected moves, blocks per rank, then the arguments
+    moves=$1; blocks=$2; shift 2
+    echo "+ RTOPO_TRANSPORT=$tr mpirun -n 4 rtopo-bench-mpi shift-dim $* --json FILE"
+    RTOPO_TRANSPORT=$tr RTOPO_SPIN_US=0 timeout 120 $mpirun --mca mpi_yield_when_idle 1 \
+        -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US -n 4 \
+        "$BENCH" shift-dim "$@" --json "$json" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    if [ "$rc" -ne 0 ]; then
+        echo "bench_mpi: rtopo-bench-mpi shift-dim exited with status $rc"
+        exit 1
+    fi
+    # tables: bytes, rtopo med, rtopo min, MPI med, MPI min, MPI/rtopo, raw
+    # med, raw min, moves, blocks per rank
+    awk -v moves="$moves" -v blocks="$blocks" '
+        /^# rtopo = / { tables++; next }
+        /^#/ && /rtopo med/ && /MPI med/ && /moves/ { headers++; next }
+        /^#/ || NF == 0 { next }
+        {
+            if (NF != 10) { print "bench_mpi: shift-dim: not 10 fields: " $0; bad = 1; next }
+            for (i = 2; i <= 8; i++)
+                if (!($i + 0 > 0)) { print "bench_mpi: shift-dim: field " i " is not a positive number: " $0; bad = 1 }
+            if ($9 != moves || $10 != blocks) { print "bench_mpi: shift-dim: moves " $9 ", blocks per rank " $10 ", expected " moves ", " blocks; bad = 1 }
+            if ($1 == 8) got8++
+            else if ($1 == 65536) got64k++
+            else { print "bench_mpi: shift-dim: unexpected size: " $0; bad = 1 }
+        }
+        END {
+            if (tables != 2 || headers != 2) { print "bench_mpi: shift-dim: " tables + 0 " tables, " headers + 0 " headers, expected 2"; bad = 1 }
+            if (got8 != 2 || got64k != 2) { print "bench_mpi: shift-dim: rows for 8 and 65536 bytes: " got8 + 0 ", " got64k + 0; bad = 1 }
+            exit bad
+        }' "$out" || exit 1
+    for key in '"op":"shift-dim"' '"bytes":65536,' "\"link_moves\":$moves," '"ratio_mpi_over_rtopo":'; do
+        grep -qF "$key" "$json" || { echo "bench_mpi: shift-dim: $key missing from the --json file:"; cat "$json"; exit 1; }
+    done
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["results"]) == 2' "$json" ||
+            { echo "bench_mpi: shift-dim: the --json file is not the expected JSON"; exit 1; }
+    fi
+}
+dim_run 4 1.000 --topo mesh:2x2 --dim 1 --disp 1 --sizes 8,65536 --iters 10 \
+    --modes blocking,persistent --buffers registered
+grep -q '^# MPI   = MPI_Cart_create .*MPI_Sendrecv,' "$out" ||
+    { echo "bench_mpi: shift-dim: the header does not say what the MPI column is"; exit 1; }
+dim_run 2 0.500 --topo mesh:2x2 --dim 1 --rule -1,0 --inplace --sizes 8,65536 --iters 10 \
+    --modes blocking,persistent --buffers unregistered
+grep -q 'MPI_Sendrecv_replace' "$out" ||
+    { echo "bench_mpi: shift-dim in place: the MPI column is not MPI_Sendrecv_replace"; exit 1; }
+echo "bench_mpi: rtopo shift_dim and MPI_Cart_shift + MPI_Sendrecv(_replace) measured over $tr"

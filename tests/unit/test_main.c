@@ -20,7 +20,8 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 99;
     if (tu_suite_topo() || tu_suite_shift_sched() || tu_suite_sim() ||
-        tu_suite_formulas() || tu_suite_runtime() || tu_suite_kernel()) {
+        tu_suite_formulas() || tu_suite_runtime() || tu_suite_kernel() ||
+        tu_suite_cart()) {
         fprintf(stderr, "suite registration: %s\n", CU_get_error_msg());
         CU_cleanup_registry();
         return 99;

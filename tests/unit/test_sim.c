@@ -508,24 +508,75 @@ static void test_graph_checks(void)
 
 /* ---- host-to-cube distribution of overlapping windows ------------------ */
 
-static const char *const scat_name[] = { "", "seq", "binomial", "seqscatter",
+static const char *const scat_name[] = { "auto", "seq", "binomial", "seqscatter",
                                          "decremental" };
 
-/* every strategy and x places every node's window, for odd element sizes
- * and every kind of overlap */
+/* Runs s in memory with each rank's buffers sized for its role: the rank
+ * `host` has a SEND of n = (nodes-1)*str + win bytes, every node a RECV of
+ * win, every rank the TMP the schedule gives it; the buffers a role does
+ * not use are absent, so touching one fails.  Checks every node's window.
+ * Returns 1 when all is well (failures recorded). */
+static int scat_run(const rtopo__sched_t *s, int nodes, int host, uint64_t win,
+                    uint64_t str, const char *what)
+{
+    uint64_t n = (uint64_t)(nodes - 1) * str + win, size[RTOPO__BUF_COUNT], k;
+    int p = s->topo.p, i, ok = 1;
+    uint8_t **ptr = calloc((size_t)p * RTOPO__BUF_COUNT, sizeof(*ptr));
+    uint8_t ***bufs = calloc((size_t)p, sizeof(*bufs));
+
+    CU_ASSERT_FATAL(ptr && bufs);
+    ok &= TU_CHECK(rtopo__sched_validate(s) == 0, "%s: %s", what, rtopo_last_error());
+    for (i = 0; i < p; i++) {
+        uint64_t tmp = rtopo__sched_tmp(s, i);
+
+        bufs[i] = ptr + (size_t)i * RTOPO__BUF_COUNT;
+        if (i == host) {
+            bufs[i][RTOPO__BUF_SEND] = malloc(n);
+            CU_ASSERT_FATAL(bufs[i][RTOPO__BUF_SEND] != NULL);
+            for (k = 0; k < n; k++)
+                bufs[i][RTOPO__BUF_SEND][k] = tu_pattern(i, k);
+        }
+        if (i < nodes) {
+            bufs[i][RTOPO__BUF_RECV] = malloc(win);
+            CU_ASSERT_FATAL(bufs[i][RTOPO__BUF_RECV] != NULL);
+            memset(bufs[i][RTOPO__BUF_RECV], 0xEE, win);
+        }
+        if (tmp) {
+            bufs[i][RTOPO__BUF_TMP] = malloc(tmp);
+            CU_ASSERT_FATAL(bufs[i][RTOPO__BUF_TMP] != NULL);
+        }
+    }
+    size[RTOPO__BUF_SEND] = n;
+    size[RTOPO__BUF_RECV] = win;
+    size[RTOPO__BUF_TMP] = s->tmp_bytes;
+    ok &= TU_CHECK(rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size) == 0,
+                   "%s: %s", what, rtopo_last_error());
+    for (i = 0; ok && i < nodes; i++)
+        ok &= TU_CHECK(!memcmp(bufs[i][RTOPO__BUF_RECV],
+                               bufs[host][RTOPO__BUF_SEND] + (uint64_t)i * str, win),
+                       "%s: node %d", what, i);
+    for (i = 0; i < p * RTOPO__BUF_COUNT; i++)
+        free(ptr[i]);
+    free(ptr);
+    free(bufs);
+    return ok;
+}
+
+/* every strategy and x places every node's window, d 0..10, for odd element
+ * sizes and every kind of overlap; no node needs more TMP than its block's
+ * union.  d > 6 with one (odd) element size only, to stay fast. */
 static void test_scatter_placement(void)
 {
-    static const size_t esz[] = { 1, 3, 8 };
-    uint64_t size[RTOPO__BUF_COUNT];
+    static const size_t esz[] = { 3, 1, 8 };
     rtopo__tdesc_t t;
     rtopo__sched_t *s;
-    tu_bufs_t b;
     int d, e, o, strat, x, k, runs = 0;
+    char what[96];
 
-    for (d = 0; d <= 5; d++) {
+    for (d = 0; d <= 10; d++) {
         CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0) == 0);
         CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
-        for (e = 0; e < 3; e++)
+        for (e = 0; e < (d > 6 ? 1 : 3); e++)
             for (o = 0; o < 4; o++) {
                 uint64_t M = 6, ov[4] = { 0, 1, M / 2, M - 1 }, delta = M - ov[o];
                 uint64_t win = M * esz[e], str = delta * esz[e];
@@ -537,140 +588,307 @@ static void test_scatter_placement(void)
                                strat == RTOPO__SCATTER_DECREMENTAL ? (d ? d - 1 : 0) : 0;
 
                     for (x = 0; x <= xmax; x++) {
-                        int ok = 1;
+                        int ok;
 
+                        snprintf(what, sizeof(what), "%s d %d x %d esize %zu overlap %llu",
+                                 scat_name[strat], d, x, esz[e], (unsigned long long)ov[o]);
                         CU_ASSERT_FATAL(rtopo__sched_scatter(&t, strat, x, M, delta, esz[e],
                                                              &s) == 0);
-                        ok &= TU_CHECK(rtopo__sched_validate(s) == 0, "%s d %d x %d: %s",
-                                       scat_name[strat], d, x, rtopo_last_error());
-                        size[RTOPO__BUF_SEND] = size[RTOPO__BUF_RECV] = n;
-                        size[RTOPO__BUF_TMP] = s->tmp_bytes;
-                        CU_ASSERT_FATAL(tu_bufs_init(&b, t.p, n, s->tmp_bytes) == 0);
-                        tu_bufs_fill(&b);
-                        ok &= TU_CHECK(rtopo__sim_exec_sized(s,
-                                       (uint8_t *const *const *)b.bufs, size) == 0,
-                                       "%s: %s", scat_name[strat], rtopo_last_error());
-                        for (k = 0; ok && k < (1 << d); k++)
-                            ok &= TU_CHECK(!memcmp(b.bufs[k][RTOPO__BUF_RECV],
-                                                   b.bufs[t.p - 1][RTOPO__BUF_SEND] +
-                                                   (uint64_t)k * str, win),
-                                           "%s d %d x %d esize %zu overlap %llu: node %d",
-                                           scat_name[strat], d, x, esz[e],
-                                           (unsigned long long)ov[o], k);
-                        /* no node needs more TMP than its block's union */
+                        ok = scat_run(s, 1 << d, t.p - 1, win, str, what);
                         for (k = 0; ok && k < (1 << d); k++)
                             ok &= TU_CHECK(rtopo__sched_tmp(s, k) <= (strat ==
                                            RTOPO__SCATTER_DECREMENTAL ? n : (uint64_t)
-                                           (1 << d) * win), "TMP of node %d", k);
-                        tu_bufs_free(&b);
+                                           (1 << d) * win), "%s: TMP of node %d", what, k);
                         rtopo__sched_free(s);
                         runs++;
                     }
                 }
             }
     }
-    CU_ASSERT(runs > 500);
+    CU_ASSERT(runs > 1000);
     /* bad arguments */
+    d = 10;
     CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQ, 0, 4, 5, 1, &s),
                     RTOPO_ERR_INVAL);
     CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQ, 0, 4, 0, 1, &s),
                     RTOPO_ERR_INVAL);
     CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_DECREMENTAL, d, 4, 2, 1, &s),
                     RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQSCATTER, d + 1, 4, 2, 1, &s),
+                    RTOPO_ERR_INVAL);
     CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, 9, 0, 4, 2, 1, &s), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_AUTO, 0, 4, 2, 1, &s),
+                    RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter_auto(&t, 4, 2, 1, NULL, -1, 9, NULL, NULL, &s),
+                    RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter_auto(&t, 4, 2, 1, NULL, 1 << d, 0, NULL, NULL,
+                                              &s), RTOPO_ERR_INVAL);
     CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 4, 2, 0) == 0);
     CU_ASSERT_EQUAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQ, 0, 4, 2, 1, &s),
                     RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__sched_scatter_auto(&t, 4, 2, 1, NULL, -1, 0, NULL, NULL, &s),
+                    RTOPO_ERR_INVAL);
 }
 
-/* the simulated times are the closed formulas T1..T4 (seed 003), for the
- * paper's two parameter sets; T4's formula assumes the last block ends
- * last, and is a lower bound where it does not */
+/* the paper's model: beta_h = sigma beta, tau_h = tau, per element of
+ * esize bytes */
+static void scat_model(rtopo__model_t *m, double beta, double sigma, double tau,
+                       size_t esize)
+{
+    rtopo__model_default(m);
+    m->ts[RTOPO__LINK_HOST] = sigma * beta;
+    m->tw[RTOPO__LINK_HOST] = tau / (double)esize;
+    m->ts[RTOPO__LINK_CUBE_ID] = beta;
+    m->tw[RTOPO__LINK_CUBE_ID] = tau / (double)esize;
+}
+
+/* The simulated times are the closed formulas T1..T4 (seed 003, (6)-(9),
+ * and (10) for T4 under beta_h = sigma beta, tau_h = tau) for the paper's
+ * two parameter sets, d 0..10, overlaps 0, 1, M/2, M-1, per element of 1
+ * and of 3 bytes; T4's formula assumes the last block ends last and is a
+ * lower bound where it does not.  Every candidate comes from AUTO, which
+ * keeps the first fastest; restricted to DECREMENTAL it keeps an x that
+ * minimises (9). */
 static void test_scatter_costs(void)
 {
     static const struct { double M, beta; } set[2] = { { 100, 800e-6 }, { 500, 6500e-6 } };
     const double sigma = 1.5, tau = 8e-6;
-    rtopo__sim_result_t r;
+    rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(10)];
     rtopo__model_t m;
     rtopo__tdesc_t t;
     rtopo__sched_t *s;
-    int i, d, o, x, checked = 0, bounds = 0;
+    rtopo__sim_result_t r;
+    int i, d, o, c, nc, checked = 0, bounds = 0, xmin_ok = 0, xmin_bound = 0;
 
-    rtopo__model_default(&m);
-    m.chunk = (size_t)1 << 40;
-    for (i = 0; i < 2; i++)
-        for (d = 1; d <= 10; d++) {
-            double M = set[i].M, beta = set[i].beta, bh = sigma * beta, th = tau, p = 1 << d;
+    for (i = 0; i < 4; i++)
+        for (d = 0; d <= (i % 2 ? 6 : 10); d++) {
+            double M = set[i / 2].M, beta = set[i / 2].beta, bh = sigma * beta, th = tau,
+                   p = 1 << d;
+            size_t esize = i % 2 ? 3 : 1;
+            double dbest = 1e300;
+            int dx = -1;
 
-            m.ts[RTOPO__LINK_HOST] = bh;
-            m.tw[RTOPO__LINK_HOST] = th;         /* esize 1: per element */
-            m.ts[RTOPO__LINK_CUBE_ID] = beta;
-            m.tw[RTOPO__LINK_CUBE_ID] = tau;
+            scat_model(&m, beta, sigma, tau, esize);
             CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0) == 0);
             CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
-            for (o = 0; o < 3; o++) {
-                double ov = o == 0 ? 0 : o == 1 ? M / 2 : M - 1, D = M - ov, f;
+            for (o = 0; o < 4; o++) {
+                double ov = o == 0 ? 0 : o == 1 ? 1 : o == 2 ? M / 2 : M - 1, D = M - ov;
+                double best = 1e300, f4min = 1e300, f4best = 0;
+                int strat, x, bstrat = 0, bx = -2, holds_min = 0;
 
-                CU_ASSERT_FATAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQ, 0, (uint64_t)M,
-                                                     (uint64_t)D, 1, &s) == 0);
-                CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
-                f = p * (bh + M * th);
-                TU_CHECK(fabs(r.model_time - f) < 1e-9 * f, "T1 d %d: %g vs %g", d,
-                         r.model_time, f);
-                rtopo__sched_free(s);
-                CU_ASSERT_FATAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_BINOMIAL, 0,
-                                                     (uint64_t)M, (uint64_t)D, 1, &s) == 0);
-                CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
-                f = bh + M * p * th + d * beta + M * (p - 1) * tau;
-                TU_CHECK(fabs(r.model_time - f) < 1e-9 * f, "T2 d %d: %g vs %g", d,
-                         r.model_time, f);
-                rtopo__sched_free(s);
-                for (x = 0; x <= d; x++) {
-                    double px = 1 << x, a = (p - px) * (bh + M * th),
-                           b = x * beta + M * (px - 1) * tau;
+                CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, (uint64_t)M, (uint64_t)D,
+                                                               esize, &m, -1, 0, cand, &nc,
+                                                               &strat, &x, &s) == 0);
+                CU_ASSERT_EQUAL(nc, d ? 2 * d + 3 : 4);
+                for (c = 0; c < nc; c++) {
+                    const rtopo__scatter_cand_t *k = &cand[c];
+                    double px = 1 << (k->x > 0 ? k->x : 0), f, a, b, f10, host_end = 0;
+                    int tt, holds = 1, exact;
 
-                    CU_ASSERT_FATAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_SEQSCATTER, x,
-                                                         (uint64_t)M, (uint64_t)D, 1,
-                                                         &s) == 0);
-                    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
-                    f = bh + M * px * th + (a > b ? a : b);
-                    TU_CHECK(fabs(r.model_time - f) < 1e-9 * f, "T3 d %d x %d: %g vs %g",
-                             d, x, r.model_time, f);
-                    rtopo__sched_free(s);
-                }
-                for (x = 0; x < d; x++) {
-                    double px = 1 << x, host_end = 0, last = 0;
-                    int tt, holds = 1;
+                    switch (k->strategy) {
+                    case RTOPO__SCATTER_SEQ:
+                        f = p * (bh + M * th);
+                        CU_ASSERT(k->host_sends == (uint32_t)p && k->x == -1);
+                        break;
+                    case RTOPO__SCATTER_BINOMIAL:
+                        f = bh + M * p * th + d * beta + M * (p - 1) * tau;
+                        CU_ASSERT(k->host_sends == 1 && k->x == -1);
+                        break;
+                    case RTOPO__SCATTER_SEQSCATTER:
+                        a = (p - px) * (bh + M * th);
+                        b = k->x * beta + M * (px - 1) * tau;
+                        f = bh + M * px * th + (a > b ? a : b);
+                        CU_ASSERT(k->host_sends == (uint32_t)(p - px + 1));
+                        break;
+                    default:
+                        f = (d - k->x + 1) * bh + (M - D) * (d - k->x + 1) * th +
+                            D * p * th + k->x * beta + k->x * (M - D) * tau +
+                            (px - 1) * D * tau;
+                        f10 = ((d - k->x + 1) * sigma + k->x) * beta +
+                              (M - D) * (d + 1) * tau + (p + px - 1) * D * tau;
+                        TU_CHECK(fabs(f10 - f) < 1e-9 * f, "(10) d %d x %d: %g vs %g", d,
+                                 k->x, f10, f);
+                        CU_ASSERT(k->host_sends == (uint32_t)(d - k->x + 1));
+                        /* does every earlier block end by the last one's end? */
+                        for (tt = d - 1; tt >= k->x; tt--) {
+                            double bt = 1 << tt;
 
-                    f = (d - x + 1) * bh + (M - D) * (d - x + 1) * th + D * p * th +
-                        x * beta + x * (M - D) * tau + (px - 1) * D * tau;
-                    /* does every earlier block end by the last one's end? */
-                    for (tt = d - 1; tt >= x; tt--) {
-                        double bt = 1 << tt;
-
-                        host_end += bh + (M + (bt - 1) * D) * th;
-                        last = host_end + tt * beta + tt * (M - D) * tau + (bt - 1) * D * tau;
-                        holds &= last <= f * (1 + 1e-12);
+                            host_end += bh + (M + (bt - 1) * D) * th;
+                            holds &= host_end + tt * beta + tt * (M - D) * tau +
+                                     (bt - 1) * D * tau <= f * (1 + 1e-12);
+                        }
+                        if (f < f4min * (1 - 1e-12)) {
+                            f4min = f;
+                            holds_min = holds;
+                        }
+                        break;
                     }
-                    CU_ASSERT_FATAL(rtopo__sched_scatter(&t, RTOPO__SCATTER_DECREMENTAL, x,
-                                                         (uint64_t)M, (uint64_t)D, 1,
-                                                         &s) == 0);
-                    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+                    a = rtopo__scatter_formula(k->strategy, k->x, d, (uint64_t)M, (uint64_t)D,
+                                               esize, &m, -1, &exact);
+                    TU_CHECK(fabs(a - f) < 1e-9 * f && fabs(k->formula_time - f) < 1e-9 * f &&
+                             exact == holds && k->formula_exact == holds,
+                             "formula of %s x %d, d %d", scat_name[k->strategy], k->x, d);
                     if (holds) {
-                        TU_CHECK(fabs(r.model_time - f) < 1e-9 * f, "T4 d %d x %d: %g vs "
-                                 "%g", d, x, r.model_time, f);
+                        TU_CHECK(fabs(k->model_time - f) < 1e-9 * f, "T%d d %d x %d D %g: "
+                                 "%g vs %g", k->strategy, d, k->x, D, k->model_time, f);
                         checked++;
                     } else {
-                        TU_CHECK(r.model_time >= f * (1 - 1e-12), "T4 d %d x %d below its "
-                                 "bound", d, x);
+                        TU_CHECK(k->model_time >= f * (1 - 1e-12), "T4 d %d x %d below "
+                                 "its bound", d, k->x);
                         bounds++;
                     }
-                    rtopo__sched_free(s);
+                    if (k->model_time < best * (1 - 1e-12)) {
+                        best = k->model_time;
+                        bstrat = k->strategy;
+                        bx = k->x;
+                    }
+                    if (k->strategy == RTOPO__SCATTER_DECREMENTAL &&
+                        k->model_time < dbest * (1 - 1e-12)) {
+                        dbest = k->model_time;
+                        dx = k->x;
+                    }
                 }
+                /* AUTO returned the first fastest, and it is that schedule */
+                CU_ASSERT(strat == bstrat && x == bx);
+                CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+                CU_ASSERT(r.model_time == best && s->algo == bstrat);
+                rtopo__sched_free(s);
+                /* DECREMENTAL alone keeps the first fastest of its candidates
+                 * (asked for directly on small cubes): an x that minimises (9) */
+                x = dx;
+                strat = RTOPO__SCATTER_DECREMENTAL;
+                s = NULL;
+                if (d <= 5) {
+                    CU_ASSERT_FATAL(rtopo__sched_scatter_auto(&t, (uint64_t)M, (uint64_t)D,
+                                                              esize, &m, -1,
+                                                              RTOPO__SCATTER_DECREMENTAL,
+                                                              &strat, &x, &s) == 0);
+                    CU_ASSERT(strat == RTOPO__SCATTER_DECREMENTAL && x == dx);
+                }
+                CU_ASSERT(x >= 0 && x < (d ? d : 1));
+                f4best = rtopo__scatter_formula(strat, x, d, (uint64_t)M, (uint64_t)D,
+                                                esize, &m, -1, NULL);
+                if (holds_min) {
+                    TU_CHECK(fabs(f4best - f4min) < 1e-9 * f4min, "DECREMENTAL d %d D %g: "
+                             "x %d gives %g, min of (9) %g", d, D, x, f4best, f4min);
+                    xmin_ok++;
+                } else {
+                    xmin_bound++;
+                }
+                rtopo__sched_free(s);
             }
         }
     /* the formula's assumption is the common case */
-    TU_CHECK(checked > bounds, "T4 exact %d, bound only %d", checked, bounds);
+    TU_CHECK(checked > 10 * bounds, "exact %d, bound only %d", checked, bounds);
+    TU_CHECK(xmin_ok > 10 * xmin_bound, "x minimising (9): %d, not exact there: %d",
+             xmin_ok, xmin_bound);
+}
+
+/* AUTO's choice under other models: ties go to the simpler strategy,
+ * copies with a cost, a host folded onto a cube node */
+static void test_scatter_auto(void)
+{
+    rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(6)];
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    rtopo__sim_result_t r;
+    int d, strat, x, nc, c, h;
+    char what[64];
+
+    /* cube links too dear: SEQ, which ties with SEQSCATTER x = 0 */
+    scat_model(&m, 1.0, 1e-6, 1e-9, 1);
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 10, 10, 1, &m, -1, 0, cand, &nc,
+                                                   &strat, &x, &s) == 0);
+    CU_ASSERT(strat == RTOPO__SCATTER_SEQ && x == -1 && s->algo == RTOPO__SCATTER_SEQ);
+    CU_ASSERT(cand[2].strategy == RTOPO__SCATTER_SEQSCATTER && cand[2].x == 0 &&
+              cand[2].model_time == cand[0].model_time);
+    rtopo__sched_free(s);
+    /* host links dear, no overlap: BINOMIAL (= SEQSCATTER x = d, later) */
+    scat_model(&m, 1e-6, 1e6, 1e-9, 1);
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto(&t, 10, 10, 1, &m, -1, 0, &strat, &x,
+                                              &s) == 0);
+    CU_ASSERT(strat == RTOPO__SCATTER_BINOMIAL && x == -1);
+    rtopo__sched_free(s);
+    /* host bytes dear, windows overlapping: DECREMENTAL, which sends the
+     * overlap once per block, with the fewest blocks (x = d - 1) */
+    scat_model(&m, 1e-6, 1.0, 1e-9, 1);
+    m.tw[RTOPO__LINK_HOST] = 1.0;
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto(&t, 10, 1, 1, &m, -1, 0, &strat, &x,
+                                              &s) == 0);
+    CU_ASSERT(strat == RTOPO__SCATTER_DECREMENTAL && x == 2);
+    rtopo__sched_free(s);
+    /* a copy cost breaks the formulas' exactness, not the choice */
+    scat_model(&m, 800e-6, 1.5, 8e-6, 1);
+    m.tw[RTOPO__LINK_LOCAL] = 1e-3;
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 100, 50, 1, &m, -1, 0, cand, &nc,
+                                                   &strat, &x, &s) == 0);
+    for (c = 0; c < nc; c++)
+        CU_ASSERT(!cand[c].formula_exact && cand[c].model_time >= cand[c].formula_time);
+    rtopo__sched_free(s);
+    /* a restricted strategy without x: SEQ and BINOMIAL have one candidate */
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 100, 50, 1, &m, -1,
+                                                   RTOPO__SCATTER_BINOMIAL, cand, &nc,
+                                                   &strat, &x, &s) == 0);
+    CU_ASSERT(nc == 1 && strat == RTOPO__SCATTER_BINOMIAL && x == -1);
+    rtopo__sched_free(s);
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 100, 50, 1, &m, -1,
+                                                   RTOPO__SCATTER_SEQSCATTER, cand, &nc,
+                                                   &strat, &x, &s) == 0);
+    CU_ASSERT(nc == 4 && strat == RTOPO__SCATTER_SEQSCATTER && x >= 0 && x <= 3);
+    rtopo__sched_free(s);
+    /* the host on cube node h: the folded schedule has no host endpoint,
+     * one host message fewer where the host served itself, and places
+     * every window (the node's own by a copy) */
+    scat_model(&m, 800e-6, 1.5, 8e-6, 3);
+    m.ts[RTOPO__LINK_DIRECT] = m.ts[RTOPO__LINK_HOST];
+    m.tw[RTOPO__LINK_DIRECT] = m.tw[RTOPO__LINK_HOST];
+    for (d = 0; d <= 6; d++) {
+        CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0) == 0);
+        CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
+        for (h = 0; h < (1 << d); h += (1 << d) / 2 + 1) {
+            CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 7, 3, 3, &m, h, 0, cand, &nc,
+                                                           &strat, &x, &s) == 0);
+            CU_ASSERT(s->topo.p == 1 << d && !s->topo.host);
+            CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == 0);
+            CU_ASSERT(r.moves[RTOPO__LINK_HOST] == 0);
+            for (c = 0; c < nc; c++)
+                CU_ASSERT(!cand[c].formula_exact &&
+                          (cand[c].strategy != RTOPO__SCATTER_SEQ ||
+                           cand[c].host_sends == (uint32_t)(1 << d) - 1));
+            snprintf(what, sizeof(what), "auto d %d host node %d: %s x %d", d, h,
+                     scat_name[strat], x);
+            scat_run(s, 1 << d, h, 7 * 3, 3 * 3, what);
+            rtopo__sched_free(s);
+        }
+    }
+    /* names */
+    CU_ASSERT(rtopo__scatter_algo_parse("auto", &x) == RTOPO__SCATTER_AUTO && x == -1);
+    CU_ASSERT(rtopo__scatter_algo_parse("seq", &x) == RTOPO__SCATTER_SEQ && x == -1);
+    CU_ASSERT(rtopo__scatter_algo_parse("binomial", NULL) == RTOPO__SCATTER_BINOMIAL);
+    CU_ASSERT(rtopo__scatter_algo_parse("seqscatter", &x) == RTOPO__SCATTER_SEQSCATTER &&
+              x == -1);
+    CU_ASSERT(rtopo__scatter_algo_parse("seqscatter:0", &x) == RTOPO__SCATTER_SEQSCATTER &&
+              x == 0);
+    CU_ASSERT(rtopo__scatter_algo_parse("decremental:12", &x) ==
+              RTOPO__SCATTER_DECREMENTAL && x == 12);
+    CU_ASSERT(rtopo__scatter_algo_parse("decremental:31", &x) < 0);
+    CU_ASSERT(rtopo__scatter_algo_parse("decremental:", &x) < 0);
+    CU_ASSERT(rtopo__scatter_algo_parse("decremental:1x", &x) < 0);
+    CU_ASSERT(rtopo__scatter_algo_parse("seq:1", &x) < 0);
+    CU_ASSERT(rtopo__scatter_algo_parse("auto:1", &x) < 0);
+    CU_ASSERT(rtopo__scatter_algo_parse("seqs", &x) < 0);
+    CU_ASSERT(rtopo__scatter_algo_parse("", &x) < 0);
+    CU_ASSERT(rtopo__scatter_algo_parse(NULL, &x) < 0);
+    for (c = RTOPO__SCATTER_AUTO; c <= RTOPO__SCATTER_DECREMENTAL; c++)
+        CU_ASSERT(rtopo__scatter_algo_parse(rtopo__scatter_algo_name(c), NULL) == c);
+    CU_ASSERT_STRING_EQUAL(rtopo__scatter_algo_name(9), "?");
+    CU_ASSERT(rtopo__scatter_formula(RTOPO__SCATTER_AUTO, 0, 3, 4, 2, 1, NULL, -1,
+                                     NULL) < 0);
+    CU_ASSERT(rtopo__scatter_formula(RTOPO__SCATTER_DECREMENTAL, 3, 3, 4, 2, 1, NULL, -1,
+                                     NULL) < 0);
 }
 
 int tu_suite_sim(void)
@@ -688,7 +906,8 @@ int tu_suite_sim(void)
         !CU_add_test(s, "recursive halving", test_halving) ||
         !CU_add_test(s, "edges, kernels, phases", test_graph_checks) ||
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
-        !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs))
+        !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs) ||
+        !CU_add_test(s, "scatter: auto's choice", test_scatter_auto))
         return CU_get_error();
     return CUE_SUCCESS;
 }

@@ -256,6 +256,53 @@ static void test_edges(void)
 
 /* CUBE_ID (identity-embedded cube, E-cube routes): exactly the pairs
  * r, r ^ 2^dim with dim < d on a hypercube, and nowhere else */
+/* RTOPO_MODEL / rtopo-sim --model lists: units, class prefixes, errors,
+ * and the printed form parses back to the same model */
+static void test_model_parse(void)
+{
+    static const char *const bad[] = {
+        "ts", "ts=", "ts=-1", "ts=1x", "tw=nan", "nosuch=1", "warp.ts=1",
+        "ports=1025", "ports=-1", "ports=2.5", "host.ports=1", "chunk=0", "chunk=1.5",
+        "bw=0", "bw=1T", "tk=inf", "ts=1us,tw", ""
+    };
+    rtopo__model_t m, m2;
+    char text[1024];
+    size_t i;
+    int c;
+
+    rtopo__model_default(&m);
+    CU_ASSERT_EQUAL(rtopo__model_parse("ts=2us,tw=0.5ns,host.ts=7ms,cube-id.th=3e-6,"
+                                       "bw=2G,direct.bw=500M,chunk=64k,ports=0,tk=1ns",
+                                       &m), RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m.ts[RTOPO__LINK_RING], 2e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(m.ts[RTOPO__LINK_HOST], 7e-3, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(m.ts[RTOPO__LINK_LOCAL], 0.0, 0.0);   /* not named */
+    CU_ASSERT_DOUBLE_EQUAL(m.th[RTOPO__LINK_CUBE_ID], 3e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(m.th[RTOPO__LINK_RING], -1.0, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(m.tw[RTOPO__LINK_CUBE], 0.5e-9, 1e-18);   /* bw came later */
+    CU_ASSERT_DOUBLE_EQUAL(m.tw[RTOPO__LINK_RING], 0.5e-9, 1e-18);
+    CU_ASSERT_DOUBLE_EQUAL(m.tw[RTOPO__LINK_DIRECT], 2e-9, 1e-18);
+    CU_ASSERT_EQUAL(m.chunk, 65536);
+    CU_ASSERT_EQUAL(m.ports, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.tk, 1e-9, 1e-18);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    rtopo__model_default(&m2);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_parse(text, &m2), RTOPO_OK);
+    for (c = 0; c < RTOPO__LINK_COUNT; c++) {
+        CU_ASSERT_DOUBLE_EQUAL(m2.ts[c], m.ts[c], m.ts[c] * 1e-3);
+        CU_ASSERT_DOUBLE_EQUAL(m2.tw[c], m.tw[c], m.tw[c] * 1e-3);
+        CU_ASSERT_DOUBLE_EQUAL(m2.th[c], m.th[c], m.th[c] < 0 ? 0.0 : m.th[c] * 1e-3);
+    }
+    CU_ASSERT_EQUAL(m2.chunk, m.chunk);
+    CU_ASSERT_EQUAL(m2.ports, m.ports);
+    CU_ASSERT_EQUAL(rtopo__model_str(&m, text, 10), -1);
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        rtopo__model_default(&m);
+        TU_CHECK(rtopo__model_parse(bad[i], &m) == RTOPO_ERR_INVAL && rtopo_last_error()[0],
+                 "'%s' accepted", bad[i]);
+    }
+}
+
 static void test_edges_cube_id(void)
 {
     rtopo__tdesc_t t;
@@ -303,7 +350,8 @@ int tu_suite_topo(void)
         !CU_add_test(s, "size errors", test_tdesc_errors) ||
         !CU_add_test(s, "neighbours", test_neighbors) ||
         !CU_add_test(s, "edges", test_edges) ||
-        !CU_add_test(s, "identity cube edges", test_edges_cube_id))
+        !CU_add_test(s, "identity cube edges", test_edges_cube_id) ||
+        !CU_add_test(s, "cost model lists", test_model_parse))
         return CU_get_error();
     return CUE_SUCCESS;
 }

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Wrong calls of the windowed scatter (scatter_check --error CASE, one
+# job per case, RTOPO_TIMEOUT_MS=60000 so that no failure may wait for
+# the timeout): every rank must print exactly one verdict, "pass", and
+# the job must end within MAX_MS (default 10000 ms).  What each case
+# checks is in scatter_check.c; in short:
+#   stride0, stride-gt-count  RTOPO_ERR_INVAL on every rank at once, no
+#                             communication (a correct scatter follows)
+#   short, null-send          the host's array too short / NULL: the host
+#                             fails the job, RTOPO_ERR_INVAL on every rank
+#   null-recv                 node 1's receive buffer NULL: likewise
+#   count, stride, esize      one rank differs: RTOPO_ERR_MISMATCH naming
+#                             the argument
+#   topo                      a job size that does not fit the dimension:
+#                             RTOPO_ERR_TOPO (and INVAL for bad host ranks)
+#   shift                     rtopo_shift with the host outside the cube:
+#                             RTOPO_ERR_UNSUPPORTED
+#   setalgo                   bad strategies and block dimensions: INVAL,
+#                             and TOPO without a host
+# TRANSPORT (default ofi:tcp).
+. "$(dirname "$0")/common.sh"
+tr=${TRANSPORT:-ofi:tcp}
+need_transport "$tr"
+SC="$top_builddir/tests/integ/scatter_check"
+max_ms=${MAX_MS:-10000}
+export RTOPO_TIMEOUT_MS=60000
+export RTOPO_SPIN_US=${RTOPO_SPIN_US:-0}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+fails=0 summary=
+# case ranks dim host
+while read -r c n d h; do
+    [ -n "$c" ] || continue
+    echo "== $c: $n ranks, dimension $d, host $h ($tr)"
+    t0=$(ms)
+    timeout 60 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 30 --grace 2 \
+        "$SC" --dim "$d" --host "$h" --error "$c" >"$out" 2>&1
+    rc=$?
+    wall=$(( $(ms) - t0 ))
+    sed 's/^/    /' "$out"
+    why=""
+    [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc"
+    [ "$wall" -le "$max_ms" ] || why="$why; the job took $wall ms (limit $max_ms)"
+    r=0
+    while [ "$r" -lt "$n" ]; do
+        nv=$(grep -c "^\[$r\] rank $r: verdict: " "$out")
+        np=$(grep -c "^\[$r\] rank $r: verdict: pass" "$out")
+        if [ "$nv" -ne 1 ]; then
+            why="$why; rank $r printed $nv verdicts"
+        elif [ "$np" -ne 1 ]; then
+            why="$why; rank $r: $(grep "^\[$r\] rank $r: verdict: " "$out" | sed 's/.*verdict: //')"
+        fi
+        r=$(( r + 1 ))
+    done
+    if [ -n "$why" ]; then
+        fails=$(( fails + 1 ))
+        line="$c ($n ranks, host $h): FAILED ($wall ms)$why"
+    else
+        line="$c ($n ranks, host $h): ok ($wall ms)"
+    fi
+    echo "   => $line"
+    summary="$summary
+  $line"
+done <<EOF_CASES
+stride0 5 2 0
+stride-gt-count 4 2 3
+short 5 2 0
+short 9 3 8
+short 4 2 3
+null-send 5 2 4
+null-recv 5 2 0
+null-recv 8 3 3
+count 5 2 0
+count 4 2 3
+stride 5 2 2
+esize 9 3 0
+topo 6 2 0
+topo 3 2 0
+topo 4 1 1
+shift 5 2 0
+setalgo 5 2 2
+EOF_CASES
+echo "== summary ($tr):$summary"
+echo "$fails case(s) failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,221 @@
+/*
+ * model.c - the cost model's parameters as text: parsed from RTOPO_MODEL
+ * and rtopo-sim --model, printed by logs and tools.
+ *
+ * A list is comma-separated KEY=VALUE items applied in order over what the
+ * model holds: ts, tw, th (seconds, or with a unit: 5us, 1ns, 2ms; th < 0
+ * means ts + chunk*tw of its class), bw
+ * (bytes per second, sets tw = 1/bw; K, M, G are powers of 1000), chunk
+ * (bytes, K/M/G powers of 1024), ports (0..1024, 0 = no limit), tk
+ * (seconds per byte a kernel touches).  ts, tw, th and bw may carry a
+ * link class prefix (host.ts=2us); without one they set every class but
+ * LOCAL, which stays free unless named.
+ */
+#include "config.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+
+static int rtopo__num(const char *s, double *v, const char **end_p)
+{
+    char *end;
+
+    errno = 0;
+    *v = strtod(s, &end);
+    if (end == s || errno || !isfinite(*v))
+        return -1;
+    *end_p = end;
+    return 0;
+}
+
+/* th may be negative: "derive it from ts, tw and the chunk" */
+static int rtopo__time(const char *s, double *v, int neg_ok)
+{
+    const char *e;
+
+    if (rtopo__num(s, v, &e) || (*v < 0 && !neg_ok))
+        return -1;
+    if (!strcmp(e, "") || !strcmp(e, "s"))
+        return 0;
+    if (!strcmp(e, "ms"))
+        *v *= 1e-3;
+    else if (!strcmp(e, "us"))
+        *v *= 1e-6;
+    else if (!strcmp(e, "ns"))
+        *v *= 1e-9;
+    else if (!strcmp(e, "ps"))
+        *v *= 1e-12;
+    else
+        return -1;
+    return 0;
+}
+
+static int rtopo__rate(const char *s, double *v)
+{
+    const char *e;
+
+    if (rtopo__num(s, v, &e) || *v <= 0)
+        return -1;
+    if (*e == 'k' || *e == 'K')
+        *v *= 1e3, e++;
+    else if (*e == 'm' || *e == 'M')
+        *v *= 1e6, e++;
+    else if (*e == 'g' || *e == 'G')
+        *v *= 1e9, e++;
+    if (*e && strcasecmp(e, "B/s") && strcasecmp(e, "B"))
+        return -1;
+    return *v > 0 ? 0 : -1;
+}
+
+static int rtopo__bytes(const char *s, uint64_t *v)
+{
+    double x;
+    const char *e;
+
+    if (rtopo__num(s, &x, &e) || x < 0 || x != floor(x))
+        return -1;
+    if (*e == 'k' || *e == 'K')
+        x *= 1024, e++;
+    else if (*e == 'm' || *e == 'M')
+        x *= 1024 * 1024, e++;
+    else if (*e == 'g' || *e == 'G')
+        x *= 1024.0 * 1024 * 1024, e++;
+    if (*e && strcasecmp(e, "B"))
+        return -1;
+    if (x < 1 || x > 1e15)
+        return -1;
+    *v = (uint64_t)x;
+    return 0;
+}
+
+int rtopo__model_parse(const char *list, rtopo__model_t *m)
+{
+    char *copy, *save = NULL, *kv;
+    int st = RTOPO_OK;
+
+    if (!list || !m)
+        return rtopo__error(RTOPO_ERR_INVAL, "no model list");
+    if (!list[0])
+        return rtopo__error(RTOPO_ERR_INVAL, "empty list");
+    copy = strdup(list);
+    if (!copy)
+        return rtopo__error(RTOPO_ERR_NOMEM, "model list");
+    for (kv = strtok_r(copy, ",", &save); kv && !st; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '='), *key = kv, *dot;
+        int lo = 0, hi = RTOPO__LINK_COUNT, c;
+        double x;
+
+        if (!eq) {
+            st = rtopo__error(RTOPO_ERR_INVAL, "'%s' is not KEY=VALUE", kv);
+            break;
+        }
+        *eq = '\0';
+        dot = strchr(key, '.');
+        if (dot) {
+            *dot = '\0';
+            lo = rtopo__link_parse(key);
+            if (lo < 0) {
+                st = rtopo__error(RTOPO_ERR_INVAL, "unknown link class '%s' (ring, "
+                                  "row, col, cube, otis, direct, host, cube-id, local)", key);
+                break;
+            }
+            hi = lo + 1;
+            key = dot + 1;
+        }
+        if (!strcmp(key, "ports") || !strcmp(key, "tk") || !strcmp(key, "chunk")) {
+            uint64_t b;
+
+            if (dot)
+                st = rtopo__error(RTOPO_ERR_INVAL, "%s applies to every class", key);
+            else if (!strcmp(key, "ports")) {
+                char *e;
+                long v;
+
+                errno = 0;
+                v = strtol(eq + 1, &e, 10);
+                if (e == eq + 1 || *e || errno || v < 0 || v > 1024)
+                    st = rtopo__error(RTOPO_ERR_INVAL, "bad ports '%s' (0..1024, "
+                                      "0 = no limit)", eq + 1);
+                else
+                    m->ports = (int)v;
+            } else if (!strcmp(key, "tk")) {
+                if (rtopo__time(eq + 1, &x, 0))
+                    st = rtopo__error(RTOPO_ERR_INVAL, "bad tk '%s' (time per byte "
+                                      "a kernel touches)", eq + 1);
+                else
+                    m->tk = x;
+            } else if (rtopo__bytes(eq + 1, &b)) {
+                st = rtopo__error(RTOPO_ERR_INVAL, "bad chunk '%s' (bytes > 0)",
+                                  eq + 1);
+            } else {
+                m->chunk = (size_t)b;
+            }
+            continue;
+        }
+        if (!strcmp(key, "bw")) {
+            if (rtopo__rate(eq + 1, &x)) {
+                st = rtopo__error(RTOPO_ERR_INVAL, "bad bw '%s' (bytes per "
+                                  "second, e.g. 10G)", eq + 1);
+                break;
+            }
+            x = 1.0 / x;
+            key = "tw";
+        } else if (strcmp(key, "ts") && strcmp(key, "tw") && strcmp(key, "th")) {
+            st = rtopo__error(RTOPO_ERR_INVAL, "unknown key '%s' (ts, tw, th, bw, "
+                              "chunk, ports, tk)", key);
+            break;
+        } else if (rtopo__time(eq + 1, &x, !strcmp(key, "th"))) {
+            st = rtopo__error(RTOPO_ERR_INVAL, "bad time '%s' (seconds, or with a "
+                              "unit: 5us, 1ns)", eq + 1);
+            break;
+        }
+        for (c = lo; c < hi; c++) {
+            if (!dot && c == RTOPO__LINK_LOCAL)
+                continue;
+            if (!strcmp(key, "ts"))
+                m->ts[c] = x;
+            else if (!strcmp(key, "tw"))
+                m->tw[c] = x;
+            else
+                m->th[c] = x;
+        }
+    }
+    free(copy);
+    return st;
+}
+
+int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n)
+{
+    size_t len = 0;
+    int c, k;
+
+    if (!n)
+        return 0;
+    out[0] = '\0';
+    for (c = 0; c < RTOPO__LINK_COUNT; c++) {
+        if (c == RTOPO__LINK_LOCAL && !m->ts[c] && !m->tw[c])
+            continue;
+        k = snprintf(out + len, n - len, "%s%s.ts=%.4gus,%s.tw=%.4gns", len ? "," : "",
+                     rtopo__link_name(c), m->ts[c] * 1e6, rtopo__link_name(c),
+                     m->tw[c] * 1e9);
+        if (k < 0 || (size_t)k >= n - len)
+            return -1;
+        len += (size_t)k;
+        if (m->th[c] >= 0) {
+            k = snprintf(out + len, n - len, ",%s.th=%.4gus", rtopo__link_name(c),
+                         m->th[c] * 1e6);
+            if (k < 0 || (size_t)k >= n - len)
+                return -1;
+            len += (size_t)k;
+        }
+    }
+    k = snprintf(out + len, n - len, ",chunk=%zu,ports=%d,tk=%.4gns", m->chunk, m->ports,
+                 m->tk * 1e9);
+    return k < 0 || (size_t)k >= n - len ? -1 : 0;
+}
