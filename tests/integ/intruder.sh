@@ -41,10 +41,16 @@ field() {
 rows=""
 ran=0
 failed=0
-# ofi:rxm is left out by default: under a flood, libfabric's rxm grows its
-# own receive pool (several MB of resident memory, once 16 MB allocated)
-# before the engine sees and drops the messages; INTRUDER_TRANSPORTS
-# selects it for a run by hand.
+# ofi:rxm is left out by default.  libfabric's rxm (1.17) keeps a message
+# that arrives before a receive is posted in a buffer of its own and posts
+# a new one in its place, so a flood faster than a rank drains it grows
+# rxm's receive pool, 16 MiB (1024 buffers of 16 KiB) at a time, before
+# the engine sees and drops the messages; no rxm setting bounds that
+# (receive and send queue sizes, buffer size, shared receive context and
+# dynamic receive buffers change nothing); rxm's connection completion
+# ring, sized for FI_UNIVERSE_SIZE peers (1024 by default, 12 MiB), is
+# also walked into resident memory by a flood.  INTRUDER_TRANSPORTS
+# selects rxm for a run by hand.
 for tr in ${INTRUDER_TRANSPORTS:-ofi:tcp}; do
     if ! "$INFO" --check "$tr" >/dev/null 2>&1; then
         echo "== $tr: not usable here (rtopo-info --check): skipped"

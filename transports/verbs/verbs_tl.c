@@ -7,11 +7,24 @@
  * writes, and an rdma_cm event channel with a listening id bound to the
  * device's IPv4 address on an ephemeral port.
  *
- * Connection: the lower rank of an edge resolves and connects with its
- * rank in the private data; the higher rank accepts.  connect() returns at
- * once; the handshake advances inside poll()/wait().  Until the QP is
- * established, write() and send() to that peer return RTOPO_ERR_BUSY
- * (nothing is queued; the engine polls and retries).
+ * Connection: the lower rank of an edge resolves and connects; the higher
+ * rank accepts.  connect() returns at once; the handshake advances inside
+ * poll()/wait().  Until the QP is established, write() and send() to that
+ * peer return RTOPO_ERR_BUSY (nothing is queued; the engine polls and
+ * retries).
+ *
+ * Authentication: rdma_cm lets anyone who can reach the listening address
+ * ask for a QP, so both ends prove they hold the job's key material (the
+ * two ranks' per-job tokens, given by set_auth()) before the QP carries
+ * anything.  The request carries the initiator's rank, a fresh nonce and
+ * an HMAC-SHA256 over both ranks, the nonce and the initiator's QP number;
+ * the acceptor checks it before it creates a QP, and accepts each lower
+ * rank once.  The accept carries the responder's HMAC over the same
+ * nonce and both QP numbers, checked by the initiator when the connection
+ * is established (the reply's private data arrives with that event),
+ * before it lets anything out.  A REQ holds 56 bytes of private data after
+ * rdma_cm's own header on IB and RoCE, a REP 196: struct vrb_req fills
+ * the REQ exactly.
  *
  * Receives: writes with immediate also consume an SRQ receive; the SRQ is
  * refilled as buffers come back, and QPs use infinite RNR retry, so a
@@ -31,13 +44,23 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
 #include "rtopo.h"
 #include "log.h"
 #include "tl.h"
 
-#define VRB_MAGIC        0x72766231u   /* "rvb1" */
+#define VRB_MAGIC        0x72766231u   /* "rvb1": address blob */
+#define VRB_CM_MAGIC     0x72766232u   /* "rvb2": connection private data */
+#define VRB_NONCE        16
+#define VRB_MAC          SHA256_DIGEST_SIZE
+#define VRB_KEY_MAX      32            /* key material per rank (a token: 8) */
+#define VRB_REQ_PRIV_MAX 56            /* IB/RoCE REQ: 92 bytes - rdma_cm's 36 */
+#define VRB_REP_PRIV_MAX 196           /* IB/RoCE REP */
+#define VRB_NREJ_LOG     16            /* rejected sources logged by name */
 #define VRB_SQ_DEPTH     256           /* send WRs per QP */
 #define VRB_NOPS         2048          /* send WRs in flight, all QPs */
 #define VRB_NRECV        512           /* SRQ receive buffers */
@@ -67,14 +90,39 @@ struct vrb_addr {           /* the address blob */
     uint16_t pad;
 };
 
-struct vrb_priv {           /* rdma_connect private data */
+struct vrb_req {            /* rdma_connect private data */
+    uint32_t magic;         /* VRB_CM_MAGIC, network order */
+    uint32_t rank;          /* the initiator, network order */
+    uint8_t nonce[VRB_NONCE];
+    uint8_t mac[VRB_MAC];   /* vrb_mac(VRB_REQ, ..., responder qpn 0) */
+};
+
+struct vrb_rep {            /* rdma_accept private data */
     uint32_t magic;
-    uint32_t rank;
+    uint32_t rank;          /* the responder */
+    uint8_t mac[VRB_MAC];   /* vrb_mac(VRB_REP, ...) over the request's nonce */
+};
+
+struct vrb_rej {            /* rdma_reject private data: why, for the initiator */
+    uint32_t magic;
+    uint32_t reason;        /* VRB_REJ_* */
+};
+
+enum { VRB_REJ_FORMAT = 1, VRB_REJ_RANK, VRB_REJ_AUTH, VRB_REJ_DUPLICATE, VRB_REJ_QP };
+
+_Static_assert(sizeof(struct vrb_req) <= VRB_REQ_PRIV_MAX, "REQ private data too large");
+_Static_assert(sizeof(struct vrb_rep) <= VRB_REP_PRIV_MAX, "REP private data too large");
+
+struct vrb_key {
+    uint8_t len;
+    uint8_t b[VRB_KEY_MAX];
 };
 
 struct vrb_peer {
     int state;
     int reported;           /* a TL_EV_ERROR went out for this peer */
+    int status;             /* why it failed (VRB_FAILED) */
+    uint8_t nonce[VRB_NONCE];   /* of our request (we are the lower rank) */
     struct rdma_cm_id *id;
     struct ibv_qp *qp;
     int sq_used;
@@ -144,6 +192,11 @@ struct vrb_tl {
     int inline_known;
     size_t inject_max;
     int sq_depth;
+
+    struct vrb_key *keys;           /* per rank, from set_auth() */
+    uint32_t rej_src[VRB_NREJ_LOG]; /* sources whose rejection was logged */
+    int nrej_src;
+    unsigned long nrejected;
 };
 
 static inline struct vrb_tl *vrb_tl(struct rtopo__tl *tl)
@@ -391,8 +444,10 @@ static void vrb_peer_fail(struct vrb_tl *t, int peer, int status, const char *wh
 {
     struct vrb_peer *p = &t->peers[peer];
 
-    if (p->state != VRB_FAILED)
+    if (p->state != VRB_FAILED) {
         rtopo__debug("rank %d: %s", peer, why);
+        p->status = status;
+    }
     p->state = VRB_FAILED;
     if (!p->reported) {
         p->reported = 1;
@@ -491,6 +546,12 @@ static void vrb_close(struct rtopo__tl *tl)
         rdma_destroy_event_channel(t->ech);
     if (t->cm_devs)
         rdma_free_devices(t->cm_devs);
+    if (t->nrejected)
+        rtopo__info("rejected %lu connection request(s) that did not authenticate",
+                    t->nrejected);
+    if (t->keys)
+        memset(t->keys, 0, (size_t)t->nranks * sizeof(*t->keys));
+    free(t->keys);
     free(t->rbuf);
     free(t->bbuf);
     free(t->repost);
@@ -618,13 +679,14 @@ static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->bfree = malloc(VRB_NBOUNCE * sizeof(*t->bfree));
     t->ops = calloc(VRB_NOPS, sizeof(*t->ops));
     t->peers = calloc(t->nranks, sizeof(*t->peers));
+    t->keys = calloc(t->nranks, sizeof(*t->keys));
     for (size = 16; size < 2u * (unsigned)t->nranks; size *= 2)
         ;
     t->qpn_mask = size - 1;
     t->qpn_key = calloc(size, sizeof(*t->qpn_key));
     t->qpn_val = malloc(size * sizeof(*t->qpn_val));
     if (!t->rbuf || !t->bbuf || !t->repost || !t->bfree || !t->ops || !t->peers ||
-        !t->qpn_key || !t->qpn_val) {
+        !t->keys || !t->qpn_key || !t->qpn_val) {
         status = rtopo__error(RTOPO_ERR_NOMEM, "verbs buffers");
         goto err;
     }
@@ -760,13 +822,65 @@ static int vrb_create_qp(struct vrb_tl *t, struct rdma_cm_id *id, int peer)
     return RTOPO_OK;
 }
 
-static void vrb_conn_param(struct vrb_tl *t, struct rdma_conn_param *cp, struct vrb_priv *priv)
+static int vrb_set_auth(struct rtopo__tl *tl, int peer, const void *key, size_t len)
+{
+    struct vrb_tl *t = vrb_tl(tl);
+
+    if (peer < 0 || peer >= t->nranks || (len && key == NULL) || len > VRB_KEY_MAX)
+        return rtopo__error(RTOPO_ERR_INVAL, "key of %zu bytes for rank %d (limit %d, "
+                            "%d ranks)", len, peer, VRB_KEY_MAX, t->nranks);
+    if (len)
+        memcpy(t->keys[peer].b, key, len);
+    t->keys[peer].len = (uint8_t)len;
+    return RTOPO_OK;
+}
+
+enum { VRB_REQ = 0, VRB_REP = 1 };
+
+/* HMAC-SHA256 keyed with the initiator's then the responder's key
+ * material (each led by its length), over a label naming the message,
+ * both ranks, the initiator's nonce and the QP numbers that the CM
+ * messages carry (the responder's is 0 in the request: it has none yet).
+ * Without set_auth() the keys are empty: the handshake still runs but
+ * proves nothing, which only tests that drive the table directly do. */
+static void vrb_mac(const struct vrb_tl *t, int kind, int init, int resp,
+                    const uint8_t nonce[VRB_NONCE], uint32_t init_qpn, uint32_t resp_qpn,
+                    uint8_t mac[VRB_MAC])
+{
+    static const char *const labels[] = { "rtopo verbs request", "rtopo verbs accept" };
+    const struct vrb_key *ki = &t->keys[init], *kr = &t->keys[resp];
+    uint8_t key[2 * (VRB_KEY_MAX + 1)], w[16];
+    struct hmac_sha256_ctx h;
+    size_t kl = 0;
+    uint32_t v[4];
+
+    key[kl++] = ki->len;
+    memcpy(key + kl, ki->b, ki->len);
+    kl += ki->len;
+    key[kl++] = kr->len;
+    memcpy(key + kl, kr->b, kr->len);
+    kl += kr->len;
+    v[0] = htonl((uint32_t)init);
+    v[1] = htonl((uint32_t)resp);
+    v[2] = htonl(init_qpn);
+    v[3] = htonl(resp_qpn);
+    memcpy(w, v, sizeof(w));
+    hmac_sha256_set_key(&h, kl, key);
+    /* the label's NUL ends it */
+    hmac_sha256_update(&h, strlen(labels[kind]) + 1, (const uint8_t *)labels[kind]);
+    hmac_sha256_update(&h, 8, w);
+    hmac_sha256_update(&h, VRB_NONCE, nonce);
+    hmac_sha256_update(&h, 8, w + 8);
+    hmac_sha256_digest(&h, VRB_MAC, mac);
+    memset(&h, 0, sizeof(h));
+    memset(key, 0, sizeof(key));
+}
+
+static void vrb_conn_param(struct rdma_conn_param *cp, const void *priv, size_t len)
 {
     memset(cp, 0, sizeof(*cp));
-    priv->magic = htonl(VRB_MAGIC);
-    priv->rank = htonl(t->rank);
     cp->private_data = priv;
-    cp->private_data_len = sizeof(*priv);
+    cp->private_data_len = (uint8_t)len;
     cp->responder_resources = 0;      /* writes only, no reads or atomics */
     cp->initiator_depth = 0;
     cp->retry_count = 7;
@@ -841,57 +955,153 @@ static void vrb_log_path(struct vrb_tl *t, int peer, struct ibv_qp *qp)
                  128 << qa.path_mtu, qa.ah_attr.is_global ? qa.ah_attr.grh.sgid_index : -1);
 }
 
+/* Refuses a connection request, saying why in the reject's private data
+ * (for a genuine rank that got it wrong), and logs it once per source
+ * address: a flood from one source costs one line. */
+static void vrb_reject(struct vrb_tl *t, struct rdma_cm_id *id, long claimed, uint32_t reason,
+                       const char *why)
+{
+    struct vrb_rej rej;
+    struct sockaddr *sa = rdma_get_peer_addr(id);
+    uint32_t ip = 0;
+    char src[INET_ADDRSTRLEN + 8] = "an unknown address", who[40] = "";
+    int i, n = t->nrej_src < VRB_NREJ_LOG ? t->nrej_src : VRB_NREJ_LOG;
+
+    if (sa && sa->sa_family == AF_INET) {
+        ip = ((struct sockaddr_in *)sa)->sin_addr.s_addr;
+        inet_ntop(AF_INET, &ip, src, sizeof(src));
+    }
+    t->nrejected++;
+    for (i = 0; i < n && t->rej_src[i] != ip; i++)
+        ;
+    if (claimed >= 0)
+        snprintf(who, sizeof(who), " (claims rank %ld)", claimed);
+    if (i < n) {
+        rtopo__debug("connection request from %s%s rejected: %s", src, who, why);
+    } else if (t->nrej_src < VRB_NREJ_LOG) {
+        t->rej_src[t->nrej_src++] = ip;
+        rtopo__warn("connection request from %s%s rejected: %s; further rejected "
+                    "requests from %s are not logged", src, who, why, src);
+    } else if (t->nrej_src++ == VRB_NREJ_LOG) {
+        rtopo__warn("connection request from %s%s rejected: %s; rejected requests from "
+                    "%d sources so far, no further ones are logged", src, who, why,
+                    VRB_NREJ_LOG + 1);
+    }
+    rej.magic = htonl(VRB_CM_MAGIC);
+    rej.reason = htonl(reason);
+    if (rdma_reject(id, &rej, sizeof(rej)))
+        rtopo__debug("rdma_reject: %m");
+}
+
 /* Returns an id to destroy once the event is acked (a rejected request):
- * rdma_destroy_id() waits for the acks of its events. */
+ * rdma_destroy_id() waits for the acks of its events.  Nothing about the
+ * claimed rank changes before the request has authenticated. */
 static struct rdma_cm_id *vrb_on_request(struct vrb_tl *t, struct rdma_cm_event *e)
 {
     struct rdma_cm_id *id = e->id;
-    const struct vrb_priv *priv = e->param.conn.private_data;
+    const struct rdma_conn_param *in = &e->param.conn;
     struct rdma_conn_param cp;
-    struct vrb_priv mine;
+    struct vrb_req req;
+    struct vrb_rep rep;
+    uint8_t mac[VRB_MAC];
     struct vrb_peer *p;
+    uint32_t claimed;
     int peer;
 
-    if (priv == NULL || e->param.conn.private_data_len < sizeof(*priv) ||
-        ntohl(priv->magic) != VRB_MAGIC) {
-        rtopo__warn("connection request without an rtopo rank: rejected");
-        rdma_reject(id, NULL, 0);
+    if (in->private_data == NULL || in->private_data_len < sizeof(req)) {
+        vrb_reject(t, id, -1, VRB_REJ_FORMAT, "no rtopo authenticator");
         return id;
     }
-    peer = (int)ntohl(priv->rank);
-    if (peer < 0 || peer >= t->nranks || peer >= t->rank || t->peers[peer].id) {
-        rtopo__warn("connection request from rank %d: rejected (%s)", peer,
-                    peer >= 0 && peer < t->rank && peer < t->nranks ? "duplicate" :
-                    "not a lower rank");
-        rdma_reject(id, NULL, 0);
+    memcpy(&req, in->private_data, sizeof(req));
+    if (ntohl(req.magic) != VRB_CM_MAGIC) {
+        vrb_reject(t, id, -1, VRB_REJ_FORMAT, ntohl(req.magic) == VRB_MAGIC ?
+                   "request of an older rtopo without an authenticator" :
+                   "not an rtopo connection request");
+        return id;
+    }
+    claimed = ntohl(req.rank);
+    if (claimed >= (uint32_t)t->rank) {
+        vrb_reject(t, id, (long)claimed, VRB_REJ_RANK, claimed < (uint32_t)t->nranks ?
+                   "not a lower rank" : "no such rank");
+        return id;
+    }
+    peer = (int)claimed;
+    vrb_mac(t, VRB_REQ, peer, t->rank, req.nonce, in->qp_num, 0, mac);
+    if (!memeql_sec(mac, req.mac, VRB_MAC)) {
+        vrb_reject(t, id, peer, VRB_REJ_AUTH, "authentication failed (not from a rank of "
+                   "this job)");
         return id;
     }
     p = &t->peers[peer];
-    id->context = p;
-    p->id = id;
+    if (p->id || (p->state != VRB_IDLE && p->state != VRB_WAIT)) {
+        /* one connection per pair and job: a second request, even an
+         * authentic one (replayed), is refused */
+        vrb_reject(t, id, peer, VRB_REJ_DUPLICATE, "that rank has connected already");
+        return id;
+    }
     if (vrb_create_qp(t, id, peer)) {
-        rdma_reject(id, NULL, 0);
-        p->id = NULL;
+        vrb_reject(t, id, peer, VRB_REJ_QP, "cannot create a qp");
         vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "cannot create a qp");
         return id;
     }
-    vrb_conn_param(t, &cp, &mine);
+    id->context = p;
+    p->id = id;
+    memset(&rep, 0, sizeof(rep));
+    rep.magic = htonl(VRB_CM_MAGIC);
+    rep.rank = htonl((uint32_t)t->rank);
+    vrb_mac(t, VRB_REP, peer, t->rank, req.nonce, in->qp_num, id->qp->qp_num, rep.mac);
+    vrb_conn_param(&cp, &rep, sizeof(rep));
     if (rdma_accept(id, &cp)) {
         rtopo__warn("rdma_accept for rank %d: %m", peer);
         vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_accept failed");
         return NULL;
     }
     p->state = VRB_CONNECTING;
-    rtopo__debug("rank %d: request accepted, qp 0x%x", peer, id->qp->qp_num);
+    rtopo__debug("rank %d: request authenticated and accepted, qp 0x%x", peer, id->qp->qp_num);
     return NULL;
+}
+
+/* The initiator's check of the accept: 0 when the responder proved it. */
+static int vrb_check_rep(struct vrb_tl *t, int peer, const struct rdma_cm_event *e)
+{
+    const struct rdma_conn_param *in = &e->param.conn;
+    uint8_t mac[VRB_MAC];
+    struct vrb_rep rep;
+
+    if (in->private_data == NULL || in->private_data_len < sizeof(rep))
+        return -1;
+    memcpy(&rep, in->private_data, sizeof(rep));
+    if (ntohl(rep.magic) != VRB_CM_MAGIC || ntohl(rep.rank) != (uint32_t)peer)
+        return -1;
+    vrb_mac(t, VRB_REP, t->rank, peer, t->peers[peer].nonce, e->id->qp->qp_num,
+            in->qp_num, mac);
+    return memeql_sec(mac, rep.mac, VRB_MAC) ? 0 : -1;
+}
+
+/* The lower rank's request, once its QP exists. */
+static int vrb_send_request(struct vrb_tl *t, int peer, struct rdma_cm_id *id)
+{
+    struct vrb_peer *p = &t->peers[peer];
+    struct rdma_conn_param cp;
+    struct vrb_req req;
+
+    if (getrandom(p->nonce, VRB_NONCE, 0) != VRB_NONCE)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "getrandom: %m");
+    memset(&req, 0, sizeof(req));
+    req.magic = htonl(VRB_CM_MAGIC);
+    req.rank = htonl((uint32_t)t->rank);
+    memcpy(req.nonce, p->nonce, VRB_NONCE);
+    vrb_mac(t, VRB_REQ, t->rank, peer, p->nonce, id->qp->qp_num, 0, req.mac);
+    vrb_conn_param(&cp, &req, sizeof(req));
+    if (rdma_connect(id, &cp))
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_connect to rank %d: %m", peer);
+    return RTOPO_OK;
 }
 
 static struct rdma_cm_id *vrb_cm_event(struct vrb_tl *t, struct rdma_cm_event *e)
 {
     struct vrb_peer *p = e->id->context;
     int peer = p ? (int)(p - t->peers) : -1;
-    struct rdma_conn_param cp;
-    struct vrb_priv mine;
 
     if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST)
         return vrb_on_request(t, e);
@@ -907,18 +1117,31 @@ static struct rdma_cm_id *vrb_cm_event(struct vrb_tl *t, struct rdma_cm_event *e
             vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "cannot create a qp");
             break;
         }
-        vrb_conn_param(t, &cp, &mine);
-        if (rdma_connect(e->id, &cp)) {
+        if (vrb_send_request(t, peer, e->id)) {
             vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_connect failed");
             break;
         }
         p->state = VRB_CONNECTING;
         break;
     case RDMA_CM_EVENT_ESTABLISHED:
-        if (p->state == VRB_CONNECTING) {
-            p->state = VRB_CONNECTED;
-            vrb_log_path(t, peer, e->id->qp);
+        if (p->state != VRB_CONNECTING)
+            break;
+        /* the active side: the QP is ready to send, but nothing goes out
+         * before the responder has proved it belongs to the job */
+        if (peer > t->rank && vrb_check_rep(t, peer, e)) {
+            char ipstr[INET_ADDRSTRLEN];
+
+            inet_ntop(AF_INET, &p->addr.sin_addr, ipstr, sizeof(ipstr));
+            rtopo__warn("rank %d: the accept of our connection did not authenticate "
+                        "(%s:%u is not that rank of this job): disconnected", peer, ipstr,
+                        ntohs(p->addr.sin_port));
+            rdma_disconnect(e->id);
+            vrb_peer_fail(t, peer, RTOPO_ERR_AUTH, "the accept of our connection request "
+                          "failed authentication");
+            break;
         }
+        p->state = VRB_CONNECTED;
+        vrb_log_path(t, peer, e->id->qp);
         break;
     case RDMA_CM_EVENT_ADDR_ERROR:
     case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -930,11 +1153,26 @@ static struct rdma_cm_id *vrb_cm_event(struct vrb_tl *t, struct rdma_cm_event *e
     case RDMA_CM_EVENT_ADDR_CHANGE: {
         char why[64];
 
+        const struct vrb_rej *rej = e->param.conn.private_data;
+        int status = RTOPO_ERR_PEER;
+
         /* our half too: the QP goes to error and its sends flush */
         if (e->event == RDMA_CM_EVENT_DISCONNECTED && p->state == VRB_CONNECTED)
             rdma_disconnect(e->id);
         snprintf(why, sizeof(why), "%s (status %d)", rdma_event_str(e->event), e->status);
-        vrb_peer_fail(t, peer, RTOPO_ERR_PEER, why);
+        if (e->event == RDMA_CM_EVENT_REJECTED && rej &&
+            e->param.conn.private_data_len >= sizeof(*rej) &&
+            ntohl(rej->magic) == VRB_CM_MAGIC) {
+            uint32_t r = ntohl(rej->reason);
+
+            status = r == VRB_REJ_AUTH ? RTOPO_ERR_AUTH : RTOPO_ERR_PEER;
+            snprintf(why, sizeof(why), "the rank refused our connection: %s",
+                     r == VRB_REJ_AUTH ? "authentication failed" :
+                     r == VRB_REJ_DUPLICATE ? "connected already" :
+                     r == VRB_REJ_RANK ? "wrong rank" :
+                     r == VRB_REJ_QP ? "it cannot create a qp" : "bad request");
+        }
+        vrb_peer_fail(t, peer, status, why);
         break;
     }
     default:
@@ -1022,6 +1260,9 @@ static int vrb_ready(struct vrb_tl *t, int peer, struct vrb_peer **p_p)
     case VRB_CONNECTED:
         break;
     case VRB_FAILED:
+        if (p->status == RTOPO_ERR_AUTH)
+            return rtopo__error(RTOPO_ERR_AUTH, "connection to rank %d failed "
+                                "authentication", peer);
         return rtopo__error_quiet(RTOPO_ERR_PEER, "connection to rank %d failed", peer);
     case VRB_IDLE:
         /* a lower rank's request may still come; our own needs connect() */
@@ -1406,4 +1647,5 @@ const struct rtopo__tl_ops rtopo__tl_verbs = {
     .poll = vrb_poll,
     .wait = vrb_wait,
     .info = vrb_info,
+    .set_auth = vrb_set_auth,
 };
