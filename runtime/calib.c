@@ -190,7 +190,7 @@ static void rtopo__model_fill(rtopo_topo_t *t, const struct rtopo__calib *c, int
     }
 }
 
-int rtopo__topo_model(rtopo_topo_t *t)
+static int rtopo__topo_measure(rtopo_topo_t *t)
 {
     rtopo_ctx_t *ctx = t->ctx;
     int p = t->desc.p, host = t->desc.host ? p - 1 : -1, st = RTOPO_OK;
@@ -200,9 +200,6 @@ int rtopo__topo_model(rtopo_topo_t *t)
     uint8_t *buf = NULL;
     char text[600];
 
-    t->model = ctx->model;
-    if (!ctx->model_measure)
-        return RTOPO_OK;
     /* which kinds of pair this topology has, and which are unknown (every
      * rank sees the same job, so every rank decides alike) */
     if (p - (host >= 0) >= 2)
@@ -268,4 +265,17 @@ int rtopo__topo_model(rtopo_topo_t *t)
         rtopo__debug("topology %u: model %s%s", t->id, text,
                      measure_n || measure_h ? " (measured now)" : "");
     return RTOPO_OK;
+}
+
+int rtopo__topo_model(rtopo_topo_t *t)
+{
+    int st;
+
+    t->model = t->ctx->model;
+    if (!t->ctx->model_measure)
+        return RTOPO_OK;
+    st = rtopo__topo_measure(t);
+    /* the caller's operations count from here, on every rank alike */
+    t->ctx->tlast[t->id].seq0 = t->next_seq;
+    return st;
 }

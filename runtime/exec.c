@@ -550,7 +550,8 @@ static void rtopo__op_track_done(rtopo__track_t *t)
         int st = t->status;
         t->status = 0;
         rtopo__op_error(op, st, -1, "a control message of operation %u on topology %u "
-                        "failed: %s", op->seq, op->topo->id, rtopo_strerror(st));
+                        "failed: %s", rtopo__user_seq(op->ctx, op->topo->id, op->seq),
+                        op->topo->id, rtopo_strerror(st));
         return;
     }
     rtopo__op_check(op);
@@ -829,8 +830,9 @@ int rtopo__op_start(rtopo__op_t *op)
     return RTOPO_OK;
 fail:
     if (op->active)
-        rtopo__op_error(op, st, -1, "starting operation %u on topology %u: %s", op->seq,
-                        op->topo->id, rtopo_last_error());
+        rtopo__op_error(op, st, -1, "starting operation %u on topology %u: %s",
+                        rtopo__user_seq(op->ctx, op->topo->id, op->seq), op->topo->id,
+                        rtopo_last_error());
     return op->status;
 }
 
@@ -842,7 +844,8 @@ static void rtopo__mismatch(rtopo__op_t *op, const rtopo__msg_t *m, const char *
                     "rank %d sent %s this rank's operation %u on topology %u does not "
                     "expect (transfer %u hop %u, %llu bytes, signature %08x, here %08x): "
                     "ranks must call the collective with the same arguments",
-                    m->src, what, op->seq, op->topo->id, m->xfer, m->hop,
+                    m->src, what, rtopo__user_seq(op->ctx, op->topo->id, op->seq),
+                    op->topo->id, m->xfer, m->hop,
                     (unsigned long long)m->len, m->sig, op->plan->sig);
 }
 
@@ -1030,6 +1033,13 @@ static rtopo__op_t *rtopo__op_lookup(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_
     return NULL;
 }
 
+uint32_t rtopo__user_seq(const rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq)
+{
+    uint32_t seq0 = topo_id < ctx->next_topo_id ? ctx->tlast[topo_id].seq0 : 0;
+
+    return seq >= seq0 ? seq - seq0 : seq;
+}
+
 /* EAGER, RTR and CREDIT: to the running operation, or kept until it starts */
 static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
 {
@@ -1058,7 +1068,7 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
                          "this rank completed without it: ranks must call the collective "
                          "with the same arguments", m->src,
                          m->type == RTOPO__MSG_EAGER ? "data" : "a receive window",
-                         m->seq, m->topo_id);
+                         rtopo__user_seq(ctx, m->topo_id, m->seq), m->topo_id);
         return;
     }
     /* Early messages are bounded: a peer may run ahead by a window of
@@ -1069,8 +1079,10 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, NULL, m->topo_id, m->seq,
                          "rank %d sent a message for operation %u on topology %u, too far "
                          "ahead of this rank (topology %u, operation %u; at most %u "
-                         "operations, %u messages kept per peer)", m->src, m->seq,
-                         m->topo_id, ctx->next_topo_id, t ? t->next_seq : 0,
+                         "operations, %u messages kept per peer)", m->src,
+                         rtopo__user_seq(ctx, m->topo_id, m->seq), m->topo_id,
+                         ctx->next_topo_id,
+                         t ? rtopo__user_seq(ctx, t->id, t->next_seq) : 0,
                          RTOPO__EARLY_OPS, RTOPO__EARLY_MSGS);
         return;
     }
@@ -1372,7 +1384,8 @@ static int rtopo__op_timed_out(rtopo__op_t *op, int st)
     if (st == RTOPO_ERR_TIMEOUT && op->active) {
         rtopo__describe_wait(op, what, sizeof(what));
         rtopo__op_error(op, RTOPO_ERR_TIMEOUT, -1, "operation %u on topology %u did not "
-                        "complete within %d ms: %s", op->seq, op->topo->id,
+                        "complete within %d ms: %s",
+                        rtopo__user_seq(op->ctx, op->topo->id, op->seq), op->topo->id,
                         op->ctx->timeout_ms, what);
     } else if (st && op->active) {
         rtopo__op_error(op, st, -1, "progress failed: %s", rtopo_last_error());

@@ -417,6 +417,8 @@ struct rtopo_ctx {
     rtopo_topo_t **topos;       /* by id; NULL once freed */
     struct rtopo__tlast {       /* by id, kept after the topology is freed: */
         uint32_t seq;           /* the last operation that ended on it */
+        uint32_t seq0;          /* the first of the caller's operations (those
+                                   before are the runtime's own, calib.c) */
         int valid;              /* (completed or failed) and its arguments, */
         rtopo__opdesc_t desc;   /* named when a late peer's differ */
     } *tlast;
@@ -545,6 +547,9 @@ void rtopo__await_named(rtopo_ctx_t *ctx, int limit_ms);
 
 /* exec.c */
 void rtopo__exec_init(rtopo_ctx_t *ctx);
+/* operation `seq` of topology `topo_id` as the caller counts them (its
+ * first is 0), for messages */
+uint32_t rtopo__user_seq(const rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq);
 uint32_t rtopo__sig(const rtopo__opdesc_t *d);
 void rtopo__opdesc_shift(rtopo__opdesc_t *d, const rtopo_topo_t *t, long q, size_t bytes,
                          int algo);
