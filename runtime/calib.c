@@ -17,7 +17,12 @@
  * holds the same model and makes the same choice.  Figures are kept per
  * role (node to node, host to node) and kind of pair (both ranks on one
  * machine, or on two), so a job measures each once; every topology takes
- * its classes from the roles and kinds of its own pairs.
+ * its classes from the roles and kinds of its own pairs.  A topology whose
+ * ranks all share one machine gets lanes = 1: its transfers are memory
+ * copies by the same processors, which the measured pairs do not show
+ * competing (on two cores, the host writing every window itself beats
+ * forwarding through sub-cube roots, which independent links would
+ * predict the other way round).
  */
 #include "config.h"
 #include <stdio.h>
@@ -194,7 +199,7 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
 {
     rtopo_ctx_t *ctx = t->ctx;
     int p = t->desc.p, host = t->desc.host ? p - 1 : -1, st = RTOPO_OK;
-    int kn = -1, kh = -1, measure_n, measure_h;
+    int kn = -1, kh = -1, measure_n, measure_h, r;
     struct { double ts[2], tw[2]; } fig;
     struct rtopo_mem *mem = NULL;
     uint8_t *buf = NULL;
@@ -261,6 +266,14 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
     }
     if (kh >= 0)
         rtopo__model_fill(t, &ctx->calib[1][kh], 1);
+    /* ranks of one machine share its processors and memory: their
+     * transfers are copies that do not run side by side at full speed the
+     * way transfers on separate links do */
+    for (r = 1; r < p && !rtopo__pair_kind(ctx, rtopo__topo_job_rank(t, 0),
+                                           rtopo__topo_job_rank(t, r)); r++)
+        ;
+    if (p > 1 && r == p)
+        t->model.lanes = 1;
     if (rtopo__model_str(&t->model, text, sizeof(text)) == 0)
         rtopo__debug("topology %u: model %s%s", t->id, text,
                      measure_n || measure_h ? " (measured now)" : "");

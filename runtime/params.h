@@ -58,8 +58,8 @@
        "cost model of the auto choices: auto (measure the transport when "    \
        "a topology is created, once per kind of rank pair), default (the "    \
        "built-in constants), or KEY=VALUE,... over those constants: ts, tw, " \
-       "th (5us, 1ns), bw (10G), chunk, ports, tk, with an optional link "    \
-       "class prefix (host.ts=2us); every rank must give the same")          \
+       "th (5us, 1ns), bw (10G), chunk, ports, lanes, tk, with an optional "  \
+       "link class prefix (host.ts=2us); every rank must give the same")     \
     XX(LOG_LEVEL, log_level, STR, "warn",                                     \
        "log verbosity: error, warn, info, debug, trace")                      \
     XX(RANK, rank, INT, "-1",                                                 \

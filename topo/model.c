@@ -6,7 +6,7 @@
  * model holds: ts, tw, th (seconds, or with a unit: 5us, 1ns, 2ms; th < 0
  * means ts + chunk*tw of its class), bw
  * (bytes per second, sets tw = 1/bw; K, M, G are powers of 1000), chunk
- * (bytes, K/M/G powers of 1024), ports (0..1024, 0 = no limit), tk
+ * (bytes, K/M/G powers of 1024), ports and lanes (0..1024, 0 = no limit), tk
  * (seconds per byte a kernel touches).  ts, tw, th and bw may carry a
  * link class prefix (host.ts=2us); without one they set every class but
  * LOCAL, which stays free unless named.
@@ -128,22 +128,25 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
             hi = lo + 1;
             key = dot + 1;
         }
-        if (!strcmp(key, "ports") || !strcmp(key, "tk") || !strcmp(key, "chunk")) {
+        if (!strcmp(key, "ports") || !strcmp(key, "lanes") || !strcmp(key, "tk") ||
+            !strcmp(key, "chunk")) {
             uint64_t b;
 
             if (dot)
                 st = rtopo__error(RTOPO_ERR_INVAL, "%s applies to every class", key);
-            else if (!strcmp(key, "ports")) {
+            else if (!strcmp(key, "ports") || !strcmp(key, "lanes")) {
                 char *e;
                 long v;
 
                 errno = 0;
                 v = strtol(eq + 1, &e, 10);
                 if (e == eq + 1 || *e || errno || v < 0 || v > 1024)
-                    st = rtopo__error(RTOPO_ERR_INVAL, "bad ports '%s' (0..1024, "
-                                      "0 = no limit)", eq + 1);
-                else
+                    st = rtopo__error(RTOPO_ERR_INVAL, "bad %s '%s' (0..1024, "
+                                      "0 = no limit)", key, eq + 1);
+                else if (key[0] == 'p')
                     m->ports = (int)v;
+                else
+                    m->lanes = (int)v;
             } else if (!strcmp(key, "tk")) {
                 if (rtopo__time(eq + 1, &x, 0))
                     st = rtopo__error(RTOPO_ERR_INVAL, "bad tk '%s' (time per byte "
@@ -215,7 +218,7 @@ int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n)
             len += (size_t)k;
         }
     }
-    k = snprintf(out + len, n - len, ",chunk=%zu,ports=%d,tk=%.4gns", m->chunk, m->ports,
-                 m->tk * 1e9);
+    k = snprintf(out + len, n - len, ",chunk=%zu,ports=%d,lanes=%d,tk=%.4gns", m->chunk,
+                 m->ports, m->lanes, m->tk * 1e9);
     return k < 0 || (size_t)k >= n - len ? -1 : 0;
 }

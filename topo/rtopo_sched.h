@@ -483,6 +483,8 @@ typedef struct rtopo__model {
                                        absorbs) at once; 0: no limit */
     double tk;                      /* seconds per byte a kernel touches (SORT:
                                        times log2 of its records) */
+    int lanes;                      /* hops that move at once in the whole
+                                       schedule; 0: no limit (links apart) */
 } rtopo__model_t;
 
 void rtopo__model_default(rtopo__model_t *m);

@@ -95,6 +95,7 @@ void rtopo__model_default(rtopo__model_t *m)
     m->th[RTOPO__LINK_LOCAL] = 0.0;
     m->chunk = 256 * 1024;
     m->ports = 1;
+    m->lanes = 0;
     m->tk = 0.25e-9;
 }
 

@@ -12,7 +12,9 @@
  *    hop j+1 asks th after hop j was granted, so an uncontended route
  *    costs ts + m*tw + (h-1)*th with th = ts + min(chunk, m)*tw unless
  *    set; a rank's ports (one by default) serialize what it injects and
- *    what it absorbs.  One-port sequential sends of p blocks cost
+ *    what it absorbs, and `lanes`, when set, is how many hops move at once
+ *    in the whole schedule (ranks sharing one machine's processors and
+ *    memory: 1 makes every hop wait for the one before).  One-port sequential sends of p blocks cost
  *    p(ts + m*tw); recursive halving costs d*ts + (p-1)*m*tw.
  *  - lock-step load: hops on one link direction in one step; more than
  *    one is contention.
@@ -416,12 +418,13 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
              *oadj = NULL, *hlink = NULL;
     double *rdy = NULL, *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
-           *cpu = NULL, span = 0.0;
+           *cpu = NULL, *lane = NULL, span = 0.0;
     uint64_t *stage = NULL, arena_len = 0;
     uint8_t *arena = NULL;
     rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
     rtopo__heap_t h = { NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
+    int nl = m->lanes > 0 ? m->lanes : 0;
 
     cnt = calloc((size_t)n + 1, sizeof(*cnt));
     first = calloc((size_t)n + 2, sizeof(*first));
@@ -434,8 +437,10 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         sport = calloc((size_t)p * (size_t)k, sizeof(*sport));
         rport = calloc((size_t)p * (size_t)k, sizeof(*rport));
     }
+    if (nl)
+        lane = calloc((size_t)nl, sizeof(*lane));
     if (!cnt || !first || !oadj || !rdy || !xend || !hlink || !cpu ||
-        (k && (!sport || !rport)) || rtopo__linkmap_grow(&map)) {
+        (k && (!sport || !rport)) || (nl && !lane) || rtopo__linkmap_grow(&map)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
@@ -523,15 +528,19 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             const rtopo__hop_t *hp = &s->hops[x->hop0 + e.hop];
             uint32_t l = hlink[x->hop0 + e.hop];
             double T = m->ts[hp->link] + (double)x->len * m->tw[hp->link], g;
-            size_t sp = 0, rp = 0;
+            size_t sp = 0, rp = 0, lp = 0;
             int last = e.hop + 1 == x->nhops;
 
             g = rtopo__max(e.t, lfree[l]);
+            if (nl)
+                g = rtopo__max(g, rtopo__port_pick(lane, nl, 0, &lp));
             if (k && e.hop == 0)
                 g = rtopo__max(g, rtopo__port_pick(sport, k, x->src, &sp));
             if (k && last)
                 g = rtopo__max(g, rtopo__port_pick(rport, k, x->dst, &rp));
             lfree[l] = g + T;
+            if (nl)
+                lane[lp] = g + T;
             if (k && e.hop == 0)
                 sport[sp] = g + T;
             if (k && last)
@@ -597,6 +606,7 @@ out:
     free(hlink);
     free(lfree);
     free(sport);
+    free(lane);
     free(rport);
     free(cpu);
     free(stage);

@@ -303,6 +303,36 @@ static void test_model_parse(void)
     }
 }
 
+/* lanes: hops that move at once in the whole schedule (one machine) */
+static void test_model_lanes(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    rtopo__model_t m;
+    rtopo__sim_result_t r;
+    double one = 5e-6 + 1000 * 1e-9;
+    int lanes;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 4, 0, 0) == 0);
+    /* a ring shift by 1: four one-hop transfers on four links, one step */
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_RING, 1, 1000, NULL, &s) == 0);
+    for (lanes = 0; lanes <= 5; lanes++) {
+        int waves = lanes ? (4 + lanes - 1) / lanes : 1;
+
+        rtopo__model_default(&m);
+        m.lanes = lanes;
+        CU_ASSERT_EQUAL_FATAL(rtopo__sim_run(s, &m, &r), 0);
+        TU_CHECK(r.model_time > waves * one * 0.999 && r.model_time < waves * one * 1.001,
+                 "lanes %d: %g s, expected %g", lanes, r.model_time, waves * one);
+    }
+    rtopo__model_default(&m);
+    CU_ASSERT_EQUAL(rtopo__model_parse("lanes=3", &m), RTOPO_OK);
+    CU_ASSERT_EQUAL(m.lanes, 3);
+    CU_ASSERT_EQUAL(rtopo__model_parse("lanes=-1", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__model_parse("ring.lanes=1", &m), RTOPO_ERR_INVAL);
+    rtopo__sched_free(s);
+}
+
 static void test_edges_cube_id(void)
 {
     rtopo__tdesc_t t;
@@ -351,7 +381,8 @@ int tu_suite_topo(void)
         !CU_add_test(s, "neighbours", test_neighbors) ||
         !CU_add_test(s, "edges", test_edges) ||
         !CU_add_test(s, "identity cube edges", test_edges_cube_id) ||
-        !CU_add_test(s, "cost model lists", test_model_parse))
+        !CU_add_test(s, "cost model lists", test_model_parse) ||
+        !CU_add_test(s, "cost model lanes", test_model_lanes))
         return CU_get_error();
     return CUE_SUCCESS;
 }
