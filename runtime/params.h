@@ -19,7 +19,7 @@
  * fits in an int) or SIZE (a byte count) */
 #define RTOPO_PARAMS_MAP(XX)                                                  \
     XX(TRANSPORT, transport, STR, "auto",                                     \
-       "transport: auto, ofi (= ofi:rxm), ofi:rxm, ofi:tcp, ofi:shm, "        \
+       "transport: auto, shm, ofi (= ofi:rxm), ofi:rxm, ofi:tcp, ofi:shm, "   \
        "ofi:<libfabric provider string>, or verbs")                            \
     XX(TIMEOUT_MS, timeout_ms, INT, "60000",                                  \
        "time limit of one operation (and of bootstrap steps), in ms: "        \

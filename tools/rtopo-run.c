@@ -839,6 +839,28 @@ static void rr_rank_exited(struct rr_job *j, int r, int status)
     rr_round_check(j);
 }
 
+/* Is name the native shm transport's segment of a rank with this pid:
+ * rtopo-shm-<uid>-<job>-<rank>-<pid>, uid ours? */
+static int rr_shm_native(const char *name, pid_t pid)
+{
+    char prefix[32], suffix[24];
+    size_t n = strlen(name), np, ns;
+    const char *p;
+    int dashes = 0;
+
+    np = (size_t)snprintf(prefix, sizeof(prefix), "rtopo-shm-%u-", (unsigned)geteuid());
+    ns = (size_t)snprintf(suffix, sizeof(suffix), "-%d", (int)pid);
+    if (n <= np + ns || strncmp(name, prefix, np) || strcmp(name + n - ns, suffix))
+        return 0;
+    for (p = name + np; p < name + n - ns; p++) {
+        if (*p == '-')
+            dashes++;
+        else if (*p < '0' || *p > '9')
+            return 0;
+    }
+    return dashes == 1;
+}
+
 /*
  * libfabric's shm provider (ofi:shm) keeps the queues of an endpoint in
  * /dev/shm/<pid>:<uid>:<n> (16 MiB; n counts the endpoints of the
@@ -846,10 +868,14 @@ static void rr_rank_exited(struct rr_job *j, int r, int status)
  * that never closed its endpoint (killed by a signal, terminated by
  * rtopo-run, ended without rtopo_finalize) leaves its files behind, and a
  * later process that gets the same pid then fails to create its own
- * (EBUSY).  Called while the rank is a zombie, not reaped yet: its pid
- * belongs to no other process, so every file named after it is the
- * rank's.  Only regular files of this user, named <pid>:digits[:digits].
- * Returns how many it removed, and their names in names[cap].
+ * (EBUSY).  The native shm transport's segment,
+ * /dev/shm/rtopo-shm-<uid>-<job>-<rank>-<pid>, stays behind the same way
+ * (the transport's next open sweeps it too, but only on this host and
+ * only for its user).  Called while the rank is a zombie, not reaped
+ * yet: its pid belongs to no other process, so every file named after it
+ * is the rank's.  Only regular files of this user, named
+ * <pid>:digits[:digits] or as above.  Returns how many it removed, and
+ * their names in names[cap].
  */
 static int rr_shm_sweep(pid_t pid, char *names, size_t cap)
 {
@@ -866,10 +892,14 @@ static int rr_shm_sweep(pid_t pid, char *names, size_t cap)
         return 0;
     n = (size_t)snprintf(prefix, sizeof(prefix), "%d:", (int)pid);
     while ((d = readdir(dir))) {
-        if (strncmp(d->d_name, prefix, n) || !d->d_name[n])
-            continue;
-        for (p = d->d_name + n; *p && ((*p >= '0' && *p <= '9') || *p == ':'); p++)
-            ;
+        if (rr_shm_native(d->d_name, pid)) {
+            p = "";
+        } else {
+            if (strncmp(d->d_name, prefix, n) || !d->d_name[n])
+                continue;
+            for (p = d->d_name + n; *p && ((*p >= '0' && *p <= '9') || *p == ':'); p++)
+                ;
+        }
         if (*p || fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
             !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
             unlinkat(dirfd(dir), d->d_name, 0))
@@ -1436,7 +1466,7 @@ static void rr_bad_option(const struct option *opts, const char *arg, int optopt
 static int rr_transport_ok(const char *t)
 {
     return !strcmp(t, "auto") || !strcmp(t, "verbs") || !strcmp(t, "ofi") ||
-           (!strncmp(t, "ofi:", 4) && t[4]);
+           !strcmp(t, "shm") || (!strncmp(t, "ofi:", 4) && t[4]);
 }
 
 int main(int argc, char **argv)
@@ -1468,7 +1498,7 @@ int main(int argc, char **argv)
         case 't':
             if (!rr_transport_ok(optarg)) {
                 fprintf(stderr, "rtopo-run: unknown transport '%s' (ofi:rxm, "
-                        "ofi:tcp, ofi:shm, ofi:<provider>, verbs, auto)\n",
+                        "ofi:tcp, ofi:shm, ofi:<provider>, verbs, shm, auto)\n",
                         optarg);
                 return 2;
             }

@@ -6,6 +6,7 @@
 #include "tl.h"
 
 static const struct rtopo__tl_ops *const rtopo__tl_list[] = {
+    &rtopo__tl_shm,     /* by name only: "auto" passes it by */
 #ifdef HAVE_VERBS
     &rtopo__tl_verbs,
 #endif

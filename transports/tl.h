@@ -155,6 +155,7 @@ struct rtopo__tl_ops {
  * transports/tl.c lists the built ones. */
 extern const struct rtopo__tl_ops rtopo__tl_ofi;
 extern const struct rtopo__tl_ops rtopo__tl_verbs;
+extern const struct rtopo__tl_ops rtopo__tl_shm;
 
 /* Lookup by transport string; NULL if no backend matches. */
 const struct rtopo__tl_ops *rtopo__tl_find(const char *transport);

@@ -1,7 +1,7 @@
 /*
  * tl_check.c - transport conformance test, through the ops table only.
  *
- * usage: tl_check TRANSPORT        (ofi:rxm, ofi:tcp, ofi:shm, verbs, ...)
+ * usage: tl_check TRANSPORT        (ofi:rxm, ofi:tcp, ofi:shm, shm, verbs, ...)
  *
  * Forks two ranks (then three, for connection fan-out) that swap address
  * blobs and remote keys over socketpairs, so no bootstrap layer is needed,
@@ -9,7 +9,8 @@
  * inject writes, large and many outstanding writes, blocking wait() and
  * peer death.  One line per check, then "N passed, N failed".
  * A rank that plays the dead peer ends with _exit and leaves what its
- * endpoint created behind (ofi:shm: /dev/shm/<pid>:<uid>:<n>, 16 MiB);
+ * endpoint created behind (ofi:shm: /dev/shm/<pid>:<uid>:<n>, 16 MiB;
+ * shm: /dev/shm/rtopo-shm-<uid>-<job>-<rank>-<pid>);
  * once every rank of a scenario has ended, the parent removes what its
  * ranks left there ("info rank N pid P" names them).
  * Exit: 0 all passed, 1 a check failed, 77 transport not built or not
@@ -866,6 +867,84 @@ static void check_too_big(void)
           rc ? rtopo_err_name(rc) : "accepted");
 }
 
+/* Writes outside what the target opened are refused, at once
+ * (RTOPO_ERR_INVAL) or in their completion (TL_EV_ERROR): past the end of
+ * the region, under a forged key, and under the key of a region the
+ * target has deregistered since; small writes (in the ring) and large
+ * ones (cross-memory attach) alike.  The target's memory must be
+ * untouched.  Native shm only (it checks the key against the target's
+ * table of regions; libfabric and verbs report such errors in their own
+ * ways, not checked here). */
+static void check_bad_keys(int w, int t)
+{
+    static const size_t lens[] = { 8, 65536 };
+    unsigned char *spare = NULL;
+    struct rtopo__tl_mr *smr2 = NULL;
+    rtopo__rkey_t rk2;
+    unsigned i;
+
+    if (strcmp(P.transport, "shm"))
+        return;
+    oob_sync(w == P.rank ? t : w, 700);
+    if (P.rank == t) {
+        long wrong;
+        int rc;
+
+        memset(P.tbuf, 0, TBUF_SIZE);
+        spare = aligned_alloc(4096, 131072);
+        memset(spare, 0, 131072);
+        rc = P.ops->mem_reg(P.tl, spare, 131072,
+                            RTOPO__TL_ACCESS_LOCAL | RTOPO__TL_ACCESS_REMOTE_WRITE, &smr2);
+        P.ops->mem_rkey(smr2, &rk2);
+        P.ops->mem_dereg(smr2);
+        /* the writer gets the key of a region that is gone */
+        oob_send(w, &rk2, sizeof(rk2));
+        oob_sync(w, 701);
+        for (i = 0, wrong = -1; i < 131072 && wrong < 0; i++)
+            if (spare[i])
+                wrong = (long)i;
+        check(rc == 0 && wrong < 0 && !memchr(P.tbuf, 0x5a, TBUF_SIZE),
+              "writes outside the open regions from %d: memory untouched", w);
+        free(spare);
+    } else {
+        rtopo__rkey_t bad;
+        int rc[3][2], ok = 1, k, nerr = P.nerr;
+        struct qev ev;
+
+        if (oob_recv(t, &rk2, sizeof(rk2)))
+            return;
+        memset(P.sbuf, 0x5a, 65536);
+        for (i = 0; i < 2; i++) {
+            /* past the end */
+            rc[0][i] = P.ops->write(P.tl, t, P.sbuf, lens[i], P.smr, &P.rkey[t],
+                                    TBUF_SIZE - lens[i] + 1, 1, RTOPO__TL_IMM, sctx(12, i));
+            /* a forged key */
+            bad = P.rkey[t];
+            bad.key ^= (uint64_t)1 << 40;
+            rc[1][i] = P.ops->write(P.tl, t, P.sbuf, lens[i], P.smr, &bad, 0, 1,
+                                    RTOPO__TL_IMM, sctx(12, 2 + i));
+            /* the key of a deregistered region */
+            rc[2][i] = P.ops->write(P.tl, t, P.sbuf, lens[i], P.smr, &rk2, 0, 1,
+                                    RTOPO__TL_IMM, sctx(12, 4 + i));
+            for (k = 0; k < 3; k++) {
+                struct match m = { RTOPO__TL_EV_ERROR, t, 1, sctx(12, 2 * k + i) };
+
+                /* accepted: then its completion must say it failed */
+                if (rc[k][i] == 0)
+                    rc[k][i] = take(&m, TMO_MS, &ev) ? ev.e.status : RTOPO_ERR_TIMEOUT;
+                ok &= rc[k][i] == RTOPO_ERR_INVAL || rc[k][i] == RTOPO_ERR_TRANSPORT;
+            }
+        }
+        drop_local_done();
+        P.nerr = nerr;      /* these errors were asked for */
+        check(ok, "writes outside the open regions to %d failed: past the end %s/%s, "
+              "forged key %s/%s, deregistered region %s/%s (8 B / 64 KiB)", t,
+              rtopo_err_name(rc[0][0]), rtopo_err_name(rc[0][1]), rtopo_err_name(rc[1][0]),
+              rtopo_err_name(rc[1][1]), rtopo_err_name(rc[2][0]), rtopo_err_name(rc[2][1]));
+        oob_sync(t, 701);
+    }
+}
+
 /* ---- checks: wait() ------------------------------------------------------- */
 
 static void check_wait(int sleeper, int waker)
@@ -1012,11 +1091,14 @@ static void run_pair(void)
     check_outstanding(0, 1);
     check_outstanding(1, 0);
     check_too_big();
+    check_bad_keys(0, 1);
     check_wait(1, 0);
     check_wait(0, 1);
-    oob_sync(other, 12);
+    /* before the last meeting: once past it, rank 1 may be gone already,
+     * and a transport that watches its peers reports that at once */
     check(P.nerr == 0 && P.poll_err == 0, "no transport errors so far (%d events, "
           "poll %s)", P.nerr, P.poll_err ? rtopo_err_name(P.poll_err) : "ok");
+    oob_sync(other, 12);
 
     /* rank 1 dies without closing anything; rank 0 must notice */
     if (me == 1) {
@@ -1107,8 +1189,27 @@ static void run_trio(void)
 
 /* ---- process management --------------------------------------------------- */
 
+/* Is name the segment of the native shm transport of pid:
+ * rtopo-shm-<uid>-<job>-<rank>-<pid>? */
+static int native_shm_name(const char *name, pid_t pid)
+{
+    char prefix[64], suffix[32];
+    size_t n = strlen(name), np, ns;
+    const char *p;
+
+    np = snprintf(prefix, sizeof(prefix), "rtopo-shm-%u-", (unsigned)getuid());
+    ns = snprintf(suffix, sizeof(suffix), "-%d", (int)pid);
+    if (n <= np + ns || strncmp(name, prefix, np) || strcmp(name + n - ns, suffix))
+        return 0;
+    for (p = name + np; p < name + n - ns; p++)
+        if ((*p < '0' || *p > '9') && *p != '-')
+            return 0;
+    return 1;
+}
+
 /* Removes /dev/shm/<pid>:<uid>:* (libfabric's shm provider names its
- * segment so) of a rank that has ended: the ones that die on purpose
+ * segment so) and /dev/shm/rtopo-shm-<uid>-*-<pid> (the native shm
+ * transport's) of a rank that has ended: the ones that die on purpose
  * never close their endpoint.  Only regular files of this user, and only
  * while the rank is a zombie (not reaped yet), so that the pid cannot
  * belong to another process. */
@@ -1123,7 +1224,8 @@ static void remove_shm_leftovers(pid_t pid)
     if (!(dir = opendir("/dev/shm")))
         return;
     while ((d = readdir(dir))) {
-        if (strncmp(d->d_name, prefix, strlen(prefix)) ||
+        if ((strncmp(d->d_name, prefix, strlen(prefix)) &&
+             !native_shm_name(d->d_name, pid)) ||
             fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
             !S_ISREG(st.st_mode) || st.st_uid != geteuid())
             continue;
@@ -1230,7 +1332,7 @@ int main(int argc, char **argv)
     const char *transport;
 
     if (argc != 2) {
-        fprintf(stderr, "usage: %s TRANSPORT (ofi:rxm, ofi:tcp, ofi:shm, verbs...)\n",
+        fprintf(stderr, "usage: %s TRANSPORT (ofi:rxm, ofi:tcp, ofi:shm, shm, verbs...)\n",
                 argv[0]);
         return 99;
     }
