@@ -8,8 +8,9 @@
 #    the right status, rank 0 hears RTOPO_ERR_PEER, and rtopo-run removes
 #    the segments of both ranks;
 #  - segments a dead process left (its lock free, its pid gone) are
-#    removed by the next rank that opens the transport; one whose owner
-#    lives, and (as root) one of another user, are kept;
+#    removed by the next rank (of any job of the user) that opens the
+#    transport; one whose owner lives, and (as root) one of another user,
+#    are kept;
 #  - tl_check shm, whose dying ranks end with _exit: nothing left.
 # Skipped (77) when shm is not usable here.
 . "$(dirname "$0")/common.sh"
@@ -93,8 +94,9 @@ rc=$?
 sed 's/^/    /' "$out"
 [ "$rc" -eq 0 ] || fail "sweep: exit status $rc"
 [ -e "$stale" ] && fail "sweep: $stale of an ended process kept"
+# another job of this user on shm (make -j) may have swept it first
 grep -q "removed $stale, left by a process that has ended" "$out" ||
-    fail "sweep: no rank said it removed $stale"
+    echo "sweep: $stale removed, by another job's rank"
 [ -e "$alive" ] || fail "sweep: $alive of a live process removed"
 [ -z "$foreign" ] || [ -e "$foreign" ] || fail "sweep: $foreign of another user removed"
 kill "$live" 2>/dev/null
