@@ -202,6 +202,96 @@ RTOPO_EXPORT int rtopo_shift_dim_rule_init(rtopo_topo_t *t, int dim, const void 
                                            void *recvbuf, size_t bytes, int a, int b,
                                            rtopo_req_t **req);
 
+/* Collectives on every topology (rtopo_bcast(3), rtopo_allreduce(3)): on
+ * the OTIS topologies the algorithms of Wang and Sahni over electronic and
+ * OTIS links, elsewhere binomial trees and recursive doubling.  Arguments
+ * follow MPI (count elements of dtype per rank, root a topology rank);
+ * ranks are ordered by topology rank (OTIS: I = G*n + P). */
+typedef enum {
+    RTOPO_COLL_AUTO = 0,    /* the cost model picks */
+    RTOPO_COLL_TOPO,        /* the topology's own algorithm (OTIS: the
+                               paper's; others: as GENERIC) */
+    RTOPO_COLL_GENERIC      /* binomial tree / recursive doubling */
+} rtopo_coll_algo_t;
+RTOPO_EXPORT int rtopo_topo_set_coll_algo(rtopo_topo_t *topo, rtopo_coll_algo_t algo);
+
+RTOPO_EXPORT int rtopo_bcast(rtopo_topo_t *t, void *buf, size_t count,
+                             rtopo_datatype_t dtype, int root);
+RTOPO_EXPORT int rtopo_ibcast(rtopo_topo_t *t, void *buf, size_t count,
+                              rtopo_datatype_t dtype, int root, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_bcast_init(rtopo_topo_t *t, void *buf, size_t count,
+                                  rtopo_datatype_t dtype, int root, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_allreduce(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
+                                 size_t count, rtopo_datatype_t dtype, rtopo_op_t op);
+RTOPO_EXPORT int rtopo_iallreduce(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
+                                  size_t count, rtopo_datatype_t dtype, rtopo_op_t op,
+                                  rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_allreduce_init(rtopo_topo_t *t, const void *sendbuf,
+                                      void *recvbuf, size_t count, rtopo_datatype_t dtype,
+                                      rtopo_op_t op, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_scan(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
+                            size_t count, rtopo_datatype_t dtype, rtopo_op_t op);
+RTOPO_EXPORT int rtopo_iscan(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
+                             size_t count, rtopo_datatype_t dtype, rtopo_op_t op,
+                             rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_scan_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
+                                 size_t count, rtopo_datatype_t dtype, rtopo_op_t op,
+                                 rtopo_req_t **req);
+
+/* OTIS-mesh window broadcast (rtopo_window_bcast(3)): the w x w window at
+ * the top left of group `group` tiles every group. */
+RTOPO_EXPORT int rtopo_window_bcast(rtopo_topo_t *t, void *buf, size_t count,
+                                    rtopo_datatype_t dtype, int group, int w);
+RTOPO_EXPORT int rtopo_iwindow_bcast(rtopo_topo_t *t, void *buf, size_t count,
+                                     rtopo_datatype_t dtype, int group, int w,
+                                     rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_window_bcast_init(rtopo_topo_t *t, void *buf, size_t count,
+                                         rtopo_datatype_t dtype, int group, int w,
+                                         rtopo_req_t **req);
+
+/* Line operations along one dimension (rtopo_shift_fill(3)): a shift with
+ * zero fill and end discard; accumulation of the m values ahead
+ * (recvbuf holds m blocks of bytes); their reduction (adjacent sum); the
+ * reduction of blocks of m consecutive ranks, where the rank at place j of
+ * a block gets element block j of every member's m blocks (consecutive
+ * sum). */
+RTOPO_EXPORT int rtopo_shift_fill(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                  void *recvbuf, size_t bytes, int disp);
+RTOPO_EXPORT int rtopo_ishift_fill(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                   void *recvbuf, size_t bytes, int disp,
+                                   rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_shift_fill_init(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                       void *recvbuf, size_t bytes, int disp,
+                                       rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_accumulate(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                  void *recvbuf, size_t bytes, int m);
+RTOPO_EXPORT int rtopo_iaccumulate(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                   void *recvbuf, size_t bytes, int m, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_accumulate_init(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                       void *recvbuf, size_t bytes, int m,
+                                       rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_adjacent_sum(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                    void *recvbuf, size_t count, rtopo_datatype_t dtype,
+                                    rtopo_op_t op, int m);
+RTOPO_EXPORT int rtopo_iadjacent_sum(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                     void *recvbuf, size_t count, rtopo_datatype_t dtype,
+                                     rtopo_op_t op, int m, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_adjacent_sum_init(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                         void *recvbuf, size_t count,
+                                         rtopo_datatype_t dtype, rtopo_op_t op, int m,
+                                         rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_consecutive_sum(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                       void *recvbuf, size_t count, rtopo_datatype_t dtype,
+                                       rtopo_op_t op, int m);
+RTOPO_EXPORT int rtopo_iconsecutive_sum(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                        void *recvbuf, size_t count,
+                                        rtopo_datatype_t dtype, rtopo_op_t op, int m,
+                                        rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_consecutive_sum_init(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                            void *recvbuf, size_t count,
+                                            rtopo_datatype_t dtype, rtopo_op_t op, int m,
+                                            rtopo_req_t **req);
+
 RTOPO_EXPORT int rtopo_start(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_wait(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_test(rtopo_req_t *req, int *done);

@@ -175,6 +175,11 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
                           ctx->params.scatter_algo);
         goto err;
     }
+    if (rtopo__coll_algo_parse(ctx->params.coll_algo) < 0) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_COLL_ALGO=%s is not one of auto, topo, "
+                          "generic", ctx->params.coll_algo);
+        goto err;
+    }
     rtopo__log_set_level(ctx->params.log_level);
     rtopo__params_warn_unknown();
     ctx->timeout_ms = (int)ctx->params.timeout_ms;

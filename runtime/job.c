@@ -44,6 +44,8 @@ static const char *rtopo__algo_name(int kind, int a)
 {
     if (kind == RTOPO__OP_SCATTER)
         return rtopo__scatter_algo_name(a);
+    if (kind == RTOPO__OP_COLL)
+        return rtopo__coll_algo_name(a);
     static const char *const n[] = { "auto", "ring", "mesh", "hypercube", "ecube", "direct" };
 
     return a >= 0 && a < (int)(sizeof(n) / sizeof(n[0])) ? n[a] : "?";
@@ -71,7 +73,39 @@ static const char *rtopo__op_name(int kind)
 {
     return kind == RTOPO__OP_SHIFT ? "shift" : kind == RTOPO__OP_SCHED ? "a schedule" :
            kind == RTOPO__OP_SCATTER ? "scatter" : kind == RTOPO__OP_SHIFT_DIM ?
-           "shift_dim" : "?";
+           "shift_dim" : kind == RTOPO__OP_COLL ? "a collective" : "?";
+}
+
+static const char *rtopo__desc_name(const rtopo__opdesc_t *d)
+{
+    return d->kind == RTOPO__OP_COLL ? rtopo__coll_name((int)d->q) : rtopo__op_name(d->kind);
+}
+
+/* the first difference between two collectives of coll.c in what only
+ * they carry, or 0 */
+static int rtopo__coll_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out,
+                            size_t n)
+{
+    const char *name = rtopo__coll_name((int)a->q);
+    long long da = a->param[0] & 0xff, db = b->param[0] & 0xff;
+    long long wa = (a->param[0] >> 8) & 0xffffff, wb = (b->param[0] >> 8) & 0xffffff;
+    long long ma = a->param[0] >> 32, mb = b->param[0] >> 32;
+
+    if (a->q != b->q)
+        snprintf(out, n, "called %s, this rank %s", name, rtopo__coll_name((int)b->q));
+    else if (da != db)
+        snprintf(out, n, "called %s along dimension %lld, this rank along dimension %lld",
+                 name, da, db);
+    else if (wa != wb)
+        snprintf(out, n, "called %s with w=%lld, this rank with w=%lld", name, wa, wb);
+    else if (ma != mb)
+        snprintf(out, n, "called %s with m=%lld, this rank with m=%lld", name, ma, mb);
+    else if (a->param[1] != b->param[1])
+        snprintf(out, n, "called %s with disp=%lld, this rank with disp=%lld", name,
+                 (long long)a->param[1], (long long)b->param[1]);
+    else
+        return 0;
+    return 1;
 }
 
 /* the first difference between two dimension shifts, or 0 */
@@ -119,9 +153,11 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
         a->p != b->p || a->host != b->host || (a->host && a->root != b->root))
         snprintf(out, n, "on topology %s, this rank on topology %s", ta, tb);
     else if (a->kind != b->kind)
-        snprintf(out, n, "called %s, this rank %s", rtopo__op_name(a->kind),
-                 rtopo__op_name(b->kind));
+        snprintf(out, n, "called %s, this rank %s", rtopo__desc_name(a),
+                 rtopo__desc_name(b));
     else if (a->kind == RTOPO__OP_SHIFT_DIM && rtopo__shift_dim_diff(a, b, out, n))
+        ;
+    else if (a->kind == RTOPO__OP_COLL && rtopo__coll_diff(a, b, out, n))
         ;
     else if (a->kind == RTOPO__OP_SHIFT && a->q != b->q)
         snprintf(out, n, "called shift with q=%lld (mod %d), this rank with q=%lld",
@@ -140,19 +176,22 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
                  (long long)(a->bytes / (uint64_t)a->param[1]),
                  (long long)(b->bytes / (uint64_t)a->param[1]));
     else if (a->root != b->root)
-        snprintf(out, n, "called %s with root=%d, this rank with root=%d",
-                 rtopo__op_name(a->kind), a->root, b->root);
+        snprintf(out, n, "called %s with %s=%d, this rank with %s=%d",
+                 rtopo__desc_name(a), a->kind == RTOPO__OP_COLL &&
+                 a->q == RTOPO__COLL_WINDOW_BCAST ? "group" : "root", a->root,
+                 a->kind == RTOPO__OP_COLL && a->q == RTOPO__COLL_WINDOW_BCAST ? "group" :
+                 "root", b->root);
     else if (a->dtype != b->dtype || a->op != b->op)
         snprintf(out, n, "called %s with datatype %d and operator %d, this rank with "
-                 "datatype %d and operator %d", rtopo__op_name(a->kind), a->dtype, a->op,
+                 "datatype %d and operator %d", rtopo__desc_name(a), a->dtype, a->op,
                  b->dtype, b->op);
     else if (a->bytes != b->bytes)
         snprintf(out, n, "called %s with bytes=%llu, this rank with bytes=%llu",
-                 rtopo__op_name(a->kind), (unsigned long long)a->bytes,
+                 rtopo__desc_name(a), (unsigned long long)a->bytes,
                  (unsigned long long)b->bytes);
     else if (a->algo != b->algo)
         snprintf(out, n, "called %s with algo=%s, this rank with algo=%s",
-                 rtopo__op_name(a->kind), rtopo__algo_name(a->kind, a->algo),
+                 rtopo__desc_name(a), rtopo__algo_name(a->kind, a->algo),
                  rtopo__algo_name(b->kind, b->algo));
     else if (a->param[0] != b->param[0] || a->param[1] != b->param[1])
         snprintf(out, n, "called %s with strategy parameters (%lld, %lld), this rank with "

@@ -54,6 +54,10 @@
        "force the windowed scatter's strategy: auto, seq, binomial, "         \
        "seqscatter[:X] or decremental[:X] (X: block dimension; without it "   \
        "the cost model picks X)")                                              \
+    XX(COLL_ALGO, coll_algo, STR, "auto",                                     \
+       "algorithm of broadcast, allreduce and scan: auto (the cost model "    \
+       "picks), topo (the topology's own: on OTIS topologies Wang and "       \
+       "Sahni's), generic (binomial tree, recursive doubling)")               \
     XX(MODEL, model, STR, "auto",                                              \
        "cost model of the auto choices: auto (measure the transport when "    \
        "a topology is created, once per kind of rank pair), default (the "    \

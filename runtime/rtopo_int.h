@@ -77,7 +77,10 @@ enum { RTOPO__WIN_DIRECT = 1, RTOPO__WIN_STAGED = 2 };
  * the signature every message carries, and what an ABORT names when they
  * do not. */
 enum { RTOPO__OP_SHIFT = 1, RTOPO__OP_SCHED = 2, RTOPO__OP_SCATTER = 3,
-       RTOPO__OP_SHIFT_DIM = 4 };
+       RTOPO__OP_SHIFT_DIM = 4, RTOPO__OP_COLL = 5 };
+/* RTOPO__OP_COLL (coll.c): q = the collective (enum rtopo__coll_op),
+ * bytes = count * element size, root, dtype, op as called, param[0] =
+ * dim | w << 8 | mm << 32, param[1] = disp */
 /* RTOPO__OP_SHIFT_DIM (cart.c): q = b, param[0] = a (both mod the
  * extent), param[1] = dim | RTOPO__SHIFT_DIM_INPLACE */
 #define RTOPO__SHIFT_DIM_INPLACE 0x100
@@ -254,6 +257,7 @@ struct rtopo_topo {
                                host is outside the cube (or none) */
     int scatter_algo;       /* rtopo_scatter_algo_t */
     int scatter_x;          /* block dimension, -1: the model's best */
+    int coll_algo;          /* rtopo_coll_algo_t */
     rtopo__model_t model;   /* what its "auto" choices use (calib.c) */
 };
 

@@ -109,6 +109,7 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
     t->host_node = -1;
     t->scatter_x = -1;
     t->scatter_algo = rtopo__scatter_algo_parse(ctx->params.scatter_algo, &t->scatter_x);
+    t->coll_algo = rtopo__coll_algo_parse(ctx->params.coll_algo);
     if (parent)
         st = rtopo__topo_piece(t, parent, keep);
     else if (host >= 0)

@@ -103,6 +103,10 @@ static void rtopo__fill(int dtype, uint8_t *d, uint64_t len, int64_t arg)
     uint64_t i;
     double v;
 
+    if (!arg) {             /* zeros: any length */
+        memset(d, 0, len);
+        return;
+    }
     switch (dtype) {
     case RTOPO_INT32: { int32_t x = (int32_t)arg; memcpy(e, &x, es); break; }
     case RTOPO_INT64: memcpy(e, &arg, es); break;

@@ -113,7 +113,8 @@ typedef struct rtopo__xfer {
  * element of type dtype; len is a multiple of rec (FILL, COMBINE: of the
  * datatype's size).  Ranges are on the kernel's rank.
  *  FILL     dst[0..len) = elements of dtype all equal to `arg` (an integer
- *           for the integer types, the bits of a double for FLOAT/DOUBLE)
+ *           for the integer types, the bits of a double for FLOAT/DOUBLE);
+ *           arg 0: zero bytes, len need not be whole elements
  *  COMBINE  dst[i] = dst[i] op src[i], elementwise over dtype
  *  CMPX     compare-exchange, record by record: for each i, the record of
  *           src (lower side) and of dst (upper side) at index i are
@@ -450,6 +451,99 @@ double rtopo__scatter_formula(int strategy, int x, int d, uint64_t M, uint64_t d
 int rtopo__scatter_algo_parse(const char *s, int *x_p);
 /* "auto", "seq", "binomial", "seqscatter", "decremental"; "?" otherwise */
 const char *rtopo__scatter_algo_name(int strategy);
+/* ---- collectives (coll_sched.c): broadcast, scan, allreduce, the OTIS
+ * window broadcast and the line operations ----
+ * Every rank holds `count` elements of esize bytes per register (m =
+ * count*esize bytes).  Buffers (per rank, what the caller passes):
+ *  BCAST          RECV m: in on the root, out everywhere
+ *  WINDOW_BCAST   RECV m: in on the window, out everywhere
+ *  SCAN, ALLREDUCE SEND m -> RECV m
+ *  SHIFT_FILL     SEND m -> RECV m  (bytes: esize 1)
+ *  ACCUMULATE     SEND m -> RECV mm*m (block i at i*m)
+ *  ADJACENT_SUM   SEND m -> RECV m
+ *  CONSEC_SUM     SEND mm*m -> RECV m
+ * Meaning, ranks ordered by their topology rank (OTIS: I = G*n + P) and
+ * c(r) the coordinates of rank r (rtopo__cart_coords), E the extent of
+ * dimension dim, c + k the coordinates with c[dim] replaced by c[dim]+k:
+ *  BCAST          RECV(r) = RECV(root)
+ *  WINDOW_BCAST   OTIS-mesh only, s = sqrt(n), 1 <= w, w divides s: rank
+ *                 (G, Px, Py) gets RECV of (root, Px mod w, Py mod w)
+ *                 (root: a group)
+ *  SCAN           RECV(r) = SEND(0) op ... op SEND(r), elementwise
+ *  ALLREDUCE      RECV(r) = SEND(0) op ... op SEND(p-1)
+ *  SHIFT_FILL     RECV(r) = SEND(c(r) - disp) when 0 <= c[dim]-disp < E,
+ *                 else zeros
+ *  ACCUMULATE     block i of RECV(r) = SEND(c(r) + i mod E), 0 <= i < mm,
+ *                 1 <= mm <= E
+ *  ADJACENT_SUM   RECV(r) = op over i < mm of SEND(c(r) + i mod E)
+ *  CONSEC_SUM     mm divides E; with j = c[dim] mod mm and b = c[dim] - j,
+ *                 RECV(r) = op over k < mm of block j of SEND(c + (b+k-c[dim]))
+ * Element order of a reduction is not fixed (every op is commutative and
+ * associative; floating-point sums may round differently from a serial
+ * loop). */
+enum rtopo__coll_op {
+    RTOPO__COLL_BCAST = 1,
+    RTOPO__COLL_WINDOW_BCAST,
+    RTOPO__COLL_SCAN,
+    RTOPO__COLL_ALLREDUCE,
+    RTOPO__COLL_SHIFT_FILL,
+    RTOPO__COLL_ACCUMULATE,
+    RTOPO__COLL_ADJACENT_SUM,
+    RTOPO__COLL_CONSEC_SUM,
+    RTOPO__COLL_NOPS
+};
+typedef struct rtopo__coll {
+    int op;           /* enum rtopo__coll_op */
+    int algo;         /* rtopo_coll_algo_t: AUTO, TOPO, GENERIC */
+    int dtype;        /* rtopo_datatype_t (SHIFT_FILL, ACCUMULATE: ignored) */
+    int rop;          /* rtopo_op_t of the reductions */
+    uint64_t count;   /* elements per register */
+    size_t esize;     /* bytes per element: the dtype's, 1 for byte ops */
+    int root;         /* BCAST: root rank; WINDOW_BCAST: root group */
+    int w;            /* WINDOW_BCAST: window side */
+    int dim;          /* line operations */
+    int disp;         /* SHIFT_FILL */
+    int mm;           /* ACCUMULATE, ADJACENT_SUM, CONSEC_SUM: M */
+    uint32_t chunks;  /* pipeline pieces: the operation runs on pieces of
+                         the registers, piece j one step behind piece j-1;
+                         0: the model picks; 1: whole registers */
+} rtopo__coll_t;
+/* The schedule of one collective on t (no host endpoint).  algo AUTO
+ * builds the topology's own and the generic one, runs both under model
+ * (NULL: defaults) and keeps the faster; s->algo holds RTOPO_COLL_TOPO or
+ * RTOPO_COLL_GENERIC.  Errors: RTOPO_ERR_INVAL for arguments out of range
+ * (message names it), RTOPO_ERR_UNSUPPORTED for an operation the
+ * topology does not have (WINDOW_BCAST off the OTIS-mesh). */
+int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const struct rtopo__model *model, rtopo__sched_t **s_p);
+/* "bcast", "window_bcast", "scan", "allreduce", "shift_fill",
+ * "accumulate", "adjacent_sum", "consecutive_sum"; "?" otherwise */
+const char *rtopo__coll_name(int op);
+/* "auto", "topo", "generic" (parse: < 0 if unknown) */
+const char *rtopo__coll_algo_name(int algo);
+int rtopo__coll_algo_parse(const char *s);
+/* Bytes of one rank's SEND and RECV for c (see above). */
+uint64_t rtopo__coll_send_bytes(const rtopo__coll_t *c);
+uint64_t rtopo__coll_recv_bytes(const rtopo__coll_t *c);
+/* Moves counted from a schedule, in the paper's terms: a move is a step
+ * in which data crosses links of one kind.  electronic: steps with
+ * electronic hops (ROW, COL, CUBE, RING); electronic_simd: the same when
+ * a step can move along one dimension and direction only (each step
+ * counts its distinct (class, dim, dir) groups); otis: steps with OTIS
+ * hops; other: steps with any other hop (DIRECT, CUBE_ID, HOST). */
+typedef struct rtopo__moves {
+    uint32_t electronic;
+    uint32_t electronic_simd;
+    uint32_t otis;
+    uint32_t other;
+} rtopo__moves_t;
+void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv);
+/* Serial reference (coll_ref.c): computes every rank's RECV from every
+ * rank's SEND and RECV (bufs[r][RTOPO__BUF_SEND / _RECV], sized as
+ * above) by the definitions above, into out[r] (recv bytes each).
+ * RTOPO_ERR_INVAL / _UNSUPPORTED as rtopo__sched_coll. */
+int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                    uint8_t *const *const *bufs, uint8_t *const *out);
 void rtopo__sched_free(rtopo__sched_t *s);
 /* Allocate a zeroed schedule with room for nxfers transfers and nhops hops
  * (counts set, nsteps 0).  RTOPO_ERR_NOMEM / RTOPO_ERR_INVAL on overflow. */

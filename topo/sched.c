@@ -172,7 +172,8 @@ static int rtopo__kern_validate(const rtopo__sched_t *s, uint32_t i)
         k->src_off > UINT64_MAX - k->len || k->dst_off > UINT64_MAX - k->len)
         return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): buffer or range out of "
                             "bounds", id, rtopo__kern_name(k->type));
-    if (recs ? (k->rec < es || k->len % k->rec) : k->len % es)
+    if (recs ? (k->rec < es || k->len % k->rec) :
+        (k->len % es && !(k->type == RTOPO__KERN_FILL && !k->arg)))
         return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): %llu bytes are not whole "
                             "%s of %zu bytes", id, rtopo__kern_name(k->type),
                             (unsigned long long)k->len, recs ? "records" : "elements",

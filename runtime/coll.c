@@ -1,0 +1,352 @@
+/*
+ * coll.c - broadcast, allreduce, scan, the OTIS window broadcast and the
+ * line operations (zero-fill shift, accumulation, adjacent and
+ * consecutive sums).
+ *
+ * Each call describes itself as an rtopo__coll_t, topo/coll_sched.c turns
+ * that into a schedule (the topology's own algorithm or the generic one,
+ * or the faster of the two under the topology's cost model), and the
+ * executor runs it like any other.  Plans are cached per arguments, so a
+ * repeated call or a persistent request builds nothing.  Arguments every
+ * rank checks alike (counts, datatype, operator, root, dimension, M) fail
+ * alike without a message; a NULL buffer only one rank passes fails the
+ * job when the call starts, on every rank; arguments that differ between
+ * ranks give RTOPO_ERR_MISMATCH naming the argument.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo_int.h"
+
+static int rtopo__coll_live(const rtopo_topo_t *t)
+{
+    if (!t)
+        return rtopo__error(RTOPO_ERR_INVAL, "topology is NULL");
+    if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
+        return rtopo__error(RTOPO_ERR_INVAL, "topology %p is not live (freed, or its "
+                            "context finalized)", (const void *)t);
+    return RTOPO_OK;
+}
+
+int rtopo_topo_set_coll_algo(rtopo_topo_t *t, rtopo_coll_algo_t algo)
+{
+    int st = rtopo__coll_live(t);
+
+    if (st)
+        return st;
+    if ((int)algo < RTOPO_COLL_AUTO || algo > RTOPO_COLL_GENERIC)
+        return rtopo__error(RTOPO_ERR_INVAL, "collective algorithm %d is not one of "
+                            "RTOPO_COLL_AUTO, RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC",
+                            (int)algo);
+    t->coll_algo = algo;
+    return RTOPO_OK;
+}
+
+/* The request of one call.  c: the call; sendbuf/recvbuf as the caller
+ * passed them (bcast: recvbuf only). */
+static int rtopo__coll_req(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbuf,
+                           void *recvbuf, int persistent, rtopo_req_t **req_p)
+{
+    rtopo__opdesc_t key, used;
+    rtopo__plan_t *plan;
+    rtopo__sched_t *s;
+    uint64_t sb, rb;
+    int st;
+
+    if ((st = rtopo__coll_live(t)))
+        return st;
+    if (!req_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "request pointer is NULL");
+    if (t->desc.host)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "no %s on a topology whose host is "
+                            "outside the cube", rtopo__coll_name(c->op));
+    if (c->esize == 0) {
+        if (c->dtype < RTOPO_INT32 || c->dtype > RTOPO_DOUBLE)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d is not one of "
+                                "RTOPO_INT32, RTOPO_INT64, RTOPO_FLOAT, RTOPO_DOUBLE",
+                                rtopo__coll_name(c->op), c->dtype);
+        c->esize = rtopo__dtype_size(c->dtype);
+    }
+    if (c->count > ((uint64_t)1 << 46) / c->esize)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s of %llu elements of %zu bytes is too "
+                            "large", rtopo__coll_name(c->op),
+                            (unsigned long long)c->count, c->esize);
+    c->algo = t->coll_algo;
+    sb = rtopo__coll_send_bytes(c);
+    rb = rtopo__coll_recv_bytes(c);
+    rtopo__topo_opdesc(t, &key);
+    key.kind = RTOPO__OP_COLL;
+    key.algo = (uint8_t)c->algo;
+    key.q = c->op;
+    key.bytes = c->count * c->esize;
+    key.root = c->root;
+    key.dtype = (uint8_t)c->dtype;
+    key.op = (uint8_t)c->rop;
+    key.param[0] = (int64_t)(c->dim & 0xff) | (int64_t)(c->w & 0xffffff) << 8 |
+                   (int64_t)c->mm << 32;
+    key.param[1] = c->disp;
+    if ((st = rtopo__ctx_enter(t->ctx)))
+        return st;
+    plan = rtopo__plan_lookup(t, &key);
+    if (!plan) {
+        if ((st = rtopo__sched_coll(&t->desc, c, &t->model, &s)))
+            goto out;
+        rtopo__debug("topology %u: %s of %llu x %zu bytes: %s algorithm, %u transfers, "
+                     "%u kernels, %u steps", t->id, rtopo__coll_name(c->op),
+                     (unsigned long long)c->count, c->esize,
+                     rtopo__coll_algo_name(s->algo), s->nxfers, s->nkerns, s->nsteps);
+        used = key;
+        used.algo = (uint8_t)s->algo;
+        if ((st = rtopo__plan_new(t, s, &used, &plan)))
+            goto out;
+        rtopo__plan_cache(t, &key, plan);
+    }
+    st = rtopo__req_new(t, plan, sb ? sendbuf : NULL, sb, rb ? recvbuf : NULL, rb,
+                        persistent, req_p);
+    if (st)
+        goto out;
+    /* what only this rank can see: the others learn it from the job's
+     * failure when the call starts */
+    if ((sb && !sendbuf) || (rb && !recvbuf)) {
+        (*req_p)->bad = RTOPO_ERR_INVAL;
+        snprintf((*req_p)->badmsg, sizeof((*req_p)->badmsg), "%s: the %s buffer of rank "
+                 "%d is NULL", rtopo__coll_name(c->op), sb && !sendbuf ? "send" :
+                 "receive", rtopo_topo_rank(t));
+    }
+out:
+    rtopo__ctx_leave(t->ctx);
+    return st;
+}
+
+/* blocking, nonblocking or persistent (how: 0, 1, 2) */
+static int rtopo__coll_call(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbuf,
+                            void *recvbuf, int how, rtopo_req_t **req_p)
+{
+    rtopo_req_t *req;
+    int st = rtopo__coll_req(t, c, sendbuf, recvbuf, how == 2, how ? req_p : &req);
+
+    if (st || how == 2)
+        return st;
+    rtopo__ctx_enter(t->ctx);
+    st = rtopo__req_start_new(how ? req_p : &req);
+    rtopo__ctx_leave(t->ctx);
+    if (st || how)
+        return st;
+    st = rtopo_wait(req);
+    rtopo_req_free(req);
+    return st;
+}
+
+static int rtopo__bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
+                        int root, int how, rtopo_req_t **req)
+{
+    rtopo__coll_t c = { .op = RTOPO__COLL_BCAST, .dtype = dtype, .count = count,
+                        .root = root };
+
+    return rtopo__coll_call(t, &c, NULL, buf, how, req);
+}
+
+int rtopo_bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype, int root)
+{
+    return rtopo__bcast(t, buf, count, dtype, root, 0, NULL);
+}
+
+int rtopo_ibcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
+                 int root, rtopo_req_t **req)
+{
+    return rtopo__bcast(t, buf, count, dtype, root, 1, req);
+}
+
+int rtopo_bcast_init(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
+                     int root, rtopo_req_t **req)
+{
+    return rtopo__bcast(t, buf, count, dtype, root, 2, req);
+}
+
+static int rtopo__reduce(rtopo_topo_t *t, int op, const void *sendbuf, void *recvbuf,
+                         size_t count, rtopo_datatype_t dtype, rtopo_op_t rop, int how,
+                         rtopo_req_t **req)
+{
+    rtopo__coll_t c = { .op = op, .dtype = dtype, .rop = rop, .count = count };
+
+    if ((int)rop < RTOPO_SUM || rop > RTOPO_MAX)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: operator %d is not one of RTOPO_SUM, "
+                            "RTOPO_PROD, RTOPO_MIN, RTOPO_MAX", rtopo__coll_name(op),
+                            (int)rop);
+    return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
+}
+
+int rtopo_allreduce(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                    rtopo_datatype_t dtype, rtopo_op_t op)
+{
+    return rtopo__reduce(t, RTOPO__COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0,
+                         NULL);
+}
+
+int rtopo_iallreduce(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                     rtopo_datatype_t dtype, rtopo_op_t op, rtopo_req_t **req)
+{
+    return rtopo__reduce(t, RTOPO__COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 1,
+                         req);
+}
+
+int rtopo_allreduce_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                         rtopo_datatype_t dtype, rtopo_op_t op, rtopo_req_t **req)
+{
+    return rtopo__reduce(t, RTOPO__COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 2,
+                         req);
+}
+
+int rtopo_scan(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+               rtopo_datatype_t dtype, rtopo_op_t op)
+{
+    return rtopo__reduce(t, RTOPO__COLL_SCAN, sendbuf, recvbuf, count, dtype, op, 0, NULL);
+}
+
+int rtopo_iscan(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                rtopo_datatype_t dtype, rtopo_op_t op, rtopo_req_t **req)
+{
+    return rtopo__reduce(t, RTOPO__COLL_SCAN, sendbuf, recvbuf, count, dtype, op, 1, req);
+}
+
+int rtopo_scan_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                    rtopo_datatype_t dtype, rtopo_op_t op, rtopo_req_t **req)
+{
+    return rtopo__reduce(t, RTOPO__COLL_SCAN, sendbuf, recvbuf, count, dtype, op, 2, req);
+}
+
+static int rtopo__window_bcast(rtopo_topo_t *t, void *buf, size_t count,
+                               rtopo_datatype_t dtype, int group, int w, int how,
+                               rtopo_req_t **req)
+{
+    rtopo__coll_t c = { .op = RTOPO__COLL_WINDOW_BCAST, .dtype = dtype, .count = count,
+                        .root = group, .w = w };
+
+    return rtopo__coll_call(t, &c, NULL, buf, how, req);
+}
+
+int rtopo_window_bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
+                       int group, int w)
+{
+    return rtopo__window_bcast(t, buf, count, dtype, group, w, 0, NULL);
+}
+
+int rtopo_iwindow_bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
+                        int group, int w, rtopo_req_t **req)
+{
+    return rtopo__window_bcast(t, buf, count, dtype, group, w, 1, req);
+}
+
+int rtopo_window_bcast_init(rtopo_topo_t *t, void *buf, size_t count,
+                            rtopo_datatype_t dtype, int group, int w, rtopo_req_t **req)
+{
+    return rtopo__window_bcast(t, buf, count, dtype, group, w, 2, req);
+}
+
+/* line operations: bytes (dtype < 0) or count elements of dtype */
+static int rtopo__line(rtopo_topo_t *t, int op, int dim, const void *sendbuf,
+                       void *recvbuf, size_t count, int dtype, rtopo_op_t rop, int disp,
+                       int mm, int how, rtopo_req_t **req)
+{
+    rtopo__coll_t c = { .op = op, .dtype = dtype < 0 ? 0 : dtype, .rop = rop,
+                        .count = count, .esize = dtype < 0 ? 1 : 0, .dim = dim,
+                        .disp = disp, .mm = mm };
+
+    if (dtype >= 0 && ((int)rop < RTOPO_SUM || rop > RTOPO_MAX))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: operator %d is not one of RTOPO_SUM, "
+                            "RTOPO_PROD, RTOPO_MIN, RTOPO_MAX", rtopo__coll_name(op),
+                            (int)rop);
+    if (sendbuf && recvbuf && sendbuf == recvbuf && count)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: sendbuf and recvbuf are the same buffer "
+                            "(no in-place form)", rtopo__coll_name(op));
+    return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
+}
+
+int rtopo_shift_fill(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                     size_t bytes, int disp)
+{
+    return rtopo__line(t, RTOPO__COLL_SHIFT_FILL, dim, sendbuf, recvbuf, bytes, -1, 0, disp,
+                       0, 0, NULL);
+}
+
+int rtopo_ishift_fill(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                      size_t bytes, int disp, rtopo_req_t **req)
+{
+    return rtopo__line(t, RTOPO__COLL_SHIFT_FILL, dim, sendbuf, recvbuf, bytes, -1, 0, disp,
+                       0, 1, req);
+}
+
+int rtopo_shift_fill_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                          size_t bytes, int disp, rtopo_req_t **req)
+{
+    return rtopo__line(t, RTOPO__COLL_SHIFT_FILL, dim, sendbuf, recvbuf, bytes, -1, 0, disp,
+                       0, 2, req);
+}
+
+int rtopo_accumulate(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                     size_t bytes, int m)
+{
+    return rtopo__line(t, RTOPO__COLL_ACCUMULATE, dim, sendbuf, recvbuf, bytes, -1, 0, 0, m,
+                       0, NULL);
+}
+
+int rtopo_iaccumulate(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                      size_t bytes, int m, rtopo_req_t **req)
+{
+    return rtopo__line(t, RTOPO__COLL_ACCUMULATE, dim, sendbuf, recvbuf, bytes, -1, 0, 0, m,
+                       1, req);
+}
+
+int rtopo_accumulate_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                          size_t bytes, int m, rtopo_req_t **req)
+{
+    return rtopo__line(t, RTOPO__COLL_ACCUMULATE, dim, sendbuf, recvbuf, bytes, -1, 0, 0, m,
+                       2, req);
+}
+
+int rtopo_adjacent_sum(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                       size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m)
+{
+    return rtopo__line(t, RTOPO__COLL_ADJACENT_SUM, dim, sendbuf, recvbuf, count, dtype, op,
+                       0, m, 0, NULL);
+}
+
+int rtopo_iadjacent_sum(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                        size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m,
+                        rtopo_req_t **req)
+{
+    return rtopo__line(t, RTOPO__COLL_ADJACENT_SUM, dim, sendbuf, recvbuf, count, dtype, op,
+                       0, m, 1, req);
+}
+
+int rtopo_adjacent_sum_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                            size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m,
+                            rtopo_req_t **req)
+{
+    return rtopo__line(t, RTOPO__COLL_ADJACENT_SUM, dim, sendbuf, recvbuf, count, dtype, op,
+                       0, m, 2, req);
+}
+
+int rtopo_consecutive_sum(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                          size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m)
+{
+    return rtopo__line(t, RTOPO__COLL_CONSEC_SUM, dim, sendbuf, recvbuf, count, dtype, op,
+                       0, m, 0, NULL);
+}
+
+int rtopo_iconsecutive_sum(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
+                           size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m,
+                           rtopo_req_t **req)
+{
+    return rtopo__line(t, RTOPO__COLL_CONSEC_SUM, dim, sendbuf, recvbuf, count, dtype, op,
+                       0, m, 1, req);
+}
+
+int rtopo_consecutive_sum_init(rtopo_topo_t *t, int dim, const void *sendbuf,
+                               void *recvbuf, size_t count, rtopo_datatype_t dtype,
+                               rtopo_op_t op, int m, rtopo_req_t **req)
+{
+    return rtopo__line(t, RTOPO__COLL_CONSEC_SUM, dim, sendbuf, recvbuf, count, dtype, op,
+                       0, m, 2, req);
+}

@@ -1,0 +1,256 @@
+/*
+ * coll_ref.c - serial reference of the collectives of coll_sched.c.
+ *
+ * Rule: every rank's RECV is computed straight from the definitions in
+ * rtopo_sched.h ("collectives"), rank by rank, with no schedule, no route
+ * and no link: this is the oracle the generator's schedules are checked
+ * against (tests/unit/test_coll.c, rtopo-sim otis --check), so it shares
+ * nothing with coll_sched.c but the coordinates (cart_sched.c) and the
+ * COMBINE kernel (kernel.c), which makes integer sums and products wrap
+ * exactly as a schedule's kernels do.
+ *
+ * Cost, m bytes per register, p ranks, M = mm: O(p*m) for BCAST,
+ * WINDOW_BCAST, SCAN, ALLREDUCE and SHIFT_FILL (ALLREDUCE combines once
+ * and copies p-1 times), O(p*M*m) for ACCUMULATE, ADJACENT_SUM and
+ * CONSEC_SUM, plus one coordinate lookup per rank and term.  Reductions
+ * combine in rank order (SCAN, ALLREDUCE) or in line order starting at
+ * the rank itself; with exact values (small integers) any order a
+ * schedule picks gives the same bytes.
+ */
+#include "config.h"
+#include <string.h>
+#include "rtopo.h"
+#include "rtopo_sched.h"
+#include "log.h"
+
+static int rtopo__ref_reduces(int op)
+{
+    return op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ||
+           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
+}
+
+static int rtopo__ref_line_op(int op)
+{
+    return op == RTOPO__COLL_SHIFT_FILL || op == RTOPO__COLL_ACCUMULATE ||
+           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
+}
+
+/* Arguments, in the order a caller is most likely to get wrong first;
+ * *m_p: bytes per register, *E_p: the extent of the line operations'
+ * dimension (or 0). */
+static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint64_t *m_p,
+                           int *E_p)
+{
+    const char *name;
+    int nd, E = 0, s;
+    size_t es;
+
+    if (!t || !c)
+        return rtopo__error(RTOPO_ERR_INVAL, "collective reference: no %s",
+                            t ? "operation" : "topology");
+    if (c->op <= 0 || c->op >= RTOPO__COLL_NOPS)
+        return rtopo__error(RTOPO_ERR_INVAL, "collective operation %d unknown", c->op);
+    name = rtopo__coll_name(c->op);
+    if (t->host)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: the %s has a host endpoint, "
+                            "collectives run on the nodes alone", name,
+                            rtopo__topo_name(t->kind));
+    if ((nd = rtopo__cart_ndims(t)) < 0)
+        return nd;
+    if (c->op == RTOPO__COLL_WINDOW_BCAST && t->kind != RTOPO__TOPO_OTIS_MESH)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh, not a %s",
+                            name, rtopo__topo_name(t->kind));
+    if (!c->esize)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: element size 0", name);
+    if (rtopo__ref_reduces(c->op)) {
+        if (!(es = rtopo__dtype_size(c->dtype)))
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d unknown", name, c->dtype);
+        if (es != c->esize)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: element size %zu is not the "
+                                "datatype's %zu", name, c->esize, es);
+        if (c->rop < RTOPO_SUM || c->rop > RTOPO_MAX)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: operator %d unknown", name, c->rop);
+    }
+    if (c->count > UINT64_MAX / c->esize)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu elements of %zu bytes overflow",
+                            name, (unsigned long long)c->count, c->esize);
+    switch (c->op) {
+    case RTOPO__COLL_BCAST:
+        if (c->root < 0 || c->root >= t->p)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: root %d out of 0..%d", name,
+                                c->root, t->p - 1);
+        break;
+    case RTOPO__COLL_WINDOW_BCAST:
+        s = rtopo__cart_extent(t, 2);
+        if (c->root < 0 || c->root >= t->n)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: root group %d out of 0..%d", name,
+                                c->root, t->n - 1);
+        if (c->w < 1 || c->w > s || s % c->w)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: window side %d does not divide "
+                                "the group side %d", name, c->w, s);
+        break;
+    default:
+        break;
+    }
+    if (rtopo__ref_line_op(c->op)) {
+        if (c->dim < 0 || c->dim >= nd)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: dimension %d out of 0..%d (%s)",
+                                name, c->dim, nd - 1, rtopo__topo_name(t->kind));
+        E = rtopo__cart_extent(t, c->dim);
+        if (c->op != RTOPO__COLL_SHIFT_FILL && (c->mm < 1 || c->mm > E))
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: M %d out of 1..%d (extent of "
+                                "dimension %d)", name, c->mm, E, c->dim);
+        if (c->op == RTOPO__COLL_CONSEC_SUM && E % c->mm)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: blocks of M %d do not tile "
+                                "dimension %d of extent %d", name, c->mm, c->dim, E);
+        if (c->op != RTOPO__COLL_SHIFT_FILL &&
+            c->count * c->esize > UINT64_MAX / (uint64_t)c->mm)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: %d blocks of %llu bytes overflow",
+                                name, c->mm, (unsigned long long)(c->count * c->esize));
+    }
+    *m_p = c->count * c->esize;
+    *E_p = E;
+    return RTOPO_OK;
+}
+
+/* dst = dst op src over m bytes of c->dtype */
+static int rtopo__ref_combine(const rtopo__coll_t *c, uint8_t *dst, const uint8_t *src,
+                              uint64_t m)
+{
+    uint8_t *b[RTOPO__BUF_COUNT] = { (uint8_t *)src, dst, NULL };
+    rtopo__kern_t k;
+
+    memset(&k, 0, sizeof(k));
+    k.type = RTOPO__KERN_COMBINE;
+    k.dtype = (uint8_t)c->dtype;
+    k.op = (uint8_t)c->rop;
+    k.src_buf = RTOPO__BUF_SEND;
+    k.dst_buf = RTOPO__BUF_RECV;
+    k.len = m;
+    return rtopo__kern_run(&k, b);
+}
+
+/* the rank at coordinates c with c[dim] = pos (c is left as it was) */
+static int rtopo__ref_at(const rtopo__tdesc_t *t, int *c, int dim, int pos)
+{
+    int keep = c[dim], r;
+
+    c[dim] = pos;
+    r = rtopo__cart_rank(t, c);
+    c[dim] = keep;
+    return r;
+}
+
+int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                    uint8_t *const *const *bufs, uint8_t *const *out)
+{
+    int co[RTOPO__MAX_DIMS], p, r, i, E = 0, st, src, s, sx, sy;
+    int need_send, need_recv;
+    uint64_t m = 0, sb;
+
+    if ((st = rtopo__ref_args(t, c, &m, &E)))
+        return st;
+    p = t->p;
+    if (!m)
+        return RTOPO_OK;
+    sb = rtopo__coll_send_bytes(c);
+    need_send = sb > 0;
+    need_recv = c->op == RTOPO__COLL_BCAST || c->op == RTOPO__COLL_WINDOW_BCAST;
+    if (!bufs || !out)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no %s", rtopo__coll_name(c->op),
+                            bufs ? "output" : "buffers");
+    for (r = 0; r < p; r++)
+        if (!out[r] || !bufs[r] || (need_send && !bufs[r][RTOPO__BUF_SEND]) ||
+            (need_recv && !bufs[r][RTOPO__BUF_RECV]))
+            return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d has no %s buffer",
+                                rtopo__coll_name(c->op), r,
+                                !out[r] ? "output" : !bufs[r] ? "SEND or RECV" :
+                                need_send && !bufs[r][RTOPO__BUF_SEND] ? "SEND" : "RECV");
+    switch (c->op) {
+    case RTOPO__COLL_BCAST:
+        for (r = 0; r < p; r++)
+            memcpy(out[r], bufs[c->root][RTOPO__BUF_RECV], m);
+        return RTOPO_OK;
+    case RTOPO__COLL_WINDOW_BCAST:
+        /* (G, Px, Py) <- (root, Px mod w, Py mod w); P = Px*s + Py */
+        s = rtopo__cart_extent(t, 2);
+        for (r = 0; r < p; r++) {
+            sx = (r % t->n) / s;
+            sy = (r % t->n) % s;
+            src = c->root * t->n + (sx % c->w) * s + sy % c->w;
+            memcpy(out[r], bufs[src][RTOPO__BUF_RECV], m);
+        }
+        return RTOPO_OK;
+    case RTOPO__COLL_SCAN:
+        memcpy(out[0], bufs[0][RTOPO__BUF_SEND], m);
+        for (r = 1; r < p; r++) {
+            memcpy(out[r], out[r - 1], m);
+            if ((st = rtopo__ref_combine(c, out[r], bufs[r][RTOPO__BUF_SEND], m)))
+                return st;
+        }
+        return RTOPO_OK;
+    case RTOPO__COLL_ALLREDUCE:
+        memcpy(out[0], bufs[0][RTOPO__BUF_SEND], m);
+        for (r = 1; r < p; r++)
+            if ((st = rtopo__ref_combine(c, out[0], bufs[r][RTOPO__BUF_SEND], m)))
+                return st;
+        for (r = 1; r < p; r++)
+            memcpy(out[r], out[0], m);
+        return RTOPO_OK;
+    default:
+        break;
+    }
+    /* line operations */
+    for (r = 0; r < p; r++) {
+        long long x;
+        int pos, b, j;
+
+        if ((st = rtopo__cart_coords(t, r, co)))
+            return st;
+        pos = co[c->dim];
+        switch (c->op) {
+        case RTOPO__COLL_SHIFT_FILL:
+            x = (long long)pos - c->disp;
+            if (x < 0 || x >= E) {
+                memset(out[r], 0, m);
+                break;
+            }
+            if ((src = rtopo__ref_at(t, co, c->dim, (int)x)) < 0)
+                return src;
+            memcpy(out[r], bufs[src][RTOPO__BUF_SEND], m);
+            break;
+        case RTOPO__COLL_ACCUMULATE:
+            for (i = 0; i < c->mm; i++) {
+                if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
+                    return src;
+                memcpy(out[r] + (uint64_t)i * m, bufs[src][RTOPO__BUF_SEND], m);
+            }
+            break;
+        case RTOPO__COLL_ADJACENT_SUM:
+            memcpy(out[r], bufs[r][RTOPO__BUF_SEND], m);
+            for (i = 1; i < c->mm; i++) {
+                if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
+                    return src;
+                if ((st = rtopo__ref_combine(c, out[r], bufs[src][RTOPO__BUF_SEND], m)))
+                    return st;
+            }
+            break;
+        default:   /* CONSEC_SUM: block j of every member of the rank's block */
+            j = pos % c->mm;
+            b = pos - j;
+            for (i = 0; i < c->mm; i++) {
+                const uint8_t *blk;
+
+                if ((src = rtopo__ref_at(t, co, c->dim, b + i)) < 0)
+                    return src;
+                blk = bufs[src][RTOPO__BUF_SEND] + (uint64_t)j * m;
+                if (!i)
+                    memcpy(out[r], blk, m);
+                else if ((st = rtopo__ref_combine(c, out[r], blk, m)))
+                    return st;
+            }
+            break;
+        }
+    }
+    return RTOPO_OK;
+}

@@ -1,0 +1,1319 @@
+/*
+ * coll_sched.c - schedules of broadcast, scan, allreduce, the OTIS window
+ * broadcast and the line operations (zero-fill shift, accumulation,
+ * adjacent and consecutive sums).
+ *
+ * The OTIS algorithms are those of Wang and Sahni for the OTIS-mesh
+ * (n groups of n processors, each group a sqrt(n) x sqrt(n) mesh without
+ * wraparound, OTIS links (G,P) <-> (P,G)), adapted to the OTIS-hypercube
+ * (each group a cube on the labels P).  Like the paper's programs they are
+ * sequences of "move a register one link along one class, then compute
+ * locally": here a register is a range of count*esize bytes of SEND, RECV
+ * or TMP (TMP holds as many registers as the algorithm names), a move is
+ * a one-hop transfer, and the computing is a COMBINE kernel or a local
+ * copy.  Which ranks hold a value is known when the schedule is built, so
+ * no identity element is ever needed: a rank that has nothing to combine
+ * simply does not.
+ *
+ * Steps follow the paper's MIMD model: moves of different directions run
+ * in the same step where the algorithm allows (a broadcast from the middle
+ * of a row goes both ways at once); rtopo__sched_moves counts both the
+ * MIMD steps and what a SIMD machine (one dimension and direction per
+ * step) would need.  The group sum runs to the middle processor, which is
+ * the paper's MIMD data sum and, serialised, its SIMD one.
+ *
+ * Long registers are cut into pieces: the program runs once per piece on
+ * that piece's bytes, piece j one step behind piece j-1, so a chain of h
+ * moves costs about (h + pieces - 1) piece times instead of h whole ones.
+ * The pieces are independent (their byte ranges never meet), the edges
+ * are inferred from steps and ranges.
+ *
+ * The generic algorithms (any topology): binomial tree broadcast,
+ * recursive doubling allreduce (with the usual fold for a size that is not
+ * a power of two), and the recursive doubling scan, over DIRECT
+ * connections, or over the identity cube links on a hypercube.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+
+static const char *const rtopo__coll_names[RTOPO__COLL_NOPS] = {
+    [RTOPO__COLL_BCAST] = "bcast",
+    [RTOPO__COLL_WINDOW_BCAST] = "window_bcast",
+    [RTOPO__COLL_SCAN] = "scan",
+    [RTOPO__COLL_ALLREDUCE] = "allreduce",
+    [RTOPO__COLL_SHIFT_FILL] = "shift_fill",
+    [RTOPO__COLL_ACCUMULATE] = "accumulate",
+    [RTOPO__COLL_ADJACENT_SUM] = "adjacent_sum",
+    [RTOPO__COLL_CONSEC_SUM] = "consecutive_sum",
+};
+
+const char *rtopo__coll_name(int op)
+{
+    return op > 0 && op < RTOPO__COLL_NOPS ? rtopo__coll_names[op] : "?";
+}
+
+const char *rtopo__coll_algo_name(int algo)
+{
+    return algo == RTOPO_COLL_AUTO ? "auto" : algo == RTOPO_COLL_TOPO ? "topo" :
+           algo == RTOPO_COLL_GENERIC ? "generic" : "?";
+}
+
+int rtopo__coll_algo_parse(const char *s)
+{
+    if (!s)
+        return -1;
+    if (!strcmp(s, "auto"))
+        return RTOPO_COLL_AUTO;
+    if (!strcmp(s, "topo") || !strcmp(s, "otis"))
+        return RTOPO_COLL_TOPO;
+    if (!strcmp(s, "generic"))
+        return RTOPO_COLL_GENERIC;
+    return -1;
+}
+
+uint64_t rtopo__coll_send_bytes(const rtopo__coll_t *c)
+{
+    uint64_t m = c->count * c->esize;
+
+    switch (c->op) {
+    case RTOPO__COLL_BCAST:
+    case RTOPO__COLL_WINDOW_BCAST:
+        return 0;
+    case RTOPO__COLL_CONSEC_SUM:
+        return m * (uint64_t)(c->mm > 0 ? c->mm : 0);
+    default:
+        return m;
+    }
+}
+
+uint64_t rtopo__coll_recv_bytes(const rtopo__coll_t *c)
+{
+    uint64_t m = c->count * c->esize;
+
+    return c->op == RTOPO__COLL_ACCUMULATE ? m * (uint64_t)(c->mm > 0 ? c->mm : 0) : m;
+}
+
+
+/* ---- builder ------------------------------------------------------------ */
+
+/* a register: buffer << 16 | index; its bytes are [index*M + off, +len) */
+#define RG(buf, i) ((buf) << 16 | (i))
+#define RSEND(i) RG(RTOPO__BUF_SEND, (i))
+#define RRECV(i) RG(RTOPO__BUF_RECV, (i))
+#define RTMP(i) RG(RTOPO__BUF_TMP, (i))
+#define RNONE (-1)
+
+typedef struct rtopo__cb {
+    const rtopo__tdesc_t *t;
+    const rtopo__coll_t *c;
+    int n, s;               /* OTIS: group size; OTIS-mesh side, cube dim */
+    uint64_t M;             /* register bytes */
+    uint64_t off, len;      /* this piece */
+    uint32_t base;          /* first step of this piece */
+    uint32_t maxstep;       /* of the hops */
+    uint32_t ntmp;          /* TMP registers named */
+    rtopo__xfer_t *x;
+    rtopo__hop_t *h;
+    rtopo__kern_t *k;
+    uint32_t nx, nh, nk, cx, ch, ck;
+    int err;
+} rtopo__cb_t;
+
+static void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err)
+{
+    uint32_t c = *cap ? *cap : 64;
+    void *q;
+
+    if (need <= *cap)
+        return p;
+    while (c < need)
+        c *= 2;
+    q = realloc(p, (size_t)c * esz);
+    if (!q) {
+        *err = RTOPO_ERR_NOMEM;
+        return p;
+    }
+    *cap = c;
+    return q;
+}
+
+static uint64_t rtopo__cb_addr(const rtopo__cb_t *b, int reg)
+{
+    return (uint64_t)(reg & 0xffff) * b->M + b->off;
+}
+
+static void rtopo__cb_reg(rtopo__cb_t *b, int reg)
+{
+    if ((reg >> 16) == RTOPO__BUF_TMP && (uint32_t)(reg & 0xffff) + 1 > b->ntmp)
+        b->ntmp = (uint32_t)(reg & 0xffff) + 1;
+}
+
+static void rtopo__cb_step(rtopo__cb_t *b, uint32_t step)
+{
+    if (step > b->maxstep)
+        b->maxstep = step;
+}
+
+/* Transfer of register sreg of `src` to register dreg of `dst` along
+ * nh hops (hops[i].to, .link, .dim, .dir), hop i in step step0 + i; no
+ * hops: a copy in step step0. */
+static void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
+                            uint32_t step0, const rtopo__hop_t *hops, uint32_t nh)
+{
+    rtopo__xfer_t *x;
+    uint32_t i;
+
+    if (b->err || !b->len)
+        return;
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
+    if (b->err)
+        return;
+    rtopo__cb_reg(b, sreg);
+    rtopo__cb_reg(b, dreg);
+    x = &b->x[b->nx++];
+    memset(x, 0, sizeof(*x));
+    x->src = src;
+    x->dst = dst;
+    x->src_buf = (uint8_t)(sreg >> 16);
+    x->dst_buf = (uint8_t)(dreg >> 16);
+    x->src_off = rtopo__cb_addr(b, sreg);
+    x->dst_off = rtopo__cb_addr(b, dreg);
+    x->len = b->len;
+    x->nhops = nh;
+    x->hop0 = b->nh;
+    x->step = nh ? 0 : b->base + step0;
+    for (i = 0; i < nh; i++) {
+        b->h[b->nh] = hops[i];
+        b->h[b->nh].step = b->base + step0 + i;
+        b->nh++;
+    }
+    if (nh)
+        rtopo__cb_step(b, b->base + step0 + nh - 1);
+}
+
+/* one hop (or a copy when from == to) in step `step` */
+static void rtopo__cb_move(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
+                           uint32_t step, int link, int dim, int dir)
+{
+    rtopo__hop_t h = { .to = to, .link = (uint8_t)link, .dim = (uint8_t)dim,
+                       .dir = (int8_t)dir };
+
+    if (from == to) {
+        if (sreg != dreg)
+            rtopo__cb_route(b, from, sreg, to, dreg, step, NULL, 0);
+        return;
+    }
+    rtopo__cb_route(b, from, sreg, to, dreg, step, &h, 1);
+}
+
+static void rtopo__cb_copy(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step)
+{
+    if (sreg != dreg)
+        rtopo__cb_route(b, rank, sreg, rank, dreg, step, NULL, 0);
+}
+
+static void rtopo__cb_kern(rtopo__cb_t *b, int type, int rank, int sreg, int dreg,
+                           uint32_t step, int64_t arg)
+{
+    rtopo__kern_t *k;
+
+    if (b->err || !b->len)
+        return;
+    b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
+    if (b->err)
+        return;
+    k = &b->k[b->nk++];
+    memset(k, 0, sizeof(*k));
+    k->rank = rank;
+    k->type = (uint8_t)type;
+    k->dtype = (uint8_t)b->c->dtype;
+    k->op = (uint8_t)b->c->rop;
+    k->step = b->base + step;
+    if (sreg != RNONE) {
+        rtopo__cb_reg(b, sreg);
+        k->src_buf = (uint8_t)(sreg >> 16);
+        k->src_off = rtopo__cb_addr(b, sreg);
+    }
+    rtopo__cb_reg(b, dreg);
+    k->dst_buf = (uint8_t)(dreg >> 16);
+    k->dst_off = rtopo__cb_addr(b, dreg);
+    k->len = b->len;
+    k->arg = arg;
+}
+
+/* dreg = dreg op sreg */
+static void rtopo__cb_comb(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step)
+{
+    rtopo__cb_kern(b, RTOPO__KERN_COMBINE, rank, sreg, dreg, step, 0);
+}
+
+/* dreg = sreg op dreg's current value, into dreg; dreg RNONE-safe: when
+ * `have` is 0 the value is just copied */
+static void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
+                          uint32_t step)
+{
+    if (have)
+        rtopo__cb_comb(b, rank, sreg, dreg, step);
+    else
+        rtopo__cb_copy(b, rank, sreg, dreg, step);
+}
+
+/* ---- OTIS-mesh groups --------------------------------------------------- *
+ * A line of a group: a row (ROW links, position = Py) or a column (COL
+ * links, position = Px); `fixed` is the other in-group coordinate. */
+static int rtopo__gl_rank(const rtopo__cb_t *b, int G, int link, int fixed, int pos)
+{
+    return G * b->n + (link == RTOPO__LINK_ROW ? fixed * b->s + pos : pos * b->s + fixed);
+}
+
+static void rtopo__gl_hop(rtopo__cb_t *b, int G, int link, int fixed, int from, int sreg,
+                          int to, int dreg, uint32_t step)
+{
+    rtopo__cb_move(b, rtopo__gl_rank(b, G, link, fixed, from), sreg,
+                   rtopo__gl_rank(b, G, link, fixed, to), dreg, step, link, 0,
+                   to > from ? 1 : -1);
+}
+
+/* Broadcast along a line of s positions from position c0 (register sreg)
+ * into register dreg of every other position, both ways at once; hops in
+ * steps t0+1 ..; returns the steps used. */
+static uint32_t rtopo__gl_bcast(rtopo__cb_t *b, int G, int link, int fixed, int c0, int sreg,
+                                int dreg, uint32_t t0)
+{
+    int s = b->s, k;
+
+    for (k = 1; c0 + k < s; k++)
+        rtopo__gl_hop(b, G, link, fixed, c0 + k - 1, k == 1 ? sreg : dreg, c0 + k, dreg,
+                      t0 + (uint32_t)k);
+    for (k = 1; c0 - k >= 0; k++)
+        rtopo__gl_hop(b, G, link, fixed, c0 - k + 1, k == 1 ? sreg : dreg, c0 - k, dreg,
+                      t0 + (uint32_t)k);
+    return (uint32_t)(c0 > s - 1 - c0 ? c0 : s - 1 - c0);
+}
+
+/* Reduce a line to position cm: val is each position's value, xl/xr the
+ * partials arriving from the left and the right, tot the result at cm
+ * (val op everything).  Both sides at once; returns the steps used. */
+static uint32_t rtopo__gl_reduce(rtopo__cb_t *b, int G, int link, int fixed, int cm, int val,
+                                 int xl, int xr, int tot, uint32_t t0)
+{
+    int s = b->s, k, cm_rank = rtopo__gl_rank(b, G, link, fixed, cm);
+    uint32_t L = (uint32_t)(cm > s - 1 - cm ? cm : s - 1 - cm);
+
+    for (k = 1; k <= cm; k++) {
+        rtopo__gl_hop(b, G, link, fixed, k - 1, k == 1 ? val : xl, k, xl, t0 + (uint32_t)k);
+        if (k < cm)
+            rtopo__cb_comb(b, rtopo__gl_rank(b, G, link, fixed, k), val, xl,
+                           t0 + (uint32_t)k);
+    }
+    for (k = 1; k <= s - 1 - cm; k++) {
+        rtopo__gl_hop(b, G, link, fixed, s - k, k == 1 ? val : xr, s - k - 1, xr,
+                      t0 + (uint32_t)k);
+        if (s - k - 1 > cm)
+            rtopo__cb_comb(b, rtopo__gl_rank(b, G, link, fixed, s - k - 1), val, xr,
+                           t0 + (uint32_t)k);
+    }
+    rtopo__cb_copy(b, cm_rank, val, tot, t0 + L);
+    if (cm > 0)
+        rtopo__cb_comb(b, cm_rank, xl, tot, t0 + L);
+    if (cm < s - 1)
+        rtopo__cb_comb(b, cm_rank, xr, tot, t0 + L);
+    return L;
+}
+
+/* Broadcast within group G of an OTIS-mesh from position P0 (register
+ * sreg) into dreg of every processor: along P0's row, then every column. */
+static uint32_t rtopo__om_bcast(rtopo__cb_t *b, int G, int P0, int sreg, int dreg,
+                                uint32_t t0)
+{
+    int s = b->s, px0 = P0 / s, py0 = P0 % s, py;
+    uint32_t L1, L2 = 0;
+
+    /* (a copy runs before the kernels of its step: one step later, sreg
+     * may come from kernels of step t0) */
+    rtopo__cb_copy(b, G * b->n + P0, sreg, dreg, t0 + (s > 1));
+    L1 = rtopo__gl_bcast(b, G, RTOPO__LINK_ROW, px0, py0, sreg, dreg, t0);
+    for (py = 0; py < s; py++)
+        L2 = rtopo__gl_bcast(b, G, RTOPO__LINK_COL, py, px0, py == py0 ? sreg : dreg, dreg,
+                             t0 + L1);
+    return L1 + L2;
+}
+
+/* Sum of group G into `out` of every processor (val: each one's value):
+ * rows to the middle column, that column to its middle, and back. */
+static uint32_t rtopo__om_sum(rtopo__cb_t *b, int G, int val, int out, int tmp0, uint32_t t0)
+{
+    int s = b->s, cm = (s - 1) / 2, px;
+    int xl = RTMP(tmp0), xr = RTMP(tmp0 + 1), rt = RTMP(tmp0 + 2), cl = RTMP(tmp0 + 3);
+    int cr = RTMP(tmp0 + 4), gt = RTMP(tmp0 + 5);
+    uint32_t t = t0;
+
+    for (px = 0; px < s; px++)
+        rtopo__gl_reduce(b, G, RTOPO__LINK_ROW, px, cm, val, xl, xr, rt, t);
+    t += (uint32_t)(cm > s - 1 - cm ? cm : s - 1 - cm);
+    t += rtopo__gl_reduce(b, G, RTOPO__LINK_COL, cm, cm, rt, cl, cr, gt, t);
+    return t - t0 + rtopo__om_bcast(b, G, cm * s + cm, gt, out, t);
+}
+
+/* ---- OTIS-hypercube groups (cube labels P, links P <-> P ^ 2^k) ---------
+ * also the identity-embedded hypercube (a single "group", CUBE_ID links) */
+typedef struct rtopo__cube {
+    int base;       /* rank of label 0 */
+    int d;          /* dimension */
+    int link;       /* RTOPO__LINK_CUBE or RTOPO__LINK_CUBE_ID */
+} rtopo__cube_t;
+
+static void rtopo__cube_hop(rtopo__cb_t *b, const rtopo__cube_t *q, int P, int sreg, int k,
+                            int dreg, uint32_t step)
+{
+    rtopo__cb_move(b, q->base + P, sreg, q->base + (P ^ (1 << k)), dreg, step, q->link, k, 0);
+}
+
+/* binomial broadcast from label P0 */
+static uint32_t rtopo__cube_bcast(rtopo__cb_t *b, const rtopo__cube_t *q, int P0, int sreg,
+                                  int dreg, uint32_t t0)
+{
+    int k, P;
+
+    rtopo__cb_copy(b, q->base + P0, sreg, dreg, t0);
+    for (k = 0; k < q->d; k++)
+        for (P = 0; P < (1 << q->d); P++)
+            if (((P ^ P0) >> k) == 0)
+                rtopo__cube_hop(b, q, P, P == P0 ? sreg : dreg, k, dreg,
+                                t0 + (uint32_t)k + 1);
+    return (uint32_t)q->d;
+}
+
+/* recursive doubling: out = op over the cube of val; in0, in1: TMP
+ * registers the partners' values land in */
+static uint32_t rtopo__cube_sum(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int out,
+                                int in0, uint32_t t0)
+{
+    int k, P;
+
+    for (P = 0; P < (1 << q->d); P++)
+        rtopo__cb_copy(b, q->base + P, val, out, t0);
+    for (k = 0; k < q->d; k++)
+        for (P = 0; P < (1 << q->d); P++) {
+            rtopo__cube_hop(b, q, P, out, k, RTMP(in0 + (k & 1)), t0 + (uint32_t)k + 1);
+            rtopo__cb_comb(b, q->base + P, RTMP(in0 + (k & 1)), out, t0 + (uint32_t)k + 1);
+        }
+    return (uint32_t)q->d;
+}
+
+/* Prefix over the labels: inc = op over labels <= P of val, exc = op over
+ * labels < P (label 0 has none), tot = the total (inc, exc may be RNONE);
+ * TMP in0, in0+1: landing registers. */
+static uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int inc,
+                                 int exc, int tot, int in0, uint32_t t0)
+{
+    int k, P, pk;
+
+    for (P = 0; P < (1 << q->d); P++) {
+        rtopo__cb_copy(b, q->base + P, val, tot, t0);
+        if (inc != RNONE)
+            rtopo__cb_copy(b, q->base + P, val, inc, t0);
+    }
+    for (k = 0; k < q->d; k++)
+        for (P = 0; P < (1 << q->d); P++) {
+            int in = RTMP(in0 + (k & 1));
+            uint32_t t = t0 + (uint32_t)k + 1;
+
+            rtopo__cube_hop(b, q, P, tot, k, in, t);
+            if (P & (1 << k)) {         /* the partner is lower */
+                pk = P & ((1 << k) - 1);    /* exc had a value before */
+                if (inc != RNONE)
+                    rtopo__cb_comb(b, q->base + P, in, inc, t);
+                if (exc != RNONE)
+                    rtopo__cb_acc(b, q->base + P, in, exc, pk != 0, t);
+            }
+            rtopo__cb_comb(b, q->base + P, in, tot, t);
+        }
+    return (uint32_t)q->d;
+}
+
+/* ---- the OTIS algorithms ------------------------------------------------ */
+
+static int rtopo__is_om(const rtopo__cb_t *b)
+{
+    return b->t->kind == RTOPO__TOPO_OTIS_MESH;
+}
+
+static uint32_t rtopo__grp_bcast(rtopo__cb_t *b, int G, int P0, int sreg, int dreg,
+                                 uint32_t t0)
+{
+    rtopo__cube_t q = { G * b->n, b->s, RTOPO__LINK_CUBE };
+
+    return rtopo__is_om(b) ? rtopo__om_bcast(b, G, P0, sreg, dreg, t0) :
+           rtopo__cube_bcast(b, &q, P0, sreg, dreg, t0);
+}
+
+/* uses TMP registers tmp0 .. tmp0+5 */
+static uint32_t rtopo__grp_sum(rtopo__cb_t *b, int G, int val, int out, int tmp0, uint32_t t0)
+{
+    rtopo__cube_t q = { G * b->n, b->s, RTOPO__LINK_CUBE };
+
+    return rtopo__is_om(b) ? rtopo__om_sum(b, G, val, out, tmp0, t0) :
+           rtopo__cube_sum(b, &q, val, out, tmp0, t0);
+}
+
+/* the OTIS move of (G, P)'s sreg to (P, G)'s dreg (a copy when G == P) */
+static void rtopo__otis_move(rtopo__cb_t *b, int G, int P, int sreg, int dreg, uint32_t step)
+{
+    rtopo__cb_move(b, G * b->n + P, sreg, P * b->n + G, dreg, step, RTOPO__LINK_OTIS, 0, 0);
+}
+
+/* broadcast: in the root's group, one OTIS move, in every other group */
+static void rtopo__otis_bcast(rtopo__cb_t *b)
+{
+    int n = b->n, G0 = b->c->root / n, P0 = b->c->root % n, P;
+    uint32_t t = rtopo__grp_bcast(b, G0, P0, RRECV(0), RRECV(0), 0) + 1;
+
+    for (P = 0; P < n; P++)
+        if (P != G0)
+            rtopo__otis_move(b, G0, P, RRECV(0), RRECV(0), t);
+    for (P = 0; P < n; P++)
+        if (P != G0)
+            rtopo__grp_bcast(b, P, G0, RRECV(0), RRECV(0), t);
+}
+
+/* Tile the w positions at the start of a group line over the whole line
+ * (RECV): the value of position j < w travels hop by hop to the end, and
+ * positions j + kw keep it; it waits in TMP pipe registers elsewhere. */
+static uint32_t rtopo__gl_tile(rtopo__cb_t *b, int G, int link, int fixed, int w, int pipe0,
+                               uint32_t t0)
+{
+    int s = b->s, j, t;
+
+    for (j = 0; j < w; j++) {
+        int held = RRECV(0);
+
+        for (t = 1; t <= s - w; t++) {
+            int dreg = t % w == 0 ? RRECV(0) : RTMP(pipe0 + (t & 1));
+
+            rtopo__gl_hop(b, G, link, fixed, j + t - 1, held, j + t, dreg, t0 + (uint32_t)t);
+            held = dreg;
+        }
+    }
+    return (uint32_t)(s - w);
+}
+
+static void rtopo__otis_window(rtopo__cb_t *b)
+{
+    int n = b->n, s = b->s, w = b->c->w, G0 = b->c->root, P, i, x;
+    uint32_t t = 0, L = 0;
+
+    /* 1: tile group G0: the first w rows, then every column */
+    for (x = 0; x < w; x++)
+        L = rtopo__gl_tile(b, G0, RTOPO__LINK_ROW, x, w, 0, t);
+    t += L;
+    for (x = 0; x < s; x++)
+        L = rtopo__gl_tile(b, G0, RTOPO__LINK_COL, x, w, 0, t);
+    t += L + 1;
+    /* 2: (G0, P) -> (P, G0); 3: broadcast in every group P from G0; 4:
+     * (P, i) -> (i, P) but into group G0, which keeps its tiles (2 and 3
+     * use TMP: group G0 takes part with its copy of the window) */
+    for (P = 0; P < n; P++)
+        rtopo__otis_move(b, G0, P, RRECV(0), RTMP(2), t);
+    for (P = 0; P < n; P++)
+        L = rtopo__grp_bcast(b, P, G0, RTMP(2), RTMP(2), t);
+    t += L + 1;
+    for (P = 0; P < n; P++)
+        for (i = 0; i < n; i++)
+            if (i != G0)
+                rtopo__otis_move(b, P, i, RTMP(2), RRECV(0), t);
+}
+
+/* data sum: sum in each group, one OTIS move, sum in each group */
+static void rtopo__otis_allreduce(rtopo__cb_t *b)
+{
+    int n = b->n, G, P;
+    uint32_t t = 0, L = 0;
+
+    for (G = 0; G < n; G++)
+        L = rtopo__grp_sum(b, G, RSEND(0), RTMP(0), 1, t);
+    t += L + 1;
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++)
+            rtopo__otis_move(b, G, P, RTMP(0), RTMP(7), t);
+    for (G = 0; G < n; G++)
+        rtopo__grp_sum(b, G, RTMP(7), RRECV(0), 1, t);
+}
+
+/* Prefix sum on the OTIS-mesh, the paper's 7(sqrt n - 1) + 2 form: row
+ * prefixes R; down the last column the prefixes C of R (and EC, without
+ * the own R); group totals C(s-1, s-1) to group n-1 by OTIS; there the
+ * prefixes over the groups before (rows, last column, back along the
+ * rows); back by OTIS to the last processor of each group; up the last
+ * column; V = that op EC in the last column; along the rows; R op V. */
+static void rtopo__om_scan(rtopo__cb_t *b)
+{
+    enum { T_R = 0, T_EC, T_C, T_A, T_AI, T_AE, T_CE, T_CI, T_XG, T_X, T_V };
+    int n = b->n, s = b->s, G, x, y, k, last = n - 1;
+    uint32_t t = 0;
+#define R_OF(py) ((py) == 0 ? RSEND(0) : RTMP(T_R))
+#define C_OF(px) ((px) == 0 ? R_OF(s - 1) : RTMP(T_C))
+#define AI_OF(py) ((py) == 0 ? RTMP(T_A) : RTMP(T_AI))
+#define CI_OF(px) ((px) == 0 ? AI_OF(s - 1) : RTMP(T_CI))
+
+    /* 1: row prefixes */
+    for (G = 0; G < n; G++)
+        for (x = 0; x < s; x++)
+            for (k = 1; k < s; k++) {
+                rtopo__gl_hop(b, G, RTOPO__LINK_ROW, x, k - 1, R_OF(k - 1), k, RTMP(T_R),
+                              t + (uint32_t)k);
+                rtopo__cb_comb(b, G * n + x * s + k, RSEND(0), RTMP(T_R), t + (uint32_t)k);
+            }
+    t += (uint32_t)(s - 1);
+    /* 2: down the last column: EC (before) and C (with) */
+    for (G = 0; G < n; G++)
+        for (k = 1; k < s; k++) {
+            int r = G * n + k * s + s - 1;
+
+            rtopo__gl_hop(b, G, RTOPO__LINK_COL, s - 1, k - 1, C_OF(k - 1), k, RTMP(T_EC),
+                          t + (uint32_t)k);
+            rtopo__cb_copy(b, r, RTMP(T_EC), RTMP(T_C), t + (uint32_t)k);
+            rtopo__cb_comb(b, r, R_OF(s - 1), RTMP(T_C), t + (uint32_t)k);
+        }
+    t += (uint32_t)(s - 1) + 1;
+    /* 3: group totals to group n-1 */
+    for (G = 0; G < n; G++)
+        rtopo__otis_move(b, G, last, C_OF(s - 1), RTMP(T_A), t);
+    /* 4: group n-1: exclusive prefix of A over its processors */
+    for (x = 0; x < s; x++)
+        for (k = 1; k < s; k++) {
+            rtopo__gl_hop(b, last, RTOPO__LINK_ROW, x, k - 1, AI_OF(k - 1), k, RTMP(T_AE),
+                          t + (uint32_t)k);
+            rtopo__cb_copy(b, last * n + x * s + k, RTMP(T_AE), RTMP(T_AI), t + (uint32_t)k);
+            rtopo__cb_comb(b, last * n + x * s + k, RTMP(T_A), RTMP(T_AI), t + (uint32_t)k);
+        }
+    t += (uint32_t)(s - 1);
+    for (k = 1; k < s; k++) {
+        int r = last * n + k * s + s - 1;
+
+        rtopo__gl_hop(b, last, RTOPO__LINK_COL, s - 1, k - 1, CI_OF(k - 1), k, RTMP(T_CE),
+                      t + (uint32_t)k);
+        rtopo__cb_copy(b, r, RTMP(T_CE), RTMP(T_CI), t + (uint32_t)k);
+        rtopo__cb_comb(b, r, AI_OF(s - 1), RTMP(T_CI), t + (uint32_t)k);
+    }
+    t += (uint32_t)(s - 1);
+    for (x = 1; x < s; x++)
+        rtopo__gl_bcast(b, last, RTOPO__LINK_ROW, x, s - 1, RTMP(T_CE), RTMP(T_CE), t);
+    t += (uint32_t)(s - 1);
+    for (x = 0; x < s; x++)
+        for (y = 0; y < s; y++)
+            if (x && y) {
+                rtopo__cb_copy(b, last * n + x * s + y, RTMP(T_CE), RTMP(T_XG), t);
+                rtopo__cb_comb(b, last * n + x * s + y, RTMP(T_AE), RTMP(T_XG), t);
+            }
+    t++;
+    /* 5: back to the last processor of each group but group 0 */
+    for (G = 1; G < n; G++) {
+        int gx = G / s, gy = G % s;
+
+        rtopo__otis_move(b, last, G, gx && gy ? RTMP(T_XG) : gx ? RTMP(T_CE) : RTMP(T_AE),
+                         RTMP(T_X), t);
+    }
+    /* 6: up the last column */
+    for (G = 1; G < n; G++)
+        rtopo__gl_bcast(b, G, RTOPO__LINK_COL, s - 1, s - 1, RTMP(T_X), RTMP(T_X), t);
+    t += (uint32_t)(s - 1);
+    /* 7: V = X op EC in the last column */
+    for (G = 0; G < n; G++)
+        for (x = 0; x < s; x++)
+            if (G && x) {
+                rtopo__cb_copy(b, G * n + x * s + s - 1, RTMP(T_X), RTMP(T_V), t);
+                rtopo__cb_comb(b, G * n + x * s + s - 1, RTMP(T_EC), RTMP(T_V), t);
+            }
+    /* 8: along the rows; 9: R op V */
+    for (G = 0; G < n; G++)
+        for (x = 0; x < s; x++) {
+            int v = G && x ? RTMP(T_V) : G ? RTMP(T_X) : RTMP(T_EC);
+
+            if (G || x)
+                rtopo__gl_bcast(b, G, RTOPO__LINK_ROW, x, s - 1, v, RTMP(T_V), t);
+            for (y = 0; y < s; y++) {
+                int r = G * n + x * s + y;
+
+                rtopo__cb_copy(b, r, R_OF(y), RRECV(0), t + (uint32_t)(s - 1));
+                if (G || x)
+                    rtopo__cb_comb(b, r, y == s - 1 ? v : RTMP(T_V), RRECV(0),
+                                   t + (uint32_t)(s - 1));
+            }
+        }
+#undef R_OF
+#undef C_OF
+#undef AI_OF
+#undef CI_OF
+}
+
+/* Prefix sum on the OTIS-hypercube: the cube prefix in each group, group
+ * totals to group n-1 by OTIS, the exclusive cube prefix there, back by
+ * OTIS, broadcast from the last processor, combine. */
+static void rtopo__oh_scan(rtopo__cb_t *b)
+{
+    enum { T_PS = 0, T_TS, T_IN, T_IN1, T_A, T_ET, T_EX, T_X };
+    int n = b->n, G, P;
+    uint32_t t = 0, L = 0;
+    rtopo__cube_t q = { 0, b->s, RTOPO__LINK_CUBE };
+
+    for (G = 0; G < n; G++) {
+        q.base = G * n;
+        L = rtopo__cube_scan(b, &q, RSEND(0), RTMP(T_PS), RNONE, RTMP(T_TS), T_IN, t);
+    }
+    t += L + 1;
+    for (G = 0; G < n; G++)
+        rtopo__otis_move(b, G, n - 1, RTMP(T_TS), RTMP(T_A), t);
+    q.base = (n - 1) * n;
+    t += rtopo__cube_scan(b, &q, RTMP(T_A), RNONE, RTMP(T_EX), RTMP(T_ET), T_IN, t) + 1;
+    for (G = 1; G < n; G++)
+        rtopo__otis_move(b, n - 1, G, RTMP(T_EX), RTMP(T_X), t);
+    for (G = 1; G < n; G++) {
+        q.base = G * n;
+        L = rtopo__cube_bcast(b, &q, n - 1, RTMP(T_X), RTMP(T_X), t);
+    }
+    t += L;
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++) {
+            rtopo__cb_copy(b, G * n + P, RTMP(T_PS), RRECV(0), t);
+            if (G)
+                rtopo__cb_comb(b, G * n + P, RTMP(T_X), RRECV(0), t);
+        }
+}
+
+/* ---- generic algorithms ------------------------------------------------- */
+
+static int rtopo__is_cube(const rtopo__cb_t *b)
+{
+    return b->t->kind == RTOPO__TOPO_HYPERCUBE;
+}
+
+static void rtopo__direct(rtopo__cb_t *b, int from, int sreg, int to, int dreg, uint32_t step)
+{
+    rtopo__cb_move(b, from, sreg, to, dreg, step, RTOPO__LINK_DIRECT, 0, 0);
+}
+
+/* binomial tree from the root (relative ranks v = r - root mod p) */
+static void rtopo__gen_bcast(rtopo__cb_t *b)
+{
+    int p = b->t->p, root = b->c->root, v;
+    uint32_t k = 0;
+
+    if (rtopo__is_cube(b)) {
+        rtopo__cube_t q = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
+
+        rtopo__cube_bcast(b, &q, root, RRECV(0), RRECV(0), 0);
+        return;
+    }
+    for (k = 0; (1L << k) < p; k++)
+        for (v = 0; v < (1 << k) && v + (1 << k) < p; v++)
+            rtopo__direct(b, (v + root) % p, RRECV(0), (v + (1 << k) + root) % p, RRECV(0),
+                          k + 1);
+}
+
+/* recursive doubling; the q = 2^floor(log2 p) lowest ranks take the rest's
+ * values first and hand them the result last */
+static void rtopo__gen_allreduce(rtopo__cb_t *b)
+{
+    int p = b->t->p, q = 1, v, k;
+    uint32_t t = 0;
+
+    if (rtopo__is_cube(b)) {
+        rtopo__cube_t c = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
+
+        rtopo__cube_sum(b, &c, RSEND(0), RRECV(0), 0, 0);
+        return;
+    }
+    while (q * 2 <= p)
+        q *= 2;
+    for (v = 0; v < p; v++)
+        rtopo__cb_copy(b, v, RSEND(0), RRECV(0), 0);
+    if (p > q) {
+        t++;
+        for (v = q; v < p; v++) {
+            rtopo__direct(b, v, RSEND(0), v - q, RTMP(0), t);
+            rtopo__cb_comb(b, v - q, RTMP(0), RRECV(0), t);
+        }
+    }
+    for (k = 0; (1 << k) < q; k++) {
+        t++;
+        for (v = 0; v < q; v++) {
+            rtopo__direct(b, v, RRECV(0), v ^ (1 << k), RTMP(k & 1), t);
+            rtopo__cb_comb(b, v, RTMP(k & 1), RRECV(0), t);
+        }
+    }
+    if (p > q) {
+        t++;
+        for (v = q; v < p; v++)
+            rtopo__direct(b, v - q, RRECV(0), v, RRECV(0), t);
+    }
+}
+
+/* recursive doubling scan: in round k rank v adds in what v - 2^k holds */
+static void rtopo__gen_scan(rtopo__cb_t *b)
+{
+    int p = b->t->p, v, k;
+
+    if (rtopo__is_cube(b)) {
+        rtopo__cube_t c = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
+
+        rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1, 0);
+        return;
+    }
+    for (v = 0; v < p; v++)
+        rtopo__cb_copy(b, v, RSEND(0), RRECV(0), 0);
+    for (k = 0; (1 << k) < p; k++)
+        for (v = 0; v + (1 << k) < p; v++) {
+            rtopo__direct(b, v, RRECV(0), v + (1 << k), RTMP(k & 1), (uint32_t)k + 1);
+            rtopo__cb_comb(b, v + (1 << k), RTMP(k & 1), RRECV(0), (uint32_t)k + 1);
+        }
+}
+
+/* ---- line operations ---------------------------------------------------- *
+ * A line along `dim`: E positions; ring, mesh and cube lines wrap around
+ * over their own links, OTIS-mesh in-group lines do not (ROW/COL links
+ * inside the group), OTIS-hypercube lines use DIRECT connections.  The
+ * OTIS-mesh group dimensions run, as in the paper, between two OTIS
+ * moves on the in-group line they become. */
+typedef struct rtopo__line {
+    int dim, E, wrap, link, nlines;
+} rtopo__line_t;
+
+static void rtopo__line_init(const rtopo__cb_t *b, int dim, rtopo__line_t *ln)
+{
+    const rtopo__tdesc_t *t = b->t;
+
+    ln->dim = dim;
+    ln->E = rtopo__cart_extent(t, dim);
+    ln->nlines = rtopo__cart_nlines(t, dim);
+    ln->wrap = t->kind != RTOPO__TOPO_OTIS_MESH;
+    switch (t->kind) {
+    case RTOPO__TOPO_RING: ln->link = RTOPO__LINK_RING; break;
+    case RTOPO__TOPO_MESH: ln->link = dim ? RTOPO__LINK_ROW : RTOPO__LINK_COL; break;
+    case RTOPO__TOPO_HYPERCUBE: ln->link = RTOPO__LINK_CUBE; break;
+    case RTOPO__TOPO_OTIS_MESH: ln->link = dim == 3 ? RTOPO__LINK_ROW : RTOPO__LINK_COL; break;
+    default: ln->link = RTOPO__LINK_DIRECT; break;
+    }
+}
+
+static int rtopo__line_rank(const rtopo__cb_t *b, const rtopo__line_t *ln, int L, int pos)
+{
+    if (ln->wrap)
+        pos = ((pos % ln->E) + ln->E) % ln->E;
+    return rtopo__cart_member(b->t, ln->dim, L, pos);
+}
+
+static rtopo__hop_t rtopo__line_hopv(const rtopo__cb_t *b, const rtopo__line_t *ln, int L,
+                                     int to_pos, int dir)
+{
+    rtopo__hop_t h;
+
+    memset(&h, 0, sizeof(h));
+    h.to = rtopo__line_rank(b, ln, L, to_pos);
+    h.link = (uint8_t)ln->link;
+    if (ln->link == RTOPO__LINK_CUBE)
+        h.dim = (uint8_t)ln->dim;
+    else if (ln->link != RTOPO__LINK_DIRECT)
+        h.dir = (int8_t)dir;
+    return h;
+}
+
+/* one hop from position `from` to from + dir */
+static void rtopo__line_hop(rtopo__cb_t *b, const rtopo__line_t *ln, int L, int from, int sreg,
+                            int dir, int dreg, uint32_t step)
+{
+    rtopo__hop_t h = rtopo__line_hopv(b, ln, L, from + dir, dir);
+
+    rtopo__cb_route(b, rtopo__line_rank(b, ln, L, from), sreg, h.to, dreg, step, &h, 1);
+}
+
+/* zero-fill shift: out(x + disp) = in(x) where both are on the line, one
+ * route per moving value; zeros where nothing arrives */
+static uint32_t rtopo__line_fill(rtopo__cb_t *b, const rtopo__line_t *ln, int in, int out,
+                                 uint32_t t0)
+{
+    int disp = b->c->disp, E = ln->E, L, x, k, dir = disp < 0 ? -1 : 1;
+    int ad = disp < 0 ? -disp : disp;
+    rtopo__hop_t hops[RTOPO__MAX_DIMS > 64 ? RTOPO__MAX_DIMS : 64], *hp = hops;
+
+    if (ad >= E)
+        ad = E;
+    if (ad > 64 && !(hp = malloc(sizeof(*hp) * (size_t)ad))) {
+        b->err = RTOPO_ERR_NOMEM;
+        return 0;
+    }
+    for (L = 0; L < ln->nlines; L++)
+        for (x = 0; x < E; x++) {
+            int src = x - disp;
+
+            if (src < 0 || src >= E || ad >= E) {
+                rtopo__cb_kern(b, RTOPO__KERN_FILL, rtopo__line_rank(b, ln, L, x), RNONE, out,
+                               t0 + (ad >= E ? 0 : (uint32_t)ad), 0);
+                continue;
+            }
+            if (!ad) {
+                rtopo__cb_copy(b, rtopo__line_rank(b, ln, L, x), in, out, t0);
+                continue;
+            }
+            for (k = 0; k < ad; k++)
+                hp[k] = rtopo__line_hopv(b, ln, L, src + dir * (k + 1), dir);
+            rtopo__cb_route(b, rtopo__line_rank(b, ln, L, src), in, hp[ad - 1].to, out,
+                            t0 + 1, hp, (uint32_t)ad);
+        }
+    if (hp != hops)
+        free(hp);
+    return ad >= E ? 0 : (uint32_t)ad;
+}
+
+/* Accumulation (sum 0) or adjacent sum (sum 1) over the mm values ahead:
+ * the values travel against the line's direction one hop per step and
+ * each position keeps (or combines) what passes; on a line without
+ * wraparound the first mm-1 values travel forward to the end as well.
+ * in: each position's value; out: block i at out + i (accumulation) or
+ * the result; TMP pipe0 .. pipe0+3: values in transit. */
+static uint32_t rtopo__line_acc(rtopo__cb_t *b, const rtopo__line_t *ln, int sum, int in,
+                                int out, int pipe0, uint32_t t0)
+{
+    int E = ln->E, mm = b->c->mm, L, x, t, j, i;
+    uint32_t steps = 0;
+
+    for (L = 0; L < ln->nlines; L++) {
+        for (x = 0; x < E; x++)
+            rtopo__cb_copy(b, rtopo__line_rank(b, ln, L, x), in, out, t0);
+        /* backward: position x gets the value of x + t in step t */
+        for (t = 1; t < mm; t++)
+            for (x = 0; x < E; x++) {
+                int src = x + 1, at = t0 + (uint32_t)t;
+                int sreg = t == 1 ? in : sum ? RTMP(pipe0 + 2 + ((t - 1) & 1)) : out + t - 1;
+                int dreg = sum ? RTMP(pipe0 + 2 + (t & 1)) : out + t;
+
+                if (!ln->wrap && x + t > E - 1)
+                    continue;
+                rtopo__line_hop(b, ln, L, src, sreg, -1, dreg, at);
+                if (sum)
+                    rtopo__cb_comb(b, rtopo__line_rank(b, ln, L, x), dreg, out, at);
+                if ((uint32_t)t > steps)
+                    steps = (uint32_t)t;
+            }
+        if (ln->wrap)
+            continue;
+        /* forward, without wraparound: value j reaches E - 1 - ... */
+        for (j = 0; j + 1 < mm && j < E; j++) {
+            int held = in;
+
+            for (t = 1; j + t < E; t++) {
+                int c = j + t, cap = c >= j + E - mm + 1, dreg;
+
+                i = j + E - c;                 /* the block it is at c */
+                dreg = cap && !sum ? out + i : RTMP(pipe0 + (t & 1));
+                rtopo__line_hop(b, ln, L, c - 1, held, 1, dreg, t0 + (uint32_t)t);
+                if (cap && sum)
+                    rtopo__cb_comb(b, rtopo__line_rank(b, ln, L, c), dreg, out,
+                                   t0 + (uint32_t)t);
+                held = dreg;
+                if ((uint32_t)t > steps)
+                    steps = (uint32_t)t;
+            }
+        }
+    }
+    return steps;
+}
+
+/* Consecutive sum over blocks of mm positions: the paper's tokens.  Token
+ * i starts at block position i with the own block i of the input, the
+ * first mm-1 head right and the last left; each moves one position a
+ * step, turning at the block's ends, and takes in block i of every
+ * position it reaches the first time; after 2(mm-1) steps every token is
+ * home with its sum.  TMP tok0 + i holds token i wherever it is. */
+static uint32_t rtopo__line_consec(rtopo__cb_t *b, const rtopo__line_t *ln, int in, int out,
+                                   int tok0, uint32_t t0)
+{
+    int E = ln->E, mm = b->c->mm, L, blk, i, step;
+    uint32_t T = 2 * (uint32_t)(mm - 1);
+
+    for (L = 0; L < ln->nlines; L++)
+        for (blk = 0; blk < E; blk += mm)
+            for (i = 0; i < mm; i++) {
+                int pos = i, dir = i < mm - 1 ? 1 : -1, home = blk + i;
+                uint64_t seen = mm <= 64 ? 1ull << i : 0;  /* positions added */
+                unsigned char *seenv = NULL;
+
+                if (mm > 64 && !(seenv = calloc((size_t)mm, 1))) {
+                    b->err = RTOPO_ERR_NOMEM;
+                    return 0;
+                }
+                if (seenv)
+                    seenv[i] = 1;
+                if (mm == 1) {
+                    rtopo__cb_copy(b, rtopo__line_rank(b, ln, L, home), in, out, t0);
+                    continue;
+                }
+                rtopo__cb_copy(b, rtopo__line_rank(b, ln, L, home), in + i, RTMP(tok0 + i),
+                               t0);
+                for (step = 1; step <= (int)T; step++) {
+                    int nrank, first;
+
+                    if (pos + dir < 0 || pos + dir >= mm)
+                        dir = -dir;
+                    rtopo__line_hop(b, ln, L, blk + pos, RTMP(tok0 + i), dir, RTMP(tok0 + i),
+                                    t0 + (uint32_t)step);
+                    pos += dir;
+                    nrank = rtopo__line_rank(b, ln, L, blk + pos);
+                    first = seenv ? !seenv[pos] : !(seen & (1ull << pos));
+                    if (first) {
+                        rtopo__cb_comb(b, nrank, in + i, RTMP(tok0 + i), t0 + (uint32_t)step);
+                        if (seenv)
+                            seenv[pos] = 1;
+                        else
+                            seen |= 1ull << pos;
+                    }
+                }
+                rtopo__cb_copy(b, rtopo__line_rank(b, ln, L, home), RTMP(tok0 + i), out,
+                               t0 + T);
+                free(seenv);
+            }
+    return mm > 1 ? T : 0;
+}
+
+/* the line operation of b->c from register bases in to out */
+static uint32_t rtopo__line_op(rtopo__cb_t *b, int dim, int in, int out, int tmp0, uint32_t t0)
+{
+    rtopo__line_t ln;
+
+    rtopo__line_init(b, dim, &ln);
+    switch (b->c->op) {
+    case RTOPO__COLL_SHIFT_FILL:
+        return rtopo__line_fill(b, &ln, in, out, t0);
+    case RTOPO__COLL_ACCUMULATE:
+        return rtopo__line_acc(b, &ln, 0, in, out, tmp0, t0);
+    case RTOPO__COLL_ADJACENT_SUM:
+        return rtopo__line_acc(b, &ln, 1, in, out, tmp0, t0);
+    default:
+        return rtopo__line_consec(b, &ln, in, out, tmp0, t0);
+    }
+}
+
+static void rtopo__line_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    int nin = c->op == RTOPO__COLL_CONSEC_SUM ? c->mm : 1;
+    int nout = c->op == RTOPO__COLL_ACCUMULATE ? c->mm : 1, G, P, i;
+    uint32_t L;
+
+    if (!(rtopo__is_om(b) && c->dim < 2)) {
+        rtopo__line_op(b, c->dim, RSEND(0), RRECV(0), 0, 0);
+        return;
+    }
+    /* a group dimension: OTIS move, the in-group line, OTIS move */
+    for (G = 0; G < b->n; G++)
+        for (P = 0; P < b->n; P++)
+            for (i = 0; i < nin; i++)
+                rtopo__otis_move(b, G, P, RSEND(i), RTMP(i), 1);
+    L = rtopo__line_op(b, c->dim + 2, RTMP(0), RTMP(nin), nin + nout, 1);
+    for (G = 0; G < b->n; G++)
+        for (P = 0; P < b->n; P++)
+            for (i = 0; i < nout; i++)
+                rtopo__otis_move(b, G, P, RTMP(nin + i), RRECV(i), L + 2);
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+/* one piece of the program of algorithm `algo` (TOPO or GENERIC) */
+static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
+{
+    int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
+               b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+
+    switch (b->c->op) {
+    case RTOPO__COLL_BCAST:
+        if (otis && algo == RTOPO_COLL_TOPO)
+            rtopo__otis_bcast(b);
+        else
+            rtopo__gen_bcast(b);
+        break;
+    case RTOPO__COLL_ALLREDUCE:
+        if (otis && algo == RTOPO_COLL_TOPO)
+            rtopo__otis_allreduce(b);
+        else
+            rtopo__gen_allreduce(b);
+        break;
+    case RTOPO__COLL_SCAN:
+        if (otis && algo == RTOPO_COLL_TOPO) {
+            if (rtopo__is_om(b))
+                rtopo__om_scan(b);
+            else
+                rtopo__oh_scan(b);
+        } else {
+            rtopo__gen_scan(b);
+        }
+        break;
+    case RTOPO__COLL_WINDOW_BCAST:
+        rtopo__otis_window(b);
+        break;
+    default:
+        rtopo__line_prog(b);
+    }
+}
+
+/* Build with `pieces` pieces (>= 1). */
+static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
+                             uint32_t pieces, rtopo__sched_t **s_p)
+{
+    rtopo__cb_t b;
+    rtopo__sched_t *s = NULL;
+    uint64_t per, done = 0, M = c->count * c->esize;
+    uint32_t j;
+    int st;
+
+    memset(&b, 0, sizeof(b));
+    b.t = t;
+    b.c = c;
+    b.M = M;
+    if (t->kind == RTOPO__TOPO_OTIS_MESH) {
+        b.n = t->n;
+        for (b.s = 1; b.s * b.s < t->n; b.s++)
+            ;
+    } else if (t->kind == RTOPO__TOPO_OTIS_HYPERCUBE) {
+        b.n = t->n;
+        b.s = t->dim;
+    }
+    if (pieces < 1)
+        pieces = 1;
+    if (pieces > c->count)
+        pieces = c->count ? (uint32_t)c->count : 1;
+    per = c->count ? (c->count + pieces - 1) / pieces : 0;
+    for (j = 0; j < pieces && !b.err; j++) {
+        b.base = j;
+        b.off = done * c->esize;
+        b.len = (c->count - done < per ? c->count - done : per) * c->esize;
+        done += b.len / (c->esize ? c->esize : 1);
+        rtopo__coll_prog(&b, algo);
+    }
+    if (b.err) {
+        st = rtopo__error(b.err, "%s: out of memory building the schedule",
+                          rtopo__coll_name(c->op));
+        goto out;
+    }
+    if ((st = rtopo__sched_alloc(t, b.nx, b.nh, &s)))
+        goto out;
+    if (b.nx)
+        memcpy(s->xfers, b.x, sizeof(*b.x) * b.nx);
+    if (b.nh)
+        memcpy(s->hops, b.h, sizeof(*b.h) * b.nh);
+    if (b.nk) {
+        if ((st = rtopo__sched_add_kerns(s, b.nk, NULL)))
+            goto out;
+        memcpy(s->kerns, b.k, sizeof(*b.k) * b.nk);
+    }
+    s->algo = algo;
+    s->nsteps = b.nh ? b.maxstep + 1 : 0;
+    s->tmp_bytes = (uint64_t)b.ntmp * M;
+    if ((st = rtopo__sched_deps_infer(s, 0)))
+        goto out;
+    *s_p = s;
+    s = NULL;
+out:
+    rtopo__sched_free(s);
+    free(b.x);
+    free(b.h);
+    free(b.k);
+    return st;
+}
+
+static int rtopo__coll_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
+{
+    const char *name = rtopo__coll_name(c->op);
+    int reduce = c->op == RTOPO__COLL_SCAN || c->op == RTOPO__COLL_ALLREDUCE ||
+                 c->op == RTOPO__COLL_ADJACENT_SUM || c->op == RTOPO__COLL_CONSEC_SUM;
+    int E, s;
+
+    if (t->host)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: not on a topology with a host "
+                            "outside the cube", name);
+    if (c->op <= 0 || c->op >= RTOPO__COLL_NOPS)
+        return rtopo__error(RTOPO_ERR_INVAL, "collective %d is unknown", c->op);
+    if (!c->esize || (reduce && (rtopo__dtype_size(c->dtype) != c->esize ||
+                                 c->rop < RTOPO_SUM || c->rop > RTOPO_MAX)))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d, operator %d, element size "
+                            "%zu", name, c->dtype, c->rop, c->esize);
+    if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d is unknown", name, c->algo);
+    switch (c->op) {
+    case RTOPO__COLL_BCAST:
+        if (c->root < 0 || c->root >= t->p)
+            return rtopo__error(RTOPO_ERR_INVAL, "bcast: root %d is not a rank of the "
+                                "topology (0..%d)", c->root, t->p - 1);
+        return RTOPO_OK;
+    case RTOPO__COLL_WINDOW_BCAST:
+        if (t->kind != RTOPO__TOPO_OTIS_MESH)
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "window_bcast needs an OTIS-mesh, "
+                                "not a %s", rtopo__topo_name(t->kind));
+        for (s = 1; s * s < t->n; s++)
+            ;
+        if (c->root < 0 || c->root >= t->n)
+            return rtopo__error(RTOPO_ERR_INVAL, "window_bcast: group %d is not one of "
+                                "0..%d", c->root, t->n - 1);
+        if (c->w < 1 || s % c->w)
+            return rtopo__error(RTOPO_ERR_INVAL, "window_bcast: w=%d does not divide the "
+                                "group side %d", c->w, s);
+        return RTOPO_OK;
+    case RTOPO__COLL_SCAN:
+    case RTOPO__COLL_ALLREDUCE:
+        return RTOPO_OK;
+    default:
+        break;
+    }
+    if (c->dim < 0 || c->dim >= rtopo__cart_ndims(t))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: dimension %d is not one of 0..%d of the "
+                            "%s", name, c->dim, rtopo__cart_ndims(t) - 1,
+                            rtopo__topo_name(t->kind));
+    E = rtopo__cart_extent(t, c->dim);
+    if (c->op == RTOPO__COLL_SHIFT_FILL)
+        return RTOPO_OK;
+    if (c->mm < 1 || c->mm > E || (c->op == RTOPO__COLL_CONSEC_SUM && E % c->mm))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: m=%d %s extent %d of dimension %d", name,
+                            c->mm, c->op == RTOPO__COLL_CONSEC_SUM ? "does not divide the" :
+                            "is not within 1..the", E, c->dim);
+    return RTOPO_OK;
+}
+
+/* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
+ * h steps, pieces of at least 8 KiB, at most 64. */
+static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t *c,
+                                   const rtopo__model_t *model)
+{
+    rtopo__model_t def;
+    double ts, tw, h = s->nsteps > 1 ? s->nsteps - 1 : 0, best;
+    uint64_t m = c->count * c->esize;
+    uint32_t P, top = (uint32_t)(m / 8192);
+
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    ts = model->ts[RTOPO__LINK_DIRECT];
+    tw = model->tw[RTOPO__LINK_DIRECT];
+    if (h < 2 || top < 2 || ts <= 0)
+        return 1;
+    best = sqrt((h - 1) * (double)m * tw / ts);
+    P = best < 1 ? 1 : best > 64 ? 64 : (uint32_t)(best + 0.5);
+    return P > top ? top : P;
+}
+
+static int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
+                             const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    uint32_t P = c->chunks;
+    int st;
+
+    if (!P) {
+        if ((st = rtopo__coll_build(t, c, algo, 1, s_p)))
+            return st;
+        P = rtopo__coll_pieces(*s_p, c, model);
+        if (P <= 1)
+            return RTOPO_OK;
+        rtopo__sched_free(*s_p);
+        *s_p = NULL;
+    }
+    return rtopo__coll_build(t, c, algo, P, s_p);
+}
+
+int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    int st, otis, both;
+    rtopo__sched_t *a = NULL, *g = NULL;
+    rtopo__sim_result_t ra, rg;
+
+    if (!t || !c || !s_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "no topology, collective or output");
+    if ((st = rtopo__coll_check(t, c)))
+        return st;
+    otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    both = otis && (c->op == RTOPO__COLL_BCAST || c->op == RTOPO__COLL_SCAN ||
+                    c->op == RTOPO__COLL_ALLREDUCE);
+    if (!both)
+        return rtopo__coll_algo1(t, c, otis || c->op > RTOPO__COLL_ALLREDUCE ?
+                                 RTOPO_COLL_TOPO : RTOPO_COLL_GENERIC, model, s_p);
+    if (c->algo != RTOPO_COLL_AUTO)
+        return rtopo__coll_algo1(t, c, c->algo, model, s_p);
+    if ((st = rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, &a)) ||
+        (st = rtopo__coll_algo1(t, c, RTOPO_COLL_GENERIC, model, &g)))
+        goto out;
+    if ((st = rtopo__sim_run(a, model, &ra)) || (st = rtopo__sim_run(g, model, &rg)))
+        goto out;
+    if (rg.model_time < ra.model_time * (1 - 1e-12)) {
+        *s_p = g;
+        g = NULL;
+    } else {
+        *s_p = a;
+        a = NULL;
+    }
+out:
+    rtopo__sched_free(a);
+    rtopo__sched_free(g);
+    return st;
+}
+
+/* ---- moves -------------------------------------------------------------- */
+
+static int rtopo__hop_cmp(const void *x, const void *y)
+{
+    const rtopo__hop_t *a = x, *b = y;
+
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    if (a->link != b->link)
+        return a->link < b->link ? -1 : 1;
+    if (a->dim != b->dim)
+        return a->dim < b->dim ? -1 : 1;
+    return a->dir < b->dir ? -1 : a->dir > b->dir;
+}
+
+static int rtopo__link_electronic(int link)
+{
+    return link == RTOPO__LINK_RING || link == RTOPO__LINK_ROW || link == RTOPO__LINK_COL ||
+           link == RTOPO__LINK_CUBE;
+}
+
+void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
+{
+    rtopo__hop_t *h;
+    uint32_t i;
+
+    memset(mv, 0, sizeof(*mv));
+    if (!s->nhops || !(h = malloc(sizeof(*h) * s->nhops)))
+        return;
+    memcpy(h, s->hops, sizeof(*h) * s->nhops);
+    qsort(h, s->nhops, sizeof(*h), rtopo__hop_cmp);
+    for (i = 0; i < s->nhops; i++) {
+        int first_of_step = i == 0 || h[i].step != h[i - 1].step;
+        int new_group = first_of_step || rtopo__hop_cmp(&h[i], &h[i - 1]) != 0;
+        int e = rtopo__link_electronic(h[i].link);
+        uint32_t j;
+        int seen_e = 0, seen_o = 0, seen_x = 0;
+
+        if (new_group && e)
+            mv->electronic_simd++;
+        if (!first_of_step)
+            continue;
+        for (j = i; j < s->nhops && h[j].step == h[i].step; j++) {
+            if (rtopo__link_electronic(h[j].link))
+                seen_e = 1;
+            else if (h[j].link == RTOPO__LINK_OTIS)
+                seen_o = 1;
+            else
+                seen_x = 1;
+        }
+        mv->electronic += (uint32_t)seen_e;
+        mv->otis += (uint32_t)seen_o;
+        mv->other += (uint32_t)seen_x;
+    }
+    free(h);
+}
