@@ -17,7 +17,10 @@
  * holds the same model and makes the same choice.  Figures are kept per
  * role (node to node, host to node) and kind of pair (both ranks on one
  * machine, or on two), so a job measures each once; every topology takes
- * its classes from the roles and kinds of its own pairs.  A topology whose
+ * its classes from the roles and kinds of its own pairs.  On the OTIS
+ * topologies the OTIS class has a kind of its own when groups 0 and 1 lie
+ * on different machines (placement puts each group on one where it can):
+ * label 0 then also times label n.  A topology whose
  * ranks all share one machine gets lanes = 1: its transfers are memory
  * copies by the same processors, which the measured pairs do not show
  * competing (on two cores, the host writing every window itself beats
@@ -199,8 +202,8 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
 {
     rtopo_ctx_t *ctx = t->ctx;
     int p = t->desc.p, host = t->desc.host ? p - 1 : -1, st = RTOPO_OK;
-    int kn = -1, kh = -1, measure_n, measure_h, r;
-    struct { double ts[2], tw[2]; } fig;
+    int kn = -1, kh = -1, ko = -1, measure_n, measure_h, measure_o, r;
+    struct { double ts[3], tw[3]; } fig;
     struct rtopo_mem *mem = NULL;
     uint8_t *buf = NULL;
     char text[600];
@@ -211,9 +214,20 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         kn = rtopo__pair_kind(ctx, rtopo__topo_job_rank(t, 0), rtopo__topo_job_rank(t, 1));
     if (host >= 0 && p >= 2)
         kh = rtopo__pair_kind(ctx, rtopo__topo_job_rank(t, 0), t->host);
+    /* OTIS links join groups, which placement puts on different hosts
+     * where it can (topo_api.c): their class gets the figures of a pair of
+     * ranks in groups 0 and 1 when those differ in kind from labels 0, 1 */
+    if ((t->desc.kind == RTOPO__TOPO_OTIS_MESH || t->desc.kind == RTOPO__TOPO_OTIS_HYPERCUBE) &&
+        t->desc.n >= 2 && kn >= 0) {
+        ko = rtopo__pair_kind(ctx, rtopo__topo_job_rank(t, 0),
+                              rtopo__topo_job_rank(t, t->desc.n));
+        if (ko == kn)
+            ko = -1;
+    }
     measure_n = kn >= 0 && !ctx->calib[0][kn].valid;
     measure_h = kh >= 0 && !ctx->calib[1][kh].valid;
-    if (measure_n || measure_h) {
+    measure_o = ko >= 0 && !ctx->calib[0][ko].valid;
+    if (measure_n || measure_h || measure_o) {
         memset(&fig, 0, sizeof(fig));
         /* registered, as a user who times their code registers */
         if ((st = rtopo__ctx_enter(ctx)))
@@ -231,6 +245,8 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
             st = rtopo__cal_pair(t, 0, 1, buf, &fig.ts[0], &fig.tw[0]);
         if (!st && measure_h)
             st = rtopo__cal_pair(t, 0, host, buf, &fig.ts[1], &fig.tw[1]);
+        if (!st && measure_o)
+            st = rtopo__cal_pair(t, 0, t->desc.n, buf, &fig.ts[2], &fig.tw[2]);
         if (!st) {
             rtopo__sched_t *s;
 
@@ -258,6 +274,8 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
             ctx->calib[0][kn] = (struct rtopo__calib){ 1, fig.ts[0], fig.tw[0] };
         if (measure_h)
             ctx->calib[1][kh] = (struct rtopo__calib){ 1, fig.ts[1], fig.tw[1] };
+        if (measure_o)
+            ctx->calib[0][ko] = (struct rtopo__calib){ 1, fig.ts[2], fig.tw[2] };
     }
     if (kn >= 0) {
         rtopo__model_fill(t, &ctx->calib[0][kn], 0);
@@ -266,6 +284,10 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
     }
     if (kh >= 0)
         rtopo__model_fill(t, &ctx->calib[1][kh], 1);
+    if (ko >= 0) {
+        t->model.ts[RTOPO__LINK_OTIS] = ctx->calib[0][ko].ts;
+        t->model.tw[RTOPO__LINK_OTIS] = ctx->calib[0][ko].tw;
+    }
     /* ranks of one machine share its processors and memory: their
      * transfers are copies that do not run side by side at full speed the
      * way transfers on separate links do */
@@ -276,7 +298,7 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         t->model.lanes = 1;
     if (rtopo__model_str(&t->model, text, sizeof(text)) == 0)
         rtopo__debug("topology %u: model %s%s", t->id, text,
-                     measure_n || measure_h ? " (measured now)" : "");
+                     measure_n || measure_h || measure_o ? " (measured now)" : "");
     return RTOPO_OK;
 }
 

@@ -77,6 +77,76 @@ static int rtopo__topo_piece(rtopo_topo_t *t, const rtopo_topo_t *parent, unsign
     return RTOPO_OK;
 }
 
+/* An OTIS topology over ranks on several hosts: its groups (n consecutive
+ * labels) are placed so that each lies on one host where sizes allow, so
+ * electronic moves stay inside a host and OTIS moves cross hosts.  Hosts
+ * are taken in the order of their first rank; each gives as many whole
+ * groups as it holds, in rank order, and what is left over fills the
+ * remaining groups in rank order.  Every rank computes the same map. */
+static int rtopo__topo_place(rtopo_topo_t *t, const rtopo_ctx_t *ctx)
+{
+    int p = t->desc.p, n = t->desc.n, nh = 0, r, h, lab = 0, k, ident = 1;
+    int *hostof = malloc(sizeof(int) * (size_t)p), *used = calloc((size_t)p, sizeof(int));
+    int st = RTOPO_ERR_NOMEM;
+    char line[512];
+    size_t off;
+
+    if (!hostof || !used)
+        goto out;
+    for (r = 0; r < p; r++) {
+        for (h = 0; h < r && strcmp(ctx->peers[h].host, ctx->peers[r].host); h++)
+            ;
+        hostof[r] = h == r ? nh++ : hostof[h];
+    }
+    st = RTOPO_OK;
+    if (nh < 2)
+        goto out;
+    if (!(t->rmap = malloc(sizeof(int) * (size_t)p))) {
+        st = RTOPO_ERR_NOMEM;
+        goto out;
+    }
+    for (h = 0; h < nh; h++) {
+        int avail = 0;
+
+        for (r = 0; r < p; r++)
+            avail += hostof[r] == h;
+        for (; avail >= n; avail -= n)
+            for (k = 0, r = 0; k < n; r++)
+                if (hostof[r] == h && !used[r]) {
+                    used[r] = 1;
+                    t->rmap[lab++] = r;
+                    k++;
+                }
+    }
+    for (r = 0; r < p; r++)
+        if (!used[r])
+            t->rmap[lab++] = r;
+    for (lab = 0; lab < p; lab++) {
+        if (t->rmap[lab] == ctx->rank)
+            t->me = lab;
+        ident &= t->rmap[lab] == lab;
+    }
+    off = (size_t)snprintf(line, sizeof(line), "%s n %d over %d hosts, groups:",
+                           rtopo__topo_name(t->desc.kind), n, nh);
+    for (k = 0; k < n && off < sizeof(line); k++) {
+        int h0 = hostof[t->rmap[k * n]], one = 1;
+
+        for (r = 1; r < n; r++)
+            one &= hostof[t->rmap[k * n + r]] == h0;
+        off += (size_t)snprintf(line + off, sizeof(line) - off, " %d:%s", k,
+                                one ? ctx->peers[t->rmap[k * n]].host : "(mixed)");
+    }
+    rtopo__debug("%s", line);
+    if (ident) {
+        free(t->rmap);
+        t->rmap = NULL;
+    }
+out:
+    free(hostof);
+    free(used);
+    return st;
+}
+
 static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
                             const rtopo_topo_t *parent, unsigned keep,
                             rtopo_topo_t **topo_p);
@@ -116,6 +186,8 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
         st = rtopo__topo_host(t, ctx->size, ctx->rank, a, host);
     else
         st = rtopo__tdesc_init(&t->desc, kind, ctx->size, a, b);
+    if (st == RTOPO_OK && (kind == RTOPO__TOPO_OTIS_MESH || kind == RTOPO__TOPO_OTIS_HYPERCUBE))
+        st = rtopo__topo_place(t, ctx);
     if (st)
         goto err;
     t->ctx = ctx;
