@@ -357,7 +357,7 @@ int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
 {
     rtopo__lineroute_t lr;
     rtopo__sched_t **ls = NULL, *s = NULL;
-    int E, nl, L, i, st, nodes, *disp = NULL;
+    int E, nl, L, i, st, nodes, pass, *disp = NULL;
     uint64_t total = 0;
     uint32_t h = 0, xi = 0;
 
@@ -444,6 +444,26 @@ int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
                 rtopo__hop_put(&s->hops[h++], x->dst, step + 1, RTOPO__LINK_OTIS, 0, 0);
             x->nhops = h - x->hop0;
         }
+    }
+    /* G lines of the OTIS-mesh: every route's OTIS move back in one step,
+     * after the longest in-group part (the paper's two OTIS moves; the
+     * shorter routes would otherwise take theirs earlier, in steps of
+     * their own) */
+    if (t->kind == RTOPO__TOPO_OTIS_MESH && ds->dim < 2) {
+        uint32_t last = 0;
+
+        for (pass = 0; pass < 2; pass++)
+            for (i = 0; i < (int)s->nxfers; i++) {
+                const rtopo__xfer_t *x = &s->xfers[i];
+                rtopo__hop_t *lh = x->nhops >= 2 ? &s->hops[x->hop0 + x->nhops - 1] : NULL;
+
+                if (!lh || lh->link != RTOPO__LINK_OTIS)
+                    continue;
+                if (!pass && lh->step > last)
+                    last = lh->step;
+                else if (pass)
+                    lh->step = last;
+            }
     }
     for (i = 0; i < (int)s->nhops; i++)
         if (s->hops[i].step + 1 > s->nsteps)

@@ -1006,7 +1006,10 @@ static void rtopo__line_prog(rtopo__cb_t *b)
     int nout = c->op == RTOPO__COLL_ACCUMULATE ? c->mm : 1, G, P, i;
     uint32_t L;
 
-    if (!(rtopo__is_om(b) && c->dim < 2)) {
+    int E = rtopo__cart_extent(b->t, c->dim);
+    int still = c->op == RTOPO__COLL_SHIFT_FILL && (!c->disp || c->disp >= E || -c->disp >= E);
+
+    if (!(rtopo__is_om(b) && c->dim < 2) || still) {  /* (still: nothing moves) */
         rtopo__line_op(b, c->dim, RSEND(0), RRECV(0), 0, 0);
         return;
     }

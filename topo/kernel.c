@@ -251,7 +251,8 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
     if (k->type == RTOPO__KERN_COMBINE && k->op > RTOPO_MAX)
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: operator %u unknown", name,
                             k->op);
-    if (recs ? (k->rec < es || k->len % k->rec) : k->len % es)
+    if (recs ? (k->rec < es || k->len % k->rec) :
+        (k->len % es && !(k->type == RTOPO__KERN_FILL && !k->arg)))
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: %llu bytes are not whole "
                             "%s of %zu bytes", name, (unsigned long long)k->len,
                             recs ? "records" : "elements",
