@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/random.h>
 #include "rtopo_int.h"
 #include "clock.h"
@@ -125,6 +126,74 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     free(ctx);
 }
 
+/* What ranks must share for shared memory: the host's name (or
+ * RTOPO_HOST_ID, which rtopo-run --hosts sets to emulate several), its
+ * running kernel, and the pid namespace (cross-memory attach takes pids). */
+static void rtopo__machine_id(const rtopo_ctx_t *ctx, char *out, size_t n)
+{
+    char boot[48] = "", ns[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+    ssize_t k;
+
+    if (f) {
+        if (!fgets(boot, sizeof(boot), f))
+            boot[0] = '\0';
+        boot[strcspn(boot, "\n")] = '\0';
+        fclose(f);
+    }
+    k = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+    ns[k > 0 ? k : 0] = '\0';
+    snprintf(out, n, "%s|%s|%s", ctx->boot->host_id, boot, ns);
+}
+
+/* RTOPO_TRANSPORT=auto: when every rank runs on one machine, rtopo's
+ * shared-memory transport, if it opens on every rank (two allgathers, on
+ * every rank alike).  1: opened (ctx->tl, ctx->tlops set), 0: not chosen,
+ * < 0: the job failed. */
+static int rtopo__auto_shm(rtopo_ctx_t *ctx, rtopo__tl_params_t *tp)
+{
+    struct rtopo__shm_vote {
+        char id[176];
+        uint8_t ok;
+    } me, *all;
+    const struct rtopo__tl_ops *shm = rtopo__tl_find("shm");
+    int st, r, same = 1, ok = 1;
+
+    memset(&me, 0, sizeof(me));
+    rtopo__machine_id(ctx, me.id, sizeof(me.id));
+    me.ok = shm && shm->available("shm") != 0;
+    if (!(all = calloc((size_t)ctx->size, sizeof(*all))))
+        return RTOPO_ERR_NOMEM;
+    if ((st = rtopo__boot_allgather(ctx->boot, &me, all, sizeof(me))))
+        goto out;
+    for (r = 0; r < ctx->size; r++) {
+        same &= !strncmp(all[r].id, me.id, sizeof(me.id));
+        ok &= all[r].ok;
+    }
+    st = 0;
+    if (!same || !ok)
+        goto out;
+    tp->name = "shm";
+    me.ok = shm->open(tp, &ctx->tl) == RTOPO_OK;
+    if (!me.ok)
+        rtopo__info("shm did not open: %s", rtopo_last_error());
+    if ((st = rtopo__boot_allgather(ctx->boot, &me, all, sizeof(me))))
+        goto out;
+    for (r = 0; r < ctx->size; r++)
+        ok &= all[r].ok;
+    if (ok) {
+        ctx->tlops = shm;
+        st = 1;
+    } else if (me.ok) {
+        shm->close(ctx->tl);
+    }
+    if (!ok)
+        ctx->tl = NULL;
+out:
+    free(all);
+    return st;
+}
+
 int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
 {
     rtopo__tl_params_t tp;
@@ -204,11 +273,15 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     tp.timeout_ms = ctx->timeout_ms;
     tp.ctrl_size = ctx->ctrl_size;
     if (!strcmp(transport, "auto")) {
-        /* the first usable backend that also opens (a device may be
-         * active yet unusable, e.g. without an IPv4 address) */
+        /* every rank on one machine: rtopo's shared memory; otherwise the
+         * first usable backend that also opens (a device may be active yet
+         * unusable, e.g. without an IPv4 address) */
         const struct rtopo__tl_ops *ops;
-        st = RTOPO_ERR_TRANSPORT;
-        for (i = 0; (ops = rtopo__tl_get((int)i)) != NULL && st; i++) {
+        st = ctx->size > 1 ? rtopo__auto_shm(ctx, &tp) : 0;
+        if (st < 0)
+            goto err;
+        st = st == 1 ? RTOPO_OK : RTOPO_ERR_TRANSPORT;
+        for (i = 0; st && (ops = rtopo__tl_get((int)i)) != NULL; i++) {
             if (!ops->available(NULL))
                 continue;
             tp.name = ops->name;
