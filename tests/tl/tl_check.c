@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -385,6 +386,7 @@ static int setup(void)
     rtopo__rkey_t rk;
     int rc, peer, ok = 1;
     double t0 = now_ms(), tc;
+    uint64_t token, ptoken;
 
     rc = P.ops->open(&params, &P.tl);
     if (!check(rc == 0, "open %s (%s)", P.transport,
@@ -420,6 +422,15 @@ static int setup(void)
         return -1;
     P.ops->mem_rkey(P.tmr, &rk);
 
+    /* a random token per rank, as rtopo_init hands the transport: the
+     * connection handshakes of the transports that authenticate (verbs)
+     * are keyed with both ends' */
+    if (getrandom(&token, sizeof(token), 0) != (ssize_t)sizeof(token))
+        return -1;
+    if (RTOPO__TL_HAS(P.ops, set_auth) &&
+        !check(P.ops->set_auth(P.tl, P.rank, &token, sizeof(token)) == 0,
+               "set_auth of our own token (%s)", rtopo_last_error()))
+        return -1;
     /* everybody sends first (socket buffers hold it), then reads */
     tc = now_ms();
     for (peer = 0; peer < P.nranks; peer++) {
@@ -428,7 +439,7 @@ static int setup(void)
         if (peer == P.rank)
             continue;
         if (oob_send(peer, &l, sizeof(l)) || oob_send(peer, blob, len) ||
-            oob_send(peer, &rk, sizeof(rk)))
+            oob_send(peer, &rk, sizeof(rk)) || oob_send(peer, &token, sizeof(token)))
             return -1;
     }
     for (peer = 0; peer < P.nranks; peer++) {
@@ -438,8 +449,14 @@ static int setup(void)
         if (peer == P.rank)
             continue;
         if (oob_recv(peer, &l, sizeof(l)) || l > sizeof(pblob) ||
-            oob_recv(peer, pblob, l) || oob_recv(peer, &P.rkey[peer], sizeof(rk)))
+            oob_recv(peer, pblob, l) || oob_recv(peer, &P.rkey[peer], sizeof(rk)) ||
+            oob_recv(peer, &ptoken, sizeof(ptoken)))
             return -1;
+        if (RTOPO__TL_HAS(P.ops, set_auth) &&
+            (rc = P.ops->set_auth(P.tl, peer, &ptoken, sizeof(ptoken)))) {
+            out("info [r%d] set_auth %d: %s", P.rank, peer, rtopo_last_error());
+            return -1;
+        }
         rc = P.ops->connect(P.tl, peer, pblob, l);
         if (rc) {
             ok = 0;
