@@ -28,10 +28,13 @@
  * The pieces are independent (their byte ranges never meet), the edges
  * are inferred from steps and ranges.
  *
- * The generic algorithms (any topology): binomial tree broadcast,
- * recursive doubling allreduce (with the usual fold for a size that is not
- * a power of two), and the recursive doubling scan, over DIRECT
- * connections, or over the identity cube links on a hypercube.
+ * The generic algorithms (any topology): binomial tree broadcast;
+ * allreduce by recursive doubling (with the usual fold for a size that is
+ * not a power of two) or, for long vectors, by reduce-scatter and
+ * allgather; the scan by recursive doubling or, for long vectors, along a
+ * pipelined chain; over DIRECT connections, or over the identity cube
+ * links on a hypercube.  Each candidate is built and the cost model keeps
+ * the fastest.
  */
 #include "config.h"
 #include <math.h>
@@ -755,6 +758,135 @@ static void rtopo__gen_allreduce(rtopo__cb_t *b)
     }
 }
 
+/* the transfer of elements [e0, e1) of the current piece (a copy when
+ * from == to) */
+static void rtopo__cb_part(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
+                           uint32_t step, int link, int dim, uint64_t e0, uint64_t e1)
+{
+    uint64_t off = b->off, len = b->len;
+
+    if (e1 <= e0)
+        return;
+    b->off = off + e0 * b->c->esize;
+    b->len = (e1 - e0) * b->c->esize;
+    rtopo__cb_move(b, from, sreg, to, dreg, step, link, dim, 0);
+    b->off = off;
+    b->len = len;
+}
+
+static void rtopo__cb_part_comb(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step,
+                                uint64_t e0, uint64_t e1)
+{
+    uint64_t off = b->off, len = b->len;
+
+    if (e1 <= e0)
+        return;
+    b->off = off + e0 * b->c->esize;
+    b->len = (e1 - e0) * b->c->esize;
+    rtopo__cb_comb(b, rank, sreg, dreg, step);
+    b->off = off;
+    b->len = len;
+}
+
+/* Reduce-scatter by recursive halving, then allgather by recursive
+ * doubling (Rabenseifner's allreduce): each rank sends and combines
+ * about twice its vector, where recursive doubling moves it log2(p)
+ * times; the ranks past the largest power of two fold in first and take
+ * the result last, as in rtopo__gen_allreduce. */
+static void rtopo__gen_allreduce_rsag(rtopo__cb_t *b)
+{
+    int p = b->t->p, q = 1, lg = 0, v, k, cube = rtopo__is_cube(b);
+    int link = cube ? RTOPO__LINK_CUBE_ID : RTOPO__LINK_DIRECT;
+    uint64_t n = b->len / b->c->esize, *lo, *hi, *nlo;
+    uint32_t t = 0;
+
+    while (q * 2 <= p) {
+        q *= 2;
+        lg++;
+    }
+    lo = calloc((size_t)q, sizeof(*lo));
+    hi = calloc((size_t)q, sizeof(*hi));
+    nlo = calloc((size_t)q * 2, sizeof(*nlo));
+    if (!lo || !hi || !nlo) {
+        b->err = RTOPO_ERR_NOMEM;
+        goto out;
+    }
+    for (v = 0; v < p; v++)
+        rtopo__cb_copy(b, v, RSEND(0), RRECV(0), 0);
+    if (p > q) {
+        t++;
+        for (v = q; v < p; v++) {
+            rtopo__direct(b, v, RSEND(0), v - q, RTMP(0), t);
+            rtopo__cb_comb(b, v - q, RTMP(0), RRECV(0), t);
+        }
+    }
+    for (v = 0; v < q; v++)
+        hi[v] = n;
+    for (k = 0; k < lg; k++) {
+        int mask = q >> (k + 1), in = RTMP(1 + (k & 1));
+
+        t++;
+        for (v = 0; v < q; v++) {
+            uint64_t mid = lo[v] + (hi[v] - lo[v]) / 2;
+            int up = (v & mask) != 0;
+
+            /* send the half the partner keeps; combine the half we keep */
+            rtopo__cb_part(b, v, RRECV(0), v ^ mask, in, t, link, lg - 1 - k,
+                           up ? lo[v] : mid, up ? mid : hi[v]);
+            rtopo__cb_part_comb(b, v, in, RRECV(0), t, up ? mid : lo[v], up ? hi[v] : mid);
+            nlo[2 * v] = up ? mid : lo[v];
+            nlo[2 * v + 1] = up ? hi[v] : mid;
+        }
+        for (v = 0; v < q; v++) {
+            lo[v] = nlo[2 * v];
+            hi[v] = nlo[2 * v + 1];
+        }
+    }
+    for (k = lg - 1; k >= 0; k--) {
+        int mask = q >> (k + 1);
+
+        t++;
+        for (v = 0; v < q; v++)
+            rtopo__cb_part(b, v, RRECV(0), v ^ mask, RRECV(0), t, link, lg - 1 - k, lo[v],
+                           hi[v]);
+        for (v = 0; v < q; v++) {
+            int w = v ^ mask;
+
+            nlo[2 * v] = lo[v] < lo[w] ? lo[v] : lo[w];
+            nlo[2 * v + 1] = hi[v] > hi[w] ? hi[v] : hi[w];
+        }
+        for (v = 0; v < q; v++) {
+            lo[v] = nlo[2 * v];
+            hi[v] = nlo[2 * v + 1];
+        }
+    }
+    if (p > q) {
+        t++;
+        for (v = q; v < p; v++)
+            rtopo__direct(b, v - q, RRECV(0), v, RRECV(0), t);
+    }
+out:
+    free(lo);
+    free(hi);
+    free(nlo);
+}
+
+/* the scan along a chain of the ranks: rank v takes the prefix of v - 1,
+ * adds its own and passes it on; long vectors are pipelined in pieces, so
+ * each rank moves its vector once, where recursive doubling moves it
+ * log2(p) times */
+static void rtopo__gen_scan_chain(rtopo__cb_t *b)
+{
+    int p = b->t->p, v;
+
+    rtopo__cb_copy(b, 0, RSEND(0), RRECV(0), 0);
+    for (v = 1; v < p; v++) {
+        rtopo__direct(b, v - 1, v == 1 ? RSEND(0) : RRECV(0), v, RTMP(0), (uint32_t)v);
+        rtopo__cb_copy(b, v, RTMP(0), RRECV(0), (uint32_t)v);
+        rtopo__cb_comb(b, v, RSEND(0), RRECV(0), (uint32_t)v);
+    }
+}
+
 /* recursive doubling scan: in round k rank v adds in what v - 2^k holds */
 static void rtopo__gen_scan(rtopo__cb_t *b)
 {
@@ -1027,7 +1159,11 @@ static void rtopo__line_prog(rtopo__cb_t *b)
 
 /* ---- building ----------------------------------------------------------- */
 
-/* one piece of the program of algorithm `algo` (TOPO or GENERIC) */
+/* the generic allreduce and scan for long vectors (reported as GENERIC) */
+#define RTOPO__COLL_RSAG 3
+#define RTOPO__COLL_CHAIN 4
+
+/* one piece of the program of algorithm `algo` (TOPO, GENERIC or RSAG) */
 static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
 {
     int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
@@ -1043,6 +1179,8 @@ static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
     case RTOPO__COLL_ALLREDUCE:
         if (otis && algo == RTOPO_COLL_TOPO)
             rtopo__otis_allreduce(b);
+        else if (algo == RTOPO__COLL_RSAG)
+            rtopo__gen_allreduce_rsag(b);
         else
             rtopo__gen_allreduce(b);
         break;
@@ -1052,6 +1190,8 @@ static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
                 rtopo__om_scan(b);
             else
                 rtopo__oh_scan(b);
+        } else if (algo == RTOPO__COLL_CHAIN) {
+            rtopo__gen_scan_chain(b);
         } else {
             rtopo__gen_scan(b);
         }
@@ -1212,7 +1352,7 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
 static int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
                              const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    uint32_t P = c->chunks;
+    uint32_t P = algo == RTOPO__COLL_RSAG ? 1 : c->chunks;
     int st;
 
     if (!P) {
@@ -1230,37 +1370,51 @@ static int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, in
 int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    int st, otis, both;
-    rtopo__sched_t *a = NULL, *g = NULL;
-    rtopo__sim_result_t ra, rg;
+    int st, otis, cand[4], ncand = 0, i;
+    rtopo__sched_t *best = NULL, *s = NULL;
+    rtopo__sim_result_t r;
+    double tbest = 0;
 
     if (!t || !c || !s_p)
         return rtopo__error(RTOPO_ERR_INVAL, "no topology, collective or output");
     if ((st = rtopo__coll_check(t, c)))
         return st;
     otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
-    both = otis && (c->op == RTOPO__COLL_BCAST || c->op == RTOPO__COLL_SCAN ||
-                    c->op == RTOPO__COLL_ALLREDUCE);
-    if (!both)
-        return rtopo__coll_algo1(t, c, otis || c->op > RTOPO__COLL_ALLREDUCE ?
-                                 RTOPO_COLL_TOPO : RTOPO_COLL_GENERIC, model, s_p);
-    if (c->algo != RTOPO_COLL_AUTO)
-        return rtopo__coll_algo1(t, c, c->algo, model, s_p);
-    if ((st = rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, &a)) ||
-        (st = rtopo__coll_algo1(t, c, RTOPO_COLL_GENERIC, model, &g)))
-        goto out;
-    if ((st = rtopo__sim_run(a, model, &ra)) || (st = rtopo__sim_run(g, model, &rg)))
-        goto out;
-    if (rg.model_time < ra.model_time * (1 - 1e-12)) {
-        *s_p = g;
-        g = NULL;
-    } else {
-        *s_p = a;
-        a = NULL;
+    if (c->op > RTOPO__COLL_ALLREDUCE)          /* one algorithm each */
+        return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
+    /* the candidates: the OTIS algorithm, the generic ones (two for the
+     * allreduce: recursive doubling, and reduce-scatter + allgather) */
+    if (otis && c->algo != RTOPO_COLL_GENERIC)
+        cand[ncand++] = RTOPO_COLL_TOPO;
+    if (!otis || c->algo != RTOPO_COLL_TOPO) {
+        cand[ncand++] = RTOPO_COLL_GENERIC;
+        if (c->op == RTOPO__COLL_ALLREDUCE && t->p > 2)
+            cand[ncand++] = RTOPO__COLL_RSAG;
+        if (c->op == RTOPO__COLL_SCAN && t->p > 2)
+            cand[ncand++] = RTOPO__COLL_CHAIN;
     }
+    if (ncand == 1)
+        return rtopo__coll_algo1(t, c, cand[0], model, s_p);
+    for (i = 0; i < ncand; i++) {
+        if ((st = rtopo__coll_algo1(t, c, cand[i], model, &s)) ||
+            (st = rtopo__sim_run(s, model, &r)))
+            goto out;
+        if (!best || r.model_time < tbest * (1 - 1e-12)) {
+            rtopo__sched_free(best);
+            best = s;
+            tbest = r.model_time;
+        } else {
+            rtopo__sched_free(s);
+        }
+        s = NULL;
+    }
+    if (best->algo == RTOPO__COLL_RSAG || best->algo == RTOPO__COLL_CHAIN)
+        best->algo = RTOPO_COLL_GENERIC;
+    *s_p = best;
+    best = NULL;
 out:
-    rtopo__sched_free(a);
-    rtopo__sched_free(g);
+    rtopo__sched_free(s);
+    rtopo__sched_free(best);
     return st;
 }
 
