@@ -408,6 +408,7 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
         free(op->ss[i].wctx);
         if (!keep_staging)
             rtopo__stage_put(op->ss[i].stage);
+        rtopo__mem_op_put(op->ss[i].opmem);
     }
     for (i = 0; op->rs && i < op->plan->nrecv; i++) {
         free(op->rs[i].ring.released);
@@ -415,6 +416,7 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
         free(op->rs[i].early);
         if (!keep_staging)
             rtopo__stage_put(op->rs[i].stage);
+        rtopo__mem_op_put(op->rs[i].opmem);
     }
     free(op->ss);
     free(op->rs);
@@ -505,6 +507,10 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
             op->rs[i].stage->in_use = 2;
         if (op->rs[i].mode == RTOPO__WIN_DIRECT && !op->rs[i].done)
             rtopo__mem_quiesce(ctx, op->rs[i].dst, op->rs[i].len);
+        /* the caller's buffer, registered for this operation only: closed
+         * to peers' writes now (the caller has it back when we return) */
+        rtopo__mem_op_put(op->rs[i].opmem);
+        op->rs[i].opmem = NULL;
     }
     if (op->inflight > 0 || op->track.out > 0) {
         op->zombie = 1;   /* state freed when the last completion comes */
@@ -573,8 +579,8 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
         return st;
     rtopo__msg_init(op, &m, RTOPO__MSG_RTR, e->xfer, e->hop);
     m.slot = r->slot;
-    if (r->dst)
-        region = rtopo__mem_find(ctx, r->dst, r->len);
+    if (r->dst && !(region = rtopo__mem_find(ctx, r->dst, r->len)))
+        region = r->opmem = rtopo__mem_op_get(ctx, r->dst, r->len);
     if (region) {
         r->mode = RTOPO__WIN_DIRECT;
         m.rkey = region->rkey;
@@ -808,6 +814,8 @@ int rtopo__op_start(rtopo__op_t *op)
         ss->src = op->bufs[x->src_buf] + x->src_off;
         if (x->len > eager) {
             ss->src_mem = rtopo__mem_find(ctx, ss->src, x->len);
+            if (!ss->src_mem)
+                ss->src_mem = ss->opmem = rtopo__mem_op_get(ctx, ss->src, x->len);
             if (!ss->src_mem && !plan->staged_noted) {
                 op->plan->staged_noted = 1;
                 rtopo__info("send buffer %p (%llu bytes) is not registered: data goes "

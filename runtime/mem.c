@@ -9,6 +9,8 @@
 #include <string.h>
 #include "rtopo_int.h"
 
+/* internal 0: the caller's (a handle), 1: a staging block, 2: the
+ * caller's buffer for one operation (not linked: no other finds it) */
 static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
                           struct rtopo_mem **mem_p)
 {
@@ -34,10 +36,34 @@ static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
     mem->buf = buf;
     mem->len = len;
     mem->internal = internal;
-    mem->next = ctx->mems;
-    ctx->mems = mem;
+    if (internal != 2) {
+        mem->next = ctx->mems;
+        ctx->mems = mem;
+    }
     *mem_p = mem;
     return RTOPO_OK;
+}
+
+/* The caller's unregistered buffer, registered for one operation where the
+ * transport's registration is cheap (tlattr.reg_per_op): zero-copy
+ * instead of staging.  NULL when it is not, or the registration fails (the
+ * operation stages then). */
+struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len)
+{
+    struct rtopo_mem *mem;
+
+    if (!ctx->tlattr.reg_per_op || !buf || !len ||
+        rtopo__mem_new(ctx, (void *)buf, len, 2, &mem))
+        return NULL;
+    return mem;
+}
+
+void rtopo__mem_op_put(struct rtopo_mem *mem)
+{
+    if (mem) {
+        mem->ctx->tlops->mem_dereg(mem->mr);
+        free(mem);
+    }
 }
 
 int rtopo_mem_register(rtopo_ctx_t *ctx, void *buf, size_t len, rtopo_mem_t **mem_p)

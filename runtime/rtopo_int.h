@@ -176,7 +176,8 @@ struct rtopo_mem {
     size_t len;
     struct rtopo__tl_mr *mr;
     rtopo__rkey_t rkey;
-    int internal;          /* staging block owned by the engine */
+    int internal;          /* staging block owned by the engine (2: the
+                              caller's buffer for one operation) */
     int in_use;            /* staging block handed out (2: quarantined) */
     int scratch;           /* staging block lent to a request as its TMP:
                               found by rtopo__mem_find like the user's */
@@ -294,6 +295,7 @@ typedef struct rtopo__sstate {
     const uint8_t *src;     /* origin data (NULL when forwarding) */
     struct rtopo_mem *src_mem;  /* registered region holding src, or NULL */
     struct rtopo_mem *stage;    /* origin staging for unregistered src */
+    struct rtopo_mem *opmem;    /* src registered for this operation */
     rtopo__ring_t ring;         /* origin staging slots */
     rtopo__wctx_t *wctx;        /* one per piece in flight */
     uint32_t nwctx;
@@ -311,6 +313,7 @@ typedef struct rtopo__rstate {
     int last_seen;
     uint8_t *dst;           /* final destination, NULL when forwarding */
     struct rtopo_mem *stage;
+    struct rtopo_mem *opmem;/* dst registered for this operation */
     rtopo__ring_t ring;     /* staging slots: released prefix */
     uint32_t *slot_piece;   /* piece held by each staging slot, or ~0 */
     uint32_t next_fwd;      /* next piece to forward or copy out */
@@ -503,6 +506,8 @@ void rtopo__topo_destroy(rtopo_topo_t *t);
 struct rtopo_mem *rtopo__mem_find(rtopo_ctx_t *ctx, const void *buf, size_t len);
 int rtopo__stage_get(rtopo_ctx_t *ctx, size_t len, struct rtopo_mem **mem_p);
 void rtopo__stage_put(struct rtopo_mem *mem);
+struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len);
+void rtopo__mem_op_put(struct rtopo_mem *mem);
 void rtopo__mem_release_all(rtopo_ctx_t *ctx);
 void rtopo__mem_free_staging(rtopo_ctx_t *ctx);
 #define RTOPO__QUIESCE_NS 200000000ull

@@ -61,6 +61,10 @@ typedef struct rtopo__tl_attr {
                               without this process calling poll() again
                               (shared memory queues, the NIC); 0: none */
     char provider[64];     /* what actually runs, for logs and rtopo-info */
+    int reg_per_op;        /* registering costs about a table update and
+                              pins nothing: the engine registers a caller's
+                              unregistered buffer for one operation instead
+                              of staging its data */
 } rtopo__tl_attr_t;
 
 enum rtopo__tl_ev_type {

@@ -738,6 +738,9 @@ static void shm_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
     attr->blocking_wait = 1;
     /* a message is in the receiver's ring when send() returns */
     attr->send_nowait_max = t->ctrl_size;
+    /* a region is an entry in our table (cross-memory attach needs no
+     * pinning) */
+    attr->reg_per_op = 1;
     snprintf(attr->provider, sizeof(attr->provider), "shm");
 }
 
