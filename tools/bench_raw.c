@@ -186,3 +186,142 @@ void bench_raw_close(bench_raw_t *r)
     free(r->rkeys);
     r->rkeys = NULL;
 }
+
+/* ---- the data of the collectives ---------------------------------------- */
+
+int bench_parse_pair(const char *s, const char *a, const char *b)
+{
+    int mask = 0;
+    size_t n;
+
+    while (*s) {
+        n = strcspn(s, ",");
+        if (n == strlen(a) && !strncmp(s, a, n))
+            mask |= 1;
+        else if (n == strlen(b) && !strncmp(s, b, n))
+            mask |= 2;
+        else
+            return -1;
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    return mask;
+}
+
+int bench_coll_dtype_parse(const char *s)
+{
+    return !strcmp(s, "int64") ? RTOPO_INT64 : !strcmp(s, "double") ? RTOPO_DOUBLE : -1;
+}
+
+const char *bench_coll_dtype_name(int dt)
+{
+    return dt == RTOPO_INT64 ? "int64" : dt == RTOPO_DOUBLE ? "double" : "?";
+}
+
+static const char *const coll_rops[] = { "sum", "prod", "min", "max" };
+
+int bench_coll_rop_parse(const char *s)
+{
+    int i;
+
+    for (i = 0; i < 4; i++)
+        if (!strcmp(s, coll_rops[i]))
+            return RTOPO_SUM + i;
+    return -1;
+}
+
+const char *bench_coll_rop_name(int rop)
+{
+    return rop >= RTOPO_SUM && rop <= RTOPO_MAX ? coll_rops[rop - RTOPO_SUM] : "?";
+}
+
+int bench_coll_op_parse(const char *s)
+{
+    return !strcmp(s, "bcast") ? RTOPO__COLL_BCAST : !strcmp(s, "allreduce") ?
+           RTOPO__COLL_ALLREDUCE : !strcmp(s, "scan") ? RTOPO__COLL_SCAN : -1;
+}
+
+/* element k of rank r's send data */
+static int64_t coll_value(int op, int rop, int r, size_t k)
+{
+    if (op == RTOPO__COLL_BCAST)
+        return (int64_t)((k * 40503u + (size_t)r * 977u) % 1000003u) - 500001;
+    if (rop == RTOPO_PROD)
+        return ((size_t)r + k) % 3 ? 1 : -1;
+    return (int64_t)(((size_t)r * 131u + k * 7u) % 1024u) - 512;
+}
+
+static void coll_store(int dt, void *buf, size_t k, int64_t v)
+{
+    if (dt == RTOPO_DOUBLE)
+        ((double *)buf)[k] = (double)v;
+    else
+        ((int64_t *)buf)[k] = v;
+}
+
+void bench_coll_fill(int op, int dt, int rop, int r, void *buf, size_t count)
+{
+    size_t k;
+
+    for (k = 0; k < count; k++)
+        coll_store(dt, buf, k, coll_value(op, rop, r, k));
+}
+
+void bench_coll_expect(int op, int dt, int rop, int r, int p, int root, void *buf,
+                       size_t count)
+{
+    int j, last = op == RTOPO__COLL_SCAN ? r : p - 1;
+    size_t k;
+    int64_t acc, v;
+
+    if (op == RTOPO__COLL_BCAST) {
+        bench_coll_fill(op, dt, rop, root, buf, count);
+        return;
+    }
+    /* exact in int64 and in double: the values are small */
+    for (k = 0; k < count; k++) {
+        acc = coll_value(op, rop, 0, k);
+        for (j = 1; j <= last; j++) {
+            v = coll_value(op, rop, j, k);
+            acc = rop == RTOPO_SUM ? acc + v : rop == RTOPO_PROD ? acc * v :
+                  rop == RTOPO_MIN ? (v < acc ? v : acc) : (v > acc ? v : acc);
+        }
+        coll_store(dt, buf, k, acc);
+    }
+}
+
+double bench_coll_elem(int dt, const void *buf, size_t k)
+{
+    return dt == RTOPO_DOUBLE ? ((const double *)buf)[k] : (double)((const int64_t *)buf)[k];
+}
+
+size_t bench_coll_diff(int dt, const void *got, const void *want, size_t count)
+{
+    size_t k;
+
+    for (k = 0; k < count; k++)
+        if (dt == RTOPO_DOUBLE ? ((const double *)got)[k] != ((const double *)want)[k] :
+            ((const int64_t *)got)[k] != ((const int64_t *)want)[k])
+            return k;
+    return count;
+}
+
+int bench_coll_call(rtopo_topo_t *t, int op, const void *sb, void *rb, size_t count,
+                    int dt, int rop, int root, rtopo_req_t **req)
+{
+    rtopo_datatype_t d = (rtopo_datatype_t)dt;
+    rtopo_op_t o = (rtopo_op_t)rop;
+
+    switch (op) {
+    case RTOPO__COLL_BCAST:
+        return req ? rtopo_bcast_init(t, rb, count, d, root, req) :
+               rtopo_bcast(t, rb, count, d, root);
+    case RTOPO__COLL_ALLREDUCE:
+        return req ? rtopo_allreduce_init(t, sb, rb, count, d, o, req) :
+               rtopo_allreduce(t, sb, rb, count, d, o);
+    default:
+        return req ? rtopo_scan_init(t, sb, rb, count, d, o, req) :
+               rtopo_scan(t, sb, rb, count, d, o);
+    }
+}

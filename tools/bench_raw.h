@@ -66,4 +66,39 @@ int bench_raw_scatter_begin(bench_raw_t *r, int root, const int *node, int nnode
 int bench_raw_scatter_round(bench_raw_t *r, int root, const int *node, int nnodes,
                             size_t bytes, size_t stride, uint32_t tag);
 
+/*
+ * The data of the collectives (rtopo-bench and rtopo-bench-mpi bcast,
+ * allreduce, scan; op is RTOPO__COLL_BCAST, _ALLREDUCE or _SCAN): every
+ * rank can compute every rank's send data, so each rank checks its own
+ * result element by element against bench_coll_expect.  Element k of
+ * rank r is a small integer (bcast: of the root, sum/min/max: from -512
+ * to 511, prod: 1 or -1), so that double sums and products are exact in
+ * any order.  dt is RTOPO_INT64 or RTOPO_DOUBLE (8 bytes an element).
+ */
+/* --modes, --buffers: a comma-separated list of the words a and b, as a
+ * bit mask (1: a, 2: b); -1 for another word, 0 for none */
+int bench_parse_pair(const char *s, const char *a, const char *b);
+/* "int64", "double" -> RTOPO_INT64, RTOPO_DOUBLE; -1 otherwise */
+int bench_coll_dtype_parse(const char *s);
+const char *bench_coll_dtype_name(int dt);
+/* "sum", "prod", "min", "max" -> RTOPO_SUM ...; -1 otherwise */
+int bench_coll_rop_parse(const char *s);
+const char *bench_coll_rop_name(int rop);
+/* "bcast", "allreduce", "scan" -> RTOPO__COLL_*; -1 otherwise */
+int bench_coll_op_parse(const char *s);
+/* rank r's send data (bcast: what the root r broadcasts) */
+void bench_coll_fill(int op, int dt, int rop, int r, void *buf, size_t count);
+/* what rank r of p holds after the operation */
+void bench_coll_expect(int op, int dt, int rop, int r, int p, int root, void *buf,
+                       size_t count);
+/* the first element where got and want differ, or count */
+size_t bench_coll_diff(int dt, const void *got, const void *want, size_t count);
+/* element k, for messages */
+double bench_coll_elem(int dt, const void *buf, size_t k);
+/* rtopo's call: rtopo_bcast (of rb; sb unused), rtopo_allreduce or
+ * rtopo_scan (sb -> rb), blocking when req is NULL, else the persistent
+ * form (rtopo_*_init) */
+int bench_coll_call(rtopo_topo_t *t, int op, const void *sb, void *rb, size_t count,
+                    int dt, int rop, int root, rtopo_req_t **req);
+
 #endif

@@ -14,6 +14,10 @@
  *   mpirun -n 2^D+1 rtopo-bench-mpi scatter [--d D] [--sizes ...] [--overlap K|max]
  *        ... (see the scatter section below)
  *
+ *   mpirun -n N rtopo-bench-mpi bcast|allreduce|scan [--topo T] [--algo LIST]
+ *        [--root R] [--op sum|prod|min|max] [--dtype int64|double] ... (the
+ *        shift's options, without --q)
+ *
  * MPI is initialised first; rtopo bootstraps through an allgather over
  * MPI_COMM_WORLD (rtopo_config_t.allgather).  For every size, the
  * circular shift (rank i's data to rank (i+q) mod p) is timed as:
@@ -33,6 +37,14 @@
  * column writes to the line neighbour, and each table also gives the link
  * hops of the schedule rtopo ran (the simulator's count on the request's
  * plan).
+ * bcast, allreduce and scan (count = bytes/8 elements of int64 or double)
+ * time rtopo_bcast, rtopo_allreduce or rtopo_scan with each algorithm
+ * (RTOPO_COLL_TOPO, _GENERIC, _AUTO), blocking or persistent
+ * (rtopo_*_init), against MPI_Bcast, MPI_Allreduce or MPI_Scan on
+ * MPI_COMM_WORLD with the same datatype and operator; the raw column of
+ * the broadcast is the root writing the buffer to every rank
+ * (bench_raw_scatter_round with stride 0), the reductions have none.
+ * Every element of every result is checked after each block.
  * Every iteration of every column is MPI_Barrier, t0, the operation, t1;
  * per iteration the slowest rank counts (MPI_Allreduce MAX); the median
  * and minimum over the iterations are reported.  Columns run in blocks of
@@ -52,7 +64,7 @@
 #include "bench_raw.h"
 
 #define MAX_SIZES 64
-#define MAX_COLS 8
+#define MAX_COLS 16
 
 extern char **environ;
 
@@ -61,8 +73,9 @@ enum { COL_MPI, COL_CART, COL_RAW, COL_RTOPO };
 typedef struct col {
     int kind;
     int persistent, unreg;      /* rtopo columns */
-    const char *name;           /* short name: "mpi", "blocking/registered", ... */
-    const char *label;          /* what it is, for the header and the plot */
+    int algo;                   /* bcast, allreduce, scan: rtopo_coll_algo_t */
+    char name[48];              /* short name: "mpi", "blocking/registered", ... */
+    char label[96];             /* what it is, for the header and the plot */
     int on;
     rtopo_req_t *req;           /* persistent request of the current size */
 } col_t;
@@ -98,9 +111,24 @@ static struct {
     /* shift-dim: the executed schedule's link hops and bytes per block */
     unsigned long long moves[MAX_SIZES];
     double blocks[MAX_SIZES];
+    /* bcast, allreduce, scan: the collective (RTOPO__COLL_*, 0 for the
+     * shifts), its root, element type and operator, MPI's names for them;
+     * the algorithms asked for (bit a: rtopo_coll_algo_t a) and why one is
+     * not measured; what this rank must hold after each size; every job
+     * rank, for the raw broadcast */
+    int coll, root, dtype, rop, calgos;
+    MPI_Datatype mdt;
+    MPI_Op mop;
+    char nocoll[3][160];
+    uint8_t *exp;
+    int *ranks;
+    /* ... and per size and rtopo column the schedule that ran: its
+     * algorithm (RTOPO_COLL_TOPO or _GENERIC) and steps */
+    int ran[MAX_SIZES][MAX_COLS], steps[MAX_SIZES][MAX_COLS];
 } B = { .topo = "ring", .algo = "auto", .q = 1, .iters = 100, .block = 10,
         .warmup = 10, .raw = 1, .modes = 3, .buffers = 3, .cart = MPI_COMM_NULL, .dim = -1,
-        .fn = "rtopo_shift", .fn_init = "rtopo_shift_init" };
+        .fn = "rtopo_shift", .fn_init = "rtopo_shift_init", .dtype = RTOPO_INT64,
+        .rop = RTOPO_SUM, .calgos = 7 };
 
 /* ---- command line ------------------------------------------------------- */
 
@@ -135,12 +163,20 @@ static void usage(FILE *f)
             "                  [--esize E] [--overlap K|half|max] [--algo all|LIST] [--x all|model]\n"
             "                  [--iters N] [--block N] [--warmup N] [--persistent]\n"
             "                  [--unregistered] [--no-raw] [--json FILE]\n"
+            "       mpirun -n N rtopo-bench-mpi bcast|allreduce|scan [--topo T]\n"
+            "                  [--algo topo,generic,auto|all] [--root R (bcast)]\n"
+            "                  [--op sum|prod|min|max] [--dtype int64|double]\n"
+            "                  [--sizes LIST|MIN:MAX (bytes, multiples of 8)] [--iters N]\n"
+            "                  [--block N] [--warmup N] [--modes ...] [--buffers ...]\n"
+            "                  [--no-raw] [--json FILE] [--plot FILE.png]\n"
             "       rtopo-bench-mpi --help\n"
             "times the circular shift with rtopo and with MPI_Sendrecv in the same job;\n"
             "shift-dim: rtopo_shift_dim against MPI_Cart_shift + MPI_Sendrecv (in place:\n"
             "MPI_Sendrecv_replace);\n"
             "scatter: rtopo's host-to-hypercube strategies against MPI_Scatterv + halo\n"
-            "exchange and MPI_Bcast + copy\n");
+            "exchange and MPI_Bcast + copy;\n"
+            "bcast, allreduce, scan: rtopo's algorithms (topo, generic, auto) against\n"
+            "MPI_Bcast, MPI_Allreduce, MPI_Scan on MPI_COMM_WORLD\n");
 }
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -203,26 +239,13 @@ static void parse_sizes(const char *s)
         usage_error("--sizes '%s' names no size", arg);
 }
 
-/* a comma-separated list of words from names[0..1], as a bit mask */
+/* a comma-separated list of the words a and b, as a bit mask */
 static int parse_pair(const char *opt, const char *s, const char *a, const char *b)
 {
-    int mask = 0;
-    size_t n;
+    int mask = bench_parse_pair(s, a, b);
 
-    while (*s) {
-        n = strcspn(s, ",");
-        if (n == strlen(a) && !strncmp(s, a, n))
-            mask |= 1;
-        else if (n == strlen(b) && !strncmp(s, b, n))
-            mask |= 2;
-        else
-            usage_error("%s '%s': the words are %s and %s", opt, s, a, b);
-        s += n;
-        if (*s == ',')
-            s++;
-    }
-    if (!mask)
-        usage_error("%s names nothing (%s, %s)", opt, a, b);
+    if (mask <= 0)
+        usage_error("%s '%s': a comma-separated list of %s and %s", opt, s, a, b);
     return mask;
 }
 
@@ -285,15 +308,76 @@ static void add_col(int kind, int persistent, int unreg, const char *name, const
     c->kind = kind;
     c->persistent = persistent;
     c->unreg = unreg;
-    c->name = name;
-    c->label = label;
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    snprintf(c->label, sizeof(c->label), "%s", label);
     c->on = 1;
+}
+
+/* bcast, allreduce, scan: the MPI call, its datatype and operator */
+static const char *coll_mpi_fn(void)
+{
+    return B.coll == RTOPO__COLL_BCAST ? "MPI_Bcast" : B.coll == RTOPO__COLL_ALLREDUCE ?
+           "MPI_Allreduce" : "MPI_Scan";
+}
+
+static const char *coll_mpi_dt(void)
+{
+    return B.dtype == RTOPO_DOUBLE ? "MPI_DOUBLE" : "MPI_INT64_T";
+}
+
+static const char *coll_mpi_op(void)
+{
+    static const char *const ops[] = { "MPI_SUM", "MPI_PROD", "MPI_MIN", "MPI_MAX" };
+
+    return ops[B.rop - RTOPO_SUM];
+}
+
+/* rtopo's algorithms in the order of the tables */
+static const int coll_order[3] = { RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC, RTOPO_COLL_AUTO };
+
+static const char *coll_algo_macro(int a)
+{
+    return a == RTOPO_COLL_TOPO ? "RTOPO_COLL_TOPO" : a == RTOPO_COLL_GENERIC ?
+           "RTOPO_COLL_GENERIC" : "RTOPO_COLL_AUTO";
+}
+
+/* MPI, raw (bcast), then per variant of --modes and --buffers each
+ * algorithm asked for that the topology has */
+static void setup_cols_coll(void)
+{
+    char name[48], label[96];
+    int v, a;
+
+    add_col(COL_MPI, 0, 0, "mpi", coll_mpi_fn());
+    if (B.raw)
+        add_col(COL_RAW, 0, 0, "raw", "raw: the root writes to every rank");
+    for (v = 0; v < 4; v++) {
+        int pers = v & 1, unreg = v >> 1;
+
+        if (!(B.modes & (1 << pers)) || !(B.buffers & (1 << unreg)))
+            continue;
+        for (a = 0; a < 3; a++) {
+            int algo = coll_order[a];
+            if (!(B.calgos & (1 << algo)) || B.nocoll[algo][0])
+                continue;
+            snprintf(name, sizeof(name), "%s/%s/%s", pers ? "persistent" : "blocking",
+                     unreg ? "unregistered" : "registered", rtopo__coll_algo_name(algo));
+            snprintf(label, sizeof(label), "%s %s, %s", pers ? "rtopo_start+rtopo_wait" : B.fn,
+                     rtopo__coll_algo_name(algo), unreg ? "unregistered" : "registered");
+            add_col(COL_RTOPO, pers, unreg, name, label);
+            B.col[B.ncol - 1].algo = algo;
+        }
+    }
 }
 
 static void setup_cols(void)
 {
     static char lreg[64], lunreg[64];
 
+    if (B.coll) {
+        setup_cols_coll();
+        return;
+    }
     snprintf(lreg, sizeof(lreg), "%s, registered", B.fn);
     snprintf(lunreg, sizeof(lunreg), "%s, unregistered", B.fn);
     if (!B.dimmode)
@@ -372,12 +456,53 @@ static int dim_init(const uint8_t *s, uint8_t *r, size_t n, rtopo_req_t **req)
     return rtopo_shift_dim_init(B.t, B.dim, s, r, n, (int)B.q, req);
 }
 
+/* bcast, allreduce, scan: rtopo's call on the column's buffers, blocking
+ * (req NULL) or persistent; count = bytes / 8 */
+static int coll_call(const col_t *c, size_t n, rtopo_req_t **req)
+{
+    return bench_coll_call(B.t, B.coll, c->unreg ? B.usb : B.sb, c->unreg ? B.urb : B.rb,
+                           n / 8, B.dtype, B.rop, B.root, req);
+}
+
+static void coll_op(col_t *c, size_t n, int i)
+{
+    int st, cnt = (int)(n / 8);
+
+    switch (c->kind) {
+    case COL_MPI:
+        if (B.coll == RTOPO__COLL_BCAST)
+            mpi_check("MPI_Bcast", MPI_Bcast(B.urb, cnt, B.mdt, B.root, MPI_COMM_WORLD));
+        else if (B.coll == RTOPO__COLL_ALLREDUCE)
+            mpi_check("MPI_Allreduce", MPI_Allreduce(B.usb, B.urb, cnt, B.mdt, B.mop,
+                                                     MPI_COMM_WORLD));
+        else
+            mpi_check("MPI_Scan", MPI_Scan(B.usb, B.urb, cnt, B.mdt, B.mop, MPI_COMM_WORLD));
+        break;
+    case COL_RAW:
+        if ((st = bench_raw_scatter_round(&B.rawt, B.root, B.ranks, B.size, n, 0,
+                                          (uint32_t)(i & 0xffff))))
+            fail(B.rawt.what, st);
+        break;
+    default:
+        if (c->req) {
+            if ((st = rtopo_start(c->req)) || (st = rtopo_wait(c->req)))
+                fail("rtopo_start/rtopo_wait", st);
+        } else if ((st = coll_call(c, n, NULL))) {
+            fail(B.fn, st);
+        }
+    }
+}
+
 static void op(col_t *c, size_t n, int i)
 {
     int st;
     const uint8_t *s = c->unreg ? B.usb : B.sb;
     uint8_t *r = c->unreg ? B.urb : B.rb;
 
+    if (B.coll) {
+        coll_op(c, n, i);
+        return;
+    }
     if (B.inplace)
         s = r;
     switch (c->kind) {
@@ -431,24 +556,53 @@ static int col_src(const col_t *c)
     return c->kind == COL_CART || (B.dimmode && c->kind == COL_MPI) ? B.cart_src : B.src;
 }
 
+/* bcast, allreduce, scan: before a block the result gets a value no
+ * result has (the root's broadcast buffer keeps its data); after it,
+ * every element is checked */
+static void coll_clear(const col_t *c, size_t n)
+{
+    if (B.coll != RTOPO__COLL_BCAST || B.rank != B.root)
+        memset(col_rbuf(c), 0x7f, n);
+}
+
+static void coll_verify(const col_t *c, size_t n)
+{
+    const uint8_t *r = col_rbuf(c);
+    size_t cnt = n / 8, k = bench_coll_diff(B.dtype, r, B.exp, cnt);
+
+    if (k < cnt) {
+        fprintf(stderr, "rtopo-bench-mpi: rank %d: %s %s, %zu bytes: element %zu is %.17g, "
+                "expected %.17g\n", B.rank, rtopo__coll_name(B.coll), c->name, n, k,
+                bench_coll_elem(B.dtype, r, k), bench_coll_elem(B.dtype, B.exp, k));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
 /* `warm` untimed iterations, then cnt timed ones into t[] */
 static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
 {
     uint8_t *r = col_rbuf(c);
     uint8_t want = (uint8_t)(col_src(c) + 1);
     double t0;
-    int i;
+    int i, st;
 
-    if (n && !(B.inplace && c->kind != COL_RAW)) {
+    if (B.coll)
+        coll_clear(c, n);
+    else if (n && !(B.inplace && c->kind != COL_RAW)) {
         r[0] = 0;
         r[n - 1] = 0;
     }
     if (c->kind == COL_RAW) {
         /* no engine traffic may be left for the raw poll to take */
-        int st = rtopo_barrier(B.ctx);
-        if (st)
+        if ((st = rtopo_barrier(B.ctx)))
             fail("rtopo_barrier", st);
-        bench_raw_begin(&B.rawt);
+        if (B.coll)
+            bench_raw_scatter_begin(&B.rawt, B.root, B.ranks, B.size);
+        else
+            bench_raw_begin(&B.rawt);
+    } else if (B.coll && c->kind == COL_RTOPO && !c->req &&
+               (st = rtopo_topo_set_coll_algo(B.t, (rtopo_coll_algo_t)c->algo))) {
+        fail("rtopo_topo_set_coll_algo", st);
     }
     if (n && B.inplace && c->kind != COL_RAW) {
         /* in place the data goes on around the line: check one shift of
@@ -470,7 +624,9 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
         if (i >= 0)
             t[i] = (MPI_Wtime() - t0) * 1e6;
     }
-    if (n && (!B.inplace || c->kind == COL_RAW) && (r[0] != want || r[n - 1] != want)) {
+    if (B.coll)
+        coll_verify(c, n);
+    else if (n && (!B.inplace || c->kind == COL_RAW) && (r[0] != want || r[n - 1] != want)) {
         fprintf(stderr, "rtopo-bench-mpi: rank %d: %s, %zu bytes: received %u...%u, "
                 "expected %u from rank %d\n", B.rank, c->name, n, r[0], r[n - 1], want,
                 col_src(c));
@@ -515,6 +671,29 @@ static void dim_traffic(int i, size_t n)
     rtopo_req_free(req);
 }
 
+/* bcast, allreduce, scan: a request of column k's arguments for n bytes,
+ * whose plan is the schedule the blocking call runs too (it caches the
+ * same): what ran and its steps; a persistent column keeps it */
+static void coll_plan(int i, int k, size_t n)
+{
+    col_t *c = &B.col[k];
+    const rtopo__sched_t *s;
+    rtopo_req_t *req;
+    int st;
+
+    if ((st = rtopo_topo_set_coll_algo(B.t, (rtopo_coll_algo_t)c->algo)))
+        fail("rtopo_topo_set_coll_algo", st);
+    if ((st = coll_call(c, n, &req)))
+        fail(B.fn_init, st);
+    s = req->op.plan->sched;
+    B.ran[i][k] = s->algo;
+    B.steps[i][k] = (int)s->nsteps;
+    if (c->persistent)
+        c->req = req;
+    else
+        rtopo_req_free(req);
+}
+
 static void measure(void)
 {
     int i, k, st;
@@ -529,11 +708,18 @@ static void measure(void)
         B.its[i] = it;
         if (B.dimmode)
             dim_traffic(i, n);
+        if (B.coll)
+            bench_coll_expect(B.coll, B.dtype, B.rop, B.rank, B.size, B.root, B.exp, n / 8);
         for (k = 0; k < B.ncol; k++) {
             col_t *c = &B.col[k];
             uint8_t *rb = c->unreg ? B.urb : B.rb, *sb = c->unreg ? B.usb : B.sb;
 
             c->req = NULL;
+            if (B.coll) {
+                if (c->kind == COL_RTOPO)
+                    coll_plan(i, k, n);
+                continue;
+            }
             if (B.inplace)
                 sb = rb;
             if (c->kind == COL_RTOPO && c->persistent &&
@@ -640,11 +826,63 @@ static void print_header_dim(FILE *f)
             "links / (ranks x bytes)\n");
 }
 
+/* bcast, allreduce, scan: what the operation is, and what the columns
+ * are beyond those of every table */
+static void print_header_coll(FILE *f)
+{
+    const char *rop = bench_coll_rop_name(B.rop), *dt = bench_coll_dtype_name(B.dtype);
+
+    if (B.coll == RTOPO__COLL_BCAST)
+        fprintf(f, "# rtopo-bench-mpi bcast: %d rank%s, topology %s, root %d: every rank gets "
+                "the root's count = bytes/8 %s elements\n", B.size, B.size == 1 ? "" : "s",
+                B.topo, B.root, dt);
+    else
+        fprintf(f, "# rtopo-bench-mpi %s: %d rank%s, topology %s, operator %s: rank r gets "
+                "the %s, element by element, of the count = bytes/8 %s elements of %s\n",
+                rtopo__coll_name(B.coll), B.size, B.size == 1 ? "" : "s", B.topo, rop, rop,
+                dt, B.coll == RTOPO__COLL_SCAN ? "ranks 0..r (inclusive prefix)" :
+                "every rank");
+}
+
+static void print_columns_coll(FILE *f)
+{
+    int a;
+
+    if (B.coll == RTOPO__COLL_BCAST)
+        fprintf(f, "# MPI   = MPI_Bcast(buf, count, %s, %d, MPI_COMM_WORLD), plain malloc'd "
+                "buffers\n", coll_mpi_dt(), B.root);
+    else
+        fprintf(f, "# MPI   = %s(sendbuf, recvbuf, count, %s, %s, MPI_COMM_WORLD), plain "
+                "malloc'd buffers\n", coll_mpi_fn(), coll_mpi_dt(), coll_mpi_op());
+    if (find_col(COL_RAW) >= 0)
+        fprintf(f, "# raw   = the root writes the whole buffer to every other rank itself, one "
+                "RDMA write with immediate data each, one after another, straight through "
+                "rtopo's transport, registered memory: a flat broadcast with nothing of rtopo "
+                "on top (not a floor under a tree)\n");
+    else if (B.coll != RTOPO__COLL_BCAST)
+        fprintf(f, "# raw   = none: a reduction combines data between its steps, which no raw "
+                "write of the same bytes does\n");
+    else
+        fprintf(f, "# raw   = not measured\n");
+    fprintf(f, "# algorithms: topo = RTOPO_COLL_TOPO, the topology's own (OTIS: over "
+            "electronic and OTIS links; other topologies: the generic one); generic = "
+            "RTOPO_COLL_GENERIC, binomial tree (bcast) or recursive doubling (allreduce, "
+            "scan); auto = RTOPO_COLL_AUTO, the topology's cost model picks per size\n");
+    fprintf(f, "# ran   = the algorithm of the schedule that ran (auto: its choice), steps = "
+            "its steps; every element of every rank's result is checked after each block\n");
+    for (a = 0; a < 3; a++)
+        if ((B.calgos & (1 << coll_order[a])) && B.nocoll[coll_order[a]][0])
+            fprintf(f, "# %s: not measured: %s\n", rtopo__coll_algo_name(coll_order[a]),
+                    B.nocoll[coll_order[a]]);
+}
+
 static void print_header(FILE *f)
 {
     const char *tr = getenv("RTOPO_TRANSPORT");
 
-    if (B.dimmode)
+    if (B.coll)
+        print_header_coll(f);
+    else if (B.dimmode)
         print_header_dim(f);
     else
         fprintf(f, "# rtopo-bench-mpi: %d rank%s, topology %s, algorithm %s, q %ld: rank i "
@@ -660,14 +898,18 @@ static void print_header(FILE *f)
     fprintf(f, "# blocks of %d iterations, one block per column in turn, the order rotating; "
             "%d warm-up iterations per column before the first block, 1 before the others\n",
             B.block, B.warmup);
-    if (!B.dimmode)
+    if (B.coll)
+        print_columns_coll(f);
+    else if (!B.dimmode)
         fprintf(f, "# MPI   = MPI_Sendrecv to (i+q) mod p from (i-q) mod p, plain malloc'd "
                 "buffers, MPI_COMM_WORLD\n");
     if (find_col(COL_CART) >= 0)
         fprintf(f, "# cart  = MPI_Cart_create %dx%d periodic + MPI_Cart_shift(dimension 1, q) "
                 "+ MPI_Sendrecv: the row neighbour exchange of a mesh code, not the same "
                 "data movement (for reference, not in the ratio)\n", B.rows, B.cols_mesh);
-    if (find_col(COL_RAW) >= 0 && B.dimmode)
+    if (B.coll)
+        ;   /* said above */
+    else if (find_col(COL_RAW) >= 0 && B.dimmode)
         fprintf(f, "# raw   = one RDMA write with immediate data to the line neighbour x + d "
                 "straight through rtopo's transport, registered memory, waiting for the write "
                 "from x - d (a line with d = 0 copies locally): the floor under rtopo\n");
@@ -686,15 +928,21 @@ static void print_tables(FILE *f)
 
     for (k = 0; k < B.ncol; k++) {
         col_t *c = &B.col[k];
+        char fn[96], fn_init[96];
         if (c->kind != COL_RTOPO)
             continue;
+        /* bcast, allreduce, scan: "rtopo_bcast with RTOPO_COLL_TOPO" */
+        snprintf(fn, sizeof(fn), "%s%s%s", B.fn, B.coll ? " with " : "",
+                 B.coll ? coll_algo_macro(c->algo) : "");
+        snprintf(fn_init, sizeof(fn_init), "%s%s%s", B.fn_init, B.coll ? " with " : "",
+                 B.coll ? coll_algo_macro(c->algo) : "");
         if (c->persistent)
             fprintf(f, "\n# rtopo = persistent: %s once per size, then rtopo_start + "
-                    "rtopo_wait; %s\n", B.fn_init, c->unreg ? "unregistered buffers (staged)"
+                    "rtopo_wait; %s\n", fn_init, c->unreg ? "unregistered buffers (zero-copy where the transport registers cheaply, else staged)"
                     : "buffers registered with rtopo_mem_register");
         else
-            fprintf(f, "\n# rtopo = blocking %s; %s\n", B.fn, c->unreg ?
-                    "unregistered buffers (staged)" : "buffers registered with "
+            fprintf(f, "\n# rtopo = blocking %s; %s\n", fn, c->unreg ?
+                    "unregistered buffers (zero-copy where the transport registers cheaply, else staged)" : "buffers registered with "
                     "rtopo_mem_register");
         fprintf(f, "# %10s %11s %11s %11s %11s %10s", "bytes", "rtopo med", "rtopo min",
                 "MPI med", "MPI min", "MPI/rtopo");
@@ -704,6 +952,8 @@ static void print_tables(FILE *f)
             fprintf(f, " %11s %11s", "raw med", "raw min");
         if (B.dimmode)
             fprintf(f, " %7s %8s", "moves", "blk/rank");
+        if (B.coll)
+            fprintf(f, " %7s %5s", "ran", "steps");
         fputc('\n', f);
         for (i = 0; i < B.nsizes; i++) {
             fprintf(f, "  %10ld %11.2f %11.2f %11.2f %11.2f %10.3f", B.sizes[i], B.med[i][k],
@@ -715,9 +965,38 @@ static void print_tables(FILE *f)
                 fprintf(f, " %11.2f %11.2f", B.med[i][rk], B.min[i][rk]);
             if (B.dimmode)
                 fprintf(f, " %7llu %8.3f", B.moves[i], B.blocks[i]);
+            if (B.coll)
+                fprintf(f, " %7s %5d", rtopo__coll_algo_name(B.ran[i][k]), B.steps[i][k]);
             fputc('\n', f);
         }
     }
+    if (!B.coll)
+        return;
+    /* every rtopo column side by side, size by size */
+    fprintf(f, "\n# summary: medians in us; MPI/rtopo = MPI median / rtopo median (> 1: rtopo "
+            "faster)\n# %10s %-24s %-13s %11s %11s %10s", "bytes", "mode/buffers", "algo",
+            "rtopo med", "MPI med", "MPI/rtopo");
+    if (rk >= 0)
+        fprintf(f, " %11s", "raw med");
+    fputc('\n', f);
+    for (i = 0; i < B.nsizes; i++)
+        for (k = 0; k < B.ncol; k++) {
+            col_t *c = &B.col[k];
+            char variant[32], algo[24];
+            if (c->kind != COL_RTOPO)
+                continue;
+            snprintf(variant, sizeof(variant), "%s/%s", c->persistent ? "persistent" :
+                     "blocking", c->unreg ? "unregistered" : "registered");
+            snprintf(algo, sizeof(algo), "%s%s%s", rtopo__coll_algo_name(c->algo),
+                     c->algo != B.ran[i][k] ? "->" : "",
+                     c->algo != B.ran[i][k] ? rtopo__coll_algo_name(B.ran[i][k]) : "");
+            fprintf(f, "  %10ld %-24s %-13s %11.2f %11.2f %10.3f", B.sizes[i], variant, algo,
+                    B.med[i][k], B.med[i][mk], B.med[i][k] > 0 ? B.med[i][mk] / B.med[i][k] :
+                    0.0);
+            if (rk >= 0)
+                fprintf(f, " %11.2f", B.med[i][rk]);
+            fputc('\n', f);
+        }
 }
 
 static void json_str(FILE *f, const char *s)
@@ -761,11 +1040,22 @@ static int write_json(const char *path)
             fprintf(f, "\"disp\":%ld", B.q);
         fprintf(f, ",\"inplace\":%s", B.inplace ? "true" : "false");
     }
+    if (B.coll) {
+        fprintf(f, ",\"op\":\"%s\",\"dtype\":\"%s\",\"mpi_call\":\"%s\"",
+                rtopo__coll_name(B.coll), bench_coll_dtype_name(B.dtype), coll_mpi_fn());
+        if (B.coll == RTOPO__COLL_BCAST)
+            fprintf(f, ",\"root\":%d", B.root);
+        else
+            fprintf(f, ",\"reduce_op\":\"%s\"", bench_coll_rop_name(B.rop));
+    }
     fprintf(f, ",\"ranks\":%d,\"topology\":", B.size);
     json_str(f, B.topo);
-    fprintf(f, ",\"algo\":");
-    json_str(f, B.algo);
-    fprintf(f, ",\"q\":%ld,\"rtopo_transport\":", B.q);
+    if (!B.coll) {
+        fprintf(f, ",\"algo\":");
+        json_str(f, B.algo);
+        fprintf(f, ",\"q\":%ld", B.q);
+    }
+    fprintf(f, ",\"rtopo_transport\":");
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
     json_str(f, B.ctx->tlattr.provider);
@@ -803,11 +1093,16 @@ static int write_json(const char *path)
             col_t *c = &B.col[k];
             if (c->kind != COL_RTOPO)
                 continue;
-            fprintf(f, "%s{\"mode\":\"%s\",\"buffers\":\"%s\",\"median_us\":%.3f,"
-                    "\"min_us\":%.3f,\"ratio_mpi_over_rtopo\":%.4f}", first ? "" : ",",
+            fprintf(f, "%s{\"mode\":\"%s\",\"buffers\":\"%s\",", first ? "" : ",",
                     c->persistent ? "persistent" : "blocking",
-                    c->unreg ? "unregistered" : "registered", B.med[i][k], B.min[i][k],
-                    B.med[i][k] > 0 ? B.med[i][mk] / B.med[i][k] : 0.0);
+                    c->unreg ? "unregistered" : "registered");
+            if (B.coll)
+                fprintf(f, "\"algo\":\"%s\",\"ran\":\"%s\",\"steps\":%d,",
+                        rtopo__coll_algo_name(c->algo), rtopo__coll_algo_name(B.ran[i][k]),
+                        B.steps[i][k]);
+            fprintf(f, "\"median_us\":%.3f,\"min_us\":%.3f,\"ratio_mpi_over_rtopo\":%.4f}",
+                    B.med[i][k], B.min[i][k], B.med[i][k] > 0 ? B.med[i][mk] / B.med[i][k] :
+                    0.0);
             first = 0;
         }
         fprintf(f, "]}");
@@ -888,8 +1183,9 @@ static int draw_plot(const char *png, const char *title)
         fprintf(g, "set xrange [%g:%g]\n", (lo ? (double)lo : 1.0) / 1.5,
                 (hi ? (double)hi : 1.0) * 1.5);
     }
-    fprintf(g, "set logscale y\nset ylabel 'median time (us)'\nset title 'time of one shift'\n"
-            "plot ");
+    fprintf(g, "set logscale y\nset ylabel 'median time (us)'\nset title 'time of one %s'\n"
+            "plot ", B.coll ? rtopo__coll_name(B.coll) : B.dimmode ? "shift along a dimension" :
+            "shift");
     for (k = 0; k < B.ncol; k++)
         fprintf(g, "%s$d using 1:%d with linespoints title '%s'", k ? ", " : "", k + 2,
                 B.col[k].label);
@@ -1590,20 +1886,91 @@ static int dim_setup(void)
     return 0;
 }
 
+/* ---- bcast, allreduce, scan set-up ---------------------------------------- */
+
+/* MPI's datatype and operator, the root checked, and the algorithms the
+ * topology has (a schedule of each for the smallest size, built as the
+ * call builds it); 0, else the exit status after a message */
+static int coll_setup(void)
+{
+    static const MPI_Op mops[] = { MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX };
+    rtopo__sched_t *s;
+    int a, st, any = 0;
+
+    B.mdt = B.dtype == RTOPO_DOUBLE ? MPI_DOUBLE : MPI_INT64_T;
+    B.mop = mops[B.rop - RTOPO_SUM];
+    if (B.root >= B.size) {
+        if (B.rank == 0)
+            fprintf(stderr, "rtopo-bench-mpi: bcast --root %d: the job has %d ranks\n", B.root,
+                    B.size);
+        return 2;
+    }
+    for (a = RTOPO_COLL_AUTO; a <= RTOPO_COLL_GENERIC; a++) {
+        rtopo__coll_t c = { .op = B.coll, .algo = a, .dtype = B.dtype, .rop = B.rop,
+                            .count = B.sizes[0] >= 8 ? (uint64_t)B.sizes[0] / 8 : 1,
+                            .esize = 8, .root = B.root };
+        if (!(B.calgos & (1 << a)))
+            continue;
+        if ((st = rtopo__sched_coll(&B.t->desc, &c, &B.t->model, &s))) {
+            snprintf(B.nocoll[a], sizeof(B.nocoll[a]), "%s (%s)", rtopo_strerror(st),
+                     rtopo_last_error());
+            continue;
+        }
+        rtopo__sched_free(s);
+        any = 1;
+    }
+    if (!any) {
+        if (B.rank == 0) {
+            fprintf(stderr, "rtopo-bench-mpi: %s on %s: no rtopo algorithm to measure:",
+                    rtopo__coll_name(B.coll), B.topo);
+            for (a = 0; a < 3; a++)
+                if (B.calgos & (1 << coll_order[a]))
+                    fprintf(stderr, " %s: %s;", rtopo__coll_algo_name(coll_order[a]),
+                            B.nocoll[coll_order[a]]);
+            fputc('\n', stderr);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* every rank's data (bcast: the root's, in its buffer), results cleared;
+ * the job's ranks for the raw broadcast */
+static void coll_bufs(void)
+{
+    size_t cnt = B.maxb / 8;
+    int i;
+
+    bench_coll_fill(B.coll, B.dtype, B.rop, B.coll == RTOPO__COLL_BCAST ? B.root : B.rank,
+                    B.sb, cnt);
+    memcpy(B.usb, B.sb, cnt * 8);
+    if (B.coll == RTOPO__COLL_BCAST && B.rank == B.root) {
+        memcpy(B.rb, B.sb, cnt * 8);
+        memcpy(B.urb, B.sb, cnt * 8);
+    }
+    B.exp = malloc(B.maxb);
+    B.ranks = malloc(sizeof(int) * (size_t)B.size);
+    if (!B.exp || !B.ranks)
+        fail("memory", RTOPO_ERR_NOMEM);
+    for (i = 0; i < B.size; i++)
+        B.ranks[i] = i;
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     static const char *const with_value[] = {
         "--topo", "--algo", "--q", "--sizes", "--iters", "--block", "--warmup", "--modes",
-        "--buffers", "--json", "--plot", "--dim", "--disp", "--rule"
+        "--buffers", "--json", "--plot", "--dim", "--disp", "--rule", "--root", "--op",
+        "--dtype"
     };
     rtopo_config_t cfg = RTOPO_CONFIG_INIT;
     MPI_Comm world = MPI_COMM_WORLD;
     const char *o;
     size_t k;
-    int i, st, plot_ok = 0, rc = 0, have_q = 0;
-    char title[512];
+    int i, st, plot_ok = 0, rc = 0, have_q = 0, have_coll_opt = 0, have_algo = 0;
+    char title[512], what[96];
 
     for (i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -1613,21 +1980,27 @@ int main(int argc, char **argv)
         }
     if (argc > 1 && !strcmp(argv[1], "scatter"))
         return scatter_main(argc - 1, argv + 1);
-    if (argc > 1 && (!strcmp(argv[1], "shift") || !strcmp(argv[1], "shift-dim"))) {
-        /* the default operation, named, or the dimension shift */
+    if (argc > 1 && (!strcmp(argv[1], "shift") || !strcmp(argv[1], "shift-dim") ||
+                     bench_coll_op_parse(argv[1]) > 0)) {
+        /* the default operation, named, the dimension shift, or a
+         * collective */
         B.dimmode = !strcmp(argv[1], "shift-dim");
+        B.coll = bench_coll_op_parse(argv[1]) > 0 ? bench_coll_op_parse(argv[1]) : 0;
         argv[1] = argv[0];
         argc--;
         argv++;
     }
-    parse_sizes("8,2048,8192,131072,2097152,16777216");
+    parse_sizes(B.coll ? "8,1024,65536,1048576" : "8,2048,8192,131072,2097152,16777216");
     for (i = 1; i < argc; i++) {
         o = argv[i];
         for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
             if (!strcmp(o, with_value[k]) && i + 1 >= argc)
                 usage_error("%s needs a value", o);
         if (!strcmp(o, "--topo")) B.topo = argv[++i];
-        else if (!strcmp(o, "--algo")) B.algo = argv[++i];
+        else if (!strcmp(o, "--algo")) {
+            B.algo = argv[++i];
+            have_algo = 1;
+        }
         else if (!strcmp(o, "--q")) {
             B.q = parse_long(o, argv[++i], -(1L << 30), 1L << 30);
             have_q = 1;
@@ -1658,7 +2031,50 @@ int main(int argc, char **argv)
             B.have_rule = 1;
         }
         else if (!strcmp(o, "--inplace")) B.inplace = 1;
+        else if (!strcmp(o, "--root")) {
+            B.root = (int)parse_long(o, argv[++i], 0, INT_MAX);
+            have_coll_opt = 1;
+        } else if (!strcmp(o, "--op")) {
+            if ((B.rop = bench_coll_rop_parse(argv[++i])) < 0)
+                usage_error("--op '%s': sum, prod, min or max", argv[i]);
+            have_coll_opt = 1;
+        } else if (!strcmp(o, "--dtype")) {
+            if ((B.dtype = bench_coll_dtype_parse(argv[++i])) < 0)
+                usage_error("--dtype '%s': int64 or double", argv[i]);
+            have_coll_opt = 1;
+        }
         else usage_error("unknown option '%s'", o);
+    }
+    if (B.coll) {
+        char list[64], *tok, *save = NULL;
+        int a;
+
+        if (have_q)
+            usage_error("%s takes no --q", rtopo__coll_name(B.coll));
+        if (B.coll == RTOPO__COLL_BCAST ? B.rop != RTOPO_SUM : B.root != 0)
+            usage_error("%s takes no %s", rtopo__coll_name(B.coll),
+                        B.coll == RTOPO__COLL_BCAST ? "--op" : "--root");
+        /* --algo: a list of topo, generic, auto, or all (the default) */
+        snprintf(list, sizeof(list), "%s", have_algo ? B.algo : "all");
+        B.calgos = 0;
+        for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (!strcmp(tok, "all"))
+                a = -1;
+            else if ((a = rtopo__coll_algo_parse(tok)) < 0)
+                usage_error("--algo '%s': a list of topo, generic and auto, or all", tok);
+            B.calgos |= a < 0 ? 7 : 1 << a;
+        }
+        for (i = 0; i < B.nsizes; i++)
+            if (B.sizes[i] % 8)
+                usage_error("%s --sizes: %ld bytes is not a whole number of 8-byte elements",
+                            rtopo__coll_name(B.coll), B.sizes[i]);
+        B.fn = B.coll == RTOPO__COLL_BCAST ? "rtopo_bcast" : B.coll == RTOPO__COLL_ALLREDUCE ?
+               "rtopo_allreduce" : "rtopo_scan";
+        B.fn_init = B.coll == RTOPO__COLL_BCAST ? "rtopo_bcast_init" :
+                    B.coll == RTOPO__COLL_ALLREDUCE ? "rtopo_allreduce_init" :
+                    "rtopo_scan_init";
+    } else if (have_coll_opt) {
+        usage_error("--root, --op and --dtype go with bcast, allreduce and scan");
     }
     if (!B.dimmode && (B.dim >= 0 || B.have_disp || B.have_rule || B.inplace))
         usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
@@ -1673,7 +2089,7 @@ int main(int argc, char **argv)
     }
     if (sscanf(B.topo, "mesh:%dx%d", &B.rows, &B.cols_mesh) != 2)
         B.rows = B.cols_mesh = 0;
-    if (rtopo__shift_algo_parse(B.algo) < 0)
+    if (!B.coll && rtopo__shift_algo_parse(B.algo) < 0)
         usage_error("unknown algorithm '%s'", B.algo);
     if (B.plot && env_rank() == 0 && !have_gnuplot())
         fprintf(stderr, "rtopo-bench-mpi: --plot %s needs gnuplot, which is not on the PATH "
@@ -1701,8 +2117,14 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if ((st = rtopo_topo_set_shift_algo(B.t, rtopo__shift_algo_parse(B.algo))))
+    if (!B.coll && (st = rtopo_topo_set_shift_algo(B.t, rtopo__shift_algo_parse(B.algo))))
         fail("rtopo_topo_set_shift_algo", st);
+    if (B.coll && (st = coll_setup())) {
+        rtopo_topo_free(B.t);
+        rtopo_finalize(B.ctx);
+        MPI_Finalize();
+        return st;
+    }
     B.dst = (int)(((B.rank + B.q) % B.size + B.size) % B.size);
     B.src = (int)(((B.rank - B.q) % B.size + B.size) % B.size);
     if (B.dimmode && dim_setup()) {
@@ -1718,11 +2140,15 @@ int main(int argc, char **argv)
         mpi_check("MPI_Cart_shift", MPI_Cart_shift(B.cart, 1, (int)B.q, &B.cart_src,
                                                    &B.cart_dst));
     }
-    /* the raw write needs a peer, and the completion queue to itself */
-    if ((B.dimmode ? !B.moving : B.dst == B.rank) || B.ctx->thread_on)
+    /* the raw write needs a peer, and the completion queue to itself; of
+     * the collectives only the broadcast is a data movement it can do */
+    if ((B.coll ? B.coll != RTOPO__COLL_BCAST || B.size < 2 :
+         B.dimmode ? !B.moving : B.dst == B.rank) || B.ctx->thread_on)
         B.raw = 0;
     setup_cols();
     alloc_bufs();
+    if (B.coll)
+        coll_bufs();
     if (B.raw && (st = bench_raw_open(&B.rawt, B.ctx, B.q, B.smem, B.rmem)))
         fail(B.rawt.what, st);
     if (B.raw && B.dimmode)
@@ -1740,8 +2166,16 @@ int main(int argc, char **argv)
         if (B.json && write_json(B.json))
             rc = 1;
         /* a long title is cut: fine for a plot */
-        if (snprintf(title, sizeof(title), "rtopo-bench-mpi: %d ranks, %s, q %ld; rtopo %s "
-                     "(provider %s); %s%s%s", B.size, B.topo, B.q,
+        if (B.coll == RTOPO__COLL_BCAST)
+            snprintf(what, sizeof(what), "bcast, %s, root %d", bench_coll_dtype_name(B.dtype),
+                     B.root);
+        else if (B.coll)
+            snprintf(what, sizeof(what), "%s, %s, %s", rtopo__coll_name(B.coll),
+                     bench_coll_dtype_name(B.dtype), bench_coll_rop_name(B.rop));
+        else
+            snprintf(what, sizeof(what), "q %ld", B.q);
+        if (snprintf(title, sizeof(title), "rtopo-bench-mpi: %d ranks, %s, %s; rtopo %s "
+                     "(provider %s); %s%s%s", B.size, B.topo, what,
                      getenv("RTOPO_TRANSPORT") ? getenv("RTOPO_TRANSPORT") : "auto",
                      B.ctx->tlattr.provider, mpi_lib, mpi_env[0] ? ", " : "", mpi_env) < 0)
             title[0] = 0;
@@ -1773,5 +2207,7 @@ int main(int argc, char **argv)
     free(B.rb);
     free(B.usb);
     free(B.urb);
+    free(B.exp);
+    free(B.ranks);
     return rc;
 }

@@ -13,6 +13,10 @@
  *        [--esize E] [--overlap K|half|max] [--algo all|LIST] [--x all|model]
  *        [--iters N] [--warmup N] [--unregistered] [--persistent]
  *        [--no-baseline] [--json]
+ *   rtopo-run -n N rtopo-bench bcast|allreduce|scan [--topo T] [--algo LIST]
+ *        [--root R] [--op sum|prod|min|max] [--dtype int64|double] [--sizes ...]
+ *        [--iters N] [--warmup N] [--modes LIST] [--buffers LIST]
+ *        [--no-baseline] [--json]
  *
  * shift: every rank shifts `bytes` to (i+q) mod p; the baseline is one raw
  * RDMA write with immediate data of the same size from i to (i+q) mod p,
@@ -35,6 +39,14 @@
  * itself with the raw transport (bench_raw.c), the floor under seq.
  * Every iteration: a barrier, the operation, per iteration the slowest
  * rank, median and minimum over the iterations.
+ *
+ * bcast, allreduce, scan: rtopo_bcast, rtopo_allreduce or rtopo_scan of
+ * bytes/8 elements with each algorithm (RTOPO_COLL_TOPO, _GENERIC, _AUTO),
+ * blocking or persistent, registered or unregistered buffers, timed as
+ * the scatter; the broadcast's baseline is the scatter's with one window
+ * for all (the root writes the whole buffer to every rank), the
+ * reductions have none (no raw write combines data).  Every element of
+ * every result is checked after each block.
  */
 #include "config.h"
 #include <errno.h>
@@ -63,9 +75,13 @@ static struct {
     /* shift-dim: the dimension (-1: the last), disp in q or a rule */
     int dim, have_disp, have_rule, inplace;
     long ra, rb;
+    /* bcast, allreduce, scan: the collective (RTOPO__COLL_*), root,
+     * element type, operator; --modes and --buffers (bit 0 blocking /
+     * registered, bit 1 persistent / unregistered) */
+    int coll, root, dtype, rop, modes, buffers;
 } B = { .op = "shift", .topo = "ring", .algo = "auto", .q = 1, .iters = 200,
         .warmup = 10, .baseline = 1, .hops = 4, .d = -1, .host = 0, .esize = 8,
-        .xall = 1, .overlap = "max", .dim = -1 };
+        .xall = 1, .overlap = "max", .dim = -1, .dtype = RTOPO_INT64, .rop = RTOPO_SUM };
 
 static void usage(FILE *f)
 {
@@ -83,6 +99,11 @@ static void usage(FILE *f)
             "                   [--esize E] [--overlap K|half|max] [--algo all|LIST]\n"
             "                   [--x all|model] [--iters N] [--warmup N] [--unregistered]\n"
             "                   [--persistent] [--no-baseline] [--json]\n"
+            "       rtopo-bench bcast|allreduce|scan [--topo T] [--algo topo,generic,auto|all]\n"
+            "                   [--root R (bcast)] [--op sum|prod|min|max] [--dtype int64|double]\n"
+            "                   [--sizes LIST|MIN:MAX (bytes, multiples of 8)] [--iters N]\n"
+            "                   [--warmup N] [--modes blocking,persistent]\n"
+            "                   [--buffers registered,unregistered] [--no-baseline] [--json]\n"
             "       rtopo-bench --help\n"
             "run it under rtopo-run (or another launcher rtopo can bootstrap from)\n");
 }
@@ -116,6 +137,17 @@ static long parse_long(const char *opt, const char *s, long lo, long hi)
     if (v > hi)
         usage_error("%s must be at most %ld (got %ld)", opt, hi, v);
     return v;
+}
+
+/* --modes, --buffers: a comma-separated list of the words a and b, as a
+ * bit mask */
+static int parse_pair(const char *opt, const char *s, const char *a, const char *b)
+{
+    int mask = bench_parse_pair(s, a, b);
+
+    if (mask <= 0)
+        usage_error("%s '%s': a comma-separated list of %s and %s", opt, s, a, b);
+    return mask;
 }
 
 static void fail(const char *what, int st)
@@ -621,8 +653,8 @@ static int sc_cols(sc_col_t *c, int d)
 }
 
 /* per iteration the slowest rank (t[0..n) on every rank), then the median
- * and the minimum over the iterations */
-static struct stat3 sc_reduce(const double *t, int n)
+ * and the minimum over the iterations (scatter, bcast, allreduce, scan) */
+static struct stat3 reduce_slowest(const double *t, int n)
 {
     int p = rtopo_size(B.ctx), i, r;
     double *all = malloc(sizeof(double) * (size_t)n * (size_t)p), *mx;
@@ -882,9 +914,9 @@ static void bench_scatter(void)
                          b == 0);
         }
         if (B.baseline)
-            res[i][64] = sc_reduce(t, it);
+            res[i][64] = reduce_slowest(t, it);
         for (a = 0; a < ncol; a++)
-            res[i][a] = sc_reduce(t + (size_t)(a + 1) * it, it);
+            res[i][a] = reduce_slowest(t + (size_t)(a + 1) * it, it);
         free(t);
 
         if (me != 0)
@@ -1258,6 +1290,341 @@ static void bench_shift_dim(void)
     free(rb);
 }
 
+/* ---- bcast, allreduce, scan --------------------------------------------- */
+
+typedef struct cl_col {
+    int raw;                    /* the broadcast's baseline */
+    int persistent, unreg, algo;
+    char variant[32];           /* "blocking/registered" */
+} cl_col_t;
+
+static struct {
+    rtopo_topo_t *topo;
+    uint8_t *sb, *rb, *usb, *urb;   /* registered (also raw), unregistered */
+    uint8_t *exp;                   /* what this rank must hold */
+    int *ranks, root_job;           /* the raw broadcast's nodes and root */
+    bench_raw_t raw;
+} CL;
+
+static const int cl_order[3] = { RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC, RTOPO_COLL_AUTO };
+
+static uint8_t *cl_rbuf(const cl_col_t *c)
+{
+    return c->raw || !c->unreg ? CL.rb : CL.urb;
+}
+
+/* `warm` untimed iterations then n timed ones of column c into t[]; the
+ * result is cleared before (but the root's broadcast buffer) and checked
+ * element by element after */
+static void cl_block(const cl_col_t *c, size_t bytes, double *t, int n, int warm)
+{
+    rtopo_req_t *req = NULL;
+    uint8_t *rb = cl_rbuf(c);
+    size_t cnt = bytes / 8, k;
+    int i, st, me = B.ctx->rank;
+    uint64_t t0;
+
+    if (B.coll != RTOPO__COLL_BCAST || me != CL.root_job)
+        memset(rb, 0x7f, bytes);
+    if (c->raw) {
+        /* no engine traffic may be left for the raw poll to take */
+        if ((st = rtopo_barrier(B.ctx)))
+            fail("rtopo_barrier", st);
+        bench_raw_scatter_begin(&CL.raw, CL.root_job, CL.ranks, B.ctx->size);
+        rtopo__boot_barrier(B.ctx->boot);
+    } else {
+        if ((st = rtopo_topo_set_coll_algo(CL.topo, (rtopo_coll_algo_t)c->algo)))
+            fail("rtopo_topo_set_coll_algo", st);
+        if (c->persistent &&
+            (st = bench_coll_call(CL.topo, B.coll, c->unreg ? CL.usb : CL.sb, rb, cnt,
+                                  B.dtype, B.rop, B.root, &req)))
+            fail("persistent request (rtopo_*_init)", st);
+    }
+    for (i = -warm; i < n; i++) {
+        if (c->raw)
+            rtopo__boot_barrier(B.ctx->boot);
+        else if ((st = rtopo_barrier(B.ctx)))
+            fail("rtopo_barrier", st);
+        t0 = rtopo__now_ns();
+        if (c->raw)
+            st = bench_raw_scatter_round(&CL.raw, CL.root_job, CL.ranks, B.ctx->size, bytes,
+                                         0, (uint32_t)(i & 0xffff));
+        else if (req)
+            st = (st = rtopo_start(req)) ? st : rtopo_wait(req);
+        else
+            st = bench_coll_call(CL.topo, B.coll, c->unreg ? CL.usb : CL.sb, rb, cnt,
+                                 B.dtype, B.rop, B.root, NULL);
+        if (st)
+            fail(c->raw ? CL.raw.what : B.op, st);
+        if (i >= 0)
+            t[i] = (double)(rtopo__now_ns() - t0) * 1e-3;
+    }
+    rtopo_req_free(req);
+    if (c->raw)
+        rtopo__boot_barrier(B.ctx->boot);
+    if ((k = bench_coll_diff(B.dtype, rb, CL.exp, cnt)) < cnt) {
+        fprintf(stderr, "rtopo-bench: rank %d: %s %s %s, %zu bytes: element %zu is %.17g, "
+                "expected %.17g\n", me, B.op, c->raw ? "raw" : c->variant,
+                c->raw ? "" : rtopo__coll_algo_name(c->algo), bytes, k,
+                bench_coll_elem(B.dtype, rb, k), bench_coll_elem(B.dtype, CL.exp, k));
+        exit(1);
+    }
+}
+
+/* the schedule of algorithm a for `bytes` as the call builds it, under the
+ * topology's model (what auto uses): what ran, steps, model time (us);
+ * returns the status of building it */
+static int cl_sched(int a, size_t bytes, int *ran, int *steps, double *model_us)
+{
+    rtopo__coll_t c = { .op = B.coll, .algo = a, .dtype = B.dtype, .rop = B.rop,
+                        .count = bytes / 8, .esize = 8, .root = B.root };
+    rtopo__sim_result_t sim;
+    rtopo__sched_t *s;
+    int st;
+
+    *ran = a;
+    *steps = -1;
+    *model_us = -1;
+    if ((st = rtopo__sched_coll(&CL.topo->desc, &c, &CL.topo->model, &s)))
+        return st;
+    *ran = s->algo;
+    *steps = (int)s->nsteps;
+    if (rtopo__sim_run(s, &CL.topo->model, &sim) == 0)
+        *model_us = sim.model_time * 1e6;
+    rtopo__sched_free(s);
+    return RTOPO_OK;
+}
+
+static void bench_coll(void)
+{
+    rtopo_ctx_t *ctx = B.ctx;
+    int p = ctx->size, me = ctx->rank, i, a, v, k, st, ncol = 0, calgos = 0, b;
+    char list[64], *tok, *save = NULL, nocoll[3][160];
+    rtopo_mem_t *smem, *rmem;
+    cl_col_t col[16];
+    size_t maxb;
+
+    /* --algo: a list of topo, generic, auto, or all (the default) */
+    snprintf(list, sizeof(list), "%s", B.algo);
+    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(tok, "all"))
+            calgos |= 7;
+        else if ((a = rtopo__coll_algo_parse(tok)) >= 0)
+            calgos |= 1 << a;
+        else
+            usage_error("--algo '%s': a list of topo, generic and auto, or all", tok);
+    }
+    for (i = 0; i < B.nsizes; i++)
+        if (B.sizes[i] % 8)
+            usage_error("%s --sizes: %ld bytes is not a whole number of 8-byte elements", B.op,
+                        B.sizes[i]);
+    if ((st = make_topo(&CL.topo)))
+        fail("topology", st);
+    if (B.root >= p) {
+        if (me == 0)
+            fprintf(stderr, "rtopo-bench: bcast --root %d: the job has %d ranks\n", B.root, p);
+        exit(2);
+    }
+    /* the algorithms the topology has, the way the call builds them */
+    memset(nocoll, 0, sizeof(nocoll));
+    for (a = 0; a < 3; a++) {
+        int ran, steps;
+        double m;
+        if ((calgos & (1 << a)) && (st = cl_sched(a, B.sizes[0] >= 8 ? (size_t)B.sizes[0] : 8,
+                                                  &ran, &steps, &m)))
+            snprintf(nocoll[a], sizeof(nocoll[a]), "%s (%s)", rtopo_strerror(st),
+                     rtopo_last_error());
+    }
+    /* the root's data: the topology rank is the job rank (no sub-topology) */
+    CL.root_job = rtopo__topo_job_rank(CL.topo, B.root);
+    if (B.coll != RTOPO__COLL_BCAST || p < 2 || ctx->thread_on)
+        B.baseline = 0;   /* no raw write reduces; the thread would take the raw events */
+    if (B.baseline) {
+        col[ncol].raw = 1;
+        snprintf(col[ncol++].variant, sizeof(col[0].variant), "raw");
+    }
+    for (v = 0; v < 4; v++) {
+        int pers = v & 1, unreg = v >> 1;
+        if (!(B.modes & (1 << pers)) || !(B.buffers & (1 << unreg)))
+            continue;
+        for (a = 0; a < 3; a++) {
+            cl_col_t *c = &col[ncol];
+            if (!(calgos & (1 << cl_order[a])) || nocoll[cl_order[a]][0])
+                continue;
+            memset(c, 0, sizeof(*c));
+            c->persistent = pers;
+            c->unreg = unreg;
+            c->algo = cl_order[a];
+            snprintf(c->variant, sizeof(c->variant), "%s/%s", pers ? "persistent" : "blocking",
+                     unreg ? "unregistered" : "registered");
+            ncol++;
+        }
+    }
+    if (ncol == (B.baseline ? 1 : 0)) {
+        if (me == 0) {
+            fprintf(stderr, "rtopo-bench: %s on %s: no rtopo algorithm to measure:", B.op,
+                    B.topo);
+            for (a = 0; a < 3; a++)
+                if (calgos & (1 << cl_order[a]))
+                    fprintf(stderr, " %s: %s;", rtopo__coll_algo_name(cl_order[a]),
+                            nocoll[cl_order[a]]);
+            fputc('\n', stderr);
+        }
+        exit(1);
+    }
+    /* buffers: every rank's data (bcast: the root's, in its buffer) */
+    maxb = alloc_bufs(&CL.sb, &CL.rb, 0);
+    if (posix_memalign((void **)&CL.usb, 4096, maxb) ||
+        posix_memalign((void **)&CL.urb, 4096, maxb) || !(CL.exp = malloc(maxb)) ||
+        !(CL.ranks = malloc(sizeof(int) * (size_t)p)))
+        fail("memory", RTOPO_ERR_NOMEM);
+    bench_coll_fill(B.coll, B.dtype, B.rop, B.coll == RTOPO__COLL_BCAST ? B.root : me, CL.sb,
+                    maxb / 8);
+    memcpy(CL.usb, CL.sb, maxb);
+    memcpy(CL.rb, CL.sb, maxb);
+    memcpy(CL.urb, CL.sb, maxb);
+    for (i = 0; i < p; i++)
+        CL.ranks[i] = i;
+    if ((st = rtopo_mem_register(ctx, CL.sb, maxb, &smem)) ||
+        (st = rtopo_mem_register(ctx, CL.rb, maxb, &rmem)))
+        fail("rtopo_mem_register", st);
+    if (B.baseline && (st = bench_raw_open(&CL.raw, ctx, 0, smem, rmem)))
+        fail(CL.raw.what, st);
+
+    if (me == 0) {
+        if (B.coll == RTOPO__COLL_BCAST)
+            printf("# rtopo-bench bcast: %d ranks, topology %s, root %d: every rank gets the "
+                   "root's count = bytes/8 %s elements; transport %s\n", p, B.topo, B.root,
+                   bench_coll_dtype_name(B.dtype), ctx->tlattr.provider);
+        else
+            printf("# rtopo-bench %s: %d ranks, topology %s, operator %s: rank r gets the %s, "
+                   "element by element, of the count = bytes/8 %s elements of %s; transport "
+                   "%s\n", B.op, p, B.topo, bench_coll_rop_name(B.rop),
+                   bench_coll_rop_name(B.rop), bench_coll_dtype_name(B.dtype),
+                   B.coll == RTOPO__COLL_SCAN ? "ranks 0..r (inclusive prefix)" : "every rank",
+                   ctx->tlattr.provider);
+        printf("# timing: barrier, t0, one %s, t1 on every rank; per iteration the slowest "
+               "rank; median and min over the iterations (%d blocks, each column in turn; "
+               "every element of every result checked after each block)\n", B.op, BLOCKS);
+        printf("# algorithms: topo = RTOPO_COLL_TOPO, the topology's own (OTIS: over "
+               "electronic and OTIS links; other topologies: the generic one); generic = "
+               "RTOPO_COLL_GENERIC, binomial tree (bcast) or recursive doubling (allreduce, "
+               "scan); auto = RTOPO_COLL_AUTO, the topology's cost model picks per size "
+               "(\"auto->topo\" names its choice)\n");
+        printf("# variant: blocking call, or persistent request (rtopo_%s_init once per size "
+               "and block, then rtopo_start + rtopo_wait); buffers registered with "
+               "rtopo_mem_register, or unregistered\n", B.op);
+        printf("# model(us): the topology's cost model (what auto uses), schedule simulated "
+               "event by event; steps: the schedule's\n");
+        if (B.baseline)
+            printf("# raw: the root writes the whole buffer to every other rank itself, one "
+                   "raw RDMA write with immediate per rank, registered memory (scatter's "
+                   "baseline with one window for all): a flat broadcast with nothing of rtopo "
+                   "on top; raw/med = raw median / median\n");
+        else if (B.coll != RTOPO__COLL_BCAST)
+            printf("# raw: none, a reduction combines data between its steps, which no raw "
+                   "write of the same bytes does\n");
+        for (a = 0; a < 3; a++)
+            if ((calgos & (1 << cl_order[a])) && nocoll[cl_order[a]][0])
+                printf("# %s: not measured: %s\n", rtopo__coll_algo_name(cl_order[a]),
+                       nocoll[cl_order[a]]);
+    }
+
+    for (i = 0; i < B.nsizes; i++) {
+        size_t n = (size_t)B.sizes[i];
+        int it = iters_for(n), per = (it + BLOCKS - 1) / BLOCKS, off, cnt, raw = -1;
+        struct stat3 res[16];
+        char name[16][32];
+        double *t = malloc(sizeof(double) * (size_t)it * (size_t)ncol);
+
+        if (!t)
+            fail("memory", RTOPO_ERR_NOMEM);
+        bench_coll_expect(B.coll, B.dtype, B.rop, me, p, B.root, CL.exp, n / 8);
+        for (b = 0, off = 0; off < it; b++, off += cnt) {
+            cnt = it - off < per ? it - off : per;
+            for (k = 0; k < ncol; k++)
+                cl_block(&col[k], n, t + (size_t)k * it + off, cnt, b ? 1 : B.warmup);
+        }
+        for (k = 0; k < ncol; k++) {
+            res[k] = reduce_slowest(t + (size_t)k * it, it);
+            if (col[k].raw)
+                raw = k;
+        }
+        free(t);
+        if (me != 0)
+            continue;
+        printf("\n# %zu bytes: %zu %s element%s per rank, %d iterations\n", n, n / 8,
+               bench_coll_dtype_name(B.dtype), n == 8 ? "" : "s", it);
+        printf("# %-23s %-14s %11s %11s %11s %5s %9s\n", "variant", "algorithm",
+               "median(us)", "min(us)", "model(us)", "steps", "raw/med");
+        for (k = 0; k < ncol; k++) {
+            int ran, steps;
+            double model;
+
+            if (col[k].raw) {
+                printf("  %-23s %-14s %11.2f %11.2f %11s %5s %9s\n", "raw (root writes all)",
+                       "-", res[k].med, res[k].min, "-", "-", "1.000");
+                continue;
+            }
+            cl_sched(col[k].algo, n, &ran, &steps, &model);
+            snprintf(name[k], sizeof(name[k]), "%s%s%s", rtopo__coll_algo_name(col[k].algo),
+                     ran != col[k].algo ? "->" : "", ran != col[k].algo ?
+                     rtopo__coll_algo_name(ran) : "");
+            printf("  %-23s %-14s %11.2f %11.2f %11.2f %5d", col[k].variant, name[k],
+                   res[k].med, res[k].min, model, steps);
+            if (raw >= 0)
+                printf(" %9.3f\n", res[k].med > 0 ? res[raw].med / res[k].med : 0.0);
+            else
+                printf(" %9s\n", "-");
+            if (B.json)
+                printf("{\"op\":\"%s\",\"topo\":\"%s\",\"dtype\":\"%s\",\"%s\":%d%s%s%s,"
+                       "\"mode\":\"%s\",\"buffers\":\"%s\",\"algo\":\"%s\",\"ran\":\"%s\","
+                       "\"bytes\":%zu,\"count\":%zu,\"median_us\":%.3f,\"min_us\":%.3f,"
+                       "\"model_us\":%.3f,\"steps\":%d,\"raw_median_us\":%.3f}\n", B.op,
+                       B.topo, bench_coll_dtype_name(B.dtype),
+                       B.coll == RTOPO__COLL_BCAST ? "root" : "ranks",
+                       B.coll == RTOPO__COLL_BCAST ? B.root : p,
+                       B.coll == RTOPO__COLL_BCAST ? "" : ",\"reduce_op\":\"",
+                       B.coll == RTOPO__COLL_BCAST ? "" : bench_coll_rop_name(B.rop),
+                       B.coll == RTOPO__COLL_BCAST ? "" : "\"",
+                       col[k].persistent ? "persistent" : "blocking",
+                       col[k].unreg ? "unregistered" : "registered",
+                       rtopo__coll_algo_name(col[k].algo), rtopo__coll_algo_name(ran), n,
+                       n / 8, res[k].med, res[k].min, model, steps,
+                       raw >= 0 ? res[raw].med : -1.0);
+        }
+        {   /* per variant: the fastest algorithm measured, and auto's */
+            for (v = 0; v < ncol; v++) {
+                int fa = -1, aa = -1;
+                if (col[v].raw || (v > 0 && !col[v - 1].raw &&
+                                   !strcmp(col[v - 1].variant, col[v].variant)))
+                    continue;   /* once per variant, at its first column */
+                for (k = v; k < ncol && !strcmp(col[k].variant, col[v].variant); k++) {
+                    if (col[k].algo == RTOPO_COLL_AUTO)
+                        aa = k;
+                    else if (fa < 0 || res[k].med < res[fa].med)
+                        fa = k;
+                }
+                if (fa >= 0 && aa >= 0)
+                    printf("# %s: fastest measured %s, %.2f us; %s %.2f us, %+.0f%%\n",
+                           col[v].variant, name[fa], res[fa].med, name[aa], res[aa].med,
+                           100.0 * (res[aa].med / res[fa].med - 1.0));
+            }
+        }
+    }
+    if (B.baseline)
+        bench_raw_close(&CL.raw);
+    rtopo_mem_deregister(smem);
+    rtopo_mem_deregister(rmem);
+    rtopo_topo_free(CL.topo);
+    free(CL.sb);
+    free(CL.rb);
+    free(CL.usb);
+    free(CL.urb);
+    free(CL.exp);
+    free(CL.ranks);
+}
+
 static void parse_sizes(const char *s)
 {
     const char *arg = s;
@@ -1289,11 +1656,12 @@ int main(int argc, char **argv)
 {
     static const char *const with_value[] = {
         "--topo", "--algo", "--q", "--sizes", "--iters", "--warmup", "--hops", "--d",
-        "--host", "--esize", "--overlap", "--x", "--dim", "--disp", "--rule"
+        "--host", "--esize", "--overlap", "--x", "--dim", "--disp", "--rule", "--modes",
+        "--buffers", "--root", "--op", "--dtype"
     };
     const char *o;
     size_t k;
-    int i, st, have_q = 0;
+    int i, st, have_q = 0, have_coll_opt = 0;
 
     for (i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -1301,14 +1669,18 @@ int main(int argc, char **argv)
             return 0;
         }
     if (argc < 2)
-        usage_error("no operation given (shift, shift-dim, route or scatter)");
+        usage_error("no operation given (shift, shift-dim, route, scatter, bcast, allreduce "
+                    "or scan)");
     if (strcmp(argv[1], "shift") && strcmp(argv[1], "shift-dim") && strcmp(argv[1], "route") &&
-        strcmp(argv[1], "scatter"))
-        usage_error("unknown operation '%s' (shift, shift-dim, route or scatter)", argv[1]);
+        strcmp(argv[1], "scatter") && bench_coll_op_parse(argv[1]) < 0)
+        usage_error("unknown operation '%s' (shift, shift-dim, route, scatter, bcast, "
+                    "allreduce or scan)", argv[1]);
     B.op = argv[1];
+    B.coll = bench_coll_op_parse(B.op) > 0 ? bench_coll_op_parse(B.op) : 0;
     /* scatter: window elements; shift and route: bytes */
-    parse_sizes(strcmp(B.op, "scatter") ? "8:16777216" : "1024,16384,262144");
-    if (!strcmp(B.op, "scatter"))
+    parse_sizes(B.coll ? "8,1024,65536,1048576" : strcmp(B.op, "scatter") ? "8:16777216" :
+                "1024,16384,262144");
+    if (!strcmp(B.op, "scatter") || B.coll)
         B.algo = "all";
     for (i = 2; i < argc; i++) {
         o = argv[i];
@@ -1352,6 +1724,22 @@ int main(int argc, char **argv)
             B.have_rule = 1;
         }
         else if (!strcmp(o, "--inplace")) B.inplace = 1;
+        else if (!strcmp(o, "--modes"))
+            B.modes = parse_pair(o, argv[++i], "blocking", "persistent");
+        else if (!strcmp(o, "--buffers"))
+            B.buffers = parse_pair(o, argv[++i], "registered", "unregistered");
+        else if (!strcmp(o, "--root")) {
+            B.root = (int)parse_long(o, argv[++i], 0, INT_MAX);
+            have_coll_opt = 1;
+        } else if (!strcmp(o, "--op")) {
+            if ((B.rop = bench_coll_rop_parse(argv[++i])) < 0)
+                usage_error("--op '%s': sum, prod, min or max", argv[i]);
+            have_coll_opt = 1;
+        } else if (!strcmp(o, "--dtype")) {
+            if ((B.dtype = bench_coll_dtype_parse(argv[++i])) < 0)
+                usage_error("--dtype '%s': int64 or double", argv[i]);
+            have_coll_opt = 1;
+        }
         else if (!strcmp(o, "--unregistered")) B.unreg = 1;
         else if (!strcmp(o, "--persistent")) B.persistent = 1;
         else if (!strcmp(o, "--no-baseline")) B.baseline = 0;
@@ -1364,6 +1752,22 @@ int main(int argc, char **argv)
         usage_error("shift-dim: give --disp or --rule, not both");
     if (!strcmp(B.op, "shift-dim") && (have_q || strcmp(B.algo, "auto")))
         usage_error("shift-dim takes no --q or --algo (the displacement is --disp)");
+    if (!B.coll && (have_coll_opt || B.modes || B.buffers))
+        usage_error("--modes, --buffers, --root, --op and --dtype go with bcast, allreduce "
+                    "and scan");
+    if (B.coll) {
+        if (have_q)
+            usage_error("%s takes no --q", B.op);
+        if (B.coll == RTOPO__COLL_BCAST ? B.rop != RTOPO_SUM : B.root != 0)
+            usage_error("%s takes no %s", B.op, B.coll == RTOPO__COLL_BCAST ? "--op" :
+                        "--root");
+        /* --persistent and --unregistered as for the other operations */
+        if (!B.modes)
+            B.modes = B.persistent ? 2 : 1;
+        if (!B.buffers)
+            B.buffers = B.unreg ? 2 : 1;
+    }
+
     if ((st = rtopo_init(NULL, &B.ctx)))
         fail("rtopo_init", st);
     if (!strcmp(B.op, "shift"))
@@ -1372,6 +1776,8 @@ int main(int argc, char **argv)
         bench_shift_dim();
     else if (!strcmp(B.op, "scatter"))
         bench_scatter();
+    else if (B.coll)
+        bench_coll();
     else
         bench_route();
     if ((st = rtopo_finalize(B.ctx)))

@@ -12,6 +12,11 @@
  *             [--esize B] [--host-node H] [--model K=V,...] [--check] [--json]
  *   rtopo-sim scatter --figure 1|2 [--out FILE.png] [--csv FILE.csv]
  *             [--versus overlap|d] [--d D] [--M M] [--model K=V,...]
+ *   rtopo-sim otis OP --topo otis-mesh:N|otis-hypercube:N [--model simd|mimd]
+ *             [--count K] [--dtype T] [--op O] [--algo A] [--chunks C]
+ *             [--root R] [--window W] [--kind a..h --s S] [--dim D --m M]
+ *             [--block M --along X] [--cost K=V,...] [--check] [--json]
+ *             [--rounds] [--seed S]
  *
  * Exit status: 0 success, 1 a check failed, the simulation could not run
  * (out of memory) or a figure could not be drawn, 2 bad arguments.
@@ -53,6 +58,7 @@ static void usage(FILE *f)
 "       rtopo-sim shift-dim --topo T --dim K (--disp D | --rule A,B | --all-disp)\n"
 "                 [options]                (rtopo-sim shift-dim --help)\n"
 "       rtopo-sim scatter --d D [options]    (rtopo-sim scatter --help)\n"
+"       rtopo-sim otis OP --topo T [options] (rtopo-sim otis --help)\n"
 "\n"
 "Build the schedule of a circular q-shift (rank i's data reaches rank\n"
 "(i+q) mod p) and evaluate it under the cost model.\n"
@@ -1800,6 +1806,645 @@ static int dim_main(int argc, char **argv)
     return failed;
 }
 
+/* ---- otis: the basic operations of Wang and Sahni on the OTIS topologies -- */
+
+/* the paper's operations (seed 004 section 2.x) and the collective of
+ * rtopo_sched.h that implements each; shift: SHIFT_FILL, or a circular
+ * dimension shift (rtopo__sched_shift_dim) for kinds c, d, g, h */
+static const struct {
+    const char *name;
+    int op;
+    const char *what;
+} otis_ops[] = {
+    { "broadcast", RTOPO__COLL_BCAST, "data broadcast (2.1)" },
+    { "window_broadcast", RTOPO__COLL_WINDOW_BCAST, "window broadcast (2.2)" },
+    { "prefix_sum", RTOPO__COLL_SCAN, "prefix sum (2.3)" },
+    { "data_sum", RTOPO__COLL_ALLREDUCE, "data sum (2.4)" },
+    { "shift", RTOPO__COLL_SHIFT_FILL, "shift (2.6)" },
+    { "accumulate", RTOPO__COLL_ACCUMULATE, "data accumulation (2.7)" },
+    { "consecutive_sum", RTOPO__COLL_CONSEC_SUM, "consecutive sum (2.8)" },
+    { "adjacent_sum", RTOPO__COLL_ADJACENT_SUM, "adjacent sum (2.9)" },
+};
+#define OTIS_NOPS ((int)(sizeof(otis_ops) / sizeof(otis_ops[0])))
+
+static const char *const otis_dtype_names[4] = { "int32", "int64", "float", "double" };
+static const char *const otis_rop_names[4] = { "sum", "prod", "min", "max" };
+
+typedef struct otis_opts {
+    const char *topo_str;
+    rtopo__tdesc_t topo;
+    int opi;                  /* index in otis_ops */
+    rtopo__coll_t c;          /* what is asked: count (elements), dtype, rop,
+                                 algo, root, w, dim, mm, chunks */
+    int kind;                 /* shift: 'a'..'h', 0 without --kind */
+    long s;                   /* shift: the displacement */
+    int have_root, have_w, have_kind, have_s, have_dim, have_mm;
+    int circular;             /* shift kinds c, d, g, h */
+    int mimd;                 /* --model mimd: electronic_moves is MIMD */
+    rtopo__model_t model;     /* --cost */
+    int check, json, rounds;
+    uint64_t seed;
+} otis_opts_t;
+
+static void otis_usage(FILE *f)
+{
+    fprintf(f,
+"usage: rtopo-sim otis OP --topo otis-mesh:N|otis-hypercube:N [options]\n"
+"\n"
+"Build the schedule of one of Wang and Sahni's basic operations, count its\n"
+"moves the way the paper does and run it under the cost model.  OP:\n"
+"  broadcast         RECV of --root reaches every rank\n"
+"  window_broadcast  the w x w window at the top left of group --root tiles\n"
+"                    every group (OTIS-mesh only)\n"
+"  prefix_sum        rank I gets D(0) op ... op D(I), I = G*n + P\n"
+"  data_sum          every rank gets D(0) op ... op D(p-1)\n"
+"  shift             --kind a..h --s S (below)\n"
+"  accumulate        --dim D --m M: the M values D(c + i), i < M, along D\n"
+"  adjacent_sum      --dim D --m M: their reduction\n"
+"  consecutive_sum   --block M --along X: blocks of M consecutive ranks\n"
+"                    along X, rank j of a block reduces element block j\n"
+"\n"
+"  --topo T        otis-mesh:N | otis-hypercube:N (N groups of N ranks);\n"
+"                  also ring:P, mesh:RxC, hypercube:D (no window_broadcast,\n"
+"                  shift with --dim D --s S)\n"
+"  --model M       simd (default) or mimd: which count electronic_moves\n"
+"                  reports (SIMD: one dimension and direction per step)\n"
+"  --count K       elements per rank (default 1)\n"
+"  --dtype T       int32 (default), int64, float, double\n"
+"  --op O          sum (default), prod, min, max\n"
+"  --algo A        auto (default), topo (the paper's), generic\n"
+"  --chunks C      pieces the registers are cut into, pipelined (default 1:\n"
+"                  whole registers, as the paper; 0: the model picks)\n"
+"  --root R        broadcast: the root rank; window_broadcast: the group\n"
+"                  (default 0)\n"
+"  --window W      window side, dividing sqrt(N) (default 1)\n"
+"  --kind K --s S  shift kind and displacement; OTIS-mesh: a Py, b Px, e Gy,\n"
+"                  f Gx with zero fill, c Py, d Px, g Gy, h Gx circular;\n"
+"                  OTIS-hypercube: a, b P and e, f G zero fill, c, d P and\n"
+"                  g, h G circular\n"
+"  --dim D --m M   the dimension (coordinates: OTIS-mesh Gx Gy Px Py, OTIS-\n"
+"                  hypercube G P) and M; --along gx|gy|px|py (g|p) and\n"
+"                  --block M say the same\n"
+"  --cost LIST     cost parameters, as --model of shift (rtopo-sim --help)\n"
+"  --check         execute on random data (--seed S) and compare every\n"
+"                  rank with a serial reference\n"
+"  --json          one JSON object\n"
+"  --rounds        list every transfer of every round\n"
+"  -h, --help      this text\n"
+"\n"
+"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n");
+}
+
+static uint64_t otis_rng(uint64_t *st)
+{
+    *st ^= *st << 13;
+    *st ^= *st >> 7;
+    *st ^= *st << 17;
+    return *st >> 11;
+}
+
+static int otis_is_otis(const rtopo__tdesc_t *t)
+{
+    return t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+}
+
+/* shift kind -> dimension and circular; < 0 if the topology has no such */
+static int otis_kind_dim(const rtopo__tdesc_t *t, int kind, int *circular_p)
+{
+    static const int om_dim[8] = { 3, 2, 3, 2, 1, 0, 1, 0 };
+    int k = kind - 'a';
+
+    if (k < 0 || k > 7 || !otis_is_otis(t))
+        return -1;
+    *circular_p = (k / 2) % 2;   /* a b fill, c d circular, e f fill, g h circular */
+    if (t->kind == RTOPO__TOPO_OTIS_MESH)
+        return om_dim[k];
+    return k < 4 ? 1 : 0;
+}
+
+static int otis_reduces(int op)
+{
+    return op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ||
+           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
+}
+
+/* the collective of o with `count` elements (byte ops: bytes) */
+static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
+{
+    size_t es = rtopo__dtype_size(o->c.dtype);
+
+    *c = o->c;
+    c->op = otis_ops[o->opi].op;
+    c->esize = es;
+    c->count = count;
+    if (c->op == RTOPO__COLL_SHIFT_FILL || c->op == RTOPO__COLL_ACCUMULATE) {
+        c->count = count * es;
+        c->esize = 1;
+    }
+}
+
+/* build the operation's schedule with `count` elements per rank */
+static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p)
+{
+    rtopo__coll_t c;
+
+    otis_coll(o, count, &c);
+    if (o->circular) {
+        rtopo__dimshift_t ds;
+
+        memset(&ds, 0, sizeof(ds));
+        ds.dim = c.dim;
+        ds.b = o->s;
+        ds.bytes = count * rtopo__dtype_size(o->c.dtype);
+        return rtopo__sched_shift_dim(&o->topo, &ds, s_p);
+    }
+    return rtopo__sched_coll(&o->topo, &c, &o->model, s_p);
+}
+
+/* Run s on random data and compare every rank's RECV with the serial
+ * reference (rtopo__coll_ref), or for a circular shift with the data of
+ * the rank s places back along the line.  Payloads above SIM_CHECK_CAP
+ * over all ranks are checked with fewer elements (*ccount_p). */
+static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *ccount_p,
+                      int *ok_p)
+{
+    const rtopo__tdesc_t *t = &o->topo;
+    rtopo__sched_t *cs = NULL;
+    rtopo__coll_t c;
+    uint64_t count = o->c.count, size[RTOPO__BUF_COUNT], per, k, st_rng = o->seed;
+    uint8_t *mem = NULL, **ptr = NULL, ***bufs = NULL, **out = NULL;
+    size_t es = rtopo__dtype_size(o->c.dtype);
+    int status = RTOPO_OK, r, ok = 1;
+
+    otis_coll(o, count, &c);
+    per = 2 * rtopo__coll_send_bytes(&c) + 2 * rtopo__coll_recv_bytes(&c) + s->tmp_bytes;
+    while (count > 1 && per * (uint64_t)t->p > SIM_CHECK_CAP) {
+        count /= 2;
+        otis_coll(o, count, &c);
+        per = 2 * rtopo__coll_send_bytes(&c) + 2 * rtopo__coll_recv_bytes(&c);
+    }
+    if (count != o->c.count) {
+        if ((status = otis_build(o, count, &cs)))
+            return status;
+        s = cs;
+    }
+    size[RTOPO__BUF_SEND] = rtopo__coll_send_bytes(&c);
+    size[RTOPO__BUF_RECV] = rtopo__coll_recv_bytes(&c);
+    size[RTOPO__BUF_TMP] = s->tmp_bytes;
+    if (o->circular)
+        size[RTOPO__BUF_SEND] = size[RTOPO__BUF_RECV] = count * es;
+    per = 2 * size[RTOPO__BUF_SEND] + 2 * size[RTOPO__BUF_RECV] + size[RTOPO__BUF_TMP];
+    if (per * (uint64_t)t->p > 16 * SIM_CHECK_CAP) {
+        status = rtopo__error(RTOPO_ERR_NOMEM, "%d ranks need %llu bytes each to check",
+                              t->p, (unsigned long long)per);
+        goto out;
+    }
+    mem = malloc((size_t)(per * (uint64_t)t->p) + 1);
+    ptr = malloc((size_t)t->p * RTOPO__BUF_COUNT * sizeof(*ptr));
+    bufs = malloc((size_t)t->p * sizeof(*bufs));
+    out = malloc((size_t)t->p * sizeof(*out));
+    if (!mem || !ptr || !bufs || !out) {
+        status = rtopo__error(RTOPO_ERR_NOMEM, "check buffers for %d ranks", t->p);
+        goto out;
+    }
+    for (r = 0; r < t->p; r++) {
+        uint8_t *base = mem + (size_t)r * per;
+
+        bufs[r] = ptr + (size_t)r * RTOPO__BUF_COUNT;
+        bufs[r][RTOPO__BUF_SEND] = base;
+        bufs[r][RTOPO__BUF_RECV] = base + size[RTOPO__BUF_SEND];
+        bufs[r][RTOPO__BUF_TMP] = base + size[RTOPO__BUF_SEND] + size[RTOPO__BUF_RECV];
+        out[r] = bufs[r][RTOPO__BUF_TMP] + size[RTOPO__BUF_TMP];
+        /* exact values for the reductions (small integers; products of
+         * -1, 1, 2): any order of combining gives the same bytes */
+        if (otis_reduces(c.op)) {
+            for (k = 0; k + es <= size[RTOPO__BUF_SEND]; k += es) {
+                long v = c.rop == RTOPO_SUM ? (long)(otis_rng(&st_rng) % 17) - 8 :
+                         c.rop == RTOPO_PROD ? (long)(otis_rng(&st_rng) % 3) - 1 :
+                         (long)(otis_rng(&st_rng) % 201) - 100;
+
+                if (c.rop == RTOPO_PROD && !v)
+                    v = 2;
+                switch (c.dtype) {
+                case RTOPO_INT32: { int32_t x = (int32_t)v; memcpy(base + k, &x, es); break; }
+                case RTOPO_INT64: { int64_t x = v; memcpy(base + k, &x, es); break; }
+                case RTOPO_FLOAT: { float x = (float)v; memcpy(base + k, &x, es); break; }
+                default: { double x = (double)v; memcpy(base + k, &x, es); break; }
+                }
+            }
+        } else {
+            for (k = 0; k < size[RTOPO__BUF_SEND]; k++)
+                base[k] = (uint8_t)otis_rng(&st_rng);
+        }
+        for (k = 0; k < size[RTOPO__BUF_RECV]; k++)
+            bufs[r][RTOPO__BUF_RECV][k] = (uint8_t)otis_rng(&st_rng);
+        memset(bufs[r][RTOPO__BUF_TMP], 0xEE, (size_t)size[RTOPO__BUF_TMP]);
+    }
+    if (o->circular) {
+        /* a direct serial circular shift: position x moves to x + s mod E */
+        int E = rtopo__cart_extent(t, c.dim);
+        long d = ((o->s % E) + E) % E;
+
+        for (r = 0; r < t->p; r++) {
+            int pos, line = rtopo__cart_line(t, c.dim, r, &pos);
+            int dst = rtopo__cart_member(t, c.dim, line, (int)((pos + d) % E));
+
+            if (line < 0 || dst < 0) {
+                status = line < 0 ? line : dst;
+                goto out;
+            }
+            memcpy(out[dst], bufs[r][RTOPO__BUF_SEND], (size_t)size[RTOPO__BUF_RECV]);
+        }
+    } else if ((status = rtopo__coll_ref(t, &c, (uint8_t *const *const *)bufs, out))) {
+        goto out;
+    }
+    if ((status = rtopo__sched_validate(s)) ||
+        (status = rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
+        goto out;
+    for (r = 0; r < t->p && ok; r++)
+        if (memcmp(bufs[r][RTOPO__BUF_RECV], out[r], (size_t)size[RTOPO__BUF_RECV]))
+            ok = 0;
+    *ccount_p = count;
+    *ok_p = ok;
+out:
+    free(out);
+    free(bufs);
+    free(ptr);
+    free(mem);
+    rtopo__sched_free(cs);
+    return status;
+}
+
+static int otis_one(const otis_opts_t *o)
+{
+    const rtopo__tdesc_t *t = &o->topo;
+    rtopo__sched_t *s = NULL;
+    rtopo__sim_result_t r;
+    rtopo__moves_t mv;
+    rtopo__coll_t c;
+    uint64_t ccount = 0;
+    char label[64];
+    const char *algo;
+    int status, ok = -1, ec;
+
+    otis_coll(o, o->c.count, &c);
+    status = otis_build(o, o->c.count, &s);
+    if (status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL) {
+        fprintf(stderr, "rtopo-sim: otis %s: %s\n", otis_ops[o->opi].name,
+                rtopo_last_error());
+        return 2;
+    }
+    if (!status)
+        status = rtopo__sim_run(s, &o->model, &r);
+    if (!status && o->check)
+        status = otis_check(o, s, &ccount, &ok);
+    if (status) {
+        fprintf(stderr, "rtopo-sim: otis %s: %s: %s\n", otis_ops[o->opi].name,
+                rtopo_strerror(status), rtopo_last_error());
+        rtopo__sched_free(s);
+        return 1;
+    }
+    rtopo__sched_moves(s, &mv);
+    ec = (int)(o->mimd ? mv.electronic : mv.electronic_simd);
+    algo = o->circular ? "shift-dim" : rtopo__coll_algo_name(s->algo);
+    topo_label(t, label, sizeof(label));
+    if (o->json) {
+        printf("{\"op\":\"%s\",\"coll\":\"%s\",\"topo\":\"%s\",", otis_ops[o->opi].name,
+               o->circular ? "shift_circular" : rtopo__coll_name(c.op), label);
+        if (otis_is_otis(t))
+            printf("\"n\":%d,", t->n);
+        else
+            printf("\"n\":null,");
+        printf("\"p\":%d,\"count\":%llu,\"dtype\":\"%s\",\"bytes\":%llu,", t->p,
+               (unsigned long long)o->c.count, otis_dtype_names[o->c.dtype],
+               (unsigned long long)(o->c.count * rtopo__dtype_size(o->c.dtype)));
+        if (otis_reduces(c.op))
+            printf("\"reduce\":\"%s\",", otis_rop_names[c.rop]);
+        switch (c.op) {
+        case RTOPO__COLL_BCAST:
+            printf("\"root\":%d,", c.root);
+            break;
+        case RTOPO__COLL_WINDOW_BCAST:
+            printf("\"root\":%d,\"window\":%d,", c.root, c.w);
+            break;
+        case RTOPO__COLL_SHIFT_FILL:
+            if (o->kind)
+                printf("\"kind\":\"%c\",", o->kind);
+            printf("\"dim\":%d,\"s\":%ld,\"circular\":%s,", c.dim, o->s,
+                   o->circular ? "true" : "false");
+            break;
+        case RTOPO__COLL_SCAN:
+        case RTOPO__COLL_ALLREDUCE:
+            break;
+        default:
+            printf("\"dim\":%d,\"m\":%d,", c.dim, c.mm);
+            break;
+        }
+        printf("\"algo\":\"%s\",\"algo_requested\":\"%s\",\"chunks\":%u,\"model\":\"%s\","
+               "\"electronic_moves\":%d,\"otis_moves\":%u,\"other_moves\":%u,"
+               "\"electronic\":%u,\"electronic_simd\":%u,\"steps\":%u,\"transfers\":%u,"
+               "\"kernels\":%u,\"tmp_bytes\":%llu,\"max_link_load\":%u,\"longest_path\":%u,"
+               "\"model_time\":%.9g,\"model_time_sf\":%.9g,\"hops\":{", algo,
+               o->circular ? "shift-dim" : rtopo__coll_algo_name(o->c.algo), o->c.chunks,
+               o->mimd ? "mimd" : "simd", ec, mv.otis, mv.other, mv.electronic,
+               mv.electronic_simd, s->nsteps, s->nxfers, s->nkerns,
+               (unsigned long long)s->tmp_bytes, r.max_link_load, r.longest_path,
+               r.model_time, r.model_time_sf);
+        print_moves(stdout, &r, 1);
+        printf("},\"correct\":%d", ok);
+        if (o->check)
+            printf(",\"check_count\":%llu,\"seed\":%llu", (unsigned long long)ccount,
+                   (unsigned long long)o->seed);
+        if (o->rounds || s->nhops <= SIM_ROUNDS_CAP)
+            print_rounds(stdout, s, 1);
+        printf("}\n");
+    } else {
+        printf("%s on %s (%d ranks), %llu %s per rank", otis_ops[o->opi].what, label,
+               t->p, (unsigned long long)o->c.count, otis_dtype_names[o->c.dtype]);
+        if (otis_reduces(c.op))
+            printf(", %s", otis_rop_names[c.rop]);
+        printf("\n");
+        switch (c.op) {
+        case RTOPO__COLL_BCAST:
+            printf("root            rank %d\n", c.root);
+            break;
+        case RTOPO__COLL_WINDOW_BCAST:
+            printf("window          %d x %d of group %d\n", c.w, c.w, c.root);
+            break;
+        case RTOPO__COLL_SHIFT_FILL:
+            printf("shift           ");
+            if (o->kind)
+                printf("(%c) ", o->kind);
+            printf("%ld along dimension %d, %s\n", o->s, c.dim,
+                   o->circular ? "circular" : "zero fill");
+            break;
+        case RTOPO__COLL_SCAN:
+        case RTOPO__COLL_ALLREDUCE:
+            break;
+        default:
+            printf("%s M %d along dimension %d\n",
+                   c.op == RTOPO__COLL_CONSEC_SUM ? "blocks         " : "values         ", c.mm,
+                   c.dim);
+            break;
+        }
+        if (o->circular)
+            printf("algorithm       shift-dim (circular dimension shift)\n");
+        else
+            printf("algorithm       %s (requested %s), %u piece%s%s\n", algo,
+                   rtopo__coll_algo_name(o->c.algo), o->c.chunks, o->c.chunks == 1 ? "" : "s",
+                   o->c.chunks ? "" : " (the model picks)");
+        printf("moves (%s)    %d electronic, %u OTIS", o->mimd ? "MIMD" : "SIMD", ec,
+               mv.otis);
+        if (mv.other)
+            printf(", %u other", mv.other);
+        printf("   (electronic: %u SIMD, %u MIMD)\n", mv.electronic_simd, mv.electronic);
+        printf("steps           %u\n", s->nsteps);
+        printf("transfers       %u, %u kernel%s, %llu TMP bytes per rank at most\n",
+               s->nxfers, s->nkerns, s->nkerns == 1 ? "" : "s",
+               (unsigned long long)s->tmp_bytes);
+        printf("max link load   %u\n", r.max_link_load);
+        printf("hops            ");
+        print_moves(stdout, &r, 0);
+        printf("\n");
+        printf("model time      %.3f us event by event (cut-through, %d port%s), "
+               "%.3f us lock-step store-and-forward\n", r.model_time * 1e6,
+               o->model.ports, o->model.ports == 1 ? "" : "s", r.model_time_sf * 1e6);
+        if (o->check)
+            printf("correct         %s (%llu element%s per rank, seed %llu)\n",
+                   ok ? "yes" : "no", (unsigned long long)ccount, ccount == 1 ? "" : "s",
+                   (unsigned long long)o->seed);
+        if (o->rounds)
+            print_rounds(stdout, s, 0);
+    }
+    rtopo__sched_free(s);
+    return ok == 0 ? 1 : 0;
+}
+
+static int otis_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "topo", required_argument, NULL, 't' },
+        { "model", required_argument, NULL, 'M' },
+        { "count", required_argument, NULL, 'n' },
+        { "dtype", required_argument, NULL, 'T' },
+        { "op", required_argument, NULL, 'o' },
+        { "algo", required_argument, NULL, 'a' },
+        { "chunks", required_argument, NULL, 'C' },
+        { "root", required_argument, NULL, 'R' },
+        { "window", required_argument, NULL, 'w' },
+        { "kind", required_argument, NULL, 'K' },
+        { "s", required_argument, NULL, 's' },
+        { "dim", required_argument, NULL, 'd' },
+        { "along", required_argument, NULL, 'A' },
+        { "m", required_argument, NULL, 'm' },
+        { "block", required_argument, NULL, 'm' },
+        { "cost", required_argument, NULL, 'c' },
+        { "check", no_argument, NULL, 'k' },
+        { "json", no_argument, NULL, 'j' },
+        { "rounds", no_argument, NULL, 'r' },
+        { "seed", required_argument, NULL, 'S' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    otis_opts_t o;
+    const char *along = NULL;
+    char opname[32];
+    long v;
+    int c, i, rc, op, nd;
+
+    memset(&o, 0, sizeof(o));
+    o.c.algo = RTOPO_COLL_AUTO;
+    o.c.dtype = RTOPO_INT32;
+    o.c.rop = RTOPO_SUM;
+    o.c.count = 1;
+    o.c.chunks = 1;
+    o.c.w = 1;
+    o.seed = 1;
+    o.opi = -1;
+    rtopo__model_default(&o.model);
+    if (argc >= 3 && argv[2][0] != '-') {
+        snprintf(opname, sizeof(opname), "%s", argv[2]);
+        for (i = 0; opname[i]; i++)
+            if (opname[i] == '-')
+                opname[i] = '_';
+        for (i = 0; i < OTIS_NOPS; i++)
+            if (!strcmp(opname, otis_ops[i].name))
+                o.opi = i;
+        if (o.opi < 0)
+            return bad("otis: unknown operation '%s' (broadcast, window_broadcast, "
+                       "prefix_sum, data_sum, shift, accumulate, consecutive_sum, "
+                       "adjacent_sum)", argv[2]);
+        optind = 3;
+    } else {
+        optind = 2;
+    }
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            o.topo_str = optarg;
+            break;
+        case 'M':
+            if (!strcmp(optarg, "simd") || !strcmp(optarg, "mimd"))
+                o.mimd = optarg[0] == 'm';
+            else
+                return bad("--model '%s': simd or mimd (cost parameters: --cost)", optarg);
+            break;
+        case 'n':
+            if (parse_int(optarg, &v) || v < 0 || v > (1L << 30))
+                return bad("--count '%s': 0 to 2^30 elements", optarg);
+            o.c.count = (uint64_t)v;
+            break;
+        case 'T':
+            for (i = 0; i < 4 && strcmp(optarg, otis_dtype_names[i]); i++)
+                ;
+            if (i == 4)
+                return bad("--dtype '%s': int32, int64, float or double", optarg);
+            o.c.dtype = i;
+            break;
+        case 'o':
+            for (i = 0; i < 4 && strcmp(optarg, otis_rop_names[i]); i++)
+                ;
+            if (i == 4)
+                return bad("--op '%s': sum, prod, min or max", optarg);
+            o.c.rop = i;
+            break;
+        case 'a':
+            if ((o.c.algo = rtopo__coll_algo_parse(optarg)) < 0)
+                return bad("--algo '%s': auto, topo or generic", optarg);
+            break;
+        case 'C':
+            if (parse_int(optarg, &v) || v < 0 || v > 1 << 20)
+                return bad("--chunks '%s': 0 (the model picks) to 2^20", optarg);
+            o.c.chunks = (uint32_t)v;
+            break;
+        case 'R':
+            if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
+                return bad("--root '%s': an integer", optarg);
+            o.c.root = (int)v;
+            o.have_root = 1;
+            break;
+        case 'w':
+            if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
+                return bad("--window '%s': an integer", optarg);
+            o.c.w = (int)v;
+            o.have_w = 1;
+            break;
+        case 'K':
+            if (strlen(optarg) != 1 || optarg[0] < 'a' || optarg[0] > 'h')
+                return bad("--kind '%s': one of a b c d e f g h", optarg);
+            o.kind = optarg[0];
+            o.have_kind = 1;
+            break;
+        case 's':
+            if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
+                return bad("--s '%s': an integer (int range)", optarg);
+            o.s = v;
+            o.have_s = 1;
+            break;
+        case 'd':
+            if (parse_int(optarg, &v) || v < 0 || v >= RTOPO__MAX_DIMS)
+                return bad("--dim '%s': a dimension number (0, 1, ...)", optarg);
+            o.c.dim = (int)v;
+            o.have_dim = 1;
+            break;
+        case 'A':
+            along = optarg;
+            break;
+        case 'm':
+            if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
+                return bad("--m/--block '%s': an integer", optarg);
+            o.c.mm = (int)v;
+            o.have_mm = 1;
+            break;
+        case 'c':
+            if ((rc = parse_model(optarg, &o.model)))
+                return rc;
+            break;
+        case 'k':
+            o.check = 1;
+            break;
+        case 'j':
+            o.json = 1;
+            break;
+        case 'r':
+            o.rounds = 1;
+            break;
+        case 'S':
+            if (parse_int(optarg, &v) || v < 0)
+                return bad("--seed '%s': a non-negative integer", optarg);
+            o.seed = (uint64_t)v ? (uint64_t)v : 1;   /* xorshift needs a non-zero state */
+            break;
+        case 'h':
+            otis_usage(stdout);
+            return 0;
+        default:
+            otis_usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc)
+        return bad("unexpected argument '%s'", argv[optind]);
+    if (o.opi < 0)
+        return bad("otis: give the operation first (rtopo-sim otis --help)%s", "");
+    if (!o.topo_str)
+        return bad("otis: --topo is required%s", "");
+    if ((rc = parse_topo(o.topo_str, 24, &o.topo)))
+        return rc;
+    op = otis_ops[o.opi].op;
+    nd = rtopo__cart_ndims(&o.topo);
+    if (along) {
+        static const char *const om[4] = { "gx", "gy", "px", "py" };
+
+        if (o.have_dim)
+            return bad("--along and --dim name the same thing: give one%s", "");
+        for (i = 0; i < 4 && strcmp(along, om[i]); i++)
+            ;
+        if (o.topo.kind == RTOPO__TOPO_OTIS_MESH && i < 4)
+            o.c.dim = i;
+        else if (o.topo.kind == RTOPO__TOPO_OTIS_HYPERCUBE &&
+                 (i < 4 || !strcmp(along, "g") || !strcmp(along, "p")))
+            o.c.dim = i < 4 ? i / 2 : along[0] == 'p';
+        else
+            return bad("--along '%s': gx, gy, px or py on an OTIS-mesh; g or p (gx, gy "
+                       "or px, py) on an OTIS-hypercube", along);
+        o.have_dim = 1;
+    }
+    if (o.have_root && op != RTOPO__COLL_BCAST && op != RTOPO__COLL_WINDOW_BCAST)
+        return bad("--root goes with broadcast and window_broadcast%s", "");
+    if (o.have_w && op != RTOPO__COLL_WINDOW_BCAST)
+        return bad("--window goes with window_broadcast%s", "");
+    if ((o.have_kind || o.have_s) && op != RTOPO__COLL_SHIFT_FILL)
+        return bad("--kind and --s go with shift%s", "");
+    if (o.have_mm && (op == RTOPO__COLL_SHIFT_FILL || op < RTOPO__COLL_SHIFT_FILL))
+        return bad("--m/--block go with accumulate, adjacent_sum and consecutive_sum%s", "");
+    if (o.have_dim && op < RTOPO__COLL_SHIFT_FILL)
+        return bad("--dim/--along go with shift, accumulate, adjacent_sum and "
+                   "consecutive_sum%s", "");
+    if (op == RTOPO__COLL_SHIFT_FILL) {
+        if (!o.have_s)
+            return bad("otis shift: --s S (the displacement) is required%s", "");
+        if (o.have_kind) {
+            if (o.have_dim)
+                return bad("otis shift: --kind names the dimension, no --dim%s", "");
+            if ((o.c.dim = otis_kind_dim(&o.topo, o.kind, &o.circular)) < 0)
+                return bad("otis shift: --kind needs an OTIS topology (elsewhere: --dim "
+                           "D, zero fill)%s", "");
+        } else if (!o.have_dim) {
+            return bad("otis shift: --kind K (OTIS) or --dim D is required%s", "");
+        }
+        o.c.disp = (int)o.s;
+    }
+    if (op > RTOPO__COLL_SHIFT_FILL && (!o.have_dim || !o.have_mm))
+        return bad("otis %s: --dim D --m M (or --along X --block M) are required",
+                   otis_ops[o.opi].name);
+    if (o.have_dim && o.c.dim >= nd) {
+        fprintf(stderr, "rtopo-sim: --dim %d: the %s has dimensions 0..%d\n", o.c.dim,
+                rtopo__topo_name(o.topo.kind), nd - 1);
+        return 2;
+    }
+    return otis_one(&o);
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -1841,8 +2486,10 @@ int main(int argc, char **argv)
         return scatter_main(argc, argv);
     if (!strcmp(op, "shift-dim"))
         return dim_main(argc, argv);
+    if (!strcmp(op, "otis"))
+        return otis_main(argc, argv);
     if (strcmp(op, "shift"))
-        return bad("unknown operation '%s' (supported: shift, shift-dim, scatter)", op);
+        return bad("unknown operation '%s' (supported: shift, shift-dim, scatter, otis)", op);
     optind = 2;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {

@@ -15,7 +15,8 @@
  * CONSEC_SUM, plus one coordinate lookup per rank and term.  Reductions
  * combine in rank order (SCAN, ALLREDUCE) or in line order starting at
  * the rank itself; with exact values (small integers) any order a
- * schedule picks gives the same bytes.
+ * schedule picks gives the same bytes.  out[r] must not overlap any
+ * rank's buffers: the inputs are read after outputs were written.
  */
 #include "config.h"
 #include <string.h>
@@ -35,7 +36,9 @@ static int rtopo__ref_line_op(int op)
            op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
 }
 
-/* Arguments, in the order a caller is most likely to get wrong first;
+/* The arguments, as rtopo__sched_coll takes them (a host endpoint first,
+ * then the operation, its algorithm and its element type, then the
+ * operation's own), so that both refuse a case with the same code;
  * *m_p: bytes per register, *E_p: the extent of the line operations'
  * dimension (or 0). */
 static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint64_t *m_p,
@@ -48,13 +51,16 @@ static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint
     if (!t || !c)
         return rtopo__error(RTOPO_ERR_INVAL, "collective reference: no %s",
                             t ? "operation" : "topology");
-    if (c->op <= 0 || c->op >= RTOPO__COLL_NOPS)
-        return rtopo__error(RTOPO_ERR_INVAL, "collective operation %d unknown", c->op);
     name = rtopo__coll_name(c->op);
     if (t->host)
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: the %s has a host endpoint, "
                             "collectives run on the nodes alone", name,
                             rtopo__topo_name(t->kind));
+    if (c->op <= 0 || c->op >= RTOPO__COLL_NOPS)
+        return rtopo__error(RTOPO_ERR_INVAL, "collective operation %d unknown", c->op);
+    /* the reference has no algorithm, but takes what the generator takes */
+    if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d unknown", name, c->algo);
     if ((nd = rtopo__cart_ndims(t)) < 0)
         return nd;
     if (c->op == RTOPO__COLL_WINDOW_BCAST && t->kind != RTOPO__TOPO_OTIS_MESH)

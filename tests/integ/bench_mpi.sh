@@ -7,7 +7,10 @@
 # halo exchange and MPI_Bcast + copy, each checked once.  Last the
 # dimension shift on a 2x2 mesh (4 ranks): the row shift by 1 against
 # MPI_Cart_shift + MPI_Sendrecv, and Cannon's skew in place against
-# MPI_Sendrecv_replace, with the schedule's link hops.  Skipped when
+# MPI_Sendrecv_replace, with the schedule's link hops.  Then bcast,
+# allreduce and scan on 16 ranks (a 4-group OTIS-mesh), 2 iterations:
+# the format of the tables, the summary and the JSON, and which
+# algorithm ran, never the times.  Skipped when
 # rtopo-bench-mpi was not built (configure found no MPI) or mpirun cannot
 # start a job here.
 . "$(dirname "$0")/common.sh"
@@ -163,3 +166,84 @@ dim_run 2 0.500 --topo mesh:2x2 --dim 1 --rule -1,0 --inplace --sizes 8,65536 --
 grep -q 'MPI_Sendrecv_replace' "$out" ||
     { echo "bench_mpi: shift-dim in place: the MPI column is not MPI_Sendrecv_replace"; exit 1; }
 echo "bench_mpi: rtopo shift_dim and MPI_Cart_shift + MPI_Sendrecv(_replace) measured over $tr"
+
+# bcast, allreduce, scan: 16 ranks of the OTIS-mesh with 4 groups, 8 bytes
+# and 1 KiB, 2 iterations in one block after 1 warm-up, blocking and
+# persistent on registered buffers, ranks blocking rather than spinning.
+# Not a timing test: every rank checks every element of every result
+# after each block (a wrong one aborts the job); here only the output's
+# form is checked.  Six tables (2 modes x topo, generic, auto), each row
+# "bytes, rtopo med, rtopo min, MPI med, MPI min, MPI/rtopo, [raw med, raw
+# min,] ran, steps", the topo table having run the OTIS algorithm and the
+# generic one the generic algorithm; then the summary, a row per size and
+# table.
+coll_run() {  # op, MPI call, then extra arguments
+    op=$1; mpifn=$2; shift 2
+    echo "+ RTOPO_TRANSPORT=$tr mpirun -n 16 rtopo-bench-mpi $op --topo otis-mesh:4 --sizes 8,1024 --iters 2 --block 2 --warmup 1 --modes blocking,persistent --buffers registered $* --json FILE"
+    RTOPO_TRANSPORT=$tr RTOPO_SPIN_US=0 timeout 300 $mpirun --mca mpi_yield_when_idle 1 \
+        -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US -n 16 \
+        "$BENCH" "$op" --topo otis-mesh:4 --sizes 8,1024 --iters 2 --block 2 --warmup 1 \
+        --modes blocking,persistent --buffers registered "$@" --json "$json" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    if [ "$rc" -ne 0 ]; then
+        echo "bench_mpi: rtopo-bench-mpi $op exited with status $rc"
+        exit 1
+    fi
+    nf=8
+    [ "$op" = bcast ] && nf=10
+    awk -v nf="$nf" -v op="$op" '
+        /^# rtopo = / {
+            tables++; insum = 0
+            algo = $0; sub(/.*RTOPO_COLL_/, "", algo); sub(/[;, ].*/, "", algo)
+            if (algo != "TOPO" && algo != "GENERIC" && algo != "AUTO") { print "bench_mpi: " op ": no algorithm in: " $0; bad = 1 }
+            next
+        }
+        /^# summary: / { insum = 1; next }
+        /^#/ && /rtopo med/ && /MPI med/ && /MPI\/rtopo/ && / ran / && /steps/ { headers++; next }
+        /^#/ || NF == 0 { next }
+        insum {
+            sumrows++
+            if ($3 !~ /^(topo|generic|auto->(topo|generic))$/) { print "bench_mpi: " op ": summary algorithm " $3 ": " $0; bad = 1 }
+            for (i = 4; i <= 6; i++)
+                if (!($i + 0 > 0)) { print "bench_mpi: " op ": summary field " i " is not a positive number: " $0; bad = 1 }
+            next
+        }
+        {
+            if (NF != nf) { print "bench_mpi: " op ": not " nf " fields: " $0; bad = 1; next }
+            for (i = 2; i <= nf - 2; i++)
+                if (!($i + 0 > 0)) { print "bench_mpi: " op ": field " i " is not a positive number: " $0; bad = 1 }
+            ran = $(nf - 1)
+            if ((algo == "TOPO" && ran != "topo") || (algo == "GENERIC" && ran != "generic") ||
+                (algo == "AUTO" && ran != "topo" && ran != "generic")) { print "bench_mpi: " op ": RTOPO_COLL_" algo " ran " ran ": " $0; bad = 1 }
+            if (!($nf + 0 >= 1)) { print "bench_mpi: " op ": no steps: " $0; bad = 1 }
+            if ($1 == 8) got8++
+            else if ($1 == 1024) got1k++
+            else { print "bench_mpi: " op ": unexpected size: " $0; bad = 1 }
+        }
+        END {
+            if (tables != 6 || headers != 6) { print "bench_mpi: " op ": " tables + 0 " tables, " headers + 0 " headers, expected 6"; bad = 1 }
+            if (got8 != 6 || got1k != 6) { print "bench_mpi: " op ": rows for 8 and 1024 bytes: " got8 + 0 ", " got1k + 0 " of 6"; bad = 1 }
+            if (sumrows != 12) { print "bench_mpi: " op ": " sumrows + 0 " summary rows, expected 12"; bad = 1 }
+            exit bad
+        }' "$out" || exit 1
+    grep -q "^# MPI   = $mpifn(.*MPI_COMM_WORLD)" "$out" ||
+        { echo "bench_mpi: $op: the header does not say that the MPI column is $mpifn"; exit 1; }
+    for key in "\"op\":\"$op\"" '"bytes":1024,' '"algo":"topo","ran":"topo"' '"algo":"generic","ran":"generic"' '"ratio_mpi_over_rtopo":'; do
+        grep -qF "$key" "$json" || { echo "bench_mpi: $op: $key missing from the --json file:"; cat "$json"; exit 1; }
+    done
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); r = d["results"]
+assert len(r) == 2 and all(len(x["rtopo"]) == 6 and "mpi" in x for x in r)
+assert sorted({e["algo"] for e in r[0]["rtopo"]}) == ["auto", "generic", "topo"]' "$json" ||
+            { echo "bench_mpi: $op: the --json file is not the expected JSON"; exit 1; }
+    fi
+}
+coll_run bcast MPI_Bcast --root 5
+grep -q '^# raw   = the root writes' "$out" ||
+    { echo "bench_mpi: bcast: the header does not say what the raw column is"; exit 1; }
+coll_run allreduce MPI_Allreduce --dtype double
+grep -q '^# raw   = none' "$out" ||
+    { echo "bench_mpi: allreduce: the header does not say why there is no raw column"; exit 1; }
+coll_run scan MPI_Scan
+echo "bench_mpi: rtopo bcast, allreduce and scan and MPI_Bcast, MPI_Allreduce and MPI_Scan measured over $tr"

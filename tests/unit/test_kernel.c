@@ -682,12 +682,28 @@ static void test_inval(void)
         uint8_t *b[RTOPO__BUF_COUNT] = { mem[0], mem[1], mem[2] };
         int rc;
 
+        if (c[i].type == RTOPO__KERN_FILL)
+            k.arg = 7;      /* a zero fill takes any length */
         if (c[i].nullbuf >= 0)
             b[c[i].nullbuf] = NULL;
         reset();
         rc = rtopo__kern_run(&k, b);
         TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), c[i].name),
                  "%s: rc %d, \"%s\"", c[i].what, rc, rtopo_last_error());
+    }
+    /* not an error: a zero fill of a length that is not whole elements */
+    {
+        rtopo__kern_t k = kern(RTOPO__KERN_FILL, RTOPO_INT64, 0, 0, 0, 0, 1, 3, 13, 0);
+        uint8_t *b[RTOPO__BUF_COUNT] = { mem[0], mem[1], mem[2] };
+        size_t j;
+        int zero = 1;
+
+        reset();
+        memset(mem[1], 0xab, 32);
+        CU_ASSERT_EQUAL(rtopo__kern_run(&k, b), RTOPO_OK);
+        for (j = 3; j < 16; j++)
+            zero &= mem[1][j] == 0;
+        CU_ASSERT(zero && mem[1][2] == 0xab && mem[1][16] == 0xab);
     }
     /* not errors: ranges that touch, or the same offsets in two buffers */
     {

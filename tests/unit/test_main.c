@@ -1,6 +1,7 @@
 /*
- * test_main.c - runs every unit suite; exit status = number of failures
- * (capped), so automake sees any failure.
+ * test_main.c - runs every unit suite, or with arguments only the suites
+ * named (test_unit coll cart); exit status = number of failures (capped),
+ * so automake sees any failure.
  */
 #include "config.h"
 #include <stdio.h>
@@ -9,9 +10,10 @@
 #include "log.h"
 #include "test_unit.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
-    unsigned fails;
+    unsigned fails = 0;
+    int i;
 
     /* many tests provoke errors on purpose: keep the log quiet */
     rtopo__log_level = RTOPO__LOG_ERROR;
@@ -21,7 +23,7 @@ int main(void)
         return 99;
     if (tu_suite_topo() || tu_suite_shift_sched() || tu_suite_sim() ||
         tu_suite_formulas() || tu_suite_runtime() || tu_suite_kernel() ||
-        tu_suite_cart()) {
+        tu_suite_cart() || tu_suite_coll()) {
         fprintf(stderr, "suite registration: %s\n", CU_get_error_msg());
         CU_cleanup_registry();
         return 99;
@@ -30,10 +32,25 @@ int main(void)
      * shows in the summary's Inactive column: a skip, not a failure */
     CU_set_fail_on_inactive(CU_FALSE);
     CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    fails = CU_get_number_of_failures();
-    if (CU_get_error() != CUE_SUCCESS)
-        fails++;
+    if (argc < 2) {
+        CU_basic_run_tests();
+        fails = CU_get_number_of_failures();
+        if (CU_get_error() != CUE_SUCCESS)
+            fails++;
+    }
+    for (i = 1; i < argc; i++) {
+        CU_pSuite s = CU_get_suite(argv[i]);
+
+        if (!s) {
+            fprintf(stderr, "no suite '%s'\n", argv[i]);
+            fails++;
+            continue;
+        }
+        CU_basic_run_suite(s);
+        fails += CU_get_number_of_failures();
+        if (CU_get_error() != CUE_SUCCESS)
+            fails++;
+    }
     if (CU_get_number_of_tests_inactive())
         printf("%u test(s) inactive, not run (skipped): see above\n",
                CU_get_number_of_tests_inactive());

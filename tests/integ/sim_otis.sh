@@ -1,0 +1,230 @@
+#!/bin/sh
+# rtopo-sim otis: Wang and Sahni's basic operations on the OTIS
+# topologies under the model, no network.  Every operation runs on
+# otis-mesh:4, otis-mesh:16 and otis-hypercube:4 with --check (random
+# data against the serial reference; circular shifts against a direct
+# serial shift) and must be correct; with the paper's algorithm, one
+# element and whole registers the OTIS-mesh move counts must be SPEC
+# 5.5's SIMD table (s = sqrt(N)): broadcast 4(s-1) electronic and 1 OTIS,
+# window broadcast 4s-2w-2 and 2, prefix sum 7(s-1) and 2, data sum
+# 8(s-1) and 1 (MIMD: 4s, s even here), zero-fill shift by S |S| and 0
+# along P, |S| and 2 along G, circular shift s and 0 along P, s and 2
+# along G, consecutive sum of blocks of M 4(M-1) and 0 along P, 2 along
+# G.  The JSON must parse (when python3 is
+# there) and bad arguments exit 2.  The data come from SIM_OTIS_SEED
+# (default: the clock), printed so that a failure can be replayed.
+top_builddir=${top_builddir:-.}
+SIM="$top_builddir/tools/rtopo-sim"
+seed=${SIM_OTIS_SEED:-$(( $(date +%s) % 100000 + 1 ))}
+fails=0
+runs=0
+start=$(date +%s)
+
+fail() {
+    echo "FAIL: $* (seed $seed)"
+    fails=$((fails + 1))
+}
+
+# field NAME: a top-level number or string of the JSON object in $json
+# (the hops object and the rounds come after the scalars)
+field() {
+    printf '%s\n' "${json%%,\"rounds\"*}" |
+        sed -n "s/.*[{,]\"$1\":\(\"[^\"]*\"\|[^,}]*\).*/\1/p" | head -1 | tr -d '"'
+}
+
+# every object goes to $all, one per line; wellformed parses them all at
+# the end (skipped without python3): one interpreter, not one per run
+all=$(mktemp) || exit 99
+trap 'rm -f "$all"' EXIT
+wellformed() {
+    command -v python3 >/dev/null 2>&1 || return 0
+    python3 -c '
+import json, sys
+bad = 0
+for i, line in enumerate(open(sys.argv[1])):
+    try:
+        json.loads(line)
+    except ValueError as e:
+        print("FAIL: run %d: not JSON: %s: %s" % (i + 1, e, line[:200]))
+        bad += 1
+sys.exit(1 if bad else 0)' "$all"
+}
+
+# run DESC ARGS...: rtopo-sim otis ARGS --check --json into $json (and
+# $all); checks the exit status and correct=1
+run() {
+    desc=$1
+    shift
+    runs=$((runs + 1))
+    json=$(timeout 120 "$SIM" otis "$@" --check --json --seed "$seed")
+    rc=$?
+    [ "$rc" = 0 ] || { fail "$desc: exit status $rc"; return 1; }
+    printf '%s\n' "$json" >>"$all"
+    [ "$(field correct)" = 1 ] || { fail "$desc: correct $(field correct)"; return 1; }
+    return 0
+}
+
+# moves DESC ELECTRONIC OTIS: the counts of $json (electronic_moves is the
+# model asked for: SIMD unless --model mimd)
+moves() {
+    if [ "$(field electronic_moves)" != "$2" ] || [ "$(field otis_moves)" != "$3" ]; then
+        fail "$1: $(field electronic_moves) electronic and $(field otis_moves) OTIS moves, SPEC 5.5: $2 and $3"
+    fi
+}
+
+paper="--algo topo --count 1 --chunks 1"
+echo "sim_otis: seed $seed"
+
+for t in otis-mesh:4 otis-mesh:16 otis-hypercube:4; do
+    N=${t#*:}
+    p=$((N * N))
+    case $t in
+    otis-mesh:*)
+        mesh=1
+        s=1
+        while [ $((s * s)) -lt "$N" ]; do s=$((s + 1)); done
+        gdims="gx gy"; pdims="px py"; E=$s
+        ;;
+    *)
+        mesh=0
+        gdims="g"; pdims="p"; E=$N
+        ;;
+    esac
+    echo "+ $t"
+
+    # broadcast: the root's data everywhere
+    for root in 0 $((p - 1)) $((p / 2 + 1)); do
+        # shellcheck disable=SC2086
+        if run "$t broadcast root $root" broadcast --topo "$t" --root "$root" $paper &&
+            [ "$mesh" = 1 ]; then
+            moves "$t broadcast root $root" $((4 * (s - 1))) 1
+        fi
+        run "$t broadcast root $root, auto, 5 doubles" broadcast --topo "$t" --root "$root" \
+            --count 5 --dtype double
+    done
+
+    # window broadcast: OTIS-mesh only, every w dividing s
+    if [ "$mesh" = 1 ]; then
+        w=1
+        while [ "$w" -le "$s" ]; do
+            if [ $((s % w)) = 0 ]; then
+                for g in 0 $((N - 1)); do
+                    # shellcheck disable=SC2086
+                    run "$t window_broadcast w $w group $g" window_broadcast --topo "$t" \
+                        --window "$w" --root "$g" $paper &&
+                        moves "$t window_broadcast w $w group $g" $((4 * s - 2 * w - 2)) 2
+                done
+                run "$t window_broadcast w $w, auto, 3 int64" window_broadcast --topo "$t" \
+                    --window "$w" --root 1 --count 3 --dtype int64
+            fi
+            w=$((w + 1))
+        done
+    fi
+
+    # prefix sum and data sum, every datatype and operator once
+    for dt in int32 int64 float double; do
+        for op in sum prod min max; do
+            # shellcheck disable=SC2086
+            run "$t prefix_sum $dt $op" prefix_sum --topo "$t" --dtype "$dt" --op "$op" $paper &&
+                [ "$mesh" = 1 ] && moves "$t prefix_sum $dt $op" $((7 * (s - 1))) 2
+            # shellcheck disable=SC2086
+            run "$t data_sum $dt $op" data_sum --topo "$t" --dtype "$dt" --op "$op" $paper &&
+                [ "$mesh" = 1 ] && moves "$t data_sum $dt $op" $((8 * (s - 1))) 1
+        done
+        run "$t prefix_sum $dt, auto, 5 elements" prefix_sum --topo "$t" --dtype "$dt" --count 5 \
+            --chunks 0
+        run "$t data_sum $dt, auto, 5 elements" data_sum --topo "$t" --dtype "$dt" --count 5 \
+            --chunks 0
+    done
+    if [ "$mesh" = 1 ]; then
+        # shellcheck disable=SC2086
+        run "$t data_sum MIMD" data_sum --topo "$t" --model mimd $paper &&
+            moves "$t data_sum MIMD" $((s % 2 ? 4 * (s - 1) : 4 * s)) 1
+    fi
+
+    # shifts: every kind, every displacement inside the line
+    for k in a b c d e f g h; do
+        case $k in a|b|c|d) along=P ;; *) along=G ;; esac
+        S=$((1 - E))
+        while [ "$S" -lt "$E" ]; do
+            # shellcheck disable=SC2086
+            if run "$t shift ($k) by $S" shift --topo "$t" --kind "$k" --s "$S" $paper; then
+                case $k in
+                a|b|e|f)
+                    [ "$(field circular)" = false ] || fail "$t shift ($k): not zero fill"
+                    if [ "$mesh" = 1 ] && [ "$S" != 0 ]; then
+                        abs=${S#-}
+                        moves "$t shift ($k) by $S" "$abs" "$([ $along = G ] && echo 2 || echo 0)"
+                    fi
+                    ;;
+                *)
+                    [ "$(field circular)" = true ] || fail "$t shift ($k): not circular"
+                    # SPEC 5.5 (c), (d), (g), (h): sqrt(N) SIMD moves
+                    if [ "$mesh" = 1 ] && [ "$S" != 0 ]; then
+                        moves "$t shift ($k) by $S" "$s" "$([ $along = G ] && echo 2 || echo 0)"
+                    fi
+                    ;;
+                esac
+            fi
+            S=$((S + 1))
+        done
+        run "$t shift ($k) by $E, 7 elements" shift --topo "$t" --kind "$k" --s "$E" --count 7 \
+            --dtype int32
+    done
+
+    # accumulate, adjacent sum along every dimension, every M; consecutive
+    # sum for every M dividing the extent
+    for X in $gdims $pdims; do
+        M=1
+        while [ "$M" -le "$E" ]; do
+            # shellcheck disable=SC2086
+            run "$t accumulate along $X M $M" accumulate --topo "$t" --along "$X" --m "$M" \
+                --count 2 --chunks 0
+            run "$t adjacent_sum along $X M $M" adjacent_sum --topo "$t" --along "$X" --m "$M" \
+                --dtype float --op max --count 2
+            if [ $((E % M)) = 0 ] &&
+                run "$t consecutive_sum along $X M $M" consecutive_sum --topo "$t" --along "$X" \
+                    --block "$M" --dtype int64 && [ "$mesh" = 1 ] && [ "$M" -gt 1 ]; then
+                # SPEC 5.5: 4(M-1) SIMD moves, 2 OTIS moves when aligned with G
+                # (M = 1 adds nothing: whether it moves is the generator's call)
+                case $X in g*) o=2 ;; *) o=0 ;; esac
+                moves "$t consecutive_sum along $X M $M" $((4 * (M - 1))) "$o"
+            fi
+            M=$((M + 1))
+        done
+    done
+done
+
+# other topologies: broadcast, prefix sum, data sum
+for t in ring:7 mesh:3x4 hypercube:3; do
+    for op in broadcast prefix_sum data_sum; do
+        run "$t $op" "$op" --topo "$t" --count 3 --dtype double
+    done
+done
+
+wellformed || fail "some JSON objects do not parse"
+
+# the text report
+out=$(timeout 60 "$SIM" otis data_sum --topo otis-mesh:16 --algo topo --check --seed "$seed") ||
+    fail "text output: exit status $?"
+printf '%s\n' "$out" | grep -q '^correct  *yes' || fail "text output: no 'correct yes'"
+printf '%s\n' "$out" | grep -q '^moves (SIMD)  *24 electronic, 1 OTIS' ||
+    fail "text output: no 'moves (SIMD) 24 electronic, 1 OTIS'"
+
+# bad arguments: exit status 2
+for args in "window_broadcast --topo otis-hypercube:4" \
+    "window_broadcast --topo otis-mesh:16 --window 3" \
+    "broadcast --topo otis-mesh:4 --root 16" "nosuchop --topo otis-mesh:4" \
+    "shift --topo otis-mesh:4 --kind a" "shift --topo ring:4 --kind a --s 1" \
+    "shift --topo otis-mesh:4 --kind i --s 1" "accumulate --topo otis-mesh:16 --dim 4 --m 1" \
+    "consecutive_sum --topo otis-mesh:16 --along px --block 3" \
+    "accumulate --topo otis-mesh:16 --dim 2 --m 5" "data_sum --topo otis-mesh:4 --model fast" \
+    "data_sum --topo otis-mesh:4 --dtype char" "data_sum" "--topo otis-mesh:4"; do
+    # shellcheck disable=SC2086
+    timeout 60 "$SIM" otis $args >/dev/null 2>&1
+    rc=$?
+    [ "$rc" = 2 ] || fail "'rtopo-sim otis $args' exited $rc, expected 2"
+done
+
+echo "sim_otis: $runs runs, $fails failure(s), $(( $(date +%s) - start )) s"
+[ "$fails" = 0 ]

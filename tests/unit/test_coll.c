@@ -1,0 +1,1042 @@
+/*
+ * test_coll.c - the collectives (coll_sched.c) against their serial
+ * reference (coll_ref.c).
+ *
+ * Every operation with the topology's algorithm, the generic one and
+ * AUTO, on OTIS-meshes (n = 1, 4, 16, 64) and OTIS-hypercubes (n = 1, 2,
+ * 4, 8, 16), and on rings, meshes and hypercubes; every datatype and
+ * operator, counts 1 and 5, pipelines of one piece, three pieces and the
+ * model's choice.  Each schedule is validated and executed in memory on
+ * random data: small integers for the reductions (exact in every type,
+ * so any combining order gives the same bytes; products of -1, 1 and 2
+ * only), random bytes otherwise.  Every rank's RECV must equal the
+ * reference byte for byte, SEND must be left as it was, and guard bytes
+ * after SEND, RECV and TMP must be untouched.  Then the move counts of
+ * SPEC 5.5 (Wang and Sahni's SIMD table, and the MIMD data sum) and the
+ * argument errors, which the generator and the reference must agree on.
+ * The reference itself is first checked against index arithmetic written
+ * out here for the OTIS-mesh (G = Gx*s + Gy, P = Px*s + Py, I = G*n + P).
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "test_unit.h"
+
+#define GUARD 16u            /* bytes checked after every buffer */
+#define FAIL_BUDGET 40       /* failing cases reported per test, then stop */
+#define OP_BUDGET 3          /* ... per operation and topology */
+
+static const int dtypes[4] = { RTOPO_INT32, RTOPO_INT64, RTOPO_FLOAT, RTOPO_DOUBLE };
+static const int rops[4] = { RTOPO_SUM, RTOPO_PROD, RTOPO_MIN, RTOPO_MAX };
+static const char *const dtype_names[4] = { "int32", "int64", "float", "double" };
+static const char *const rop_names[4] = { "sum", "prod", "min", "max" };
+static const uint64_t counts[2] = { 1, 5 };
+static const uint32_t chunk_values[3] = { 1, 0, 3 };
+static const int algos[3] = { RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC, RTOPO_COLL_AUTO };
+
+static int fails_left;       /* failing cases this test may still report */
+static int op_left[RTOPO__COLL_NOPS];   /* ... this topology, per operation */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t case_no;     /* cases run so far, for the variants */
+
+static void budget_topo(void)
+{
+    int op;
+
+    for (op = 0; op < RTOPO__COLL_NOPS; op++)
+        op_left[op] = OP_BUDGET;
+}
+
+static void budget_test(void)
+{
+    fails_left = FAIL_BUDGET;
+    budget_topo();
+}
+
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+static void tdesc(rtopo__tdesc_t *t, int kind, int p, int a, int b)
+{
+    CU_ASSERT_FATAL(rtopo__tdesc_init(t, kind, p, a, b) == RTOPO_OK);
+}
+
+static int reduces(int op)
+{
+    return op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ||
+           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
+}
+
+static int byte_op(int op)
+{
+    return op == RTOPO__COLL_SHIFT_FILL || op == RTOPO__COLL_ACCUMULATE;
+}
+
+static int isqrt(int n)
+{
+    int s = 0;
+
+    while ((s + 1) * (s + 1) <= n)
+        s++;
+    return s;
+}
+
+static const char *dname(int dtype)
+{
+    return dtype >= 0 && dtype < 4 ? dtype_names[dtype] : "?";
+}
+
+static const char *rname(int rop)
+{
+    return rop >= 0 && rop < 4 ? rop_names[rop] : "?";
+}
+
+/* the case, for messages: only the fields the operation reads */
+static const char *cdesc(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
+{
+    static char buf[320];
+    int o;
+
+    o = snprintf(buf, sizeof(buf), "%s", rtopo__topo_name(t->kind));
+    if (t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE)
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, " n %d", t->n);
+    else if (t->kind == RTOPO__TOPO_MESH)
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, " %dx%d", t->rows, t->cols);
+    o += snprintf(buf + o, sizeof(buf) - (size_t)o, " p %d %s algo %s", t->p,
+                  rtopo__coll_name(c->op), rtopo__coll_algo_name(c->algo));
+    if (reduces(c->op))
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, " %s %s", dname(c->dtype),
+                      rname(c->rop));
+    else if (!byte_op(c->op))
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, " %s", dname(c->dtype));
+    o += snprintf(buf + o, sizeof(buf) - (size_t)o, " count %" PRIu64 " esize %zu chunks %u",
+                  c->count, c->esize, c->chunks);
+    if (c->op == RTOPO__COLL_BCAST)
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, " root %d", c->root);
+    if (c->op == RTOPO__COLL_WINDOW_BCAST)
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, " group %d w %d", c->root, c->w);
+    if (c->op >= RTOPO__COLL_SHIFT_FILL)
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, " dim %d", c->dim);
+    if (c->op == RTOPO__COLL_SHIFT_FILL)
+        snprintf(buf + o, sizeof(buf) - (size_t)o, " disp %d", c->disp);
+    else if (c->op > RTOPO__COLL_SHIFT_FILL)
+        snprintf(buf + o, sizeof(buf) - (size_t)o, " M %d", c->mm);
+    return buf;
+}
+
+/* a collective with the variant k of (dtype, rop, count, chunks): every
+ * value of each comes up within a few dozen cases */
+static void coll_init(rtopo__coll_t *c, int op, int algo, uint64_t k)
+{
+    memset(c, 0, sizeof(*c));
+    c->op = op;
+    c->algo = algo;
+    c->dtype = dtypes[k % 4];
+    c->rop = rops[(k / 4) % 4];
+    c->count = counts[(k / 3) % 2];
+    c->chunks = chunk_values[(k / 5) % 3];
+    c->esize = byte_op(op) ? 1 : rtopo__dtype_size(c->dtype);
+}
+
+static void put_val(int dtype, uint8_t *d, long v)
+{
+    switch (dtype) {
+    case RTOPO_INT32: { int32_t x = (int32_t)v; memcpy(d, &x, sizeof x); break; }
+    case RTOPO_INT64: { int64_t x = v; memcpy(d, &x, sizeof x); break; }
+    case RTOPO_FLOAT: { float x = (float)v; memcpy(d, &x, sizeof x); break; }
+    default: { double x = (double)v; memcpy(d, &x, sizeof x); break; }
+    }
+}
+
+static void val_str(int dtype, const uint8_t *d, char *buf, size_t n)
+{
+    switch (dtype) {
+    case RTOPO_INT32: { int32_t x; memcpy(&x, d, sizeof x); snprintf(buf, n, "%d", x); break; }
+    case RTOPO_INT64: {
+        int64_t x;
+        memcpy(&x, d, sizeof x);
+        snprintf(buf, n, "%" PRId64, x);
+        break;
+    }
+    case RTOPO_FLOAT: { float x; memcpy(&x, d, sizeof x); snprintf(buf, n, "%g", x); break; }
+    default: { double x; memcpy(&x, d, sizeof x); snprintf(buf, n, "%g", x); break; }
+    }
+}
+
+static uint8_t guard_byte(int r, unsigned k)
+{
+    return (uint8_t)(0x5A + 7 * k + 13 * (unsigned)r);
+}
+
+/* per-rank SEND, RECV, TMP with guards, the reference's output and a copy
+ * of SEND */
+typedef struct cbufs {
+    int p;
+    uint64_t sb, rb, tb;
+    uint8_t *send, *recv, *tmp, *ref, *send0;
+    uint8_t **ptr, ***bufs, **out;
+} cbufs_t;
+
+static void cbufs_free(cbufs_t *b)
+{
+    free(b->send);
+    free(b->recv);
+    free(b->tmp);
+    free(b->ref);
+    free(b->send0);
+    free(b->ptr);
+    free(b->bufs);
+    free(b->out);
+    memset(b, 0, sizeof(*b));
+}
+
+static uint8_t *cb_send(const cbufs_t *b, int r) { return b->send + (size_t)r * (b->sb + GUARD); }
+static uint8_t *cb_recv(const cbufs_t *b, int r) { return b->recv + (size_t)r * (b->rb + GUARD); }
+static uint8_t *cb_tmp(const cbufs_t *b, int r) { return b->tmp + (size_t)r * (b->tb + GUARD); }
+
+static int cbufs_init(cbufs_t *b, int p, uint64_t sb, uint64_t rb, uint64_t tb)
+{
+    int r;
+
+    memset(b, 0, sizeof(*b));
+    b->p = p;
+    b->sb = sb;
+    b->rb = rb;
+    b->tb = tb;
+    b->send = malloc((size_t)p * (sb + GUARD));
+    b->recv = malloc((size_t)p * (rb + GUARD));
+    b->tmp = malloc((size_t)p * (tb + GUARD));
+    b->ref = malloc((size_t)p * rb + 1);
+    b->send0 = malloc((size_t)p * (sb + GUARD));
+    b->ptr = malloc((size_t)p * RTOPO__BUF_COUNT * sizeof(*b->ptr));
+    b->bufs = malloc((size_t)p * sizeof(*b->bufs));
+    b->out = malloc((size_t)p * sizeof(*b->out));
+    if (!b->send || !b->recv || !b->tmp || !b->ref || !b->send0 || !b->ptr || !b->bufs ||
+        !b->out) {
+        cbufs_free(b);
+        return -1;
+    }
+    for (r = 0; r < p; r++) {
+        b->bufs[r] = b->ptr + (size_t)r * RTOPO__BUF_COUNT;
+        b->bufs[r][RTOPO__BUF_SEND] = cb_send(b, r);
+        b->bufs[r][RTOPO__BUF_RECV] = cb_recv(b, r);
+        b->bufs[r][RTOPO__BUF_TMP] = cb_tmp(b, r);
+        b->out[r] = b->ref + (size_t)r * rb;
+    }
+    return 0;
+}
+
+/* inputs: exact small integers for reductions, random bytes otherwise;
+ * RECV and TMP hold garbage (BCAST's RECV: the data), guards after all */
+static void cbufs_fill(cbufs_t *b, const rtopo__coll_t *c)
+{
+    size_t es = rtopo__dtype_size(c->dtype);
+    uint64_t k;
+    unsigned g;
+    int r;
+
+    for (r = 0; r < b->p; r++) {
+        uint8_t *s = cb_send(b, r), *v = cb_recv(b, r), *t = cb_tmp(b, r);
+
+        if (reduces(c->op) && es)
+            for (k = 0; k + es <= b->sb; k += es) {
+                long x;
+
+                switch (c->rop) {
+                case RTOPO_SUM: x = (long)(rnd() % 17) - 8; break;
+                case RTOPO_PROD: x = (long)(rnd() % 3) - 1; x = x ? x : 2; break;
+                default: x = (long)(rnd() % 201) - 100; break;
+                }
+                put_val(c->dtype, s + k, x);
+            }
+        else
+            for (k = 0; k < b->sb; k++)
+                s[k] = (uint8_t)rnd();
+        for (k = 0; k < b->rb; k++)
+            v[k] = (uint8_t)rnd();
+        memset(t, 0xEE, (size_t)b->tb);
+        for (g = 0; g < GUARD; g++) {
+            s[b->sb + g] = guard_byte(r, g);
+            v[b->rb + g] = guard_byte(r, g + 1);
+            t[b->tb + g] = guard_byte(r, g + 2);
+        }
+    }
+    memcpy(b->send0, b->send, (size_t)b->p * (b->sb + GUARD));
+}
+
+static int guard_ok(const uint8_t *end, int r, unsigned shift)
+{
+    unsigned g;
+
+    for (g = 0; g < GUARD; g++)
+        if (end[g] != guard_byte(r, g + shift))
+            return 0;
+    return 1;
+}
+
+/* Build c on t, validate, execute on random data and compare with the
+ * reference.  Returns 0 when all is well; failures are recorded.  *s_p
+ * (may be NULL) gets the schedule. */
+static int coll_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s = NULL;
+    cbufs_t b;
+    uint64_t size[RTOPO__BUF_COUNT], k;
+    int r, st, ok = 1, bad = 0, first = -1, otis;
+    const char *d;
+
+    if (fails_left <= 0 || c->op <= 0 || c->op >= RTOPO__COLL_NOPS || op_left[c->op] <= 0)
+        return -1;
+    case_no++;
+    st = rtopo__sched_coll(t, c, NULL, &s);
+    if (!TU_CHECK(st == RTOPO_OK && s, "%s: build: %s: %s", cdesc(t, c), rtopo_strerror(st),
+                  rtopo_last_error())) {
+        fails_left--;
+        op_left[c->op]--;
+        return -1;
+    }
+    d = cdesc(t, c);
+    otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    ok &= TU_CHECK(rtopo__sched_validate(s) == RTOPO_OK, "%s: invalid schedule: %s", d,
+                   rtopo_last_error());
+    /* an explicit choice holds where both exist: bcast, scan and allreduce
+     * on the OTIS topologies; elsewhere there is one (TOPO on a ring, mesh
+     * or cube is GENERIC, and the window broadcast and the line
+     * operations have only the topology's) */
+    ok &= TU_CHECK(c->algo == RTOPO_COLL_AUTO || s->algo == c->algo ||
+                   (!otis && c->op <= RTOPO__COLL_ALLREDUCE && c->algo == RTOPO_COLL_TOPO &&
+                    s->algo == RTOPO_COLL_GENERIC) ||
+                   ((c->op == RTOPO__COLL_WINDOW_BCAST || c->op >= RTOPO__COLL_SHIFT_FILL) &&
+                    s->algo == RTOPO_COLL_TOPO),
+                   "%s: built algo %d (%s)", d, s->algo, rtopo__coll_algo_name(s->algo));
+    ok &= TU_CHECK(s->algo == RTOPO_COLL_TOPO || s->algo == RTOPO_COLL_GENERIC,
+                   "%s: s->algo %d", d, s->algo);
+    size[RTOPO__BUF_SEND] = rtopo__coll_send_bytes(c);
+    size[RTOPO__BUF_RECV] = rtopo__coll_recv_bytes(c);
+    size[RTOPO__BUF_TMP] = s->tmp_bytes;
+    CU_ASSERT_FATAL(cbufs_init(&b, t->p, size[0], size[1], size[2]) == 0);
+    cbufs_fill(&b, c);
+    st = rtopo__coll_ref(t, c, (uint8_t *const *const *)b.bufs, b.out);
+    ok &= TU_CHECK(st == RTOPO_OK, "%s: reference: %s", d, rtopo_last_error());
+    st = rtopo__sim_exec_sized(s, (uint8_t *const *const *)b.bufs, size);
+    ok &= TU_CHECK(st == RTOPO_OK, "%s: execution: %s", d, rtopo_last_error());
+    if (ok) {
+        for (r = 0; r < t->p; r++)
+            if (memcmp(cb_recv(&b, r), b.out[r], (size_t)b.rb)) {
+                if (first < 0)
+                    first = r;
+                bad++;
+            }
+        if (bad) {
+            const uint8_t *got = cb_recv(&b, first), *want = b.out[first];
+            uint64_t m = c->count * c->esize;
+            char ws[48] = "", gs[48] = "";
+
+            for (k = 0; k < b.rb && got[k] == want[k]; k++)
+                ;
+            if (!byte_op(c->op) && c->esize == rtopo__dtype_size(c->dtype)) {
+                uint64_t e = k / c->esize * c->esize;
+
+                val_str(c->dtype, want + e, ws, sizeof(ws));
+                val_str(c->dtype, got + e, gs, sizeof(gs));
+            }
+            ok = TU_CHECK(0, "%s: %d rank(s) differ from the reference, first rank %d at "
+                          "byte %" PRIu64 " (block %" PRIu64 ", element %" PRIu64 "): "
+                          "expected 0x%02x got 0x%02x%s%s%s%s%s", d, bad, first, k,
+                          m ? k / m : 0, m ? k % m / c->esize : 0, want[k], got[k],
+                          *ws ? " (element " : "", ws, *ws ? " vs " : "", gs, *ws ? ")" : "");
+        }
+        for (r = 0; r < t->p; r++) {
+            if (!guard_ok(cb_send(&b, r) + b.sb, r, 0) || !guard_ok(cb_recv(&b, r) + b.rb, r, 1) ||
+                !guard_ok(cb_tmp(&b, r) + b.tb, r, 2)) {
+                ok = TU_CHECK(0, "%s: rank %d wrote past a buffer (guard bytes changed)", d,
+                              r);
+                break;
+            }
+            if (memcmp(cb_send(&b, r), b.send0 + (size_t)r * (b.sb + GUARD), (size_t)b.sb)) {
+                ok = TU_CHECK(0, "%s: rank %d's SEND changed (the send buffer is read "
+                              "only)", d, r);
+                break;
+            }
+        }
+    }
+    cbufs_free(&b);
+    if (!ok) {
+        fails_left--;
+        op_left[c->op]--;
+    }
+    if (s_p)
+        *s_p = s;
+    else
+        rtopo__sched_free(s);
+    return ok ? 0 : -1;
+}
+
+/* ---- the reference against index arithmetic ----------------------------- */
+
+/* OTIS-mesh: coordinates of rank r and the rank of coordinates, by hand */
+static void om_coords(int n, int s, int r, int *c)
+{
+    int G = r / n, P = r % n;
+
+    c[0] = G / s;
+    c[1] = G % s;
+    c[2] = P / s;
+    c[3] = P % s;
+}
+
+static int om_rank(int n, int s, const int *c)
+{
+    return (c[0] * s + c[1]) * n + c[2] * s + c[3];
+}
+
+static int64_t ld64(const uint8_t *p)
+{
+    int64_t x;
+
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
+/* int64 sums over OTIS-mesh n = 16 and 9, every operation, every
+ * parameter, worked out with the formulas of the header on explicit
+ * coordinates; the ring and mesh scan on a literal example */
+static void test_ref(void)
+{
+    static const int ns[2] = { 16, 9 };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    cbufs_t b;
+    int ni, op, r, i, dim, v, co[4], x[4], E;
+    const uint64_t cnt = 2, m = cnt * 8;
+
+    for (ni = 0; ni < 2; ni++) {
+        int n = ns[ni], s = isqrt(n), p = n * n;
+
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, p, n, 0);
+        for (op = RTOPO__COLL_BCAST; op < RTOPO__COLL_NOPS; op++) {
+            int nv = op == RTOPO__COLL_BCAST ? 3 : op == RTOPO__COLL_WINDOW_BCAST ? s :
+                     op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ? 1 :
+                     op == RTOPO__COLL_SHIFT_FILL ? 4 * (2 * s + 1) : 4 * s;
+
+            for (v = 0; v < nv; v++) {
+                memset(&c, 0, sizeof(c));
+                c.op = op;
+                c.dtype = RTOPO_INT64;
+                c.rop = RTOPO_SUM;
+                c.count = cnt;
+                c.esize = 8;
+                c.root = op == RTOPO__COLL_BCAST ? (v * 97) % p : n - 1 - v % n;
+                c.w = v + 1;
+                c.dim = op == RTOPO__COLL_SHIFT_FILL ? v / (2 * s + 1) : v / s;
+                c.disp = v % (2 * s + 1) - s;
+                c.mm = v % s + 1;
+                if (op == RTOPO__COLL_WINDOW_BCAST && s % c.w)
+                    continue;
+                if (op == RTOPO__COLL_CONSEC_SUM && s % c.mm)
+                    continue;
+                CU_ASSERT_FATAL(cbufs_init(&b, p, rtopo__coll_send_bytes(&c),
+                                           rtopo__coll_recv_bytes(&c), 0) == 0);
+                cbufs_fill(&b, &c);
+                if (!TU_CHECK(rtopo__coll_ref(&t, &c, (uint8_t *const *const *)b.bufs,
+                                              b.out) == RTOPO_OK, "%s: %s", cdesc(&t, &c),
+                              rtopo_last_error())) {
+                    cbufs_free(&b);
+                    return;
+                }
+                for (r = 0; r < p; r++) {
+                    uint64_t e;
+
+                    om_coords(n, s, r, co);
+                    for (e = 0; e < b.rb; e += 8) {
+                        int64_t want = 0, got = ld64(b.out[r] + e);
+                        uint64_t blk = e / m, off = e % m;
+
+                        memcpy(x, co, sizeof(x));
+                        dim = c.dim;
+                        E = s;
+                        switch (op) {
+                        case RTOPO__COLL_BCAST:
+                            want = ld64(cb_recv(&b, c.root) + e);
+                            break;
+                        case RTOPO__COLL_WINDOW_BCAST:
+                            x[0] = c.root / s;
+                            x[1] = c.root % s;
+                            x[2] = co[2] % c.w;
+                            x[3] = co[3] % c.w;
+                            want = ld64(cb_recv(&b, om_rank(n, s, x)) + e);
+                            break;
+                        case RTOPO__COLL_SCAN:
+                        case RTOPO__COLL_ALLREDUCE:
+                            for (i = 0; i <= (op == RTOPO__COLL_SCAN ? r : p - 1); i++)
+                                want += ld64(cb_send(&b, i) + e);
+                            break;
+                        case RTOPO__COLL_SHIFT_FILL:
+                            x[dim] = co[dim] - c.disp;
+                            want = x[dim] < 0 || x[dim] >= E ? 0 :
+                                   ld64(cb_send(&b, om_rank(n, s, x)) + e);
+                            break;
+                        case RTOPO__COLL_ACCUMULATE:
+                            x[dim] = (co[dim] + (int)blk) % E;
+                            want = ld64(cb_send(&b, om_rank(n, s, x)) + off);
+                            break;
+                        case RTOPO__COLL_ADJACENT_SUM:
+                            for (i = 0; i < c.mm; i++) {
+                                x[dim] = (co[dim] + i) % E;
+                                want += ld64(cb_send(&b, om_rank(n, s, x)) + e);
+                            }
+                            break;
+                        default:
+                            for (i = 0; i < c.mm; i++) {
+                                x[dim] = co[dim] - co[dim] % c.mm + i;
+                                want += ld64(cb_send(&b, om_rank(n, s, x)) +
+                                             (uint64_t)(co[dim] % c.mm) * m + e);
+                            }
+                            break;
+                        }
+                        if (!TU_CHECK(got == want, "reference %s: rank %d byte %" PRIu64
+                                      ": %" PRId64 ", by hand %" PRId64, cdesc(&t, &c), r, e,
+                                      got, want)) {
+                            cbufs_free(&b);
+                            return;
+                        }
+                    }
+                }
+                cbufs_free(&b);
+            }
+        }
+    }
+    /* literal: ring of 4, scan and allreduce of 1, 2, 3, 4 (int32 sum),
+     * product on a 2x3 mesh; a zero-fill shift on the ring */
+    {
+        static const int32_t in[6] = { 1, 2, 3, 4, -1, 2 };
+        static const int32_t scan[4] = { 1, 3, 6, 10 }, fill[4] = { 0, 0, 1, 2 };
+        int32_t got;
+
+        tdesc(&t, RTOPO__TOPO_RING, 4, 0, 0);
+        memset(&c, 0, sizeof(c));
+        c.dtype = RTOPO_INT32;
+        c.esize = 4;
+        c.count = 1;
+        for (op = RTOPO__COLL_SCAN; op <= RTOPO__COLL_SHIFT_FILL; op++) {
+            c.op = op;
+            c.disp = 2;
+            CU_ASSERT_FATAL(cbufs_init(&b, 4, 4, 4, 0) == 0);
+            for (r = 0; r < 4; r++)
+                memcpy(cb_send(&b, r), &in[r], 4);
+            CU_ASSERT(rtopo__coll_ref(&t, &c, (uint8_t *const *const *)b.bufs, b.out) == 0);
+            for (r = 0; r < 4; r++) {
+                memcpy(&got, b.out[r], 4);
+                TU_CHECK(got == (op == RTOPO__COLL_SCAN ? scan[r] : op ==
+                                 RTOPO__COLL_ALLREDUCE ? 10 : fill[r]),
+                         "ring %s rank %d: %d", rtopo__coll_name(op), r, got);
+            }
+            cbufs_free(&b);
+        }
+        tdesc(&t, RTOPO__TOPO_MESH, 6, 2, 3);
+        c.op = RTOPO__COLL_ALLREDUCE;
+        c.rop = RTOPO_PROD;
+        CU_ASSERT_FATAL(cbufs_init(&b, 6, 4, 4, 0) == 0);
+        for (r = 0; r < 6; r++)
+            memcpy(cb_send(&b, r), &in[r], 4);
+        CU_ASSERT(rtopo__coll_ref(&t, &c, (uint8_t *const *const *)b.bufs, b.out) == 0);
+        for (r = 0; r < 6; r++) {
+            memcpy(&got, b.out[r], 4);
+            TU_CHECK(got == -48, "mesh 2x3 product rank %d: %d", r, got);
+        }
+        /* adjacent sum along the mesh rows (dim 1), M 2: r + right neighbour */
+        c.op = RTOPO__COLL_ADJACENT_SUM;
+        c.rop = RTOPO_SUM;
+        c.dim = 1;
+        c.mm = 2;
+        CU_ASSERT(rtopo__coll_ref(&t, &c, (uint8_t *const *const *)b.bufs, b.out) == 0);
+        {
+            static const int32_t adj[6] = { 3, 5, 4, 3, 1, 6 };
+
+            for (r = 0; r < 6; r++) {
+                memcpy(&got, b.out[r], 4);
+                TU_CHECK(got == adj[r], "mesh 2x3 adjacent sum rank %d: %d", r, got);
+            }
+        }
+        cbufs_free(&b);
+    }
+}
+
+/* ---- schedules against the reference ------------------------------------ */
+
+/* Every operation on t.  level 0: every parameter (roots, windows,
+ * displacements -E..E, M) and, for scan and allreduce, every variant;
+ * level 1: a sample of each; level 2 (thousands of ranks): the sample
+ * with the topology's algorithm, one case of bcast, scan and allreduce
+ * with the generic one and AUTO (their code is the same on every size). */
+static void topo_cases(const rtopo__tdesc_t *t, int level)
+{
+    int nd = rtopo__cart_ndims(t), p = t->p, ai, op, v, dim, E, i, mm;
+    rtopo__coll_t c;
+
+    budget_topo();
+    for (ai = 0; ai < 3 && fails_left > 0; ai++) {
+        int algo = algos[ai], few = level == 2 && algo != RTOPO_COLL_TOPO;
+        int roots[5] = { 0, p - 1, p / 2, (p / 3 + 1) % p, (int)(rnd() % (unsigned)p) };
+        int nroots = few ? 1 : level == 2 ? 2 : 5;
+
+        /* broadcast from several roots, each with a few variants */
+        for (i = 0; i < nroots; i++)
+            for (v = 0; v < (level ? 1 : 3); v++) {
+                coll_init(&c, RTOPO__COLL_BCAST, algo, case_no);
+                c.root = roots[few ? 4 : i];
+                coll_run(t, &c, NULL);
+            }
+        /* scan and allreduce: every variant (level 1: 8, 2: 2 or 1) */
+        for (op = RTOPO__COLL_SCAN; op <= RTOPO__COLL_ALLREDUCE; op++)
+            for (v = 0; v < (few ? 1 : level == 2 ? 2 : level ? 8 : 96); v++) {
+                coll_init(&c, op, algo, level ? case_no : (uint64_t)v);
+                if (!level) {   /* the full product: dtype x rop x count x chunks */
+                    c.dtype = dtypes[v % 4];
+                    c.rop = rops[v / 4 % 4];
+                    c.count = counts[v / 16 % 2];
+                    c.chunks = chunk_values[v / 32];
+                    c.esize = rtopo__dtype_size(c.dtype);
+                }
+                coll_run(t, &c, NULL);
+            }
+        if (few)
+            continue;
+        if (t->kind == RTOPO__TOPO_OTIS_MESH) {
+            int s = isqrt(t->n), groups[3] = { 0, t->n - 1, t->n / 2 }, w;
+
+            for (i = 0; i < 3; i++)
+                for (w = 1; w <= s; w++)
+                    if (s % w == 0 && (level < 2 || w == i + 1 || w == s)) {
+                        coll_init(&c, RTOPO__COLL_WINDOW_BCAST, algo, case_no);
+                        c.root = groups[i];
+                        c.w = w;
+                        coll_run(t, &c, NULL);
+                    }
+        }
+        /* line operations along every dimension */
+        for (dim = 0; dim < nd; dim++) {
+            int disps[6];
+
+            E = rtopo__cart_extent(t, dim);
+            disps[0] = -E + 1;
+            disps[1] = 1;
+            disps[2] = -1;
+            disps[3] = E / 2;
+            disps[4] = E - 1;
+            disps[5] = E;
+            for (i = level ? 0 : -E; i <= (level ? (level == 2 ? 1 : 5) : E); i++) {
+                coll_init(&c, RTOPO__COLL_SHIFT_FILL, algo, case_no);
+                c.dim = dim;
+                c.disp = level ? disps[(i + dim) % 6] : i;
+                coll_run(t, &c, NULL);
+            }
+            for (mm = 1; mm <= E; mm++) {
+                /* level 1: 1, 2, E; level 2: one M per dimension */
+                if ((level == 1 && mm != 1 && mm != 2 && mm != E) ||
+                    (level == 2 && mm != (dim % 3 == 0 ? E : dim % 3 == 1 ? 2 : 1)))
+                    continue;
+                coll_init(&c, RTOPO__COLL_ACCUMULATE, algo, case_no);
+                c.dim = dim;
+                c.mm = mm;
+                coll_run(t, &c, NULL);
+                coll_init(&c, RTOPO__COLL_ADJACENT_SUM, algo, case_no);
+                c.dim = dim;
+                c.mm = mm;
+                coll_run(t, &c, NULL);
+                if (E % mm == 0) {
+                    coll_init(&c, RTOPO__COLL_CONSEC_SUM, algo, case_no);
+                    c.dim = dim;
+                    c.mm = mm;
+                    coll_run(t, &c, NULL);
+                }
+            }
+        }
+    }
+}
+
+static void test_otis_mesh(void)
+{
+    rtopo__tdesc_t t;
+    int n;
+
+    budget_test();
+    for (n = 1; n <= 16 && fails_left > 0; n *= 4) {
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, n * n, n, 0);
+        topo_cases(&t, 0);
+    }
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 81, 9, 0);   /* odd side */
+    topo_cases(&t, 1);
+}
+
+static void test_otis_mesh_64(void)
+{
+    rtopo__tdesc_t t;
+
+    budget_test();
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 64 * 64, 64, 0);
+    topo_cases(&t, 2);
+}
+
+static void test_otis_hypercube(void)
+{
+    rtopo__tdesc_t t;
+    int n;
+
+    budget_test();
+    for (n = 1; n <= 16 && fails_left > 0; n *= 2) {
+        tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, n * n, n, 0);
+        topo_cases(&t, n == 16);
+    }
+}
+
+static void test_others(void)
+{
+    rtopo__tdesc_t t;
+    int i;
+    static const int rings[4] = { 1, 2, 5, 8 }, meshes[4][2] = { { 1, 1 }, { 2, 3 },
+                                                                 { 4, 4 }, { 3, 5 } };
+
+    budget_test();
+    for (i = 0; i < 4; i++) {
+        tdesc(&t, RTOPO__TOPO_RING, rings[i], 0, 0);
+        topo_cases(&t, 0);
+        tdesc(&t, RTOPO__TOPO_MESH, meshes[i][0] * meshes[i][1], meshes[i][0], meshes[i][1]);
+        topo_cases(&t, 0);
+        tdesc(&t, RTOPO__TOPO_HYPERCUBE, 1 << i, i, 0);
+        topo_cases(&t, 0);
+    }
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 64, 6, 0);
+    topo_cases(&t, 1);
+}
+
+/* ---- move counts (SPEC 5.5) ---------------------------------------------- */
+
+/* the moves of c with the topology's algorithm, count 1, one piece */
+static int moves(const rtopo__tdesc_t *t, rtopo__coll_t *c, rtopo__moves_t *mv)
+{
+    rtopo__sched_t *s = NULL;
+
+    c->algo = RTOPO_COLL_TOPO;
+    c->dtype = RTOPO_INT32;
+    c->rop = RTOPO_SUM;
+    c->count = 1;
+    c->esize = byte_op(c->op) ? 1 : 4;
+    c->chunks = 1;
+    memset(mv, 0, sizeof(*mv));
+    if (t->p <= 1024) {   /* also checks the data; larger: built and validated */
+        if (coll_run(t, c, &s))
+            return -1;
+    } else {
+        int st = rtopo__sched_coll(t, c, NULL, &s);
+
+        if (!TU_CHECK(st == RTOPO_OK && s, "%s: build: %s: %s", cdesc(t, c),
+                      rtopo_strerror(st), rtopo_last_error()) ||
+            !TU_CHECK(rtopo__sched_validate(s) == RTOPO_OK, "%s: invalid schedule: %s",
+                      cdesc(t, c), rtopo_last_error())) {
+            rtopo__sched_free(s);
+            fails_left--;
+            return -1;
+        }
+    }
+    rtopo__sched_moves(s, mv);
+    rtopo__sched_free(s);
+    return 0;
+}
+
+#define MV_CHECK(mv, want_simd, want_otis, t, c)                                   \
+    TU_CHECK((mv).electronic_simd == (uint32_t)(want_simd) &&                       \
+             (mv).otis == (uint32_t)(want_otis) && (mv).other == 0,                 \
+             "%s: moves electronic_simd %u otis %u other %u (electronic %u), "       \
+             "SPEC 5.5: %d and %d", cdesc(t, c), (mv).electronic_simd, (mv).otis,   \
+             (mv).other, (mv).electronic, (int)(want_simd), (int)(want_otis))
+
+static void test_moves(void)
+{
+    static const int ns[5] = { 4, 9, 16, 25, 64 };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__moves_t mv;
+    int ni, i, w, dim, d;
+
+    budget_test();
+    for (ni = 0; ni < 5 && fails_left > 0; ni++) {
+        int n = ns[ni], s = isqrt(n), p = n * n;
+        int roots[4] = { 0, p - 1, (n / 2) * n + n / 2, n + 2 };
+
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, p, n, 0);
+        budget_topo();
+        for (i = 0; i < 4; i++) {
+            memset(&c, 0, sizeof(c));
+            c.op = RTOPO__COLL_BCAST;
+            c.root = roots[i];
+            if (!moves(&t, &c, &mv))
+                MV_CHECK(mv, 4 * (s - 1), 1, &t, &c);
+        }
+        for (i = 0; i < 2; i++)
+            for (w = 1; w <= s; w++) {
+                if (s % w)
+                    continue;
+                memset(&c, 0, sizeof(c));
+                c.op = RTOPO__COLL_WINDOW_BCAST;
+                c.root = i ? n - 1 : 0;
+                c.w = w;
+                if (!moves(&t, &c, &mv))
+                    MV_CHECK(mv, 4 * s - 2 * w - 2, 2, &t, &c);
+            }
+        memset(&c, 0, sizeof(c));
+        c.op = RTOPO__COLL_SCAN;
+        if (!moves(&t, &c, &mv))
+            MV_CHECK(mv, 7 * (s - 1), 2, &t, &c);
+        memset(&c, 0, sizeof(c));
+        c.op = RTOPO__COLL_ALLREDUCE;
+        if (!moves(&t, &c, &mv)) {
+            MV_CHECK(mv, 8 * (s - 1), 1, &t, &c);
+            TU_CHECK(mv.electronic == (uint32_t)(s % 2 ? 4 * (s - 1) : 4 * s),
+                     "%s: MIMD electronic moves %u, SPEC 5.5: %d (%s side)", cdesc(&t, &c),
+                     mv.electronic, s % 2 ? 4 * (s - 1) : 4 * s, s % 2 ? "odd" : "even");
+        }
+        /* zero-fill shifts: (a), (b) along P, (e), (f) along G (two OTIS moves) */
+        for (dim = 0; dim < 4; dim++)
+            for (d = -(s - 1); d <= s - 1; d++) {
+                if (!d)
+                    continue;
+                memset(&c, 0, sizeof(c));
+                c.op = RTOPO__COLL_SHIFT_FILL;
+                c.dim = dim;
+                c.disp = d;
+                if (moves(&t, &c, &mv))
+                    continue;
+                MV_CHECK(mv, d < 0 ? -d : d, dim < 2 ? 2 : 0, &t, &c);
+                TU_CHECK(mv.electronic == (uint32_t)(d < 0 ? -d : d), "%s: MIMD electronic "
+                         "moves %u, SPEC 5.5 (both models): %d", cdesc(&t, &c),
+                         mv.electronic, d < 0 ? -d : d);
+            }
+    }
+}
+
+/* SPEC 5.5's consecutive sum, beyond the operations the lead named:
+ * 4(M-1) SIMD, 2(M-1) MIMD electronic moves, no OTIS move along P, two
+ * along G */
+static void test_moves_consec(void)
+{
+    static const int ns[3] = { 4, 16, 64 };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__moves_t mv;
+    int ni, dim, mm;
+
+    budget_test();
+    for (ni = 0; ni < 3 && fails_left > 0; ni++) {
+        int n = ns[ni], s = isqrt(n);
+
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, n * n, n, 0);
+        budget_topo();
+        for (dim = 0; dim < 4; dim++)
+            for (mm = 2; mm <= s; mm++) {
+                if (s % mm)
+                    continue;
+                memset(&c, 0, sizeof(c));
+                c.op = RTOPO__COLL_CONSEC_SUM;
+                c.dim = dim;
+                c.mm = mm;
+                if (moves(&t, &c, &mv))
+                    continue;
+                MV_CHECK(mv, 4 * (mm - 1), dim < 2 ? 2 : 0, &t, &c);
+                TU_CHECK(mv.electronic == (uint32_t)(2 * (mm - 1)), "%s: MIMD electronic "
+                         "moves %u, SPEC 5.5: %d", cdesc(&t, &c), mv.electronic,
+                         2 * (mm - 1));
+            }
+    }
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+/* the generator and the reference both refuse c with `want` */
+static void err_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int want,
+                      const char *what)
+{
+    rtopo__sched_t *s = NULL;
+    cbufs_t b;
+    uint64_t sb = rtopo__coll_send_bytes(c), rb = rtopo__coll_recv_bytes(c);
+    int st1, st2;
+
+    if (sb > 4096 || rb > 4096)
+        sb = rb = 4096;
+    st1 = rtopo__sched_coll(t, c, NULL, &s);
+    TU_CHECK(st1 == want && !s, "%s (%s): rtopo__sched_coll gives %s, expected %s (%s)",
+             what, cdesc(t, c), rtopo_err_name(st1), rtopo_err_name(want),
+             rtopo_last_error());
+    if (s)
+        rtopo__sched_free(s);
+    CU_ASSERT_FATAL(cbufs_init(&b, t->p, sb, rb, 0) == 0);
+    st2 = rtopo__coll_ref(t, c, (uint8_t *const *const *)b.bufs, b.out);
+    TU_CHECK(st2 == want, "%s (%s): rtopo__coll_ref gives %s, expected %s (%s)", what,
+             cdesc(t, c), rtopo_err_name(st2), rtopo_err_name(want), rtopo_last_error());
+    cbufs_free(&b);
+}
+
+static void err_coll(rtopo__coll_t *c, int op)
+{
+    memset(c, 0, sizeof(*c));
+    c->op = op;
+    c->algo = RTOPO_COLL_TOPO;
+    c->dtype = RTOPO_INT32;
+    c->rop = RTOPO_SUM;
+    c->count = 1;
+    c->esize = byte_op(op) ? 1 : 4;
+    c->chunks = 1;
+    c->mm = 1;
+    c->w = 1;
+}
+
+static void test_errors(void)
+{
+    rtopo__tdesc_t om, oh, ring, mesh, cube, host;
+    rtopo__coll_t c;
+    int op, ai;
+
+    tdesc(&om, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    tdesc(&oh, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    tdesc(&ring, RTOPO__TOPO_RING, 6, 0, 0);
+    tdesc(&mesh, RTOPO__TOPO_MESH, 12, 3, 4);
+    tdesc(&cube, RTOPO__TOPO_HYPERCUBE, 8, 3, 0);
+    tdesc(&host, RTOPO__TOPO_HYPERCUBE, 8, 3, 0);
+    CU_ASSERT_FATAL(rtopo__tdesc_add_host(&host) == RTOPO_OK);
+
+    for (ai = 0; ai < 3; ai++) {
+        int algo = algos[ai];
+
+        /* roots out of range */
+        err_coll(&c, RTOPO__COLL_BCAST);
+        c.algo = algo;
+        c.root = -1;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "bcast root -1");
+        c.root = 256;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "bcast root p");
+        c.root = 6;
+        err_check(&ring, &c, RTOPO_ERR_INVAL, "bcast root p on a ring");
+        err_coll(&c, RTOPO__COLL_WINDOW_BCAST);
+        c.algo = algo;
+        c.root = 16;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "window root group n");
+        c.root = -1;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "window root group -1");
+        /* window side must divide sqrt(n) = 4 */
+        c.root = 0;
+        c.w = 3;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "window w 3 of side 4");
+        c.w = 0;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "window w 0");
+        c.w = 8;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "window w 8 of side 4");
+        /* window broadcast off the OTIS-mesh */
+        c.w = 1;
+        err_check(&oh, &c, RTOPO_ERR_UNSUPPORTED, "window on an OTIS-hypercube");
+        err_check(&ring, &c, RTOPO_ERR_UNSUPPORTED, "window on a ring");
+        err_check(&mesh, &c, RTOPO_ERR_UNSUPPORTED, "window on a mesh");
+        err_check(&cube, &c, RTOPO_ERR_UNSUPPORTED, "window on a hypercube");
+        /* line operations: dimension and M */
+        for (op = RTOPO__COLL_SHIFT_FILL; op <= RTOPO__COLL_CONSEC_SUM; op++) {
+            err_coll(&c, op);
+            c.algo = algo;
+            c.dim = 4;
+            err_check(&om, &c, RTOPO_ERR_INVAL, "dim 4 of an OTIS-mesh");
+            c.dim = -1;
+            err_check(&om, &c, RTOPO_ERR_INVAL, "dim -1");
+            c.dim = 2;
+            err_check(&oh, &c, RTOPO_ERR_INVAL, "dim 2 of an OTIS-hypercube");
+            c.dim = 1;
+            err_check(&ring, &c, RTOPO_ERR_INVAL, "dim 1 of a ring");
+            c.dim = 3;
+            err_check(&cube, &c, RTOPO_ERR_INVAL, "dim 3 of a 3-cube");
+            if (op == RTOPO__COLL_SHIFT_FILL)
+                continue;
+            c.dim = 2;
+            c.mm = 0;
+            err_check(&om, &c, RTOPO_ERR_INVAL, "M 0");
+            c.mm = 5;
+            err_check(&om, &c, RTOPO_ERR_INVAL, "M E+1");
+            c.mm = -3;
+            err_check(&om, &c, RTOPO_ERR_INVAL, "M -3");
+            c.dim = 0;
+            c.mm = 9;
+            err_check(&oh, &c, RTOPO_ERR_INVAL, "M 9 on an 8-extent");
+            if (op == RTOPO__COLL_CONSEC_SUM) {
+                c.dim = 1;
+                c.mm = 3;
+                err_check(&om, &c, RTOPO_ERR_INVAL, "consecutive sum M 3 of extent 4");
+                c.mm = 3;
+                err_check(&oh, &c, RTOPO_ERR_INVAL, "consecutive sum M 3 of extent 8");
+                c.dim = 0;
+                c.mm = 4;
+                err_check(&ring, &c, RTOPO_ERR_INVAL, "consecutive sum M 4 of a 6-ring");
+            }
+        }
+        /* reductions: datatype and operator */
+        for (op = RTOPO__COLL_SCAN; op <= RTOPO__COLL_CONSEC_SUM; op++) {
+            if (op == RTOPO__COLL_SHIFT_FILL || op == RTOPO__COLL_ACCUMULATE)
+                continue;
+            err_coll(&c, op);
+            c.algo = algo;
+            c.dim = 3;
+            c.rop = 9;
+            err_check(&om, &c, RTOPO_ERR_INVAL, "operator 9");
+            c.rop = RTOPO_SUM;
+            c.dtype = 7;
+            err_check(&om, &c, RTOPO_ERR_INVAL, "datatype 7");
+        }
+        /* a descriptor with a host endpoint */
+        err_coll(&c, RTOPO__COLL_ALLREDUCE);
+        c.algo = algo;
+        err_check(&host, &c, RTOPO_ERR_UNSUPPORTED, "allreduce on a cube with a host");
+        err_coll(&c, RTOPO__COLL_BCAST);
+        c.algo = algo;
+        err_check(&host, &c, RTOPO_ERR_UNSUPPORTED, "bcast on a cube with a host");
+        /* unknown operations */
+        err_coll(&c, 0);
+        c.algo = algo;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "operation 0");
+        err_coll(&c, RTOPO__COLL_NOPS);
+        c.algo = algo;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "operation NOPS");
+        /* element size 0, or not the datatype's for a reduction */
+        err_coll(&c, RTOPO__COLL_BCAST);
+        c.algo = algo;
+        c.esize = 0;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "bcast element size 0");
+        err_coll(&c, RTOPO__COLL_ALLREDUCE);
+        c.algo = algo;
+        c.esize = 8;
+        err_check(&om, &c, RTOPO_ERR_INVAL, "allreduce int32 of 8-byte elements");
+    }
+    /* unknown algorithms */
+    err_coll(&c, RTOPO__COLL_SCAN);
+    c.algo = 7;
+    err_check(&om, &c, RTOPO_ERR_INVAL, "algorithm 7");
+    c.algo = -1;
+    err_check(&ring, &c, RTOPO_ERR_INVAL, "algorithm -1");
+}
+
+int tu_suite_coll(void)
+{
+    CU_pSuite s = CU_add_suite("coll", NULL, NULL);
+
+    if (!s || !CU_add_test(s, "reference against index arithmetic", test_ref) ||
+        !CU_add_test(s, "OTIS-mesh n = 1, 4, 16, 9", test_otis_mesh) ||
+        !CU_add_test(s, "OTIS-mesh n = 64", test_otis_mesh_64) ||
+        !CU_add_test(s, "OTIS-hypercube n = 1..16", test_otis_hypercube) ||
+        !CU_add_test(s, "ring, mesh, hypercube", test_others) ||
+        !CU_add_test(s, "moves: SPEC 5.5 SIMD table, MIMD data sum", test_moves) ||
+        !CU_add_test(s, "moves: SPEC 5.5 consecutive sum", test_moves_consec) ||
+        !CU_add_test(s, "argument errors", test_errors))
+        return CU_get_error();
+    return CUE_SUCCESS;
+}
