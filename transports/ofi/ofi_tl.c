@@ -513,6 +513,10 @@ static void ofi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
     /* shm's inject writes into the peer's queue itself; tcp and rxm may
      * keep an injected message in their own queue until the next poll */
     attr->send_nowait_max = !strcmp(t->prov_name, "shm") ? t->info->tx_attr->inject_size : 0;
+    /* the software providers register without pinning: a map entry */
+    attr->reg_per_op = !strcmp(t->prov_name, "shm") || !strcmp(t->prov_name, "tcp") ||
+                       !strcmp(t->prov_name, "net") || !strcmp(t->prov_name, "tcp;ofi_rxm") ||
+                       !strcmp(t->prov_name, "net;ofi_rxm");
     snprintf(attr->provider, sizeof(attr->provider), "ofi:%s", t->prov_name);
 }
 
