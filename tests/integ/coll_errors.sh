@@ -1,0 +1,114 @@
+#!/bin/sh
+# Wrong calls of the collectives (coll_check --error CASE, one job per
+# case) over $TRANSPORT (default ofi:tcp), RTOPO_TIMEOUT_MS=60000 so that
+# nothing may wait for it.  Jobs: every case on 16 ranks (OTIS-mesh n=4);
+# badargs, mismatch-root, mismatch-m-consec and null-send on 4 ranks
+# (OTIS-hypercube n=2); badargs on a ring of 4.  What each case does is at
+# the head of coll_check.c; in short:
+#   badargs     bad datatype, operator, root, group, dimension, m, w,
+#               algorithm, count, in-place line operation, NULL request:
+#               RTOPO_ERR_INVAL on every rank within 1 s, no communication;
+#               window_bcast on a ring (and off the OTIS-mesh):
+#               RTOPO_ERR_UNSUPPORTED; then a bcast and an allreduce work
+#   mismatch-*  rank p/2 passes another root, count, operator, datatype,
+#               m, dimension, disp, w, group, operation or algorithm:
+#               RTOPO_ERR_MISMATCH on every rank (in the call, or in the
+#               barrier that follows a call the rank could complete alone),
+#               and every MISMATCH message names the argument with both
+#               values
+#   null-send, null-recv   rank p/2 passes a NULL buffer: RTOPO_ERR_INVAL on
+#               every rank through the job's abort, every message of those
+#               naming the NULL buffer
+# Every rank must print a passing verdict and each job must end within
+# MAX_MS (default 8000 ms; the job is cut at 20 s).  CASES restricts the
+# cases run (names as above).
+. "$(dirname "$0")/common.sh"
+tr=${TRANSPORT:-ofi:tcp}
+need_transport "$tr"
+COLL="$top_builddir/tests/integ/coll_check"
+max_ms=${MAX_MS:-8000}
+export RTOPO_TIMEOUT_MS=60000 RTOPO_SPIN_US=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+fails=0 jobs=0
+start=$(date +%s)
+
+names_re() {
+    case $1 in
+    mismatch-root)     echo 'called bcast with root=[0-9]+, this rank with root=[0-9]+' ;;
+    mismatch-count)    echo 'called allreduce with (count|bytes)=[0-9]+, this rank with (count|bytes)=[0-9]+' ;;
+    mismatch-op)       echo 'called allreduce with [^,]*operator [0-9A-Z_]+, this rank with [^,]*operator [0-9A-Z_]+' ;;
+    mismatch-dtype)    echo 'called allreduce with datatype [0-9A-Z_]+[^,]*, this rank with datatype [0-9A-Z_]+' ;;
+    mismatch-m)        echo 'called adjacent_sum with m=[0-9]+, this rank with m=[0-9]+' ;;
+    mismatch-m-consec) echo 'called consecutive_sum with m=[0-9]+, this rank with m=[0-9]+' ;;
+    mismatch-dim)      echo 'called shift_fill along dimension [0-9]+, this rank along dimension [0-9]+' ;;
+    mismatch-disp)     echo 'called shift_fill with disp=-?[0-9]+, this rank with disp=-?[0-9]+' ;;
+    mismatch-w)        echo 'called window_bcast with w=[0-9]+, this rank with w=[0-9]+' ;;
+    mismatch-group)    echo 'called window_bcast with group=[0-9]+, this rank with group=[0-9]+' ;;
+    mismatch-coll)     echo 'called (allreduce, this rank scan|scan, this rank allreduce)' ;;
+    mismatch-coll-bcast) echo 'called (allreduce, this rank bcast|bcast, this rank allreduce)' ;;
+    mismatch-algo)     echo 'called bcast with algo=(topo|generic), this rank with algo=(topo|generic)' ;;
+    null-*)            echo 'buffer of rank [0-9]+ is NULL' ;;
+    esac
+}
+
+# one N TOPO CASE
+one() {
+    n=$1 topo=$2 c=$3
+    if [ -n "$CASES" ]; then
+        case " $CASES " in *" $c "*) ;; *) return 0 ;; esac
+    fi
+    jobs=$(( jobs + 1 ))
+    t0=$(date +%s%N)
+    timeout 20 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 15 --grace 2 \
+        "$COLL" --topo "$topo" --error "$c" >"$out" 2>&1
+    rc=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    why=
+    [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc"
+    [ "$ms" -le "$max_ms" ] || why="$why; took $ms ms (limit $max_ms)"
+    r=0
+    while [ "$r" -lt "$n" ]; do
+        nv=$(grep -c "^\[$r\] rank $r: verdict: " "$out")
+        np=$(grep -c "^\[$r\] rank $r: verdict: pass" "$out")
+        if [ "$nv" -ne 1 ]; then
+            why="$why; rank $r printed $nv verdicts"
+        elif [ "$np" -ne 1 ]; then
+            why="$why; rank $r: $(grep "^\[$r\] rank $r: verdict: " "$out" | sed 's/.*verdict: //')"
+        fi
+        r=$(( r + 1 ))
+    done
+    case $c in
+    mismatch-*) tag='mismatch message' ;;
+    null-*)     tag='error message' ;;
+    *)          tag= ;;
+    esac
+    if [ -n "$tag" ]; then
+        re=$(names_re "$c")
+        nm=$(grep -c ": $tag: " "$out")
+        nn=$(grep ": $tag: " "$out" | grep -c -E -e "$re")
+        [ "$nm" -ge "$n" ] && [ "$nn" -eq "$nm" ] ||
+            why="$why; $nn of $nm messages ($tag) name the argument ($n ranks; want /$re/)"
+    fi
+    if [ -n "$why" ]; then
+        fails=$(( fails + 1 ))
+        sed 's/^/    /' "$out"
+        echo "== $n ranks, $topo, $c: FAILED ($ms ms)$why"
+        echo "   reproduce: RTOPO_TIMEOUT_MS=60000 RTOPO_SPIN_US=0 $RUN -n $n --transport $tr $COLL --topo $topo --error $c"
+    else
+        echo "== $n ranks, $topo, $c: ok ($ms ms)"
+        [ -z "$tag" ] || grep ": $tag: " "$out" | head -2 | sed 's/^/    /'
+    fi
+}
+
+for c in badargs mismatch-root mismatch-count mismatch-op mismatch-dtype mismatch-m \
+         mismatch-m-consec mismatch-dim mismatch-disp mismatch-w mismatch-group \
+         mismatch-coll mismatch-coll-bcast mismatch-algo null-send null-recv; do
+    one 16 otis-mesh:4 $c
+done
+for c in badargs mismatch-root mismatch-m-consec null-send; do
+    one 4 otis-hypercube:2 $c
+done
+one 4 ring badargs
+echo "coll_errors on $tr: $fails of $jobs case(s) failed in $(( $(date +%s) - start )) s"
+[ "$fails" -eq 0 ]
