@@ -292,6 +292,52 @@ RTOPO_EXPORT int rtopo_consecutive_sum_init(rtopo_topo_t *t, int dim, const void
                                             rtopo_datatype_t dtype, rtopo_op_t op, int m,
                                             rtopo_req_t **req);
 
+/* Selection and data-dependent routing (rtopo_select_rank(3),
+ * rtopo_concentrate(3)).  Ranks are taken in topology order (OTIS:
+ * I = G*n + P).  rtopo_select_rank runs on every topology: *rank gets how
+ * many ranks before this one have *selected != 0.  The routing operations
+ * run on the OTIS-mesh (Wang and Sahni's algorithms; RTOPO_ERR_UNSUPPORTED
+ * elsewhere) and move one record of recsize bytes per rank:
+ *  concentrate  the record of the k-th selected rank (k from 0) goes to
+ *               rank k;
+ *  distribute   ranks 0..q send their records to ranks dest[0] < dest[1]
+ *               < ... < dest[q] (a rank with *dest < 0 sends nothing);
+ *  generalize   as distribute, and the record sent by rank i also lands
+ *               on every rank j with dest[i] <= j < dest[i+1] (the last
+ *               one up to the last rank).
+ * *got is 1 where a record landed (recvrec holds it), 0 elsewhere
+ * (recvrec untouched).  An input that breaks the order fails the
+ * operation with RTOPO_ERR_INVAL on every rank. */
+RTOPO_EXPORT int rtopo_select_rank(rtopo_topo_t *t, const int *selected, int64_t *rank);
+RTOPO_EXPORT int rtopo_iselect_rank(rtopo_topo_t *t, const int *selected, int64_t *rank,
+                                    rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_select_rank_init(rtopo_topo_t *t, const int *selected,
+                                        int64_t *rank, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_concentrate(rtopo_topo_t *t, const void *sendrec, const int *selected,
+                                   void *recvrec, size_t recsize, int *got);
+RTOPO_EXPORT int rtopo_iconcentrate(rtopo_topo_t *t, const void *sendrec,
+                                    const int *selected, void *recvrec, size_t recsize,
+                                    int *got, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_concentrate_init(rtopo_topo_t *t, const void *sendrec,
+                                        const int *selected, void *recvrec, size_t recsize,
+                                        int *got, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_distribute(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                                  void *recvrec, size_t recsize, int *got);
+RTOPO_EXPORT int rtopo_idistribute(rtopo_topo_t *t, const void *sendrec,
+                                   const int64_t *dest, void *recvrec, size_t recsize,
+                                   int *got, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_distribute_init(rtopo_topo_t *t, const void *sendrec,
+                                       const int64_t *dest, void *recvrec, size_t recsize,
+                                       int *got, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_generalize(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                                  void *recvrec, size_t recsize, int *got);
+RTOPO_EXPORT int rtopo_igeneralize(rtopo_topo_t *t, const void *sendrec,
+                                   const int64_t *dest, void *recvrec, size_t recsize,
+                                   int *got, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_generalize_init(rtopo_topo_t *t, const void *sendrec,
+                                       const int64_t *dest, void *recvrec, size_t recsize,
+                                       int *got, rtopo_req_t **req);
+
 RTOPO_EXPORT int rtopo_start(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_wait(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_test(rtopo_req_t *req, int *done);

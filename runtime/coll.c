@@ -1,7 +1,8 @@
 /*
- * coll.c - broadcast, allreduce, scan, the OTIS window broadcast and the
+ * coll.c - broadcast, allreduce, scan, the OTIS window broadcast, the
  * line operations (zero-fill shift, accumulation, adjacent and
- * consecutive sums).
+ * consecutive sums), selection ranks and the OTIS-mesh routing
+ * operations (concentrate, distribute, generalize).
  *
  * Each call describes itself as an rtopo__coll_t, topo/coll_sched.c turns
  * that into a schedule (the topology's own algorithm or the generic one,
@@ -119,14 +120,31 @@ out:
     return st;
 }
 
-/* blocking, nonblocking or persistent (how: 0, 1, 2) */
-static int rtopo__coll_call(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbuf,
-                            void *recvbuf, int how, rtopo_req_t **req_p)
+/* blocking, nonblocking or persistent (how: 0, 1, 2); aux_in (in_len
+ * bytes) and aux_out (out_len) are staged through TMP (route ops) */
+static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbuf,
+                                void *recvbuf, const void *aux_in, size_t in_len,
+                                void *aux_out, size_t out_len, int how,
+                                rtopo_req_t **req_p)
 {
     rtopo_req_t *req;
     int st = rtopo__coll_req(t, c, sendbuf, recvbuf, how == 2, how ? req_p : &req);
 
-    if (st || how == 2)
+    if (st)
+        return st;
+    req = how ? *req_p : req;
+    req->aux_in = aux_in;
+    req->aux_in_len = in_len;
+    req->aux_out = aux_out;
+    req->aux_out_len = out_len;
+    if (!req->bad && ((in_len && !aux_in) || (out_len && !aux_out))) {
+        req->bad = RTOPO_ERR_INVAL;
+        snprintf(req->badmsg, sizeof(req->badmsg), "%s: the %s pointer of rank %d is NULL",
+                 rtopo__coll_name(c->op), in_len && !aux_in ?
+                 (c->op == RTOPO__COLL_CONCENTRATE ? "selected" : "dest") : "got",
+                 rtopo_topo_rank(t));
+    }
+    if (how == 2)
         return st;
     rtopo__ctx_enter(t->ctx);
     st = rtopo__req_start_new(how ? req_p : &req);
@@ -136,6 +154,12 @@ static int rtopo__coll_call(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendb
     st = rtopo_wait(req);
     rtopo_req_free(req);
     return st;
+}
+
+static int rtopo__coll_call(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbuf,
+                            void *recvbuf, int how, rtopo_req_t **req_p)
+{
+    return rtopo__coll_call_aux(t, c, sendbuf, recvbuf, NULL, 0, NULL, 0, how, req_p);
 }
 
 static int rtopo__bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
@@ -349,4 +373,114 @@ int rtopo_consecutive_sum_init(rtopo_topo_t *t, int dim, const void *sendbuf,
 {
     return rtopo__line(t, RTOPO__COLL_CONSEC_SUM, dim, sendbuf, recvbuf, count, dtype, op,
                        0, m, 2, req);
+}
+
+/* ---- selection and routing ---------------------------------------------- */
+
+static int rtopo__select_rank(rtopo_topo_t *t, const int *selected, int64_t *rank, int how,
+                              rtopo_req_t **req)
+{
+    rtopo__coll_t c = { .op = RTOPO__COLL_SELECT_RANK, .dtype = RTOPO_INT64, .count = 1,
+                        .esize = 1 };
+
+    return rtopo__coll_call(t, &c, selected, rank, how, req);
+}
+
+int rtopo_select_rank(rtopo_topo_t *t, const int *selected, int64_t *rank)
+{
+    return rtopo__select_rank(t, selected, rank, 0, NULL);
+}
+
+int rtopo_iselect_rank(rtopo_topo_t *t, const int *selected, int64_t *rank,
+                       rtopo_req_t **req)
+{
+    return rtopo__select_rank(t, selected, rank, 1, req);
+}
+
+int rtopo_select_rank_init(rtopo_topo_t *t, const int *selected, int64_t *rank,
+                           rtopo_req_t **req)
+{
+    return rtopo__select_rank(t, selected, rank, 2, req);
+}
+
+/* concentrate (in: int selected) or distribute / generalize (in: int64
+ * dest) */
+static int rtopo__route(rtopo_topo_t *t, int op, const void *sendrec, const void *in,
+                        void *recvrec, size_t recsize, int *got, int how, rtopo_req_t **req)
+{
+    rtopo__coll_t c = { .op = op, .dtype = RTOPO_INT64, .count = 1, .esize = recsize };
+
+    if (recsize == 0)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: recsize is 0 (records of 1 byte to "
+                            "1 GiB)", rtopo__coll_name(op));
+    if (sendrec && recvrec && recsize && (const char *)sendrec < (char *)recvrec + recsize &&
+        (const char *)recvrec < (const char *)sendrec + recsize)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: sendrec and recvrec overlap (no "
+                            "in-place form)", rtopo__coll_name(op));
+    return rtopo__coll_call_aux(t, &c, sendrec, recvrec, in,
+                                op == RTOPO__COLL_CONCENTRATE ? sizeof(int) : sizeof(int64_t),
+                                got, sizeof(int), how, req);
+}
+
+int rtopo_concentrate(rtopo_topo_t *t, const void *sendrec, const int *selected,
+                      void *recvrec, size_t recsize, int *got)
+{
+    return rtopo__route(t, RTOPO__COLL_CONCENTRATE, sendrec, selected, recvrec, recsize, got,
+                        0, NULL);
+}
+
+int rtopo_iconcentrate(rtopo_topo_t *t, const void *sendrec, const int *selected,
+                       void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_CONCENTRATE, sendrec, selected, recvrec, recsize, got,
+                        1, req);
+}
+
+int rtopo_concentrate_init(rtopo_topo_t *t, const void *sendrec, const int *selected,
+                           void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_CONCENTRATE, sendrec, selected, recvrec, recsize, got,
+                        2, req);
+}
+
+int rtopo_distribute(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                     void *recvrec, size_t recsize, int *got)
+{
+    return rtopo__route(t, RTOPO__COLL_DISTRIBUTE, sendrec, dest, recvrec, recsize, got, 0,
+                        NULL);
+}
+
+int rtopo_idistribute(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                      void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_DISTRIBUTE, sendrec, dest, recvrec, recsize, got, 1,
+                        req);
+}
+
+int rtopo_distribute_init(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                          void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_DISTRIBUTE, sendrec, dest, recvrec, recsize, got, 2,
+                        req);
+}
+
+int rtopo_generalize(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                     void *recvrec, size_t recsize, int *got)
+{
+    return rtopo__route(t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got, 0,
+                        NULL);
+}
+
+int rtopo_igeneralize(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                      void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got, 1,
+                        req);
+}
+
+int rtopo_generalize_init(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                          void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got, 2,
+                        req);
 }

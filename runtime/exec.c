@@ -462,6 +462,10 @@ static void rtopo__op_ended(rtopo__op_t *op)
 
 static void rtopo__op_finish(rtopo__op_t *op)
 {
+    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
+
+    if (req->aux_out_len)
+        memcpy(req->aux_out, req->tmp + 8, req->aux_out_len);
     rtopo__release_slots(op, 1);
     rtopo__list_del(&op->ctx->active, op);
     op->active = 0;

@@ -169,6 +169,8 @@ static int rtopo__req_start(rtopo_req_t *req)
         req->tmp = req->tmp_mem->buf;
     }
     op->bufs[RTOPO__BUF_TMP] = req->tmp;
+    if (req->aux_in_len)
+        memcpy(req->tmp, req->aux_in, req->aux_in_len);
     /* the receive buffer may be written before the send buffer is read:
      * overlapping buffers get a private copy of the send data */
     free(op->inplace_copy);

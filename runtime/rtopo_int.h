@@ -362,6 +362,11 @@ struct rtopo_req {
     void *recvbuf;
     size_t sbytes;          /* what the schedule may read of sendbuf */
     size_t rbytes;          /* ... and write of recvbuf */
+    const void *aux_in;     /* staged into TMP[0, aux_in_len) at each start */
+    size_t aux_in_len;
+    void *aux_out;          /* filled from TMP[8, 8 + aux_out_len) when the
+                               operation completes */
+    size_t aux_out_len;
     int bad;                /* an argument only this rank could check is
                                wrong: starting fails the job with it */
     char badmsg[200];

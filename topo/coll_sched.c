@@ -53,6 +53,10 @@ static const char *const rtopo__coll_names[RTOPO__COLL_NOPS] = {
     [RTOPO__COLL_ACCUMULATE] = "accumulate",
     [RTOPO__COLL_ADJACENT_SUM] = "adjacent_sum",
     [RTOPO__COLL_CONSEC_SUM] = "consecutive_sum",
+    [RTOPO__COLL_SELECT_RANK] = "select_rank",
+    [RTOPO__COLL_CONCENTRATE] = "concentrate",
+    [RTOPO__COLL_DISTRIBUTE] = "distribute",
+    [RTOPO__COLL_GENERALIZE] = "generalize",
 };
 
 const char *rtopo__coll_name(int op)
@@ -87,6 +91,8 @@ uint64_t rtopo__coll_send_bytes(const rtopo__coll_t *c)
     case RTOPO__COLL_BCAST:
     case RTOPO__COLL_WINDOW_BCAST:
         return 0;
+    case RTOPO__COLL_SELECT_RANK:
+        return sizeof(int32_t);
     case RTOPO__COLL_CONSEC_SUM:
         return m * (uint64_t)(c->mm > 0 ? c->mm : 0);
     default:
@@ -98,6 +104,8 @@ uint64_t rtopo__coll_recv_bytes(const rtopo__coll_t *c)
 {
     uint64_t m = c->count * c->esize;
 
+    if (c->op == RTOPO__COLL_SELECT_RANK)
+        return sizeof(int64_t);
     return c->op == RTOPO__COLL_ACCUMULATE ? m * (uint64_t)(c->mm > 0 ? c->mm : 0) : m;
 }
 
@@ -120,6 +128,7 @@ typedef struct rtopo__cb {
     uint32_t base;          /* first step of this piece */
     uint32_t maxstep;       /* of the hops */
     uint32_t ntmp;          /* TMP registers named */
+    uint64_t tbase;         /* TMP offset of register 0 */
     rtopo__xfer_t *x;
     rtopo__hop_t *h;
     rtopo__kern_t *k;
@@ -147,7 +156,8 @@ static void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int 
 
 static uint64_t rtopo__cb_addr(const rtopo__cb_t *b, int reg)
 {
-    return (uint64_t)(reg & 0xffff) * b->M + b->off;
+    return (uint64_t)(reg & 0xffff) * b->M + b->off +
+           ((reg >> 16) == RTOPO__BUF_TMP ? b->tbase : 0);
 }
 
 static void rtopo__cb_reg(rtopo__cb_t *b, int reg)
@@ -1157,6 +1167,419 @@ static void rtopo__line_prog(rtopo__cb_t *b)
                 rtopo__otis_move(b, G, P, RTMP(nin + i), RRECV(i), L + 2);
 }
 
+/* ---- selection and routing ---------------------------------------------- *
+ * Wang and Sahni route records whose destinations depend on the data over
+ * fixed link patterns: every move is made whether a register holds a
+ * record or not, and each rank decides locally what to keep and what to
+ * pass on.  Here a register is a slot (rtopo_sched.h: a header [lo + 1,
+ * hi] and the payload), the deciding is done by ROUTE kernels, and a
+ * sweep is the pattern "every rank of every group line passes its
+ * transit slot one link on, s - 1 times, both ways at once where the
+ * phase needs both": a record moving up a line at most once per step
+ * never meets another moving its way, so one transit slot per direction
+ * suffices, and a rank holds at most two records (one that stays, one
+ * that arrived) in its two H slots.
+ *
+ * Concentrate (the k-th selected record to rank k = (k / n, k mod n)):
+ * ranks by the prefix sum; in each group, rows then columns to position
+ * k mod n (right, left, up, down: 4(s-1) SIMD moves); OTIS; rows then
+ * columns to position k / n (only up is ever needed: 3(s-1)); OTIS.
+ * Distribute runs the same path backwards (OTIS; down the columns, then
+ * the rows, to position d / n; OTIS; columns and rows to d mod n), and
+ * generalize is a distribute whose records cover [d_i, d_(i+1) - 1]: the
+ * sweeps leave a copy on every position a record covers.  Its upper ends
+ * come first, by a concentrate-like routing of every d_i to rank i - 1.
+ * 7(s-1) electronic and 2 OTIS moves (SIMD) per routing, the paper's. */
+enum { RT_H = 0, RT_H1, RT_TP, RT_TM, RT_IP, RT_IM, RT_S, RT_X, RT_NREG };
+#define RTA(b, r) ((b)->tbase + (uint64_t)(r) * (b)->M)
+#define RT_T RTOPO__BUF_TMP
+
+static void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
+                           uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
+                           uint64_t dlen, int64_t arg, uint32_t step)
+{
+    rtopo__kern_t *k;
+
+    if (b->err)
+        return;
+    b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
+    if (b->err)
+        return;
+    k = &b->k[b->nk++];
+    memset(k, 0, sizeof(*k));
+    k->rank = rank;
+    k->type = op ? RTOPO__KERN_ROUTE : RTOPO__KERN_FILL;
+    k->dtype = RTOPO_INT64;
+    k->op = (uint8_t)op;
+    k->flags = (uint8_t)flags;
+    k->step = b->base + step;
+    k->src_buf = (uint8_t)sbuf;
+    k->src_off = soff;
+    k->slen = slen;
+    k->dst_buf = (uint8_t)dbuf;
+    k->dst_off = doff;
+    k->len = dlen;
+    k->rec = (uint32_t)b->M;
+    k->arg = arg;
+}
+
+/* an empty slot (op 0: a zero FILL) */
+static void rtopo__rt_clear(rtopo__cb_t *b, int rank, int reg, uint32_t step)
+{
+    rtopo__rt_kern(b, rank, 0, 0, RT_T, 0, 0, RT_T, RTA(b, reg), b->M, 0, step);
+}
+
+static void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
+                           uint64_t doff, uint64_t len, uint32_t step)
+{
+    rtopo__xfer_t *x;
+
+    if (b->err)
+        return;
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    if (b->err)
+        return;
+    x = &b->x[b->nx++];
+    memset(x, 0, sizeof(*x));
+    x->src = x->dst = rank;
+    x->src_buf = (uint8_t)sbuf;
+    x->dst_buf = (uint8_t)dbuf;
+    x->src_off = soff;
+    x->dst_off = doff;
+    x->len = len;
+    x->hop0 = b->nh;
+    x->step = b->base + step;
+}
+
+/* One sweep over every line along `link` of every group: the split in
+ * step t0, then s - 1 steps of passing on (dirs: 1 up the line, 2 down,
+ * 3 both).  Returns its last step. */
+static uint32_t rtopo__rt_sweep(rtopo__cb_t *b, int link, int xf, int view, int dirs,
+                                uint32_t t0)
+{
+    int n = b->n, s = b->s, G, f, pos, k;
+    unsigned fl = (unsigned)(xf << 2 | view << 4);
+    uint64_t M = b->M;
+
+    for (G = 0; G < n; G++)
+        for (f = 0; f < s; f++)
+            for (pos = 0; pos < s; pos++) {
+                int r = rtopo__gl_rank(b, G, link, f, pos);
+                int64_t arg = pos | (int64_t)f << 16 | (int64_t)G << 32 | (int64_t)s << 48;
+
+                if (dirs & 1)
+                    rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_PLUS |
+                                   RTOPO__RT_CLEAR, RT_T, RTA(b, RT_H), 2 * M, RT_T,
+                                   RTA(b, RT_TP), M, arg, t0);
+                if (dirs & 2)
+                    rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_MINUS |
+                                   RTOPO__RT_CLEAR, RT_T, RTA(b, RT_H), 2 * M, RT_T,
+                                   RTA(b, RT_TM), M, arg, t0);
+                rtopo__rt_kern(b, r, RTOPO__RT_PRUNE, fl | (unsigned)dirs, RT_T, 0, 0, RT_T,
+                               RTA(b, RT_H), 2 * M, arg, t0);
+                for (k = 1; k < s; k++) {
+                    uint32_t t = t0 + (uint32_t)k;
+
+                    /* a record up the line is at most k - 1 past its start */
+                    if ((dirs & 1) && pos >= k - 1 && pos <= s - 2)
+                        rtopo__gl_hop(b, G, link, f, pos, RTMP(RT_TP), pos + 1, RTMP(RT_IP),
+                                      t);
+                    if ((dirs & 1) && pos >= k) {
+                        rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_KEEP, RT_T,
+                                       RTA(b, RT_IP), M, RT_T, RTA(b, RT_H), 2 * M, arg, t);
+                        rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_PLUS |
+                                       RTOPO__RT_CLEAR, RT_T, RTA(b, RT_IP), M, RT_T,
+                                       RTA(b, RT_TP), M, arg, t);
+                    }
+                    if ((dirs & 2) && pos >= 1 && pos <= s - k)
+                        rtopo__gl_hop(b, G, link, f, pos, RTMP(RT_TM), pos - 1, RTMP(RT_IM),
+                                      t);
+                    if ((dirs & 2) && pos <= s - 1 - k) {
+                        rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_KEEP, RT_T,
+                                       RTA(b, RT_IM), M, RT_T, RTA(b, RT_H), 2 * M, arg, t);
+                        rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_MINUS |
+                                       RTOPO__RT_CLEAR, RT_T, RTA(b, RT_IM), M, RT_T,
+                                       RTA(b, RT_TM), M, arg, t);
+                    }
+                }
+            }
+    return t0 + (uint32_t)(s > 1 ? s - 1 : 0);
+}
+
+/* every rank's record (at most one) to its OTIS partner: packed in step
+ * t, moved in t + 1; returns t + 1 */
+static uint32_t rtopo__rt_otis(rtopo__cb_t *b, uint32_t t)
+{
+    int n = b->n, G, P;
+
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++)
+            rtopo__rt_kern(b, G * n + P, RTOPO__RT_PACK, 0, RT_T, RTA(b, RT_H), 2 * b->M,
+                           RT_T, RTA(b, RT_S), b->M, 0, t);
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++) {
+            rtopo__otis_move(b, G, P, RTMP(RT_S), RTMP(RT_H), t + 1);
+            rtopo__rt_clear(b, G * n + P, RT_H1, t + 1);
+        }
+    return t + 1;
+}
+
+/* to position lo mod n in the group, OTIS, to position lo / n, OTIS */
+static uint32_t rtopo__rt_conc(rtopo__cb_t *b, uint32_t t)
+{
+    t = rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XMOD, RTOPO__RT_VCOLPT, 3, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XMOD, RTOPO__RT_VROWS, 3, t);
+    t = rtopo__rt_otis(b, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XDIV, RTOPO__RT_VCOLPT, 3, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 2, t);
+    return rtopo__rt_otis(b, t);
+}
+
+/* OTIS, to (the positions of) [lo, hi] / n, OTIS, to [lo, hi] in the group */
+static uint32_t rtopo__rt_dist(rtopo__cb_t *b, uint32_t t)
+{
+    t = rtopo__rt_otis(b, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 1, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XDIV, RTOPO__RT_VINROW, 3, t);
+    t = rtopo__rt_otis(b, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XGRP, RTOPO__RT_VROWS, 3, t);
+    return rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 3, t);
+}
+
+/* the routing program (one piece: slots of b->M bytes) */
+static void rtopo__rt_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    int p = b->t->p, r;
+    uint64_t M = b->M, R = c->esize;
+    uint32_t t = 0;
+
+    b->ntmp = RT_NREG;
+    for (r = 0; r < p; r++) {
+        rtopo__rt_clear(b, r, RT_H1, 0);
+        switch (c->op) {
+        case RTOPO__COLL_CONCENTRATE:
+            rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_H) + RTOPO__RT_HDR, R,
+                           0);
+            rtopo__rt_kern(b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
+                           RTA(b, RT_H), RTOPO__RT_HDR, 0, 0);
+            break;
+        case RTOPO__COLL_DISTRIBUTE:
+            rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_H) + RTOPO__RT_HDR, R,
+                           0);
+            rtopo__rt_kern(b, r, RTOPO__RT_HDIST, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H),
+                           RTOPO__RT_HDR, p, 0);
+            break;
+        default:
+            rtopo__rt_kern(b, r, RTOPO__RT_HPREV, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H), M, r,
+                           0);
+        }
+    }
+    if (c->op == RTOPO__COLL_CONCENTRATE) {
+        t = rtopo__rt_conc(b, t);
+    } else if (c->op == RTOPO__COLL_DISTRIBUTE) {
+        t = rtopo__rt_dist(b, t);
+    } else {
+        /* each rank learns the next destination, builds its record
+         * covering [d_i, d_(i+1) - 1], then distributes it */
+        t = rtopo__rt_conc(b, t) + 1;
+        for (r = 0; r < p; r++) {
+            rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_X) + RTOPO__RT_HDR, R,
+                           t);
+            rtopo__rt_kern(b, r, RTOPO__RT_HDIST, 0, RT_T, 0, 8, RT_T, RTA(b, RT_X),
+                           RTOPO__RT_HDR, p, t);
+            rtopo__rt_kern(b, r, RTOPO__RT_HGEN, 0, RT_T, RTA(b, RT_H), 2 * M, RT_T,
+                           RTA(b, RT_X), RTOPO__RT_HDR, p, t);
+            rtopo__rt_copy(b, r, RT_T, RTA(b, RT_X), RT_T, RTA(b, RT_H), M, t + 1);
+            rtopo__rt_clear(b, r, RT_H1, t + 1);
+        }
+        t = rtopo__rt_dist(b, t + 1);
+    }
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kern(b, r, RTOPO__RT_UNPACK, 0, RT_T, RTA(b, RT_H), 2 * M,
+                       RTOPO__BUF_RECV, 0, R, r, t);
+        rtopo__rt_kern(b, r, RTOPO__RT_GOT, 0, RT_T, RTA(b, RT_H), 2 * M, RT_T, 8,
+                       sizeof(int32_t), 0, t);
+    }
+}
+
+static uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
+{
+    uint32_t i, m = s->nsteps ? s->nsteps - 1 : 0;
+
+    for (i = 0; i < s->nxfers; i++)
+        if (!s->xfers[i].nhops && s->xfers[i].step > m)
+            m = s->xfers[i].step;
+    for (i = 0; i < s->nkerns; i++)
+        if (s->kerns[i].step > m)
+            m = s->kerns[i].step;
+    return m;
+}
+
+/* The ranks: the int32 flag at (sbuf, soff) becomes f (int64 0/1) at
+ * TMP[16], the prefix sum of f the inclusive count at TMP[24]; the scan
+ * keeps its own TMP from 32.  One step before the scan normalises f. */
+static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model_t *model,
+                           int sbuf, uint64_t soff, rtopo__sched_t **s_p)
+{
+    rtopo__coll_t sc = { .op = RTOPO__COLL_SCAN, .algo = algo, .dtype = RTOPO_INT64,
+                         .rop = RTOPO_SUM, .count = 1, .esize = 8, .chunks = 1 };
+    rtopo__sched_t *s = NULL;
+    uint32_t i, k0;
+    int st, r;
+
+    if ((st = rtopo__sched_coll(t, &sc, model, &s)))
+        return st;
+    for (i = 0; i < s->nxfers + s->nkerns; i++) {
+        uint8_t *bf[2];
+        uint64_t *of[2];
+        int j;
+
+        if (i < s->nxfers) {
+            rtopo__xfer_t *x = &s->xfers[i];
+
+            bf[0] = &x->src_buf, of[0] = &x->src_off, bf[1] = &x->dst_buf, of[1] = &x->dst_off;
+            if (!x->nhops)
+                x->step++;
+        } else {
+            rtopo__kern_t *k = &s->kerns[i - s->nxfers];
+
+            bf[0] = &k->src_buf, of[0] = &k->src_off, bf[1] = &k->dst_buf, of[1] = &k->dst_off;
+            k->step++;
+        }
+        for (j = 0; j < 2; j++) {
+            *of[j] += *bf[j] == RTOPO__BUF_SEND ? 16 : *bf[j] == RTOPO__BUF_RECV ? 24 : 32;
+            *bf[j] = RTOPO__BUF_TMP;
+        }
+    }
+    for (i = 0; i < s->nhops; i++)
+        s->hops[i].step++;
+    if (s->nhops)
+        s->nsteps++;
+    if (s->tmp_rank)
+        for (r = 0; r < t->p; r++)
+            s->tmp_rank[r] += 32;
+    s->tmp_bytes += 32;
+    if ((st = rtopo__sched_add_kerns(s, (uint32_t)t->p, &k0)))
+        goto fail;
+    for (r = 0; r < t->p; r++) {
+        rtopo__kern_t *k = &s->kerns[k0 + (uint32_t)r];
+
+        memset(k, 0, sizeof(*k));
+        k->rank = r;
+        k->type = RTOPO__KERN_ROUTE;
+        k->op = RTOPO__RT_NORM;
+        k->dtype = RTOPO_INT64;
+        k->rec = RTOPO__RT_HDR;
+        k->src_buf = (uint8_t)sbuf;
+        k->src_off = soff;
+        k->slen = sizeof(int32_t);
+        k->dst_buf = RTOPO__BUF_TMP;
+        k->dst_off = 16;
+        k->len = 8;
+    }
+    s->ndeps = 0;
+    if ((st = rtopo__sched_deps_infer(s, 0)))
+        goto fail;
+    *s_p = s;
+    return RTOPO_OK;
+fail:
+    rtopo__sched_free(s);
+    return st;
+}
+
+static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *rk = NULL, *rt = NULL;
+    rtopo__cb_t b;
+    uint32_t k0, last;
+    int st, r;
+
+    memset(&b, 0, sizeof(b));
+    if (c->op == RTOPO__COLL_SELECT_RANK) {
+        if ((st = rtopo__rt_ranks(t, c->algo, model, RTOPO__BUF_SEND, 0, &rk)))
+            return st;
+        last = rtopo__sched_last_step(rk);
+        if ((st = rtopo__sched_add_kerns(rk, (uint32_t)t->p, &k0)))
+            goto out;
+        for (r = 0; r < t->p; r++) {
+            rtopo__kern_t *k = &rk->kerns[k0 + (uint32_t)r];
+
+            memset(k, 0, sizeof(*k));
+            k->rank = r;
+            k->type = RTOPO__KERN_ROUTE;
+            k->op = RTOPO__RT_XRANK;
+            k->dtype = RTOPO_INT64;
+            k->rec = RTOPO__RT_HDR;
+            k->step = last;
+            k->src_buf = RTOPO__BUF_TMP;
+            k->src_off = 16;
+            k->slen = 16;
+            k->dst_buf = RTOPO__BUF_RECV;
+            k->len = 8;
+        }
+        rk->ndeps = 0;
+        if ((st = rtopo__sched_deps_infer(rk, 0)))
+            goto out;
+        *s_p = rk;
+        return RTOPO_OK;
+    }
+    b.t = t;
+    b.c = c;
+    b.n = t->n;
+    for (b.s = 1; b.s * b.s < t->n; b.s++)
+        ;
+    b.M = RTOPO__RT_HDR + ((c->esize + 7) & ~(uint64_t)7);
+    if (b.M < RTOPO__RT_HDR + 8)
+        b.M = RTOPO__RT_HDR + 8;
+    b.len = b.M;
+    b.tbase = RTOPO__ROUTE_AUX;
+    if (c->op == RTOPO__COLL_CONCENTRATE) {
+        if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+            return st;
+        b.tbase = (rk->tmp_bytes + 7) & ~(uint64_t)7;
+        last = rtopo__sched_last_step(rk) + 1;
+        b.base = last > rk->nsteps ? last - rk->nsteps : 0;
+    }
+    rtopo__rt_prog(&b);
+    if (b.err) {
+        st = rtopo__error(b.err, "%s: out of memory building the schedule",
+                          rtopo__coll_name(c->op));
+        goto out;
+    }
+    if ((st = rtopo__sched_alloc(t, b.nx, b.nh, &rt)))
+        goto out;
+    if (b.nx)
+        memcpy(rt->xfers, b.x, sizeof(*b.x) * b.nx);
+    if (b.nh)
+        memcpy(rt->hops, b.h, sizeof(*b.h) * b.nh);
+    if ((st = rtopo__sched_add_kerns(rt, b.nk, NULL)))
+        goto out;
+    memcpy(rt->kerns, b.k, sizeof(*b.k) * b.nk);
+    rt->algo = RTOPO_COLL_TOPO;
+    rt->nsteps = b.nh ? b.maxstep + 1 : 0;
+    rt->tmp_bytes = b.tbase + (uint64_t)RT_NREG * b.M;
+    if (rk) {
+        st = rtopo__sched_concat(rk, rt, 0, s_p);
+        rk = rt = NULL;
+        if (!st)
+            (*s_p)->algo = RTOPO_COLL_TOPO;
+        goto out;
+    }
+    if ((st = rtopo__sched_deps_infer(rt, 0)))
+        goto out;
+    *s_p = rt;
+    rt = NULL;
+out:
+    rtopo__sched_free(rk);
+    rtopo__sched_free(rt);
+    free(b.x);
+    free(b.h);
+    free(b.k);
+    return st;
+}
+
 /* ---- building ----------------------------------------------------------- */
 
 /* the generic allreduce and scan for long vectors (reported as GENERIC) */
@@ -1281,6 +1704,23 @@ static int rtopo__coll_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
                             "outside the cube", name);
     if (c->op <= 0 || c->op >= RTOPO__COLL_NOPS)
         return rtopo__error(RTOPO_ERR_INVAL, "collective %d is unknown", c->op);
+    if (rtopo__coll_is_route(c->op)) {
+        if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d is unknown", name,
+                                c->algo);
+        if (c->op == RTOPO__COLL_SELECT_RANK)
+            return RTOPO_OK;
+        if (t->kind != RTOPO__TOPO_OTIS_MESH)
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s runs on the OTIS-mesh only, not "
+                                "on a %s", name, rtopo__topo_name(t->kind));
+        if (c->count != 1 || c->esize < 1 || c->esize > ((uint64_t)1 << 30))
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: records of %zu bytes (1 byte to "
+                                "1 GiB)", name, c->esize);
+        if (c->algo == RTOPO_COLL_GENERIC)
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s has no generic algorithm: it "
+                                "is the OTIS-mesh's own", name);
+        return RTOPO_OK;
+    }
     if (!c->esize || (reduce && (rtopo__dtype_size(c->dtype) != c->esize ||
                                  c->rop < RTOPO_SUM || c->rop > RTOPO_MAX)))
         return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d, operator %d, element size "
@@ -1379,6 +1819,8 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         return rtopo__error(RTOPO_ERR_INVAL, "no topology, collective or output");
     if ((st = rtopo__coll_check(t, c)))
         return st;
+    if (rtopo__coll_is_route(c->op))
+        return rtopo__sched_route(t, c, model, s_p);
     otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     if (c->op > RTOPO__COLL_ALLREDUCE)          /* one algorithm each */
         return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);

@@ -193,12 +193,13 @@ int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
     }
     for (i = 0; i < s->nkerns; i++) {
         const rtopo__kern_t *k = &s->kerns[i];
-        int rd = k->type == RTOPO__KERN_COMBINE || k->type == RTOPO__KERN_SELECT;
+        uint64_t slen;
+        int rd = rtopo__kern_src(k, &slen);
 
         id = s->nxfers + (uint32_t)i;
-        if (rd || k->type == RTOPO__KERN_CMPX)
+        if (rd)
             rtopo__acc_put(acc, &n, k->rank, k->step, 2, k->type == RTOPO__KERN_CMPX,
-                           k->src_buf, id, k->src_off, k->len);
+                           k->src_buf, id, k->src_off, slen);
         rtopo__acc_put(acc, &n, k->rank, k->step, 2, 1, k->dst_buf, id, k->dst_off, k->len);
     }
     qsort(acc, n, sizeof(*acc), rtopo__acc_cmp);

@@ -1,6 +1,7 @@
 /*
  * kernel.c - the local kernels of a schedule (fill, combine, compare-
- * exchange, sort, select) run over one rank's SEND/RECV/TMP buffers.
+ * exchange, sort, select, and the steps of routing tagged records) run
+ * over one rank's SEND/RECV/TMP buffers.
  *
  * Elements are loaded and stored with memcpy: ranges may sit at any byte
  * offset.  Integer SUM and PROD wrap (computed in unsigned arithmetic).
@@ -35,6 +36,7 @@ static const char *const rtopo__kern_names[RTOPO__KERN_COUNT] = {
     [RTOPO__KERN_CMPX] = "cmpx",
     [RTOPO__KERN_SORT] = "sort",
     [RTOPO__KERN_SELECT] = "select",
+    [RTOPO__KERN_ROUTE] = "route",
 };
 
 const char *rtopo__kern_name(int type)
@@ -227,10 +229,218 @@ static void rtopo__select(int dtype, const uint8_t *s, uint8_t *d, uint64_t len,
     memset(d + o, 0, len - o);
 }
 
-/* do [a, a+len) and [b, b+len) intersect? (no overflow) */
-static int rtopo__overlap(uint64_t a, uint64_t b, uint64_t len)
+/* ---- routing slots (see rtopo_sched.h) ---------------------------------- */
+
+static int64_t rtopo__ld64(const uint8_t *p)
 {
-    return len && (a >= b ? a - b < len : b - a < len);
+    int64_t v;
+
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static void rtopo__st64(uint8_t *p, int64_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* the interval [*x0, *x1] of line coordinates of the record at r under
+ * flags and arg; 0 when it has none (the record does not belong here) */
+static int rtopo__rt_span(const uint8_t *r, unsigned flags, int64_t arg, int64_t *x0,
+                          int64_t *x1)
+{
+    int64_t lo = rtopo__ld64(r) - 1, hi = rtopo__ld64(r + 8);
+    int64_t R = (arg >> 16) & 0xffff, g = (arg >> 32) & 0xffff, s = (arg >> 48) & 0xffff;
+    int64_t n = s * s, a, b;
+
+    if (lo < 0 || hi < lo || s < 1)
+        return 0;
+    switch ((flags >> 2) & 3) {
+    case RTOPO__RT_XMOD: a = b = lo % n; break;
+    case RTOPO__RT_XDIV: a = lo / n; b = hi / n; break;
+    default:
+        a = lo > g * n ? lo - g * n : 0;
+        b = hi < g * n + n - 1 ? hi - g * n : n - 1;
+        break;
+    }
+    if (a > b || a >= n || b < 0)
+        return 0;
+    switch ((flags >> 4) & 3) {
+    case RTOPO__RT_VCOLPT: *x0 = *x1 = a % s; return 1;
+    case RTOPO__RT_VROWS: *x0 = a / s; *x1 = b / s; return 1;
+    default:
+        if (a > R * s + s - 1 || b < R * s)
+            return 0;
+        *x0 = a > R * s ? a - R * s : 0;
+        *x1 = b < R * s + s - 1 ? b - R * s : s - 1;
+        return 1;
+    }
+}
+
+/* put the record r into a free slot of d[0..len) */
+static int rtopo__rt_put(uint8_t *d, uint64_t len, uint32_t rec, const uint8_t *r)
+{
+    uint64_t o;
+
+    for (o = 0; o + rec <= len; o += rec)
+        if (!rtopo__ld64(d + o)) {
+            memcpy(d + o, r, rec);
+            return RTOPO_OK;
+        }
+    return rtopo__error(RTOPO_ERR_INVAL, "route: a record for index %lld finds no free "
+                        "slot (two records meet: the input breaks the operation's "
+                        "order)", (long long)(rtopo__ld64(r) - 1));
+}
+
+/* the one full slot of s[0..len) or NULL; *two_p when more are full */
+static const uint8_t *rtopo__rt_one(const uint8_t *s, uint64_t len, uint32_t rec, int *two_p)
+{
+    const uint8_t *one = NULL;
+    uint64_t o;
+
+    *two_p = 0;
+    for (o = 0; o + rec <= len; o += rec)
+        if (rtopo__ld64(s + o)) {
+            if (one)
+                *two_p = 1;
+            else
+                one = s + o;
+        }
+    return one;
+}
+
+static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
+{
+    uint32_t rec = k->rec;
+    int64_t me = k->arg & 0xffff, x0, x1, v;
+    const uint8_t *one;
+    uint64_t o;
+    int st, two, pred = k->flags & 3;
+
+    switch (k->op) {
+    case RTOPO__RT_MOVE:
+        if (k->flags & RTOPO__RT_CLEAR)
+            memset(d, 0, k->len);
+        for (o = 0; o + rec <= k->slen; o += rec) {
+            const uint8_t *r = s + o;
+
+            if (!rtopo__ld64(r) || !rtopo__rt_span(r, k->flags, k->arg, &x0, &x1))
+                continue;
+            if (pred == RTOPO__RT_KEEP ? x0 <= me && me <= x1 :
+                pred == RTOPO__RT_PLUS ? x1 > me : x0 < me)
+                if ((st = rtopo__rt_put(d, k->len, rec, r)))
+                    return st;
+        }
+        return RTOPO_OK;
+    case RTOPO__RT_PRUNE:
+        for (o = 0; o + rec <= k->len; o += rec)
+            if (rtopo__ld64(d + o) &&
+                !(rtopo__rt_span(d + o, k->flags, k->arg, &x0, &x1) && x0 <= me &&
+                  me <= x1))
+                memset(d + o, 0, rec);
+        return RTOPO_OK;
+    case RTOPO__RT_NORM: {
+        int32_t f;
+
+        memcpy(&f, s, sizeof f);
+        rtopo__st64(d, f != 0);
+        return RTOPO_OK;
+    }
+    case RTOPO__RT_XRANK:
+        rtopo__st64(d, rtopo__ld64(s + 8) - rtopo__ld64(s));
+        return RTOPO_OK;
+    case RTOPO__RT_HCONC:
+        v = rtopo__ld64(s + 8);
+        rtopo__st64(d, rtopo__ld64(s) ? v : 0);
+        rtopo__st64(d + 8, v - 1);
+        return RTOPO_OK;
+    case RTOPO__RT_HDIST:
+        v = rtopo__ld64(s);
+        if (v >= k->arg)
+            return rtopo__error(RTOPO_ERR_INVAL, "destination %lld is not a rank of the "
+                                "topology (0..%lld)", (long long)v,
+                                (long long)(k->arg - 1));
+        rtopo__st64(d, v >= 0 ? v + 1 : 0);
+        rtopo__st64(d + 8, v);
+        return RTOPO_OK;
+    case RTOPO__RT_HPREV:
+        v = rtopo__ld64(s);
+        memset(d, 0, k->len);
+        if (v >= 0 && k->arg > 0) {
+            rtopo__st64(d, k->arg);
+            rtopo__st64(d + 8, k->arg - 1);
+            rtopo__st64(d + RTOPO__RT_HDR, v);
+        }
+        return RTOPO_OK;
+    case RTOPO__RT_HGEN: {
+        int64_t lo = rtopo__ld64(d) - 1, dn;
+
+        one = rtopo__rt_one(s, k->slen, rec, &two);
+        if (two)
+            return rtopo__error(RTOPO_ERR_INVAL, "generalize: two successors meet");
+        if (lo < 0)
+            return RTOPO_OK;
+        dn = one ? rtopo__ld64(one + RTOPO__RT_HDR) : k->arg;
+        if (dn <= lo)
+            return rtopo__error(RTOPO_ERR_INVAL, "generalize: destinations are not "
+                                "increasing (%lld, then %lld)", (long long)lo,
+                                (long long)dn);
+        rtopo__st64(d + 8, dn - 1);
+        return RTOPO_OK;
+    }
+    case RTOPO__RT_UNPACK:
+        one = rtopo__rt_one(s, k->slen, rec, &two);
+        if (two)
+            return rtopo__error(RTOPO_ERR_INVAL, "two records end on rank %lld (the input "
+                                "breaks the operation's order)", (long long)k->arg);
+        if (!one)
+            return RTOPO_OK;
+        if (rtopo__ld64(one) - 1 > k->arg || rtopo__ld64(one + 8) < k->arg)
+            return rtopo__error(RTOPO_ERR_INVAL, "the record for index %lld ends on rank "
+                                "%lld (the input breaks the operation's order)",
+                                (long long)(rtopo__ld64(one) - 1), (long long)k->arg);
+        if (k->len > rec - RTOPO__RT_HDR)
+            return rtopo__error(RTOPO_ERR_INVAL, "route: %llu bytes do not fit a slot of "
+                                "%u", (unsigned long long)k->len, rec);
+        memcpy(d, one + RTOPO__RT_HDR, k->len);
+        return RTOPO_OK;
+    case RTOPO__RT_GOT: {
+        int32_t got;
+
+        one = rtopo__rt_one(s, k->slen, rec, &two);
+        got = one != NULL;
+        memcpy(d, &got, sizeof got);
+        return RTOPO_OK;
+    }
+    case RTOPO__RT_PACK:
+        one = rtopo__rt_one(s, k->slen, rec, &two);
+        if (two)
+            return rtopo__error(RTOPO_ERR_INVAL, "two records meet (the input breaks the "
+                                "operation's order)");
+        memset(d, 0, k->len);
+        if (one)
+            memcpy(d, one, rec < k->len ? rec : k->len);
+        return RTOPO_OK;
+    default:
+        return rtopo__error(RTOPO_ERR_INVAL, "route step %u unknown", k->op);
+    }
+}
+
+int rtopo__kern_src(const rtopo__kern_t *k, uint64_t *len)
+{
+    uint64_t l = k->type == RTOPO__KERN_ROUTE ? k->slen : k->len;
+    int has = k->type == RTOPO__KERN_ROUTE ? k->slen > 0 :
+              k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT;
+
+    if (len)
+        *len = has ? l : 0;
+    return has;
+}
+
+/* do [a, a+alen) and [b, b+blen) intersect? (no overflow) */
+static int rtopo__overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return alen && blen && (a >= b ? a - b < blen : b - a < alen);
 }
 
 int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT])
@@ -239,7 +449,8 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
     size_t es = rtopo__dtype_size(k->dtype);
     int recs = k->type == RTOPO__KERN_CMPX || k->type == RTOPO__KERN_SORT ||
                k->type == RTOPO__KERN_SELECT;
-    int two = k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT;
+    uint64_t slen;
+    int two = rtopo__kern_src(k, &slen);
     int desc = (k->flags & RTOPO__KERN_DESC) != 0;
     uint8_t *s, *d;
 
@@ -251,7 +462,11 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
     if (k->type == RTOPO__KERN_COMBINE && k->op > RTOPO_MAX)
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: operator %u unknown", name,
                             k->op);
-    if (recs ? (k->rec < es || k->len % k->rec) :
+    if (k->type == RTOPO__KERN_ROUTE) {
+        if (k->len && (k->rec < RTOPO__RT_HDR || k->rec % 8))
+            return rtopo__error(RTOPO_ERR_INVAL, "kernel route: slots of %u bytes",
+                                k->rec);
+    } else if (recs ? (k->rec < es || k->len % k->rec) :
         (k->len % es && !(k->type == RTOPO__KERN_FILL && !k->arg)))
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: %llu bytes are not whole "
                             "%s of %zu bytes", name, (unsigned long long)k->len,
@@ -264,7 +479,8 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
         return RTOPO_OK;
     if (!bufs[k->dst_buf] || (two && !bufs[k->src_buf]))
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: buffer missing", name);
-    if (two && k->src_buf == k->dst_buf && rtopo__overlap(k->src_off, k->dst_off, k->len))
+    if (two && k->src_buf == k->dst_buf &&
+        rtopo__overlap(k->src_off, slen, k->dst_off, k->len))
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: source and destination "
                             "overlap", name);
     d = bufs[k->dst_buf] + k->dst_off;
@@ -274,6 +490,7 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
     case RTOPO__KERN_COMBINE: rtopo__combine(k->dtype, k->op, d, s, k->len); break;
     case RTOPO__KERN_CMPX: rtopo__cmpx(k->dtype, desc, s, d, k->len, k->rec); break;
     case RTOPO__KERN_SORT: return rtopo__sort(k->dtype, desc, d, k->len, k->rec);
+    case RTOPO__KERN_ROUTE: return rtopo__route(k, s, d);
     default: rtopo__select(k->dtype, s, d, k->len, k->rec); break;
     }
     return RTOPO_OK;

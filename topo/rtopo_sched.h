@@ -125,6 +125,11 @@ typedef struct rtopo__xfer {
  *           descending (RTOPO__KERN_DESC); src unused
  *  SELECT   packs the records of src[0..len) whose key is not zero, in
  *           order, at dst, and zero-fills the rest of dst[0..len)
+ *  ROUTE    one step of routing tagged records (slots) with data-dependent
+ *           destinations; `op` names the step (enum rtopo__route_op), the
+ *           source range has slen bytes (0: none), the destination len;
+ *           reads the source, reads and writes the destination; a record
+ *           that cannot be placed fails the kernel (RTOPO_ERR_INVAL)
  * Ranges of one kernel may not overlap, except SORT's single range. */
 enum rtopo__kern_type {
     RTOPO__KERN_FILL = 1,
@@ -132,9 +137,68 @@ enum rtopo__kern_type {
     RTOPO__KERN_CMPX,
     RTOPO__KERN_SORT,
     RTOPO__KERN_SELECT,
+    RTOPO__KERN_ROUTE,
     RTOPO__KERN_COUNT
 };
 #define RTOPO__KERN_DESC 1u    /* flags: descending order */
+
+/* Routing slots (ROUTE kernels, coll_sched.c's concentrate, distribute
+ * and generalize): `rec` bytes, a header of two int64 then the payload.
+ * Header: tag = lo + 1 (0: the slot is empty) and hi: the record belongs
+ * on every index in [lo, hi] (one index: lo == hi).  On the OTIS-mesh a
+ * group's processors are positions 0..n-1 (row-major on its s x s mesh);
+ * a record's positions in a group come from [lo, hi] by a transform
+ * (MOD: lo mod n, one position; DIV: [lo/n, hi/n]; GRP: [lo, hi] within
+ * the group g, minus g*n), and its coordinates on a line from those by a
+ * view (COLPT: the column of the first position; ROWS: the rows of the
+ * positions; INROW: the columns of the positions that lie in row R).
+ * ROUTE steps (op), with arg packing me | R << 16 | g << 32 | s << 48
+ * (me: this rank's coordinate on the line) where they route:
+ *  MOVE    copies each source record whose coordinates on the line meet
+ *          the predicate (flags & 3: KEEP: they contain me; PLUS: one is
+ *          above me; MINUS: one is below me) into a free slot of the
+ *          destination; flags & CLEAR empties the destination first.
+ *          The transform is (flags >> 2) & 3, the view (flags >> 4) & 3.
+ *  PRUNE   empties the destination's records that do not contain me (no
+ *          source)
+ *  NORM    int64 destination = (int32 source != 0)
+ *  XRANK   int64 destination = src[1] - src[0] (two int64)
+ *  HCONC   header from int64 source [f, c] (f: 0/1, c: inclusive count):
+ *          tag c when f, else 0; hi c - 1
+ *  HDIST   header from int64 source d: tag d + 1 when d >= 0, hi d;
+ *          arg: the topology's size p (d >= p fails)
+ *  HPREV   slot from int64 source d: when d >= 0 and arg (this rank) > 0
+ *          a record for rank arg - 1 carrying d, else empty
+ *  HGEN    the destination's header (built by HDIST) gets hi = dn - 1,
+ *          dn carried by the source's record (two slots, one at most
+ *          full), or arg - 1 (arg: p) when none; dn <= lo fails
+ *  UNPACK  the one record of the source (two slots) whose [lo, hi]
+ *          contains arg (this rank) has its payload copied to the
+ *          destination (len bytes); none: nothing is written; a record
+ *          elsewhere, or two, fail
+ *  GOT     int32 destination = 1 when the source (two slots) holds a
+ *          record, else 0
+ *  PACK    the destination (one slot) = the one record of the source (two
+ *          slots), or empty; two records fail */
+enum rtopo__route_op {
+    RTOPO__RT_MOVE = 1,
+    RTOPO__RT_PRUNE,
+    RTOPO__RT_NORM,
+    RTOPO__RT_XRANK,
+    RTOPO__RT_HCONC,
+    RTOPO__RT_HDIST,
+    RTOPO__RT_HPREV,
+    RTOPO__RT_HGEN,
+    RTOPO__RT_UNPACK,
+    RTOPO__RT_GOT,
+    RTOPO__RT_PACK,
+    RTOPO__RT_COUNT
+};
+enum { RTOPO__RT_KEEP = 0, RTOPO__RT_PLUS = 1, RTOPO__RT_MINUS = 2 };
+enum { RTOPO__RT_XMOD = 0, RTOPO__RT_XDIV = 1, RTOPO__RT_XGRP = 2 };
+enum { RTOPO__RT_VCOLPT = 0, RTOPO__RT_VROWS = 1, RTOPO__RT_VINROW = 2 };
+#define RTOPO__RT_CLEAR 0x40u
+#define RTOPO__RT_HDR 16u       /* header bytes of a slot */
 
 typedef struct rtopo__kern {
     int32_t rank;
@@ -146,12 +210,16 @@ typedef struct rtopo__kern {
     uint8_t src_buf;
     uint8_t dst_buf;
     uint16_t pad;
-    uint32_t rec;     /* record bytes (CMPX, SORT, SELECT) */
+    uint32_t rec;     /* record bytes (CMPX, SORT, SELECT, ROUTE) */
     uint64_t src_off;
     uint64_t dst_off;
     uint64_t len;
-    int64_t arg;      /* FILL value */
+    int64_t arg;      /* FILL value; ROUTE parameters */
+    uint64_t slen;    /* ROUTE: bytes of the source range */
 } rtopo__kern_t;
+
+/* Does kernel k read a source range?  Its length in *len (may be NULL). */
+int rtopo__kern_src(const rtopo__kern_t *k, uint64_t *len);
 
 enum rtopo__dep_kind {
     RTOPO__DEP_RAW = 0,   /* succ reads what pred wrote */
@@ -490,8 +558,28 @@ enum rtopo__coll_op {
     RTOPO__COLL_ACCUMULATE,
     RTOPO__COLL_ADJACENT_SUM,
     RTOPO__COLL_CONSEC_SUM,
+    RTOPO__COLL_SELECT_RANK,
+    RTOPO__COLL_CONCENTRATE,
+    RTOPO__COLL_DISTRIBUTE,
+    RTOPO__COLL_GENERALIZE,
     RTOPO__COLL_NOPS
 };
+/* Selection and routing (route ops; esize: the record's bytes, count 1):
+ *  SELECT_RANK    SEND int32 selected -> RECV int64: the number of ranks
+ *                 before r whose selected != 0 (every topology)
+ *  CONCENTRATE    SEND record -> RECV record, on the OTIS-mesh; the input
+ *                 selected (int32) at TMP[0, 4), the output got (int32)
+ *                 at TMP[8, 12), as the caller stages them
+ *  DISTRIBUTE,    the same with the input dest (int64) at TMP[0, 8)
+ *  GENERALIZE
+ * (rtopo.h says what each does.)  Their algorithm: the prefix sum (the
+ * topology's choice under c->algo) for the ranks, then Wang and Sahni's
+ * routing over the OTIS-mesh. */
+#define RTOPO__ROUTE_AUX 16   /* TMP bytes staged by the caller */
+static inline int rtopo__coll_is_route(int op)
+{
+    return op >= RTOPO__COLL_SELECT_RANK && op <= RTOPO__COLL_GENERALIZE;
+}
 typedef struct rtopo__coll {
     int op;           /* enum rtopo__coll_op */
     int algo;         /* rtopo_coll_algo_t: AUTO, TOPO, GENERIC */
@@ -517,7 +605,8 @@ typedef struct rtopo__coll {
 int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const struct rtopo__model *model, rtopo__sched_t **s_p);
 /* "bcast", "window_bcast", "scan", "allreduce", "shift_fill",
- * "accumulate", "adjacent_sum", "consecutive_sum"; "?" otherwise */
+ * "accumulate", "adjacent_sum", "consecutive_sum", "select_rank",
+ * "concentrate", "distribute", "generalize"; "?" otherwise */
 const char *rtopo__coll_name(int op);
 /* "auto", "topo", "generic" (parse: < 0 if unknown) */
 const char *rtopo__coll_algo_name(int algo);

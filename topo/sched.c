@@ -159,7 +159,8 @@ static int rtopo__kern_validate(const rtopo__sched_t *s, uint32_t i)
     uint32_t id = s->nxfers + i;
     int recs = k->type == RTOPO__KERN_CMPX || k->type == RTOPO__KERN_SORT ||
                k->type == RTOPO__KERN_SELECT;
-    int two = k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT;
+    uint64_t slen;
+    int two = rtopo__kern_src(k, &slen);
 
     if (k->rank < 0 || k->rank >= s->topo.p)
         return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): rank %d out of 0..%d", id,
@@ -169,10 +170,12 @@ static int rtopo__kern_validate(const rtopo__sched_t *s, uint32_t i)
         return rtopo__error(RTOPO_ERR_INVAL, "node %u: kernel type %u, datatype %u, "
                             "operator %u", id, k->type, k->dtype, k->op);
     if (k->src_buf >= RTOPO__BUF_COUNT || k->dst_buf >= RTOPO__BUF_COUNT ||
-        k->src_off > UINT64_MAX - k->len || k->dst_off > UINT64_MAX - k->len)
+        k->src_off > UINT64_MAX - slen || k->dst_off > UINT64_MAX - k->len)
         return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): buffer or range out of "
                             "bounds", id, rtopo__kern_name(k->type));
-    if (recs ? (k->rec < es || k->len % k->rec) :
+    if (k->type == RTOPO__KERN_ROUTE ? k->rec < RTOPO__RT_HDR || k->rec % 8 ||
+                                       !k->op || k->op >= RTOPO__RT_COUNT :
+        recs ? (k->rec < es || k->len % k->rec) :
         (k->len % es && !(k->type == RTOPO__KERN_FILL && !k->arg)))
         return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): %llu bytes are not whole "
                             "%s of %zu bytes", id, rtopo__kern_name(k->type),
@@ -181,12 +184,12 @@ static int rtopo__kern_validate(const rtopo__sched_t *s, uint32_t i)
     if ((k->dst_buf == RTOPO__BUF_TMP &&
          k->dst_off + k->len > rtopo__sched_tmp(s, k->rank)) ||
         (two && k->src_buf == RTOPO__BUF_TMP &&
-         k->src_off + k->len > rtopo__sched_tmp(s, k->rank)))
+         k->src_off + slen > rtopo__sched_tmp(s, k->rank)))
         return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): TMP range beyond the "
                             "rank's %llu TMP bytes", id, rtopo__kern_name(k->type),
                             (unsigned long long)rtopo__sched_tmp(s, k->rank));
-    if (two && k->src_buf == k->dst_buf && k->len && k->src_off < k->dst_off + k->len &&
-        k->dst_off < k->src_off + k->len)
+    if (two && k->src_buf == k->dst_buf && k->len && slen &&
+        k->src_off < k->dst_off + k->len && k->dst_off < k->src_off + slen)
         return rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): source and destination "
                             "overlap", id, rtopo__kern_name(k->type));
     return RTOPO_OK;

@@ -652,12 +652,13 @@ int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
     }
     for (i = 0; i < s->nkerns; i++) {
         const rtopo__kern_t *k = &s->kerns[i];
-        int two = k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT;
+        uint64_t slen;
+        int two = rtopo__kern_src(k, &slen);
 
         if (k->src_buf >= RTOPO__BUF_COUNT || k->dst_buf >= RTOPO__BUF_COUNT)
             return rtopo__error(RTOPO_ERR_INVAL, "kernel %u: buffer out of range", i);
         if ((two && (st = rtopo__exec_range(bufs, size, "kernel", i, k->rank, k->src_buf,
-                                            k->src_off, k->len))) ||
+                                            k->src_off, slen))) ||
             (st = rtopo__exec_range(bufs, size, "kernel", i, k->rank, k->dst_buf,
                                     k->dst_off, k->len)))
             return st;

@@ -421,7 +421,7 @@ static void test_ref(void)
         int n = ns[ni], s = isqrt(n), p = n * n;
 
         tdesc(&t, RTOPO__TOPO_OTIS_MESH, p, n, 0);
-        for (op = RTOPO__COLL_BCAST; op < RTOPO__COLL_NOPS; op++) {
+        for (op = RTOPO__COLL_BCAST; op < RTOPO__COLL_SELECT_RANK; op++) {
             int nv = op == RTOPO__COLL_BCAST ? 3 : op == RTOPO__COLL_WINDOW_BCAST ? s :
                      op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ? 1 :
                      op == RTOPO__COLL_SHIFT_FILL ? 4 * (2 * s + 1) : 4 * s;
