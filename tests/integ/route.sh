@@ -1,0 +1,68 @@
+#!/bin/sh
+# Selection ranks and the OTIS-mesh routing operations (select_rank,
+# concentrate, distribute, generalize) on the transport named by
+# $TRANSPORT (default ofi:tcp), every byte checked by route_check (the
+# head of route_check.c says how):
+#   16 ranks, OTIS-mesh n=4: every operation, records of 1, 13, 64 and
+#      1000 bytes, blocking, nonblocking and persistent, six rounds of
+#      inputs each (none selected, some, all, random prefixes)
+#   16 ranks over 4 emulated hosts (rtopo-run --hosts 4), OTIS-mesh n=4
+#   8 ranks as a 3-cube and 4 as a ring: select_rank, and the routing
+#      operations fail with RTOPO_ERR_UNSUPPORTED
+#   wrong calls on 16 ranks: a destination beyond the last rank,
+#      generalize destinations out of order, a NULL got on one rank, a
+#      record size of 0, RTOPO_COLL_GENERIC, one rank with another record
+#      size: the expected code on every rank, each job within MAX_MS
+#      (default 8000 ms)
+# Ranks block in the transport (RTOPO_SPIN_US=0: two cores, no busy
+# waiting).  A failing job prints the ranks' complaints and its command.
+. "$(dirname "$0")/common.sh"
+tr=${TRANSPORT:-ofi:tcp}
+need_transport "$tr"
+CHECK="$top_builddir/tests/integ/route_check"
+max_ms=${MAX_MS:-8000}
+export RTOPO_SPIN_US=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+fails=0 jobs=0
+start=$(date +%s)
+
+# job N [--hosts H] ARGS...
+job() {
+    n=$1; shift
+    hosts=
+    if [ "$1" = --hosts ]; then
+        hosts="--hosts $2"; shift 2
+    fi
+    t0=$(date +%s%N)
+    # shellcheck disable=SC2086
+    timeout 120 "$RUN" -n "$n" $hosts --transport "$tr" --quiet "$CHECK" "$@" >"$out" 2>&1
+    rc=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    jobs=$((jobs + 1))
+    case " $* " in
+    *" --bad "*)
+        verdicts=$(grep -c -- '--bad .*: ' "$out")
+        if [ "$rc" -ne 0 ] || [ "$verdicts" -ne "$n" ] || [ "$ms" -gt "$max_ms" ]; then
+            rc=1
+        fi ;;
+    esac
+    if [ "$rc" -ne 0 ]; then
+        head -n 40 "$out" | sed 's/^/    /'
+        echo "FAILED (exit $rc, $ms ms): rtopo-run -n $n $hosts --transport $tr route_check $*"
+        fails=$((fails + 1))
+    else
+        echo "ok ($ms ms): rtopo-run -n $n $hosts --transport $tr route_check $* :" \
+             "$(grep -m1 -e 'route_check ' -e '--bad' "$out" | sed 's/^\[[0-9]*\] //')"
+    fi
+}
+
+job 16 --topo otis-mesh:4
+job 16 --hosts 4 --topo otis-mesh:4 --records 24 --rounds 3 --modes blocking,persistent
+job 8 --topo hypercube:3 --rounds 5
+job 4 --topo ring --rounds 3 --modes blocking
+for b in dest-range gen-order null-got recsize0 generic mismatch-recsize; do
+    job 16 --topo otis-mesh:4 --bad "$b"
+done
+echo "$jobs jobs, $fails failed, $(( $(date +%s) - start )) s"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,347 @@
+/*
+ * route_check.c - selection ranks and the OTIS-mesh routing operations
+ * (rtopo_select_rank, rtopo_concentrate, rtopo_distribute,
+ * rtopo_generalize) over a real transport, every byte checked.
+ *
+ *   route_check [--topo otis-mesh:N|ring:P|...] [--rounds R]
+ *               [--records B,B,...] [--modes blocking,nonblocking,persistent]
+ *               [--bad KIND]
+ *
+ * Every round draws, from a seed all ranks share, which ranks are
+ * selected and which ranks send to which increasing destinations, so each
+ * rank knows the whole input and computes its own expected result.  A
+ * persistent request is started once per round with the round's inputs
+ * written into the same variables (they are read at each start).  On a
+ * topology other than the OTIS-mesh only select_rank runs, and the
+ * routing operations must fail with RTOPO_ERR_UNSUPPORTED.
+ *
+ * --bad KIND: one erroneous call, which must fail on every rank with the
+ * expected code, quickly: dest-range (a destination beyond the last rank),
+ * gen-order (generalize destinations not increasing), null-got (one
+ * rank's got pointer is NULL), recsize0, generic (RTOPO_COLL_GENERIC set:
+ * no generic routing: RTOPO_ERR_UNSUPPORTED), mismatch-recsize (rank p/2
+ * passes another record size: RTOPO_ERR_MISMATCH).  Exit status 0 when every check passed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rtopo.h>
+#include "integ_util.h"
+
+#define MAXREC 4096
+
+static int me, p;
+static rtopo_ctx_t *ctx;
+static long nbad;
+
+#define FAIL(...)                                                              \
+    do {                                                                       \
+        if (nbad++ < 20) {                                                     \
+            fprintf(stderr, "rank %d: ", me);                                  \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+        }                                                                      \
+    } while (0)
+
+static uint64_t rng;
+
+static uint32_t rnd(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng >> 33);
+}
+
+/* round r's inputs: sel[i] for every rank; dest[i] for ranks 0..q-1 */
+static void draw(unsigned round, int *sel, int64_t *dest, int *q_p)
+{
+    int i, q, kind = round % 5, chosen = 0;
+
+    rng = 0x1234567ull + round * 977ull;
+    for (i = 0; i < p; i++)
+        sel[i] = kind == 0 ? 0 : kind == 1 ? (int)(rnd() % 7) - 3 : (rnd() % 3 == 0) * 5;
+    if (kind == 1)
+        sel[rnd() % p] = 1;
+    q = kind == 3 ? p : kind == 0 ? 0 : (int)(rnd() % (unsigned)(p + 1));
+    for (i = 0; i < p; i++)
+        dest[i] = -1;
+    /* q increasing destinations out of 0..p-1 */
+    for (i = 0; i < p && chosen < q; i++)
+        if (rnd() % (unsigned)(p - i) < (unsigned)(q - chosen))
+            dest[chosen++] = i;
+    *q_p = q;
+}
+
+static int parse_list(const char *s, long *v, int max)
+{
+    int n = 0;
+    char *end;
+
+    while (*s && n < max) {
+        v[n++] = strtol(s, &end, 10);
+        if (*end != ',' && *end)
+            return -1;
+        s = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+#define CHECK(call)                                                            \
+    do {                                                                       \
+        int st_ = (call);                                                      \
+        if (st_ != RTOPO_OK) {                                                 \
+            fprintf(stderr, "rank %d: %s failed: %s (%s)\n", me, #call,        \
+                    rtopo_strerror(st_), rtopo_last_error());                  \
+            exit(1);                                                           \
+        }                                                                      \
+    } while (0)
+
+enum { M_BLOCKING = 1, M_NONBLOCKING = 2, M_PERSISTENT = 4 };
+enum { OP_RANK, OP_CONC, OP_DIST, OP_GEN, NOP };
+static const char *const opname[NOP] = { "select_rank", "concentrate", "distribute",
+                                         "generalize" };
+
+/* the request of op in `mode` (nonblocking: started; persistent: not) */
+static int call(rtopo_topo_t *t, int op, int mode, const void *rec, const int *sel,
+                const int64_t *dest, void *out, size_t R, int *got, int64_t *rank,
+                rtopo_req_t **req)
+{
+    switch (op) {
+    case OP_RANK:
+        return mode == M_BLOCKING ? rtopo_select_rank(t, sel, rank) :
+               mode == M_NONBLOCKING ? rtopo_iselect_rank(t, sel, rank, req) :
+               rtopo_select_rank_init(t, sel, rank, req);
+    case OP_CONC:
+        return mode == M_BLOCKING ? rtopo_concentrate(t, rec, sel, out, R, got) :
+               mode == M_NONBLOCKING ? rtopo_iconcentrate(t, rec, sel, out, R, got, req) :
+               rtopo_concentrate_init(t, rec, sel, out, R, got, req);
+    case OP_DIST:
+        return mode == M_BLOCKING ? rtopo_distribute(t, rec, dest, out, R, got) :
+               mode == M_NONBLOCKING ? rtopo_idistribute(t, rec, dest, out, R, got, req) :
+               rtopo_distribute_init(t, rec, dest, out, R, got, req);
+    default:
+        return mode == M_BLOCKING ? rtopo_generalize(t, rec, dest, out, R, got) :
+               mode == M_NONBLOCKING ? rtopo_igeneralize(t, rec, dest, out, R, got, req) :
+               rtopo_generalize_init(t, rec, dest, out, R, got, req);
+    }
+}
+
+/* the rank whose record this rank must hold after op (-1: none) */
+static int expected_src(int op, const int *sel, const int64_t *dest, int q)
+{
+    int j, k = 0;
+
+    if (op == OP_CONC) {
+        for (j = 0; j < p; j++)
+            if (sel[j] && k++ == me)
+                return j;
+        return -1;
+    }
+    for (j = q - 1; j >= 0; j--)
+        if (op == OP_DIST ? dest[j] == me : dest[j] <= me)
+            return j;
+    return -1;
+}
+
+static void check(int op, unsigned round, size_t R, const int *sel, const int64_t *dest,
+                  int q, const uint8_t *out, int got, int64_t rank, const char *mname)
+{
+    int src, j;
+    int64_t want = 0;
+    long bad;
+
+    if (op == OP_RANK) {
+        for (j = 0; j < me; j++)
+            want += sel[j] != 0;
+        if (rank != want)
+            FAIL("%s %s round %u: rank %lld, expected %lld", opname[op], mname, round,
+                 (long long)rank, (long long)want);
+        return;
+    }
+    src = expected_src(op, sel, dest, q);
+    if (got != (src >= 0)) {
+        FAIL("%s %s round %u, %zu-byte records: got %d, expected %d (from rank %d)",
+             opname[op], mname, round, R, got, src >= 0, src);
+        return;
+    }
+    bad = src >= 0 ? iu_first_bad(out, R, src, round) : iu_first_not(out, R, 0xa5);
+    if (bad >= 0)
+        FAIL("%s %s round %u, %zu-byte records: byte %ld wrong (%s rank %d)", opname[op],
+             mname, round, R, bad, src >= 0 ? "record of" : "untouched, no record; rank",
+             src >= 0 ? src : me);
+}
+
+static int run_bad(rtopo_topo_t *t, const char *kind)
+{
+    uint8_t rec[16] = { 1 }, out[16];
+    int got, sel = 1, st, want = RTOPO_ERR_INVAL;
+    int64_t dest = -1;
+    double t0 = iu_now();
+
+    if (!strcmp(kind, "dest-range")) {
+        dest = me == 0 ? 0 : me == 1 ? p + 3 : -1;
+        st = rtopo_distribute(t, rec, &dest, out, sizeof rec, &got);
+    } else if (!strcmp(kind, "gen-order")) {
+        dest = me == 0 ? 5 : me == 1 ? 2 : -1;
+        st = rtopo_generalize(t, rec, &dest, out, sizeof rec, &got);
+    } else if (!strcmp(kind, "null-got")) {
+        st = rtopo_concentrate(t, rec, &sel, out, sizeof rec, me == p - 1 ? NULL : &got);
+    } else if (!strcmp(kind, "recsize0")) {
+        st = rtopo_concentrate(t, rec, &sel, out, 0, &got);
+    } else if (!strcmp(kind, "mismatch-recsize")) {
+        st = rtopo_concentrate(t, rec, &sel, out, me == p / 2 ? 8 : sizeof rec, &got);
+        if (st == RTOPO_OK)     /* a rank that could complete alone */
+            st = rtopo_barrier(ctx);
+        want = RTOPO_ERR_MISMATCH;
+    } else if (!strcmp(kind, "generic")) {
+        CHECK(rtopo_topo_set_coll_algo(t, RTOPO_COLL_GENERIC));
+        st = rtopo_concentrate(t, rec, &sel, out, sizeof rec, &got);
+        want = RTOPO_ERR_UNSUPPORTED;
+    } else {
+        fprintf(stderr, "route_check: unknown --bad %s\n", kind);
+        return 2;
+    }
+    if (st != want) {
+        fprintf(stderr, "rank %d: --bad %s: %s (%s), expected %s\n", me, kind,
+                rtopo_strerror(st), rtopo_last_error(), rtopo_strerror(want));
+        return 1;
+    }
+    printf("rank %d: --bad %s: %s after %.3f s: %s\n", me, kind, rtopo_strerror(st),
+           iu_now() - t0, rtopo_last_error());
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *topo = "otis-mesh:4", *bad = NULL;
+    long recs[16] = { 1, 13, 64, 1000 }, nrec = 4, rounds = 6;
+    unsigned modes = M_BLOCKING | M_NONBLOCKING | M_PERSISTENT;
+    rtopo_topo_t *t;
+    int i, *sel, q, otis, st, a;
+    int64_t *dest;
+    double t0;
+    long any = 0, checks = 0;
+
+    for (a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--topo") && a + 1 < argc) {
+            topo = argv[++a];
+        } else if (!strcmp(argv[a], "--rounds") && a + 1 < argc) {
+            rounds = atol(argv[++a]);
+        } else if (!strcmp(argv[a], "--records") && a + 1 < argc) {
+            nrec = parse_list(argv[++a], recs, 16);
+            for (i = 0; i < nrec; i++)
+                if (recs[i] < 1 || recs[i] > MAXREC)
+                    nrec = -1;
+        } else if (!strcmp(argv[a], "--modes") && a + 1 < argc) {
+            char buf[128], *tok, *save = NULL;
+
+            snprintf(buf, sizeof buf, "%s", argv[++a]);
+            modes = 0;
+            for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                modes |= !strcmp(tok, "blocking") ? M_BLOCKING :
+                         !strcmp(tok, "nonblocking") ? M_NONBLOCKING :
+                         !strcmp(tok, "persistent") ? M_PERSISTENT : 1u << 8;
+            if (modes >> 8)
+                modes = 0;
+        } else if (!strcmp(argv[a], "--bad") && a + 1 < argc) {
+            bad = argv[++a];
+        } else {
+            nrec = -1;
+        }
+    }
+    if (nrec < 1 || rounds < 1 || !modes) {
+        fprintf(stderr, "usage: route_check [--topo T] [--rounds R] [--records B,...] "
+                "[--modes blocking,nonblocking,persistent] [--bad KIND]\n");
+        return 2;
+    }
+    CHECK(rtopo_init(NULL, &ctx));
+    p = rtopo_size(ctx);
+    if (!strncmp(topo, "otis-mesh:", 10))
+        st = rtopo_topo_otis_mesh(ctx, atoi(topo + 10), &t);
+    else if (!strncmp(topo, "otis-hypercube:", 15))
+        st = rtopo_topo_otis_hypercube(ctx, atoi(topo + 15), &t);
+    else if (!strncmp(topo, "hypercube:", 10))
+        st = rtopo_topo_hypercube(ctx, atoi(topo + 10), &t);
+    else
+        st = rtopo_topo_ring(ctx, &t);
+    CHECK(st);
+    me = rtopo_topo_rank(t);
+    otis = !strncmp(topo, "otis-mesh:", 10);
+    if (bad) {
+        /* every rank is past the topology's creation before one fails;
+         * a fast rank's failure may still reach a slow one inside this
+         * barrier, which then reports it */
+        st = rtopo_barrier(ctx);
+        if (st == RTOPO_OK) {
+            st = run_bad(t, bad);
+        } else {
+            printf("rank %d: --bad %s: %s in the barrier before: %s\n", me, bad,
+                   rtopo_strerror(st), rtopo_last_error());
+            st = st == (strstr(bad, "mismatch") ? RTOPO_ERR_MISMATCH : RTOPO_ERR_INVAL) ? 0 : 1;
+        }
+        rtopo_finalize(ctx);
+        return st;
+    }
+    sel = calloc((size_t)p, sizeof(*sel));
+    dest = calloc((size_t)p, sizeof(*dest));
+    if (!sel || !dest)
+        return 1;
+    t0 = iu_now();
+    for (i = 0; i < nrec; i++) {
+        size_t R = (size_t)recs[i];
+        uint8_t rec[MAXREC], out[MAXREC];
+        int op, m;
+
+        for (op = 0; op < NOP; op++)
+            for (m = M_BLOCKING; m <= M_PERSISTENT; m <<= 1) {
+                const char *mname = m == M_BLOCKING ? "blocking" :
+                                    m == M_NONBLOCKING ? "nonblocking" : "persistent";
+                rtopo_req_t *req = NULL;
+                int my_sel = 0, got = -7;
+                int64_t my_dest = -1, rank = -7;
+                unsigned round;
+
+                if (!(modes & m) || (op == OP_RANK && i > 0))
+                    continue;
+                if (!otis && op != OP_RANK) {
+                    st = call(t, op, m, rec, &my_sel, &my_dest, out, R, &got, &rank, &req);
+                    if (st != RTOPO_ERR_UNSUPPORTED)
+                        FAIL("%s on %s: %s, expected unsupported", opname[op], topo,
+                             rtopo_strerror(st));
+                    continue;
+                }
+                for (round = 0; round < (unsigned)rounds; round++) {
+                    unsigned tag = (unsigned)(op * 1000 + i * 100) + round;
+
+                    draw(tag, sel, dest, &q);
+                    my_sel = sel[me];
+                    my_dest = dest[me];
+                    iu_fill(rec, R, me, tag);
+                    memset(out, 0xa5, R);
+                    got = -7;
+                    rank = -7;
+                    if (m != M_PERSISTENT || round == 0)
+                        CHECK(call(t, op, m, rec, &my_sel, &my_dest, out, R, &got, &rank,
+                                   &req));
+                    if (m == M_PERSISTENT)
+                        CHECK(rtopo_start(req));
+                    if (m != M_BLOCKING)
+                        CHECK(rtopo_wait(req));
+                    if (m == M_NONBLOCKING) {
+                        CHECK(rtopo_req_free(req));
+                        req = NULL;
+                    }
+                    check(op, tag, R, sel, dest, q, out, got, rank, mname);
+                    checks++;
+                }
+                if (req)
+                    CHECK(rtopo_req_free(req));
+            }
+    }
+    CHECK(rtopo_allreduce(t, &nbad, &any, 1, RTOPO_INT64, RTOPO_SUM));
+    if (me == 0)
+        printf("route_check %s, %d ranks: %ld operations checked per rank in %.2f s, %s\n",
+               topo, p, checks, iu_now() - t0, any ? "ERRORS" : "all correct");
+    CHECK(rtopo_topo_free(t));
+    CHECK(rtopo_finalize(ctx));
+    return any != 0;
+}
