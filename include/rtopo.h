@@ -338,6 +338,19 @@ RTOPO_EXPORT int rtopo_generalize_init(rtopo_topo_t *t, const void *sendrec,
                                        const int64_t *dest, void *recvrec, size_t recsize,
                                        int *got, rtopo_req_t **req);
 
+/* BPC permutation (rtopo_bpc(3)), any topology of 2^k ranks: rank r's
+ * bytes go to the rank whose index bits are r's, permuted and partly
+ * complemented as `vector` says: "[A_(k-1), ..., A_0]" (bit |A_i| of the
+ * destination is bit i of r, complemented when A_i is negative; -0 is
+ * negative), or identity, transpose, reversal, shuffle, unshuffle. */
+RTOPO_EXPORT int rtopo_bpc(rtopo_topo_t *t, const char *vector, const void *sendbuf,
+                           void *recvbuf, size_t bytes);
+RTOPO_EXPORT int rtopo_ibpc(rtopo_topo_t *t, const char *vector, const void *sendbuf,
+                            void *recvbuf, size_t bytes, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_bpc_init(rtopo_topo_t *t, const char *vector, const void *sendbuf,
+                                void *recvbuf, size_t bytes, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_bpc_dest(rtopo_topo_t *t, const char *vector, int rank);
+
 RTOPO_EXPORT int rtopo_start(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_wait(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_test(rtopo_req_t *req, int *done);

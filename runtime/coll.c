@@ -1,8 +1,8 @@
 /*
  * coll.c - broadcast, allreduce, scan, the OTIS window broadcast, the
  * line operations (zero-fill shift, accumulation, adjacent and
- * consecutive sums), selection ranks and the OTIS-mesh routing
- * operations (concentrate, distribute, generalize).
+ * consecutive sums), selection ranks, the OTIS-mesh routing operations
+ * (concentrate, distribute, generalize) and BPC permutations.
  *
  * Each call describes itself as an rtopo__coll_t, topo/coll_sched.c turns
  * that into a schedule (the topology's own algorithm or the generic one,
@@ -87,6 +87,17 @@ static int rtopo__coll_req(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbu
     key.param[0] = (int64_t)(c->dim & 0xff) | (int64_t)(c->w & 0xffffff) << 8 |
                    (int64_t)c->mm << 32;
     key.param[1] = c->disp;
+    if (c->op == RTOPO__COLL_BPC) {
+        /* the vector: 5 bits per entry and the complement mask fit up to
+         * 2^12 ranks exactly; beyond, a 64-bit hash of the entries */
+        uint64_t h = 1469598103934665603ull;
+        int i;
+
+        for (i = 0; i < c->bpc_bits; i++)
+            h = (h ^ (uint64_t)(uint8_t)c->bpc_to[i]) * 1099511628211ull;
+        key.param[0] = (int64_t)c->bpc_neg | (int64_t)c->bpc_bits << 32;
+        key.param[1] = (int64_t)h;
+    }
     if ((st = rtopo__ctx_enter(t->ctx)))
         return st;
     plan = rtopo__plan_lookup(t, &key);
@@ -483,4 +494,66 @@ int rtopo_generalize_init(rtopo_topo_t *t, const void *sendrec, const int64_t *d
 {
     return rtopo__route(t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got, 2,
                         req);
+}
+
+/* ---- BPC permutations --------------------------------------------------- */
+
+static int rtopo__bpc_init_coll(rtopo_topo_t *t, const char *vector, rtopo__coll_t *c)
+{
+    int st = rtopo__coll_live(t), k;
+
+    if (st)
+        return st;
+    for (k = 0; k < 31 && (1 << k) < t->desc.p; k++)
+        ;
+    if ((1 << k) != t->desc.p || t->desc.host)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: the topology has %d ranks; a BPC "
+                            "permutation needs a power of two (no host outside the cube)",
+                            t->desc.p);
+    return rtopo__bpc_parse(vector, k, c);
+}
+
+static int rtopo__bpc(rtopo_topo_t *t, const char *vector, const void *sendbuf,
+                      void *recvbuf, size_t bytes, int how, rtopo_req_t **req)
+{
+    rtopo__coll_t c = { .op = RTOPO__COLL_BPC, .count = bytes, .esize = 1, .chunks = 1 };
+    int st = rtopo__bpc_init_coll(t, vector, &c);
+
+    if (st)
+        return st;
+    if (sendbuf && recvbuf && sendbuf == recvbuf && bytes)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: sendbuf and recvbuf are the same buffer "
+                            "(no in-place form)");
+    return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
+}
+
+int rtopo_bpc(rtopo_topo_t *t, const char *vector, const void *sendbuf, void *recvbuf,
+              size_t bytes)
+{
+    return rtopo__bpc(t, vector, sendbuf, recvbuf, bytes, 0, NULL);
+}
+
+int rtopo_ibpc(rtopo_topo_t *t, const char *vector, const void *sendbuf, void *recvbuf,
+               size_t bytes, rtopo_req_t **req)
+{
+    return rtopo__bpc(t, vector, sendbuf, recvbuf, bytes, 1, req);
+}
+
+int rtopo_bpc_init(rtopo_topo_t *t, const char *vector, const void *sendbuf, void *recvbuf,
+                   size_t bytes, rtopo_req_t **req)
+{
+    return rtopo__bpc(t, vector, sendbuf, recvbuf, bytes, 2, req);
+}
+
+int rtopo_bpc_dest(rtopo_topo_t *t, const char *vector, int rank)
+{
+    rtopo__coll_t c = { .op = RTOPO__COLL_BPC };
+    int st = rtopo__bpc_init_coll(t, vector, &c);
+
+    if (st)
+        return st;
+    if (rank < 0 || rank >= t->desc.p)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: rank %d is not in 0..%d", rank,
+                            t->desc.p - 1);
+    return rtopo__bpc_dest(&c, rank);
 }

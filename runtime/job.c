@@ -93,6 +93,13 @@ static int rtopo__coll_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, 
 
     if (a->q != b->q)
         snprintf(out, n, "called %s, this rank %s", name, rtopo__coll_name((int)b->q));
+    else if (a->q == RTOPO__COLL_BPC && (a->param[0] != b->param[0] ||
+                                         a->param[1] != b->param[1]))
+        snprintf(out, n, "called bpc with another vector than this rank");
+    else if (rtopo__coll_is_route((int)a->q) && a->q != RTOPO__COLL_SELECT_RANK &&
+             a->bytes != b->bytes)
+        snprintf(out, n, "called %s with recsize=%llu, this rank with recsize=%llu", name,
+                 (unsigned long long)a->bytes, (unsigned long long)b->bytes);
     else if (da != db)
         snprintf(out, n, "called %s along dimension %lld, this rank along dimension %lld",
                  name, da, db);

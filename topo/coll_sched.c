@@ -57,6 +57,7 @@ static const char *const rtopo__coll_names[RTOPO__COLL_NOPS] = {
     [RTOPO__COLL_CONCENTRATE] = "concentrate",
     [RTOPO__COLL_DISTRIBUTE] = "distribute",
     [RTOPO__COLL_GENERALIZE] = "generalize",
+    [RTOPO__COLL_BPC] = "bpc",
 };
 
 const char *rtopo__coll_name(int op)
@@ -1580,6 +1581,181 @@ out:
     return st;
 }
 
+/* ---- BPC permutations ---------------------------------------------------- */
+
+int rtopo__bpc_dest(const rtopo__coll_t *c, int r)
+{
+    int i, d = 0;
+
+    for (i = 0; i < c->bpc_bits; i++)
+        d |= (((r >> i) & 1) ^ (int)((c->bpc_neg >> i) & 1)) << c->bpc_to[i];
+    return d;
+}
+
+int rtopo__bpc_parse(const char *vec, int k, rtopo__coll_t *c)
+{
+    int i, n = 0, seen = 0;
+    const char *q = vec;
+
+    if (!vec)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: the vector is NULL");
+    if (k < 0 || k > 30)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: %d index bits (0..30)", k);
+    c->bpc_bits = k;
+    c->bpc_neg = 0;
+    for (i = 0; i < k; i++) {
+        if (!strcmp(vec, "identity"))
+            c->bpc_to[i] = (int8_t)i;
+        else if (!strcmp(vec, "reversal"))
+            c->bpc_to[i] = (int8_t)(k - 1 - i);
+        else if (!strcmp(vec, "shuffle"))
+            c->bpc_to[i] = (int8_t)((i + 1) % k);
+        else if (!strcmp(vec, "unshuffle"))
+            c->bpc_to[i] = (int8_t)((i + k - 1) % k);
+        else if (!strcmp(vec, "transpose"))
+            c->bpc_to[i] = (int8_t)((i + k / 2) % k);
+        else
+            break;
+    }
+    if (i == k && (k > 0 || strchr("irsut", vec[0]))) {
+        if (!strcmp(vec, "transpose") && k % 2)
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: transpose needs an even number of "
+                                "index bits, not %d", k);
+        if (k > 0 || !strcmp(vec, "identity") || !strcmp(vec, "reversal") ||
+            !strcmp(vec, "shuffle") || !strcmp(vec, "unshuffle") ||
+            !strcmp(vec, "transpose"))
+            return RTOPO_OK;
+    }
+    /* "[A_(k-1), ..., A_0]": the first entry is the most significant */
+    while (*q == ' ' || *q == '[')
+        q++;
+    while (*q && *q != ']') {
+        int neg = 0, v = 0, digits = 0;
+
+        while (*q == ' ')
+            q++;
+        if (*q == '-' || *q == '+') {
+            neg = *q == '-';
+            q++;
+        }
+        while (*q >= '0' && *q <= '9' && digits < 3) {
+            v = v * 10 + (*q++ - '0');
+            digits++;
+        }
+        while (*q == ' ')
+            q++;
+        if (!digits || (*q && *q != ',' && *q != ']'))
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" is not a vector [A_%d, ..., "
+                                "A_0] of signed bit numbers, nor identity, transpose, "
+                                "reversal, shuffle, unshuffle", vec, k - 1);
+        if (n >= k || v >= k)
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" does not fit %d index bits "
+                                "(%d ranks): %s", vec, k, 1 << k,
+                                n >= k ? "too many entries" : "an entry names a bit beyond "
+                                "the index");
+        if (seen & (1 << v))
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" names bit %d twice (the "
+                                "entries' magnitudes must be a permutation of 0..%d)", vec,
+                                v, k - 1);
+        seen |= 1 << v;
+        /* entry n is A_(k-1-n) */
+        c->bpc_to[k - 1 - n] = (int8_t)v;
+        if (neg)
+            c->bpc_neg |= 1u << (k - 1 - n);
+        n++;
+        if (*q == ',')
+            q++;
+    }
+    if (n != k)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" has %d entries, the %d ranks need "
+                            "%d (one per index bit)", vec, n, 1 << k, k);
+    return RTOPO_OK;
+}
+
+/* hops of the route in a group from position a to b (row then column on
+ * the OTIS-mesh, low dimension first on the OTIS-hypercube) */
+static uint32_t rtopo__grp_route(const rtopo__cb_t *b, int G, int a, int bb, rtopo__hop_t *h)
+{
+    uint32_t nh = 0;
+    int s = b->s, base = G * b->n;
+
+    if (rtopo__is_om(b)) {
+        int ax = a / s, ay = a % s, bx = bb / s, by = bb % s;
+
+        while (ay != by) {
+            int dir = by > ay ? 1 : -1;
+
+            ay += dir;
+            h[nh++] = (rtopo__hop_t){ .to = base + ax * s + ay, .link = RTOPO__LINK_ROW,
+                                      .dir = (int8_t)dir };
+        }
+        while (ax != bx) {
+            int dir = bx > ax ? 1 : -1;
+
+            ax += dir;
+            h[nh++] = (rtopo__hop_t){ .to = base + ax * s + ay, .link = RTOPO__LINK_COL,
+                                      .dir = (int8_t)dir };
+        }
+    } else {
+        int k;
+
+        for (k = 0; k < s; k++)
+            if (((a ^ bb) >> k) & 1) {
+                a ^= 1 << k;
+                h[nh++] = (rtopo__hop_t){ .to = base + a, .link = RTOPO__LINK_CUBE,
+                                          .dim = (uint8_t)k };
+            }
+    }
+    return nh;
+}
+
+static void rtopo__bpc_prog(rtopo__cb_t *b)
+{
+    int p = b->t->p, n = b->n, r;
+    int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
+               b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    rtopo__hop_t h[4 * 64 + 1];
+    uint32_t A = 0;
+
+    /* lock step: every route's OTIS hop in step A, after the longest
+     * first leg in a group */
+    for (r = 0; otis && r < p; r++) {
+        int d = rtopo__bpc_dest(b->c, r);
+        uint32_t L1 = r / n != d / n ? rtopo__grp_route(b, r / n, r % n, d / n, h) : 0;
+
+        A = L1 > A ? L1 : A;
+    }
+    for (r = 0; r < p; r++) {
+        int d = rtopo__bpc_dest(b->c, r);
+        uint32_t nh = 0;
+
+        if (d == r) {
+            rtopo__cb_copy(b, r, RSEND(0), RRECV(0), 0);
+            continue;
+        }
+        if (!otis) {
+            h[0] = (rtopo__hop_t){ .to = d, .link = RTOPO__LINK_DIRECT };
+            nh = 1;
+        } else if (r / n == d / n) {
+            nh = rtopo__grp_route(b, r / n, r % n, d % n, h);
+        } else {
+            nh = rtopo__grp_route(b, r / n, r % n, d / n, h);
+            h[nh++] = (rtopo__hop_t){ .to = (d / n) * n + r / n, .link = RTOPO__LINK_OTIS };
+            nh += rtopo__grp_route(b, d / n, r / n, d % n, h + nh);
+        }
+        rtopo__cb_route(b, r, RSEND(0), d, RRECV(0), 0, h, nh);
+        if (otis && !b->err && r / n != d / n) {
+            uint32_t i, L1, j = b->nh - nh;
+
+            for (L1 = 0; b->h[j + L1].link != RTOPO__LINK_OTIS; L1++)
+                ;
+            for (i = L1; i < nh; i++)
+                b->h[j + i].step = b->base + A + i - L1;
+            rtopo__cb_step(b, b->base + A + nh - 1 - L1);
+        }
+    }
+}
+
 /* ---- building ----------------------------------------------------------- */
 
 /* the generic allreduce and scan for long vectors (reported as GENERIC) */
@@ -1621,6 +1797,9 @@ static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
         break;
     case RTOPO__COLL_WINDOW_BCAST:
         rtopo__otis_window(b);
+        break;
+    case RTOPO__COLL_BPC:
+        rtopo__bpc_prog(b);
         break;
     default:
         rtopo__line_prog(b);
@@ -1748,6 +1927,18 @@ static int rtopo__coll_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
         return RTOPO_OK;
     case RTOPO__COLL_SCAN:
     case RTOPO__COLL_ALLREDUCE:
+        return RTOPO_OK;
+    case RTOPO__COLL_BPC:
+        if ((1 << c->bpc_bits) != t->p || c->bpc_bits > 30)
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: a vector of %d bits on %d ranks (a "
+                                "BPC permutation needs 2^k ranks and k entries)",
+                                c->bpc_bits, t->p);
+        for (s = 0, E = 0; s < c->bpc_bits; s++) {
+            if (c->bpc_to[s] < 0 || c->bpc_to[s] >= c->bpc_bits || (E >> c->bpc_to[s]) & 1)
+                return rtopo__error(RTOPO_ERR_INVAL, "bpc: the destination bits are not a "
+                                    "permutation of 0..%d", c->bpc_bits - 1);
+            E |= 1 << c->bpc_to[s];
+        }
         return RTOPO_OK;
     default:
         break;

@@ -562,8 +562,19 @@ enum rtopo__coll_op {
     RTOPO__COLL_CONCENTRATE,
     RTOPO__COLL_DISTRIBUTE,
     RTOPO__COLL_GENERALIZE,
+    RTOPO__COLL_BPC,
     RTOPO__COLL_NOPS
 };
+/* BPC (bit-permute-complement) permutation, every topology of p = 2^k
+ * ranks: SEND bytes of rank r -> RECV of rank bpc(r), where bit to[i] of
+ * bpc(r) is bit i of r, complemented when bit i of neg is set (the
+ * vector A of seed 004: to[i] = |A_i|, A_i negative (-0 too) -> neg).
+ * Routes: on the OTIS topologies in the source's group to the
+ * destination's group index, one OTIS link, in the destination's group
+ * (row then column on the OTIS-mesh, dimension by dimension on the
+ * OTIS-hypercube); elsewhere one DIRECT connection.  esize 1, count the
+ * bytes.  (rtopo__bpc_dest, rtopo__bpc_parse below.) */
+
 /* Selection and routing (route ops; esize: the record's bytes, count 1):
  *  SELECT_RANK    SEND int32 selected -> RECV int64: the number of ranks
  *                 before r whose selected != 0 (every topology)
@@ -592,6 +603,9 @@ typedef struct rtopo__coll {
     int dim;          /* line operations */
     int disp;         /* SHIFT_FILL */
     int mm;           /* ACCUMULATE, ADJACENT_SUM, CONSEC_SUM: M */
+    int8_t bpc_to[32];     /* BPC: destination bit of source bit i */
+    uint32_t bpc_neg;      /* BPC: source bits complemented */
+    int bpc_bits;          /* BPC: k, p = 2^k */
     uint32_t chunks;  /* pipeline pieces: the operation runs on pieces of
                          the registers, piece j one step behind piece j-1;
                          0: the model picks; 1: whole registers */
@@ -611,6 +625,14 @@ const char *rtopo__coll_name(int op);
 /* "auto", "topo", "generic" (parse: < 0 if unknown) */
 const char *rtopo__coll_algo_name(int algo);
 int rtopo__coll_algo_parse(const char *s);
+/* the destination of rank r under c's BPC permutation */
+int rtopo__bpc_dest(const rtopo__coll_t *c, int r);
+/* Parse a vector: "[A_(k-1), ..., A_0]" in the seed's notation (brackets
+ * optional, -0 negative), or a name: identity, transpose (k even),
+ * reversal (bit reversal), shuffle (perfect shuffle: rotate left),
+ * unshuffle; for k bits, into c->bpc_to / bpc_neg / bpc_bits.
+ * RTOPO_ERR_INVAL with a message saying what is wrong. */
+int rtopo__bpc_parse(const char *vec, int k, rtopo__coll_t *c);
 /* Bytes of one rank's SEND and RECV for c (see above). */
 uint64_t rtopo__coll_send_bytes(const rtopo__coll_t *c);
 uint64_t rtopo__coll_recv_bytes(const rtopo__coll_t *c);
@@ -630,9 +652,19 @@ void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv);
 /* Serial reference (coll_ref.c): computes every rank's RECV from every
  * rank's SEND and RECV (bufs[r][RTOPO__BUF_SEND / _RECV], sized as
  * above) by the definitions above, into out[r] (recv bytes each).
- * RTOPO_ERR_INVAL / _UNSUPPORTED as rtopo__sched_coll. */
+ * RTOPO_ERR_INVAL / _UNSUPPORTED as rtopo__sched_coll.  The routing
+ * operations also read the input the caller stages in TMP
+ * (bufs[r][RTOPO__BUF_TMP], RTOPO__ROUTE_AUX bytes at least), and a rank
+ * no record reaches keeps its RECV (out[r] = RECV); an input that breaks
+ * the operation's order (a destination >= p, destinations that do not
+ * increase with the sending rank, a generalize range that is empty or
+ * overlaps the next one) is RTOPO_ERR_INVAL.  rtopo__coll_ref_got gives
+ * their output got (got[r], p entries: 1 where a record lands, else 0),
+ * RTOPO_ERR_INVAL for the operations without one. */
 int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                     uint8_t *const *const *bufs, uint8_t *const *out);
+int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                        uint8_t *const *const *bufs, int32_t *got);
 void rtopo__sched_free(rtopo__sched_t *s);
 /* Allocate a zeroed schedule with room for nxfers transfers and nhops hops
  * (counts set, nsteps 0).  RTOPO_ERR_NOMEM / RTOPO_ERR_INVAL on overflow. */

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Selection ranks and the OTIS-mesh routing operations (select_rank,
-# concentrate, distribute, generalize) on the transport named by
+# Selection ranks, the OTIS-mesh routing operations (select_rank,
+# concentrate, distribute, generalize) and BPC permutations on the
+# transport named by
 # $TRANSPORT (default ofi:tcp), every byte checked by route_check (the
 # head of route_check.c says how):
 #   16 ranks, OTIS-mesh n=4: every operation, records of 1, 13, 64 and
@@ -9,10 +10,13 @@
 #   16 ranks over 4 emulated hosts (rtopo-run --hosts 4), OTIS-mesh n=4
 #   8 ranks as a 3-cube and 4 as a ring: select_rank, and the routing
 #      operations fail with RTOPO_ERR_UNSUPPORTED
+#   BPC permutations on each of those (2^k ranks): the seed's example
+#      and its table on 16 ranks, named and random vectors
 #   wrong calls on 16 ranks: a destination beyond the last rank,
 #      generalize destinations out of order, a NULL got on one rank, a
 #      record size of 0, RTOPO_COLL_GENERIC, one rank with another record
-#      size: the expected code on every rank, each job within MAX_MS
+#      size, a BPC vector that is not one, one rank with another vector:
+#      the expected code on every rank, each job within MAX_MS
 #      (default 8000 ms)
 # Ranks block in the transport (RTOPO_SPIN_US=0: two cores, no busy
 # waiting).  A failing job prints the ranks' complaints and its command.
@@ -61,7 +65,8 @@ job 16 --topo otis-mesh:4
 job 16 --hosts 4 --topo otis-mesh:4 --records 24 --rounds 3 --modes blocking,persistent
 job 8 --topo hypercube:3 --rounds 5
 job 4 --topo ring --rounds 3 --modes blocking
-for b in dest-range gen-order null-got recsize0 generic mismatch-recsize; do
+for b in dest-range gen-order null-got recsize0 generic mismatch-recsize bpc-vector \
+         mismatch-bpc; do
     job 16 --topo otis-mesh:4 --bad "$b"
 done
 echo "$jobs jobs, $fails failed, $(( $(date +%s) - start )) s"

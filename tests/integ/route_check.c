@@ -1,7 +1,8 @@
 /*
- * route_check.c - selection ranks and the OTIS-mesh routing operations
+ * route_check.c - selection ranks, the OTIS-mesh routing operations
  * (rtopo_select_rank, rtopo_concentrate, rtopo_distribute,
- * rtopo_generalize) over a real transport, every byte checked.
+ * rtopo_generalize) and BPC permutations (rtopo_bpc) over a real
+ * transport, every byte checked.
  *
  *   route_check [--topo otis-mesh:N|ring:P|...] [--rounds R]
  *               [--records B,B,...] [--modes blocking,nonblocking,persistent]
@@ -13,14 +14,20 @@
  * persistent request is started once per round with the round's inputs
  * written into the same variables (they are read at each start).  On a
  * topology other than the OTIS-mesh only select_rank runs, and the
- * routing operations must fail with RTOPO_ERR_UNSUPPORTED.
+ * routing operations must fail with RTOPO_ERR_UNSUPPORTED.  When the job
+ * has 2^k ranks, BPC permutations follow: the seed's vector
+ * [-0, 1, 2, -3] on 16 ranks (its destinations checked against the
+ * published table), identity, transpose, reversal, shuffle, unshuffle and
+ * random vectors, of 1, 1000 and 70000 bytes, in every mode.
  *
  * --bad KIND: one erroneous call, which must fail on every rank with the
  * expected code, quickly: dest-range (a destination beyond the last rank),
  * gen-order (generalize destinations not increasing), null-got (one
  * rank's got pointer is NULL), recsize0, generic (RTOPO_COLL_GENERIC set:
  * no generic routing: RTOPO_ERR_UNSUPPORTED), mismatch-recsize (rank p/2
- * passes another record size: RTOPO_ERR_MISMATCH).  Exit status 0 when every check passed.
+ * passes another record size: RTOPO_ERR_MISMATCH), bpc-vector (a vector
+ * that is not one: RTOPO_ERR_INVAL, no communication), mismatch-bpc (rank
+ * p/2 passes another vector: RTOPO_ERR_MISMATCH).  Exit status 0 when every check passed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +177,85 @@ static void check(int op, unsigned round, size_t R, const int *sel, const int64_
              src >= 0 ? src : me);
 }
 
+/* BPC permutations (2^k ranks) */
+static void run_bpc(rtopo_topo_t *t, unsigned modes, long *checks)
+{
+    static const int table16[16] = { 9, 1, 13, 5, 11, 3, 15, 7, 8, 0, 12, 4, 10, 2, 14, 6 };
+    static const size_t sizes[3] = { 1, 1000, 70000 };
+    static uint8_t in[70000], out[70000];
+    char vecs[8][200];
+    int nv = 0, k = 0, v, i, m, j;
+
+    while ((1 << k) < p)
+        k++;
+    if ((1 << k) != p)
+        return;
+    if (p == 16)
+        snprintf(vecs[nv++], sizeof vecs[0], "[-0, 1, 2, -3]");
+    snprintf(vecs[nv++], sizeof vecs[0], "identity");
+    if (k % 2 == 0)
+        snprintf(vecs[nv++], sizeof vecs[0], "transpose");
+    snprintf(vecs[nv++], sizeof vecs[0], "reversal");
+    snprintf(vecs[nv++], sizeof vecs[0], "shuffle");
+    snprintf(vecs[nv++], sizeof vecs[0], "unshuffle");
+    for (v = 0; v < 2 && k > 0; v++) {   /* random signed permutations */
+        int perm[32], len = 0;
+
+        rng = 99u + (unsigned)v;
+        for (i = 0; i < k; i++)
+            perm[i] = i;
+        for (i = k - 1; i > 0; i--) {
+            int x = (int)(rnd() % (unsigned)(i + 1)), y = perm[i];
+
+            perm[i] = perm[x];
+            perm[x] = y;
+        }
+        len += snprintf(vecs[nv] + len, sizeof vecs[0] - (size_t)len, "[");
+        for (i = 0; i < k; i++)
+            len += snprintf(vecs[nv] + len, sizeof vecs[0] - (size_t)len, "%s%s%d",
+                            i ? ", " : "", rnd() % 2 ? "-" : "", perm[i]);
+        snprintf(vecs[nv] + len, sizeof vecs[0] - (size_t)len, "]");
+        nv++;
+    }
+    if (p == 16)
+        for (i = 0; i < 16; i++)
+            if (rtopo_bpc_dest(t, vecs[0], i) != table16[i])
+                FAIL("bpc %s: rank %d goes to %d, the seed's table says %d", vecs[0], i,
+                     rtopo_bpc_dest(t, vecs[0], i), table16[i]);
+    for (v = 0; v < nv; v++)
+        for (j = 0; j < 3; j++)
+            for (m = M_BLOCKING; m <= M_PERSISTENT; m <<= 1) {
+                size_t B = sizes[j];
+                unsigned tag = 7000u + (unsigned)(v * 10 + j) * 4u + (unsigned)m;
+                rtopo_req_t *req = NULL;
+                int src = -1, d;
+
+                if (!(modes & m))
+                    continue;
+                for (i = 0; i < p; i++)
+                    if ((d = rtopo_bpc_dest(t, vecs[v], i)) == me)
+                        src = i;
+                    else if (d < 0)
+                        FAIL("rtopo_bpc_dest %s %d: %s", vecs[v], i, rtopo_last_error());
+                iu_fill(in, B, me, tag);
+                memset(out, 0xa5, B);
+                if (m == M_BLOCKING) {
+                    CHECK(rtopo_bpc(t, vecs[v], in, out, B));
+                } else {
+                    CHECK(m == M_NONBLOCKING ? rtopo_ibpc(t, vecs[v], in, out, B, &req) :
+                          rtopo_bpc_init(t, vecs[v], in, out, B, &req));
+                    if (m == M_PERSISTENT)
+                        CHECK(rtopo_start(req));
+                    CHECK(rtopo_wait(req));
+                    CHECK(rtopo_req_free(req));
+                }
+                if (src < 0 || iu_first_bad(out, B, src, tag) >= 0)
+                    FAIL("bpc %s, %zu bytes: byte %ld differs from rank %d's", vecs[v], B,
+                         src < 0 ? -1 : iu_first_bad(out, B, src, tag), src);
+                ++*checks;
+            }
+}
+
 static int run_bad(rtopo_topo_t *t, const char *kind)
 {
     uint8_t rec[16] = { 1 }, out[16];
@@ -190,6 +276,13 @@ static int run_bad(rtopo_topo_t *t, const char *kind)
     } else if (!strcmp(kind, "mismatch-recsize")) {
         st = rtopo_concentrate(t, rec, &sel, out, me == p / 2 ? 8 : sizeof rec, &got);
         if (st == RTOPO_OK)     /* a rank that could complete alone */
+            st = rtopo_barrier(ctx);
+        want = RTOPO_ERR_MISMATCH;
+    } else if (!strcmp(kind, "bpc-vector")) {
+        st = rtopo_bpc(t, "[1, 1, 0, 2]", rec, out, sizeof rec);
+    } else if (!strcmp(kind, "mismatch-bpc")) {
+        st = rtopo_bpc(t, me == p / 2 ? "reversal" : "shuffle", rec, out, sizeof rec);
+        if (st == RTOPO_OK)
             st = rtopo_barrier(ctx);
         want = RTOPO_ERR_MISMATCH;
     } else if (!strcmp(kind, "generic")) {
@@ -337,6 +430,7 @@ int main(int argc, char **argv)
                     CHECK(rtopo_req_free(req));
             }
     }
+    run_bpc(t, modes, &checks);
     CHECK(rtopo_allreduce(t, &nbad, &any, 1, RTOPO_INT64, RTOPO_SUM));
     if (me == 0)
         printf("route_check %s, %d ranks: %ld operations checked per rank in %.2f s, %s\n",
