@@ -351,6 +351,21 @@ RTOPO_EXPORT int rtopo_bpc_init(rtopo_topo_t *t, const char *vector, const void 
                                 void *recvbuf, size_t bytes, rtopo_req_t **req);
 RTOPO_EXPORT int rtopo_bpc_dest(rtopo_topo_t *t, const char *vector, int rank);
 
+/* Sort (rtopo_sort(3)), every topology: each rank passes count records of
+ * recsize bytes whose key, of type keytype, starts each record; rank r
+ * receives records r*count .. r*count + count - 1 of the whole set in
+ * ascending (descending != 0: descending) key order, NaN after every
+ * number; equal keys keep the order of (rank, index).  sendbuf may be
+ * recvbuf.  Leighton's column sort with the ranks as columns. */
+RTOPO_EXPORT int rtopo_sort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                            size_t recsize, rtopo_datatype_t keytype, int descending);
+RTOPO_EXPORT int rtopo_isort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
+                             size_t count, size_t recsize, rtopo_datatype_t keytype,
+                             int descending, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_sort_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
+                                 size_t count, size_t recsize, rtopo_datatype_t keytype,
+                                 int descending, rtopo_req_t **req);
+
 RTOPO_EXPORT int rtopo_start(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_wait(rtopo_req_t *req);
 RTOPO_EXPORT int rtopo_test(rtopo_req_t *req, int *done);

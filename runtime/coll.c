@@ -2,7 +2,7 @@
  * coll.c - broadcast, allreduce, scan, the OTIS window broadcast, the
  * line operations (zero-fill shift, accumulation, adjacent and
  * consecutive sums), selection ranks, the OTIS-mesh routing operations
- * (concentrate, distribute, generalize) and BPC permutations.
+ * (concentrate, distribute, generalize), BPC permutations and the sort.
  *
  * Each call describes itself as an rtopo__coll_t, topo/coll_sched.c turns
  * that into a schedule (the topology's own algorithm or the generic one,
@@ -87,6 +87,8 @@ static int rtopo__coll_req(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbu
     key.param[0] = (int64_t)(c->dim & 0xff) | (int64_t)(c->w & 0xffffff) << 8 |
                    (int64_t)c->mm << 32;
     key.param[1] = c->disp;
+    if (c->op == RTOPO__COLL_SORT)
+        key.param[0] = (int64_t)c->esize << 1 | (c->desc != 0);
     if (c->op == RTOPO__COLL_BPC) {
         /* the vector: 5 bits per entry and the complement mask fit up to
          * 2^12 ranks exactly; beyond, a 64-bit hash of the entries */
@@ -556,4 +558,41 @@ int rtopo_bpc_dest(rtopo_topo_t *t, const char *vector, int rank)
         return rtopo__error(RTOPO_ERR_INVAL, "bpc: rank %d is not in 0..%d", rank,
                             t->desc.p - 1);
     return rtopo__bpc_dest(&c, rank);
+}
+
+/* ---- sort ---------------------------------------------------------------- */
+
+static int rtopo__sort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                       size_t recsize, rtopo_datatype_t keytype, int descending, int how,
+                       rtopo_req_t **req)
+{
+    rtopo__coll_t c = { .op = RTOPO__COLL_SORT, .dtype = keytype, .count = count,
+                        .esize = recsize, .desc = descending != 0, .chunks = 1 };
+
+    if ((int)keytype < RTOPO_INT32 || keytype > RTOPO_DOUBLE)
+        return rtopo__error(RTOPO_ERR_INVAL, "sort: key type %d is not one of RTOPO_INT32, "
+                            "RTOPO_INT64, RTOPO_FLOAT, RTOPO_DOUBLE", (int)keytype);
+    if (recsize < rtopo__dtype_size(keytype) || recsize > ((size_t)1 << 30))
+        return rtopo__error(RTOPO_ERR_INVAL, "sort: records of %zu bytes cannot hold a %zu-byte "
+                            "key (1 GiB at most)", recsize, rtopo__dtype_size(keytype));
+    return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
+}
+
+int rtopo_sort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+               size_t recsize, rtopo_datatype_t keytype, int descending)
+{
+    return rtopo__sort(t, sendbuf, recvbuf, count, recsize, keytype, descending, 0, NULL);
+}
+
+int rtopo_isort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                size_t recsize, rtopo_datatype_t keytype, int descending, rtopo_req_t **req)
+{
+    return rtopo__sort(t, sendbuf, recvbuf, count, recsize, keytype, descending, 1, req);
+}
+
+int rtopo_sort_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                    size_t recsize, rtopo_datatype_t keytype, int descending,
+                    rtopo_req_t **req)
+{
+    return rtopo__sort(t, sendbuf, recvbuf, count, recsize, keytype, descending, 2, req);
 }

@@ -93,6 +93,11 @@ static int rtopo__coll_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, 
 
     if (a->q != b->q)
         snprintf(out, n, "called %s, this rank %s", name, rtopo__coll_name((int)b->q));
+    else if (a->q == RTOPO__COLL_SORT && a->param[0] != b->param[0])
+        snprintf(out, n, "called sort with recsize=%lld %s, this rank with recsize=%lld "
+                 "%s", (long long)(a->param[0] >> 1), a->param[0] & 1 ? "descending" :
+                 "ascending", (long long)(b->param[0] >> 1),
+                 b->param[0] & 1 ? "descending" : "ascending");
     else if (a->q == RTOPO__COLL_BPC && (a->param[0] != b->param[0] ||
                                          a->param[1] != b->param[1]))
         snprintf(out, n, "called bpc with another vector than this rank");

@@ -58,6 +58,7 @@ static const char *const rtopo__coll_names[RTOPO__COLL_NOPS] = {
     [RTOPO__COLL_DISTRIBUTE] = "distribute",
     [RTOPO__COLL_GENERALIZE] = "generalize",
     [RTOPO__COLL_BPC] = "bpc",
+    [RTOPO__COLL_SORT] = "sort",
 };
 
 const char *rtopo__coll_name(int op)
@@ -1709,6 +1710,27 @@ static uint32_t rtopo__grp_route(const rtopo__cb_t *b, int G, int a, int bb, rto
     return nh;
 }
 
+/* hops of the route from rank r to rank d: in r's group to d's group
+ * index, OTIS, in d's group (OTIS topologies); one DIRECT hop elsewhere;
+ * *L1_p: hops before the OTIS one (0 without) */
+static uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop_t *h,
+                                  uint32_t *L1_p)
+{
+    int n = b->n;
+    uint32_t nh;
+
+    *L1_p = 0;
+    if (b->t->kind != RTOPO__TOPO_OTIS_MESH && b->t->kind != RTOPO__TOPO_OTIS_HYPERCUBE) {
+        h[0] = (rtopo__hop_t){ .to = d, .link = RTOPO__LINK_DIRECT };
+        return 1;
+    }
+    if (r / n == d / n)
+        return rtopo__grp_route(b, r / n, r % n, d % n, h);
+    nh = *L1_p = rtopo__grp_route(b, r / n, r % n, d / n, h);
+    h[nh++] = (rtopo__hop_t){ .to = (d / n) * n + r / n, .link = RTOPO__LINK_OTIS };
+    return nh + rtopo__grp_route(b, d / n, r / n, d % n, h + nh);
+}
+
 static void rtopo__bpc_prog(rtopo__cb_t *b)
 {
     int p = b->t->p, n = b->n, r;
@@ -1756,6 +1778,170 @@ static void rtopo__bpc_prog(rtopo__cb_t *b)
     }
 }
 
+/* ---- sort: Leighton's column sort, ranks as columns ---------------------- */
+
+static void rtopo__raw_kern(rtopo__cb_t *b, int type, int op, unsigned flags, int rank,
+                            int sbuf, uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
+                            uint64_t dlen, uint32_t rec, int64_t arg, uint32_t step)
+{
+    uint64_t M = b->M;
+
+    b->M = rec;
+    rtopo__rt_kern(b, rank, op, flags, sbuf, soff, slen, dbuf, doff, dlen, arg, step);
+    b->M = M;
+    if (!b->err) {
+        b->k[b->nk - 1].type = (uint8_t)type;
+        b->k[b->nk - 1].dtype = (uint8_t)b->c->dtype;
+        b->k[b->nk - 1].urec = (uint32_t)b->c->esize;
+    }
+}
+
+/* bytes [soff, +len) of TMP on r to [doff, +len) of dbuf on d, leaving in
+ * step t + 1; returns the route's hops */
+static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, int d,
+                                int dbuf, uint64_t doff, uint64_t len, uint32_t t)
+{
+    rtopo__hop_t h[4 * 64 + 1];
+    uint32_t L1, nh = 0, i;
+
+    if (b->err || !len)
+        return 0;
+    if (r == d) {
+        rtopo__rt_copy(b, r, sbuf, soff, dbuf, doff, len, t + 1);
+        return 0;
+    }
+    nh = rtopo__pair_route(b, r, d, h, &L1);
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
+    if (b->err)
+        return 0;
+    memset(&b->x[b->nx], 0, sizeof(b->x[0]));
+    b->x[b->nx].src = r;
+    b->x[b->nx].dst = d;
+    b->x[b->nx].src_buf = (uint8_t)sbuf;
+    b->x[b->nx].dst_buf = (uint8_t)dbuf;
+    b->x[b->nx].src_off = soff;
+    b->x[b->nx].dst_off = doff;
+    b->x[b->nx].len = len;
+    b->x[b->nx].nhops = nh;
+    b->x[b->nx].hop0 = b->nh;
+    b->nx++;
+    for (i = 0; i < nh; i++) {
+        b->h[b->nh] = h[i];
+        b->h[b->nh].step = b->base + t + 1 + i;
+        b->nh++;
+    }
+    rtopo__cb_step(b, b->base + t + nh);
+    return nh;
+}
+
+static void rtopo__sort_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    int p = b->t->p, j, x, d, rnd;
+    uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
+    uint64_t kk, per, C0, C1, C2, lo, hi;
+    uint32_t t = 0, L, Lm;
+    unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
+    int64_t seq = (int64_t)(Q - 8);
+
+    kk = (uint64_t)2 * (uint64_t)(p - 1) * (uint64_t)(p - 1);
+    kk = c->mm > 0 ? (uint64_t)c->mm : kk > k ? kk : k;
+    kk = (kk + (uint64_t)p - 1) / (uint64_t)p * (uint64_t)p;
+    if (!kk)
+        kk = (uint64_t)p;
+    per = kk / (uint64_t)p;
+    C0 = 0;
+    C1 = kk * Q;
+    C2 = 2 * kk * Q;
+    b->ntmp = 0;
+    b->tbase = 3 * kk * Q;       /* TMP bytes (no registers) */
+    /* 1: into slots, sort each column */
+    for (j = 0; j < p; j++) {
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, j, RTOPO__BUF_SEND, 0,
+                        k * R, RT_T, C0, kk * Q, (uint32_t)Q, (int64_t)((uint64_t)j * k), t);
+        rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0, kk * Q,
+                        (uint32_t)Q, seq, t);
+    }
+    if (p > 1) {
+        /* 2: transpose (column j's slot i to column i mod p, row
+         * j*per + i/p): deal into piles, pile x to column x's block j */
+        for (j = 0, Lm = 0; j < p; j++) {
+            rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, j, RT_T, C0, kk * Q,
+                            RT_T, C1, kk * Q, (uint32_t)Q, p, t);
+            for (x = 0; x < p; x++) {
+                L = rtopo__raw_send(b, j, RT_T, C1 + (uint64_t)x * per * Q, x, RT_T,
+                                    C0 + (uint64_t)j * per * Q, per * Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+        }
+        t += Lm + 1;
+        /* 3: sort; 4: the inverse transform (block x of column j back to
+         * column x's pile j, undealt) */
+        for (j = 0, Lm = 0; j < p; j++) {
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0,
+                            kk * Q, (uint32_t)Q, seq, t);
+            for (x = 0; x < p; x++) {
+                L = rtopo__raw_send(b, j, RT_T, C0 + (uint64_t)x * per * Q, x, RT_T,
+                                    C1 + (uint64_t)j * per * Q, per * Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+        }
+        t += Lm + 1;
+        /* 5: sort, alternately ascending and descending */
+        for (j = 0; j < p; j++) {
+            rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_UNDEAL, 0, j, RT_T, C1, kk * Q,
+                            RT_T, C0, kk * Q, (uint32_t)Q, p, t);
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, j & 1 ? (up ^ RTOPO__KERN_DESC) | seqf |
+                            RTOPO__KERN_SEQDESC : up | seqf, j, RT_T, 0, 0, RT_T, C0, kk * Q,
+                            (uint32_t)Q, seq, t);
+        }
+        /* 6: compare-exchange of neighbouring columns, row by row, pairs
+         * (0,1), (2,3), ... then (1,2), (3,4), ...: the right column
+         * comes to the left one and goes back */
+        for (rnd = 0; rnd < 2; rnd++) {
+            for (j = rnd, Lm = 0; j + 1 < p; j += 2) {
+                L = rtopo__raw_send(b, j + 1, RT_T, C0, j, RT_T, C2, kk * Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+            t += Lm + 1;
+            for (j = rnd; j + 1 < p; j += 2) {
+                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, j, RT_T, C0, kk * Q, RT_T,
+                                C2, kk * Q, (uint32_t)Q, seq, t);
+                rtopo__raw_send(b, j, RT_T, C2, j + 1, RT_T, C0, kk * Q, t);
+            }
+            t += Lm + 1;
+        }
+        /* 7: sort */
+        for (j = 0; j < p; j++)
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0,
+                            kk * Q, (uint32_t)Q, seq, t);
+    }
+    if (kk == k) {
+        for (j = 0; j < p; j++)
+            rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, j, RT_T, C0, kk * Q,
+                            RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+        return;
+    }
+    /* the sorted order is column-major, pads last: rank x's records
+     * [x*k, x*k + k) come from the columns they lie in */
+    for (j = 0, Lm = 0; j < p; j++)
+        for (x = 0; x < p; x++) {
+            lo = (uint64_t)x * k > (uint64_t)j * kk ? (uint64_t)x * k : (uint64_t)j * kk;
+            hi = (uint64_t)(x + 1) * k < (uint64_t)(j + 1) * kk ? (uint64_t)(x + 1) * k :
+                 (uint64_t)(j + 1) * kk;
+            if (lo >= hi)
+                continue;
+            L = rtopo__raw_send(b, j, RT_T, C0 + (lo - (uint64_t)j * kk) * Q, x, RT_T,
+                                C1 + (lo - (uint64_t)x * k) * Q, (hi - lo) * Q, t);
+            Lm = L > Lm ? L : Lm;
+        }
+    t += Lm + 1;
+    for (d = 0; d < p; d++)
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, d, RT_T, C1, k * Q,
+                        RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+}
+
 /* ---- building ----------------------------------------------------------- */
 
 /* the generic allreduce and scan for long vectors (reported as GENERIC) */
@@ -1800,6 +1986,9 @@ static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
         break;
     case RTOPO__COLL_BPC:
         rtopo__bpc_prog(b);
+        break;
+    case RTOPO__COLL_SORT:
+        rtopo__sort_prog(b);
         break;
     default:
         rtopo__line_prog(b);
@@ -1858,7 +2047,7 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c, in
     }
     s->algo = algo;
     s->nsteps = b.nh ? b.maxstep + 1 : 0;
-    s->tmp_bytes = (uint64_t)b.ntmp * M;
+    s->tmp_bytes = b.tbase + (uint64_t)b.ntmp * M;
     if ((st = rtopo__sched_deps_infer(s, 0)))
         goto out;
     *s_p = s;
@@ -1928,6 +2117,17 @@ static int rtopo__coll_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
     case RTOPO__COLL_SCAN:
     case RTOPO__COLL_ALLREDUCE:
         return RTOPO_OK;
+    case RTOPO__COLL_SORT:
+        if (c->dtype < RTOPO_INT32 || c->dtype > RTOPO_DOUBLE ||
+            c->esize < rtopo__dtype_size(c->dtype) || c->esize > ((uint64_t)1 << 30))
+            return rtopo__error(RTOPO_ERR_INVAL, "sort: records of %zu bytes keyed by "
+                                "datatype %d (the key, one of RTOPO_INT32, RTOPO_INT64, "
+                                "RTOPO_FLOAT, RTOPO_DOUBLE, at the start of each record)",
+                                c->esize, c->dtype);
+        if (c->count > ((uint64_t)1 << 40) || (c->mm > 0 && (uint64_t)c->mm < c->count))
+            return rtopo__error(RTOPO_ERR_INVAL, "sort: %llu records per rank",
+                                (unsigned long long)c->count);
+        return RTOPO_OK;
     case RTOPO__COLL_BPC:
         if ((1 << c->bpc_bits) != t->p || c->bpc_bits > 30)
             return rtopo__error(RTOPO_ERR_INVAL, "bpc: a vector of %d bits on %d ranks (a "
@@ -1983,7 +2183,7 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
 static int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
                              const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    uint32_t P = algo == RTOPO__COLL_RSAG ? 1 : c->chunks;
+    uint32_t P = algo == RTOPO__COLL_RSAG || c->op == RTOPO__COLL_SORT ? 1 : c->chunks;
     int st;
 
     if (!P) {

@@ -156,16 +156,33 @@ static void rtopo__combine(int dtype, int op, uint8_t *d, const uint8_t *s,
     }
 }
 
-static void rtopo__cmpx(int dtype, int desc, uint8_t *s, uint8_t *d, uint64_t len,
-                        uint32_t rec)
+/* > 0 when record a goes after record b: by key (desc & 1: reversed),
+ * ties by the int64 at byte seq of each record (seq < 0: none),
+ * ascending (desc & 2: descending) */
+static int rtopo__rec_cmp(int dtype, int desc, int64_t seq, const uint8_t *a,
+                          const uint8_t *b)
+{
+    int c = rtopo__key_cmp(dtype, a, b);
+    int64_t x, y;
+
+    if (desc & 1)
+        c = -c;
+    if (c || seq < 0)
+        return c;
+    memcpy(&x, a + seq, sizeof x);
+    memcpy(&y, b + seq, sizeof y);
+    c = (x > y) - (x < y);
+    return desc & 2 ? -c : c;
+}
+
+static void rtopo__cmpx(int dtype, int desc, int64_t seq, uint8_t *s, uint8_t *d,
+                        uint64_t len, uint32_t rec)
 {
     uint8_t t[256];
     uint64_t i, o;
 
     for (i = 0; i < len; i += rec) {
-        int c = rtopo__key_cmp(dtype, s + i, d + i);
-
-        if (desc ? c >= 0 : c <= 0)
+        if (rtopo__rec_cmp(dtype, desc, seq, s + i, d + i) <= 0)
             continue;
         for (o = 0; o < rec; o += sizeof t) {   /* swap in pieces */
             size_t n = rec - o < sizeof t ? (size_t)(rec - o) : sizeof t;
@@ -180,7 +197,8 @@ static void rtopo__cmpx(int dtype, int desc, uint8_t *s, uint8_t *d, uint64_t le
 /* stable bottom-up merge sort of n records of d, through scratch of the
  * same size; a record of the right run goes first only when it strictly
  * precedes the left one */
-static int rtopo__sort(int dtype, int desc, uint8_t *d, uint64_t len, uint32_t rec)
+static int rtopo__sort(int dtype, int desc, int64_t seq, uint8_t *d, uint64_t len,
+                       uint32_t rec)
 {
     uint64_t n = len / rec, w, lo;
     uint8_t *tmp, *from = d, *to;
@@ -197,8 +215,8 @@ static int rtopo__sort(int dtype, int desc, uint8_t *d, uint64_t len, uint32_t r
                      hi = m + w < n ? m + w : n, o = lo * rec;
 
             while (l < m && r < hi) {
-                int c = rtopo__key_cmp(dtype, from + l * rec, from + r * rec);
-                uint64_t k = (desc ? c < 0 : c > 0) ? r++ : l++;
+                int c = rtopo__rec_cmp(dtype, desc, seq, from + l * rec, from + r * rec);
+                uint64_t k = c > 0 ? r++ : l++;
 
                 memcpy(to + o, from + k * rec, rec);
                 o += rec;
@@ -412,6 +430,67 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
         memcpy(d, &got, sizeof got);
         return RTOPO_OK;
     }
+    case RTOPO__RT_SPACK: {
+        /* user records (urec bytes each, slen in all) -> slots of rec
+         * bytes with the sequence number arg + i at rec - 8; the rest of
+         * dst are pads: the last key of the order, sequence after all */
+        uint64_t i, nu = k->urec ? k->slen / k->urec : 0, ns = k->len / rec;
+        int desc = (k->flags & RTOPO__KERN_DESC) != 0;
+
+        memset(d, 0, k->len);
+        for (i = 0; i < ns; i++) {
+            uint8_t *q = d + i * rec;
+
+            if (i < nu) {
+                memcpy(q, s + i * k->urec, k->urec);
+            } else if (k->dtype == RTOPO_DOUBLE || k->dtype == RTOPO_FLOAT) {
+                double dv = desc ? -INFINITY : NAN;
+                float fv = (float)dv;
+
+                if (k->dtype == RTOPO_DOUBLE)
+                    memcpy(q, &dv, sizeof dv);
+                else
+                    memcpy(q, &fv, sizeof fv);
+            } else if (k->dtype == RTOPO_INT64) {
+                int64_t iv = desc ? INT64_MIN : INT64_MAX;
+
+                memcpy(q, &iv, sizeof iv);
+            } else {
+                int32_t iv = desc ? INT32_MIN : INT32_MAX;
+
+                memcpy(q, &iv, sizeof iv);
+            }
+            rtopo__st64(q + rec - 8, k->arg + (int64_t)i + (i < nu ? 0 : INT64_C(1) << 56));
+        }
+        return RTOPO_OK;
+    }
+    case RTOPO__RT_SUNPACK: {
+        /* slots -> user records (len / urec of them) */
+        uint64_t i, nu = k->urec ? k->len / k->urec : 0;
+
+        for (i = 0; i < nu; i++)
+            memcpy(d + i * k->urec, s + i * rec, k->urec);
+        return RTOPO_OK;
+    }
+    case RTOPO__RT_DEAL:
+    case RTOPO__RT_UNDEAL: {
+        /* slot i of src to pile i mod arg, place i / arg (DEAL), or back */
+        uint64_t i, n = k->len / rec, piles = (uint64_t)k->arg, per;
+
+        if (!piles || n % piles)
+            return rtopo__error(RTOPO_ERR_INVAL, "route: %llu slots in %lld piles",
+                                (unsigned long long)n, (long long)k->arg);
+        per = n / piles;
+        for (i = 0; i < n; i++) {
+            uint64_t j = (i % piles) * per + i / piles;
+
+            if (k->op == RTOPO__RT_DEAL)
+                memcpy(d + j * rec, s + i * rec, rec);
+            else
+                memcpy(d + i * rec, s + j * rec, rec);
+        }
+        return RTOPO_OK;
+    }
     case RTOPO__RT_PACK:
         one = rtopo__rt_one(s, k->slen, rec, &two);
         if (two)
@@ -451,7 +530,9 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
                k->type == RTOPO__KERN_SELECT;
     uint64_t slen;
     int two = rtopo__kern_src(k, &slen);
-    int desc = (k->flags & RTOPO__KERN_DESC) != 0;
+    int desc = ((k->flags & RTOPO__KERN_DESC) != 0) |
+               ((k->flags & RTOPO__KERN_SEQDESC) ? 2 : 0);
+    int64_t seq = (k->flags & RTOPO__KERN_SEQ) ? k->arg : -1;
     uint8_t *s, *d;
 
     if (k->type < RTOPO__KERN_FILL || k->type >= RTOPO__KERN_COUNT)
@@ -462,6 +543,10 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
     if (k->type == RTOPO__KERN_COMBINE && k->op > RTOPO_MAX)
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: operator %u unknown", name,
                             k->op);
+    if (seq >= 0 && (k->type == RTOPO__KERN_CMPX || k->type == RTOPO__KERN_SORT) &&
+        (uint64_t)seq + 8 > k->rec)
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: sequence at byte %lld of %u-byte "
+                            "records", name, (long long)seq, k->rec);
     if (k->type == RTOPO__KERN_ROUTE) {
         if (k->len && (k->rec < RTOPO__RT_HDR || k->rec % 8))
             return rtopo__error(RTOPO_ERR_INVAL, "kernel route: slots of %u bytes",
@@ -488,8 +573,8 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
     switch (k->type) {
     case RTOPO__KERN_FILL: rtopo__fill(k->dtype, d, k->len, k->arg); break;
     case RTOPO__KERN_COMBINE: rtopo__combine(k->dtype, k->op, d, s, k->len); break;
-    case RTOPO__KERN_CMPX: rtopo__cmpx(k->dtype, desc, s, d, k->len, k->rec); break;
-    case RTOPO__KERN_SORT: return rtopo__sort(k->dtype, desc, d, k->len, k->rec);
+    case RTOPO__KERN_CMPX: rtopo__cmpx(k->dtype, desc, seq, s, d, k->len, k->rec); break;
+    case RTOPO__KERN_SORT: return rtopo__sort(k->dtype, desc, seq, d, k->len, k->rec);
     case RTOPO__KERN_ROUTE: return rtopo__route(k, s, d);
     default: rtopo__select(k->dtype, s, d, k->len, k->rec); break;
     }

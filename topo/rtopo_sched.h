@@ -141,6 +141,10 @@ enum rtopo__kern_type {
     RTOPO__KERN_COUNT
 };
 #define RTOPO__KERN_DESC 1u    /* flags: descending order */
+#define RTOPO__KERN_SEQ 2u     /* flags (CMPX, SORT): equal keys are ordered
+                                  by the int64 at byte `arg` of the record,
+                                  ascending whatever the keys' direction */
+#define RTOPO__KERN_SEQDESC 4u /* ... descending */
 
 /* Routing slots (ROUTE kernels, coll_sched.c's concentrate, distribute
  * and generalize): `rec` bytes, a header of two int64 then the payload.
@@ -179,7 +183,17 @@ enum rtopo__kern_type {
  *  GOT     int32 destination = 1 when the source (two slots) holds a
  *          record, else 0
  *  PACK    the destination (one slot) = the one record of the source (two
- *          slots), or empty; two records fail */
+ *          slots), or empty; two records fail
+ * and for the sort, with slots of rec bytes whose last 8 are a sequence
+ * number (int64), records keyed by dtype at byte 0:
+ *  SPACK   user records (urec bytes each, slen in all) into slots, the
+ *          i-th numbered arg + i; the remaining slots of the destination
+ *          are pads, keyed last in the order (flags & RTOPO__KERN_DESC:
+ *          descending) and numbered after every record
+ *  SUNPACK the first urec bytes of each slot into user records (len / urec
+ *          of them)
+ *  DEAL    slot i of the source to place (i mod arg) * (n / arg) + i / arg
+ *          of the destination (n slots each); UNDEAL the inverse */
 enum rtopo__route_op {
     RTOPO__RT_MOVE = 1,
     RTOPO__RT_PRUNE,
@@ -192,6 +206,10 @@ enum rtopo__route_op {
     RTOPO__RT_UNPACK,
     RTOPO__RT_GOT,
     RTOPO__RT_PACK,
+    RTOPO__RT_SPACK,
+    RTOPO__RT_SUNPACK,
+    RTOPO__RT_DEAL,
+    RTOPO__RT_UNDEAL,
     RTOPO__RT_COUNT
 };
 enum { RTOPO__RT_KEEP = 0, RTOPO__RT_PLUS = 1, RTOPO__RT_MINUS = 2 };
@@ -216,6 +234,7 @@ typedef struct rtopo__kern {
     uint64_t len;
     int64_t arg;      /* FILL value; ROUTE parameters */
     uint64_t slen;    /* ROUTE: bytes of the source range */
+    uint32_t urec;    /* ROUTE SPACK, SUNPACK: user record bytes */
 } rtopo__kern_t;
 
 /* Does kernel k read a source range?  Its length in *len (may be NULL). */
@@ -563,8 +582,18 @@ enum rtopo__coll_op {
     RTOPO__COLL_DISTRIBUTE,
     RTOPO__COLL_GENERALIZE,
     RTOPO__COLL_BPC,
+    RTOPO__COLL_SORT,
     RTOPO__COLL_NOPS
 };
+/* SORT: SEND count records of esize bytes, keyed by the dtype element at
+ * byte 0 (NaN after every number), -> RECV: rank r holds records
+ * r*count .. r*count + count - 1 of the whole set in the order (desc:
+ * descending); equal keys keep their order by (rank, index).  Leighton's
+ * column sort with the ranks as columns: each column holds
+ * max(count, 2(p-1)^2) slots rounded up to a multiple of p (pads fill
+ * it); transposes are all-to-all exchanges routed as the BPC routes are;
+ * c->mm > 0 sets the slots per column instead (below the bound the
+ * result is sorted only for some inputs: tests of the seed's example). */
 /* BPC (bit-permute-complement) permutation, every topology of p = 2^k
  * ranks: SEND bytes of rank r -> RECV of rank bpc(r), where bit to[i] of
  * bpc(r) is bit i of r, complemented when bit i of neg is set (the
@@ -603,6 +632,7 @@ typedef struct rtopo__coll {
     int dim;          /* line operations */
     int disp;         /* SHIFT_FILL */
     int mm;           /* ACCUMULATE, ADJACENT_SUM, CONSEC_SUM: M */
+    int desc;              /* SORT: descending */
     int8_t bpc_to[32];     /* BPC: destination bit of source bit i */
     uint32_t bpc_neg;      /* BPC: source bits complemented */
     int bpc_bits;          /* BPC: k, p = 2^k */
@@ -656,9 +686,9 @@ void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv);
  * operations also read the input the caller stages in TMP
  * (bufs[r][RTOPO__BUF_TMP], RTOPO__ROUTE_AUX bytes at least), and a rank
  * no record reaches keeps its RECV (out[r] = RECV); an input that breaks
- * the operation's order (a destination >= p, destinations that do not
- * increase with the sending rank, a generalize range that is empty or
- * overlaps the next one) is RTOPO_ERR_INVAL.  rtopo__coll_ref_got gives
+ * the operation's order (senders, the ranks with dest >= 0, that are not
+ * ranks 0..q, a destination >= p, destinations that do not increase with
+ * the sending rank) is RTOPO_ERR_INVAL.  rtopo__coll_ref_got gives
  * their output got (got[r], p entries: 1 where a record lands, else 0),
  * RTOPO_ERR_INVAL for the operations without one. */
 int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,

@@ -18,7 +18,11 @@
  * has 2^k ranks, BPC permutations follow: the seed's vector
  * [-0, 1, 2, -3] on 16 ranks (its destinations checked against the
  * published table), identity, transpose, reversal, shuffle, unshuffle and
- * random vectors, of 1, 1000 and 70000 bytes, in every mode.
+ * random vectors, of 1, 1000 and 70000 bytes, in every mode.  Then the
+ * sort (every topology): 1, 5 and 300 records of 24 bytes per rank,
+ * int64 and double keys with duplicates (and NaN, infinities), ascending
+ * and descending, in every mode and in place; each rank sorts the whole
+ * set itself and compares its share.
  *
  * --bad KIND: one erroneous call, which must fail on every rank with the
  * expected code, quickly: dest-range (a destination beyond the last rank),
@@ -29,6 +33,7 @@
  * that is not one: RTOPO_ERR_INVAL, no communication), mismatch-bpc (rank
  * p/2 passes another vector: RTOPO_ERR_MISMATCH).  Exit status 0 when every check passed.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +261,132 @@ static void run_bpc(rtopo_topo_t *t, unsigned modes, long *checks)
             }
 }
 
+/* ---- sort ---- */
+#define SREC 24
+static int s_dbl, s_desc;
+
+static int fkey(const uint8_t *a, const uint8_t *b)
+{
+    if (s_dbl) {
+        double x, y;
+        int nx, ny;
+
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        nx = isnan(x) != 0;
+        ny = isnan(y) != 0;
+        if (nx || ny)
+            return nx - ny;
+        return (x > y) - (x < y);
+    } else {
+        int64_t x, y;
+
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+}
+
+/* records carry their origin (rank, index) at byte 8: ties by it */
+static int srt_cmp(const void *x, const void *y)
+{
+    const uint8_t *a = x, *b = y;
+    int c = fkey(a, b);
+    int64_t u, v;
+
+    if (s_desc)
+        c = -c;
+    if (c)
+        return c;
+    memcpy(&u, a + 8, 8);
+    memcpy(&v, b + 8, 8);
+    return (u > v) - (u < v);
+}
+
+static void srt_make(uint8_t *rec, int r, long i, unsigned tag)
+{
+    int64_t origin = (int64_t)r * 1000000 + i, iv;
+    double dv;
+
+    rng = (uint64_t)tag * 1000003u + (uint64_t)origin * 7919u;
+    memset(rec, 0, SREC);
+    if (s_dbl) {
+        uint32_t u = rnd() % 20;
+
+        dv = u == 0 ? NAN : u == 1 ? INFINITY : u == 2 ? -INFINITY : (double)(rnd() % 9) / 2;
+        memcpy(rec, &dv, 8);
+    } else {
+        iv = rnd() % 11 == 0 ? INT64_MAX : (int64_t)(rnd() % 13) - 6;
+        memcpy(rec, &iv, 8);
+    }
+    memcpy(rec + 8, &origin, 8);
+    memcpy(rec + 16, &tag, sizeof tag);
+}
+
+static void run_sort(rtopo_topo_t *t, unsigned modes, long *checks)
+{
+    static const long counts[3] = { 1, 5, 300 };
+    int ci, m, dbl, desc, inplace;
+    long i, r;
+
+    for (ci = 0; ci < 3; ci++)
+        for (dbl = 0; dbl < 2; dbl++)
+            for (desc = 0; desc < 2; desc++)
+                for (m = M_BLOCKING; m <= M_PERSISTENT; m <<= 1)
+                    for (inplace = 0; inplace < 2; inplace++) {
+                        long k = counts[ci];
+                        unsigned tag = 9000u + (unsigned)(ci * 16 + dbl * 8 + desc * 4 + m);
+                        uint8_t *all = malloc((size_t)(p * k) * SREC);
+                        uint8_t *in = malloc((size_t)k * SREC), *out = malloc((size_t)k * SREC);
+                        rtopo_datatype_t kt = dbl ? RTOPO_DOUBLE : RTOPO_INT64;
+                        rtopo_req_t *req = NULL;
+
+                        if (!(modes & m) || (inplace && m != M_BLOCKING) || !all || !in ||
+                            !out) {
+                            free(all), free(in), free(out);
+                            continue;
+                        }
+                        s_dbl = dbl;
+                        s_desc = desc;
+                        for (r = 0; r < p; r++)
+                            for (i = 0; i < k; i++)
+                                srt_make(all + (r * k + i) * SREC, (int)r, i, tag);
+                        memcpy(in, all + (long)me * k * SREC, (size_t)k * SREC);
+                        memset(out, 0xa5, (size_t)k * SREC);
+                        qsort(all, (size_t)(p * k), SREC, srt_cmp);
+                        if (inplace) {
+                            CHECK(rtopo_sort(t, in, in, (size_t)k, SREC, kt, desc));
+                            memcpy(out, in, (size_t)k * SREC);
+                        } else if (m == M_BLOCKING) {
+                            CHECK(rtopo_sort(t, in, out, (size_t)k, SREC, kt, desc));
+                        } else {
+                            CHECK(m == M_NONBLOCKING ?
+                                  rtopo_isort(t, in, out, (size_t)k, SREC, kt, desc, &req) :
+                                  rtopo_sort_init(t, in, out, (size_t)k, SREC, kt, desc, &req));
+                            if (m == M_PERSISTENT) {
+                                CHECK(rtopo_start(req));
+                                CHECK(rtopo_wait(req));
+                                memset(out, 0xa5, (size_t)k * SREC);
+                                CHECK(rtopo_start(req));   /* again, same input */
+                            }
+                            CHECK(rtopo_wait(req));
+                            CHECK(rtopo_req_free(req));
+                        }
+                        for (i = 0; i < k; i++)
+                            if (memcmp(out + i * SREC, all + ((long)me * k + i) * SREC, SREC)) {
+                                FAIL("sort of %ld %s records per rank, %s, %s%s: record %ld "
+                                     "is not the %ld-th of the order", k,
+                                     dbl ? "double" : "int64", desc ? "descending" :
+                                     "ascending", m == M_BLOCKING ? "blocking" :
+                                     m == M_NONBLOCKING ? "nonblocking" : "persistent",
+                                     inplace ? ", in place" : "", i, (long)me * k + i);
+                                break;
+                            }
+                        ++*checks;
+                        free(all), free(in), free(out);
+                    }
+}
+
 static int run_bad(rtopo_topo_t *t, const char *kind)
 {
     uint8_t rec[16] = { 1 }, out[16];
@@ -431,6 +562,7 @@ int main(int argc, char **argv)
             }
     }
     run_bpc(t, modes, &checks);
+    run_sort(t, modes, &checks);
     CHECK(rtopo_allreduce(t, &nbad, &any, 1, RTOPO_INT64, RTOPO_SUM));
     if (me == 0)
         printf("route_check %s, %d ranks: %ld operations checked per rank in %.2f s, %s\n",
