@@ -1835,6 +1835,72 @@ static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, 
     return nh;
 }
 
+/* Merge-split sort (the generic algorithm): each rank sorts its records;
+ * then in every round pairs of ranks swap their records, each sorts the
+ * two blocks together and keeps the lower or the upper half.  Rounds:
+ * bitonic on 2^d ranks (d(d+1)/2 rounds), odd-even transposition
+ * otherwise (p rounds).  TMP: two blocks of count slots. */
+static void rtopo__sort_ms_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    int p = b->t->p, r, d = 0, st, j, rounds, q;
+    uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
+    uint32_t t = 0, L, Lm;
+    unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
+    int64_t seq = (int64_t)(Q - 8);
+
+    while ((1 << d) < p)
+        d++;
+    b->ntmp = 0;
+    b->tbase = 2 * (k ? k : 1) * Q;
+    for (r = 0; r < p; r++) {
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, r, RTOPO__BUF_SEND, 0,
+                        k * R, RT_T, 0, k * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
+        rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, r, RT_T, 0, 0, RT_T, 0, k * Q,
+                        (uint32_t)Q, seq, t);
+    }
+    rounds = (1 << d) == p ? d * (d + 1) / 2 : p;
+    for (q = 0; q < rounds && k; q++) {
+        int stage = 0, bit = 0;
+
+        if ((1 << d) == p) {        /* round q: stage, bit */
+            for (st = 1, j = q; j >= st; j -= st, st++)
+                ;
+            stage = st;
+            bit = stage - 1 - j;
+        }
+        for (r = 0, Lm = 0; r < p; r++) {
+            int partner = (1 << d) == p ? r ^ (1 << bit) :
+                          ((r & 1) == (q & 1) ? r + 1 : r - 1);
+
+            if (partner < 0 || partner >= p)
+                continue;
+            L = rtopo__raw_send(b, r, RT_T, 0, partner, RT_T, k * Q, k * Q, t);
+            Lm = L > Lm ? L : Lm;
+        }
+        t += Lm + 1;
+        for (r = 0; r < p; r++) {
+            int partner = (1 << d) == p ? r ^ (1 << bit) :
+                          ((r & 1) == (q & 1) ? r + 1 : r - 1);
+            /* ascending pairs (in the requested order) keep the lower
+             * half on the lower rank */
+            int asc = (1 << d) == p ? stage == d || !((r >> stage) & 1) : 1;
+            int low = (r < partner) == asc;
+
+            if (partner < 0 || partner >= p)
+                continue;
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, r, RT_T, 0, 0, RT_T, 0,
+                            2 * k * Q, (uint32_t)Q, seq, t);
+            if (!low)
+                rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T, k * Q,
+                                k * Q, RT_T, 0, k * Q, (uint32_t)Q, 1, t);
+        }
+    }
+    for (r = 0; r < p; r++)
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, r, RT_T, 0, k * Q,
+                        RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+}
+
 static void rtopo__sort_prog(rtopo__cb_t *b)
 {
     const rtopo__coll_t *c = b->c;
@@ -1988,7 +2054,10 @@ static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
         rtopo__bpc_prog(b);
         break;
     case RTOPO__COLL_SORT:
-        rtopo__sort_prog(b);
+        if (algo == RTOPO_COLL_GENERIC)
+            rtopo__sort_ms_prog(b);
+        else
+            rtopo__sort_prog(b);
         break;
     default:
         rtopo__line_prog(b);
@@ -2213,6 +2282,19 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if (rtopo__coll_is_route(c->op))
         return rtopo__sched_route(t, c, model, s_p);
     otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    if (c->op == RTOPO__COLL_SORT) {
+        /* the column sort while its pads stay within 4 columns of
+         * records, else (and for GENERIC) merge-split */
+        uint64_t kk = 2 * (uint64_t)(t->p - 1) * (uint64_t)(t->p - 1);
+
+        if (c->algo == RTOPO_COLL_TOPO || c->algo == RTOPO_COLL_GENERIC)
+            return rtopo__coll_algo1(t, c, c->algo, model, s_p);
+        if (kk > 4 * (c->count ? c->count : 1))
+            return rtopo__coll_algo1(t, c, RTOPO_COLL_GENERIC, model, s_p);
+        cand[ncand++] = RTOPO_COLL_TOPO;
+        cand[ncand++] = RTOPO_COLL_GENERIC;
+        goto choose;
+    }
     if (c->op > RTOPO__COLL_ALLREDUCE)          /* one algorithm each */
         return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
     /* the candidates: the OTIS algorithm, the generic ones (two for the
@@ -2228,6 +2310,7 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     }
     if (ncand == 1)
         return rtopo__coll_algo1(t, c, cand[0], model, s_p);
+choose:
     for (i = 0; i < ncand; i++) {
         if ((st = rtopo__coll_algo1(t, c, cand[i], model, &s)) ||
             (st = rtopo__sim_run(s, model, &r)))

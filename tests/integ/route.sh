@@ -8,8 +8,8 @@
 #      1000 bytes, blocking, nonblocking and persistent, six rounds of
 #      inputs each (none selected, some, all, random prefixes)
 #   16 ranks over 4 emulated hosts (rtopo-run --hosts 4), OTIS-mesh n=4
-#   8 ranks as a 3-cube and 4 as a ring: select_rank, and the routing
-#      operations fail with RTOPO_ERR_UNSUPPORTED
+#   8 ranks as a 3-cube, 4 and 6 as a ring: select_rank, the sort, and
+#      the routing operations fail with RTOPO_ERR_UNSUPPORTED
 #   BPC permutations on each of those (2^k ranks): the seed's example
 #      and its table on 16 ranks, named and random vectors
 #   wrong calls on 16 ranks: a destination beyond the last rank,
@@ -65,6 +65,7 @@ job 16 --topo otis-mesh:4
 job 16 --hosts 4 --topo otis-mesh:4 --records 24 --rounds 3 --modes blocking,persistent
 job 8 --topo hypercube:3 --rounds 5
 job 4 --topo ring --rounds 3 --modes blocking
+job 6 --topo ring --rounds 2 --modes blocking,nonblocking
 for b in dest-range gen-order null-got recsize0 generic mismatch-recsize bpc-vector \
          mismatch-bpc; do
     job 16 --topo otis-mesh:4 --bad "$b"

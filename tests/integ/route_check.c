@@ -19,7 +19,8 @@
  * [-0, 1, 2, -3] on 16 ranks (its destinations checked against the
  * published table), identity, transpose, reversal, shuffle, unshuffle and
  * random vectors, of 1, 1000 and 70000 bytes, in every mode.  Then the
- * sort (every topology): 1, 5 and 300 records of 24 bytes per rank,
+ * sort (every topology; the model's choice, the column sort and the
+ * merge-split sort): 1, 5 and 300 records of 24 bytes per rank,
  * int64 and double keys with duplicates (and NaN, infinities), ascending
  * and descending, in every mode and in place; each rank sorts the whole
  * set itself and compares its share.
@@ -326,9 +327,13 @@ static void srt_make(uint8_t *rec, int r, long i, unsigned tag)
 static void run_sort(rtopo_topo_t *t, unsigned modes, long *checks)
 {
     static const long counts[3] = { 1, 5, 300 };
-    int ci, m, dbl, desc, inplace;
+    static const rtopo_coll_algo_t algos[3] = { RTOPO_COLL_AUTO, RTOPO_COLL_TOPO,
+                                                RTOPO_COLL_GENERIC };
+    int ci, m, dbl, desc, inplace, a;
     long i, r;
 
+    for (a = 0; a < 3; a++) {
+    CHECK(rtopo_topo_set_coll_algo(t, algos[a]));
     for (ci = 0; ci < 3; ci++)
         for (dbl = 0; dbl < 2; dbl++)
             for (desc = 0; desc < 2; desc++)
@@ -374,8 +379,8 @@ static void run_sort(rtopo_topo_t *t, unsigned modes, long *checks)
                         }
                         for (i = 0; i < k; i++)
                             if (memcmp(out + i * SREC, all + ((long)me * k + i) * SREC, SREC)) {
-                                FAIL("sort of %ld %s records per rank, %s, %s%s: record %ld "
-                                     "is not the %ld-th of the order", k,
+                                FAIL("sort (algorithm %d) of %ld %s records per rank, %s, "
+                                     "%s%s: record %ld is not the %ld-th of the order", a, k,
                                      dbl ? "double" : "int64", desc ? "descending" :
                                      "ascending", m == M_BLOCKING ? "blocking" :
                                      m == M_NONBLOCKING ? "nonblocking" : "persistent",
@@ -385,6 +390,8 @@ static void run_sort(rtopo_topo_t *t, unsigned modes, long *checks)
                         ++*checks;
                         free(all), free(in), free(out);
                     }
+    }
+    CHECK(rtopo_topo_set_coll_algo(t, RTOPO_COLL_AUTO));
 }
 
 static int run_bad(rtopo_topo_t *t, const char *kind)
