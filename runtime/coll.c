@@ -423,13 +423,17 @@ static int rtopo__route(rtopo_topo_t *t, int op, const void *sendrec, const void
 {
     rtopo__coll_t c = { .op = op, .dtype = RTOPO_INT64, .count = 1, .esize = recsize };
 
-    if (recsize == 0)
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: recsize is 0 (records of 1 byte to "
-                            "1 GiB)", rtopo__coll_name(op));
-    if (sendrec && recvrec && recsize && (const char *)sendrec < (char *)recvrec + recsize &&
+    if (recsize == 0 || recsize > ((size_t)1 << 30))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: recsize is %zu (records of 1 byte to "
+                            "1 GiB)", rtopo__coll_name(op), recsize);
+    if (sendrec && recvrec && (const char *)sendrec < (char *)recvrec + recsize &&
         (const char *)recvrec < (const char *)sendrec + recsize)
         return rtopo__error(RTOPO_ERR_INVAL, "%s: sendrec and recvrec overlap (no "
                             "in-place form)", rtopo__coll_name(op));
+    if (got && recvrec && (char *)got + sizeof(*got) > (char *)recvrec &&
+        (char *)got < (char *)recvrec + recsize)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: got lies inside recvrec",
+                            rtopo__coll_name(op));
     return rtopo__coll_call_aux(t, &c, sendrec, recvrec, in,
                                 op == RTOPO__COLL_CONCENTRATE ? sizeof(int) : sizeof(int64_t),
                                 got, sizeof(int), how, req);
