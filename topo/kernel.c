@@ -351,11 +351,21 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
         }
         return RTOPO_OK;
     case RTOPO__RT_PRUNE:
-        for (o = 0; o + rec <= k->len; o += rec)
-            if (rtopo__ld64(d + o) &&
-                !(rtopo__rt_span(d + o, k->flags, k->arg, &x0, &x1) && x0 <= me &&
-                  me <= x1))
+        /* flags & 3: the directions the sweep passes records on; a record
+         * that needs another, or has no place on this line, is lost to
+         * the operation: the input broke its order */
+        for (o = 0; o + rec <= k->len; o += rec) {
+            if (!rtopo__ld64(d + o))
+                continue;
+            if (!rtopo__rt_span(d + o, k->flags, k->arg, &x0, &x1) ||
+                (x1 > me && !(k->flags & RTOPO__RT_PLUS)) ||
+                (x0 < me && !(k->flags & RTOPO__RT_MINUS)))
+                return rtopo__error(RTOPO_ERR_INVAL, "route: the record for index %lld "
+                                    "cannot reach it (the input breaks the operation's "
+                                    "order)", (long long)(rtopo__ld64(d + o) - 1));
+            if (x0 > me || me > x1)
                 memset(d + o, 0, rec);
+        }
         return RTOPO_OK;
     case RTOPO__RT_NORM: {
         int32_t f;

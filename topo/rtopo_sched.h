@@ -164,7 +164,9 @@ enum rtopo__kern_type {
  *          destination; flags & CLEAR empties the destination first.
  *          The transform is (flags >> 2) & 3, the view (flags >> 4) & 3.
  *  PRUNE   empties the destination's records that do not contain me (no
- *          source)
+ *          source); flags & 3 are the directions the sweep passes records
+ *          on (PLUS, MINUS): a record needing another, or without a place
+ *          on the line, fails
  *  NORM    int64 destination = (int32 source != 0)
  *  XRANK   int64 destination = src[1] - src[0] (two int64)
  *  HCONC   header from int64 source [f, c] (f: 0/1, c: inclusive count):
