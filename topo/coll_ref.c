@@ -17,8 +17,19 @@
  * the rank itself; with exact values (small integers) any order a
  * schedule picks gives the same bytes.  out[r] must not overlap any
  * rank's buffers: the inputs are read after outputs were written.
+ *
+ * Selection and routing: SELECT_RANK counts the selected ranks before
+ * each rank (O(p)); CONCENTRATE, DISTRIBUTE and GENERALIZE read their
+ * input from TMP as the caller stages it, find for every rank the rank
+ * whose record it receives, if any (O(p)), and copy that record (O(p*R)
+ * for records of R bytes, GENERALIZE's repeated copies included).  An
+ * input outside the operation's contract (senders that are not ranks
+ * 0..q, a destination that is not a rank, destinations that do not
+ * increase with the sending rank) is refused with RTOPO_ERR_INVAL,
+ * whatever the schedule makes of it.
  */
 #include "config.h"
+#include <stdlib.h>
 #include <string.h>
 #include "rtopo.h"
 #include "rtopo_sched.h"
@@ -63,6 +74,24 @@ static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint
         return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d unknown", name, c->algo);
     if ((nd = rtopo__cart_ndims(t)) < 0)
         return nd;
+    if (rtopo__coll_is_route(c->op)) {
+        *E_p = 0;
+        *m_p = 0;
+        if (c->op == RTOPO__COLL_SELECT_RANK)   /* fixed sizes: count, esize unused */
+            return RTOPO_OK;
+        if (t->kind != RTOPO__TOPO_OTIS_MESH)
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh, not a %s",
+                                name, rtopo__topo_name(t->kind));
+        if (c->count != 1 || c->esize < 1 || c->esize > ((size_t)1 << 30))
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu records of %zu bytes (one "
+                                "record of 1 byte to 1 GiB)", name,
+                                (unsigned long long)c->count, c->esize);
+        if (c->algo == RTOPO_COLL_GENERIC)
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: no generic algorithm",
+                                name);
+        *m_p = c->esize;
+        return RTOPO_OK;
+    }
     if (c->op == RTOPO__COLL_WINDOW_BCAST && t->kind != RTOPO__TOPO_OTIS_MESH)
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh, not a %s",
                             name, rtopo__topo_name(t->kind));
@@ -147,6 +176,152 @@ static int rtopo__ref_at(const rtopo__tdesc_t *t, int *c, int dim, int pos)
     return r;
 }
 
+static int32_t rtopo__ref_ld32(const uint8_t *p)
+{
+    int32_t v;
+
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static int64_t rtopo__ref_ld64(const uint8_t *p)
+{
+    int64_t v;
+
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* every rank's buffers that op reads: SEND, TMP (the staged input of the
+ * routing operations) and with recv RECV (what a rank that gets nothing
+ * keeps) */
+static int rtopo__ref_route_bufs(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                 uint8_t *const *const *bufs, int recv)
+{
+    const char *name = rtopo__coll_name(c->op);
+    int r, tmp = c->op != RTOPO__COLL_SELECT_RANK;
+
+    if (!bufs)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no buffers", name);
+    for (r = 0; r < t->p; r++)
+        if (!bufs[r] || !bufs[r][RTOPO__BUF_SEND] || (tmp && !bufs[r][RTOPO__BUF_TMP]) ||
+            (recv && !bufs[r][RTOPO__BUF_RECV]))
+            return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d has no %s buffer",
+                                name, r, !bufs[r] || !bufs[r][RTOPO__BUF_SEND] ? "SEND" :
+                                tmp && !bufs[r][RTOPO__BUF_TMP] ? "TMP" : "RECV");
+    return RTOPO_OK;
+}
+
+/* The source of every rank of a routing operation: the rank whose record
+ * lands on r, or -1 (src[0..p)).  CONCENTRATE: the k-th rank with
+ * selected != 0 (TMP[0, 4)) sends to rank k; DISTRIBUTE: ranks 0..q,
+ * those with dest >= 0 (TMP[0, 8)), send to dest, destinations
+ * increasing with the sending rank; GENERALIZE: as DISTRIBUTE, and the
+ * record of rank i also covers every rank up to dest[i+1] - 1, or p - 1
+ * when i is q. */
+static int rtopo__ref_sources(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              uint8_t *const *const *bufs, int *src)
+{
+    const char *name = rtopo__coll_name(c->op);
+    int p = t->p, i, j, k = 0;
+    int64_t d, next, hi, last = -1;   /* last: the highest rank covered so far */
+
+    for (i = 0; i < p; i++)
+        src[i] = -1;
+    for (i = 0; i < p; i++) {
+        if (c->op == RTOPO__COLL_CONCENTRATE) {
+            if (rtopo__ref_ld32(bufs[i][RTOPO__BUF_TMP]))
+                src[k++] = i;
+            continue;
+        }
+        d = rtopo__ref_ld64(bufs[i][RTOPO__BUF_TMP]);
+        if (d < 0)
+            continue;
+        if (i > 0 && rtopo__ref_ld64(bufs[i - 1][RTOPO__BUF_TMP]) < 0)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d sends, rank %d "
+                                "before it does not (the senders are ranks 0..q)", name, i,
+                                i - 1);
+        if (d >= p)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d's destination "
+                                "%lld is not a rank (0..%d)", name, i, (long long)d, p - 1);
+        if (d <= last)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d's destination "
+                                "%lld does not follow rank %lld, the last one reached "
+                                "before it", name, i, (long long)d, (long long)last);
+        hi = d;
+        if (c->op == RTOPO__COLL_GENERALIZE) {
+            next = i + 1 < p ? rtopo__ref_ld64(bufs[i + 1][RTOPO__BUF_TMP]) : -1;
+            hi = next < 0 ? p - 1 : next - 1;
+            if (hi < d)
+                return rtopo__error(RTOPO_ERR_INVAL, "%s reference: destinations do not "
+                                    "increase (rank %d: %lld, rank %d: %lld)", name, i,
+                                    (long long)d, i + 1, (long long)next);
+            if (hi >= p)
+                hi = p - 1;     /* rank i + 1's own destination is refused next */
+        }
+        for (j = (int)d; j <= (int)hi; j++)
+            src[j] = i;
+        last = hi;
+    }
+    return RTOPO_OK;
+}
+
+/* SELECT_RANK into out, or a routing operation into out and/or got (each
+ * may be NULL) */
+static int rtopo__ref_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            uint8_t *const *const *bufs, uint8_t *const *out, int32_t *got)
+{
+    int p = t->p, r, st, *src;
+    int64_t k = 0;
+
+    if ((st = rtopo__ref_route_bufs(t, c, bufs,
+                                    out && c->op != RTOPO__COLL_SELECT_RANK)))
+        return st;
+    if (out)
+        for (r = 0; r < p; r++)
+            if (!out[r])
+                return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d has no output",
+                                    rtopo__coll_name(c->op), r);
+    if (c->op == RTOPO__COLL_SELECT_RANK) {
+        for (r = 0; r < p; r++) {
+            memcpy(out[r], &k, sizeof k);
+            k += rtopo__ref_ld32(bufs[r][RTOPO__BUF_SEND]) != 0;
+        }
+        return RTOPO_OK;
+    }
+    if (!(src = malloc(sizeof(*src) * (size_t)p)))
+        return rtopo__error(RTOPO_ERR_NOMEM, "%s reference: %d ranks",
+                            rtopo__coll_name(c->op), p);
+    if (!(st = rtopo__ref_sources(t, c, bufs, src)))
+        for (r = 0; r < p; r++) {
+            if (got)
+                got[r] = src[r] >= 0;
+            if (out)
+                memcpy(out[r], src[r] >= 0 ? bufs[src[r]][RTOPO__BUF_SEND] :
+                       bufs[r][RTOPO__BUF_RECV], c->esize);
+        }
+    free(src);
+    return st;
+}
+
+int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                        uint8_t *const *const *bufs, int32_t *got)
+{
+    uint64_t m = 0;
+    int st, E = 0;
+
+    if ((st = rtopo__ref_args(t, c, &m, &E)))
+        return st;
+    if (c->op != RTOPO__COLL_CONCENTRATE && c->op != RTOPO__COLL_DISTRIBUTE &&
+        c->op != RTOPO__COLL_GENERALIZE)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s reference: the operation has no got",
+                            rtopo__coll_name(c->op));
+    if (!got)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no output",
+                            rtopo__coll_name(c->op));
+    return rtopo__ref_route(t, c, bufs, NULL, got);
+}
+
 int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                     uint8_t *const *const *bufs, uint8_t *const *out)
 {
@@ -157,6 +332,12 @@ int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if ((st = rtopo__ref_args(t, c, &m, &E)))
         return st;
     p = t->p;
+    if (rtopo__coll_is_route(c->op)) {
+        if (!out)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no output",
+                                rtopo__coll_name(c->op));
+        return rtopo__ref_route(t, c, bufs, out, NULL);
+    }
     if (!m)
         return RTOPO_OK;
     sb = rtopo__coll_send_bytes(c);

@@ -1766,7 +1766,7 @@ static void rtopo__bpc_prog(rtopo__cb_t *b)
             nh += rtopo__grp_route(b, d / n, r / n, d % n, h + nh);
         }
         rtopo__cb_route(b, r, RSEND(0), d, RRECV(0), 0, h, nh);
-        if (otis && !b->err && r / n != d / n) {
+        if (otis && !b->err && b->len && r / n != d / n) {
             uint32_t i, L1, j = b->nh - nh;
 
             for (L1 = 0; b->h[j + L1].link != RTOPO__LINK_OTIS; L1++)
@@ -1836,8 +1836,8 @@ static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, 
 }
 
 /* Merge-split sort (the generic algorithm): each rank sorts its records;
- * then in every round pairs of ranks swap their records, each sorts the
- * two blocks together and keeps the lower or the upper half.  Rounds:
+ * then in every round pairs of ranks swap their records, each merges the
+ * two blocks and keeps the lower or the upper half.  Rounds:
  * bitonic on 2^d ranks (d(d+1)/2 rounds), odd-even transposition
  * otherwise (p rounds).  TMP: two blocks of count slots. */
 static void rtopo__sort_ms_prog(rtopo__cb_t *b)
@@ -1849,10 +1849,12 @@ static void rtopo__sort_ms_prog(rtopo__cb_t *b)
     unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
     int64_t seq = (int64_t)(Q - 8);
 
+    if (!k)
+        return;
     while ((1 << d) < p)
         d++;
     b->ntmp = 0;
-    b->tbase = 2 * (k ? k : 1) * Q;
+    b->tbase = 2 * k * Q;
     for (r = 0; r < p; r++) {
         rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, r, RTOPO__BUF_SEND, 0,
                         k * R, RT_T, 0, k * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
@@ -1889,8 +1891,8 @@ static void rtopo__sort_ms_prog(rtopo__cb_t *b)
 
             if (partner < 0 || partner >= p)
                 continue;
-            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, r, RT_T, 0, 0, RT_T, 0,
-                            2 * k * Q, (uint32_t)Q, seq, t);
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf | RTOPO__KERN_MERGE, r, RT_T,
+                            0, 0, RT_T, 0, 2 * k * Q, (uint32_t)Q, seq, t);
             if (!low)
                 rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T, k * Q,
                                 k * Q, RT_T, 0, k * Q, (uint32_t)Q, 1, t);
@@ -1911,11 +1913,11 @@ static void rtopo__sort_prog(rtopo__cb_t *b)
     unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
     int64_t seq = (int64_t)(Q - 8);
 
+    if (!k)
+        return;
     kk = (uint64_t)2 * (uint64_t)(p - 1) * (uint64_t)(p - 1);
     kk = c->mm > 0 ? (uint64_t)c->mm : kk > k ? kk : k;
     kk = (kk + (uint64_t)p - 1) / (uint64_t)p * (uint64_t)p;
-    if (!kk)
-        kk = (uint64_t)p;
     per = kk / (uint64_t)p;
     C0 = 0;
     C1 = kk * Q;

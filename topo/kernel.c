@@ -198,9 +198,9 @@ static void rtopo__cmpx(int dtype, int desc, int64_t seq, uint8_t *s, uint8_t *d
  * same size; a record of the right run goes first only when it strictly
  * precedes the left one */
 static int rtopo__sort(int dtype, int desc, int64_t seq, uint8_t *d, uint64_t len,
-                       uint32_t rec)
+                       uint32_t rec, int merge)
 {
-    uint64_t n = len / rec, w, lo;
+    uint64_t n = len / rec, w, lo, w0 = merge && n % 2 == 0 ? n / 2 : 1;
     uint8_t *tmp, *from = d, *to;
 
     if (n < 2)
@@ -209,7 +209,7 @@ static int rtopo__sort(int dtype, int desc, int64_t seq, uint8_t *d, uint64_t le
         return rtopo__error(RTOPO_ERR_NOMEM, "kernel sort: %llu scratch bytes",
                             (unsigned long long)len);
     to = tmp;
-    for (w = 1; w < n; w *= 2) {
+    for (w = w0; w < n; w *= 2) {
         for (lo = 0; lo < n; lo += 2 * w) {
             uint64_t l = lo, m = lo + w < n ? lo + w : n, r = m,
                      hi = m + w < n ? m + w : n, o = lo * rec;
@@ -584,7 +584,9 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
     case RTOPO__KERN_FILL: rtopo__fill(k->dtype, d, k->len, k->arg); break;
     case RTOPO__KERN_COMBINE: rtopo__combine(k->dtype, k->op, d, s, k->len); break;
     case RTOPO__KERN_CMPX: rtopo__cmpx(k->dtype, desc, seq, s, d, k->len, k->rec); break;
-    case RTOPO__KERN_SORT: return rtopo__sort(k->dtype, desc, seq, d, k->len, k->rec);
+    case RTOPO__KERN_SORT:
+        return rtopo__sort(k->dtype, desc, seq, d, k->len, k->rec,
+                           (k->flags & RTOPO__KERN_MERGE) != 0);
     case RTOPO__KERN_ROUTE: return rtopo__route(k, s, d);
     default: rtopo__select(k->dtype, s, d, k->len, k->rec); break;
     }

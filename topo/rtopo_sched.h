@@ -145,6 +145,8 @@ enum rtopo__kern_type {
                                   by the int64 at byte `arg` of the record,
                                   ascending whatever the keys' direction */
 #define RTOPO__KERN_SEQDESC 4u /* ... descending */
+#define RTOPO__KERN_MERGE 8u   /* flags (SORT): the two halves of the range
+                                  are sorted already: one merge */
 
 /* Routing slots (ROUTE kernels, coll_sched.c's concentrate, distribute
  * and generalize): `rec` bytes, a header of two int64 then the payload.

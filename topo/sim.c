@@ -392,7 +392,8 @@ static double rtopo__kern_cost(const rtopo__model_t *m, const rtopo__kern_t *k)
 {
     double c = (double)k->len * m->tk;
 
-    if (k->type == RTOPO__KERN_SORT && k->rec && k->len / k->rec > 2) {
+    if (k->type == RTOPO__KERN_SORT && !(k->flags & RTOPO__KERN_MERGE) && k->rec &&
+        k->len / k->rec > 2) {
         uint64_t n = k->len / k->rec;
         int lg = 0;
 
