@@ -18,6 +18,12 @@
  *        [--root R] [--op sum|prod|min|max] [--dtype int64|double] ... (the
  *        shift's options, without --q)
  *
+ *   mpirun -n N rtopo-bench-mpi sort [--topo T] [--algo LIST] [--sizes LIST (records
+ *        per rank)] ... (the shift's options, without --q and --no-raw)
+ *
+ *   mpirun -n 2^k rtopo-bench-mpi bpc [--topo T] [--vector V] ... (the shift's
+ *        options, without --algo and --q)
+ *
  * MPI is initialised first; rtopo bootstraps through an allgather over
  * MPI_COMM_WORLD (rtopo_config_t.allgather).  For every size, the
  * circular shift (rank i's data to rank (i+q) mod p) is timed as:
@@ -45,6 +51,16 @@
  * the broadcast is the root writing the buffer to every rank
  * (bench_raw_scatter_round with stride 0), the reductions have none.
  * Every element of every result is checked after each block.
+ * sort times rtopo_sort of count records of 16 bytes per rank (an int64
+ * key, then an int64 payload: the record's origin, rank*count + index)
+ * against MPI_Gather of every record to rank 0, qsort there by key, ties
+ * by origin, and MPI_Scatter back; bpc times rtopo_bpc with a vector
+ * (default "reversal") against MPI_Sendrecv to rtopo_bpc_dest(me), from
+ * the rank whose destination is me, with a raw write to the same
+ * partner.  Both run MPI on a communicator in topology order
+ * (MPI_Comm_split with key rtopo_topo_rank); every rank computes what it
+ * must hold, and every column's result is compared with it, record by
+ * record or byte by byte, once before the timing and after each block.
  * Every iteration of every column is MPI_Barrier, t0, the operation, t1;
  * per iteration the slowest rank counts (MPI_Allreduce MAX); the median
  * and minimum over the iterations are reported.  Columns run in blocks of
@@ -73,7 +89,8 @@ enum { COL_MPI, COL_CART, COL_RAW, COL_RTOPO };
 typedef struct col {
     int kind;
     int persistent, unreg;      /* rtopo columns */
-    int algo;                   /* bcast, allreduce, scan: rtopo_coll_algo_t */
+    int algo;                   /* bcast, allreduce, scan, sort: rtopo_coll_algo_t */
+    int algo_col;               /* ... one column per algorithm */
     char name[48];              /* short name: "mpi", "blocking/registered", ... */
     char label[96];             /* what it is, for the header and the plot */
     int on;
@@ -125,10 +142,37 @@ static struct {
     /* ... and per size and rtopo column the schedule that ran: its
      * algorithm (RTOPO_COLL_TOPO or _GENERIC) and steps */
     int ran[MAX_SIZES][MAX_COLS], steps[MAX_SIZES][MAX_COLS];
+    /* sort, bpc (XOP_*, 0 for the others): this rank's topology rank,
+     * whether it is the job rank everywhere, MPI_COMM_WORLD in topology
+     * order; bpc's vector and partners (topology ranks for MPI, job
+     * ranks for the raw write); sort: every record (rank 0 of tcomm
+     * gathers into it); per size and rtopo column the slots per rank
+     * (sort) and the traffic of the schedule that ran (its algorithm and
+     * steps in ran and steps above) */
+    int xop, trank, bdst, bsrc, tident;
+    const char *vector;
+    MPI_Comm tcomm;
+    uint8_t *all;
+    unsigned long long slots[MAX_SIZES][MAX_COLS], xmoves[MAX_SIZES][MAX_COLS];
+    double xblocks[MAX_SIZES][MAX_COLS];
 } B = { .topo = "ring", .algo = "auto", .q = 1, .iters = 100, .block = 10,
         .warmup = 10, .raw = 1, .modes = 3, .buffers = 3, .cart = MPI_COMM_NULL, .dim = -1,
         .fn = "rtopo_shift", .fn_init = "rtopo_shift_init", .dtype = RTOPO_INT64,
-        .rop = RTOPO_SUM, .calgos = 7 };
+        .rop = RTOPO_SUM, .calgos = 7, .vector = "reversal", .tcomm = MPI_COMM_NULL };
+
+enum { XOP_SORT = 1, XOP_BPC };
+
+/* sort: records of 16 bytes, an int64 key first */
+typedef struct sort_rec {
+    int64_t key, origin;
+} sort_rec_t;
+#define SORT_REC ((size_t)sizeof(sort_rec_t))
+
+/* the bytes per rank of a --sizes entry (sort: records) */
+static size_t size_bytes(long v)
+{
+    return B.xop == XOP_SORT ? (size_t)v * SORT_REC : (size_t)v;
+}
 
 /* ---- command line ------------------------------------------------------- */
 
@@ -169,6 +213,13 @@ static void usage(FILE *f)
             "                  [--sizes LIST|MIN:MAX (bytes, multiples of 8)] [--iters N]\n"
             "                  [--block N] [--warmup N] [--modes ...] [--buffers ...]\n"
             "                  [--no-raw] [--json FILE] [--plot FILE.png]\n"
+            "       mpirun -n N rtopo-bench-mpi sort [--topo T] [--algo topo,generic,auto|all]\n"
+            "                  [--sizes LIST|MIN:MAX (records of 16 bytes per rank)] [--iters N]\n"
+            "                  [--block N] [--warmup N] [--modes ...] [--buffers ...]\n"
+            "                  [--json FILE] [--plot FILE.png]\n"
+            "       mpirun -n 2^k rtopo-bench-mpi bpc [--topo T] [--vector V] [--sizes LIST|MIN:MAX]\n"
+            "                  [--iters N] [--block N] [--warmup N] [--modes ...] [--buffers ...]\n"
+            "                  [--no-raw] [--json FILE] [--plot FILE.png]\n"
             "       rtopo-bench-mpi --help\n"
             "times the circular shift with rtopo and with MPI_Sendrecv in the same job;\n"
             "shift-dim: rtopo_shift_dim against MPI_Cart_shift + MPI_Sendrecv (in place:\n"
@@ -176,7 +227,9 @@ static void usage(FILE *f)
             "scatter: rtopo's host-to-hypercube strategies against MPI_Scatterv + halo\n"
             "exchange and MPI_Bcast + copy;\n"
             "bcast, allreduce, scan: rtopo's algorithms (topo, generic, auto) against\n"
-            "MPI_Bcast, MPI_Allreduce, MPI_Scan on MPI_COMM_WORLD\n");
+            "MPI_Bcast, MPI_Allreduce, MPI_Scan on MPI_COMM_WORLD;\n"
+            "sort: rtopo_sort against MPI_Gather + qsort + MPI_Scatter;\n"
+            "bpc: rtopo_bpc against MPI_Sendrecv with the partner from rtopo_bpc_dest\n");
 }
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -230,8 +283,9 @@ static void parse_sizes(const char *s)
         errno = 0;
         v = strtol(s, &end, 0);
         if (errno || end == s || v < 0 || v > INT_MAX || (*end && *end != ','))
-            usage_error("--sizes '%s' is not a list of byte counts (8,1024,...) "
-                        "up to %d, or MIN:MAX", arg, INT_MAX);
+            usage_error("--sizes '%s' is not a list of %s (%s) up to %d, or MIN:MAX", arg,
+                        B.xop == XOP_SORT ? "record counts" : "byte counts",
+                        B.xop == XOP_SORT ? "1,64,..." : "8,1024,...", INT_MAX);
         B.sizes[B.nsizes++] = v;
         s = *end == ',' ? end + 1 : end;
     }
@@ -246,6 +300,24 @@ static int parse_pair(const char *opt, const char *s, const char *a, const char 
 
     if (mask <= 0)
         usage_error("%s '%s': a comma-separated list of %s and %s", opt, s, a, b);
+    return mask;
+}
+
+/* bcast, allreduce, scan, sort: --algo, a list of topo, generic, auto,
+ * or all (the default), as a mask of rtopo_coll_algo_t bits */
+static int parse_calgos(const char *s)
+{
+    char list[64], *tok, *save = NULL;
+    int a, mask = 0;
+
+    snprintf(list, sizeof(list), "%s", s);
+    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(tok, "all"))
+            a = -1;
+        else if ((a = rtopo__coll_algo_parse(tok)) < 0)
+            usage_error("--algo '%s': a list of topo, generic and auto, or all", tok);
+        mask |= a < 0 ? 7 : 1 << a;
+    }
     return mask;
 }
 
@@ -366,6 +438,48 @@ static void setup_cols_coll(void)
                      rtopo__coll_algo_name(algo), unreg ? "unregistered" : "registered");
             add_col(COL_RTOPO, pers, unreg, name, label);
             B.col[B.ncol - 1].algo = algo;
+            B.col[B.ncol - 1].algo_col = 1;
+        }
+    }
+}
+
+/* sort, bpc: MPI, raw (bpc), then rtopo per variant of --modes and
+ * --buffers */
+static void setup_cols_xop(void)
+{
+    char name[48], label[96];
+    int v;
+
+    add_col(COL_MPI, 0, 0, "mpi", B.xop == XOP_SORT ? "MPI_Gather + qsort + MPI_Scatter" :
+            "MPI_Sendrecv with the partner");
+    if (B.raw)
+        add_col(COL_RAW, 0, 0, "raw", "raw transport write to the partner");
+    for (v = 0; v < 4; v++) {
+        int pers = v & 1, unreg = v >> 1, a;
+
+        if (!(B.modes & (1 << pers)) || !(B.buffers & (1 << unreg)))
+            continue;
+        if (B.xop == XOP_BPC) {
+            snprintf(name, sizeof(name), "%s/%s", pers ? "persistent" : "blocking",
+                     unreg ? "unregistered" : "registered");
+            snprintf(label, sizeof(label), "%s, %s", pers ? "rtopo_start+rtopo_wait" : B.fn,
+                     unreg ? "unregistered" : "registered");
+            add_col(COL_RTOPO, pers, unreg, name, label);
+            continue;
+        }
+        /* sort: each algorithm asked for */
+        for (a = 0; a < 3; a++) {
+            int algo = coll_order[a];
+
+            if (!(B.calgos & (1 << algo)))
+                continue;
+            snprintf(name, sizeof(name), "%s/%s/%s", pers ? "persistent" : "blocking",
+                     unreg ? "unregistered" : "registered", rtopo__coll_algo_name(algo));
+            snprintf(label, sizeof(label), "%s %s, %s", pers ? "rtopo_start+rtopo_wait" : B.fn,
+                     rtopo__coll_algo_name(algo), unreg ? "unregistered" : "registered");
+            add_col(COL_RTOPO, pers, unreg, name, label);
+            B.col[B.ncol - 1].algo = algo;
+            B.col[B.ncol - 1].algo_col = 1;
         }
     }
 }
@@ -376,6 +490,10 @@ static void setup_cols(void)
 
     if (B.coll) {
         setup_cols_coll();
+        return;
+    }
+    if (B.xop) {
+        setup_cols_xop();
         return;
     }
     snprintf(lreg, sizeof(lreg), "%s, registered", B.fn);
@@ -408,8 +526,8 @@ static void alloc_bufs(void)
 
     B.maxb = 0;
     for (i = 0; i < B.nsizes; i++)
-        if ((size_t)B.sizes[i] > B.maxb)
-            B.maxb = (size_t)B.sizes[i];
+        if (size_bytes(B.sizes[i]) > B.maxb)
+            B.maxb = size_bytes(B.sizes[i]);
     B.maxb += 64;
     if (posix_memalign((void **)&B.sb, 4096, B.maxb) ||
         posix_memalign((void **)&B.rb, 4096, B.maxb) ||
@@ -493,6 +611,180 @@ static void coll_op(col_t *c, size_t n, int i)
     }
 }
 
+/* ---- sort, bpc: data, calls, checks ------------------------------------- */
+
+/* by key, ties by origin: the order rtopo_sort gives (the origin is
+ * rank*count + index) */
+static int sort_cmp(const void *a, const void *b)
+{
+    const sort_rec_t *x = a, *y = b;
+
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+/* the key of record g of total: pseudo-random, signed, about two records
+ * per key value, so that ties occur at every size */
+static int64_t sort_key(uint64_t g, uint64_t total)
+{
+    uint64_t h = (g + 1) * 0x9e3779b97f4a7c15ull, range = total / 2 + 1;
+
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return (int64_t)(h % range) - (int64_t)(range / 2);
+}
+
+static void sort_fill(sort_rec_t *r, int rank, size_t count)
+{
+    uint64_t total = (uint64_t)count * (uint64_t)B.size, g;
+    size_t i;
+
+    for (i = 0; i < count; i++) {
+        g = (uint64_t)rank * count + i;
+        r[i].key = sort_key(g, total);
+        r[i].origin = (int64_t)g;
+    }
+}
+
+/* byte k of topology rank r's bpc data */
+static inline uint8_t bpc_byte(int r, size_t k)
+{
+    return (uint8_t)((unsigned)r * 37u + (unsigned)k * 11u + (unsigned)(k >> 8) * 3u + 1u);
+}
+
+/* sort, bpc: every rank's send data for size v (sort: records, bpc:
+ * bytes), and what this rank must hold afterwards; sort: the whole order,
+ * computed here from every rank's records */
+static void xop_data(size_t v)
+{
+    size_t k;
+
+    if (B.xop == XOP_BPC) {
+        for (k = 0; k < v; k++) {
+            B.sb[k] = B.usb[k] = bpc_byte(B.trank, k);
+            B.exp[k] = bpc_byte(B.bsrc, k);
+        }
+    } else {
+        size_t total = v * (size_t)B.size;
+        sort_rec_t *everything = malloc(total ? total * SORT_REC : 1);
+        int r;
+
+        if (!everything)
+            fail("memory", RTOPO_ERR_NOMEM);
+        for (r = 0; r < B.size; r++)
+            sort_fill(everything + (size_t)r * v, r, v);
+        memcpy(B.sb, everything + (size_t)B.trank * v, v * SORT_REC);
+        memcpy(B.usb, B.sb, v * SORT_REC);
+        qsort(everything, total, SORT_REC, sort_cmp);
+        memcpy(B.exp, everything + (size_t)B.trank * v, v * SORT_REC);
+        free(everything);
+    }
+}
+
+/* rtopo's call on the column's buffers, blocking (req NULL) or the
+ * persistent request; v records (sort) or bytes (bpc) */
+static int xop_call(const col_t *c, size_t v, rtopo_req_t **req)
+{
+    const uint8_t *s = c->unreg ? B.usb : B.sb;
+    uint8_t *r = c->unreg ? B.urb : B.rb;
+
+    if (B.xop == XOP_SORT)
+        return req ? rtopo_sort_init(B.t, s, r, v, SORT_REC, RTOPO_INT64, 0, req) :
+               rtopo_sort(B.t, s, r, v, SORT_REC, RTOPO_INT64, 0);
+    return req ? rtopo_bpc_init(B.t, B.vector, s, r, v, req) :
+           rtopo_bpc(B.t, B.vector, s, r, v);
+}
+
+static void xop_op(col_t *c, size_t v, int i)
+{
+    int st, len;
+
+    switch (c->kind) {
+    case COL_MPI:
+        if (B.xop == XOP_BPC) {
+            mpi_check("MPI_Sendrecv", MPI_Sendrecv(B.usb, (int)v, MPI_BYTE, B.bdst, 10, B.urb,
+                                                   (int)v, MPI_BYTE, B.bsrc, 10, B.tcomm,
+                                                   MPI_STATUS_IGNORE));
+            break;
+        }
+        /* everything to rank 0, sorted there, dealt back */
+        len = (int)(v * SORT_REC);
+        mpi_check("MPI_Gather", MPI_Gather(B.usb, len, MPI_BYTE, B.all, len, MPI_BYTE, 0,
+                                           B.tcomm));
+        if (B.trank == 0)
+            qsort(B.all, v * (size_t)B.size, SORT_REC, sort_cmp);
+        mpi_check("MPI_Scatter", MPI_Scatter(B.all, len, MPI_BYTE, B.urb, len, MPI_BYTE, 0,
+                                             B.tcomm));
+        break;
+    case COL_RAW:
+        if ((st = bench_raw_round(&B.rawt, v, (uint32_t)(i & 0xffff))))
+            fail(B.rawt.what, st);
+        break;
+    default:
+        if (c->req) {
+            if ((st = rtopo_start(c->req)) || (st = rtopo_wait(c->req)))
+                fail("rtopo_start/rtopo_wait", st);
+        } else if ((st = xop_call(c, v, NULL))) {
+            fail(B.fn, st);
+        }
+    }
+}
+
+/* the receive buffer a column writes into (as col_rbuf) */
+static uint8_t *xop_rbuf(const col_t *c)
+{
+    return c->kind == COL_RAW || (c->kind == COL_RTOPO && !c->unreg) ? B.rb : B.urb;
+}
+
+/* before a block: a result no column can leave (sort: keys and origins
+ * 0x7f7f..., far outside the data; bpc: every byte the complement of
+ * the expected one) */
+static void xop_clear(const col_t *c, size_t v)
+{
+    uint8_t *r = xop_rbuf(c);
+    size_t k;
+
+    if (B.xop == XOP_SORT) {
+        memset(r, 0x7f, v * SORT_REC);
+        return;
+    }
+    for (k = 0; k < v; k++)
+        r[k] = (uint8_t)~B.exp[k];
+}
+
+/* every record (sort) or byte (bpc) against what this rank must hold */
+static void xop_verify(const col_t *c, size_t v, const char *when)
+{
+    const uint8_t *r = xop_rbuf(c);
+    size_t k;
+
+    if (B.xop == XOP_SORT) {
+        const sort_rec_t *got = (const sort_rec_t *)(const void *)r,
+                         *want = (const sort_rec_t *)(const void *)B.exp;
+
+        for (k = 0; k < v; k++)
+            if (got[k].key != want[k].key || got[k].origin != want[k].origin) {
+                fprintf(stderr, "rtopo-bench-mpi: rank %d: sort %s, %zu records per rank, "
+                        "%s: record %zu (%zu of the whole order) is key %lld origin %lld, "
+                        "expected key %lld origin %lld\n", B.rank, c->name, v, when, k,
+                        (size_t)B.trank * v + k, (long long)got[k].key,
+                        (long long)got[k].origin, (long long)want[k].key,
+                        (long long)want[k].origin);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+        return;
+    }
+    for (k = 0; k < v; k++)
+        if (r[k] != B.exp[k]) {
+            fprintf(stderr, "rtopo-bench-mpi: rank %d (topology rank %d): bpc %s %s, %zu "
+                    "bytes, %s: byte %zu is %u, expected %u from topology rank %d\n", B.rank,
+                    B.trank, B.vector, c->name, v, when, k, r[k], B.exp[k], B.bsrc);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+}
+
 static void op(col_t *c, size_t n, int i)
 {
     int st;
@@ -501,6 +793,10 @@ static void op(col_t *c, size_t n, int i)
 
     if (B.coll) {
         coll_op(c, n, i);
+        return;
+    }
+    if (B.xop) {
+        xop_op(c, n, i);
         return;
     }
     if (B.inplace)
@@ -588,6 +884,8 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
 
     if (B.coll)
         coll_clear(c, n);
+    else if (B.xop)
+        xop_clear(c, n);
     else if (n && !(B.inplace && c->kind != COL_RAW)) {
         r[0] = 0;
         r[n - 1] = 0;
@@ -600,7 +898,7 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
             bench_raw_scatter_begin(&B.rawt, B.root, B.ranks, B.size);
         else
             bench_raw_begin(&B.rawt);
-    } else if (B.coll && c->kind == COL_RTOPO && !c->req &&
+    } else if ((B.coll || B.xop == XOP_SORT) && c->kind == COL_RTOPO && !c->req &&
                (st = rtopo_topo_set_coll_algo(B.t, (rtopo_coll_algo_t)c->algo))) {
         fail("rtopo_topo_set_coll_algo", st);
     }
@@ -626,6 +924,8 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
     }
     if (B.coll)
         coll_verify(c, n);
+    else if (B.xop)
+        xop_verify(c, n, cnt ? "after a block" : "before the timing");
     else if (n && (!B.inplace || c->kind == COL_RAW) && (r[0] != want || r[n - 1] != want)) {
         fprintf(stderr, "rtopo-bench-mpi: rank %d: %s, %zu bytes: received %u...%u, "
                 "expected %u from rank %d\n", B.rank, c->name, n, r[0], r[n - 1], want,
@@ -644,31 +944,69 @@ static int cmp_double(const void *a, const void *b)
  * plan of a request with these arguments, the one the blocking call
  * caches too), counted by the simulator: link hops over all ranks, and
  * bytes over links per rank and block */
-static void dim_traffic(int i, size_t n)
+static void sched_traffic(const rtopo_req_t *req, size_t n, unsigned long long *moves,
+                          double *blocks)
 {
     rtopo__model_t model;
     rtopo__sim_result_t sim;
-    const rtopo__sched_t *s;
-    rtopo_req_t *req;
+    const rtopo__sched_t *s = req->op.plan->sched;
     uint64_t bytes = 0;
     uint32_t x;
-    int c, st;
+    int c;
 
-    B.moves[i] = 0;
-    B.blocks[i] = 0;
-    if ((st = dim_init(B.inplace ? B.rb : B.sb, B.rb, n, &req)))
-        fail(B.fn_init, st);
-    s = req->op.plan->sched;
+    *moves = 0;
+    *blocks = 0;
     for (x = 0; x < s->nxfers; x++)
         bytes += s->xfers[x].len * s->xfers[x].nhops;
     rtopo__model_default(&model);
     if (rtopo__sim_run(s, &model, &sim) == 0)
         for (c = 0; c < RTOPO__LINK_COUNT; c++)
             if (c != RTOPO__LINK_LOCAL)
-                B.moves[i] += sim.moves[c];
+                *moves += sim.moves[c];
     if (n)
-        B.blocks[i] = (double)bytes / ((double)B.size * (double)n);
+        *blocks = (double)bytes / ((double)B.size * (double)n);
+}
+
+static void dim_traffic(int i, size_t n)
+{
+    rtopo_req_t *req;
+    int st;
+
+    if ((st = dim_init(B.inplace ? B.rb : B.sb, B.rb, n, &req)))
+        fail(B.fn_init, st);
+    sched_traffic(req, n, &B.moves[i], &B.blocks[i]);
     rtopo_req_free(req);
+}
+
+/* sort, bpc: a request of column k's arguments for v records or bytes,
+ * whose plan is the schedule the blocking call runs too (it caches the
+ * same): the algorithm that ran, its steps and traffic; sort: the slots
+ * per rank, as rtopo_sort(3) gives them (the column sort: max(count,
+ * 2(p-1)^2) rounded up to a multiple of p; merge-split: count); a
+ * persistent column keeps the request */
+static void xop_plan(int i, int k, size_t v)
+{
+    col_t *c = &B.col[k];
+    const rtopo__sched_t *s;
+    rtopo_req_t *req;
+    unsigned long long p = (unsigned long long)B.size, kk = 2 * (p - 1) * (p - 1);
+    int st;
+
+    if (B.xop == XOP_SORT && (st = rtopo_topo_set_coll_algo(B.t, (rtopo_coll_algo_t)c->algo)))
+        fail("rtopo_topo_set_coll_algo", st);
+    if ((st = xop_call(c, v, &req)))
+        fail(B.fn_init, st);
+    s = req->op.plan->sched;
+    B.ran[i][k] = s->algo;
+    B.steps[i][k] = (int)s->nsteps;
+    sched_traffic(req, size_bytes((long)v), &B.xmoves[i][k], &B.xblocks[i][k]);
+    kk = kk > v ? kk : v;
+    kk = (kk + p - 1) / p * p;
+    B.slots[i][k] = B.ran[i][k] == RTOPO_COLL_GENERIC ? v : kk ? kk : p;
+    if (c->persistent)
+        c->req = req;
+    else
+        rtopo_req_free(req);
 }
 
 /* bcast, allreduce, scan: a request of column k's arguments for n bytes,
@@ -700,7 +1038,7 @@ static void measure(void)
 
     for (i = 0; i < B.nsizes; i++) {
         size_t n = (size_t)B.sizes[i];
-        int it = iters_for(n), b, off, cnt;
+        int it = iters_for(size_bytes(B.sizes[i])), b, off, cnt;
         double *t = malloc(sizeof(double) * (size_t)it * (size_t)B.ncol);
 
         if (!t)
@@ -710,6 +1048,8 @@ static void measure(void)
             dim_traffic(i, n);
         if (B.coll)
             bench_coll_expect(B.coll, B.dtype, B.rop, B.rank, B.size, B.root, B.exp, n / 8);
+        if (B.xop)
+            xop_data(n);
         for (k = 0; k < B.ncol; k++) {
             col_t *c = &B.col[k];
             uint8_t *rb = c->unreg ? B.urb : B.rb, *sb = c->unreg ? B.usb : B.sb;
@@ -720,6 +1060,11 @@ static void measure(void)
                     coll_plan(i, k, n);
                 continue;
             }
+            if (B.xop) {
+                if (c->kind == COL_RTOPO)
+                    xop_plan(i, k, n);
+                continue;
+            }
             if (B.inplace)
                 sb = rb;
             if (c->kind == COL_RTOPO && c->persistent &&
@@ -727,6 +1072,10 @@ static void measure(void)
                                 : rtopo_shift_init(B.t, sb, rb, n, (int)B.q, &c->req)))
                 fail(B.fn_init, st);
         }
+        /* sort, bpc: every column once, its result checked, before the
+         * timing */
+        for (k = 0; B.xop && k < B.ncol; k++)
+            run_block(&B.col[k], n, t, 0, 1);
         for (b = 0, off = 0; off < it; b++, off += cnt) {
             cnt = it - off < B.block ? it - off : B.block;
             for (k = 0; k < B.ncol; k++) {
@@ -876,12 +1225,82 @@ static void print_columns_coll(FILE *f)
                     B.nocoll[coll_order[a]]);
 }
 
+/* sort, bpc: what the operation is */
+static void print_header_xop(FILE *f)
+{
+    int r;
+
+    if (B.xop == XOP_SORT) {
+        fprintf(f, "# rtopo-bench-mpi sort: %d rank%s, topology %s: every rank passes count "
+                "records of %zu bytes (an int64 key, then an int64 payload: the record's "
+                "origin, rank*count + index); rank r gets records r*count .. r*count + count "
+                "- 1 of the whole set in ascending key order, equal keys by origin\n",
+                B.size, B.size == 1 ? "" : "s", B.topo, SORT_REC);
+        fprintf(f, "# keys: pseudo-random, signed, p*count/2 + 1 values for the p*count records "
+                "(ties at every size)\n");
+        return;
+    }
+    fprintf(f, "# rtopo-bench-mpi bpc: %d rank%s, topology %s, vector %s: the data of "
+            "topology rank r goes to rank bpc(r) = rtopo_bpc_dest(\"%s\", r)\n", B.size,
+            B.size == 1 ? "" : "s", B.topo, B.vector, B.vector);
+    if (B.size <= 64) {
+        fprintf(f, "# bpc(r) for r = 0..%d:", B.size - 1);
+        for (r = 0; r < B.size; r++)
+            fprintf(f, " %d", rtopo_bpc_dest(B.t, B.vector, r));
+        fputc('\n', f);
+    }
+}
+
+static void print_columns_xop(FILE *f)
+{
+    const char *comm = B.tident ? "MPI_COMM_WORLD (the topology's order already)" :
+                       "MPI_COMM_WORLD split in topology order (MPI_Comm_split, key "
+                       "rtopo_topo_rank)";
+
+    if (B.xop == XOP_SORT) {
+        fprintf(f, "# MPI   = MPI_Gather of every rank's count*%zu bytes to rank 0, qsort "
+                "there by key, ties by origin (the payload), MPI_Scatter of count*%zu bytes "
+                "back, on %s, plain malloc'd buffers\n", SORT_REC, SORT_REC, comm);
+        fprintf(f, "# raw   = none: a sort compares records between its exchanges, which no "
+                "raw write of the same bytes does\n");
+        fprintf(f, "# ran   = the algorithm of the schedule that ran (auto: its choice), steps = "
+                "its steps; slots = the records and pads each rank sorts: topo (Leighton's "
+                "column sort, the ranks as columns) max(count, 2(p-1)^2) rounded up to a "
+                "multiple of p, generic (merge-split) count; a slot holds a record and an "
+                "8-byte sequence number\n");
+        fprintf(f, "# moves = the link hops of the schedule's transfers over all ranks, as "
+                "rtopo-sim counts them; blk/rank = the bytes they carry over links / (ranks x "
+                "count x %zu)\n", SORT_REC);
+        fprintf(f, "# check: every rank computes the whole sorted order itself and compares "
+                "its count records (key and origin) with each column's result, once before "
+                "the timing and after every block\n");
+        return;
+    }
+    fprintf(f, "# MPI   = MPI_Sendrecv to rtopo_bpc_dest(\"%s\", r), from the rank whose "
+            "destination is r (both computed once; a rank that keeps its data sends to "
+            "itself), on %s, plain malloc'd buffers\n", B.vector, comm);
+    if (find_col(COL_RAW) >= 0)
+        fprintf(f, "# raw   = one RDMA write with immediate data to the same destination, "
+                "straight through rtopo's transport, registered memory, waiting for the write "
+                "from the source (a rank that keeps its data copies locally): one direct "
+                "write, where rtopo's route may take several hops\n");
+    else
+        fprintf(f, "# raw   = not measured\n");
+    fprintf(f, "# steps = the steps of the schedule that ran; moves = the link hops of its "
+            "transfers over all ranks, as rtopo-sim counts them; blk/rank = the bytes they "
+            "carry over links / (ranks x bytes)\n");
+    fprintf(f, "# check: every byte of each column's result against the source's data, once "
+            "before the timing and after every block\n");
+}
+
 static void print_header(FILE *f)
 {
     const char *tr = getenv("RTOPO_TRANSPORT");
 
     if (B.coll)
         print_header_coll(f);
+    else if (B.xop)
+        print_header_xop(f);
     else if (B.dimmode)
         print_header_dim(f);
     else
@@ -900,6 +1319,8 @@ static void print_header(FILE *f)
             B.block, B.warmup);
     if (B.coll)
         print_columns_coll(f);
+    else if (B.xop)
+        print_columns_xop(f);
     else if (!B.dimmode)
         fprintf(f, "# MPI   = MPI_Sendrecv to (i+q) mod p from (i-q) mod p, plain malloc'd "
                 "buffers, MPI_COMM_WORLD\n");
@@ -907,7 +1328,7 @@ static void print_header(FILE *f)
         fprintf(f, "# cart  = MPI_Cart_create %dx%d periodic + MPI_Cart_shift(dimension 1, q) "
                 "+ MPI_Sendrecv: the row neighbour exchange of a mesh code, not the same "
                 "data movement (for reference, not in the ratio)\n", B.rows, B.cols_mesh);
-    if (B.coll)
+    if (B.coll || B.xop)
         ;   /* said above */
     else if (find_col(COL_RAW) >= 0 && B.dimmode)
         fprintf(f, "# raw   = one RDMA write with immediate data to the line neighbour x + d "
@@ -931,11 +1352,15 @@ static void print_tables(FILE *f)
         char fn[96], fn_init[96];
         if (c->kind != COL_RTOPO)
             continue;
-        /* bcast, allreduce, scan: "rtopo_bcast with RTOPO_COLL_TOPO" */
-        snprintf(fn, sizeof(fn), "%s%s%s", B.fn, B.coll ? " with " : "",
-                 B.coll ? coll_algo_macro(c->algo) : "");
-        snprintf(fn_init, sizeof(fn_init), "%s%s%s", B.fn_init, B.coll ? " with " : "",
-                 B.coll ? coll_algo_macro(c->algo) : "");
+        /* bcast, allreduce, scan, sort: "rtopo_bcast with RTOPO_COLL_TOPO" */
+        snprintf(fn, sizeof(fn), "%s%s%s", B.fn, c->algo_col ? " with " : "",
+                 c->algo_col ? coll_algo_macro(c->algo) : "");
+        snprintf(fn_init, sizeof(fn_init), "%s%s%s", B.fn_init, c->algo_col ? " with " : "",
+                 c->algo_col ? coll_algo_macro(c->algo) : "");
+        if (B.xop == XOP_BPC) {   /* rtopo_bpc("reversal") */
+            snprintf(fn, sizeof(fn), "%s(\"%s\")", B.fn, B.vector);
+            snprintf(fn_init, sizeof(fn_init), "%s(\"%s\")", B.fn_init, B.vector);
+        }
         if (c->persistent)
             fprintf(f, "\n# rtopo = persistent: %s once per size, then rtopo_start + "
                     "rtopo_wait; %s\n", fn_init, c->unreg ? "unregistered buffers (zero-copy where the transport registers cheaply, else staged)"
@@ -944,16 +1369,22 @@ static void print_tables(FILE *f)
             fprintf(f, "\n# rtopo = blocking %s; %s\n", fn, c->unreg ?
                     "unregistered buffers (zero-copy where the transport registers cheaply, else staged)" : "buffers registered with "
                     "rtopo_mem_register");
-        fprintf(f, "# %10s %11s %11s %11s %11s %10s", "bytes", "rtopo med", "rtopo min",
-                "MPI med", "MPI min", "MPI/rtopo");
+        fprintf(f, "# %10s %11s %11s %11s %11s %10s", B.xop == XOP_SORT ? "records" : "bytes",
+                "rtopo med", "rtopo min", "MPI med", "MPI min", "MPI/rtopo");
         if (ck >= 0)
             fprintf(f, " %11s %11s", "cart med", "cart min");
         if (rk >= 0)
             fprintf(f, " %11s %11s", "raw med", "raw min");
         if (B.dimmode)
             fprintf(f, " %7s %8s", "moves", "blk/rank");
-        if (B.coll)
+        if (B.coll || B.xop == XOP_SORT)
             fprintf(f, " %7s %5s", "ran", "steps");
+        if (B.xop == XOP_BPC)
+            fprintf(f, " %5s", "steps");
+        if (B.xop == XOP_SORT)
+            fprintf(f, " %7s", "slots");
+        if (B.xop)
+            fprintf(f, " %7s %8s", "moves", "blk/rank");
         fputc('\n', f);
         for (i = 0; i < B.nsizes; i++) {
             fprintf(f, "  %10ld %11.2f %11.2f %11.2f %11.2f %10.3f", B.sizes[i], B.med[i][k],
@@ -965,17 +1396,23 @@ static void print_tables(FILE *f)
                 fprintf(f, " %11.2f %11.2f", B.med[i][rk], B.min[i][rk]);
             if (B.dimmode)
                 fprintf(f, " %7llu %8.3f", B.moves[i], B.blocks[i]);
-            if (B.coll)
+            if (B.coll || B.xop == XOP_SORT)
                 fprintf(f, " %7s %5d", rtopo__coll_algo_name(B.ran[i][k]), B.steps[i][k]);
+            if (B.xop == XOP_BPC)
+                fprintf(f, " %5d", B.steps[i][k]);
+            if (B.xop == XOP_SORT)
+                fprintf(f, " %7llu", B.slots[i][k]);
+            if (B.xop)
+                fprintf(f, " %7llu %8.3f", B.xmoves[i][k], B.xblocks[i][k]);
             fputc('\n', f);
         }
     }
-    if (!B.coll)
+    if (!B.coll && B.xop != XOP_SORT)
         return;
     /* every rtopo column side by side, size by size */
     fprintf(f, "\n# summary: medians in us; MPI/rtopo = MPI median / rtopo median (> 1: rtopo "
-            "faster)\n# %10s %-24s %-13s %11s %11s %10s", "bytes", "mode/buffers", "algo",
-            "rtopo med", "MPI med", "MPI/rtopo");
+            "faster)\n# %10s %-24s %-13s %11s %11s %10s", B.xop ? "records" : "bytes",
+            "mode/buffers", "algo", "rtopo med", "MPI med", "MPI/rtopo");
     if (rk >= 0)
         fprintf(f, " %11s", "raw med");
     fputc('\n', f);
@@ -1048,9 +1485,20 @@ static int write_json(const char *path)
         else
             fprintf(f, ",\"reduce_op\":\"%s\"", bench_coll_rop_name(B.rop));
     }
+    if (B.xop == XOP_SORT)
+        fprintf(f, ",\"op\":\"sort\",\"record_bytes\":%zu,\"key\":\"int64\",\"descending\":false,"
+                "\"mpi_call\":\"MPI_Gather + qsort + MPI_Scatter\"", SORT_REC);
+    if (B.xop == XOP_BPC) {
+        fprintf(f, ",\"op\":\"bpc\",\"vector\":");
+        json_str(f, B.vector);
+        fprintf(f, ",\"mpi_call\":\"MPI_Sendrecv\"");
+    }
+    if (B.xop)
+        fprintf(f, ",\"mpi_comm\":\"%s\"", B.tident ? "MPI_COMM_WORLD" :
+                "MPI_COMM_WORLD split in topology order");
     fprintf(f, ",\"ranks\":%d,\"topology\":", B.size);
     json_str(f, B.topo);
-    if (!B.coll) {
+    if (!B.coll && !B.xop) {
         fprintf(f, ",\"algo\":");
         json_str(f, B.algo);
         fprintf(f, ",\"q\":%ld", B.q);
@@ -1079,7 +1527,11 @@ static int write_json(const char *path)
             "maximum over ranks; median and min over iterations\",\"block\":%d,"
             "\"warmup\":%d,\"unit\":\"us\",\"results\":[", B.block, B.warmup);
     for (i = 0; i < B.nsizes; i++) {
-        fprintf(f, "%s\n{\"bytes\":%ld,\"iters\":%d", i ? "," : "", B.sizes[i], B.its[i]);
+        if (B.xop == XOP_SORT)
+            fprintf(f, "%s\n{\"records\":%ld,\"bytes\":%zu,\"iters\":%d", i ? "," : "",
+                    B.sizes[i], size_bytes(B.sizes[i]), B.its[i]);
+        else
+            fprintf(f, "%s\n{\"bytes\":%ld,\"iters\":%d", i ? "," : "", B.sizes[i], B.its[i]);
         if (B.dimmode)
             fprintf(f, ",\"link_moves\":%llu,\"blocks_per_rank\":%.4f", B.moves[i],
                     B.blocks[i]);
@@ -1096,10 +1548,17 @@ static int write_json(const char *path)
             fprintf(f, "%s{\"mode\":\"%s\",\"buffers\":\"%s\",", first ? "" : ",",
                     c->persistent ? "persistent" : "blocking",
                     c->unreg ? "unregistered" : "registered");
-            if (B.coll)
+            if (c->algo_col)
                 fprintf(f, "\"algo\":\"%s\",\"ran\":\"%s\",\"steps\":%d,",
                         rtopo__coll_algo_name(c->algo), rtopo__coll_algo_name(B.ran[i][k]),
                         B.steps[i][k]);
+            if (B.xop == XOP_BPC)
+                fprintf(f, "\"steps\":%d,", B.steps[i][k]);
+            if (B.xop == XOP_SORT)
+                fprintf(f, "\"slots\":%llu,", B.slots[i][k]);
+            if (B.xop)
+                fprintf(f, "\"link_moves\":%llu,\"blocks_per_rank\":%.4f,", B.xmoves[i][k],
+                        B.xblocks[i][k]);
             fprintf(f, "\"median_us\":%.3f,\"min_us\":%.3f,\"ratio_mpi_over_rtopo\":%.4f}",
                     B.med[i][k], B.min[i][k], B.med[i][k] > 0 ? B.med[i][mk] / B.med[i][k] :
                     0.0);
@@ -1162,15 +1621,15 @@ static int draw_plot(const char *png, const char *title)
         fprintf(g, *png == '\'' ? "''" : "%c", *png);
     fprintf(g, "'\n");
     fprintf(g, "set multiplot layout 1,2 title \"%s\"\n", title);
-    fprintf(g, "set logscale x 2\nset xlabel 'bytes per rank'\nset grid\nset key top left\n"
-            "set xtics (");
+    fprintf(g, "set logscale x 2\nset xlabel '%s per rank'\nset grid\nset key top left\n"
+            "set xtics (", B.xop == XOP_SORT ? "records" : "bytes");
     for (i = 0; i < B.nsizes; i++) {   /* a tic at every size measured */
         long v = B.sizes[i] ? B.sizes[i] : 1;
-        const char *unit = "B";
+        const char *unit = B.xop == XOP_SORT ? "" : "B";
         if (v >= (1L << 20) && v % (1L << 20) == 0)
-            v >>= 20, unit = "MiB";
+            v >>= 20, unit = B.xop == XOP_SORT ? "Mi" : "MiB";
         else if (v >= 1024 && v % 1024 == 0)
-            v >>= 10, unit = "KiB";
+            v >>= 10, unit = B.xop == XOP_SORT ? "Ki" : "KiB";
         fprintf(g, "%s'%ld %s' %ld", i ? ", " : "", v, unit, B.sizes[i] ? B.sizes[i] : 1);
     }
     fprintf(g, ")\n");
@@ -1184,7 +1643,8 @@ static int draw_plot(const char *png, const char *title)
                 (hi ? (double)hi : 1.0) * 1.5);
     }
     fprintf(g, "set logscale y\nset ylabel 'median time (us)'\nset title 'time of one %s'\n"
-            "plot ", B.coll ? rtopo__coll_name(B.coll) : B.dimmode ? "shift along a dimension" :
+            "plot ", B.coll ? rtopo__coll_name(B.coll) : B.xop == XOP_SORT ? "sort" :
+            B.xop == XOP_BPC ? "BPC permutation" : B.dimmode ? "shift along a dimension" :
             "shift");
     for (k = 0; k < B.ncol; k++)
         fprintf(g, "%s$d using 1:%d with linespoints title '%s'", k ? ", " : "", k + 2,
@@ -1192,8 +1652,8 @@ static int draw_plot(const char *png, const char *title)
     fprintf(g, "\nunset logscale y\nset ylabel 'MB/s (10^6 bytes per second)'\n"
             "set title 'bandwidth: bytes per rank / median time'\nplot ");
     for (k = 0; k < B.ncol; k++)
-        fprintf(g, "%s$d using 1:($1/$%d) with linespoints title '%s'", k ? ", " : "", k + 2,
-                B.col[k].label);
+        fprintf(g, "%s$d using 1:($1*%zu/$%d) with linespoints title '%s'", k ? ", " : "",
+                size_bytes(1), k + 2, B.col[k].label);
     fprintf(g, "\nunset multiplot\n");
     st = pclose(g);
     if (st != 0) {
@@ -1956,6 +2416,62 @@ static void coll_bufs(void)
         B.ranks[i] = i;
 }
 
+/* ---- sort, bpc set-up ----------------------------------------------------- */
+
+/* this rank's topology rank, MPI_COMM_WORLD in topology order, bpc's
+ * partners; 0, else the exit status after a message */
+static int xop_setup(void)
+{
+    int r, d, same;
+
+    B.trank = rtopo_topo_rank(B.t);
+    mpi_check("MPI_Comm_split", MPI_Comm_split(MPI_COMM_WORLD, 0, B.trank, &B.tcomm));
+    same = B.trank == B.rank;
+    mpi_check("MPI_Allreduce", MPI_Allreduce(&same, &B.tident, 1, MPI_INT, MPI_LAND,
+                                             MPI_COMM_WORLD));
+    B.moving = 0;
+    if (B.xop != XOP_BPC)
+        return 0;
+    if ((B.bdst = rtopo_bpc_dest(B.t, B.vector, B.trank)) < 0) {
+        if (B.rank == 0)
+            fprintf(stderr, "rtopo-bench-mpi: bpc --vector %s on %s, %d ranks: %s (%s)\n",
+                    B.vector, B.topo, B.size, rtopo_strerror(B.bdst), rtopo_last_error());
+        return 2;
+    }
+    /* the source, as a user finds it: the rank whose destination is this
+     * one */
+    B.bsrc = -1;
+    for (r = 0; r < B.size; r++) {
+        d = rtopo_bpc_dest(B.t, B.vector, r);
+        if (d == B.trank)
+            B.bsrc = r;
+        B.moving |= d != r;
+    }
+    if (B.bsrc < 0) {
+        fprintf(stderr, "rtopo-bench-mpi: rank %d: bpc %s: no rank sends to topology rank %d\n",
+                B.rank, B.vector, B.trank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return 0;
+}
+
+/* what each rank must hold; sort: rank 0's gather buffer */
+static void xop_bufs(void)
+{
+    size_t maxv = 0;
+    int i;
+
+    B.exp = malloc(B.maxb);
+    if (!B.exp)
+        fail("memory", RTOPO_ERR_NOMEM);
+    if (B.xop != XOP_SORT || B.trank != 0)
+        return;
+    for (i = 0; i < B.nsizes; i++)
+        maxv = (size_t)B.sizes[i] > maxv ? (size_t)B.sizes[i] : maxv;
+    if (!(B.all = malloc(maxv * (size_t)B.size * SORT_REC + 64)))
+        fail("memory", RTOPO_ERR_NOMEM);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -1963,13 +2479,14 @@ int main(int argc, char **argv)
     static const char *const with_value[] = {
         "--topo", "--algo", "--q", "--sizes", "--iters", "--block", "--warmup", "--modes",
         "--buffers", "--json", "--plot", "--dim", "--disp", "--rule", "--root", "--op",
-        "--dtype"
+        "--dtype", "--vector"
     };
     rtopo_config_t cfg = RTOPO_CONFIG_INIT;
     MPI_Comm world = MPI_COMM_WORLD;
     const char *o;
     size_t k;
     int i, st, plot_ok = 0, rc = 0, have_q = 0, have_coll_opt = 0, have_algo = 0;
+    int have_vector = 0;
     char title[512], what[96];
 
     for (i = 1; i < argc; i++)
@@ -1981,16 +2498,19 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "scatter"))
         return scatter_main(argc - 1, argv + 1);
     if (argc > 1 && (!strcmp(argv[1], "shift") || !strcmp(argv[1], "shift-dim") ||
+                     !strcmp(argv[1], "sort") || !strcmp(argv[1], "bpc") ||
                      bench_coll_op_parse(argv[1]) > 0)) {
-        /* the default operation, named, the dimension shift, or a
-         * collective */
+        /* the default operation, named, the dimension shift, a
+         * collective, the sort or a BPC permutation */
         B.dimmode = !strcmp(argv[1], "shift-dim");
         B.coll = bench_coll_op_parse(argv[1]) > 0 ? bench_coll_op_parse(argv[1]) : 0;
+        B.xop = !strcmp(argv[1], "sort") ? XOP_SORT : !strcmp(argv[1], "bpc") ? XOP_BPC : 0;
         argv[1] = argv[0];
         argc--;
         argv++;
     }
-    parse_sizes(B.coll ? "8,1024,65536,1048576" : "8,2048,8192,131072,2097152,16777216");
+    parse_sizes(B.xop == XOP_SORT ? "1,64,1024,16384" : B.coll || B.xop ? "8,1024,65536,1048576" :
+                "8,2048,8192,131072,2097152,16777216");
     for (i = 1; i < argc; i++) {
         o = argv[i];
         for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
@@ -2031,6 +2551,10 @@ int main(int argc, char **argv)
             B.have_rule = 1;
         }
         else if (!strcmp(o, "--inplace")) B.inplace = 1;
+        else if (!strcmp(o, "--vector")) {
+            B.vector = argv[++i];
+            have_vector = 1;
+        }
         else if (!strcmp(o, "--root")) {
             B.root = (int)parse_long(o, argv[++i], 0, INT_MAX);
             have_coll_opt = 1;
@@ -2046,24 +2570,12 @@ int main(int argc, char **argv)
         else usage_error("unknown option '%s'", o);
     }
     if (B.coll) {
-        char list[64], *tok, *save = NULL;
-        int a;
-
         if (have_q)
             usage_error("%s takes no --q", rtopo__coll_name(B.coll));
         if (B.coll == RTOPO__COLL_BCAST ? B.rop != RTOPO_SUM : B.root != 0)
             usage_error("%s takes no %s", rtopo__coll_name(B.coll),
                         B.coll == RTOPO__COLL_BCAST ? "--op" : "--root");
-        /* --algo: a list of topo, generic, auto, or all (the default) */
-        snprintf(list, sizeof(list), "%s", have_algo ? B.algo : "all");
-        B.calgos = 0;
-        for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            if (!strcmp(tok, "all"))
-                a = -1;
-            else if ((a = rtopo__coll_algo_parse(tok)) < 0)
-                usage_error("--algo '%s': a list of topo, generic and auto, or all", tok);
-            B.calgos |= a < 0 ? 7 : 1 << a;
-        }
+        B.calgos = parse_calgos(have_algo ? B.algo : "all");
         for (i = 0; i < B.nsizes; i++)
             if (B.sizes[i] % 8)
                 usage_error("%s --sizes: %ld bytes is not a whole number of 8-byte elements",
@@ -2075,6 +2587,27 @@ int main(int argc, char **argv)
                     "rtopo_scan_init";
     } else if (have_coll_opt) {
         usage_error("--root, --op and --dtype go with bcast, allreduce and scan");
+    }
+    if (have_vector && B.xop != XOP_BPC)
+        usage_error("--vector goes with bpc");
+    if (B.xop) {
+        const char *name = B.xop == XOP_SORT ? "sort" : "bpc";
+
+        if (have_q)
+            usage_error("%s takes no --q", name);
+        if (have_algo && B.xop == XOP_BPC)
+            usage_error("bpc takes no --algo (a BPC permutation has one schedule)");
+        if (B.xop == XOP_SORT && !(B.calgos = parse_calgos(have_algo ? B.algo : "all")))
+            usage_error("sort --algo '%s' names no algorithm", B.algo);
+        for (i = 0; i < B.nsizes; i++)
+            if (B.xop == XOP_SORT && B.sizes[i] > (long)(INT_MAX / SORT_REC))
+                usage_error("sort --sizes: %ld records of %zu bytes exceed MPI's count "
+                            "(%ld records at most)", B.sizes[i], SORT_REC,
+                            (long)(INT_MAX / SORT_REC));
+        if (B.xop == XOP_SORT)
+            B.raw = 0;   /* no raw write is a sort */
+        B.fn = B.xop == XOP_SORT ? "rtopo_sort" : "rtopo_bpc";
+        B.fn_init = B.xop == XOP_SORT ? "rtopo_sort_init" : "rtopo_bpc_init";
     }
     if (!B.dimmode && (B.dim >= 0 || B.have_disp || B.have_rule || B.inplace))
         usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
@@ -2089,7 +2622,7 @@ int main(int argc, char **argv)
     }
     if (sscanf(B.topo, "mesh:%dx%d", &B.rows, &B.cols_mesh) != 2)
         B.rows = B.cols_mesh = 0;
-    if (!B.coll && rtopo__shift_algo_parse(B.algo) < 0)
+    if (!B.coll && !B.xop && rtopo__shift_algo_parse(B.algo) < 0)
         usage_error("unknown algorithm '%s'", B.algo);
     if (B.plot && env_rank() == 0 && !have_gnuplot())
         fprintf(stderr, "rtopo-bench-mpi: --plot %s needs gnuplot, which is not on the PATH "
@@ -2117,7 +2650,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (!B.coll && (st = rtopo_topo_set_shift_algo(B.t, rtopo__shift_algo_parse(B.algo))))
+    if (!B.coll && !B.xop &&
+        (st = rtopo_topo_set_shift_algo(B.t, rtopo__shift_algo_parse(B.algo))))
         fail("rtopo_topo_set_shift_algo", st);
     if (B.coll && (st = coll_setup())) {
         rtopo_topo_free(B.t);
@@ -2133,7 +2667,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (B.rows && !B.dimmode) {
+    if (B.xop && xop_setup()) {
+        rtopo_topo_free(B.t);
+        rtopo_finalize(B.ctx);
+        MPI_Finalize();
+        return 2;
+    }
+    if (B.rows && !B.dimmode && !B.xop) {
         int dims[2] = { B.rows, B.cols_mesh }, periods[2] = { 1, 1 };
         mpi_check("MPI_Cart_create",
                   MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &B.cart));
@@ -2142,17 +2682,22 @@ int main(int argc, char **argv)
     }
     /* the raw write needs a peer, and the completion queue to itself; of
      * the collectives only the broadcast is a data movement it can do */
-    if ((B.coll ? B.coll != RTOPO__COLL_BCAST || B.size < 2 :
+    if ((B.coll ? B.coll != RTOPO__COLL_BCAST || B.size < 2 : B.xop ? !B.moving :
          B.dimmode ? !B.moving : B.dst == B.rank) || B.ctx->thread_on)
         B.raw = 0;
     setup_cols();
     alloc_bufs();
     if (B.coll)
         coll_bufs();
+    if (B.xop)
+        xop_bufs();
     if (B.raw && (st = bench_raw_open(&B.rawt, B.ctx, B.q, B.smem, B.rmem)))
         fail(B.rawt.what, st);
     if (B.raw && B.dimmode)
         bench_raw_peers(&B.rawt, B.dst, B.src);
+    if (B.raw && B.xop)
+        bench_raw_peers(&B.rawt, rtopo__topo_job_rank(B.t, B.bdst),
+                        rtopo__topo_job_rank(B.t, B.bsrc));
     describe_mpi();
 
     measure();
@@ -2172,6 +2717,10 @@ int main(int argc, char **argv)
         else if (B.coll)
             snprintf(what, sizeof(what), "%s, %s, %s", rtopo__coll_name(B.coll),
                      bench_coll_dtype_name(B.dtype), bench_coll_rop_name(B.rop));
+        else if (B.xop == XOP_SORT)
+            snprintf(what, sizeof(what), "sort, %zu-byte records, int64 keys", SORT_REC);
+        else if (B.xop == XOP_BPC)
+            snprintf(what, sizeof(what), "bpc %s", B.vector);
         else
             snprintf(what, sizeof(what), "q %ld", B.q);
         if (snprintf(title, sizeof(title), "rtopo-bench-mpi: %d ranks, %s, %s; rtopo %s "
@@ -2193,6 +2742,8 @@ int main(int argc, char **argv)
         fail("rtopo_finalize", st);
     if (B.cart != MPI_COMM_NULL)
         MPI_Comm_free(&B.cart);
+    if (B.tcomm != MPI_COMM_NULL)
+        MPI_Comm_free(&B.tcomm);
     MPI_Finalize();
     if (plot_ok) {
         if (draw_plot(B.plot, title))
@@ -2209,5 +2760,6 @@ int main(int argc, char **argv)
     free(B.urb);
     free(B.exp);
     free(B.ranks);
+    free(B.all);
     return rc;
 }

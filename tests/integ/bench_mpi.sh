@@ -10,7 +10,10 @@
 # MPI_Sendrecv_replace, with the schedule's link hops.  Then bcast,
 # allreduce and scan on 16 ranks (a 4-group OTIS-mesh), 2 iterations:
 # the format of the tables, the summary and the JSON, and which
-# algorithm ran, never the times.  Skipped when
+# algorithm ran, never the times.  Last the sort (1 and 64 records per
+# rank, every algorithm, against MPI_Gather + qsort + MPI_Scatter) and the
+# bit reversal (rtopo_bpc against MPI_Sendrecv) on the same 16 ranks,
+# their results checked by the benchmark itself.  Skipped when
 # rtopo-bench-mpi was not built (configure found no MPI) or mpirun cannot
 # start a job here.
 . "$(dirname "$0")/common.sh"
@@ -247,3 +250,109 @@ grep -q '^# raw   = none' "$out" ||
     { echo "bench_mpi: allreduce: the header does not say why there is no raw column"; exit 1; }
 coll_run scan MPI_Scan
 echo "bench_mpi: rtopo bcast, allreduce and scan and MPI_Bcast, MPI_Allreduce and MPI_Scan measured over $tr"
+
+# sort: 16 ranks of the OTIS-mesh with 4 groups, 1 and 64 records of 16
+# bytes per rank, 2 iterations in one block after 1 warm-up, blocking and
+# persistent on registered buffers, every algorithm.  Every rank checks
+# every record (key and origin) of every column against the whole sorted
+# order, which it computes itself, before the timing and after each block
+# (a wrong one aborts the job); here the output's form.  Six tables (2
+# modes x topo, generic, auto), each row "records, rtopo med, rtopo min,
+# MPI med, MPI min, MPI/rtopo, ran, steps, slots, moves, blk/rank"; the
+# column sort pads 16 columns to 2*15^2 = 450 slots, rounded up to 464;
+# the merge-split sort has count slots.  Then the summary.
+echo "+ RTOPO_TRANSPORT=$tr mpirun -n 16 rtopo-bench-mpi sort --topo otis-mesh:4 --sizes 1,64 --iters 2 --block 2 --warmup 1 --modes blocking,persistent --buffers registered --json FILE"
+RTOPO_TRANSPORT=$tr RTOPO_SPIN_US=0 timeout 300 $mpirun --mca mpi_yield_when_idle 1 \
+    -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US -n 16 \
+    "$BENCH" sort --topo otis-mesh:4 --sizes 1,64 --iters 2 --block 2 --warmup 1 \
+    --modes blocking,persistent --buffers registered --json "$json" >"$out" 2>&1
+rc=$?
+cat "$out"
+if [ "$rc" -ne 0 ]; then
+    echo "bench_mpi: rtopo-bench-mpi sort exited with status $rc"
+    exit 1
+fi
+awk '
+    /^# rtopo = / {
+        tables++; insum = 0
+        algo = $0; sub(/.*RTOPO_COLL_/, "", algo); sub(/[;, ].*/, "", algo)
+        next
+    }
+    /^# summary: / { insum = 1; next }
+    /^#/ && /records/ && /rtopo med/ && /MPI\/rtopo/ && / ran / && /slots/ && /blk\/rank/ { headers++; next }
+    /^#/ || NF == 0 { next }
+    insum { sumrows++; next }
+    {
+        if (NF != 11) { print "bench_mpi: sort: not 11 fields: " $0; bad = 1; next }
+        for (i = 2; i <= 6; i++)
+            if (!($i + 0 > 0)) { print "bench_mpi: sort: field " i " is not a positive number: " $0; bad = 1 }
+        ran = $7
+        if ((algo == "TOPO" && ran != "topo") || (algo == "GENERIC" && ran != "generic") ||
+            (algo == "AUTO" && ran != "topo" && ran != "generic")) { print "bench_mpi: sort: RTOPO_COLL_" algo " ran " ran ": " $0; bad = 1 }
+        if (!($8 + 0 >= 1) || !($10 + 0 >= 1)) { print "bench_mpi: sort: no steps or moves: " $0; bad = 1 }
+        if ((ran == "topo" && $9 != 464) || (ran == "generic" && $9 != $1)) { print "bench_mpi: sort: " ran " with " $9 " slots: " $0; bad = 1 }
+        if ($1 == 1) got1++
+        else if ($1 == 64) got64++
+        else { print "bench_mpi: sort: unexpected size: " $0; bad = 1 }
+    }
+    END {
+        if (tables != 6 || headers != 6) { print "bench_mpi: sort: " tables + 0 " tables, " headers + 0 " headers, expected 6"; bad = 1 }
+        if (got1 != 6 || got64 != 6) { print "bench_mpi: sort: rows for 1 and 64 records: " got1 + 0 ", " got64 + 0 " of 6"; bad = 1 }
+        if (sumrows != 12) { print "bench_mpi: sort: " sumrows + 0 " summary rows, expected 12"; bad = 1 }
+        exit bad
+    }' "$out" || exit 1
+grep -q '^# MPI   = MPI_Gather .*qsort .*MPI_Scatter' "$out" ||
+    { echo "bench_mpi: sort: the header does not say what the MPI column is"; exit 1; }
+for key in '"op":"sort"' '"records":64,' '"algo":"topo","ran":"topo"' '"algo":"generic","ran":"generic"' '"slots":464,' '"ratio_mpi_over_rtopo":'; do
+    grep -qF "$key" "$json" || { echo "bench_mpi: sort: $key missing from the --json file:"; cat "$json"; exit 1; }
+done
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); r = d["results"]
+assert d["record_bytes"] == 16 and len(r) == 2 and all(len(x["rtopo"]) == 6 and "mpi" in x for x in r)' "$json" ||
+        { echo "bench_mpi: sort: the --json file is not the expected JSON"; exit 1; }
+fi
+echo "bench_mpi: rtopo sort and MPI_Gather + qsort + MPI_Scatter measured over $tr"
+
+# bpc: the bit reversal of the 16 ranks of the OTIS-mesh with 4 groups, 8
+# bytes and 1 KiB, blocking and persistent on registered buffers.  Every
+# byte is checked against the source's data (a wrong one aborts the job).
+# Twelve ranks move (0, 6, 9 and 15 keep their data), over 36 link hops
+# in all: 2.25 blocks per rank.  Each row: bytes, rtopo med, rtopo min,
+# MPI med, MPI min, MPI/rtopo, raw med, raw min, steps, moves, blk/rank.
+echo "+ RTOPO_TRANSPORT=$tr mpirun -n 16 rtopo-bench-mpi bpc --topo otis-mesh:4 --sizes 8,1024 --iters 2 --block 2 --warmup 1 --modes blocking,persistent --buffers registered --json FILE"
+RTOPO_TRANSPORT=$tr RTOPO_SPIN_US=0 timeout 300 $mpirun --mca mpi_yield_when_idle 1 \
+    -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US -n 16 \
+    "$BENCH" bpc --topo otis-mesh:4 --sizes 8,1024 --iters 2 --block 2 --warmup 1 \
+    --modes blocking,persistent --buffers registered --json "$json" >"$out" 2>&1
+rc=$?
+cat "$out"
+if [ "$rc" -ne 0 ]; then
+    echo "bench_mpi: rtopo-bench-mpi bpc exited with status $rc"
+    exit 1
+fi
+awk '
+    /^# rtopo = / { tables++; next }
+    /^#/ && /rtopo med/ && /MPI med/ && /raw med/ && /moves/ { headers++; next }
+    /^#/ || NF == 0 { next }
+    {
+        if (NF != 11) { print "bench_mpi: bpc: not 11 fields: " $0; bad = 1; next }
+        for (i = 2; i <= 9; i++)
+            if (!($i + 0 > 0)) { print "bench_mpi: bpc: field " i " is not a positive number: " $0; bad = 1 }
+        if ($10 != 36 || $11 != "2.250") { print "bench_mpi: bpc: moves " $10 ", blocks per rank " $11 ", expected 36, 2.250"; bad = 1 }
+        if ($1 == 8) got8++
+        else if ($1 == 1024) got1k++
+        else { print "bench_mpi: bpc: unexpected size: " $0; bad = 1 }
+    }
+    END {
+        if (tables != 2 || headers != 2) { print "bench_mpi: bpc: " tables + 0 " tables, " headers + 0 " headers, expected 2"; bad = 1 }
+        if (got8 != 2 || got1k != 2) { print "bench_mpi: bpc: rows for 8 and 1024 bytes: " got8 + 0 ", " got1k + 0 " of 2"; bad = 1 }
+        exit bad
+    }' "$out" || exit 1
+grep -q '^# bpc(r) for r = 0..15: 0 8 4 12 2 10 6 14 1 9 5 13 3 11 7 15$' "$out" ||
+    { echo "bench_mpi: bpc: the header does not list the bit reversal"; exit 1; }
+grep -q '^# MPI   = MPI_Sendrecv to rtopo_bpc_dest' "$out" ||
+    { echo "bench_mpi: bpc: the header does not say what the MPI column is"; exit 1; }
+for key in '"op":"bpc"' '"vector":"reversal"' '"bytes":1024,' '"link_moves":36,' '"ratio_mpi_over_rtopo":'; do
+    grep -qF "$key" "$json" || { echo "bench_mpi: bpc: $key missing from the --json file:"; cat "$json"; exit 1; }
+done
+echo "bench_mpi: rtopo bpc and MPI_Sendrecv measured over $tr"
