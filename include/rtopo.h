@@ -338,6 +338,20 @@ RTOPO_EXPORT int rtopo_generalize_init(rtopo_topo_t *t, const void *sendrec,
                                        const int64_t *dest, void *recvrec, size_t recsize,
                                        int *got, rtopo_req_t **req);
 
+/* Random access write (rtopo_random_write(3)), OTIS-mesh: every rank whose
+ * *dest >= 0 writes its record to rank *dest; when several write to one
+ * rank, the highest writing rank wins.  *got as for the routing
+ * operations. */
+RTOPO_EXPORT int rtopo_random_write(rtopo_topo_t *t, const void *sendrec,
+                                    const int64_t *dest, void *recvrec, size_t recsize,
+                                    int *got);
+RTOPO_EXPORT int rtopo_irandom_write(rtopo_topo_t *t, const void *sendrec,
+                                     const int64_t *dest, void *recvrec, size_t recsize,
+                                     int *got, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_random_write_init(rtopo_topo_t *t, const void *sendrec,
+                                         const int64_t *dest, void *recvrec,
+                                         size_t recsize, int *got, rtopo_req_t **req);
+
 /* BPC permutation (rtopo_bpc(3)), any topology of 2^k ranks: rank r's
  * bytes go to the rank whose index bits are r's, permuted and partly
  * complemented as `vector` says: "[A_(k-1), ..., A_0]" (bit |A_i| of the

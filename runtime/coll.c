@@ -90,8 +90,8 @@ static int rtopo__coll_req(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbu
     if (c->op == RTOPO__COLL_SORT)
         key.param[0] = (int64_t)c->esize << 1 | (c->desc != 0);
     if (c->op == RTOPO__COLL_BPC) {
-        /* the vector: 5 bits per entry and the complement mask fit up to
-         * 2^12 ranks exactly; beyond, a 64-bit hash of the entries */
+        /* the vector: the complement mask and the bit count, and a 64-bit
+         * hash of the entries */
         uint64_t h = 1469598103934665603ull;
         int i;
 
@@ -500,6 +500,27 @@ int rtopo_generalize_init(rtopo_topo_t *t, const void *sendrec, const int64_t *d
 {
     return rtopo__route(t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got, 2,
                         req);
+}
+
+int rtopo_random_write(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                       void *recvrec, size_t recsize, int *got)
+{
+    return rtopo__route(t, RTOPO__COLL_RANDOM_WRITE, sendrec, dest, recvrec, recsize, got,
+                        0, NULL);
+}
+
+int rtopo_irandom_write(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                        void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_RANDOM_WRITE, sendrec, dest, recvrec, recsize, got,
+                        1, req);
+}
+
+int rtopo_random_write_init(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
+                            void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_RANDOM_WRITE, sendrec, dest, recvrec, recsize, got,
+                        2, req);
 }
 
 /* ---- BPC permutations --------------------------------------------------- */

@@ -81,6 +81,12 @@ static const char *rtopo__desc_name(const rtopo__opdesc_t *d)
     return d->kind == RTOPO__OP_COLL ? rtopo__coll_name((int)d->q) : rtopo__op_name(d->kind);
 }
 
+static const char *rtopo__keytype_name(int dtype)
+{
+    return dtype == RTOPO_INT32 ? "RTOPO_INT32" : dtype == RTOPO_INT64 ? "RTOPO_INT64" :
+           dtype == RTOPO_FLOAT ? "RTOPO_FLOAT" : dtype == RTOPO_DOUBLE ? "RTOPO_DOUBLE" : "?";
+}
+
 /* the first difference between two collectives of coll.c in what only
  * they carry, or 0 */
 static int rtopo__coll_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out,
@@ -93,6 +99,14 @@ static int rtopo__coll_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, 
 
     if (a->q != b->q)
         snprintf(out, n, "called %s, this rank %s", name, rtopo__coll_name((int)b->q));
+    else if (a->q == RTOPO__COLL_SORT && a->dtype != b->dtype)
+        snprintf(out, n, "called sort with key type %s, this rank with key type %s",
+                 rtopo__keytype_name(a->dtype), rtopo__keytype_name(b->dtype));
+    else if (a->q == RTOPO__COLL_SORT && a->param[0] == b->param[0] && a->bytes != b->bytes &&
+             (a->param[0] >> 1) > 0)
+        snprintf(out, n, "called sort with count=%llu, this rank with count=%llu",
+                 (unsigned long long)(a->bytes / (uint64_t)(a->param[0] >> 1)),
+                 (unsigned long long)(b->bytes / (uint64_t)(a->param[0] >> 1)));
     else if (a->q == RTOPO__COLL_SORT && a->param[0] != b->param[0])
         snprintf(out, n, "called sort with recsize=%lld %s, this rank with recsize=%lld "
                  "%s", (long long)(a->param[0] >> 1), a->param[0] & 1 ? "descending" :

@@ -57,6 +57,7 @@ static const char *const rtopo__coll_names[RTOPO__COLL_NOPS] = {
     [RTOPO__COLL_CONCENTRATE] = "concentrate",
     [RTOPO__COLL_DISTRIBUTE] = "distribute",
     [RTOPO__COLL_GENERALIZE] = "generalize",
+    [RTOPO__COLL_RANDOM_WRITE] = "random_write",
     [RTOPO__COLL_BPC] = "bpc",
     [RTOPO__COLL_SORT] = "sort",
 };
@@ -1418,6 +1419,81 @@ static uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
     return m;
 }
 
+/* ---- phases: one operation's schedule inside another's TMP ------------- */
+
+/* Every range of s moves: SEND to TMP + soff, RECV to TMP + roff, TMP by
+ * toff; every step by `delay`; TMP becomes one size for all ranks,
+ * covering every range; the edges are inferred again. */
+static int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
+                               uint64_t toff, uint32_t delay)
+{
+    uint64_t top = 0;
+    uint32_t i;
+    int j;
+
+    for (i = 0; i < s->nxfers + s->nkerns; i++) {
+        uint8_t *bf[2];
+        uint64_t *of[2], len[2];
+
+        if (i < s->nxfers) {
+            rtopo__xfer_t *x = &s->xfers[i];
+
+            bf[0] = &x->src_buf, of[0] = &x->src_off, bf[1] = &x->dst_buf, of[1] = &x->dst_off;
+            len[0] = len[1] = x->len;
+            if (!x->nhops)
+                x->step += delay;
+        } else {
+            rtopo__kern_t *k = &s->kerns[i - s->nxfers];
+
+            bf[0] = &k->src_buf, of[0] = &k->src_off, bf[1] = &k->dst_buf, of[1] = &k->dst_off;
+            rtopo__kern_src(k, &len[0]);
+            len[1] = k->len;
+            k->step += delay;
+        }
+        for (j = 0; j < 2; j++) {
+            *of[j] += *bf[j] == RTOPO__BUF_SEND ? soff : *bf[j] == RTOPO__BUF_RECV ? roff : toff;
+            *bf[j] = RTOPO__BUF_TMP;
+            if (*of[j] + len[j] > top)
+                top = *of[j] + len[j];
+        }
+    }
+    for (i = 0; i < s->nhops; i++)
+        s->hops[i].step += delay;
+    if (s->nhops)
+        s->nsteps += delay;
+    free(s->tmp_rank);
+    s->tmp_rank = NULL;
+    if (s->tmp_bytes + toff > top)
+        top = s->tmp_bytes + toff;
+    s->tmp_bytes = top;
+    s->ndeps = 0;
+    return rtopo__sched_deps_infer(s, 0);
+}
+
+static uint32_t rtopo__sched_last_step(const rtopo__sched_t *s);
+
+/* b after a, into *out_p (a and b freed): b's steps start after every
+ * node of a, local ones included */
+static int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out_p)
+{
+    uint32_t last = rtopo__sched_last_step(a) + 1, i;
+
+    if (last > a->nsteps) {
+        uint32_t d = last - a->nsteps;
+
+        for (i = 0; i < b->nhops; i++)
+            b->hops[i].step += d;
+        for (i = 0; i < b->nxfers; i++)
+            if (!b->xfers[i].nhops)
+                b->xfers[i].step += d;
+        for (i = 0; i < b->nkerns; i++)
+            b->kerns[i].step += d;
+        if (b->nhops)
+            b->nsteps += d;
+    }
+    return rtopo__sched_concat(a, b, 0, out_p);
+}
+
 /* The ranks: the int32 flag at (sbuf, soff) becomes f (int64 0/1) at
  * TMP[16], the prefix sum of f the inclusive count at TMP[24]; the scan
  * keeps its own TMP from 32.  One step before the scan normalises f. */
@@ -1427,41 +1503,12 @@ static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model
     rtopo__coll_t sc = { .op = RTOPO__COLL_SCAN, .algo = algo, .dtype = RTOPO_INT64,
                          .rop = RTOPO_SUM, .count = 1, .esize = 8, .chunks = 1 };
     rtopo__sched_t *s = NULL;
-    uint32_t i, k0;
+    uint32_t k0;
     int st, r;
 
-    if ((st = rtopo__sched_coll(t, &sc, model, &s)))
-        return st;
-    for (i = 0; i < s->nxfers + s->nkerns; i++) {
-        uint8_t *bf[2];
-        uint64_t *of[2];
-        int j;
-
-        if (i < s->nxfers) {
-            rtopo__xfer_t *x = &s->xfers[i];
-
-            bf[0] = &x->src_buf, of[0] = &x->src_off, bf[1] = &x->dst_buf, of[1] = &x->dst_off;
-            if (!x->nhops)
-                x->step++;
-        } else {
-            rtopo__kern_t *k = &s->kerns[i - s->nxfers];
-
-            bf[0] = &k->src_buf, of[0] = &k->src_off, bf[1] = &k->dst_buf, of[1] = &k->dst_off;
-            k->step++;
-        }
-        for (j = 0; j < 2; j++) {
-            *of[j] += *bf[j] == RTOPO__BUF_SEND ? 16 : *bf[j] == RTOPO__BUF_RECV ? 24 : 32;
-            *bf[j] = RTOPO__BUF_TMP;
-        }
-    }
-    for (i = 0; i < s->nhops; i++)
-        s->hops[i].step++;
-    if (s->nhops)
-        s->nsteps++;
-    if (s->tmp_rank)
-        for (r = 0; r < t->p; r++)
-            s->tmp_rank[r] += 32;
-    s->tmp_bytes += 32;
+    if ((st = rtopo__sched_coll(t, &sc, model, &s)) ||
+        (st = rtopo__phase_rebase(s, 16, 24, 32, 1)))
+        goto fail;
     if ((st = rtopo__sched_add_kerns(s, (uint32_t)t->p, &k0)))
         goto fail;
     for (r = 0; r < t->p; r++) {
@@ -1490,6 +1537,183 @@ fail:
     return st;
 }
 
+/* A builder of a routing phase: slots of M bytes in TMP from tbase. */
+static void rtopo__rt_init(rtopo__cb_t *b, const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           uint64_t M, uint64_t tbase)
+{
+    memset(b, 0, sizeof(*b));
+    b->t = t;
+    b->c = c;
+    b->n = t->n;
+    for (b->s = 1; b->s * b->s < t->n; b->s++)
+        ;
+    b->M = M;
+    b->len = M;
+    b->tbase = tbase;
+    b->ntmp = RT_NREG;
+}
+
+/* the builder's nodes as a schedule (edges not inferred yet); frees them */
+static int rtopo__rt_done(rtopo__cb_t *b, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s = NULL;
+    int st = b->err;
+
+    if (!st && !(st = rtopo__sched_alloc(b->t, b->nx, b->nh, &s))) {
+        if (b->nx)
+            memcpy(s->xfers, b->x, sizeof(*b->x) * b->nx);
+        if (b->nh)
+            memcpy(s->hops, b->h, sizeof(*b->h) * b->nh);
+        if (!(st = rtopo__sched_add_kerns(s, b->nk, NULL)) && b->nk)
+            memcpy(s->kerns, b->k, sizeof(*b->k) * b->nk);
+        s->algo = RTOPO_COLL_TOPO;
+        s->nsteps = b->nh ? b->maxstep + 1 : 0;
+        s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
+    }
+    if (st == RTOPO_ERR_NOMEM)
+        st = rtopo__error(st, "%s: out of memory building the schedule",
+                          rtopo__coll_name(b->c->op));
+    free(b->x);
+    free(b->h);
+    free(b->k);
+    if (st) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    *s_p = s;
+    return RTOPO_OK;
+}
+
+/* Random access write, the paper's five steps: the tuples (destination,
+ * record) sorted by destination (equal ones in rank order); a tuple
+ * whose successor has the same destination steps back (the last writer
+ * wins); the others are ranked, concentrated, and distributed to their
+ * destinations.  TMP: the aux bytes, the ranks' phase, F (the key, then
+ * the flag), the tuples T0 (unsorted) and T1 (sorted), the sort's TMP,
+ * the routing slots. */
+static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    rtopo__coll_t sc = { .op = RTOPO__COLL_SORT, .algo = RTOPO_COLL_AUTO,
+                         .dtype = RTOPO_INT64, .count = 1, .chunks = 1 };
+    rtopo__sched_t *rk = NULL, *so = NULL, *b1 = NULL, *b2 = NULL, *x = NULL;
+    uint64_t R = c->esize, TR = 8 + ((R + 7) & ~(uint64_t)7), F, T0, T1, ST, BB;
+    uint32_t i, k0, tt;
+    rtopo__cb_t b;
+    int st, r, p = t->p;
+
+    sc.esize = TR;
+    /* the ranks of the tuples that stay, from the flag at F (set below) */
+    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+        return st;
+    F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
+    T0 = F + 8;
+    T1 = T0 + TR;
+    ST = T1 + TR;
+    for (i = 0; i < rk->nkerns; i++)
+        if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
+            rk->kerns[i].src_off = F;
+    rk->ndeps = 0;
+    if ((st = rtopo__sched_deps_infer(rk, 0)))
+        goto out;
+    /* 1: the tuples, sorted by destination */
+    if ((st = rtopo__sched_coll(t, &sc, model, &so)) ||
+        (st = rtopo__phase_rebase(so, T0, T1, ST, 1)) ||
+        (st = rtopo__sched_add_kerns(so, (uint32_t)p, &k0)))
+        goto out;
+    BB = (so->tmp_bytes + 7) & ~(uint64_t)7;
+    for (r = 0; r < p; r++) {
+        rtopo__kern_t *k = &so->kerns[k0 + (uint32_t)r];
+
+        memset(k, 0, sizeof(*k));
+        k->rank = r;
+        k->type = RTOPO__KERN_ROUTE;
+        k->op = RTOPO__RT_KEYOF;
+        k->dtype = RTOPO_INT64;
+        k->rec = RTOPO__RT_HDR;
+        k->src_buf = k->dst_buf = RTOPO__BUF_TMP;
+        k->slen = k->len = 8;
+        k->dst_off = T0;
+    }
+    {
+        rtopo__sched_t *cp = NULL;
+
+        rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
+        for (r = 0; r < p; r++)
+            rtopo__rt_copy(&b, r, RTOPO__BUF_SEND, 0, RT_T, T0 + 8, R, 0);
+        if ((st = rtopo__rt_done(&b, &cp)))
+            goto out;
+        /* the record copies join the sort's first step (before it) */
+        if ((st = rtopo__sched_concat(cp, so, 0, &x)))
+            goto out;
+        so = x;
+        x = NULL;
+    }
+    /* 2: each tuple learns its successor's destination (routed to the
+     * rank before it, as the generalize learns its end), and F becomes
+     * the flag of the tuples that stay */
+    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_clear(&b, r, RT_H1, 0);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HPREV, 0, RT_T, T1, 8, RT_T, RTA(&b, RT_H), b.M, r,
+                       0);
+    }
+    tt = rtopo__rt_conc(&b, 0);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, F, 8, tt);
+        rtopo__rt_kern(&b, r, RTOPO__RT_DEDUP, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, F, 8, 0,
+                       tt);
+    }
+    if ((st = rtopo__rt_done(&b, &b1)))
+        goto out;
+    /* 3, 4, 5: ranked (rk), concentrated, distributed by destination */
+    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + TR, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, RTA(&b, RT_H) + RTOPO__RT_HDR, TR, 0);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
+                       RTA(&b, RT_H), RTOPO__RT_HDR, 0, 0);
+        rtopo__rt_clear(&b, r, RT_H1, 0);
+    }
+    tt = rtopo__rt_conc(&b, 0);
+    for (r = 0; r < p; r++)
+        rtopo__rt_kern(&b, r, RTOPO__RT_REHDR, 0, RT_T, 0, 0, RT_T, RTA(&b, RT_H), 2 * b.M, 0,
+                       tt);
+    tt = rtopo__rt_dist(&b, tt);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kern(&b, r, RTOPO__RT_UNPACK, 0, RT_T, RTA(&b, RT_H), 2 * b.M,
+                       RTOPO__BUF_RECV, 0, R, r, tt);
+        if (!b.err)
+            b.k[b.nk - 1].urec = 8;
+        rtopo__rt_kern(&b, r, RTOPO__RT_GOT, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, 8,
+                       sizeof(int32_t), 0, tt);
+    }
+    if ((st = rtopo__rt_done(&b, &b2)))
+        goto out;
+    if ((st = rtopo__phase_then(so, b1, &x)))
+        goto gone;
+    if ((st = rtopo__phase_then(x, rk, &so)))
+        goto gone2;
+    if ((st = rtopo__phase_then(so, b2, s_p)))
+        goto gone3;
+    (*s_p)->algo = RTOPO_COLL_TOPO;
+    return RTOPO_OK;
+gone:
+    so = b1 = NULL;
+    goto out;
+gone2:
+    x = rk = NULL;
+    goto out;
+gone3:
+    so = b2 = NULL;
+out:
+    rtopo__sched_free(rk);
+    rtopo__sched_free(so);
+    rtopo__sched_free(b1);
+    rtopo__sched_free(b2);
+    rtopo__sched_free(x);
+    return st;
+}
+
 static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
@@ -1499,6 +1723,8 @@ static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     int st, r;
 
     memset(&b, 0, sizeof(b));
+    if (c->op == RTOPO__COLL_RANDOM_WRITE)
+        return rtopo__sched_raw(t, c, model, s_p);
     if (c->op == RTOPO__COLL_SELECT_RANK) {
         if ((st = rtopo__rt_ranks(t, c->algo, model, RTOPO__BUF_SEND, 0, &rk)))
             return st;
@@ -1541,8 +1767,6 @@ static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
             return st;
         b.tbase = (rk->tmp_bytes + 7) & ~(uint64_t)7;
-        last = rtopo__sched_last_step(rk) + 1;
-        b.base = last > rk->nsteps ? last - rk->nsteps : 0;
     }
     rtopo__rt_prog(&b);
     if (b.err) {
@@ -1563,7 +1787,7 @@ static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     rt->nsteps = b.nh ? b.maxstep + 1 : 0;
     rt->tmp_bytes = b.tbase + (uint64_t)RT_NREG * b.M;
     if (rk) {
-        st = rtopo__sched_concat(rk, rt, 0, s_p);
+        st = rtopo__phase_then(rk, rt, s_p);
         rk = rt = NULL;
         if (!st)
             (*s_p)->algo = RTOPO_COLL_TOPO;
@@ -1595,41 +1819,44 @@ int rtopo__bpc_dest(const rtopo__coll_t *c, int r)
 
 int rtopo__bpc_parse(const char *vec, int k, rtopo__coll_t *c)
 {
-    int i, n = 0, seen = 0;
-    const char *q = vec;
+    static const char *const names[5] = { "identity", "reversal", "shuffle", "unshuffle",
+                                          "transpose" };
+    int i, n = 0, seen = 0, nm;
+    const char *q;
+    size_t L;
 
     if (!vec)
         return rtopo__error(RTOPO_ERR_INVAL, "bpc: the vector is NULL");
     if (k < 0 || k > 30)
         return rtopo__error(RTOPO_ERR_INVAL, "bpc: %d index bits (0..30)", k);
+    while (*vec == ' ')
+        vec++;
+    for (L = strlen(vec); L && vec[L - 1] == ' '; L--)
+        ;
     c->bpc_bits = k;
     c->bpc_neg = 0;
-    for (i = 0; i < k; i++) {
-        if (!strcmp(vec, "identity"))
-            c->bpc_to[i] = (int8_t)i;
-        else if (!strcmp(vec, "reversal"))
-            c->bpc_to[i] = (int8_t)(k - 1 - i);
-        else if (!strcmp(vec, "shuffle"))
-            c->bpc_to[i] = (int8_t)((i + 1) % k);
-        else if (!strcmp(vec, "unshuffle"))
-            c->bpc_to[i] = (int8_t)((i + k - 1) % k);
-        else if (!strcmp(vec, "transpose"))
-            c->bpc_to[i] = (int8_t)((i + k / 2) % k);
-        else
-            break;
-    }
-    if (i == k && (k > 0 || strchr("irsut", vec[0]))) {
-        if (!strcmp(vec, "transpose") && k % 2)
-            return rtopo__error(RTOPO_ERR_INVAL, "bpc: transpose needs an even number of "
-                                "index bits, not %d", k);
-        if (k > 0 || !strcmp(vec, "identity") || !strcmp(vec, "reversal") ||
-            !strcmp(vec, "shuffle") || !strcmp(vec, "unshuffle") ||
-            !strcmp(vec, "transpose"))
-            return RTOPO_OK;
+    for (nm = 0; nm < 5 && (strlen(names[nm]) != L || strncmp(vec, names[nm], L)); nm++)
+        ;
+    if (nm == 4 && k % 2)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: transpose needs an even number of index "
+                            "bits, not %d", k);
+    if (nm < 5) {
+        for (i = 0; i < k; i++)
+            c->bpc_to[i] = (int8_t)(nm == 0 ? i : nm == 1 ? k - 1 - i : nm == 2 ? (i + 1) % k :
+                                    nm == 3 ? (i + k - 1) % k : (i + k / 2) % k);
+        return RTOPO_OK;
     }
     /* "[A_(k-1), ..., A_0]": the first entry is the most significant */
-    while (*q == ' ' || *q == '[')
-        q++;
+    {
+        int open = vec[0] == '[';
+
+        if (open != (L > 0 && vec[L - 1] == ']') || !L ||
+            strcspn(vec + open, "[]") < L - 2 * (size_t)open)
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" is not a vector [A_%d, ..., "
+                                "A_0] of signed bit numbers, nor identity, transpose, "
+                                "reversal, shuffle, unshuffle", vec, k - 1);
+        q = vec + open;
+    }
     while (*q && *q != ']') {
         int neg = 0, v = 0, digits = 0;
 
@@ -1664,8 +1891,14 @@ int rtopo__bpc_parse(const char *vec, int k, rtopo__coll_t *c)
         if (neg)
             c->bpc_neg |= 1u << (k - 1 - n);
         n++;
-        if (*q == ',')
+        if (*q == ',') {
             q++;
+            while (*q == ' ')
+                q++;
+            if (!*q || *q == ']')
+                return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" ends with a comma",
+                                    vec);
+        }
     }
     if (n != k)
         return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" has %d entries, the %d ranks need "

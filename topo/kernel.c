@@ -427,10 +427,10 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
             return rtopo__error(RTOPO_ERR_INVAL, "the record for index %lld ends on rank "
                                 "%lld (the input breaks the operation's order)",
                                 (long long)(rtopo__ld64(one) - 1), (long long)k->arg);
-        if (k->len > rec - RTOPO__RT_HDR)
+        if (k->urec > rec - RTOPO__RT_HDR || k->len > rec - RTOPO__RT_HDR - k->urec)
             return rtopo__error(RTOPO_ERR_INVAL, "route: %llu bytes do not fit a slot of "
                                 "%u", (unsigned long long)k->len, rec);
-        memcpy(d, one + RTOPO__RT_HDR, k->len);
+        memcpy(d, one + RTOPO__RT_HDR + k->urec, k->len);
         return RTOPO_OK;
     case RTOPO__RT_GOT: {
         int32_t got;
@@ -501,6 +501,30 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
         }
         return RTOPO_OK;
     }
+    case RTOPO__RT_KEYOF:
+        v = rtopo__ld64(s);
+        rtopo__st64(d, v >= 0 ? v : INT64_MAX);
+        return RTOPO_OK;
+    case RTOPO__RT_DEDUP: {
+        int32_t keep;
+
+        v = rtopo__ld64(d);
+        one = rtopo__rt_one(s, k->slen, rec, &two);
+        if (two)
+            return rtopo__error(RTOPO_ERR_INVAL, "route: two successors meet");
+        keep = v != INT64_MAX && !(one && rtopo__ld64(one + RTOPO__RT_HDR) == v);
+        memset(d, 0, 8);
+        memcpy(d, &keep, sizeof keep);
+        return RTOPO_OK;
+    }
+    case RTOPO__RT_REHDR:
+        for (o = 0; o + rec <= k->len; o += rec)
+            if (rtopo__ld64(d + o)) {
+                v = rtopo__ld64(d + o + RTOPO__RT_HDR);
+                rtopo__st64(d + o, v + 1);
+                rtopo__st64(d + o + 8, v);
+            }
+        return RTOPO_OK;
     case RTOPO__RT_PACK:
         one = rtopo__rt_one(s, k->slen, rec, &two);
         if (two)

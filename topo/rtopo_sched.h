@@ -197,7 +197,16 @@ enum rtopo__kern_type {
  *  SUNPACK the first urec bytes of each slot into user records (len / urec
  *          of them)
  *  DEAL    slot i of the source to place (i mod arg) * (n / arg) + i / arg
- *          of the destination (n slots each); UNDEAL the inverse */
+ *          of the destination (n slots each); UNDEAL the inverse
+ * and for the random access write:
+ *  KEYOF   int64 destination = the int64 source when >= 0, else INT64_MAX
+ *  DEDUP   the destination holds this rank's key (int64); it becomes an
+ *          int32 flag (and 4 zero bytes): 1 when the key is not INT64_MAX
+ *          and the source (two slots) holds no record whose payload
+ *          starts with the same key, else 0
+ *  REHDR   each full slot of the destination gets the header of index d,
+ *          d the int64 at the start of its payload
+ * (UNPACK skips urec bytes of the payload.) */
 enum rtopo__route_op {
     RTOPO__RT_MOVE = 1,
     RTOPO__RT_PRUNE,
@@ -214,6 +223,9 @@ enum rtopo__route_op {
     RTOPO__RT_SUNPACK,
     RTOPO__RT_DEAL,
     RTOPO__RT_UNDEAL,
+    RTOPO__RT_KEYOF,
+    RTOPO__RT_DEDUP,
+    RTOPO__RT_REHDR,
     RTOPO__RT_COUNT
 };
 enum { RTOPO__RT_KEEP = 0, RTOPO__RT_PLUS = 1, RTOPO__RT_MINUS = 2 };
@@ -585,6 +597,7 @@ enum rtopo__coll_op {
     RTOPO__COLL_CONCENTRATE,
     RTOPO__COLL_DISTRIBUTE,
     RTOPO__COLL_GENERALIZE,
+    RTOPO__COLL_RANDOM_WRITE,
     RTOPO__COLL_BPC,
     RTOPO__COLL_SORT,
     RTOPO__COLL_NOPS
@@ -615,14 +628,16 @@ enum rtopo__coll_op {
  *                 selected (int32) at TMP[0, 4), the output got (int32)
  *                 at TMP[8, 12), as the caller stages them
  *  DISTRIBUTE,    the same with the input dest (int64) at TMP[0, 8)
- *  GENERALIZE
+ *  GENERALIZE,
+ *  RANDOM_WRITE   (every rank with dest >= 0 writes its record to rank
+ *                 dest; of several writers to one rank the highest wins)
  * (rtopo.h says what each does.)  Their algorithm: the prefix sum (the
  * topology's choice under c->algo) for the ranks, then Wang and Sahni's
  * routing over the OTIS-mesh. */
 #define RTOPO__ROUTE_AUX 16   /* TMP bytes staged by the caller */
 static inline int rtopo__coll_is_route(int op)
 {
-    return op >= RTOPO__COLL_SELECT_RANK && op <= RTOPO__COLL_GENERALIZE;
+    return op >= RTOPO__COLL_SELECT_RANK && op <= RTOPO__COLL_RANDOM_WRITE;
 }
 typedef struct rtopo__coll {
     int op;           /* enum rtopo__coll_op */
@@ -654,7 +669,8 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const struct rtopo__model *model, rtopo__sched_t **s_p);
 /* "bcast", "window_bcast", "scan", "allreduce", "shift_fill",
  * "accumulate", "adjacent_sum", "consecutive_sum", "select_rank",
- * "concentrate", "distribute", "generalize"; "?" otherwise */
+ * "concentrate", "distribute", "generalize", "random_write", "bpc",
+ * "sort"; "?" otherwise */
 const char *rtopo__coll_name(int op);
 /* "auto", "topo", "generic" (parse: < 0 if unknown) */
 const char *rtopo__coll_algo_name(int algo);
