@@ -352,6 +352,18 @@ RTOPO_EXPORT int rtopo_random_write_init(rtopo_topo_t *t, const void *sendrec,
                                          const int64_t *dest, void *recvrec,
                                          size_t recsize, int *got, rtopo_req_t **req);
 
+/* Random access read (rtopo_random_write(3)), OTIS-mesh: every rank offers
+ * its record in sendrec; every rank whose *src >= 0 receives the record of
+ * rank *src in recvrec (*got 1), any number of readers per record. */
+RTOPO_EXPORT int rtopo_random_read(rtopo_topo_t *t, const void *sendrec, const int64_t *src,
+                                   void *recvrec, size_t recsize, int *got);
+RTOPO_EXPORT int rtopo_irandom_read(rtopo_topo_t *t, const void *sendrec,
+                                    const int64_t *src, void *recvrec, size_t recsize,
+                                    int *got, rtopo_req_t **req);
+RTOPO_EXPORT int rtopo_random_read_init(rtopo_topo_t *t, const void *sendrec,
+                                        const int64_t *src, void *recvrec, size_t recsize,
+                                        int *got, rtopo_req_t **req);
+
 /* BPC permutation (rtopo_bpc(3)), any topology of 2^k ranks: rank r's
  * bytes go to the rank whose index bits are r's, permuted and partly
  * complemented as `vector` says: "[A_(k-1), ..., A_0]" (bit |A_i| of the

@@ -154,7 +154,8 @@ static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *s
         req->bad = RTOPO_ERR_INVAL;
         snprintf(req->badmsg, sizeof(req->badmsg), "%s: the %s pointer of rank %d is NULL",
                  rtopo__coll_name(c->op), in_len && !aux_in ?
-                 (c->op == RTOPO__COLL_CONCENTRATE ? "selected" : "dest") : "got",
+                 (c->op == RTOPO__COLL_CONCENTRATE ? "selected" :
+                  c->op == RTOPO__COLL_RANDOM_READ ? "src" : "dest") : "got",
                  rtopo_topo_rank(t));
     }
     if (how == 2)
@@ -521,6 +522,27 @@ int rtopo_random_write_init(rtopo_topo_t *t, const void *sendrec, const int64_t 
 {
     return rtopo__route(t, RTOPO__COLL_RANDOM_WRITE, sendrec, dest, recvrec, recsize, got,
                         2, req);
+}
+
+int rtopo_random_read(rtopo_topo_t *t, const void *sendrec, const int64_t *src,
+                      void *recvrec, size_t recsize, int *got)
+{
+    return rtopo__route(t, RTOPO__COLL_RANDOM_READ, sendrec, src, recvrec, recsize, got, 0,
+                        NULL);
+}
+
+int rtopo_irandom_read(rtopo_topo_t *t, const void *sendrec, const int64_t *src,
+                       void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_RANDOM_READ, sendrec, src, recvrec, recsize, got, 1,
+                        req);
+}
+
+int rtopo_random_read_init(rtopo_topo_t *t, const void *sendrec, const int64_t *src,
+                           void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
+{
+    return rtopo__route(t, RTOPO__COLL_RANDOM_READ, sendrec, src, recvrec, recsize, got, 2,
+                        req);
 }
 
 /* ---- BPC permutations --------------------------------------------------- */

@@ -58,6 +58,7 @@ static const char *const rtopo__coll_names[RTOPO__COLL_NOPS] = {
     [RTOPO__COLL_DISTRIBUTE] = "distribute",
     [RTOPO__COLL_GENERALIZE] = "generalize",
     [RTOPO__COLL_RANDOM_WRITE] = "random_write",
+    [RTOPO__COLL_RANDOM_READ] = "random_read",
     [RTOPO__COLL_BPC] = "bpc",
     [RTOPO__COLL_SORT] = "sort",
 };
@@ -1714,6 +1715,218 @@ out:
     return st;
 }
 
+static void rtopo__rt_kernu(rtopo__cb_t *b, int rank, int op, int sbuf, uint64_t soff,
+                            uint64_t slen, uint64_t doff, uint64_t dlen, int64_t arg,
+                            uint32_t urec, uint32_t step)
+{
+    rtopo__rt_kern(b, rank, op, 0, sbuf, soff, slen, RT_T, doff, dlen, arg, step);
+    if (!b->err)
+        b->k[b->nk - 1].urec = urec;
+}
+
+/* A sort of one record of esize bytes per rank from TMP + in to TMP + out,
+ * its own TMP from TMP + st, one step late (step 0 is the caller's). */
+static int rtopo__phase_sort(const rtopo__tdesc_t *t, const rtopo__model_t *model,
+                             uint64_t esize, uint64_t in, uint64_t out, uint64_t st,
+                             rtopo__sched_t **s_p)
+{
+    rtopo__coll_t sc = { .op = RTOPO__COLL_SORT, .algo = RTOPO_COLL_AUTO,
+                         .dtype = RTOPO_INT64, .count = 1, .esize = esize, .chunks = 1 };
+    int rc = rtopo__sched_coll(t, &sc, model, s_p);
+
+    if (!rc && (rc = rtopo__phase_rebase(*s_p, in, out, st, 1))) {
+        rtopo__sched_free(*s_p);
+        *s_p = NULL;
+    }
+    return rc;
+}
+
+/* Append kernels to s (edges inferred again by the caller's next step):
+ * one per rank, k[r] made by fill(r) */
+static int rtopo__phase_kerns(rtopo__sched_t *s, int p, uint32_t *k0)
+{
+    int st = rtopo__sched_add_kerns(s, (uint32_t)p, k0);
+
+    if (!st)
+        memset(&s->kerns[*k0], 0, sizeof(s->kerns[0]) * (size_t)p);
+    return st;
+}
+
+/* Random access read, after the paper: the requests (source, reader)
+ * sorted by source; the first request of each source stays (its
+ * predecessor's source routed to it), is ranked, concentrated,
+ * distributed to its source, loaded with the data there, concentrated
+ * back, and generalized over the positions of its source's requests;
+ * each position pairs its reader with the data, and a sort by reader
+ * delivers.  TMP: aux, the ranks' phase, F, the requests T0 / T1,
+ * the answers F2 / T3, the sorts' TMP, the routing slots. */
+static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *rk = NULL, *s1 = NULL, *s2 = NULL, *b1 = NULL, *b2 = NULL, *x = NULL;
+    uint64_t R = c->esize, R8 = (R + 7) & ~(uint64_t)7, F, T0, T1, F2, T3, ST, BB;
+    uint64_t M2 = RTOPO__RT_HDR + 32 + R8;
+    uint32_t i, k0, tt;
+    rtopo__cb_t b;
+    int st, r, p = t->p;
+
+    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+        return st;
+    F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
+    T0 = F + 8;
+    T1 = T0 + 16;
+    F2 = T1 + 16;
+    T3 = F2 + 16 + R8;
+    ST = T3 + 16 + R8;
+    for (i = 0; i < rk->nkerns; i++)
+        if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
+            rk->kerns[i].src_off = F;
+    rk->ndeps = 0;
+    if ((st = rtopo__sched_deps_infer(rk, 0)) ||
+        (st = rtopo__phase_sort(t, model, 16, T0, T1, ST, &s1)) ||
+        (st = rtopo__phase_sort(t, model, 16 + R8, F2, T3, ST, &s2)))
+        goto out;
+    BB = s1->tmp_bytes > s2->tmp_bytes ? s1->tmp_bytes : s2->tmp_bytes;
+    BB = (BB + 7) & ~(uint64_t)7;
+    /* 1: the requests (source or INT64_MAX, reader), sorted by source */
+    if ((st = rtopo__phase_kerns(s1, 2 * p, &k0)))
+        goto out;
+    for (r = 0; r < p; r++) {
+        rtopo__kern_t *k = &s1->kerns[k0 + 2 * (uint32_t)r];
+
+        k->rank = r;
+        k->type = RTOPO__KERN_ROUTE;
+        k->op = RTOPO__RT_KEYOF;
+        k->dtype = RTOPO_INT64;
+        k->rec = RTOPO__RT_HDR;
+        k->src_buf = k->dst_buf = RTOPO__BUF_TMP;
+        k->slen = k->len = 8;
+        k->dst_off = T0;
+        k[1].rank = r;
+        k[1].type = RTOPO__KERN_FILL;
+        k[1].dtype = RTOPO_INT64;
+        k[1].dst_buf = RTOPO__BUF_TMP;
+        k[1].dst_off = T0 + 8;
+        k[1].len = 8;
+        k[1].arg = r;
+    }
+    /* 2: the first request of each source stays: F = its flag */
+    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_clear(&b, r, RT_H1, 0);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_HNEXT, RT_T, T1, 8, RTA(&b, RT_H), b.M, r,
+                        (uint32_t)p, 0);
+    }
+    tt = rtopo__rt_dist(&b, 0);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, F, 8, tt);
+        rtopo__rt_kern(&b, r, RTOPO__RT_DEDUP, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, F, 8, 0,
+                       tt);
+    }
+    if ((st = rtopo__rt_done(&b, &b1)))
+        goto out;
+    /* 3..8 (ranks: rk) */
+    rtopo__rt_init(&b, t, c, M2, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, RTA(&b, RT_H) + RTOPO__RT_HDR, 16, 0);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
+                       RTA(&b, RT_H), RTOPO__RT_HDR, 0, 0);
+        rtopo__rt_clear(&b, r, RT_H1, 0);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_STASH, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, r, 16, 0);
+    }
+    tt = rtopo__rt_conc(&b, 0);                         /* 4: concentrate */
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kernu(&b, r, RTOPO__RT_STASH, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, r, 24, tt);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_REHDR, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, 0, 0, tt);
+    }
+    tt = rtopo__rt_dist(&b, tt);                        /* 5: to the source */
+    for (r = 0; r < p; r++) {                           /* 6: load */
+        rtopo__rt_kernu(&b, r, RTOPO__RT_LOAD, RTOPO__BUF_SEND, 0, R, RTA(&b, RT_H), 2 * M2,
+                        0, 32, tt);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_REHDR, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, 0, 24, tt);
+    }
+    tt = rtopo__rt_conc(&b, tt);                        /* 7: back */
+    /* 8: generalize over the positions [J, next J - 1] */
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kern(&b, r, RTOPO__RT_PACK, 0, RT_T, RTA(&b, RT_H), 2 * M2, RT_T,
+                       RTA(&b, RT_X), M2, 0, tt);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_FIELD, RT_T, RTA(&b, RT_X), M2, F, 8, 0, 16, tt);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HPREV, 0, RT_T, F, 8, RT_T, RTA(&b, RT_H), M2, r, tt);
+        rtopo__rt_clear(&b, r, RT_H1, tt);
+    }
+    tt = rtopo__rt_conc(&b, tt);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kernu(&b, r, RTOPO__RT_REHDR, RT_T, 0, 0, RTA(&b, RT_X), M2, 0, 16, tt);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HGEN, 0, RT_T, RTA(&b, RT_H), 2 * M2, RT_T,
+                       RTA(&b, RT_X), RTOPO__RT_HDR, p, tt);
+        rtopo__rt_copy(&b, r, RT_T, RTA(&b, RT_X), RT_T, RTA(&b, RT_H), M2, tt + 1);
+        rtopo__rt_clear(&b, r, RT_H1, tt + 1);
+    }
+    tt = rtopo__rt_dist(&b, tt + 1);
+    for (r = 0; r < p; r++) {                           /* the answers */
+        rtopo__rt_copy(&b, r, RT_T, T1 + 8, RT_T, F2, 8, tt);
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, F2 + 8, 8, tt);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_JOIN, RT_T, RTA(&b, RT_H), 2 * M2, F2, 16 + R8, 0,
+                        32, tt);
+    }
+    if ((st = rtopo__rt_done(&b, &b2)))
+        goto out;
+    /* 9: sorted by reader; each reader takes its answer */
+    tt = rtopo__sched_last_step(s2);
+    if ((st = rtopo__phase_kerns(s2, 2 * p, &k0)))
+        goto out;
+    for (r = 0; r < p; r++) {
+        rtopo__kern_t *k = &s2->kerns[k0 + 2 * (uint32_t)r];
+
+        k->rank = k[1].rank = r;
+        k->type = k[1].type = RTOPO__KERN_ROUTE;
+        k->dtype = k[1].dtype = RTOPO_INT64;
+        k->rec = k[1].rec = RTOPO__RT_HDR;
+        k->step = k[1].step = tt;
+        k->op = RTOPO__RT_TAKE;
+        k->src_buf = RTOPO__BUF_TMP;
+        k->src_off = T3;
+        k->slen = 16 + R8;
+        k->dst_buf = RTOPO__BUF_RECV;
+        k->len = R;
+        k[1].op = RTOPO__RT_NORM;
+        k[1].src_buf = k[1].dst_buf = RTOPO__BUF_TMP;
+        k[1].src_off = T3 + 8;
+        k[1].slen = 4;
+        k[1].dst_off = 8;
+        k[1].len = 8;
+    }
+    if ((st = rtopo__phase_then(s1, b1, &x)))
+        goto gone1;
+    if ((st = rtopo__phase_then(x, rk, &s1)))
+        goto gone2;
+    if ((st = rtopo__phase_then(s1, b2, &x)))
+        goto gone3;
+    if ((st = rtopo__phase_then(x, s2, s_p)))
+        goto gone4;
+    (*s_p)->algo = RTOPO_COLL_TOPO;
+    return RTOPO_OK;
+gone1:
+    s1 = b1 = NULL;
+    goto out;
+gone2:
+    x = rk = NULL;
+    goto out;
+gone3:
+    s1 = b2 = NULL;
+    goto out;
+gone4:
+    x = s2 = NULL;
+out:
+    rtopo__sched_free(rk);
+    rtopo__sched_free(s1);
+    rtopo__sched_free(s2);
+    rtopo__sched_free(b1);
+    rtopo__sched_free(b2);
+    rtopo__sched_free(x);
+    return st;
+}
+
 static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
@@ -1725,6 +1938,8 @@ static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     memset(&b, 0, sizeof(b));
     if (c->op == RTOPO__COLL_RANDOM_WRITE)
         return rtopo__sched_raw(t, c, model, s_p);
+    if (c->op == RTOPO__COLL_RANDOM_READ)
+        return rtopo__sched_rar(t, c, model, s_p);
     if (c->op == RTOPO__COLL_SELECT_RANK) {
         if ((st = rtopo__rt_ranks(t, c->algo, model, RTOPO__BUF_SEND, 0, &rk)))
             return st;

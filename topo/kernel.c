@@ -520,10 +520,50 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
     case RTOPO__RT_REHDR:
         for (o = 0; o + rec <= k->len; o += rec)
             if (rtopo__ld64(d + o)) {
-                v = rtopo__ld64(d + o + RTOPO__RT_HDR);
+                v = rtopo__ld64(d + o + RTOPO__RT_HDR + k->urec);
                 rtopo__st64(d + o, v + 1);
                 rtopo__st64(d + o + 8, v);
             }
+        return RTOPO_OK;
+    case RTOPO__RT_HNEXT:
+        v = rtopo__ld64(s);
+        memset(d, 0, k->len);
+        if (v >= 0 && k->arg + 1 < (int64_t)k->urec) {
+            rtopo__st64(d, k->arg + 2);
+            rtopo__st64(d + 8, k->arg + 1);
+            rtopo__st64(d + RTOPO__RT_HDR, v);
+        }
+        return RTOPO_OK;
+    case RTOPO__RT_FIELD:
+        one = rtopo__rt_one(s, k->slen, rec, &two);
+        if (two)
+            return rtopo__error(RTOPO_ERR_INVAL, "route: two records meet");
+        rtopo__st64(d, one ? rtopo__ld64(one + RTOPO__RT_HDR + k->urec) : -1);
+        return RTOPO_OK;
+    case RTOPO__RT_STASH:
+    case RTOPO__RT_LOAD:
+        for (o = 0; o + rec <= k->len; o += rec)
+            if (rtopo__ld64(d + o)) {
+                if (k->op == RTOPO__RT_STASH)
+                    rtopo__st64(d + o + RTOPO__RT_HDR + k->urec, k->arg);
+                else
+                    memcpy(d + o + RTOPO__RT_HDR + k->urec, s, k->slen);
+            }
+        return RTOPO_OK;
+    case RTOPO__RT_JOIN:
+        one = rtopo__rt_one(s, k->slen, rec, &two);
+        v = rtopo__ld64(d + 8) != INT64_MAX;
+        rtopo__st64(d + 8, v);
+        if (!v)
+            return RTOPO_OK;
+        if (!one || two)
+            return rtopo__error(RTOPO_ERR_INVAL, "random_read: %s for a reader",
+                                two ? "two records" : "no record");
+        memcpy(d + 16, one + RTOPO__RT_HDR + k->urec, k->len - 16);
+        return RTOPO_OK;
+    case RTOPO__RT_TAKE:
+        if (rtopo__ld64(s + 8))
+            memcpy(d, s + 16, k->len);
         return RTOPO_OK;
     case RTOPO__RT_PACK:
         one = rtopo__rt_one(s, k->slen, rec, &two);

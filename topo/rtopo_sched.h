@@ -205,7 +205,23 @@ enum rtopo__kern_type {
  *          and the source (two slots) holds no record whose payload
  *          starts with the same key, else 0
  *  REHDR   each full slot of the destination gets the header of index d,
- *          d the int64 at the start of its payload
+ *          d the int64 at byte urec of its payload
+ * and for the random access read (payload offsets in urec):
+ *  HNEXT   slot from int64 source d: when d >= 0 and arg (this rank) + 1
+ *          is below urec (the topology's size), a record for rank arg + 1
+ *          carrying d, else empty
+ *  FIELD   int64 destination = the int64 at byte urec of the payload of
+ *          the source's record (two slots), -1 without one
+ *  STASH   the int64 arg goes to byte urec of the payload of each full
+ *          slot of the destination
+ *  LOAD    the source (slen bytes) goes to byte urec of the payload of
+ *          each full slot of the destination
+ *  JOIN    the destination holds [I, key, ...] (len bytes): key becomes 1
+ *          when it is not INT64_MAX, else 0; when 1, the len - 16 bytes
+ *          at byte urec of the payload of the source's record (two slots;
+ *          none fails) go to byte 16
+ *  TAKE    when the int64 at byte 8 of the source is not 0, its bytes
+ *          from 16 (len of them) go to the destination
  * (UNPACK skips urec bytes of the payload.) */
 enum rtopo__route_op {
     RTOPO__RT_MOVE = 1,
@@ -226,6 +242,12 @@ enum rtopo__route_op {
     RTOPO__RT_KEYOF,
     RTOPO__RT_DEDUP,
     RTOPO__RT_REHDR,
+    RTOPO__RT_HNEXT,
+    RTOPO__RT_FIELD,
+    RTOPO__RT_STASH,
+    RTOPO__RT_LOAD,
+    RTOPO__RT_JOIN,
+    RTOPO__RT_TAKE,
     RTOPO__RT_COUNT
 };
 enum { RTOPO__RT_KEEP = 0, RTOPO__RT_PLUS = 1, RTOPO__RT_MINUS = 2 };
@@ -598,6 +620,7 @@ enum rtopo__coll_op {
     RTOPO__COLL_DISTRIBUTE,
     RTOPO__COLL_GENERALIZE,
     RTOPO__COLL_RANDOM_WRITE,
+    RTOPO__COLL_RANDOM_READ,
     RTOPO__COLL_BPC,
     RTOPO__COLL_SORT,
     RTOPO__COLL_NOPS
@@ -631,13 +654,16 @@ enum rtopo__coll_op {
  *  GENERALIZE,
  *  RANDOM_WRITE   (every rank with dest >= 0 writes its record to rank
  *                 dest; of several writers to one rank the highest wins)
+ *  RANDOM_READ    SEND: the record this rank offers; every rank whose
+ *                 input (int64 src at TMP[0, 8)) is >= 0 receives rank
+ *                 src's record
  * (rtopo.h says what each does.)  Their algorithm: the prefix sum (the
  * topology's choice under c->algo) for the ranks, then Wang and Sahni's
  * routing over the OTIS-mesh. */
 #define RTOPO__ROUTE_AUX 16   /* TMP bytes staged by the caller */
 static inline int rtopo__coll_is_route(int op)
 {
-    return op >= RTOPO__COLL_SELECT_RANK && op <= RTOPO__COLL_RANDOM_WRITE;
+    return op >= RTOPO__COLL_SELECT_RANK && op <= RTOPO__COLL_RANDOM_READ;
 }
 typedef struct rtopo__coll {
     int op;           /* enum rtopo__coll_op */
@@ -669,7 +695,7 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const struct rtopo__model *model, rtopo__sched_t **s_p);
 /* "bcast", "window_bcast", "scan", "allreduce", "shift_fill",
  * "accumulate", "adjacent_sum", "consecutive_sum", "select_rank",
- * "concentrate", "distribute", "generalize", "random_write", "bpc",
+ * "concentrate", "distribute", "generalize", "random_write", "random_read", "bpc",
  * "sort"; "?" otherwise */
 const char *rtopo__coll_name(int op);
 /* "auto", "topo", "generic" (parse: < 0 if unknown) */

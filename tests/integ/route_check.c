@@ -1,7 +1,8 @@
 /*
  * route_check.c - selection ranks, the OTIS-mesh routing operations
  * (rtopo_select_rank, rtopo_concentrate, rtopo_distribute,
- * rtopo_generalize, rtopo_random_write), BPC permutations (rtopo_bpc)
+ * rtopo_generalize, rtopo_random_write, rtopo_random_read), BPC
+ * permutations (rtopo_bpc)
  * and the sort (rtopo_sort) over a real transport, every byte checked.
  *
  *   route_check [--topo otis-mesh:N|ring:P|...] [--rounds R]
@@ -109,9 +110,9 @@ static int parse_list(const char *s, long *v, int max)
     } while (0)
 
 enum { M_BLOCKING = 1, M_NONBLOCKING = 2, M_PERSISTENT = 4 };
-enum { OP_RANK, OP_CONC, OP_DIST, OP_GEN, OP_RAW, NOP };
+enum { OP_RANK, OP_CONC, OP_DIST, OP_GEN, OP_RAW, OP_RAR, NOP };
 static const char *const opname[NOP] = { "select_rank", "concentrate", "distribute",
-                                         "generalize", "random_write" };
+                                         "generalize", "random_write", "random_read" };
 
 /* the request of op in `mode` (nonblocking: started; persistent: not) */
 static int call(rtopo_topo_t *t, int op, int mode, const void *rec, const int *sel,
@@ -135,10 +136,14 @@ static int call(rtopo_topo_t *t, int op, int mode, const void *rec, const int *s
         return mode == M_BLOCKING ? rtopo_generalize(t, rec, dest, out, R, got) :
                mode == M_NONBLOCKING ? rtopo_igeneralize(t, rec, dest, out, R, got, req) :
                rtopo_generalize_init(t, rec, dest, out, R, got, req);
-    default:
+    case OP_RAW:
         return mode == M_BLOCKING ? rtopo_random_write(t, rec, dest, out, R, got) :
                mode == M_NONBLOCKING ? rtopo_irandom_write(t, rec, dest, out, R, got, req) :
                rtopo_random_write_init(t, rec, dest, out, R, got, req);
+    default:
+        return mode == M_BLOCKING ? rtopo_random_read(t, rec, dest, out, R, got) :
+               mode == M_NONBLOCKING ? rtopo_irandom_read(t, rec, dest, out, R, got, req) :
+               rtopo_random_read_init(t, rec, dest, out, R, got, req);
     }
 }
 
@@ -153,6 +158,8 @@ static int expected_src(int op, const int *sel, const int64_t *dest, int q)
                 return j;
         return -1;
     }
+    if (op == OP_RAR)           /* dest: the rank read */
+        return dest[me] >= 0 ? (int)dest[me] : -1;
     if (op == OP_RAW) {         /* any writers: the highest wins */
         for (j = p - 1; j >= 0; j--)
             if (dest[j] == me)
@@ -554,7 +561,7 @@ int main(int argc, char **argv)
                     unsigned tag = (unsigned)(op * 1000 + i * 100) + round;
 
                     draw(tag, sel, dest, &q);
-                    if (op == OP_RAW)       /* any ranks, any destinations */
+                    if (op == OP_RAW || op == OP_RAR)   /* any ranks, any targets */
                         for (q = 0; q < p; q++)
                             dest[q] = round % 5 == 0 ? -1 : rnd() % 3 == 0 ? -1 :
                                       (int64_t)(rnd() % (unsigned)(p / 2 + 1));
