@@ -15,8 +15,8 @@
  *   rtopo-sim otis OP --topo otis-mesh:N|otis-hypercube:N [--model simd|mimd]
  *             [--count K] [--dtype T] [--op O] [--algo A] [--chunks C]
  *             [--root R] [--window W] [--kind a..h --s S] [--dim D --m M]
- *             [--block M --along X] [--cost K=V,...] [--check] [--json]
- *             [--rounds] [--seed S]
+ *             [--block M --along X] [--record B] [--cost K=V,...] [--check]
+ *             [--json] [--rounds] [--seed S]
  *
  * Exit status: 0 success, 1 a check failed, the simulation could not run
  * (out of memory) or a figure could not be drawn, 2 bad arguments.
@@ -1810,7 +1810,9 @@ static int dim_main(int argc, char **argv)
 
 /* the paper's operations (seed 004 section 2.x) and the collective of
  * rtopo_sched.h that implements each; shift: SHIFT_FILL, or a circular
- * dimension shift (rtopo__sched_shift_dim) for kinds c, d, g, h */
+ * dimension shift (rtopo__sched_shift_dim) for kinds c, d, g, h; rank:
+ * the selection ranks, concentrate, distribute and generalize: the
+ * routing operations (rtopo__coll_is_route) */
 static const struct {
     const char *name;
     int op;
@@ -1824,6 +1826,10 @@ static const struct {
     { "accumulate", RTOPO__COLL_ACCUMULATE, "data accumulation (2.7)" },
     { "consecutive_sum", RTOPO__COLL_CONSEC_SUM, "consecutive sum (2.8)" },
     { "adjacent_sum", RTOPO__COLL_ADJACENT_SUM, "adjacent sum (2.9)" },
+    { "rank", RTOPO__COLL_SELECT_RANK, "rank (2.5)" },
+    { "concentrate", RTOPO__COLL_CONCENTRATE, "concentrate (2.10)" },
+    { "distribute", RTOPO__COLL_DISTRIBUTE, "distribute (2.11)" },
+    { "generalize", RTOPO__COLL_GENERALIZE, "generalize (2.12)" },
 };
 #define OTIS_NOPS ((int)(sizeof(otis_ops) / sizeof(otis_ops[0])))
 
@@ -1839,6 +1845,8 @@ typedef struct otis_opts {
     int kind;                 /* shift: 'a'..'h', 0 without --kind */
     long s;                   /* shift: the displacement */
     int have_root, have_w, have_kind, have_s, have_dim, have_mm;
+    int have_count, have_dtype, have_op, have_chunks, have_record;
+    uint64_t record;          /* concentrate, distribute, generalize: bytes */
     int circular;             /* shift kinds c, d, g, h */
     int mimd;                 /* --model mimd: electronic_moves is MIMD */
     rtopo__model_t model;     /* --cost */
@@ -1863,10 +1871,17 @@ static void otis_usage(FILE *f)
 "  adjacent_sum      --dim D --m M: their reduction\n"
 "  consecutive_sum   --block M --along X: blocks of M consecutive ranks\n"
 "                    along X, rank j of a block reduces element block j\n"
+"  rank              every rank gets how many ranks before it are selected\n"
+"                    (one int32 flag each; every topology)\n"
+"  concentrate       the record of the k-th selected rank goes to rank k\n"
+"                    (OTIS-mesh only, as the two below)\n"
+"  distribute        ranks 0..q send their records to increasing ranks\n"
+"  generalize        the same, each record also filling the ranks up to\n"
+"                    the next destination\n"
 "\n"
 "  --topo T        otis-mesh:N | otis-hypercube:N (N groups of N ranks);\n"
-"                  also ring:P, mesh:RxC, hypercube:D (no window_broadcast,\n"
-"                  shift with --dim D --s S)\n"
+"                  also ring:P, mesh:RxC, hypercube:D (no window_broadcast\n"
+"                  or routing, shift with --dim D --s S)\n"
 "  --model M       simd (default) or mimd: which count electronic_moves\n"
 "                  reports (SIMD: one dimension and direction per step)\n"
 "  --count K       elements per rank (default 1)\n"
@@ -1885,9 +1900,14 @@ static void otis_usage(FILE *f)
 "  --dim D --m M   the dimension (coordinates: OTIS-mesh Gx Gy Px Py, OTIS-\n"
 "                  hypercube G P) and M; --along gx|gy|px|py (g|p) and\n"
 "                  --block M say the same\n"
+"  --record B      concentrate, distribute, generalize: bytes per record\n"
+"                  (default 8; 1 to 1G, suffixes K, M, G); rank and these\n"
+"                  take no --count, --dtype, --op or --chunks\n"
 "  --cost LIST     cost parameters, as --model of shift (rtopo-sim --help)\n"
 "  --check         execute on random data (--seed S) and compare every\n"
-"                  rank with a serial reference\n"
+"                  rank with a serial reference (rank and the routing:\n"
+"                  a random selection, or random increasing destinations\n"
+"                  for a prefix of random length; RECV and got)\n"
 "  --json          one JSON object\n"
 "  --rounds        list every transfer of every round\n"
 "  -h, --help      this text\n"
@@ -1928,7 +1948,8 @@ static int otis_reduces(int op)
            op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
 }
 
-/* the collective of o with `count` elements (byte ops: bytes) */
+/* the collective of o with `count` elements (byte ops: bytes; the
+ * routing operations: one record of `count` bytes; rank: one flag) */
 static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
 {
     size_t es = rtopo__dtype_size(o->c.dtype);
@@ -1937,7 +1958,12 @@ static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
     c->op = otis_ops[o->opi].op;
     c->esize = es;
     c->count = count;
-    if (c->op == RTOPO__COLL_SHIFT_FILL || c->op == RTOPO__COLL_ACCUMULATE) {
+    if (rtopo__coll_is_route(c->op)) {
+        c->count = 1;
+        c->esize = c->op == RTOPO__COLL_SELECT_RANK ? 1 : (size_t)count;
+        c->dtype = RTOPO_INT64;
+        c->chunks = 1;
+    } else if (c->op == RTOPO__COLL_SHIFT_FILL || c->op == RTOPO__COLL_ACCUMULATE) {
         c->count = count * es;
         c->esize = 1;
     }
@@ -1961,12 +1987,73 @@ static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p
     return rtopo__sched_coll(&o->topo, &c, &o->model, s_p);
 }
 
+/* the scan of one int64 with the topology's algorithm: the prefix sum a
+ * concentrate starts with (the selection ranks); its moves in *mv */
+static int otis_rank_moves(const otis_opts_t *o, rtopo__moves_t *mv)
+{
+    rtopo__coll_t c;
+    rtopo__sched_t *s = NULL;
+    int st;
+
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_SCAN;
+    c.algo = RTOPO_COLL_TOPO;
+    c.dtype = RTOPO_INT64;
+    c.rop = RTOPO_SUM;
+    c.count = 1;
+    c.esize = 8;
+    c.chunks = 1;
+    if ((st = rtopo__sched_coll(&o->topo, &c, &o->model, &s)))
+        return st;
+    rtopo__sched_moves(s, mv);
+    rtopo__sched_free(s);
+    return RTOPO_OK;
+}
+
+/* The random input of rank and the routing operations: a selection (each
+ * rank with one probability drawn first; a selected rank's flag any odd
+ * int32) in SEND (rank) or TMP[0, 4) (concentrate); destinations in
+ * TMP[0, 8): ranks 0..q, q + 1 drawn from 0..p, to random increasing
+ * ranks, the other ranks negative. */
+static void otis_route_input(const rtopo__coll_t *c, const rtopo__tdesc_t *t,
+                             uint8_t *const *const *bufs, uint64_t *rng)
+{
+    int p = t->p, r, i = 0;
+    uint64_t prob = otis_rng(rng) % 101, need;
+
+    if (c->op == RTOPO__COLL_SELECT_RANK || c->op == RTOPO__COLL_CONCENTRATE) {
+        for (r = 0; r < p; r++) {
+            int32_t f = otis_rng(rng) % 100 < prob ? (int32_t)(uint32_t)(otis_rng(rng) | 1) : 0;
+
+            memcpy(bufs[r][c->op == RTOPO__COLL_SELECT_RANK ? RTOPO__BUF_SEND :
+                           RTOPO__BUF_TMP], &f, sizeof f);
+        }
+        return;
+    }
+    for (r = 0; r < p; r++) {
+        int64_t d = -1 - (int64_t)(otis_rng(rng) % 1000);
+
+        memcpy(bufs[r][RTOPO__BUF_TMP], &d, sizeof d);
+    }
+    /* selection sampling: `need` of the ranks r..p-1, in order */
+    need = otis_rng(rng) % (uint64_t)(p + 1);
+    for (r = 0; r < p && need > 0; r++)
+        if (otis_rng(rng) % (uint64_t)(p - r) < need) {
+            int64_t d = r;
+
+            memcpy(bufs[i++][RTOPO__BUF_TMP], &d, sizeof d);
+            need--;
+        }
+}
+
 /* Run s on random data and compare every rank's RECV with the serial
  * reference (rtopo__coll_ref), or for a circular shift with the data of
- * the rank s places back along the line.  Payloads above SIM_CHECK_CAP
- * over all ranks are checked with fewer elements (*ccount_p). */
+ * the rank s places back along the line; the routing operations also
+ * their got (TMP[8, 12), *landed_p: the ranks that got a record).
+ * Payloads above SIM_CHECK_CAP over all ranks are checked with fewer
+ * elements, or smaller records (*ccount_p). */
 static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *ccount_p,
-                      int *ok_p)
+                      int *ok_p, int *landed_p)
 {
     const rtopo__tdesc_t *t = &o->topo;
     rtopo__sched_t *cs = NULL;
@@ -1974,7 +2061,8 @@ static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *c
     uint64_t count = o->c.count, size[RTOPO__BUF_COUNT], per, k, st_rng = o->seed;
     uint8_t *mem = NULL, **ptr = NULL, ***bufs = NULL, **out = NULL;
     size_t es = rtopo__dtype_size(o->c.dtype);
-    int status = RTOPO_OK, r, ok = 1;
+    int status = RTOPO_OK, r, ok = 1, landed = 0;
+    int32_t *got = NULL;
 
     otis_coll(o, count, &c);
     per = 2 * rtopo__coll_send_bytes(&c) + 2 * rtopo__coll_recv_bytes(&c) + s->tmp_bytes;
@@ -2040,6 +2128,17 @@ static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *c
             bufs[r][RTOPO__BUF_RECV][k] = (uint8_t)otis_rng(&st_rng);
         memset(bufs[r][RTOPO__BUF_TMP], 0xEE, (size_t)size[RTOPO__BUF_TMP]);
     }
+    if (rtopo__coll_is_route(c.op)) {
+        otis_route_input(&c, t, (uint8_t *const *const *)bufs, &st_rng);
+        if (c.op != RTOPO__COLL_SELECT_RANK) {
+            if (!(got = malloc(sizeof(*got) * (size_t)t->p))) {
+                status = rtopo__error(RTOPO_ERR_NOMEM, "check buffers for %d ranks", t->p);
+                goto out;
+            }
+            if ((status = rtopo__coll_ref_got(t, &c, (uint8_t *const *const *)bufs, got)))
+                goto out;
+        }
+    }
     if (o->circular) {
         /* a direct serial circular shift: position x moves to x + s mod E */
         int E = rtopo__cart_extent(t, c.dim);
@@ -2064,9 +2163,18 @@ static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *c
     for (r = 0; r < t->p && ok; r++)
         if (memcmp(bufs[r][RTOPO__BUF_RECV], out[r], (size_t)size[RTOPO__BUF_RECV]))
             ok = 0;
+    for (r = 0; got && r < t->p && ok; r++) {
+        int32_t g;
+
+        memcpy(&g, bufs[r][RTOPO__BUF_TMP] + 8, sizeof g);
+        ok = g == got[r];
+        landed += g == 1;
+    }
     *ccount_p = count;
     *ok_p = ok;
+    *landed_p = landed;
 out:
+    free(got);
     free(out);
     free(bufs);
     free(ptr);
@@ -2080,14 +2188,17 @@ static int otis_one(const otis_opts_t *o)
     const rtopo__tdesc_t *t = &o->topo;
     rtopo__sched_t *s = NULL;
     rtopo__sim_result_t r;
-    rtopo__moves_t mv;
+    rtopo__moves_t mv, rmv;
     rtopo__coll_t c;
     uint64_t ccount = 0;
     char label[64];
     const char *algo;
-    int status, ok = -1, ec;
+    int status, ok = -1, ec, rec, landed = 0, route;
 
     otis_coll(o, o->c.count, &c);
+    route = rtopo__coll_is_route(c.op);
+    rec = route && c.op != RTOPO__COLL_SELECT_RANK;   /* one record per rank */
+    memset(&rmv, 0, sizeof(rmv));
     status = otis_build(o, o->c.count, &s);
     if (status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL) {
         fprintf(stderr, "rtopo-sim: otis %s: %s\n", otis_ops[o->opi].name,
@@ -2097,7 +2208,9 @@ static int otis_one(const otis_opts_t *o)
     if (!status)
         status = rtopo__sim_run(s, &o->model, &r);
     if (!status && o->check)
-        status = otis_check(o, s, &ccount, &ok);
+        status = otis_check(o, s, &ccount, &ok, &landed);
+    if (!status && c.op == RTOPO__COLL_CONCENTRATE)
+        status = otis_rank_moves(o, &rmv);
     if (status) {
         fprintf(stderr, "rtopo-sim: otis %s: %s: %s\n", otis_ops[o->opi].name,
                 rtopo_strerror(status), rtopo_last_error());
@@ -2115,9 +2228,15 @@ static int otis_one(const otis_opts_t *o)
             printf("\"n\":%d,", t->n);
         else
             printf("\"n\":null,");
-        printf("\"p\":%d,\"count\":%llu,\"dtype\":\"%s\",\"bytes\":%llu,", t->p,
-               (unsigned long long)o->c.count, otis_dtype_names[o->c.dtype],
-               (unsigned long long)(o->c.count * rtopo__dtype_size(o->c.dtype)));
+        if (rec)
+            printf("\"p\":%d,\"count\":1,\"dtype\":null,\"bytes\":%zu,\"record\":%zu,", t->p,
+                   c.esize, c.esize);
+        else if (route)
+            printf("\"p\":%d,\"count\":1,\"dtype\":\"int32\",\"bytes\":4,", t->p);
+        else
+            printf("\"p\":%d,\"count\":%llu,\"dtype\":\"%s\",\"bytes\":%llu,", t->p,
+                   (unsigned long long)o->c.count, otis_dtype_names[o->c.dtype],
+                   (unsigned long long)(o->c.count * rtopo__dtype_size(o->c.dtype)));
         if (otis_reduces(c.op))
             printf("\"reduce\":\"%s\",", otis_rop_names[c.rop]);
         switch (c.op) {
@@ -2135,6 +2254,10 @@ static int otis_one(const otis_opts_t *o)
             break;
         case RTOPO__COLL_SCAN:
         case RTOPO__COLL_ALLREDUCE:
+        case RTOPO__COLL_SELECT_RANK:
+        case RTOPO__COLL_CONCENTRATE:
+        case RTOPO__COLL_DISTRIBUTE:
+        case RTOPO__COLL_GENERALIZE:
             break;
         default:
             printf("\"dim\":%d,\"m\":%d,", c.dim, c.mm);
@@ -2151,16 +2274,31 @@ static int otis_one(const otis_opts_t *o)
                (unsigned long long)s->tmp_bytes, r.max_link_load, r.longest_path,
                r.model_time, r.model_time_sf);
         print_moves(stdout, &r, 1);
-        printf("},\"correct\":%d", ok);
-        if (o->check)
+        printf("}");
+        if (c.op == RTOPO__COLL_CONCENTRATE)
+            printf(",\"rank_electronic_moves\":%u,\"rank_otis_moves\":%u",
+                   o->mimd ? rmv.electronic : rmv.electronic_simd, rmv.otis);
+        printf(",\"correct\":%d", ok);
+        if (o->check && rec)
+            printf(",\"check_count\":1,\"check_record\":%llu,\"check_got\":%d,"
+                   "\"seed\":%llu", (unsigned long long)ccount, landed,
+                   (unsigned long long)o->seed);
+        else if (o->check)
             printf(",\"check_count\":%llu,\"seed\":%llu", (unsigned long long)ccount,
                    (unsigned long long)o->seed);
         if (o->rounds || s->nhops <= SIM_ROUNDS_CAP)
             print_rounds(stdout, s, 1);
         printf("}\n");
     } else {
-        printf("%s on %s (%d ranks), %llu %s per rank", otis_ops[o->opi].what, label,
-               t->p, (unsigned long long)o->c.count, otis_dtype_names[o->c.dtype]);
+        if (rec)
+            printf("%s on %s (%d ranks), one record of %zu byte%s per rank",
+                   otis_ops[o->opi].what, label, t->p, c.esize, c.esize == 1 ? "" : "s");
+        else if (route)
+            printf("%s on %s (%d ranks), one int32 flag per rank", otis_ops[o->opi].what,
+                   label, t->p);
+        else
+            printf("%s on %s (%d ranks), %llu %s per rank", otis_ops[o->opi].what, label,
+                   t->p, (unsigned long long)o->c.count, otis_dtype_names[o->c.dtype]);
         if (otis_reduces(c.op))
             printf(", %s", otis_rop_names[c.rop]);
         printf("\n");
@@ -2180,6 +2318,10 @@ static int otis_one(const otis_opts_t *o)
             break;
         case RTOPO__COLL_SCAN:
         case RTOPO__COLL_ALLREDUCE:
+        case RTOPO__COLL_SELECT_RANK:
+        case RTOPO__COLL_CONCENTRATE:
+        case RTOPO__COLL_DISTRIBUTE:
+        case RTOPO__COLL_GENERALIZE:
             break;
         default:
             printf("%s M %d along dimension %d\n",
@@ -2198,6 +2340,10 @@ static int otis_one(const otis_opts_t *o)
         if (mv.other)
             printf(", %u other", mv.other);
         printf("   (electronic: %u SIMD, %u MIMD)\n", mv.electronic_simd, mv.electronic);
+        if (c.op == RTOPO__COLL_CONCENTRATE)
+            printf("rank part       %u electronic, %u OTIS (the prefix sum of the selection; "
+                   "the routing: the rest)\n", o->mimd ? rmv.electronic : rmv.electronic_simd,
+                   rmv.otis);
         printf("steps           %u\n", s->nsteps);
         printf("transfers       %u, %u kernel%s, %llu TMP bytes per rank at most\n",
                s->nxfers, s->nkerns, s->nkerns == 1 ? "" : "s",
@@ -2209,7 +2355,15 @@ static int otis_one(const otis_opts_t *o)
         printf("model time      %.3f us event by event (cut-through, %d port%s), "
                "%.3f us lock-step store-and-forward\n", r.model_time * 1e6,
                o->model.ports, o->model.ports == 1 ? "" : "s", r.model_time_sf * 1e6);
-        if (o->check)
+        if (o->check && rec)
+            printf("correct         %s (records of %llu byte%s, %d rank%s got one, seed "
+                   "%llu)\n", ok ? "yes" : "no", (unsigned long long)ccount,
+                   ccount == 1 ? "" : "s", landed, landed == 1 ? "" : "s",
+                   (unsigned long long)o->seed);
+        else if (o->check && route)
+            printf("correct         %s (seed %llu)\n", ok ? "yes" : "no",
+                   (unsigned long long)o->seed);
+        else if (o->check)
             printf("correct         %s (%llu element%s per rank, seed %llu)\n",
                    ok ? "yes" : "no", (unsigned long long)ccount, ccount == 1 ? "" : "s",
                    (unsigned long long)o->seed);
@@ -2238,6 +2392,7 @@ static int otis_main(int argc, char **argv)
         { "along", required_argument, NULL, 'A' },
         { "m", required_argument, NULL, 'm' },
         { "block", required_argument, NULL, 'm' },
+        { "record", required_argument, NULL, 'E' },
         { "cost", required_argument, NULL, 'c' },
         { "check", no_argument, NULL, 'k' },
         { "json", no_argument, NULL, 'j' },
@@ -2250,6 +2405,7 @@ static int otis_main(int argc, char **argv)
     const char *along = NULL;
     char opname[32];
     long v;
+    uint64_t u;
     int c, i, rc, op, nd;
 
     memset(&o, 0, sizeof(o));
@@ -2259,6 +2415,7 @@ static int otis_main(int argc, char **argv)
     o.c.count = 1;
     o.c.chunks = 1;
     o.c.w = 1;
+    o.record = 8;
     o.seed = 1;
     o.opi = -1;
     rtopo__model_default(&o.model);
@@ -2273,7 +2430,7 @@ static int otis_main(int argc, char **argv)
         if (o.opi < 0)
             return bad("otis: unknown operation '%s' (broadcast, window_broadcast, "
                        "prefix_sum, data_sum, shift, accumulate, consecutive_sum, "
-                       "adjacent_sum)", argv[2]);
+                       "adjacent_sum, rank, concentrate, distribute, generalize)", argv[2]);
         optind = 3;
     } else {
         optind = 2;
@@ -2293,6 +2450,7 @@ static int otis_main(int argc, char **argv)
             if (parse_int(optarg, &v) || v < 0 || v > (1L << 30))
                 return bad("--count '%s': 0 to 2^30 elements", optarg);
             o.c.count = (uint64_t)v;
+            o.have_count = 1;
             break;
         case 'T':
             for (i = 0; i < 4 && strcmp(optarg, otis_dtype_names[i]); i++)
@@ -2300,6 +2458,7 @@ static int otis_main(int argc, char **argv)
             if (i == 4)
                 return bad("--dtype '%s': int32, int64, float or double", optarg);
             o.c.dtype = i;
+            o.have_dtype = 1;
             break;
         case 'o':
             for (i = 0; i < 4 && strcmp(optarg, otis_rop_names[i]); i++)
@@ -2307,6 +2466,7 @@ static int otis_main(int argc, char **argv)
             if (i == 4)
                 return bad("--op '%s': sum, prod, min or max", optarg);
             o.c.rop = i;
+            o.have_op = 1;
             break;
         case 'a':
             if ((o.c.algo = rtopo__coll_algo_parse(optarg)) < 0)
@@ -2316,6 +2476,7 @@ static int otis_main(int argc, char **argv)
             if (parse_int(optarg, &v) || v < 0 || v > 1 << 20)
                 return bad("--chunks '%s': 0 (the model picks) to 2^20", optarg);
             o.c.chunks = (uint32_t)v;
+            o.have_chunks = 1;
             break;
         case 'R':
             if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
@@ -2355,6 +2516,12 @@ static int otis_main(int argc, char **argv)
                 return bad("--m/--block '%s': an integer", optarg);
             o.c.mm = (int)v;
             o.have_mm = 1;
+            break;
+        case 'E':
+            if (parse_bytes(optarg, &u) || u < 1 || u > (1ull << 30))
+                return bad("--record '%s': 1 byte to 1G (suffixes K, M, G)", optarg);
+            o.record = u;
+            o.have_record = 1;
             break;
         case 'c':
             if ((rc = parse_model(optarg, &o.model)))
@@ -2415,9 +2582,9 @@ static int otis_main(int argc, char **argv)
         return bad("--window goes with window_broadcast%s", "");
     if ((o.have_kind || o.have_s) && op != RTOPO__COLL_SHIFT_FILL)
         return bad("--kind and --s go with shift%s", "");
-    if (o.have_mm && (op == RTOPO__COLL_SHIFT_FILL || op < RTOPO__COLL_SHIFT_FILL))
+    if (o.have_mm && (op <= RTOPO__COLL_SHIFT_FILL || rtopo__coll_is_route(op)))
         return bad("--m/--block go with accumulate, adjacent_sum and consecutive_sum%s", "");
-    if (o.have_dim && op < RTOPO__COLL_SHIFT_FILL)
+    if (o.have_dim && (op < RTOPO__COLL_SHIFT_FILL || rtopo__coll_is_route(op)))
         return bad("--dim/--along go with shift, accumulate, adjacent_sum and "
                    "consecutive_sum%s", "");
     if (op == RTOPO__COLL_SHIFT_FILL) {
@@ -2434,7 +2601,17 @@ static int otis_main(int argc, char **argv)
         }
         o.c.disp = (int)o.s;
     }
-    if (op > RTOPO__COLL_SHIFT_FILL && (!o.have_dim || !o.have_mm))
+    if (o.have_record && (!rtopo__coll_is_route(op) || op == RTOPO__COLL_SELECT_RANK))
+        return bad("--record goes with concentrate, distribute and generalize%s", "");
+    if (rtopo__coll_is_route(op)) {
+        if (o.have_count || o.have_dtype || o.have_op || o.have_chunks)
+            return bad("otis %s: no --count, --dtype, --op or --chunks (one flag or record "
+                       "per rank, whole; --record gives a record's bytes)",
+                       otis_ops[o.opi].name);
+        o.c.count = op == RTOPO__COLL_SELECT_RANK ? 1 : o.record;
+    }
+    if (op > RTOPO__COLL_SHIFT_FILL && !rtopo__coll_is_route(op) &&
+        (!o.have_dim || !o.have_mm))
         return bad("otis %s: --dim D --m M (or --along X --block M) are required",
                    otis_ops[o.opi].name);
     if (o.have_dim && o.c.dim >= nd) {

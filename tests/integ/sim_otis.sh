@@ -10,8 +10,13 @@
 # 8(s-1) and 1 (MIMD: 4s, s even here), zero-fill shift by S |S| and 0
 # along P, |S| and 2 along G, circular shift s and 0 along P, s and 2
 # along G, consecutive sum of blocks of M 4(M-1) and 0 along P, 2 along
-# G.  The JSON must parse (when python3 is
-# there) and bad arguments exit 2.  The data come from SIM_OTIS_SEED
+# G.  Rank, concentrate, distribute and generalize run on otis-mesh:4,
+# :16 and :64 (rank also elsewhere) with --check (random selections,
+# random increasing destinations for a prefix of random length; RECV and
+# got against the reference) and must be correct, with rank 7(s-1) and
+# 2 moves, distribute 7(s-1) (MIMD 4(s-1)) and 2, concentrate its rank
+# then 7(s-1) (MIMD 4(s-1)) and 2, generalize 14(s-1) (MIMD 8(s-1)) and 4.
+# The JSON must parse (when python3 is there) and bad arguments exit 2.  The data come from SIM_OTIS_SEED
 # (default: the clock), printed so that a failure can be replayed.
 top_builddir=${top_builddir:-.}
 SIM="$top_builddir/tools/rtopo-sim"
@@ -195,11 +200,61 @@ for t in otis-mesh:4 otis-mesh:16 otis-hypercube:4; do
     done
 done
 
-# other topologies: broadcast, prefix sum, data sum
+# other topologies: broadcast, prefix sum, data sum, rank
 for t in ring:7 mesh:3x4 hypercube:3; do
     for op in broadcast prefix_sum data_sum; do
         run "$t $op" "$op" --topo "$t" --count 3 --dtype double
     done
+    for a in auto topo generic; do
+        run "$t rank $a" rank --topo "$t" --algo "$a"
+    done
+done
+run "otis-hypercube:4 rank" rank --topo otis-hypercube:4 --algo topo
+
+# mimd DESC ELECTRONIC: the MIMD electronic count of $json (reported with
+# either model)
+mimd() {
+    [ "$(field electronic)" = "$2" ] ||
+        fail "$1: $(field electronic) MIMD electronic moves, expected $2"
+}
+
+# rank and the routing operations on the OTIS-mesh, the paper's algorithm
+for N in 4 16 64; do
+    t=otis-mesh:$N
+    s=1
+    while [ $((s * s)) -lt "$N" ]; do s=$((s + 1)); done
+    s1=$((s - 1))
+    echo "+ $t rank and routing"
+    run "$t rank" rank --topo "$t" --algo topo && moves "$t rank" $((7 * s1)) 2
+    run "$t rank, auto" rank --topo "$t"
+    [ "$N" = 64 ] && records=8 || records="1 8 100"
+    for R in $records; do
+        if run "$t concentrate record $R" concentrate --topo "$t" --record "$R" --algo topo; then
+            moves "$t concentrate record $R" $((14 * s1)) 4
+            # the prefix sum is a rank, the routing the rest
+            if [ "$(field rank_electronic_moves)" != $((7 * s1)) ] ||
+                [ "$(field rank_otis_moves)" != 2 ]; then
+                fail "$t concentrate: rank part $(field rank_electronic_moves) and $(field rank_otis_moves) moves, expected $((7 * s1)) and 2"
+            fi
+        fi
+        run "$t distribute record $R" distribute --topo "$t" --record "$R" --algo topo && {
+            moves "$t distribute record $R" $((7 * s1)) 2
+            mimd "$t distribute record $R" $((4 * s1))
+        }
+        run "$t generalize record $R" generalize --topo "$t" --record "$R" && {
+            moves "$t generalize record $R" $((14 * s1)) 4
+            mimd "$t generalize record $R" $((8 * s1))
+        }
+    done
+    # the routing part of the concentrate in the MIMD model
+    if run "$t concentrate MIMD" concentrate --topo "$t" --model mimd; then
+        e=$(field electronic_moves)
+        re=$(field rank_electronic_moves)
+        if [ $((e - re)) != $((4 * s1)) ] ||
+            [ $(($(field otis_moves) - $(field rank_otis_moves))) != 2 ]; then
+            fail "$t concentrate MIMD: $e electronic moves, $re of them the rank's, expected $((4 * s1)) for the routing"
+        fi
+    fi
 done
 
 wellformed || fail "some JSON objects do not parse"
@@ -219,7 +274,12 @@ for args in "window_broadcast --topo otis-hypercube:4" \
     "shift --topo otis-mesh:4 --kind i --s 1" "accumulate --topo otis-mesh:16 --dim 4 --m 1" \
     "consecutive_sum --topo otis-mesh:16 --along px --block 3" \
     "accumulate --topo otis-mesh:16 --dim 2 --m 5" "data_sum --topo otis-mesh:4 --model fast" \
-    "data_sum --topo otis-mesh:4 --dtype char" "data_sum" "--topo otis-mesh:4"; do
+    "data_sum --topo otis-mesh:4 --dtype char" "data_sum" "--topo otis-mesh:4" \
+    "concentrate --topo otis-hypercube:4" "distribute --topo ring:4" \
+    "generalize --topo otis-mesh:4 --algo generic" "distribute --topo otis-mesh:4 --record 0" \
+    "concentrate --topo otis-mesh:4 --record 2G" "rank --topo otis-mesh:4 --record 8" \
+    "distribute --topo otis-mesh:4 --count 2" "rank --topo otis-mesh:4 --dtype int64" \
+    "generalize --topo otis-mesh:4 --dim 1 --m 1"; do
     # shellcheck disable=SC2086
     timeout 60 "$SIM" otis $args >/dev/null 2>&1
     rc=$?

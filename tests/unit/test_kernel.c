@@ -1,7 +1,8 @@
 /*
  * test_kernel.c - the local kernels (fill, combine, cmpx, sort, select)
  * against references computed here element by element, at aligned and
- * unaligned offsets, and every malformed kernel rtopo__kern_run rejects.
+ * unaligned offsets, and every malformed kernel rtopo__kern_run rejects;
+ * the steps of the ROUTE kernel on slots worked out by hand.
  */
 #include "config.h"
 #include <math.h>
@@ -720,6 +721,490 @@ static void test_inval(void)
     }
 }
 
+/* ---- ROUTE: the steps of routing slots (rtopo_sched.h) ------------------- */
+
+#define RREC 32u      /* slot: the 16-byte header, 16 payload bytes */
+#define RSO 3u        /* source offset in SEND: unaligned on purpose */
+#define RDO 5u        /* destination offset in TMP */
+
+static rtopo__kern_t rkern(int op, unsigned flags, uint64_t slen, uint64_t len, int64_t arg)
+{
+    rtopo__kern_t k = kern(RTOPO__KERN_ROUTE, RTOPO_INT64, op, flags, RTOPO__BUF_SEND, RSO,
+                           RTOPO__BUF_TMP, RDO, len, RREC);
+
+    k.slen = slen;
+    k.arg = arg;
+    return k;
+}
+
+static int64_t rarg(int me, int R, int g, int s)
+{
+    return me | (int64_t)R << 16 | (int64_t)g << 32 | (int64_t)s << 48;
+}
+
+static void put64(uint8_t *p, int64_t v)
+{
+    memcpy(p, &v, 8);
+}
+
+static int64_t get64(const uint8_t *p)
+{
+    int64_t v;
+
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* a record for [lo, hi] (tag lo + 1), payload bytes `fill` */
+static void put_slot(uint8_t *p, int64_t lo, int64_t hi, uint8_t fill)
+{
+    put64(p, lo + 1);
+    put64(p + 8, hi);
+    memset(p + RTOPO__RT_HDR, fill, RREC - RTOPO__RT_HDR);
+}
+
+/* an empty slot whose other bytes are not zero */
+static void put_empty(uint8_t *p)
+{
+    memset(p, 0x3C, RREC);
+    put64(p, 0);
+}
+
+static int is_zero(const uint8_t *p, size_t n)
+{
+    while (n--)
+        if (*p++)
+            return 0;
+    return 1;
+}
+
+static uint8_t *rsrc(void) { return mem[RTOPO__BUF_SEND] + RSO; }
+static uint8_t *rdst(void) { return mem[RTOPO__BUF_TMP] + RDO; }
+
+/* MOVE: a record's coordinates on the line under every transform and
+ * view, worked out by hand (s = 4: positions 0..15, rows and columns
+ * 0..3; s = 3: 0..8), then each predicate at every coordinate me, with
+ * and without CLEAR */
+static void test_route_move(void)
+{
+    static const struct {
+        int s, xf, view, R, g;
+        int64_t lo, hi;
+        int x0, x1;         /* the coordinates, x0 -1: none (not on this line) */
+    } c[] = {
+        /* MOD: the one position lo mod n */
+        { 4, RTOPO__RT_XMOD, RTOPO__RT_VCOLPT, 0, 0, 37, 37, 1, 1 },      /* 5: col 1 */
+        { 4, RTOPO__RT_XMOD, RTOPO__RT_VCOLPT, 0, 0, 44, 300, 0, 0 },     /* 12: col 0 */
+        { 4, RTOPO__RT_XMOD, RTOPO__RT_VROWS, 0, 0, 44, 44, 3, 3 },       /* 12: row 3 */
+        { 4, RTOPO__RT_XMOD, RTOPO__RT_VINROW, 3, 0, 45, 45, 1, 1 },      /* 13 */
+        { 4, RTOPO__RT_XMOD, RTOPO__RT_VINROW, 2, 0, 45, 45, -1, -1 },
+        /* DIV: positions lo/n .. hi/n */
+        { 4, RTOPO__RT_XDIV, RTOPO__RT_VCOLPT, 0, 0, 37, 40, 2, 2 },      /* 2 */
+        { 4, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 0, 0, 70, 200, 1, 3 },      /* 4..12 */
+        { 4, RTOPO__RT_XDIV, RTOPO__RT_VINROW, 1, 0, 70, 100, 0, 2 },     /* 4..6 */
+        { 4, RTOPO__RT_XDIV, RTOPO__RT_VINROW, 0, 0, 70, 100, -1, -1 },
+        { 4, RTOPO__RT_XDIV, RTOPO__RT_VINROW, 1, 0, 40, 250, 0, 3 },     /* 2..15 */
+        { 4, RTOPO__RT_XDIV, RTOPO__RT_VINROW, 0, 0, 40, 250, 2, 3 },
+        { 4, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 0, 0, 70, 69, -1, -1 },     /* hi < lo */
+        /* GRP: [lo, hi] within group g */
+        { 4, RTOPO__RT_XGRP, RTOPO__RT_VROWS, 0, 2, 40, 60, 2, 3 },       /* 8..15 */
+        { 4, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 2, 2, 41, 60, 1, 3 },      /* 9..15 */
+        { 4, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 3, 2, 41, 45, 0, 1 },      /* 9..13 */
+        { 4, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 1, 2, 41, 45, -1, -1 },
+        { 4, RTOPO__RT_XGRP, RTOPO__RT_VROWS, 0, 2, 20, 35, 0, 0 },       /* 0..3 */
+        { 4, RTOPO__RT_XGRP, RTOPO__RT_VCOLPT, 0, 2, 37, 60, 1, 1 },      /* 5.. */
+        { 4, RTOPO__RT_XGRP, RTOPO__RT_VROWS, 0, 0, 20, 35, -1, -1 },     /* above g 0 */
+        { 4, RTOPO__RT_XGRP, RTOPO__RT_VROWS, 0, 3, 20, 35, -1, -1 },     /* below g 3 */
+        /* s = 3 */
+        { 3, RTOPO__RT_XMOD, RTOPO__RT_VCOLPT, 0, 0, 23, 23, 2, 2 },      /* 5: col 2 */
+        { 3, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 0, 0, 36, 80, 1, 2 },       /* 4..8 */
+        { 3, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 0, 1, 10, 14, 1, 2 },      /* 1..5 */
+        { 3, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 1, 1, 10, 14, 0, 2 },
+    };
+    size_t i;
+    int me, pred, clear;
+
+    for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+        for (me = 0; me < c[i].s; me++)
+            for (pred = RTOPO__RT_KEEP; pred <= RTOPO__RT_MINUS; pred++)
+                for (clear = 0; clear < 2; clear++) {
+                    unsigned fl = (unsigned)(pred | c[i].xf << 2 | c[i].view << 4) |
+                                  (clear ? RTOPO__RT_CLEAR : 0);
+                    rtopo__kern_t k = rkern(RTOPO__RT_MOVE, fl, 2 * RREC, 2 * RREC,
+                                            rarg(me, c[i].R, c[i].g, c[i].s));
+                    int has = c[i].x0 >= 0, rc, ok;
+                    int moved = has && (pred == RTOPO__RT_KEEP ? c[i].x0 <= me &&
+                                        me <= c[i].x1 : pred == RTOPO__RT_PLUS ?
+                                        c[i].x1 > me : c[i].x0 < me);
+                    uint8_t want[2 * RREC], rec[RREC];
+
+                    reset();
+                    put_empty(rsrc());
+                    put_slot(rsrc() + RREC, c[i].lo, c[i].hi, 0x40 + (uint8_t)i);
+                    memcpy(rec, rsrc() + RREC, RREC);
+                    put_slot(rdst(), 1000, 1000, 0x77);    /* taken */
+                    memset(rdst() + RREC, 0, RREC);       /* free */
+                    memcpy(want, rdst(), 2 * RREC);
+                    if (clear)
+                        memset(want, 0, 2 * RREC);
+                    if (moved)
+                        memcpy(want + (clear ? 0 : RREC), rec, RREC);
+                    rc = rtopo__kern_run(&k, bufs);
+                    ok = TU_CHECK(rc == RTOPO_OK && !memcmp(rdst(), want, 2 * RREC) &&
+                                  guards_ok(RTOPO__BUF_TMP, RDO, 2 * RREC),
+                                  "move case %zu (s %d xf %d view %d R %d g %d [%lld, %lld])"
+                                  " me %d pred %d clear %d: rc %d, %s expected", i, c[i].s,
+                                  c[i].xf, c[i].view, c[i].R, c[i].g, (long long)c[i].lo,
+                                  (long long)c[i].hi, me, pred, clear, rc,
+                                  moved ? "a move" : "no move");
+                    if (!ok)
+                        return;
+                }
+    /* two records that both move fill the free slots in order; a third
+     * finds none */
+    {
+        rtopo__kern_t k = rkern(RTOPO__RT_MOVE, RTOPO__RT_KEEP | RTOPO__RT_XDIV << 2 |
+                                RTOPO__RT_VROWS << 4, 3 * RREC, 3 * RREC, rarg(2, 0, 0, 4));
+        int rc;
+
+        reset();
+        put_slot(rsrc(), 130, 140, 0xA1);             /* positions 8: row 2 */
+        put_slot(rsrc() + RREC, 32, 200, 0xA2);       /* rows 0..3 */
+        put_empty(rsrc() + 2 * RREC);
+        memset(rdst(), 0, 3 * RREC);
+        put_slot(rdst() + RREC, 5, 5, 0x99);
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_OK && !memcmp(rdst(), rsrc(), RREC) &&
+                 get64(rdst() + RREC) == 6 && !memcmp(rdst() + 2 * RREC, rsrc() + RREC, RREC),
+                 "move: two records into the free slots 0 and 2: rc %d", rc);
+        put_slot(rsrc() + 2 * RREC, 150, 150, 0xA3);  /* row 2 too */
+        memset(rdst(), 0, 3 * RREC);
+        put_slot(rdst() + RREC, 5, 5, 0x99);
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "no free slot"),
+                 "move: three records, two free slots: rc %d \"%s\"", rc,
+                 rtopo_last_error());
+    }
+}
+
+/* PRUNE: with the directions the sweep passes records on (flags & 3),
+ * records that do not contain me are emptied (the whole slot), those
+ * that do and the empty slots stay as they are; a record that needs a
+ * direction the sweep does not take, or has no place on the line, fails
+ * the kernel */
+static void test_route_prune(void)
+{
+    static const struct {
+        unsigned dirs;
+        int64_t lo, hi;     /* XDIV, ROWS, me = row 1: positions lo/16..hi/16 */
+        int want;           /* 1 kept, 0 emptied, -1 the kernel fails */
+    } c[] = {
+        { 3, 70, 100, 1 },      /* 4..6: row 1, mine */
+        { 3, 200, 250, 0 },     /* 12..15: row 3, above: passed on up */
+        { 3, 20, 30, 0 },       /* 1: row 0, below: passed on down */
+        { 3, 20, 250, 1 },      /* rows 0..3: mine, and passed on both ways */
+        { RTOPO__RT_PLUS, 200, 250, 0 },
+        { RTOPO__RT_PLUS, 70, 250, 1 },     /* rows 1..3 */
+        { RTOPO__RT_PLUS, 20, 30, -1 },     /* below, the sweep goes up only */
+        { RTOPO__RT_PLUS, 20, 100, -1 },    /* rows 0..1: row 0 is out of reach */
+        { RTOPO__RT_MINUS, 20, 100, 1 },
+        { RTOPO__RT_MINUS, 200, 250, -1 },  /* above, the sweep goes down only */
+        { 0, 70, 100, 1 },                  /* no sweep: only what is here */
+        { 0, 200, 250, -1 },
+        { 3, 70, 69, -1 },                  /* hi < lo: on no position */
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        unsigned fl = c[i].dirs | RTOPO__RT_XDIV << 2 | RTOPO__RT_VROWS << 4;
+        rtopo__kern_t k = rkern(RTOPO__RT_PRUNE, fl, 0, 3 * RREC, rarg(1, 0, 0, 4));
+        uint8_t want[3 * RREC];
+        int rc;
+
+        reset();
+        put_empty(rdst());
+        put_slot(rdst() + RREC, c[i].lo, c[i].hi, 0x12);
+        put_slot(rdst() + 2 * RREC, 80, 90, 0x13);      /* position 5: row 1, kept */
+        memcpy(want, rdst(), sizeof(want));
+        if (!c[i].want)
+            memset(want + RREC, 0, RREC);
+        rc = rtopo__kern_run(&k, bufs);
+        if (c[i].want < 0)
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "cannot reach"),
+                     "prune case %zu (dirs %u, [%lld, %lld]): rc %d \"%s\"", i, c[i].dirs,
+                     (long long)c[i].lo, (long long)c[i].hi, rc, rtopo_last_error());
+        else
+            TU_CHECK(rc == RTOPO_OK && !memcmp(rdst(), want, sizeof(want)) &&
+                     guards_ok(RTOPO__BUF_TMP, RDO, 3 * RREC),
+                     "prune case %zu (dirs %u, [%lld, %lld]): rc %d, %s expected", i,
+                     c[i].dirs, (long long)c[i].lo, (long long)c[i].hi, rc,
+                     c[i].want ? "kept" : "emptied");
+    }
+    /* INROW: a record whose positions miss the line's row has no place */
+    {
+        rtopo__kern_t k = rkern(RTOPO__RT_PRUNE, 3u | RTOPO__RT_XDIV << 2 |
+                                RTOPO__RT_VINROW << 4, 0, RREC, rarg(0, 2, 0, 4));
+        int rc;
+
+        reset();
+        put_slot(rdst(), 130, 140, 0x11);               /* 8: row 2, column 0 */
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_OK && get64(rdst()) == 131, "prune in row 2: rc %d", rc);
+        put_slot(rdst(), 70, 100, 0x11);                /* 4..6: row 1 */
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_ERR_INVAL, "prune of a record of row 1 in row 2: rc %d", rc);
+    }
+}
+
+/* NORM, XRANK, HCONC, HDIST, HPREV: the headers and values they build */
+static void test_route_headers(void)
+{
+    static const int32_t flags[5] = { 0, 1, -1, INT32_MIN, 12345 };
+    int i, rc;
+
+    for (i = 0; i < 5; i++) {   /* NORM: int64 (flag != 0), 8 bytes */
+        rtopo__kern_t k = rkern(RTOPO__RT_NORM, 0, 4, 8, 0);
+
+        reset();
+        memcpy(rsrc(), &flags[i], 4);
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_OK && get64(rdst()) == (flags[i] != 0) &&
+                 guards_ok(RTOPO__BUF_TMP, RDO, 8), "norm %d: rc %d, %lld", flags[i], rc,
+                 (long long)get64(rdst()));
+    }
+    {   /* XRANK: src[1] - src[0] */
+        rtopo__kern_t k = rkern(RTOPO__RT_XRANK, 0, 16, 8, 0);
+
+        reset();
+        put64(rsrc(), 3);
+        put64(rsrc() + 8, 10);
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_OK && get64(rdst()) == 7 && guards_ok(RTOPO__BUF_TMP, RDO, 8),
+                 "xrank: rc %d, %lld", rc, (long long)get64(rdst()));
+    }
+    for (i = 0; i < 2; i++) {   /* HCONC from [f, c]: tag c when f, hi c - 1 */
+        rtopo__kern_t k = rkern(RTOPO__RT_HCONC, 0, 16, RTOPO__RT_HDR, 0);
+
+        reset();
+        put64(rsrc(), i);
+        put64(rsrc() + 8, 5);
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_OK && get64(rdst()) == (i ? 5 : 0) && get64(rdst() + 8) == 4 &&
+                 guards_ok(RTOPO__BUF_TMP, RDO, RTOPO__RT_HDR), "hconc f %d: rc %d, %lld %lld",
+                 i, rc, (long long)get64(rdst()), (long long)get64(rdst() + 8));
+    }
+    {   /* HDIST: tag d + 1 for d >= 0, hi d; d >= p (arg) fails */
+        static const int64_t ds[6] = { 7, 0, 15, -1, INT64_MIN, 16 };
+
+        for (i = 0; i < 6; i++) {
+            rtopo__kern_t k = rkern(RTOPO__RT_HDIST, 0, 8, RTOPO__RT_HDR, 16);
+
+            reset();
+            put64(rsrc(), ds[i]);
+            rc = rtopo__kern_run(&k, bufs);
+            if (ds[i] >= 16)
+                TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "not a rank"),
+                         "hdist %lld of 16: rc %d \"%s\"", (long long)ds[i], rc,
+                         rtopo_last_error());
+            else
+                TU_CHECK(rc == RTOPO_OK && get64(rdst()) == (ds[i] >= 0 ? ds[i] + 1 : 0) &&
+                         get64(rdst() + 8) == ds[i] &&
+                         guards_ok(RTOPO__BUF_TMP, RDO, RTOPO__RT_HDR),
+                         "hdist %lld: rc %d, %lld %lld", (long long)ds[i], rc,
+                         (long long)get64(rdst()), (long long)get64(rdst() + 8));
+        }
+    }
+    {   /* HPREV: a record for rank arg - 1 carrying d, when d >= 0 and arg > 0 */
+        static const struct { int64_t d, arg; } hp[4] = { { 9, 5 }, { 0, 1 }, { -1, 5 },
+                                                          { 9, 0 } };
+
+        for (i = 0; i < 4; i++) {
+            rtopo__kern_t k = rkern(RTOPO__RT_HPREV, 0, 8, RREC, hp[i].arg);
+            int full = hp[i].d >= 0 && hp[i].arg > 0;
+
+            reset();
+            put64(rsrc(), hp[i].d);
+            rc = rtopo__kern_run(&k, bufs);
+            TU_CHECK(rc == RTOPO_OK && (full ? get64(rdst()) == hp[i].arg &&
+                                        get64(rdst() + 8) == hp[i].arg - 1 &&
+                                        get64(rdst() + 16) == hp[i].d &&
+                                        is_zero(rdst() + 24, RREC - 24) :
+                                        is_zero(rdst(), RREC)) &&
+                     guards_ok(RTOPO__BUF_TMP, RDO, RREC), "hprev d %lld rank %lld: rc %d",
+                     (long long)hp[i].d, (long long)hp[i].arg, rc);
+        }
+    }
+}
+
+/* a record carrying dn in its payload (HPREV's form) */
+static void put_succ(uint8_t *p, int64_t rank, int64_t dn)
+{
+    put_slot(p, rank, rank, 0);
+    put64(p + RTOPO__RT_HDR, dn);
+}
+
+/* HGEN, UNPACK, GOT, PACK: over a source of two slots */
+static void test_route_ends(void)
+{
+    int rc, i;
+
+    /* HGEN: hi = dn - 1 of the one successor record, or p - 1 (arg: p) */
+    for (i = 0; i < 6; i++) {
+        rtopo__kern_t k = rkern(RTOPO__RT_HGEN, 0, 2 * RREC, RTOPO__RT_HDR, 16);
+        int64_t lo = i == 3 ? -1 : 4, want = i == 0 ? 8 : i == 1 ? 15 : 4;
+
+        reset();
+        put_empty(rsrc());
+        put_empty(rsrc() + RREC);
+        if (i == 0 || i >= 2)
+            put_succ(rsrc() + RREC, 3, i == 0 || i == 3 ? 9 : i == 2 ? 4 : 2);
+        if (i == 5)
+            put_succ(rsrc(), 3, 9);
+        put64(rdst(), lo + 1);        /* as HDIST builds it */
+        put64(rdst() + 8, lo);
+        rc = rtopo__kern_run(&k, bufs);
+        switch (i) {
+        case 0:   /* successor at 9: [4, 8] */
+        case 1:   /* none: [4, 15] */
+        case 3:   /* the slot is empty: left alone */
+            TU_CHECK(rc == RTOPO_OK && get64(rdst()) == lo + 1 &&
+                     get64(rdst() + 8) == (i == 3 ? -1 : want) &&
+                     guards_ok(RTOPO__BUF_TMP, RDO, RTOPO__RT_HDR),
+                     "hgen case %d: rc %d, [%lld, %lld]", i, rc,
+                     (long long)(get64(rdst()) - 1), (long long)get64(rdst() + 8));
+            break;
+        case 2:   /* successor at 4 = lo */
+        case 4:   /* successor at 2 < lo */
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "not increasing"),
+                     "hgen case %d: rc %d \"%s\"", i, rc, rtopo_last_error());
+            break;
+        default:  /* two successors */
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "two"),
+                     "hgen two successors: rc %d \"%s\"", rc, rtopo_last_error());
+            break;
+        }
+    }
+    /* UNPACK: the payload of the one record containing arg (this rank) */
+    for (i = 0; i < 6; i++) {
+        rtopo__kern_t k = rkern(RTOPO__RT_UNPACK, 0, 2 * RREC, 11, 6);
+        uint8_t before[11];
+
+        reset();
+        put_empty(rsrc());
+        put_empty(rsrc() + RREC);
+        if (i == 0)
+            put_slot(rsrc() + RREC, 6, 6, 0x5A);      /* exactly here */
+        if (i == 1)
+            put_slot(rsrc(), 2, 9, 0x5B);             /* a range covering 6 */
+        if (i == 3)
+            put_slot(rsrc(), 7, 9, 0x5C);             /* elsewhere */
+        if (i == 4) {
+            put_slot(rsrc(), 6, 6, 0x5D);             /* two */
+            put_slot(rsrc() + RREC, 6, 6, 0x5E);
+        }
+        if (i == 5) {
+            put_slot(rsrc(), 6, 6, 0x5F);
+            k.len = RREC - RTOPO__RT_HDR + 1;         /* more than a payload */
+        }
+        memset(rdst(), 0x21, (size_t)k.len);
+        memcpy(before, rdst(), sizeof(before));
+        rc = rtopo__kern_run(&k, bufs);
+        switch (i) {
+        case 0:
+        case 1: {
+            uint8_t want[11];
+
+            memset(want, i ? 0x5B : 0x5A, sizeof(want));
+            TU_CHECK(rc == RTOPO_OK && !memcmp(rdst(), want, 11) &&
+                     guards_ok(RTOPO__BUF_TMP, RDO, 11), "unpack case %d: rc %d", i, rc);
+            break;
+        }
+        case 2:   /* nothing: nothing written */
+            TU_CHECK(rc == RTOPO_OK && !memcmp(rdst(), before, 11),
+                     "unpack of nothing: rc %d, written", rc);
+            break;
+        case 3:
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "ends on rank 6"),
+                     "unpack misplaced: rc %d \"%s\"", rc, rtopo_last_error());
+            break;
+        case 4:
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "two records"),
+                     "unpack two: rc %d \"%s\"", rc, rtopo_last_error());
+            break;
+        default:
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "do not fit"),
+                     "unpack too long: rc %d \"%s\"", rc, rtopo_last_error());
+            break;
+        }
+    }
+    /* GOT: int32 1 when the source holds a record */
+    for (i = 0; i < 3; i++) {
+        rtopo__kern_t k = rkern(RTOPO__RT_GOT, 0, 2 * RREC, 4, 0);
+        int32_t got;
+
+        reset();
+        put_empty(rsrc());
+        put_empty(rsrc() + RREC);
+        if (i)
+            put_slot(rsrc() + (i == 2 ? RREC : 0), 3, 3, 0x31);
+        rc = rtopo__kern_run(&k, bufs);
+        memcpy(&got, rdst(), 4);
+        TU_CHECK(rc == RTOPO_OK && got == (i > 0) && guards_ok(RTOPO__BUF_TMP, RDO, 4),
+                 "got case %d: rc %d, %d", i, rc, got);
+    }
+    /* PACK: the one record (or an empty slot) into one slot; two fail */
+    for (i = 0; i < 3; i++) {
+        rtopo__kern_t k = rkern(RTOPO__RT_PACK, 0, 2 * RREC, RREC, 0);
+
+        reset();
+        put_empty(rsrc());
+        put_empty(rsrc() + RREC);
+        if (i >= 1)
+            put_slot(rsrc() + RREC, 8, 12, 0x41);
+        if (i == 2)
+            put_slot(rsrc(), 1, 1, 0x42);
+        rc = rtopo__kern_run(&k, bufs);
+        if (i < 2)
+            TU_CHECK(rc == RTOPO_OK && (i ? !memcmp(rdst(), rsrc() + RREC, RREC) :
+                                        is_zero(rdst(), RREC)) &&
+                     guards_ok(RTOPO__BUF_TMP, RDO, RREC), "pack case %d: rc %d", i, rc);
+        else
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "two records"),
+                     "pack two: rc %d \"%s\"", rc, rtopo_last_error());
+    }
+    /* malformed: slots not whole int64 or shorter than a header, an unknown
+     * step, a source overlapping the destination */
+    {
+        rtopo__kern_t k = rkern(RTOPO__RT_GOT, 0, 2 * RREC, 4, 0);
+
+        reset();
+        k.rec = 12;
+        TU_CHECK(rtopo__kern_run(&k, bufs) == RTOPO_ERR_INVAL &&
+                 strstr(rtopo_last_error(), "slots"), "route rec 12: \"%s\"",
+                 rtopo_last_error());
+        k.rec = RREC + 4;
+        TU_CHECK(rtopo__kern_run(&k, bufs) == RTOPO_ERR_INVAL, "route rec 36");
+        k.rec = RREC;
+        k.op = 0;
+        TU_CHECK(rtopo__kern_run(&k, bufs) == RTOPO_ERR_INVAL &&
+                 strstr(rtopo_last_error(), "route step"), "route op 0: \"%s\"",
+                 rtopo_last_error());
+        k.op = RTOPO__RT_COUNT;
+        TU_CHECK(rtopo__kern_run(&k, bufs) == RTOPO_ERR_INVAL, "route op COUNT");
+        k.op = RTOPO__RT_GOT;
+        k.dst_buf = RTOPO__BUF_SEND;
+        k.dst_off = RSO + 2 * RREC - 4;     /* the source's last 4 bytes */
+        TU_CHECK(rtopo__kern_run(&k, bufs) == RTOPO_ERR_INVAL &&
+                 strstr(rtopo_last_error(), "overlap"), "route overlap: \"%s\"",
+                 rtopo_last_error());
+        k.dst_off = RSO + 2 * RREC;         /* right after it: fine */
+        put_empty(rsrc());
+        put_empty(rsrc() + RREC);
+        TU_CHECK(rtopo__kern_run(&k, bufs) == RTOPO_OK, "route touching ranges: \"%s\"",
+                 rtopo_last_error());
+    }
+}
+
 int tu_suite_kernel(void)
 {
     CU_pSuite s = CU_add_suite("kernel", NULL, NULL);
@@ -732,7 +1217,11 @@ int tu_suite_kernel(void)
         !CU_add_test(s, "sort vs insertion sort", test_sort_random) ||
         !CU_add_test(s, "select", test_select) ||
         !CU_add_test(s, "len 0 and single range", test_len0) ||
-        !CU_add_test(s, "malformed kernels", test_inval))
+        !CU_add_test(s, "malformed kernels", test_inval) ||
+        !CU_add_test(s, "route: move", test_route_move) ||
+        !CU_add_test(s, "route: prune", test_route_prune) ||
+        !CU_add_test(s, "route: norm, xrank and headers", test_route_headers) ||
+        !CU_add_test(s, "route: hgen, unpack, got, pack", test_route_ends))
         return CU_get_error();
     return CUE_SUCCESS;
 }
