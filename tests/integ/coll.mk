@@ -3,7 +3,8 @@
 # mesh and hypercube of 4 and 8) on ofi:tcp, ofi:shm and rtopo's own shm,
 # their errors, and against MPI's in an MPI program under mpirun; the
 # selection ranks and the OTIS-mesh routing (concentrate, distribute,
-# generalize) against what MPI computes, in an MPI program under mpirun
+# generalize, random access write and read) against what MPI computes, in
+# an MPI program under mpirun
 check_PROGRAMS += tests/integ/coll_check
 tests_integ_coll_check_SOURCES = tests/integ/coll_check.c tests/integ/integ_util.h
 tests_integ_coll_check_LDADD = librtopo.la

@@ -1,7 +1,7 @@
 /*
  * mpi_route_check - rtopo's selection ranks and OTIS-mesh routing
  * (rtopo_select_rank, rtopo_concentrate, rtopo_distribute,
- * rtopo_generalize), its BPC permutations (rtopo_bpc) and its sort
+ * rtopo_generalize, rtopo_random_write, rtopo_random_read), its BPC permutations (rtopo_bpc) and its sort
  * (rtopo_sort) in an MPI program, against what MPI computes.  Started by
  * mpirun: MPI_Init, then rtopo_init bootstraps over an allgather on
  * MPI_COMM_WORLD (rtopo_config_t.allgather; --boot pmix: rtopo_init(NULL),
@@ -16,7 +16,7 @@
  * MPI_Barrier before and after each operation.
  *
  * route (OTIS-mesh only): for each record size of --recsizes and each of
- * --rounds rounds, the four operations.  Each rank's flag, its record
+ * --rounds rounds, the six operations.  Each rank's flag, its record
  * (random bytes) and, for the distribute and the generalize, a random gap;
  * the destinations of the first nsend ranks are the prefix sums of the
  * gaps, computed by MPI_Scan, so they increase, and the other ranks pass
@@ -28,6 +28,15 @@
  *   from MPI_Allgather of every rank's flag or destination and record:
  *   the record it must receive, or none (then got must be 0 and the
  *   receive buffer untouched).
+ *   random_write and random_read: every rank draws a target of its own,
+ *   the rank it writes to or reads from, or a negative value (mostly -1)
+ *   for none; the rounds vary the pattern (nobody, every rank at random,
+ *   half the ranks crowded on the first quarter, a permutation, all but
+ *   one on the same rank), the write and the read out of step, so that
+ *   several writers meet on one rank and many readers on one record.
+ *   The expected results come from MPI_Allgather of the targets and the
+ *   records: the write's is the record of the highest rank that targets
+ *   this one (or none), the read's the record of its source (or none).
  *
  * bpc (p = 2^k): rtopo_bpc_dest of every rank under identity, transpose
  * (k even), reversal, shuffle, unshuffle, "[-0, 1, 2, -3]" (16 ranks: also
@@ -92,9 +101,9 @@ static int g_rank = -1;
         }                                                                    \
     } while (0)
 
-enum { OP_SELECT, OP_CONC, OP_DIST, OP_GEN, NOPS };
+enum { OP_SELECT, OP_CONC, OP_DIST, OP_GEN, OP_WRITE, OP_READ, NOPS };
 static const char *const op_names[NOPS] = {
-    "select_rank", "concentrate", "distribute", "generalize"
+    "select_rank", "concentrate", "distribute", "generalize", "random_write", "random_read"
 };
 enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT, NMODES };
 static const char *const mode_names[NMODES] = { "blocking", "nonblocking", "persistent" };
@@ -193,7 +202,8 @@ static int check_guard(const char *what, const unsigned char *after)
 }
 
 /* ------------------------------------------------------------------ */
-/* route: select_rank, concentrate, distribute, generalize             */
+/* route: select_rank, concentrate, distribute, generalize,           */
+/* random_write, random_read                                           */
 
 /* One round's buffers, the same variables in every round: the persistent
  * requests point at them. */
@@ -203,6 +213,7 @@ struct round {
     unsigned char *out[NOPS];   /* the receive buffers of the routings */
     int sel, got[NOPS];
     int64_t before, dest;
+    int64_t target;             /* random_write's dest, random_read's src */
 };
 
 /* The density of a round's flags (kind 0) or senders (kind 1): 0 none,
@@ -250,6 +261,32 @@ static int64_t draw_dest(MPI_Comm tcomm, int p, int me, int nsend)
     if (me < nsend)
         return sum - 1;
     return -1 - (int64_t)(next64() % 1000);
+}
+
+/* The target of a random access write (the rank written to) or read (the
+ * rank read from), drawn by this rank's own generator; a negative one
+ * (mostly -1) writes or reads nothing.  The rounds vary the pattern
+ * (kind: the round, the write and the read out of step):
+ *   0  no rank takes part (-1 or another negative value everywhere);
+ *   1  every rank, a target drawn from all ranks (collisions likely);
+ *   2  about half the ranks, targets among the first quarter (many
+ *      collisions, most ranks left out);
+ *   3  every rank, a permutation (me * 5 + kind) mod p when 5 and p are
+ *      coprime (one to one), else (me + kind) mod p;
+ *   4  every rank but one aims at rank p / 2, the last one at itself. */
+static int64_t draw_target(int kind, int p, int me)
+{
+    switch (kind % 5) {
+    case 0: return next64() % 4 ? -1 : -2 - (int64_t)(next64() % 1000);
+    case 1: return (int64_t)(next64() % (uint64_t)p);
+    case 2:
+        if (next64() % 2)
+            return -1;
+        return (int64_t)(next64() % (uint64_t)(p / 4 + 1));
+    case 3:
+        return p % 5 ? ((int64_t)me * 5 + kind) % p : ((int64_t)me + kind) % p;
+    default: return me == p - 1 ? me : p / 2;
+    }
 }
 
 /* compare one routing result with the record of rank `from` (all: every
@@ -305,8 +342,14 @@ static void run_op(rtopo_topo_t *t, int op, int mode, struct round *R, rtopo_req
         case OP_DIST:
             CHECK(rtopo_distribute(t, R->rec, &R->dest, R->out[op], R->rs, &R->got[op]));
             break;
-        default:
+        case OP_GEN:
             CHECK(rtopo_generalize(t, R->rec, &R->dest, R->out[op], R->rs, &R->got[op]));
+            break;
+        case OP_WRITE:
+            CHECK(rtopo_random_write(t, R->rec, &R->target, R->out[op], R->rs, &R->got[op]));
+            break;
+        default:
+            CHECK(rtopo_random_read(t, R->rec, &R->target, R->out[op], R->rs, &R->got[op]));
         }
     } else {
         if (mode == MODE_NONBLOCKING) {
@@ -320,16 +363,26 @@ static void run_op(rtopo_topo_t *t, int op, int mode, struct round *R, rtopo_req
                 CHECK(rtopo_idistribute(t, R->rec, &R->dest, R->out[op], R->rs, &R->got[op],
                                         &req));
                 break;
-            default:
+            case OP_GEN:
                 CHECK(rtopo_igeneralize(t, R->rec, &R->dest, R->out[op], R->rs, &R->got[op],
                                         &req));
+                break;
+            case OP_WRITE:
+                CHECK(rtopo_irandom_write(t, R->rec, &R->target, R->out[op], R->rs,
+                                          &R->got[op], &req));
+                break;
+            default:
+                CHECK(rtopo_irandom_read(t, R->rec, &R->target, R->out[op], R->rs,
+                                         &R->got[op], &req));
             }
-            /* the flag or destination of a routing is copied at the start:
-             * scribbling over it now must change nothing (select_rank's
-             * flag is its send buffer, left alone until completion) */
+            /* the flag, destination or source of a routing is copied at
+             * the start: scribbling over it now must change nothing
+             * (select_rank's flag is its send buffer, left alone until
+             * completion) */
             if (op != OP_SELECT) {
                 R->sel = -12345;
                 R->dest = -12345;
+                R->target = 12345;
             }
             poll_free(req);
         } else {
@@ -337,6 +390,7 @@ static void run_op(rtopo_topo_t *t, int op, int mode, struct round *R, rtopo_req
             if (op != OP_SELECT) {
                 R->sel = -12345;
                 R->dest = -12345;
+                R->target = 12345;
             }
             CHECK(rtopo_wait(req));
         }
@@ -352,7 +406,7 @@ static int route_part(rtopo_topo_t *t, MPI_Comm tcomm, int p, int me, const char
     struct round R;
     unsigned char *all;
     int *all_sel;
-    int64_t *all_dest;
+    int64_t *all_dest, *all_target;
     size_t maxrs = 1;
     int i, m, k, r, errs = 0;
 
@@ -366,15 +420,18 @@ static int route_part(rtopo_topo_t *t, MPI_Comm tcomm, int p, int me, const char
     all = malloc(maxrs * (size_t)p);
     all_sel = malloc(sizeof(*all_sel) * (size_t)p);
     all_dest = malloc(sizeof(*all_dest) * (size_t)p);
-    if (!R.rec || !R.out[0] || !R.out[1] || !R.out[2] || !R.out[3] || !all || !all_sel ||
-        !all_dest)
+    all_target = malloc(sizeof(*all_target) * (size_t)p);
+    if (!R.rec || !all || !all_sel || !all_dest || !all_target)
         MPI_Abort(MPI_COMM_WORLD, 1);
+    for (k = 0; k < NOPS; k++)
+        if (!R.out[k])
+            MPI_Abort(MPI_COMM_WORLD, 1);
 
     /* the routing has only the OTIS-mesh's algorithm (RTOPO_COLL_ALGO may
      * say generic in the environment) */
     CHECK(rtopo_topo_set_coll_algo(t, RTOPO_COLL_TOPO));
     for (i = 0; i < nrs; i++) {
-        rtopo_req_t *preq[NOPS] = { NULL, NULL, NULL, NULL };
+        rtopo_req_t *preq[NOPS] = { NULL, NULL, NULL, NULL, NULL, NULL };
 
         R.rs = recsizes[i];
         for (m = 0; m < NMODES; m++) {
@@ -388,10 +445,14 @@ static int route_part(rtopo_topo_t *t, MPI_Comm tcomm, int p, int me, const char
                                             &R.got[OP_DIST], &preq[OP_DIST]));
                 CHECK(rtopo_generalize_init(t, R.rec, &R.dest, R.out[OP_GEN], R.rs,
                                             &R.got[OP_GEN], &preq[OP_GEN]));
+                CHECK(rtopo_random_write_init(t, R.rec, &R.target, R.out[OP_WRITE], R.rs,
+                                              &R.got[OP_WRITE], &preq[OP_WRITE]));
+                CHECK(rtopo_random_read_init(t, R.rec, &R.target, R.out[OP_READ], R.rs,
+                                             &R.got[OP_READ], &preq[OP_READ]));
             }
             for (r = 0; r < rounds; r++) {
                 int sel, nsend = nsend_of(density(r, 1), r, p);
-                int64_t dest, want_before = 0, one = 0, from, ksel;
+                int64_t dest, wtgt, rtgt, want_before = 0, one = 0, from, ksel;
                 char what[160];
 
                 snprintf(what, sizeof(what), "%s, %zu-byte records, round %d", mode_names[m],
@@ -399,6 +460,8 @@ static int route_part(rtopo_topo_t *t, MPI_Comm tcomm, int p, int me, const char
                 fill_random(R.rec, R.rs);
                 sel = draw_sel(density(r, 0), p, me);
                 dest = draw_dest(tcomm, p, me, nsend);
+                wtgt = draw_target(r, p, me);
+                rtgt = draw_target(r + 2, p, me);
                 for (k = 0; k < NOPS; k++) {
                     memset(R.out[k], UNTOUCHED, R.rs);
                     R.got[k] = -1;
@@ -443,6 +506,25 @@ static int route_part(rtopo_topo_t *t, MPI_Comm tcomm, int p, int me, const char
                     if (all_dest[k] >= 0 && all_dest[k] <= me)
                         from = k;
                 errs += compare(what, OP_GEN, &R, all, from);
+                /* random_write: the record of the highest rank whose
+                 * target is me */
+                MPI_Allgather(&wtgt, 1, MPI_INT64_T, all_target, 1, MPI_INT64_T, tcomm);
+                R.target = wtgt;
+                run_op(t, OP_WRITE, m, &R, preq[OP_WRITE]);
+                for (from = -1, k = 0; k < p; k++)
+                    if (all_target[k] == me)
+                        from = k;
+                errs += compare(what, OP_WRITE, &R, all, from);
+                /* random_read: the record of the rank this one reads from
+                 * (MPI_Allgather of the sources, to check that every rank
+                 * passed one in range) */
+                MPI_Allgather(&rtgt, 1, MPI_INT64_T, all_target, 1, MPI_INT64_T, tcomm);
+                for (k = 0; k < p; k++)
+                    if (all_target[k] >= p)
+                        MPI_Abort(MPI_COMM_WORLD, 1);
+                R.target = rtgt;
+                run_op(t, OP_READ, m, &R, preq[OP_READ]);
+                errs += compare(what, OP_READ, &R, all, all_target[me]);
                 *nops += NOPS;
             }
             if (m == MODE_PERSISTENT)
@@ -456,6 +538,7 @@ static int route_part(rtopo_topo_t *t, MPI_Comm tcomm, int p, int me, const char
     free(all);
     free(all_sel);
     free(all_dest);
+    free(all_target);
     return errs;
 }
 

@@ -2,12 +2,15 @@
 # rtopo's selection ranks, OTIS-mesh routing, BPC permutations and sort in
 # a user's MPI program: mpi_route_check under Open MPI's mpirun on 16
 # ranks, an OTIS-mesh n=4, rtopo bootstrapped over an allgather on
-# MPI_COMM_WORLD.  rtopo_select_rank, rtopo_concentrate, rtopo_distribute
-# and rtopo_generalize (blocking, nonblocking and persistent; records of
-# 1, 13, 48 and 65536 bytes; rounds with no rank, every rank, about half,
-# a fifth or one rank selected or sending), compared with what MPI
-# computes: MPI_Exscan for the ranks, MPI_Allgather of the flags,
-# destinations and records for the routing.  rtopo_bpc ("[-0, 1, 2, -3]",
+# MPI_COMM_WORLD.  rtopo_select_rank, rtopo_concentrate, rtopo_distribute,
+# rtopo_generalize, rtopo_random_write and rtopo_random_read (blocking,
+# nonblocking and persistent; records of 1, 13, 48 and 65536 bytes;
+# rounds with no rank, every rank, about half, a fifth or one rank
+# selected or sending; random targets of the writes and reads, with
+# several writers to one rank, many readers of one record, and ranks that
+# pass -1), compared with what MPI computes: MPI_Exscan for the ranks,
+# MPI_Allgather of the flags, destinations, targets and records for the
+# routing.  rtopo_bpc ("[-0, 1, 2, -3]",
 # transpose, reversal, shuffle and a random signed vector; 1, 4096 and
 # 100000 bytes; the three forms), compared with MPI_Sendrecv between the
 # ranks rtopo_bpc_dest pairs, and rtopo_bpc_dest with the bits as
