@@ -1830,6 +1830,10 @@ static const struct {
     { "concentrate", RTOPO__COLL_CONCENTRATE, "concentrate (2.10)" },
     { "distribute", RTOPO__COLL_DISTRIBUTE, "distribute (2.11)" },
     { "generalize", RTOPO__COLL_GENERALIZE, "generalize (2.12)" },
+    { "bpc", RTOPO__COLL_BPC, "BPC permutation (2.13)" },
+    { "sort", RTOPO__COLL_SORT, "sort (2.14)" },
+    { "random_write", RTOPO__COLL_RANDOM_WRITE, "random access write (2.15)" },
+    { "random_read", RTOPO__COLL_RANDOM_READ, "random access read (2.15)" },
 };
 #define OTIS_NOPS ((int)(sizeof(otis_ops) / sizeof(otis_ops[0])))
 
@@ -1846,7 +1850,10 @@ typedef struct otis_opts {
     long s;                   /* shift: the displacement */
     int have_root, have_w, have_kind, have_s, have_dim, have_mm;
     int have_count, have_dtype, have_op, have_chunks, have_record;
-    uint64_t record;          /* concentrate, distribute, generalize: bytes */
+    uint64_t record;          /* concentrate, distribute, generalize, the random
+                                 access operations, sort: bytes */
+    const char *vector;       /* bpc: the vector (rtopo__bpc_parse) */
+    int have_vector, have_desc;
     int circular;             /* shift kinds c, d, g, h */
     int mimd;                 /* --model mimd: electronic_moves is MIMD */
     rtopo__model_t model;     /* --cost */
@@ -1878,6 +1885,16 @@ static void otis_usage(FILE *f)
 "  distribute        ranks 0..q send their records to increasing ranks\n"
 "  generalize        the same, each record also filling the ranks up to\n"
 "                    the next destination\n"
+"  bpc               --vector V: rank r's --count elements go to the rank\n"
+"                    whose index bits are r's permuted and complemented\n"
+"                    (any topology of 2^k ranks)\n"
+"  sort              --count K records per rank (--record B bytes, key\n"
+"                    --dtype at byte 0, --desc): rank r gets records\n"
+"                    r*K .. r*K + K - 1 of the order (every topology)\n"
+"  random_write      every rank with a destination >= 0 writes its record\n"
+"                    there; of several writers the highest rank wins\n"
+"  random_read       every rank with a source >= 0 reads that rank's record\n"
+"                    (both: OTIS-mesh only)\n"
 "\n"
 "  --topo T        otis-mesh:N | otis-hypercube:N (N groups of N ranks);\n"
 "                  also ring:P, mesh:RxC, hypercube:D (no window_broadcast\n"
@@ -1900,9 +1917,14 @@ static void otis_usage(FILE *f)
 "  --dim D --m M   the dimension (coordinates: OTIS-mesh Gx Gy Px Py, OTIS-\n"
 "                  hypercube G P) and M; --along gx|gy|px|py (g|p) and\n"
 "                  --block M say the same\n"
-"  --record B      concentrate, distribute, generalize: bytes per record\n"
-"                  (default 8; 1 to 1G, suffixes K, M, G); rank and these\n"
-"                  take no --count, --dtype, --op or --chunks\n"
+"  --record B      concentrate, distribute, generalize, random_write,\n"
+"                  random_read: bytes per record (default 8; 1 to 1G,\n"
+"                  suffixes K, M, G); rank and these take no --count,\n"
+"                  --dtype, --op or --chunks.  sort: bytes per record\n"
+"                  (default the key's, at least the key's)\n"
+"  --vector V      bpc: [A_(k-1), ..., A_0] (-0 negative) or identity,\n"
+"                  transpose, reversal (default), shuffle, unshuffle\n"
+"  --desc          sort: descending (NaN first; ascending: NaN last)\n"
 "  --cost LIST     cost parameters, as --model of shift (rtopo-sim --help)\n"
 "  --check         execute on random data (--seed S) and compare every\n"
 "                  rank with a serial reference (rank and the routing:\n"
@@ -1958,6 +1980,22 @@ static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
     c->op = otis_ops[o->opi].op;
     c->esize = es;
     c->count = count;
+    if (c->op == RTOPO__COLL_BPC) {
+        int k = 0;
+
+        while ((1 << k) < o->topo.p && k < 30)
+            k++;
+        c->count = count * es;
+        c->esize = 1;
+        if (rtopo__bpc_parse(o->vector, k, c))
+            c->bpc_bits = -1;       /* refused by the build, with the parse's message */
+        return;
+    }
+    if (c->op == RTOPO__COLL_SORT) {
+        c->esize = o->have_record ? (size_t)o->record : es;
+        c->chunks = 1;
+        return;
+    }
     if (rtopo__coll_is_route(c->op)) {
         c->count = 1;
         c->esize = c->op == RTOPO__COLL_SELECT_RANK ? 1 : (size_t)count;
@@ -2027,6 +2065,16 @@ static void otis_route_input(const rtopo__coll_t *c, const rtopo__tdesc_t *t,
 
             memcpy(bufs[r][c->op == RTOPO__COLL_SELECT_RANK ? RTOPO__BUF_SEND :
                            RTOPO__BUF_TMP], &f, sizeof f);
+        }
+        return;
+    }
+    if (c->op == RTOPO__COLL_RANDOM_WRITE || c->op == RTOPO__COLL_RANDOM_READ) {
+        /* any rank (collisions come often), with one probability each */
+        for (r = 0; r < p; r++) {
+            int64_t d = otis_rng(rng) % 100 < prob ? (int64_t)(otis_rng(rng) % (uint64_t)p) :
+                        -1 - (int64_t)(otis_rng(rng) % 1000);
+
+            memcpy(bufs[r][RTOPO__BUF_TMP], &d, sizeof d);
         }
         return;
     }
@@ -2236,7 +2284,7 @@ static int otis_one(const otis_opts_t *o)
         else
             printf("\"p\":%d,\"count\":%llu,\"dtype\":\"%s\",\"bytes\":%llu,", t->p,
                    (unsigned long long)o->c.count, otis_dtype_names[o->c.dtype],
-                   (unsigned long long)(o->c.count * rtopo__dtype_size(o->c.dtype)));
+                   (unsigned long long)(c.count * c.esize));
         if (otis_reduces(c.op))
             printf("\"reduce\":\"%s\",", otis_rop_names[c.rop]);
         switch (c.op) {
@@ -2258,6 +2306,14 @@ static int otis_one(const otis_opts_t *o)
         case RTOPO__COLL_CONCENTRATE:
         case RTOPO__COLL_DISTRIBUTE:
         case RTOPO__COLL_GENERALIZE:
+        case RTOPO__COLL_RANDOM_WRITE:
+        case RTOPO__COLL_RANDOM_READ:
+            break;
+        case RTOPO__COLL_BPC:
+            printf("\"vector\":\"%s\",", o->vector);
+            break;
+        case RTOPO__COLL_SORT:
+            printf("\"record\":%zu,\"desc\":%s,", c.esize, c.desc ? "true" : "false");
             break;
         default:
             printf("\"dim\":%d,\"m\":%d,", c.dim, c.mm);
@@ -2322,6 +2378,15 @@ static int otis_one(const otis_opts_t *o)
         case RTOPO__COLL_CONCENTRATE:
         case RTOPO__COLL_DISTRIBUTE:
         case RTOPO__COLL_GENERALIZE:
+        case RTOPO__COLL_RANDOM_WRITE:
+        case RTOPO__COLL_RANDOM_READ:
+            break;
+        case RTOPO__COLL_BPC:
+            printf("vector          %s\n", o->vector);
+            break;
+        case RTOPO__COLL_SORT:
+            printf("records         %zu bytes, keyed by %s, %s\n", c.esize,
+                   otis_dtype_names[c.dtype], c.desc ? "descending" : "ascending");
             break;
         default:
             printf("%s M %d along dimension %d\n",
@@ -2393,6 +2458,8 @@ static int otis_main(int argc, char **argv)
         { "m", required_argument, NULL, 'm' },
         { "block", required_argument, NULL, 'm' },
         { "record", required_argument, NULL, 'E' },
+        { "vector", required_argument, NULL, 'V' },
+        { "desc", no_argument, NULL, 'D' },
         { "cost", required_argument, NULL, 'c' },
         { "check", no_argument, NULL, 'k' },
         { "json", no_argument, NULL, 'j' },
@@ -2416,6 +2483,7 @@ static int otis_main(int argc, char **argv)
     o.c.chunks = 1;
     o.c.w = 1;
     o.record = 8;
+    o.vector = "reversal";
     o.seed = 1;
     o.opi = -1;
     rtopo__model_default(&o.model);
@@ -2430,7 +2498,8 @@ static int otis_main(int argc, char **argv)
         if (o.opi < 0)
             return bad("otis: unknown operation '%s' (broadcast, window_broadcast, "
                        "prefix_sum, data_sum, shift, accumulate, consecutive_sum, "
-                       "adjacent_sum, rank, concentrate, distribute, generalize)", argv[2]);
+                       "adjacent_sum, rank, concentrate, distribute, generalize, bpc, sort, "
+                       "random_write, random_read)", argv[2]);
         optind = 3;
     } else {
         optind = 2;
@@ -2523,6 +2592,14 @@ static int otis_main(int argc, char **argv)
             o.record = u;
             o.have_record = 1;
             break;
+        case 'V':
+            o.vector = optarg;
+            o.have_vector = 1;
+            break;
+        case 'D':
+            o.c.desc = 1;
+            o.have_desc = 1;
+            break;
         case 'c':
             if ((rc = parse_model(optarg, &o.model)))
                 return rc;
@@ -2582,9 +2659,11 @@ static int otis_main(int argc, char **argv)
         return bad("--window goes with window_broadcast%s", "");
     if ((o.have_kind || o.have_s) && op != RTOPO__COLL_SHIFT_FILL)
         return bad("--kind and --s go with shift%s", "");
-    if (o.have_mm && (op <= RTOPO__COLL_SHIFT_FILL || rtopo__coll_is_route(op)))
+    if (o.have_mm && (op <= RTOPO__COLL_SHIFT_FILL || rtopo__coll_is_route(op) ||
+                      op == RTOPO__COLL_BPC || op == RTOPO__COLL_SORT))
         return bad("--m/--block go with accumulate, adjacent_sum and consecutive_sum%s", "");
-    if (o.have_dim && (op < RTOPO__COLL_SHIFT_FILL || rtopo__coll_is_route(op)))
+    if (o.have_dim && (op < RTOPO__COLL_SHIFT_FILL || rtopo__coll_is_route(op) ||
+                       op == RTOPO__COLL_BPC || op == RTOPO__COLL_SORT))
         return bad("--dim/--along go with shift, accumulate, adjacent_sum and "
                    "consecutive_sum%s", "");
     if (op == RTOPO__COLL_SHIFT_FILL) {
@@ -2601,8 +2680,37 @@ static int otis_main(int argc, char **argv)
         }
         o.c.disp = (int)o.s;
     }
-    if (o.have_record && (!rtopo__coll_is_route(op) || op == RTOPO__COLL_SELECT_RANK))
-        return bad("--record goes with concentrate, distribute and generalize%s", "");
+    if (o.have_record && op != RTOPO__COLL_SORT &&
+        (!rtopo__coll_is_route(op) || op == RTOPO__COLL_SELECT_RANK))
+        return bad("--record goes with concentrate, distribute, generalize, random_write, "
+                   "random_read and sort%s", "");
+    if (o.have_vector && op != RTOPO__COLL_BPC)
+        return bad("--vector goes with bpc%s", "");
+    if (o.have_desc && op != RTOPO__COLL_SORT)
+        return bad("--desc goes with sort%s", "");
+    if (op == RTOPO__COLL_BPC || op == RTOPO__COLL_SORT) {
+        if (o.have_op)
+            return bad("otis %s: no --op", otis_ops[o.opi].name);
+        if (op == RTOPO__COLL_SORT && o.have_chunks)
+            return bad("otis sort: no --chunks (whole records)%s", "");
+        if (op == RTOPO__COLL_SORT && o.have_record &&
+            o.record < rtopo__dtype_size(o.c.dtype))
+            return bad("otis sort: --record is shorter than the --dtype key%s", "");
+        if (op == RTOPO__COLL_BPC) {
+            rtopo__coll_t pc;
+            int k = 0;
+
+            while ((1 << k) < o.topo.p && k < 30)
+                k++;
+            memset(&pc, 0, sizeof(pc));
+            if ((1 << k) != o.topo.p)
+                return bad("otis bpc: the topology needs 2^k ranks%s", "");
+            if (rtopo__bpc_parse(o.vector, k, &pc)) {
+                fprintf(stderr, "rtopo-sim: --vector: %s\n", rtopo_last_error());
+                return 2;
+            }
+        }
+    }
     if (rtopo__coll_is_route(op)) {
         if (o.have_count || o.have_dtype || o.have_op || o.have_chunks)
             return bad("otis %s: no --count, --dtype, --op or --chunks (one flag or record "
@@ -2610,7 +2718,8 @@ static int otis_main(int argc, char **argv)
                        otis_ops[o.opi].name);
         o.c.count = op == RTOPO__COLL_SELECT_RANK ? 1 : o.record;
     }
-    if (op > RTOPO__COLL_SHIFT_FILL && !rtopo__coll_is_route(op) &&
+    if (op > RTOPO__COLL_SHIFT_FILL && !rtopo__coll_is_route(op) && op != RTOPO__COLL_BPC &&
+        op != RTOPO__COLL_SORT &&
         (!o.have_dim || !o.have_mm))
         return bad("otis %s: --dim D --m M (or --along X --block M) are required",
                    otis_ops[o.opi].name);

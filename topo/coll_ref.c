@@ -26,7 +26,14 @@
  * input outside the operation's contract (senders that are not ranks
  * 0..q, a destination that is not a rank, destinations that do not
  * increase with the sending rank) is refused with RTOPO_ERR_INVAL,
- * whatever the schedule makes of it.
+ * whatever the schedule makes of it.  RANDOM_WRITE and RANDOM_READ take
+ * any targets that are ranks (O(p + p*R)).
+ *
+ * BPC copies each rank's bytes to its destination (O(p*m)); SORT merge
+ * sorts the indices of all p*count records by key and origin (O(n log n)
+ * comparisons, n = p*count) and copies them out.  rtopo__colsort_steps is
+ * the column sort itself on a small matrix of int64, step by step, for
+ * tests of the figure.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -114,6 +121,27 @@ static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint
         if (c->root < 0 || c->root >= t->p)
             return rtopo__error(RTOPO_ERR_INVAL, "%s: root %d out of 0..%d", name,
                                 c->root, t->p - 1);
+        break;
+    case RTOPO__COLL_BPC:
+        if (c->bpc_bits < 0 || c->bpc_bits > 30 || (1 << c->bpc_bits) != t->p)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: a vector of %d bits on %d ranks "
+                                "(2^k ranks need k entries)", name, c->bpc_bits, t->p);
+        for (s = 0, E = 0; s < c->bpc_bits; s++) {
+            if (c->bpc_to[s] < 0 || c->bpc_to[s] >= c->bpc_bits || (E >> c->bpc_to[s]) & 1)
+                return rtopo__error(RTOPO_ERR_INVAL, "%s: the destination bits are not a "
+                                    "permutation of 0..%d", name, c->bpc_bits - 1);
+            E |= 1 << c->bpc_to[s];
+        }
+        E = 0;
+        break;
+    case RTOPO__COLL_SORT:
+        if (c->dtype < RTOPO_INT32 || c->dtype > RTOPO_DOUBLE ||
+            c->esize < rtopo__dtype_size(c->dtype) || c->esize > ((size_t)1 << 30))
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: records of %zu bytes keyed by "
+                                "datatype %d", name, c->esize, c->dtype);
+        if (c->count > ((uint64_t)1 << 40) || (c->mm > 0 && (uint64_t)c->mm < c->count))
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu records per rank (column of "
+                                "%d)", name, (unsigned long long)c->count, c->mm);
         break;
     case RTOPO__COLL_WINDOW_BCAST:
         s = rtopo__cart_extent(t, 2);
@@ -218,7 +246,10 @@ static int rtopo__ref_route_bufs(const rtopo__tdesc_t *t, const rtopo__coll_t *c
  * those with dest >= 0 (TMP[0, 8)), send to dest, destinations
  * increasing with the sending rank; GENERALIZE: as DISTRIBUTE, and the
  * record of rank i also covers every rank up to dest[i+1] - 1, or p - 1
- * when i is q. */
+ * when i is q; RANDOM_WRITE: every rank with dest >= 0 to dest, the
+ * highest such rank where several write to one; RANDOM_READ: every rank
+ * with src >= 0 (TMP[0, 8)) gets rank src's record.  Their targets must
+ * be ranks. */
 static int rtopo__ref_sources(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               uint8_t *const *const *bufs, int *src)
 {
@@ -237,6 +268,18 @@ static int rtopo__ref_sources(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         d = rtopo__ref_ld64(bufs[i][RTOPO__BUF_TMP]);
         if (d < 0)
             continue;
+        if (c->op == RTOPO__COLL_RANDOM_WRITE || c->op == RTOPO__COLL_RANDOM_READ) {
+            if (d >= p)
+                return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d's %s %lld is "
+                                    "not a rank (0..%d)", name, i,
+                                    c->op == RTOPO__COLL_RANDOM_WRITE ? "destination" :
+                                    "source", (long long)d, p - 1);
+            if (c->op == RTOPO__COLL_RANDOM_WRITE)
+                src[d] = i;         /* ranks in increasing order: the highest wins */
+            else
+                src[i] = (int)d;
+            continue;
+        }
         if (i > 0 && rtopo__ref_ld64(bufs[i - 1][RTOPO__BUF_TMP]) < 0)
             return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d sends, rank %d "
                                 "before it does not (the senders are ranks 0..q)", name, i,
@@ -304,6 +347,158 @@ static int rtopo__ref_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return st;
 }
 
+/* -1, 0, 1 for the keys at a and b: NaN above every number and equal to
+ * every NaN, -0.0 equal to 0.0 */
+static int rtopo__ref_key_cmp(int dtype, const uint8_t *a, const uint8_t *b)
+{
+    double x, y;
+    int na, nb;
+
+    switch (dtype) {
+    case RTOPO_INT32: {
+        int32_t u = rtopo__ref_ld32(a), v = rtopo__ref_ld32(b);
+
+        return (u > v) - (u < v);
+    }
+    case RTOPO_INT64: {
+        int64_t u = rtopo__ref_ld64(a), v = rtopo__ref_ld64(b);
+
+        return (u > v) - (u < v);
+    }
+    case RTOPO_FLOAT: {
+        float u, v;
+
+        memcpy(&u, a, sizeof u);
+        memcpy(&v, b, sizeof v);
+        x = u;
+        y = v;
+        break;
+    }
+    default:
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        break;
+    }
+    na = x != x;
+    nb = y != y;
+    if (na || nb)
+        return na - nb;
+    return (x > y) - (x < y);
+}
+
+/* SORT: every record (global index g = rank*count + i) ordered by key
+ * (reversed for desc), ties by g; a stable merge sort of the indices,
+ * then rank r copies positions r*count .. of the order */
+static int rtopo__ref_sort(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           uint8_t *const *const *bufs, uint8_t *const *out)
+{
+    uint64_t k = c->count, n = (uint64_t)t->p * k, w, lo, i, a, b, mid, hi, *x, *y, *tmp;
+    size_t R = c->esize;
+
+    if (n > SIZE_MAX / (2 * sizeof(*x)) ||
+        !(x = malloc((size_t)n * 2 * sizeof(*x))))
+        return rtopo__error(RTOPO_ERR_NOMEM, "sort reference: %llu records",
+                            (unsigned long long)n);
+    y = x + n;
+    for (i = 0; i < n; i++)
+        x[i] = i;
+#define RTOPO__REF_REC(g) (bufs[(g) / k][RTOPO__BUF_SEND] + ((g) % k) * R)
+    for (w = 1; w < n; w *= 2) {
+        for (lo = 0; lo < n; lo += 2 * w) {
+            mid = lo + w < n ? lo + w : n;
+            hi = lo + 2 * w < n ? lo + 2 * w : n;
+            for (a = lo, b = mid, i = lo; i < hi; i++) {
+                int cmp = 0;
+
+                if (a < mid && b < hi) {
+                    cmp = rtopo__ref_key_cmp(c->dtype, RTOPO__REF_REC(x[a]),
+                                             RTOPO__REF_REC(x[b]));
+                    if (c->desc)
+                        cmp = -cmp;
+                }
+                /* on equal keys the left run holds the lower indices */
+                if (b >= hi || (a < mid && cmp <= 0))
+                    y[i] = x[a++];
+                else
+                    y[i] = x[b++];
+            }
+        }
+        tmp = x;
+        x = y;
+        y = tmp;
+    }
+    for (i = 0; i < n; i++)
+        memcpy(out[i / k] + (i % k) * R, RTOPO__REF_REC(x[i]), R);
+#undef RTOPO__REF_REC
+    free(x < y ? x : y);
+    return RTOPO_OK;
+}
+
+/* the column sort's steps on a copy: a[row*s + col] */
+static int rtopo__colsort_cmp(const void *x, const void *y)
+{
+    int64_t u = *(const int64_t *)x, v = *(const int64_t *)y;
+
+    return (u > v) - (u < v);
+}
+
+static void rtopo__colsort_cols(int64_t *a, int64_t *col, int r, int s, int alternate)
+{
+    int i, j;
+
+    for (j = 0; j < s; j++) {
+        for (i = 0; i < r; i++)
+            col[i] = a[i * s + j];
+        qsort(col, (size_t)r, sizeof(*col), rtopo__colsort_cmp);
+        for (i = 0; i < r; i++)
+            a[i * s + j] = alternate && (j & 1) ? col[r - 1 - i] : col[i];
+    }
+}
+
+int rtopo__colsort_steps(int64_t *a, int r, int s, int steps)
+{
+    int64_t *b;
+    int i, j, q, st;
+
+    if (!a || r < 1 || s < 1 || steps < 0 || steps > 7 || r > INT32_MAX / s)
+        return rtopo__error(RTOPO_ERR_INVAL, "column sort: %d x %d, %d steps (0..7)", r, s,
+                            steps);
+    if (!(b = malloc(sizeof(*b) * (size_t)r * (size_t)s)))
+        return rtopo__error(RTOPO_ERR_NOMEM, "column sort: %d x %d", r, s);
+    for (st = 1; st <= steps; st++) {
+        switch (st) {
+        case 2:     /* column-major order into row-major places */
+        case 4:     /* and back */
+            for (q = 0; q < r * s; q++) {
+                int cm = (q % r) * s + q / r;   /* q-th place column-major */
+
+                if (st == 2)
+                    b[q] = a[cm];
+                else
+                    b[cm] = a[q];
+            }
+            memcpy(a, b, sizeof(*b) * (size_t)r * (size_t)s);
+            break;
+        case 6:
+            for (q = 0; q < 2; q++)
+                for (j = q; j + 1 < s; j += 2)
+                    for (i = 0; i < r; i++)
+                        if (a[i * s + j] > a[i * s + j + 1]) {
+                            int64_t v = a[i * s + j];
+
+                            a[i * s + j] = a[i * s + j + 1];
+                            a[i * s + j + 1] = v;
+                        }
+            break;
+        default:    /* 1, 3, 5 (alternating), 7 */
+            rtopo__colsort_cols(a, b, r, s, st == 5);
+            break;
+        }
+    }
+    free(b);
+    return RTOPO_OK;
+}
+
 int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                         uint8_t *const *const *bufs, int32_t *got)
 {
@@ -312,8 +507,7 @@ int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 
     if ((st = rtopo__ref_args(t, c, &m, &E)))
         return st;
-    if (c->op != RTOPO__COLL_CONCENTRATE && c->op != RTOPO__COLL_DISTRIBUTE &&
-        c->op != RTOPO__COLL_GENERALIZE)
+    if (!rtopo__coll_is_route(c->op) || c->op == RTOPO__COLL_SELECT_RANK)
         return rtopo__error(RTOPO_ERR_INVAL, "%s reference: the operation has no got",
                             rtopo__coll_name(c->op));
     if (!got)
@@ -358,6 +552,12 @@ int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         for (r = 0; r < p; r++)
             memcpy(out[r], bufs[c->root][RTOPO__BUF_RECV], m);
         return RTOPO_OK;
+    case RTOPO__COLL_BPC:
+        for (r = 0; r < p; r++)
+            memcpy(out[rtopo__bpc_dest(c, r)], bufs[r][RTOPO__BUF_SEND], m);
+        return RTOPO_OK;
+    case RTOPO__COLL_SORT:
+        return rtopo__ref_sort(t, c, bufs, out);
     case RTOPO__COLL_WINDOW_BCAST:
         /* (G, Px, Py) <- (root, Px mod w, Py mod w); P = Px*s + Py */
         s = rtopo__cart_extent(t, 2);

@@ -2734,13 +2734,37 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     if (c->op == RTOPO__COLL_SORT) {
         /* the column sort while its pads stay within 4 columns of
-         * records, else (and for GENERIC) merge-split */
+         * records, else (and for GENERIC) merge-split; each has a size
+         * beyond which its schedule would not fit a rank's memory */
         uint64_t kk = 2 * (uint64_t)(t->p - 1) * (uint64_t)(t->p - 1);
+        uint64_t Q = ((c->esize + 7) & ~(uint64_t)7) + 8;
+        int pow2 = (t->p & (t->p - 1)) == 0;
+        int col_ok = (kk > c->count ? kk : c->count) * Q * 3 <= ((uint64_t)1 << 31) &&
+                     (uint64_t)t->p * (uint64_t)t->p <= ((uint64_t)1 << 20);
+        int ms_ok = pow2 || t->p <= RTOPO__SORT_ODDEVEN_MAX;
 
+        if (c->count && !col_ok && !ms_ok)
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: %d ranks are too many for "
+                                "odd-even merge-split rounds (p rounds; up to %d ranks, or "
+                                "a power of two) and %llu records per rank too few for the "
+                                "column sort's scratch (each rank pads to 2(p-1)^2)",
+                                t->p, RTOPO__SORT_ODDEVEN_MAX,
+                                (unsigned long long)c->count);
+        if ((c->algo == RTOPO_COLL_TOPO && c->count && !col_ok) ||
+            (c->algo == RTOPO_COLL_GENERIC && c->count && !ms_ok))
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: the %s does not fit %d "
+                                "ranks with %llu records each (%s)",
+                                c->algo == RTOPO_COLL_TOPO ? "column sort" :
+                                "merge-split sort", t->p, (unsigned long long)c->count,
+                                c->algo == RTOPO_COLL_TOPO ? "its scratch of 3 * 2(p-1)^2 "
+                                "slots per rank exceeds 2 GiB" : "p rounds of odd-even "
+                                "transposition: use a power of two or the column sort");
         if (c->algo == RTOPO_COLL_TOPO || c->algo == RTOPO_COLL_GENERIC)
             return rtopo__coll_algo1(t, c, c->algo, model, s_p);
-        if (kk > 4 * (c->count ? c->count : 1))
+        if (!col_ok || (ms_ok && kk > 4 * (c->count ? c->count : 1)))
             return rtopo__coll_algo1(t, c, RTOPO_COLL_GENERIC, model, s_p);
+        if (!ms_ok)
+            return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
         cand[ncand++] = RTOPO_COLL_TOPO;
         cand[ncand++] = RTOPO_COLL_GENERIC;
         goto choose;

@@ -327,6 +327,52 @@ static const uint8_t *rtopo__rt_one(const uint8_t *s, uint64_t len, uint32_t rec
     return one;
 }
 
+/* Are the ranges of ROUTE kernel k long enough for its step?  The
+ * generators never build one that is not; a schedule from elsewhere
+ * gets RTOPO_ERR_INVAL instead of a read or write out of bounds. */
+int rtopo__route_ok(const rtopo__kern_t *k)
+{
+    uint64_t rec = k->rec, sl = k->slen, l = k->len, u = k->urec, need_s = 0, need_d = 0;
+    uint64_t pay = 0;     /* payload bytes a step reads or writes in a slot */
+
+    switch (k->op) {
+    case RTOPO__RT_NORM: need_s = 4; need_d = 8; break;
+    case RTOPO__RT_XRANK: need_s = 16; need_d = 8; break;
+    case RTOPO__RT_HCONC: need_s = 16; need_d = 16; break;
+    case RTOPO__RT_HDIST: need_s = 8; need_d = 16; break;
+    case RTOPO__RT_HPREV:
+    case RTOPO__RT_HNEXT: need_s = 8; need_d = 24; break;
+    case RTOPO__RT_HGEN: need_d = 16; pay = 8; break;
+    case RTOPO__RT_GOT: need_d = 4; break;
+    case RTOPO__RT_KEYOF: need_s = 8; need_d = 8; break;
+    case RTOPO__RT_DEDUP: need_d = 8; pay = 8; break;
+    case RTOPO__RT_FIELD: need_d = 8; pay = u + 8; break;
+    case RTOPO__RT_REHDR:
+    case RTOPO__RT_STASH: pay = u + 8; break;
+    case RTOPO__RT_LOAD: pay = u + sl; break;
+    case RTOPO__RT_JOIN: need_d = 16; pay = u + (l > 16 ? l - 16 : 0); break;
+    case RTOPO__RT_TAKE: need_s = 16 + l; break;
+    case RTOPO__RT_SPACK:
+    case RTOPO__RT_SUNPACK:       /* user records of u bytes, slots end in 8 */
+        if (!u || u + 8 > rec)
+            return rtopo__error(RTOPO_ERR_INVAL, "kernel route: records of %llu bytes in "
+                                "slots of %llu", (unsigned long long)u,
+                                (unsigned long long)rec);
+        if (k->op == RTOPO__RT_SUNPACK)
+            need_s = l / u * rec;
+        break;
+    case RTOPO__RT_DEAL:
+    case RTOPO__RT_UNDEAL: need_s = l; break;
+    default: break;
+    }
+    if (sl < need_s || l < need_d || (pay && RTOPO__RT_HDR + pay > rec))
+        return rtopo__error(RTOPO_ERR_INVAL, "kernel route: step %u with %llu source and "
+                            "%llu destination bytes in slots of %llu", k->op,
+                            (unsigned long long)sl, (unsigned long long)l,
+                            (unsigned long long)rec);
+    return RTOPO_OK;
+}
+
 static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
 {
     uint32_t rec = k->rec;
@@ -622,9 +668,13 @@ int rtopo__kern_run(const rtopo__kern_t *k, uint8_t *const bufs[RTOPO__BUF_COUNT
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: sequence at byte %lld of %u-byte "
                             "records", name, (long long)seq, k->rec);
     if (k->type == RTOPO__KERN_ROUTE) {
+        int st;
+
         if (k->len && (k->rec < RTOPO__RT_HDR || k->rec % 8))
             return rtopo__error(RTOPO_ERR_INVAL, "kernel route: slots of %u bytes",
                                 k->rec);
+        if (k->len && (st = rtopo__route_ok(k)))
+            return st;
     } else if (recs ? (k->rec < es || k->len % k->rec) :
         (k->len % es && !(k->type == RTOPO__KERN_FILL && !k->arg)))
         return rtopo__error(RTOPO_ERR_INVAL, "kernel %s: %llu bytes are not whole "

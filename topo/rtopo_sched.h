@@ -277,6 +277,8 @@ typedef struct rtopo__kern {
 
 /* Does kernel k read a source range?  Its length in *len (may be NULL). */
 int rtopo__kern_src(const rtopo__kern_t *k, uint64_t *len);
+/* RTOPO_ERR_INVAL when ROUTE kernel k's ranges are too short for its step */
+int rtopo__route_ok(const rtopo__kern_t *k);
 
 enum rtopo__dep_kind {
     RTOPO__DEP_RAW = 0,   /* succ reads what pred wrote */
@@ -633,7 +635,11 @@ enum rtopo__coll_op {
  * max(count, 2(p-1)^2) slots rounded up to a multiple of p (pads fill
  * it); transposes are all-to-all exchanges routed as the BPC routes are;
  * c->mm > 0 sets the slots per column instead (below the bound the
- * result is sorted only for some inputs: tests of the seed's example). */
+ * result is sorted only for some inputs: tests of the seed's example).
+ * The merge-split sort (GENERIC) pairs ranks bitonically on 2^d ranks
+ * and by odd-even transposition (p rounds) on up to SORT_ODDEVEN_MAX
+ * others; RTOPO_ERR_UNSUPPORTED where neither fits. */
+#define RTOPO__SORT_ODDEVEN_MAX 128
 /* BPC (bit-permute-complement) permutation, every topology of p = 2^k
  * ranks: SEND bytes of rank r -> RECV of rank bpc(r), where bit to[i] of
  * bpc(r) is bit i of r, complemented when bit i of neg is set (the
@@ -741,6 +747,15 @@ int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                     uint8_t *const *const *bufs, uint8_t *const *out);
 int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                         uint8_t *const *const *bufs, int32_t *got);
+/* Leighton's column sort, serially, on the r x s matrix a (row-major:
+ * a[i*s + j] is row i, column j), ascending: steps 1..`steps` (0..7) of
+ * SPEC 5.5 (1 sort the columns; 2 read column-major, write row-major;
+ * 3 sort; 4 the inverse of 2; 5 sort, odd columns descending; 6 compare-
+ * exchange of columns (0,1), (2,3), ... then (1,2), (3,4), ..., row by
+ * row, the smaller to the left; 7 sort).  No bound on r: below
+ * r >= 2(s-1)^2 the result is sorted only for some inputs.  RTOPO_OK,
+ * RTOPO_ERR_INVAL (bad sizes), RTOPO_ERR_NOMEM. */
+int rtopo__colsort_steps(int64_t *a, int r, int s, int steps);
 void rtopo__sched_free(rtopo__sched_t *s);
 /* Allocate a zeroed schedule with room for nxfers transfers and nhops hops
  * (counts set, nsteps 0).  RTOPO_ERR_NOMEM / RTOPO_ERR_INVAL on overflow. */

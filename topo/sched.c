@@ -15,6 +15,7 @@
  * the source documents assume.
  */
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -181,6 +182,12 @@ static int rtopo__kern_validate(const rtopo__sched_t *s, uint32_t i)
                             "%s of %zu bytes", id, rtopo__kern_name(k->type),
                             (unsigned long long)k->len, recs ? "records" : "elements",
                             recs ? (size_t)k->rec : es);
+    if (k->type == RTOPO__KERN_ROUTE && k->len && rtopo__route_ok(k)) {
+        char m[200];
+
+        snprintf(m, sizeof m, "%s", rtopo_last_error());
+        return rtopo__error(RTOPO_ERR_INVAL, "node %u: %s", id, m);
+    }
     if ((k->dst_buf == RTOPO__BUF_TMP &&
          k->dst_off + k->len > rtopo__sched_tmp(s, k->rank)) ||
         (two && k->src_buf == RTOPO__BUF_TMP &&

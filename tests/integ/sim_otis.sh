@@ -266,8 +266,28 @@ printf '%s\n' "$out" | grep -q '^correct  *yes' || fail "text output: no 'correc
 printf '%s\n' "$out" | grep -q '^moves (SIMD)  *24 electronic, 1 OTIS' ||
     fail "text output: no 'moves (SIMD) 24 electronic, 1 OTIS'"
 
+# BPC, sort and random access against the reference on otis-mesh:4 and :16
+for n in 4 16; do
+    run "bpc reversal n $n" bpc --topo "otis-mesh:$n" --count 3
+    [ "$(field otis_moves)" -le 1 ] || fail "bpc reversal n $n: $(field otis_moves) OTIS moves"
+    run "bpc [-0, 1, 2, -3] or shuffle n $n" bpc --topo "otis-mesh:$n" \
+        --vector "$([ "$n" = 4 ] && echo '[-0, 1, 2, -3]' || echo shuffle)"
+    run "sort int32 n $n" sort --topo "otis-mesh:$n" --count 5
+    # the column sort on 256 ranks needs 2*255^2 slots per column: too
+    # much TMP to check in memory, auto picks merge-split there
+    run "sort double desc n $n" sort --topo "otis-mesh:$n" --count 9 --dtype double \
+        --desc --algo "$([ "$n" = 4 ] && echo topo || echo auto)" --record 20
+    run "sort int64 generic n $n" sort --topo "otis-mesh:$n" --count 3 --dtype int64 \
+        --algo generic
+    run "random_write n $n" random_write --topo "otis-mesh:$n" --record 24
+    run "random_read n $n" random_read --topo "otis-mesh:$n" --record 1
+done
+
 # bad arguments: exit status 2
-for args in "window_broadcast --topo otis-hypercube:4" \
+for args in "bpc --topo otis-mesh:4 --vector '[0, 1]'" "bpc --topo ring:6" \
+    "sort --topo otis-mesh:4 --record 2 --dtype int32" "sort --topo otis-mesh:4 --vector identity" \
+    "random_read --topo otis-hypercube:4" "random_write --topo otis-mesh:4 --count 2" \
+    "sort --topo otis-mesh:4 --op max" \ "window_broadcast --topo otis-hypercube:4" \
     "window_broadcast --topo otis-mesh:16 --window 3" \
     "broadcast --topo otis-mesh:4 --root 16" "nosuchop --topo otis-mesh:4" \
     "shift --topo otis-mesh:4 --kind a" "shift --topo ring:4 --kind a --s 1" \

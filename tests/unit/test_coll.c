@@ -108,7 +108,7 @@ static const char *rname(int rop)
 static const char *cdesc(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
 {
     static char buf[320];
-    int o;
+    int o, k;
 
     o = snprintf(buf, sizeof(buf), "%s", rtopo__topo_name(t->kind));
     if (t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE)
@@ -130,6 +130,20 @@ static const char *cdesc(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
         o += snprintf(buf + o, sizeof(buf) - (size_t)o, " %s", dname(c->dtype));
     o += snprintf(buf + o, sizeof(buf) - (size_t)o, " count %" PRIu64 " esize %zu chunks %u",
                   c->count, c->esize, c->chunks);
+    if (c->op == RTOPO__COLL_BPC) {
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, " vector [");
+        for (k = c->bpc_bits - 1; k >= 0; k--)
+            o += snprintf(buf + o, sizeof(buf) - (size_t)o, "%s%s%d",
+                          k < c->bpc_bits - 1 ? ", " : "", (c->bpc_neg >> k) & 1 ? "-" : "",
+                          c->bpc_to[k]);
+        snprintf(buf + o, sizeof(buf) - (size_t)o, "] (A_%d first)", c->bpc_bits - 1);
+        return buf;
+    }
+    if (c->op == RTOPO__COLL_SORT) {
+        snprintf(buf + o, sizeof(buf) - (size_t)o, "%s%s", c->desc ? " desc" : " asc",
+                 c->mm > 0 ? " column set" : "");
+        return buf;
+    }
     if (c->op == RTOPO__COLL_BCAST)
         o += snprintf(buf + o, sizeof(buf) - (size_t)o, " root %d", c->root);
     if (c->op == RTOPO__COLL_WINDOW_BCAST)
@@ -195,6 +209,9 @@ typedef struct cbufs {
     uint8_t *send, *recv, *tmp, *ref, *send0;
     uint8_t **ptr, ***bufs, **out;
 } cbufs_t;
+
+/* when set, coll_run lets it write the SEND inputs after cbufs_fill */
+static void (*fill_hook)(cbufs_t *b, const rtopo__coll_t *c);
 
 static void cbufs_free(cbufs_t *b)
 {
@@ -335,6 +352,10 @@ static int coll_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c, rtopo__sche
     size[RTOPO__BUF_TMP] = s->tmp_bytes;
     CU_ASSERT_FATAL(cbufs_init(&b, t->p, size[0], size[1], size[2]) == 0);
     cbufs_fill(&b, c);
+    if (fill_hook) {
+        fill_hook(&b, c);
+        memcpy(b.send0, b.send, (size_t)b.p * (b.sb + GUARD));
+    }
     st = rtopo__coll_ref(t, c, (uint8_t *const *const *)b.bufs, b.out);
     ok &= TU_CHECK(st == RTOPO_OK, "%s: reference: %s", d, rtopo_last_error());
     st = rtopo__sim_exec_sized(s, (uint8_t *const *const *)b.bufs, size);
@@ -1724,6 +1745,361 @@ static void test_route_errors(void)
     route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
 }
 
+/* ---- BPC, sort, random access ---------------------------------------- */
+
+/* the seed's example: [-0, 1, 2, -3] on 16 ranks */
+static void test_bpc_table(void)
+{
+    static const int want[16] = { 9, 1, 13, 5, 11, 3, 15, 7, 8, 0, 12, 4, 10, 2, 14, 6 };
+    rtopo__coll_t c;
+    int r;
+
+    memset(&c, 0, sizeof(c));
+    CU_ASSERT_FATAL(rtopo__bpc_parse("[-0, 1, 2, -3]", 4, &c) == RTOPO_OK);
+    for (r = 0; r < 16; r++)
+        TU_CHECK(rtopo__bpc_dest(&c, r) == want[r], "[-0, 1, 2, -3]: rank %d to %d, "
+                 "expected %d", r, rtopo__bpc_dest(&c, r), want[r]);
+}
+
+static void bpc_coll(rtopo__coll_t *c, int algo, uint64_t bytes)
+{
+    memset(c, 0, sizeof(*c));
+    c->op = RTOPO__COLL_BPC;
+    c->algo = algo;
+    c->dtype = RTOPO_INT32;
+    c->count = bytes;
+    c->esize = 1;
+    c->chunks = 1;
+}
+
+/* a random vector of k bits: a random permutation, random complements */
+static void bpc_random(rtopo__coll_t *c, int k)
+{
+    int i, j, v;
+
+    for (i = 0; i < k; i++)
+        c->bpc_to[i] = (int8_t)i;
+    for (i = k - 1; i > 0; i--) {
+        j = (int)(rnd() % (unsigned)(i + 1));
+        v = c->bpc_to[i];
+        c->bpc_to[i] = c->bpc_to[j];
+        c->bpc_to[j] = (int8_t)v;
+    }
+    c->bpc_bits = k;
+    c->bpc_neg = k ? rnd() & ((1u << k) - 1) : 0;
+}
+
+/* Every named vector, the seed's and random ones on t (p = 2^k); on the
+ * OTIS topologies their moves: at most one OTIS move (one exactly when a
+ * record changes group) and at most 4(s-1) electronic steps (OTIS-mesh,
+ * MIMD: rows and columns of every route move in the same steps) or
+ * 2 log2(n) (OTIS-hypercube) */
+static void bpc_topo(const rtopo__tdesc_t *t, int nrandom)
+{
+    static const char *const named[6] = { "identity", "reversal", "shuffle", "unshuffle",
+                                          "transpose", "[-0, 1, 2, -3]" };
+    rtopo__coll_t c;
+    rtopo__sched_t *s;
+    rtopo__moves_t mv;
+    int k = 0, v, r, cross, lim, om = t->kind == RTOPO__TOPO_OTIS_MESH;
+    int otis = om || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+
+    while ((1 << k) < t->p)
+        k++;
+    budget_topo();
+    for (v = 0; v < 6 + nrandom && fails_left > 0; v++) {
+        bpc_coll(&c, algos[v % 3], 1 + rnd() % 40);
+        if (v < 6) {
+            if ((v == 4 && k % 2) || (v == 5 && k != 4))
+                continue;
+            CU_ASSERT_FATAL(rtopo__bpc_parse(named[v], k, &c) == RTOPO_OK);
+        } else {
+            bpc_random(&c, k);
+        }
+        s = NULL;
+        if (coll_run(t, &c, &s) || !s) {
+            rtopo__sched_free(s);
+            continue;
+        }
+        rtopo__sched_moves(s, &mv);
+        rtopo__sched_free(s);
+        for (r = 0, cross = 0; otis && r < t->p; r++)
+            cross |= r / t->n != rtopo__bpc_dest(&c, r) / t->n;
+        if (!otis) {
+            TU_CHECK(mv.electronic == 0 && mv.otis == 0 && mv.other <= 1, "%s: moves "
+                     "electronic %u otis %u other %u (one DIRECT step at most)",
+                     cdesc(t, &c), mv.electronic, mv.otis, mv.other);
+            continue;
+        }
+        lim = om ? 4 * (isqrt(t->n) - 1) : 0;
+        if (!om)
+            while ((1 << lim) < t->n)
+                lim++;
+        if (!om)
+            lim *= 2;
+        TU_CHECK(mv.otis == (uint32_t)cross && mv.other == 0 &&
+                 mv.electronic <= (uint32_t)lim,
+                 "%s: moves electronic_simd %u, electronic %u, otis %u, other %u; "
+                 "expected at most %d electronic (MIMD), %d otis", cdesc(t, &c), mv.electronic_simd,
+                 mv.electronic, mv.otis, mv.other, lim, cross);
+    }
+    /* 0 bytes move nothing */
+    bpc_coll(&c, RTOPO_COLL_AUTO, 0);
+    bpc_random(&c, k);
+    s = NULL;
+    if (TU_CHECK(rtopo__sched_coll(t, &c, NULL, &s) == RTOPO_OK && s, "%s: build: %s",
+                 cdesc(t, &c), rtopo_last_error()))
+        TU_CHECK(s->nxfers == 0 && s->nhops == 0 && s->nsteps == 0, "%s: %u transfers, "
+                 "%u hops, %u steps", cdesc(t, &c), s->nxfers, s->nhops, s->nsteps);
+    rtopo__sched_free(s);
+}
+
+static void test_bpc(void)
+{
+    rtopo__tdesc_t t;
+
+    budget_test();
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    bpc_topo(&t, 12);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    bpc_topo(&t, 6);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 1, 1, 0);
+    bpc_topo(&t, 2);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 16, 4, 0);
+    bpc_topo(&t, 12);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    bpc_topo(&t, 6);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 256, 16, 0);
+    bpc_topo(&t, 4);
+    tdesc(&t, RTOPO__TOPO_RING, 16, 16, 0);
+    bpc_topo(&t, 8);
+    tdesc(&t, RTOPO__TOPO_RING, 2, 2, 0);
+    bpc_topo(&t, 2);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0);
+    bpc_topo(&t, 8);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 32, 5, 0);
+    bpc_topo(&t, 6);
+}
+
+/* sort keys: a few values repeated (duplicates), the extremes, and for
+ * the floating types NaN, +-inf and -0.0; the rest of a record random */
+static void sort_fill(cbufs_t *b, const rtopo__coll_t *c)
+{
+    uint64_t i;
+    int r;
+
+    for (r = 0; r < b->p; r++)
+        for (i = 0; i < c->count; i++) {
+            uint8_t *d = cb_send(b, r) + i * c->esize;
+            unsigned x = rnd() % 16;
+            long v = (long)(rnd() % 9) - 4;
+
+            switch (c->dtype) {
+            case RTOPO_INT32: {
+                int32_t k = x == 0 ? INT32_MIN : x == 1 ? INT32_MAX : (int32_t)v;
+
+                memcpy(d, &k, sizeof k);
+                break;
+            }
+            case RTOPO_INT64: {
+                int64_t k = x == 0 ? INT64_MIN : x == 1 ? INT64_MAX : v;
+
+                memcpy(d, &k, sizeof k);
+                break;
+            }
+            case RTOPO_FLOAT: {
+                float k = x == 0 ? -1.0f / 0.0f : x == 1 ? 1.0f / 0.0f : x == 2 ? 0.0f / 0.0f :
+                          x == 3 ? -0.0f : (float)v * 0.5f;
+
+                if (x == 2 && rnd() % 2)
+                    k = -k;
+                memcpy(d, &k, sizeof k);
+                break;
+            }
+            default: {
+                double k = x == 0 ? -1.0 / 0.0 : x == 1 ? 1.0 / 0.0 : x == 2 ? 0.0 / 0.0 :
+                           x == 3 ? -0.0 : (double)v * 0.25;
+
+                if (x == 2 && rnd() % 2)
+                    k = -k;
+                memcpy(d, &k, sizeof k);
+                break;
+            }
+            }
+        }
+}
+
+static void sort_coll(rtopo__coll_t *c, int algo, int dtype, uint64_t count, size_t extra,
+                      int desc)
+{
+    memset(c, 0, sizeof(*c));
+    c->op = RTOPO__COLL_SORT;
+    c->algo = algo;
+    c->dtype = dtype;
+    c->count = count;
+    c->esize = rtopo__dtype_size(dtype) + extra;
+    c->desc = desc;
+    c->chunks = 1;
+}
+
+/* every algorithm, key type and direction, counts 0, 1, 3, 50 and 451 on
+ * an OTIS-mesh of 16 ranks; fewer cases on other topologies */
+static void test_sort(void)
+{
+    static const uint64_t cnt[5] = { 0, 1, 3, 50, 451 };
+    static const size_t extra[4] = { 0, 4, 9, 16 };
+    static const int kinds[][3] = {   /* kind, p, a */
+        { RTOPO__TOPO_OTIS_HYPERCUBE, 16, 4 }, { RTOPO__TOPO_HYPERCUBE, 8, 3 },
+        { RTOPO__TOPO_MESH, 12, 3 }, { RTOPO__TOPO_RING, 6, 6 }, { RTOPO__TOPO_RING, 1, 1 },
+        { RTOPO__TOPO_OTIS_MESH, 81, 9 },
+    };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    int ai, di, ci, desc;
+    size_t i;
+
+    budget_test();
+    fill_hook = sort_fill;
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    budget_topo();
+    for (ai = 0; ai < 3; ai++)
+        for (di = 0; di < 4; di++)
+            for (desc = 0; desc < 2; desc++)
+                for (ci = 0; ci < 5; ci++) {
+                    sort_coll(&c, algos[ai], dtypes[di], cnt[ci], extra[(ci + di) % 4], desc);
+                    coll_run(&t, &c, NULL);
+                }
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && fails_left > 0; i++) {
+        tdesc(&t, kinds[i][0], kinds[i][1], kinds[i][2], kinds[i][0] == RTOPO__TOPO_MESH ?
+              4 : 0);
+        budget_topo();
+        for (ai = 0; ai < 3; ai++)
+            for (di = 0; di < 4; di++) {
+                uint64_t k = kinds[i][1] > 16 ? 1 + rnd() % 8 : 1 + rnd() % 60;
+
+                sort_coll(&c, algos[ai], dtypes[di], k, extra[rnd() % 4], (ai + di) % 2);
+                coll_run(&t, &c, NULL);
+            }
+    }
+    fill_hook = NULL;
+}
+
+/* SPEC 5.5 (seed 004's Fig. 4): the column sort of a 6 x 3 matrix after
+ * every step */
+static const int64_t fig4[8][18] = {
+    { 7, 9, 12, 4, 16, 1, 18, 5, 14, 2, 17, 8, 15, 11, 6, 10, 3, 13 },
+    { 2, 3, 1, 4, 5, 6, 7, 9, 8, 10, 11, 12, 15, 16, 13, 18, 17, 14 },
+    { 2, 4, 7, 10, 15, 18, 3, 5, 9, 11, 16, 17, 1, 6, 8, 12, 13, 14 },
+    { 1, 4, 7, 2, 5, 8, 3, 6, 9, 10, 13, 14, 11, 15, 17, 12, 16, 18 },
+    { 1, 3, 11, 4, 6, 15, 7, 9, 17, 2, 10, 12, 5, 13, 16, 8, 14, 18 },
+    { 1, 14, 11, 2, 13, 12, 4, 10, 15, 5, 9, 16, 7, 6, 17, 8, 3, 18 },
+    { 1, 11, 14, 2, 12, 13, 4, 10, 15, 5, 9, 16, 6, 7, 17, 3, 8, 18 },
+    { 1, 7, 13, 2, 8, 14, 3, 9, 15, 4, 10, 16, 5, 11, 17, 6, 12, 18 },
+};
+
+static void test_colsort_fig4(void)
+{
+    int64_t a[18];
+    int st, i;
+
+    for (st = 0; st <= 7; st++) {
+        memcpy(a, fig4[0], sizeof(a));
+        if (!TU_CHECK(rtopo__colsort_steps(a, 6, 3, st) == RTOPO_OK, "steps 1..%d: %s", st,
+                      rtopo_last_error()))
+            continue;
+        for (i = 0; i < 18; i++)
+            if (!TU_CHECK(a[i] == fig4[st][i], "after step %d: row %d column %d is %" PRId64
+                          ", the figure has %" PRId64, st, i / 3, i % 3, a[i], fig4[st][i]))
+                break;
+    }
+    TU_CHECK(rtopo__colsort_steps(a, 6, 3, 8) == RTOPO_ERR_INVAL, "8 steps accepted");
+    TU_CHECK(rtopo__colsort_steps(a, 0, 3, 1) == RTOPO_ERR_INVAL, "0 rows accepted");
+}
+
+/* the schedule (TOPO, columns of 6) on 3 ranks holding the figure's
+ * columns: rank j ends with 6j+1 .. 6j+6; with the reference too */
+static void test_colsort_sched(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__sched_t *s = NULL;
+    cbufs_t b;
+    uint64_t size[RTOPO__BUF_COUNT];
+    int r, i;
+
+    tdesc(&t, RTOPO__TOPO_RING, 3, 3, 0);
+    sort_coll(&c, RTOPO_COLL_TOPO, RTOPO_INT64, 6, 0, 0);
+    c.mm = 6;
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, NULL, &s) == RTOPO_OK && s);
+    TU_CHECK(s->algo == RTOPO_COLL_TOPO, "built algo %d", s->algo);
+    TU_CHECK(rtopo__sched_validate(s) == RTOPO_OK, "invalid: %s", rtopo_last_error());
+    size[RTOPO__BUF_SEND] = size[RTOPO__BUF_RECV] = 48;
+    size[RTOPO__BUF_TMP] = s->tmp_bytes;
+    CU_ASSERT_FATAL(cbufs_init(&b, 3, 48, 48, s->tmp_bytes) == 0);
+    cbufs_fill(&b, &c);
+    for (r = 0; r < 3; r++)
+        for (i = 0; i < 6; i++)
+            memcpy(cb_send(&b, r) + 8 * i, &fig4[0][i * 3 + r], 8);
+    TU_CHECK(rtopo__coll_ref(&t, &c, (uint8_t *const *const *)b.bufs, b.out) == RTOPO_OK,
+             "reference: %s", rtopo_last_error());
+    TU_CHECK(rtopo__sim_exec_sized(s, (uint8_t *const *const *)b.bufs, size) == RTOPO_OK,
+             "execution: %s", rtopo_last_error());
+    for (r = 0; r < 3; r++)
+        for (i = 0; i < 6; i++) {
+            TU_CHECK(ld64(cb_recv(&b, r) + 8 * i) == 6 * r + i + 1, "rank %d record %d: %"
+                     PRId64 ", expected %d", r, i, ld64(cb_recv(&b, r) + 8 * i), 6 * r + i + 1);
+            TU_CHECK(ld64(b.out[r] + 8 * i) == 6 * r + i + 1, "reference rank %d record %d: %"
+                     PRId64 ", expected %d", r, i, ld64(b.out[r] + 8 * i), 6 * r + i + 1);
+        }
+    cbufs_free(&b);
+    rtopo__sched_free(s);
+}
+
+/* random targets (collisions, -1 and other negatives) of random_write /
+ * random_read on OTIS-meshes n = 1, 4, 9, 16, records of 1, 8, 24 bytes
+ * (n = 16: 8 bytes only) */
+static void test_random_access(void)
+{
+    static const int ns[4] = { 1, 4, 9, 16 };
+    static const size_t recs[3] = { 1, 8, 24 };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    int64_t dest[256];
+    int32_t sel[256];
+    char what[96];
+    int ni, op, ri, v, r;
+
+    budget_test();
+    memset(sel, 0, sizeof(sel));
+    for (ni = 0; ni < 4 && fails_left > 0; ni++) {
+        /* the schedules hold sorts of every rank: few cases at n >= 9 */
+        int n = ns[ni], p = n * n, reps = n >= 9 ? 1 : 3;
+
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, p, n, 0);
+        budget_topo();
+        for (op = RTOPO__COLL_RANDOM_WRITE; op <= RTOPO__COLL_RANDOM_READ; op++)
+            for (ri = n > 9 ? 1 : 0; ri < (n > 9 ? 2 : 3); ri++)
+                for (v = 0; v < reps; v++) {
+                    /* v 0: about half the ranks, few targets; 1: every rank,
+                     * anywhere; 2: about one in four */
+                    unsigned hot = 1 + rnd() % (unsigned)(p > 3 ? p / 3 : 1);
+                    int k = 0;
+
+                    for (r = 0; r < p; r++) {
+                        int on = v == 1 || rnd() % (v ? 4u : 2u) == 0;
+
+                        dest[r] = !on ? negative64() :
+                                  (int64_t)(rnd() % (v == 0 ? hot : (unsigned)p));
+                        k += on;
+                    }
+                    route_coll(&c, op, v % 2 ? RTOPO_COLL_AUTO : RTOPO_COLL_TOPO, recs[ri]);
+                    snprintf(what, sizeof(what), "%d of %d ranks %s, variant %d", k, p,
+                             op == RTOPO__COLL_RANDOM_WRITE ? "write" : "read", v);
+                    route_run(&t, &c, sel, dest, what, RTOPO_OK, NULL);
+                }
+    }
+}
+
 int tu_suite_coll(void)
 {
     CU_pSuite s = CU_add_suite("coll", NULL, NULL);
@@ -1741,7 +2117,14 @@ int tu_suite_coll(void)
         !CU_add_test(s, "routing: OTIS-mesh n = 1, 4, 9, 16", test_route_small) ||
         !CU_add_test(s, "routing: OTIS-mesh n = 64", test_route_64) ||
         !CU_add_test(s, "routing: moves", test_route_moves) ||
-        !CU_add_test(s, "routing: errors", test_route_errors))
+        !CU_add_test(s, "routing: errors", test_route_errors) ||
+        !CU_add_test(s, "bpc: the seed's table", test_bpc_table) ||
+        !CU_add_test(s, "bpc: vectors and moves", test_bpc) ||
+        !CU_add_test(s, "sort: column sort of SPEC 5.5 Fig. 4, step by step",
+                     test_colsort_fig4) ||
+        !CU_add_test(s, "sort: the schedule on Fig. 4", test_colsort_sched) ||
+        !CU_add_test(s, "sort: algorithms, key types, counts", test_sort) ||
+        !CU_add_test(s, "random_write and random_read", test_random_access))
         return CU_get_error();
     return CUE_SUCCESS;
 }
