@@ -175,8 +175,14 @@ static int error_mode(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *mode)
         st = rtopo_shift(t, sb, rb, bytes, 1);
         printf("rank %d: die -> %s after %.2f s\n", rank, rtopo_err_name(st), now() - t0);
         fflush(stdout);
-        if (st == RTOPO_OK && rank != 0 && rank != 2)
+        if (st == RTOPO_OK && rank != 0 && rank != 2) {
+            /* done before it heard of rank 1: it leaves only once the job
+             * knows (a barrier fails), so that the launcher sees rank 1's
+             * exit first and names it */
+            if (rtopo_barrier(ctx) != RTOPO_ERR_PEER)
+                return 1;
             return 0;
+        }
         return st == RTOPO_ERR_PEER ? 0 : 1;
     }
     if (!strcmp(mode, "sleep")) {
