@@ -52,30 +52,34 @@ int rtopo__sched_add_kerns(rtopo__sched_t *s, uint32_t n, uint32_t *idx_p)
     return RTOPO_OK;
 }
 
-static int rtopo__deps_reserve(rtopo__sched_t *s, size_t more, size_t *cap)
+/* Room for more edges; the capacity grows geometrically. */
+static int rtopo__deps_reserve(rtopo__sched_t *s, size_t more)
 {
     rtopo__dep_t *d;
     size_t want = (size_t)s->ndeps + more;
 
-    if (want <= *cap)
+    if (want <= s->deps_cap)
         return RTOPO_OK;
     if (want > UINT32_MAX)
         return rtopo__error(RTOPO_ERR_NOMEM, "too many edges");
-    if (want < 2 * *cap)
-        want = 2 * *cap;
+    if (want < 2 * (size_t)s->deps_cap)
+        want = 2 * (size_t)s->deps_cap;
+    if (want < 64)
+        want = 64;
+    if (want > UINT32_MAX)
+        want = UINT32_MAX;
     d = realloc(s->deps, want * sizeof(*d));
     if (!d)
         return rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", want);
     s->deps = d;
-    *cap = want;
+    s->deps_cap = (uint32_t)want;
     return RTOPO_OK;
 }
 
 int rtopo__sched_add_dep(rtopo__sched_t *s, int rank, uint32_t pred, uint32_t succ,
                          int kind)
 {
-    size_t cap = s->ndeps;
-    int st = rtopo__deps_reserve(s, 1, &cap);
+    int st = rtopo__deps_reserve(s, 1);
 
     if (st)
         return st;
@@ -167,7 +171,7 @@ static void rtopo__acc_put(rtopo__acc_t *a, size_t *n, int rank, uint32_t step, 
 int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
 {
     rtopo__acc_t *acc;
-    size_t n = 0, cap = s->ndeps, i, j, b, e, w;
+    size_t n = 0, i, j, b, e, w;
     uint32_t id;
     int st = RTOPO_OK;
 
@@ -209,7 +213,10 @@ int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
         for (j = b; j < e; j++) {
             const rtopo__acc_t *y = &acc[j];
 
-            for (i = b; i < j; i++) {
+            /* latest first: a write that covers all of y's range is
+             * itself ordered after every earlier access that overlaps
+             * y, so the scan stops there (no transitive edges) */
+            for (i = j; i-- > b;) {
                 const rtopo__acc_t *x = &acc[i];
                 int kind;
 
@@ -226,10 +233,12 @@ int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
                 }
                 kind = x->write && y->write ? RTOPO__DEP_WAW :
                        x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
-                if ((st = rtopo__deps_reserve(s, 1, &cap)))
+                if ((st = rtopo__deps_reserve(s, 1)))
                     goto out;
                 s->deps[s->ndeps++] = (rtopo__dep_t){ y->rank, x->node, y->node,
                                                       (uint32_t)kind };
+                if (x->write && x->off <= y->off && x->off + x->len >= y->off + y->len)
+                    break;
             }
         }
     }
@@ -246,7 +255,7 @@ int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
         for (i = 1; i < n; i++) {
             if (acc[i].rank != acc[i - 1].rank)
                 continue;
-            if ((st = rtopo__deps_reserve(s, 1, &cap)))
+            if ((st = rtopo__deps_reserve(s, 1)))
                 goto out;
             s->deps[s->ndeps++] = (rtopo__dep_t){ acc[i].rank, acc[i - 1].node,
                                                   acc[i].node, RTOPO__DEP_PORT };

@@ -302,6 +302,7 @@ typedef struct rtopo__sched {
     uint32_t nhops;
     uint32_t nkerns;
     uint32_t ndeps;
+    uint32_t deps_cap;    /* entries allocated at deps */
     uint32_t nsteps;      /* lock-step rounds (max step + 1) */
     uint64_t tmp_bytes;   /* TMP scratch: the largest any rank needs */
     uint64_t *tmp_rank;   /* per rank TMP bytes, or NULL: tmp_bytes each */

@@ -267,6 +267,7 @@ printf '%s\n' "$out" | grep -q '^moves (SIMD)  *24 electronic, 1 OTIS' ||
     fail "text output: no 'moves (SIMD) 24 electronic, 1 OTIS'"
 
 # BPC, sort and random access against the reference on otis-mesh:4 and :16
+# (random access on :64 too)
 for n in 4 16; do
     run "bpc reversal n $n" bpc --topo "otis-mesh:$n" --count 3
     [ "$(field otis_moves)" -le 1 ] || fail "bpc reversal n $n: $(field otis_moves) OTIS moves"
@@ -282,6 +283,10 @@ for n in 4 16; do
     run "random_write n $n" random_write --topo "otis-mesh:$n" --record 24
     run "random_read n $n" random_read --topo "otis-mesh:$n" --record 1
 done
+# and on 4096 ranks (otis-mesh:64): each whole schedule, sort included,
+# simulated in one process (about 10 s and 2 GB for the read)
+run "random_write n 64" random_write --topo otis-mesh:64 --record 8
+run "random_read n 64" random_read --topo otis-mesh:64 --record 4
 
 # bad arguments: exit status 2
 for args in "bpc --topo otis-mesh:4 --vector '[0, 1]'" "bpc --topo ring:6" \
