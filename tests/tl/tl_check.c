@@ -510,7 +510,6 @@ static void teardown(void)
 
 /* ---- checks: control messages --------------------------------------------- */
 
-
 static void *sctx(int kind, int n)
 {
     return (void *)(uintptr_t)(0x1000000u * kind + n + 1);
