@@ -666,10 +666,15 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
         rtopo__error(st, "shm_open(%s): %m", t->name);
         goto err;
     }
-    /* the lock says we live: taken before anything else is written */
-    if (flock(t->fd, LOCK_EX | LOCK_NB)) {
-        rtopo__error(st, "flock(%s): %m", t->name);
-        goto err_unlink;
+    /* the lock says we live: taken before anything else is written.
+     * Another process's stale sweep (shm_sweep_stale) may hold it for an
+     * instant, between our shm_open and here: wait for that, boundedly. */
+    for (i = 0; flock(t->fd, LOCK_EX | LOCK_NB); i++) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || i >= 2000) {
+            rtopo__error(st, "flock(%s): %m", t->name);
+            goto err_unlink;
+        }
+        usleep(500);
     }
     if (fchmod(t->fd, 0600) || ftruncate(t->fd, (off_t)t->seg_size)) {
         rtopo__error(st, "sizing %s to %zu bytes: %m", t->name, t->seg_size);
