@@ -40,3 +40,13 @@ const struct rtopo__tl_ops *rtopo__tl_find(const char *transport)
             return ops;
     return NULL;
 }
+
+void rtopo__tl_job_size(int nranks)
+{
+    const struct rtopo__tl_ops *ops;
+    int i;
+
+    for (i = 0; (ops = rtopo__tl_get(i)) != NULL; i++)
+        if (RTOPO__TL_HAS(ops, job_size))
+            ops->job_size(nranks);
+}

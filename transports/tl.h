@@ -148,6 +148,13 @@ struct rtopo__tl_ops {
      * (or absent, see size) where the engine's own checks are enough. */
     int (*set_auth)(struct rtopo__tl *tl, int peer, const void *key, size_t len);
     /* methods above are valid for version 1 */
+
+    /* the number of ranks of the job, told to every backend (through
+     * rtopo__tl_job_size) before the engine calls available() or open();
+     * a backend whose library sizes what it sets up at its first use
+     * passes it on.  NULL (or absent) where nothing depends on it. */
+    void (*job_size)(int nranks);
+    /* methods above are valid for version 2 */
 };
 
 /* does this table have slot `op` (tables of an older version end before)? */
@@ -165,5 +172,7 @@ extern const struct rtopo__tl_ops rtopo__tl_shm;
 const struct rtopo__tl_ops *rtopo__tl_find(const char *transport);
 /* Iterate registered backends (i from 0); NULL past the end. */
 const struct rtopo__tl_ops *rtopo__tl_get(int i);
+/* Tell every built backend that has job_size the size of the job. */
+void rtopo__tl_job_size(int nranks);
 
 #endif

@@ -41,17 +41,12 @@ field() {
 rows=""
 ran=0
 failed=0
-# ofi:rxm is left out by default.  libfabric's rxm (1.17) keeps a message
-# that arrives before a receive is posted in a buffer of its own and posts
-# a new one in its place, so a flood faster than a rank drains it grows
-# rxm's receive pool, 16 MiB (1024 buffers of 16 KiB) at a time, before
-# the engine sees and drops the messages; no rxm setting bounds that
-# (receive and send queue sizes, buffer size, shared receive context and
-# dynamic receive buffers change nothing); rxm's connection completion
-# ring, sized for FI_UNIVERSE_SIZE peers (1024 by default, 12 MiB), is
-# also walked into resident memory by a flood.  INTRUDER_TRANSPORTS
-# selects rxm for a run by hand.
-for tr in ${INTRUDER_TRANSPORTS:-ofi:tcp}; do
+# On ofi:rxm, what an attack makes resident comes from libfabric's pools
+# and queues, allocated at set-up and touched as they turn; rxm's connection
+# completion queue is sized by FI_UNIVERSE_SIZE, which the engine sets to
+# the job's size (ofi_tl.c), without which it alone adds about 12 MiB.
+# INTRUDER_TRANSPORTS selects the transports.
+for tr in ${INTRUDER_TRANSPORTS:-ofi:rxm ofi:tcp}; do
     if ! "$INFO" --check "$tr" >/dev/null 2>&1; then
         echo "== $tr: not usable here (rtopo-info --check): skipped"
         rows="$rows$tr skipped - - - - - - - -

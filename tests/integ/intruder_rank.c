@@ -5,7 +5,7 @@
  *                                                    [--wait-ms MS]
  *   (defaults: 300 shifts, 10 ms naps: about 3.5 s; 15 s waits)
  *
- * Every rank shifts a ring by one, N times (after 6 warm-up shifts), sizes
+ * Every rank shifts a ring by one, N times (after 60 warm-up shifts), sizes
  * cycling 8 B, 4 KiB, 64 KiB, from registered and unregistered buffers in
  * turn, each with fresh data that depends on the sender and the iteration,
  * and checks every byte it receives and that nothing beyond the data was
@@ -44,7 +44,7 @@
 #include "integ_util.h"
 
 #define NSIZES 3
-#define WARMUP 6          /* every size, registered and not */
+#define WARMUP 60         /* every size, registered and not, 10 times */
 #define CAP    65536u     /* the largest size */
 #define GUARD  4096u      /* checked to stay untouched after the data */
 #define POISON 0xA5

@@ -208,6 +208,29 @@ static int ofi_available(const char *transport)
     return 1;
 }
 
+/* libfabric sizes some of what a provider sets up by FI_UNIVERSE_SIZE,
+ * read once, at the library's first call: rxm's connection completion
+ * queue has room for the receive and send queues of every possible peer,
+ * 1024 peers unless told.  That queue is allocated in full and its pages are touched as the
+ * queue turns, so a flood from outside the job (or just a long run) makes
+ * about 12 MiB of it resident.  Tell libfabric the job's size instead,
+ * unless the user did; only ever less than libfabric's default, and in
+ * vain when something in the process has called libfabric before. */
+#define OFI_UNIVERSE_MIN 16
+#define OFI_UNIVERSE_DEFAULT 1024
+
+static void ofi_job_size(int nranks)
+{
+    char v[16];
+    int u = nranks < OFI_UNIVERSE_MIN ? OFI_UNIVERSE_MIN : nranks;
+
+    if (nranks <= 0 || u >= OFI_UNIVERSE_DEFAULT || getenv("FI_UNIVERSE_SIZE"))
+        return;
+    snprintf(v, sizeof(v), "%d", u);
+    if (setenv("FI_UNIVERSE_SIZE", v, 0) == 0)
+        rtopo__debug("FI_UNIVERSE_SIZE=%s (the job's size)", v);
+}
+
 static struct ofi_op *ofi_op_get(struct ofi_tl *t, int kind, int peer, void *ctx)
 {
     struct ofi_op *op = t->free_ops;
@@ -968,4 +991,5 @@ const struct rtopo__tl_ops rtopo__tl_ofi = {
     .poll = ofi_poll,
     .wait = ofi_wait,
     .info = ofi_info,
+    .job_size = ofi_job_size,
 };
