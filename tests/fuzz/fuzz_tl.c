@@ -405,6 +405,11 @@ const struct rtopo__tl_ops *rtopo__tl_get(int i)
     return i == 0 ? &fz_ops : NULL;
 }
 
+void rtopo__tl_job_size(int nranks)
+{
+    (void)nranks;
+}
+
 /* runtime/boot_pmix.c is not linked in (boot.c names it with HAVE_PMIX) */
 int rtopo__boot_pmix_open(int timeout_ms, struct rtopo__boot **boot_p)
 {

@@ -3,7 +3,7 @@
  * messages over libfabric (run by intruder.sh).
  *
  *   intruder [--seconds S] [--wait-ms MS] [--first-seq N] [--kinds LIST] [FILE]
- *   (FILE: $INTRUDER_ADDRS; LIST: some of eager,rtr,abort,flood,odd; all
+ *   (FILE: $INTRUDER_ADDRS; LIST: some of eager,rtr,abort,flood,odd,write; all
  *   by default)
  *
  * It does not know the job secret, is not started by rtopo-run and links
@@ -28,12 +28,18 @@
  *    window with a guessed key;
  *  - ABORT with status 0 (RTOPO_OK) and with RTOPO_ERR_PEER;
  *  - a flood of 4 KiB EAGER for far-future seqs (2001..4000 and random);
- *  - a few with src = v itself and src out of range.
+ *  - a few with src = v itself and src out of range;
+ *  - in the second half of the attack (a provider may drop the connection
+ *    of a write under a bad key, which would weaken the rest): RDMA writes
+ *    of 4 KiB of 0xEE straight into the rank's memory, at offset 0 (or
+ *    address 0 where addresses are virtual) of keys 0..63, with and
+ *    without immediate data: no engine message at all, only keys guessed
+ *    as small integers.
  * Sends that the provider cannot take yet (-FI_EAGAIN) are retried while
  * the CQ is driven, for at most 50 ms each (a rank that does not poll then
  * costs nothing more); then it waits for its sends to complete, creates
  * FILE.done and prints
- *   INTRUDER sent=N eager=N rtr=N abort=N flood=N odd=N skipped=N
+ *   INTRUDER sent=N eager=N rtr=N abort=N flood=N odd=N write=N skipped=N
  *            completed=N cq_errors=N secs=S
  * Exit 0 when it could run the attack (whatever the ranks did), 1 when it
  * could not set up (no file, no provider, no endpoint).
@@ -52,6 +58,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 #include "rtopo_int.h"     /* rtopo__msg_t and the message types only */
 
 #define MAXR    64
@@ -94,7 +101,7 @@ static struct {
     fi_addr_t peer[MAXR];
     size_t inject;
     /* counts */
-    unsigned long sent, eager, rtr, abort_, flood, odd, skipped, completed, cq_errors;
+    unsigned long sent, eager, rtr, abort_, flood, odd, write, skipped, completed, cq_errors;
 } I;
 
 static double now_s(void)
@@ -258,7 +265,7 @@ static int setup(const struct target *t)
     I.bufs = calloc(NBUF, I.bufsize);
     if (!I.bufs)
         return -1;
-    ret = fi_mr_reg(I.domain, I.bufs, NBUF * I.bufsize, FI_SEND, 0,
+    ret = fi_mr_reg(I.domain, I.bufs, NBUF * I.bufsize, FI_SEND | FI_WRITE, 0,
                     (I.info->domain_attr->mr_mode & FI_MR_PROV_KEY) ? 0 : 1, 0, &I.mr, NULL);
     if (!ret && (I.info->domain_attr->mr_mode & FI_MR_ENDPOINT)) {
         ret = fi_mr_bind(I.mr, &I.ep->fid, 0);
@@ -361,6 +368,52 @@ static int send_msg(int r, const void *msg, size_t len, double deadline)
     }
 }
 
+/* an RDMA write of len bytes (at most the buffer size) of 0xEE to rank r,
+ * key `key`, offset or address 0, with immediate data when imm is set; 1
+ * handed to the provider, 0 not */
+static int write_msg(int r, uint64_t key, size_t len, int imm, double deadline)
+{
+    double give_up = now_s() + 0.05;
+    ssize_t ret;
+    int b;
+
+    if (give_up > deadline)
+        give_up = deadline;
+    for (;;) {
+        while (I.nfree == 0) {
+            drive_cq();
+            if (I.nfree == 0 && now_s() > give_up) {
+                I.skipped++;
+                return 0;
+            }
+        }
+        b = I.freelist[--I.nfree];
+        memset(I.bufs + (size_t)b * I.bufsize, 0xEE, len);
+        if (imm)
+            ret = fi_writedata(I.ep, I.bufs + (size_t)b * I.bufsize, len, fi_mr_desc(I.mr),
+                               (uint64_t)(uint32_t)rnd64(), I.peer[r], 0, key,
+                               &I.ctx[b].fctx);
+        else
+            ret = fi_write(I.ep, I.bufs + (size_t)b * I.bufsize, len, fi_mr_desc(I.mr),
+                           I.peer[r], 0, key, &I.ctx[b].fctx);
+        if (ret == 0) {
+            I.sent++;
+            return 1;
+        }
+        I.freelist[I.nfree++] = b;
+        if (ret != -FI_EAGAIN) {
+            if (!I.cq_errors++)
+                fprintf(stderr, "intruder: write to rank %d: %s\n", r, fi_strerror((int)-ret));
+            return 0;
+        }
+        drive_cq();
+        if (now_s() > give_up) {
+            I.skipped++;
+            return 0;
+        }
+    }
+}
+
 static uint64_t forged_auth(void)
 {
     return (rnd64() & 1) ? rnd64() : 0;
@@ -372,8 +425,9 @@ int main(int argc, char **argv)
     double seconds = 3.0, start, deadline, end;
     int wait_ms = 20000, i, r, p;
     unsigned long round = 0, flood_seq = 0, first = 0;
-    const char *kinds = "eager,rtr,abort,flood,odd";
-    int k_eager, k_rtr, k_abort, k_flood, k_odd;
+    const char *kinds = "eager,rtr,abort,flood,odd,write";
+    int k_eager, k_rtr, k_abort, k_flood, k_odd, k_write;
+    unsigned long nwrite = 0;
     char aux[4200];
     struct target T;
     union {
@@ -395,7 +449,7 @@ int main(int argc, char **argv)
             path = argv[i];
         else {
             fprintf(stderr, "usage: %s [--seconds S] [--wait-ms MS] [--first-seq N] "
-                    "[--kinds eager,rtr,abort,flood,odd] [FILE]\n", argv[0]);
+                    "[--kinds eager,rtr,abort,flood,odd,write] [FILE]\n", argv[0]);
             return 2;
         }
     }
@@ -409,6 +463,7 @@ int main(int argc, char **argv)
     k_abort = strstr(kinds, "abort") != NULL;
     k_flood = strstr(kinds, "flood") != NULL;
     k_odd = strstr(kinds, "odd") != NULL;
+    k_write = strstr(kinds, "write") != NULL;
     /* the file appears whole (written to .tmp, then renamed) */
     end = now_s() + wait_ms / 1000.0;
     while (access(path, F_OK) != 0 || parse(path, &T) != 0) {
@@ -499,6 +554,13 @@ int main(int argc, char **argv)
                     memset(u.raw + RTOPO__MSG_HDR, 0xEE, 8);
                     I.odd += send_msg(r, u.raw, RTOPO__MSG_HDR + 8, deadline);
                 }
+                if (k_write && seq % 4 == 1 && now_s() > start + seconds / 2) {
+                    /* into the rank's memory, under a guessed key */
+                    I.write += write_msg(r, nwrite % 64, FLOOD_PAYLOAD < I.bufsize ?
+                                         FLOOD_PAYLOAD : I.bufsize, (nwrite / 64) % 2,
+                                         deadline);
+                    nwrite++;
+                }
                 /* the flood: 4 KiB for operations far ahead, kept if accepted */
                 if (!k_flood)
                     continue;
@@ -532,9 +594,9 @@ int main(int argc, char **argv)
         drive_cq();
         nap_ms(1);
     }
-    printf("INTRUDER sent=%lu eager=%lu rtr=%lu abort=%lu flood=%lu odd=%lu skipped=%lu "
-           "completed=%lu cq_errors=%lu rounds=%lu secs=%.2f\n", I.sent, I.eager, I.rtr,
-           I.abort_, I.flood, I.odd, I.skipped, I.completed, I.cq_errors, round,
+    printf("INTRUDER sent=%lu eager=%lu rtr=%lu abort=%lu flood=%lu odd=%lu write=%lu "
+           "skipped=%lu completed=%lu cq_errors=%lu rounds=%lu secs=%.2f\n", I.sent, I.eager,
+           I.rtr, I.abort_, I.flood, I.odd, I.write, I.skipped, I.completed, I.cq_errors, round,
            now_s() - start);
     fflush(stdout);
     snprintf(aux, sizeof(aux), "%s.done", path);

@@ -1,12 +1,14 @@
 #!/bin/sh
 # A process outside the job, without the job secret, sends forged
 # engine control messages (EAGER with its own bytes, ABORT with status 0 and
-# RTOPO_ERR_PEER, RTR windows, a flood of far-future EAGER) to the ranks of
-# a 4-rank job that shifts a ring 300 times, on ofi:rxm and ofi:tcp.
+# RTOPO_ERR_PEER, RTR windows, a flood of far-future EAGER), and RDMA
+# writes under guessed keys, to the ranks of a 4-rank job that shifts a
+# ring 300 times, on ofi:rxm and ofi:tcp.
 # Passes when, on every transport that is usable here:
 #  - the job exits 0: every byte every rank received is right, every call
 #    returned RTOPO_OK;
-#  - the intruder handed more than 1000 messages to the provider;
+#  - the intruder handed more than 1000 messages to the provider, more
+#    than 100 of them writes;
 #  - every rank counted forged messages (they arrived and were dropped);
 #  - no rank's resident memory (VmRSS) grew by 1 MB or more from the end of
 #    the warm-up to the end of the attack.
@@ -23,6 +25,7 @@ ITERS=${INTRUDER_ITERS:-300}
 NAP_MS=${INTRUDER_NAP_MS:-10}
 SECS=${INTRUDER_SECONDS:-3}
 MIN_SENT=1000
+MIN_WRITES=100
 MAX_RSS_KB=1024
 
 if [ ! -x "$INTRUDER" ]; then
@@ -83,6 +86,9 @@ for tr in ${INTRUDER_TRANSPORTS:-ofi:rxm ofi:tcp}; do
     sent=$(field sent "$iline")
     sent=${sent:-0}
     [ "$sent" -gt $MIN_SENT ] || why="$why intruder-sent-only-$sent"
+    writes=$(field write "$iline")
+    writes=${writes:-0}
+    [ "$writes" -gt $MIN_WRITES ] || why="$why intruder-wrote-only-$writes"
 
     nres=0 okall=0 badall=0 failall=0 forged="" growmax=0 heapmax=0
     for r in $(seq 0 $((NP - 1))); do

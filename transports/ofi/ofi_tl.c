@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -81,7 +82,6 @@ struct ofi_tl {
     int mr_prov_key;
     int mr_endpoint;
     int mr_local;         /* FI_MR_LOCAL: sends need registered buffers */
-    uint64_t next_key;
     size_t ctrl_size;
     char *recv_bufs;
     struct fid_mr *recv_mr;
@@ -268,13 +268,28 @@ static int ofi_post_recv(struct ofi_tl *t, int i)
     return RTOPO_OK;
 }
 
+/* Where the provider takes the key it is asked for (no FI_MR_PROV_KEY:
+ * tcp, rxm, shm), a key is all it checks before it lets a write from any
+ * connection into the region, a connection from outside the job included.
+ * Keys are therefore drawn at random over the provider's key size (8 bytes
+ * on those), not counted up from 1, so they cannot be guessed; a key
+ * already in use is drawn again. */
 static int ofi_reg(struct ofi_tl *t, void *buf, size_t len, uint64_t access,
                    struct fid_mr **mr_p)
 {
-    uint64_t key = t->mr_prov_key ? 0 : t->next_key++;
-    int ret;
+    size_t ksize = t->info->domain_attr->mr_key_size;
+    uint64_t key = 0;
+    int ret, tries = 0;
 
-    ret = fi_mr_reg(t->domain, buf, len, access, 0, key, 0, mr_p, NULL);
+    do {
+        if (!t->mr_prov_key) {
+            if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key))
+                return rtopo__error(RTOPO_ERR_TRANSPORT, "getrandom: %m");
+            if (ksize > 0 && ksize < sizeof(key))
+                key &= ((uint64_t)1 << (8 * ksize)) - 1;
+        }
+        ret = fi_mr_reg(t->domain, buf, len, access, 0, key, 0, mr_p, NULL);
+    } while (ret == -FI_ENOKEY && !t->mr_prov_key && ++tries < 16);
     if (ret)
         return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_mr_reg of %zu bytes: %s",
                             len, fi_strerror(-ret));
@@ -427,7 +442,6 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->rank = params->rank;
     t->nranks = params->nranks;
     t->ctrl_size = params->ctrl_size;
-    t->next_key = 1;
 
     st = ofi_getinfo(params->name, &t->info, 0);
     if (st)
