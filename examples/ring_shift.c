@@ -4,7 +4,7 @@
  * Build against an installed rtopo and run four ranks on this machine:
  *
  *   cc -O2 ring_shift.c $(pkg-config --cflags --libs rtopo) -o ring_shift
- *   rtopo-run -n 4 ./ring_shift            (libfabric, tcp;ofi_rxm)
+ *   rtopo-run -n 4 ./ring_shift            (one machine: rtopo's own shm)
  *   rtopo-run -n 4 --transport ofi:shm ./ring_shift
  *
  * Each rank fills a buffer with its rank number and shifts it by every q

@@ -106,21 +106,45 @@ static inline struct ofi_tl *ofi_tl(struct rtopo__tl *tl)
     return (struct ofi_tl *)tl;
 }
 
-/* "ofi" -> tcp;ofi_rxm; "ofi:tcp" -> native tcp RDM; else the string */
-static const char *ofi_provider_of(const char *transport, int alt)
+/* The providers a transport string names, in order of preference:
+ * "ofi:tcp" the native tcp RDM provider ("tcp" from libfabric 1.18, "net"
+ * before); "ofi:rxm" tcp under rxm; "ofi" (and "auto") the native one
+ * where libfabric has it, else rxm: it is faster for messages up to tens
+ * of KiB, and an outsider's flood cannot make rxm's receive pool grow by
+ * 16 MiB steps; "ofi:X" provider X.  native[i]: candidate i must be
+ * the native tcp provider, not tcp under rxm.  Returns the count, 0 for a
+ * string that is not ours. */
+#define OFI_MAX_CAND 3
+
+static int ofi_candidates(const char *transport, const char *prov[OFI_MAX_CAND],
+                          int native[OFI_MAX_CAND])
 {
-    const char *p;
+    int n = 0, tcp = 0, rxm = 0;
 
     if (transport == NULL || !strcmp(transport, "ofi") || !strcmp(transport, "auto"))
-        return "tcp;ofi_rxm";
-    if (strncmp(transport, "ofi:", 4))
-        return NULL;
-    p = transport + 4;
-    if (!strcmp(p, "rxm"))
-        return "tcp;ofi_rxm";
-    if (!strcmp(p, "tcp"))
-        return alt ? "net" : "tcp";
-    return p;
+        tcp = rxm = 1;
+    else if (strncmp(transport, "ofi:", 4))
+        return 0;
+    else if (!strcmp(transport + 4, "rxm"))
+        rxm = 1;
+    else if (!strcmp(transport + 4, "tcp"))
+        tcp = 1;
+    else {
+        prov[0] = transport + 4;
+        native[0] = 0;
+        return 1;
+    }
+    if (tcp) {
+        prov[n] = "tcp";
+        native[n++] = 1;
+        prov[n] = "net";
+        native[n++] = 1;
+    }
+    if (rxm) {
+        prov[n] = "tcp;ofi_rxm";
+        native[n++] = 0;
+    }
+    return n;
 }
 
 static int ofi_match(const char *transport)
@@ -147,29 +171,27 @@ static struct fi_info *ofi_hints(const char *prov, int source)
     return hints;
 }
 
-/* fi_getinfo for the transport, trying the alternate name of "ofi:tcp"
- * and, first, with FI_SOURCE so that events name their peer */
+/* fi_getinfo for the transport: its candidate providers in turn, each
+ * first with FI_SOURCE so that events name their peer */
 static int ofi_getinfo(const char *transport, struct fi_info **info_p, int quiet)
 {
-    const char *prov;
+    const char *prov[OFI_MAX_CAND];
     struct fi_info *hints, *info = NULL;
-    int alt, source, ret = -FI_ENODATA;
-    int native = transport && !strcmp(transport, "ofi:tcp");
+    int native[OFI_MAX_CAND], n, c, source, ret = -FI_ENODATA;
 
-    for (alt = 0; alt < 2; alt++) {
-        prov = ofi_provider_of(transport, alt);
-        if (prov == NULL)
-            return RTOPO_ERR_INVAL;
-        if (alt && !strcmp(prov, ofi_provider_of(transport, 0)))
-            break;
+    n = ofi_candidates(transport, prov, native);
+    if (n == 0)
+        return RTOPO_ERR_INVAL;
+    for (c = 0; c < n && ret; c++) {
         for (source = 1; source >= 0; source--) {
-            hints = ofi_hints(prov, source);
+            hints = ofi_hints(prov[c], source);
             if (!hints)
                 return RTOPO_ERR_NOMEM;
             ret = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, hints, &info);
             fi_freeinfo(hints);
-            /* "ofi:tcp" means the native RDM provider, not tcp under rxm */
-            if (ret == 0 && native && strchr(info->fabric_attr->prov_name, ';')) {
+            /* the native provider, not tcp under rxm (libfabric < 1.18
+             * answers "tcp" with it) */
+            if (ret == 0 && native[c] && strchr(info->fabric_attr->prov_name, ';')) {
                 fi_freeinfo(info);
                 info = NULL;
                 ret = -FI_ENODATA;
@@ -177,8 +199,6 @@ static int ofi_getinfo(const char *transport, struct fi_info **info_p, int quiet
             if (ret == 0)
                 break;
         }
-        if (ret == 0)
-            break;
     }
     if (ret) {
         if (quiet)
@@ -186,13 +206,15 @@ static int ofi_getinfo(const char *transport, struct fi_info **info_p, int quiet
         return rtopo__error(RTOPO_ERR_TRANSPORT,
                             "libfabric provider '%s' with RDM endpoints, RMA write "
                             "and remote CQ data not found: %s (fi_info -l lists providers)",
-                            ofi_provider_of(transport, 0), fi_strerror(-ret));
+                            n > 1 && native[n - 1] == 0 ? "tcp or tcp;ofi_rxm" : prov[0],
+                            fi_strerror(-ret));
     }
     if (info->domain_attr->cq_data_size < 4) {
-        fi_freeinfo(info);
-        return quiet ? RTOPO_ERR_TRANSPORT :
+        ret = quiet ? RTOPO_ERR_TRANSPORT :
             rtopo__error(RTOPO_ERR_TRANSPORT, "provider '%s' carries no 4-byte "
-                         "remote CQ data", ofi_provider_of(transport, 0));
+                         "remote CQ data", info->fabric_attr->prov_name);
+        fi_freeinfo(info);
+        return ret;
     }
     *info_p = info;
     return RTOPO_OK;
