@@ -159,9 +159,7 @@ static int rtopo__shift_dim(rtopo_topo_t *t, int dim, const void *sendbuf, void 
 
     if (st)
         return st;
-    st = rtopo_wait(req);
-    rtopo_req_free(req);
-    return st;
+    return rtopo__req_finish(req);
 }
 
 int rtopo_shift_dim(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,

@@ -161,12 +161,8 @@ static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *s
     if (how == 2)
         return st;
     rtopo__ctx_enter(t->ctx);
-    st = rtopo__req_start_new(how ? req_p : &req);
+    st = how ? rtopo__req_start_new(req_p) : rtopo__req_block(req);
     rtopo__ctx_leave(t->ctx);
-    if (st || how)
-        return st;
-    st = rtopo_wait(req);
-    rtopo_req_free(req);
     return st;
 }
 

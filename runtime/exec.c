@@ -418,6 +418,19 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
             rtopo__stage_put(op->rs[i].stage);
         rtopo__mem_op_put(op->rs[i].opmem);
     }
+    /* the arrays stay, cleared, for the next start of the request */
+    if (op->ss)
+        memset(op->ss, 0, ((size_t)op->plan->nsend + 1) * sizeof(*op->ss));
+    if (op->rs)
+        memset(op->rs, 0, ((size_t)op->plan->nrecv + 1) * sizeof(*op->rs));
+    if (op->pstate)
+        memset(op->pstate, 0, (size_t)op->plan->nparts + 1);
+    op->nready = op->rhead = 0;
+}
+
+void rtopo__op_release(rtopo__op_t *op)
+{
+    rtopo__op_free_state(op, 1);
     free(op->ss);
     free(op->rs);
     free(op->pcnt);
@@ -428,7 +441,6 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
     op->pcnt = NULL;
     op->pstate = NULL;
     op->ready = NULL;
-    op->nready = op->rhead = 0;
 }
 
 static void rtopo__list_del(rtopo__op_t **head, rtopo__op_t *op)
@@ -772,15 +784,22 @@ int rtopo__op_start(rtopo__op_t *op)
     op->track.status = 0;
     op->track.done = rtopo__op_track_done;
     op->deadline_ns = rtopo__now_ns() + (uint64_t)ctx->timeout_ms * 1000000ull;
-    op->ss = calloc((size_t)plan->nsend + 1, sizeof(*op->ss));
-    op->rs = calloc((size_t)plan->nrecv + 1, sizeof(*op->rs));
-    op->pcnt = malloc(((size_t)plan->nparts + 1) * sizeof(*op->pcnt));
-    op->pstate = calloc((size_t)plan->nparts + 1, 1);
-    op->ready = malloc(((size_t)plan->nparts + 1) * sizeof(*op->ready));
+    /* per-run state: allocated at the first start, cleared at each end
+     * (rtopo__op_free_state) and freed with the request */
+    if (!op->ss)
+        op->ss = calloc((size_t)plan->nsend + 1, sizeof(*op->ss));
+    if (!op->rs)
+        op->rs = calloc((size_t)plan->nrecv + 1, sizeof(*op->rs));
+    if (!op->pcnt)
+        op->pcnt = malloc(((size_t)plan->nparts + 1) * sizeof(*op->pcnt));
+    if (!op->pstate)
+        op->pstate = calloc((size_t)plan->nparts + 1, 1);
+    if (!op->ready)
+        op->ready = malloc(((size_t)plan->nparts + 1) * sizeof(*op->ready));
     op->nready = op->rhead = 0;
     op->running = 0;
     if (!op->ss || !op->rs || !op->pcnt || !op->pstate || !op->ready) {
-        rtopo__op_free_state(op, 0);
+        rtopo__op_release(op);
         st = rtopo__error(RTOPO_ERR_NOMEM, "operation state");
         rtopo__job_abort(ctx, st, -1, &plan->desc, op->topo->id, op->seq, "%s",
                          "out of memory starting an operation");

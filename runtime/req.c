@@ -20,9 +20,27 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
                     rtopo_req_t **req_p)
 {
     rtopo_ctx_t *ctx = t->ctx;
-    rtopo_req_t *req = calloc(1, sizeof(*req));
+    rtopo_req_t *req = t->spare;
 
+    if (req && !persistent && req->op.plan == plan) {
+        /* the last blocking or nonblocking call's request on this plan:
+         * made anew, its operation's per-run arrays kept */
+        rtopo__op_t keep = req->op;
+
+        t->spare = NULL;
+        rtopo__plan_put(plan);          /* the spare holds a reference */
+        memset(req, 0, sizeof(*req));
+        req->op.ss = keep.ss;
+        req->op.rs = keep.rs;
+        req->op.pcnt = keep.pcnt;
+        req->op.pstate = keep.pstate;
+        req->op.ready = keep.ready;
+    } else {
+        req = calloc(1, sizeof(*req));
+    }
     if (!req || rtopo__handle_add(req, RTOPO__H_REQ)) {
+        if (req)
+            rtopo__op_release(&req->op);
         free(req);
         rtopo__plan_put(plan);
         return rtopo__error(RTOPO_ERR_NOMEM, "request");
@@ -66,8 +84,27 @@ void rtopo__req_destroy(rtopo_req_t *req)
         else
             rtopo__stage_put(req->tmp_mem);
     }
-    rtopo__plan_put(req->op.plan);
     rtopo__handle_del(req);
+    if (!req->persistent && req->op.status == RTOPO_OK && !req->tmp_mem &&
+        !req->op.zombie) {
+        /* kept for the next call on the same plan: a blocking call makes
+         * and frees one request each time */
+        rtopo_topo_t *t = req->op.topo;
+
+        rtopo__req_release(t->spare);
+        req->op.inplace_copy = NULL;
+        t->spare = req;
+        return;
+    }
+    rtopo__req_release(req);
+}
+
+void rtopo__req_release(rtopo_req_t *req)
+{
+    if (!req)
+        return;
+    rtopo__op_release(&req->op);
+    rtopo__plan_put(req->op.plan);
     free(req);
 }
 
@@ -204,6 +241,42 @@ int rtopo__req_start_new(rtopo_req_t **req)
         }
         *req = NULL;
     }
+    return st;
+}
+
+/* waits for a started request of a blocking call and frees it (context
+ * entered): what rtopo_wait and rtopo_req_free do, in one entry */
+static int rtopo__req_wait_free(rtopo_req_t *req)
+{
+    int st;
+
+    rtopo__op_wait(&req->op);
+    st = rtopo__req_seen(req);
+    if (req->op.zombie) {
+        req->orphan = 1;
+        rtopo__handle_del(req);
+    } else {
+        rtopo__req_destroy(req);
+    }
+    return st;
+}
+
+int rtopo__req_block(rtopo_req_t *req)
+{
+    int st = rtopo__req_start_new(&req);
+
+    return st ? st : rtopo__req_wait_free(req);
+}
+
+int rtopo__req_finish(rtopo_req_t *req)
+{
+    rtopo_ctx_t *ctx = req->op.ctx;
+    int st;
+
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
+    st = rtopo__req_wait_free(req);
+    rtopo__ctx_leave(ctx);
     return st;
 }
 

@@ -246,6 +246,8 @@ struct rtopo_topo {
     int shift_algo;
     uint32_t next_seq;
     int nreqs;              /* requests on it */
+    struct rtopo_req *spare;   /* the last non-persistent request freed,
+                                  reused by the next one on its plan */
     int nnbr;
     int *nbr;
     rtopo__plan_t *cache[RTOPO__PLAN_CACHE];
@@ -588,6 +590,9 @@ int rtopo__op_drain(rtopo__op_t *op, int limit_ms);
  * freed requests): only once the transport is closed */
 void rtopo__op_reap_zombies(rtopo_ctx_t *ctx);
 void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status);
+/* frees the per-run state an operation keeps between starts (it is
+ * neither active nor a zombie) */
+void rtopo__op_release(rtopo__op_t *op);
 
 /* req.c: requests of any collective.  rtopo__req_new takes the caller's
  * reference to plan (released on failure too). */
@@ -595,9 +600,17 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
                    size_t sbytes, void *recvbuf, size_t rbytes, int persistent,
                    rtopo_req_t **req_p);
 void rtopo__req_destroy(rtopo_req_t *req);
+/* frees a request that is on no list (a topology's spare) */
+void rtopo__req_release(rtopo_req_t *req);
 /* starts a request just made for a nonblocking call (context entered);
  * on failure frees it and sets *req to NULL */
 int rtopo__req_start_new(rtopo_req_t **req);
+/* a blocking call's request, just made (context entered): started, waited
+ * for and freed; the call's status */
+int rtopo__req_block(rtopo_req_t *req);
+/* a blocking call's request, started (context not entered): waited for
+ * and freed */
+int rtopo__req_finish(rtopo_req_t *req);
 /* a persistent request running any schedule (tools, tests); takes s */
 int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                      const void *sendbuf, size_t sbytes, void *recvbuf, size_t rbytes,

@@ -194,7 +194,5 @@ int rtopo_scatter(rtopo_topo_t *t, const void *sendbuf, size_t sendcount, void *
 
     if (st)
         return st;
-    st = rtopo_wait(req);
-    rtopo_req_free(req);
-    return st;
+    return rtopo__req_finish(req);
 }

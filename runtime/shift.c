@@ -71,11 +71,12 @@ int rtopo_shift_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t
 int rtopo_shift(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t bytes, int q)
 {
     rtopo_req_t *req;
-    int st = rtopo_ishift(t, sendbuf, recvbuf, bytes, q, &req);
+    int st = rtopo__shift_req(t, sendbuf, recvbuf, bytes, q, 0, &req);
 
     if (st)
         return st;
-    st = rtopo_wait(req);
-    rtopo_req_free(req);
+    rtopo__ctx_enter(t->ctx);
+    st = rtopo__req_block(req);
+    rtopo__ctx_leave(t->ctx);
     return st;
 }

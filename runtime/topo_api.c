@@ -348,6 +348,7 @@ void rtopo__topo_destroy(rtopo_topo_t *t)
 {
     int i;
 
+    rtopo__req_release(t->spare);
     for (i = 0; i < RTOPO__PLAN_CACHE; i++)
         rtopo__plan_put(t->cache[i]);
     t->ctx->topos[t->id] = NULL;
