@@ -3,7 +3,7 @@
 # bounded time, from the seed corpus tests/fuzz/corpus/NAME.
 #
 # make check runs each harness for FUZZ_SECONDS (default 20) seconds; a
-# release check runs them longer (README, "Fuzzing").  New inputs go to a
+# release check runs FUZZ_RUNS inputs of each (README, "Fuzzing").  New inputs go to a
 # scratch corpus in the build tree, never into the source tree.  Any crash,
 # sanitizer report, leak, timeout (30 s on one input) or memory use above
 # FUZZ_RSS_MB (default 2048) fails the test: the log shows the report, and
@@ -17,6 +17,16 @@ bin=$top_builddir/tests/fuzz/fuzz_$name
 seeds=$top_srcdir/tests/fuzz/corpus/$name
 work=$top_builddir/tests/fuzz/$name.run
 secs=${FUZZ_SECONDS:-20}
+# FUZZ_RUNS=N: N inputs instead (a release check), within FUZZ_SECONDS if
+# that is set too
+runs_opt=""
+if [ -n "${FUZZ_RUNS:-}" ]; then
+    case $FUZZ_RUNS in
+        *[!0-9]*) echo "FUZZ_RUNS must be a number of inputs: $FUZZ_RUNS"; exit 1 ;;
+    esac
+    runs_opt="-runs=$FUZZ_RUNS"
+    secs=${FUZZ_SECONDS:-0}
+fi
 rss=${FUZZ_RSS_MB:-2048}
 
 if [ ! -x "$bin" ]; then
@@ -35,8 +45,8 @@ mkdir -p "$work/corpus" "$work/crashes" || exit 1
 ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=32}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 export ASAN_OPTIONS UBSAN_OPTIONS
-echo "+ fuzz_$name -max_total_time=$secs -rss_limit_mb=$rss"
-"$bin" -max_total_time="$secs" -rss_limit_mb="$rss" -timeout=30 \
+echo "+ fuzz_$name -max_total_time=$secs $runs_opt -rss_limit_mb=$rss"
+"$bin" -max_total_time="$secs" $runs_opt -rss_limit_mb="$rss" -timeout=30 \
     -print_final_stats=1 -artifact_prefix="$work/crashes/" \
     "$work/corpus" "$seeds" >"$work/log" 2>&1
 rc=$?
