@@ -401,7 +401,8 @@ static long verify(const unsigned char *b, size_t len, unsigned seed)
 static int setup(void)
 {
     rtopo__tl_params_t params = { P.transport, P.rank, P.nranks, TMO_MS, CTRL_SIZE };
-    unsigned char blob[RTOPO__TL_ADDR_MAX];
+    unsigned char blob[RTOPO__TL_ADDR_MAX], pblob[MAXP][RTOPO__TL_ADDR_MAX];
+    uint32_t plen[MAXP];
     size_t len = sizeof(blob);
     rtopo__rkey_t rk;
     int rc, peer, ok = 1;
@@ -462,22 +463,29 @@ static int setup(void)
             oob_send(peer, &rk, sizeof(rk)) || oob_send(peer, &token, sizeof(token)))
             return -1;
     }
+    /* every peer's token before the first connect() (tl.h): a connect
+     * may take a peer's pending connection request, which is checked
+     * against that peer's token */
     for (peer = 0; peer < P.nranks; peer++) {
-        unsigned char pblob[RTOPO__TL_ADDR_MAX];
         uint32_t l;
 
         if (peer == P.rank)
             continue;
-        if (oob_recv(peer, &l, sizeof(l)) || l > sizeof(pblob) ||
-            oob_recv(peer, pblob, l) || oob_recv(peer, &P.rkey[peer], sizeof(rk)) ||
+        if (oob_recv(peer, &l, sizeof(l)) || l > sizeof(pblob[peer]) ||
+            oob_recv(peer, pblob[peer], l) || oob_recv(peer, &P.rkey[peer], sizeof(rk)) ||
             oob_recv(peer, &ptoken, sizeof(ptoken)))
             return -1;
+        plen[peer] = l;
         if (RTOPO__TL_HAS(P.ops, set_auth) &&
             (rc = P.ops->set_auth(P.tl, peer, &ptoken, sizeof(ptoken)))) {
             out("info [r%d] set_auth %d: %s", P.rank, peer, rtopo_last_error());
             return -1;
         }
-        rc = P.ops->connect(P.tl, peer, pblob, l);
+    }
+    for (peer = 0; peer < P.nranks; peer++) {
+        if (peer == P.rank)
+            continue;
+        rc = P.ops->connect(P.tl, peer, pblob[peer], plen[peer]);
         if (rc) {
             ok = 0;
             out("info [r%d] connect %d: %s (%s)", P.rank, peer, rtopo_err_name(rc),
