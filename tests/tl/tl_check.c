@@ -79,6 +79,8 @@ struct proc {
     int unnamed;                    /* TL_EV_RECV with peer -1 */
     int err_peer;
     char err_msg[96];
+    int no_pump;                    /* out-of-band waits leave the transport
+                                       alone (the set-up's exchange) */
 };
 
 static struct counters *cnt;        /* shared between the processes */
@@ -304,7 +306,7 @@ static int oob_recv_tmo(int peer, void *buf, size_t len, int tmo_ms)
         struct pollfd pfd = { P.fd[peer], POLLIN, 0 };
         ssize_t n;
 
-        if (P.tl)
+        if (P.tl && !P.no_pump)
             pump(0);
         if (poll(&pfd, 1, 1) <= 0) {
             if (now_ms() > end)
@@ -452,7 +454,11 @@ static int setup(void)
         !check(P.ops->set_auth(P.tl, P.rank, &token, sizeof(token)) == 0,
                "set_auth of our own token (%s)", rtopo_last_error()))
         return -1;
-    /* everybody sends first (socket buffers hold it), then reads */
+    /* everybody sends first (socket buffers hold it), then reads.  No
+     * polling until every token is set: a poll may take a peer's
+     * connection request, which the transport checks against that peer's
+     * token (tl.h: set_auth for every rank before the first connect) */
+    P.no_pump = 1;
     tc = now_ms();
     for (peer = 0; peer < P.nranks; peer++) {
         uint32_t l = len;
@@ -463,9 +469,6 @@ static int setup(void)
             oob_send(peer, &rk, sizeof(rk)) || oob_send(peer, &token, sizeof(token)))
             return -1;
     }
-    /* every peer's token before the first connect() (tl.h): a connect
-     * may take a peer's pending connection request, which is checked
-     * against that peer's token */
     for (peer = 0; peer < P.nranks; peer++) {
         uint32_t l;
 
@@ -482,6 +485,7 @@ static int setup(void)
             return -1;
         }
     }
+    P.no_pump = 0;
     for (peer = 0; peer < P.nranks; peer++) {
         if (peer == P.rank)
             continue;
