@@ -45,7 +45,7 @@ rows=""
 ran=0
 failed=0
 # ofi:tcp is the libfabric transport rtopo takes by default (ofi, auto).
-# ofi:rxm is left out: in about half of the runs one rank's rxm takes a
+# ofi:rxm is left out: in a third to a half of the runs one rank's rxm takes a
 # second 16 MiB chunk for its receive buffers during the attack, inside
 # libfabric (1.17) and whatever rtopo posts; rtopo(7) SECURITY says so.
 # INTRUDER_TRANSPORTS selects the transports (INTRUDER_KINDS the kinds of
