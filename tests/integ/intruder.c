@@ -324,17 +324,25 @@ static void drive_cq(void)
     }
 }
 
-/* one forged message to rank r; 1 sent, 0 not taken in time */
-static int send_msg(int r, const void *msg, size_t len, double deadline)
+enum { POST_SEND, POST_WRITE, POST_WRITEDATA };
+
+/* one forged message (POST_SEND: msg, len bytes) or RDMA write of len
+ * bytes of 0xEE under key `key` at offset or address 0 (POST_WRITE, and
+ * POST_WRITEDATA with random immediate data) to rank r; 1 handed to the
+ * provider, 0 not taken in time */
+static int post_msg(int r, int kind, const void *msg, size_t len, uint64_t key,
+                    double deadline)
 {
     double give_up = now_s() + 0.05;
+    const char *what = kind == POST_SEND ? "send" : "write";
     ssize_t ret;
+    uint8_t *buf;
     int b;
 
     if (give_up > deadline)
         give_up = deadline;
     for (;;) {
-        if (len <= I.inject) {
+        if (kind == POST_SEND && len <= I.inject) {
             ret = fi_inject(I.ep, msg, len, I.peer[r]);
         } else {
             while (I.nfree == 0) {
@@ -345,9 +353,20 @@ static int send_msg(int r, const void *msg, size_t len, double deadline)
                 }
             }
             b = I.freelist[--I.nfree];
-            memcpy(I.bufs + (size_t)b * I.bufsize, msg, len);
-            ret = fi_send(I.ep, I.bufs + (size_t)b * I.bufsize, len, fi_mr_desc(I.mr),
-                          I.peer[r], &I.ctx[b].fctx);
+            buf = I.bufs + (size_t)b * I.bufsize;
+            if (kind == POST_SEND) {
+                memcpy(buf, msg, len);
+                ret = fi_send(I.ep, buf, len, fi_mr_desc(I.mr), I.peer[r], &I.ctx[b].fctx);
+            } else {
+                memset(buf, 0xEE, len);
+                if (kind == POST_WRITEDATA)
+                    ret = fi_writedata(I.ep, buf, len, fi_mr_desc(I.mr),
+                                       (uint64_t)(uint32_t)rnd64(), I.peer[r], 0, key,
+                                       &I.ctx[b].fctx);
+                else
+                    ret = fi_write(I.ep, buf, len, fi_mr_desc(I.mr), I.peer[r], 0, key,
+                                   &I.ctx[b].fctx);
+            }
             if (ret)
                 I.freelist[I.nfree++] = b;
         }
@@ -357,7 +376,8 @@ static int send_msg(int r, const void *msg, size_t len, double deadline)
         }
         if (ret != -FI_EAGAIN) {
             if (!I.cq_errors++)
-                fprintf(stderr, "intruder: send to rank %d: %s\n", r, fi_strerror((int)-ret));
+                fprintf(stderr, "intruder: %s to rank %d: %s\n", what, r,
+                        fi_strerror((int)-ret));
             return 0;
         }
         drive_cq();
@@ -368,50 +388,9 @@ static int send_msg(int r, const void *msg, size_t len, double deadline)
     }
 }
 
-/* an RDMA write of len bytes (at most the buffer size) of 0xEE to rank r,
- * key `key`, offset or address 0, with immediate data when imm is set; 1
- * handed to the provider, 0 not */
-static int write_msg(int r, uint64_t key, size_t len, int imm, double deadline)
+static int send_msg(int r, const void *msg, size_t len, double deadline)
 {
-    double give_up = now_s() + 0.05;
-    ssize_t ret;
-    int b;
-
-    if (give_up > deadline)
-        give_up = deadline;
-    for (;;) {
-        while (I.nfree == 0) {
-            drive_cq();
-            if (I.nfree == 0 && now_s() > give_up) {
-                I.skipped++;
-                return 0;
-            }
-        }
-        b = I.freelist[--I.nfree];
-        memset(I.bufs + (size_t)b * I.bufsize, 0xEE, len);
-        if (imm)
-            ret = fi_writedata(I.ep, I.bufs + (size_t)b * I.bufsize, len, fi_mr_desc(I.mr),
-                               (uint64_t)(uint32_t)rnd64(), I.peer[r], 0, key,
-                               &I.ctx[b].fctx);
-        else
-            ret = fi_write(I.ep, I.bufs + (size_t)b * I.bufsize, len, fi_mr_desc(I.mr),
-                           I.peer[r], 0, key, &I.ctx[b].fctx);
-        if (ret == 0) {
-            I.sent++;
-            return 1;
-        }
-        I.freelist[I.nfree++] = b;
-        if (ret != -FI_EAGAIN) {
-            if (!I.cq_errors++)
-                fprintf(stderr, "intruder: write to rank %d: %s\n", r, fi_strerror((int)-ret));
-            return 0;
-        }
-        drive_cq();
-        if (now_s() > give_up) {
-            I.skipped++;
-            return 0;
-        }
-    }
+    return post_msg(r, POST_SEND, msg, len, 0, deadline);
 }
 
 static uint64_t forged_auth(void)
@@ -556,9 +535,9 @@ int main(int argc, char **argv)
                 }
                 if (k_write && seq % 4 == 1 && now_s() > start + seconds / 2) {
                     /* into the rank's memory, under a guessed key */
-                    I.write += write_msg(r, nwrite % 64, FLOOD_PAYLOAD < I.bufsize ?
-                                         FLOOD_PAYLOAD : I.bufsize, (nwrite / 64) % 2,
-                                         deadline);
+                    I.write += post_msg(r, (nwrite / 64) % 2 ? POST_WRITEDATA : POST_WRITE,
+                                        NULL, FLOOD_PAYLOAD < I.bufsize ? FLOOD_PAYLOAD :
+                                        I.bufsize, nwrite % 64, deadline);
                     nwrite++;
                 }
                 /* the flood: 4 KiB for operations far ahead, kept if accepted */
