@@ -6,7 +6,8 @@
  *   mpirun -n N rtopo-bench-mpi [--topo T] [--algo A] [--q Q]
  *        [--sizes LIST|MIN:MAX] [--iters N] [--block N] [--warmup N]
  *        [--modes blocking,persistent] [--buffers registered,unregistered]
- *        [--unregistered] [--no-raw] [--json FILE] [--plot FILE.png]
+ *        [--unregistered] [--no-raw] [--fabric PROV | --no-fabric] [--json FILE]
+ *        [--plot FILE.png]
  *
  *   mpirun -n N rtopo-bench-mpi shift-dim [--topo T] [--dim K] [--disp D | --rule A,B]
  *        [--inplace] ... (the shift's options, without --algo and --q)
@@ -16,13 +17,14 @@
  *
  *   mpirun -n N rtopo-bench-mpi bcast|allreduce|scan [--topo T] [--algo LIST]
  *        [--root R] [--op sum|prod|min|max] [--dtype int64|double] ... (the
- *        shift's options, without --q)
+ *        shift's options, without --q, --fabric and --no-fabric)
  *
  *   mpirun -n N rtopo-bench-mpi sort [--topo T] [--algo LIST] [--sizes LIST (records
- *        per rank)] ... (the shift's options, without --q and --no-raw)
+ *        per rank)] ... (the shift's options, without --q, --no-raw, --fabric and
+ *        --no-fabric)
  *
  *   mpirun -n 2^k rtopo-bench-mpi bpc [--topo T] [--vector V] ... (the shift's
- *        options, without --algo and --q)
+ *        options, without --algo, --q, --fabric and --no-fabric)
  *
  * MPI is initialised first; rtopo bootstraps through an allgather over
  * MPI_COMM_WORLD (rtopo_config_t.allgather).  For every size, the
@@ -35,14 +37,25 @@
  *     the rows + MPI_Sendrecv, the neighbour exchange a mesh code writes;
  *     a different data movement, shown for reference;
  *   - raw: one RDMA write with immediate of the same size straight
- *     through the transport (bench_raw.c), the floor under rtopo.
+ *     through rtopo's transport ops table (bench_raw.c), the floor under
+ *     rtopo's engine;
+ *   - fabric: the same write made on the provider directly, with nothing
+ *     of rtopo in its path (bench_fabric.c): libfabric fi_writedata with
+ *     remote CQ data (fi_inject_writedata when it fits) on an endpoint of
+ *     its own, or libibverbs IBV_WR_RDMA_WRITE_WITH_IMM over RC QPs of its
+ *     own; the floor under rtopo and its transport.  --fabric names the
+ *     provider (a libfabric provider, "verbs[:DEVICE]", or "none"); by
+ *     default the one RTOPO_TRANSPORT names (ofi:X: X, ofi:rxm:
+ *     tcp;ofi_rxm, verbs), else libfabric's shm when every rank is on one
+ *     host (MPI_Comm_split_type), tcp when not.  A provider that cannot be
+ *     opened leaves the column out, with the reason in the header.
  * shift-dim times rtopo_shift_dim (or _rule, with --rule) along one
  * dimension against what an MPI code writes for it: MPI_Cart_create of
  * the same shape and MPI_Cart_shift by the line's displacement once, then
- * MPI_Sendrecv, or MPI_Sendrecv_replace in place (--inplace); the raw
- * column writes to the line neighbour, and each table also gives the link
- * hops of the schedule rtopo ran (the simulator's count on the request's
- * plan).
+ * MPI_Sendrecv, or MPI_Sendrecv_replace in place (--inplace); the raw and
+ * fabric columns write to the line neighbour, and each table also gives
+ * the link hops of the schedule rtopo ran (the simulator's count on the
+ * request's plan).
  * bcast, allreduce and scan (count = bytes/8 elements of int64 or double)
  * time rtopo_bcast, rtopo_allreduce or rtopo_scan with each algorithm
  * (RTOPO_COLL_TOPO, _GENERIC, _AUTO), blocking or persistent
@@ -61,6 +74,9 @@
  * (MPI_Comm_split with key rtopo_topo_rank); every rank computes what it
  * must hold, and every column's result is compared with it, record by
  * record or byte by byte, once before the timing and after each block.
+ * The tables give MPI/rtopo (MPI median / rtopo median) and, with the
+ * fabric column, rtopo/fabric (rtopo median / fabric median: how far
+ * rtopo is above the provider's floor).
  * Every iteration of every column is MPI_Barrier, t0, the operation, t1;
  * per iteration the slowest rank counts (MPI_Allreduce MAX); the median
  * and minimum over the iterations are reported.  Columns run in blocks of
@@ -78,13 +94,14 @@
 #include <mpi.h>
 #include "rtopo_int.h"
 #include "bench_raw.h"
+#include "bench_fabric.h"
 
 #define MAX_SIZES 64
 #define MAX_COLS 16
 
 extern char **environ;
 
-enum { COL_MPI, COL_CART, COL_RAW, COL_RTOPO };
+enum { COL_MPI, COL_CART, COL_RAW, COL_FABRIC, COL_RTOPO };
 
 typedef struct col {
     int kind;
@@ -116,6 +133,13 @@ static struct {
     size_t maxb;
     rtopo_mem_t *smem, *rmem;
     bench_raw_t rawt;
+    /* the fabric column: asked for (--no-fabric: 0), the provider
+     * (--fabric, else the default) and why it was chosen, why the column
+     * is not measured */
+    int fabric;
+    const char *fabric_kind;
+    char fabric_why[96], nofabric[400];
+    bench_fabric_t fab;
     int dst, src, cart_dst, cart_src;
     /* shift-dim: the dimension (-1: the last), disp in q or a rule, in
      * place; MPI's Cartesian dimension */
@@ -156,8 +180,8 @@ static struct {
     unsigned long long slots[MAX_SIZES][MAX_COLS], xmoves[MAX_SIZES][MAX_COLS];
     double xblocks[MAX_SIZES][MAX_COLS];
 } B = { .topo = "ring", .algo = "auto", .q = 1, .iters = 100, .block = 10,
-        .warmup = 10, .raw = 1, .modes = 3, .buffers = 3, .cart = MPI_COMM_NULL, .dim = -1,
-        .fn = "rtopo_shift", .fn_init = "rtopo_shift_init", .dtype = RTOPO_INT64,
+        .warmup = 10, .raw = 1, .fabric = 1, .modes = 3, .buffers = 3, .cart = MPI_COMM_NULL,
+        .dim = -1, .fn = "rtopo_shift", .fn_init = "rtopo_shift_init", .dtype = RTOPO_INT64,
         .rop = RTOPO_SUM, .calgos = 7, .vector = "reversal", .tcomm = MPI_COMM_NULL };
 
 enum { XOP_SORT = 1, XOP_BPC };
@@ -198,11 +222,12 @@ static void usage(FILE *f)
             "                  [--algo auto|ring|mesh|hypercube|ecube|direct] [--q Q]\n"
             "                  [--sizes LIST|MIN:MAX] [--iters N] [--block N] [--warmup N]\n"
             "                  [--modes blocking,persistent] [--buffers registered,unregistered]\n"
-            "                  [--unregistered] [--no-raw] [--json FILE] [--plot FILE.png]\n"
+            "                  [--unregistered] [--no-raw] [--fabric PROV | --no-fabric]\n"
+            "                  [--json FILE] [--plot FILE.png]\n"
             "       mpirun -n N rtopo-bench-mpi shift-dim [--topo T] [--dim K] [--disp D | --rule A,B]\n"
             "                  [--inplace] [--sizes LIST|MIN:MAX] [--iters N] [--block N]\n"
-            "                  [--warmup N] [--modes ...] [--buffers ...] [--no-raw] [--json FILE]\n"
-            "                  [--plot FILE.png]\n"
+            "                  [--warmup N] [--modes ...] [--buffers ...] [--no-raw]\n"
+            "                  [--fabric PROV | --no-fabric] [--json FILE] [--plot FILE.png]\n"
             "       mpirun -n 2^D+1 rtopo-bench-mpi scatter [--d D] [--sizes LIST (elements)]\n"
             "                  [--esize E] [--overlap K|half|max] [--algo all|LIST] [--x all|model]\n"
             "                  [--iters N] [--block N] [--warmup N] [--persistent]\n"
@@ -222,6 +247,9 @@ static void usage(FILE *f)
             "                  [--no-raw] [--json FILE] [--plot FILE.png]\n"
             "       rtopo-bench-mpi --help\n"
             "times the circular shift with rtopo and with MPI_Sendrecv in the same job;\n"
+            "--fabric PROV: the provider of the fabric column, which writes on it directly:\n"
+            "a libfabric provider (shm, tcp, tcp;ofi_rxm, ...), verbs[:DEVICE], or none\n"
+            "(default: the one RTOPO_TRANSPORT names, else shm on one host, tcp on several);\n"
             "shift-dim: rtopo_shift_dim against MPI_Cart_shift + MPI_Sendrecv (in place:\n"
             "MPI_Sendrecv_replace);\n"
             "scatter: rtopo's host-to-hypercube strategies against MPI_Scatterv + halo\n"
@@ -508,6 +536,8 @@ static void setup_cols(void)
         add_col(COL_CART, 0, 0, "cart", "MPI_Cart_shift + MPI_Sendrecv (row shift)");
     if (B.raw)
         add_col(COL_RAW, 0, 0, "raw", "raw transport write");
+    if (B.fabric)
+        add_col(COL_FABRIC, 0, 0, "fabric", B.fab.label);
     if ((B.modes & 1) && (B.buffers & 1))
         add_col(COL_RTOPO, 0, 0, "blocking/registered", lreg);
     if ((B.modes & 2) && (B.buffers & 1))
@@ -828,6 +858,13 @@ static void op(col_t *c, size_t n, int i)
         if ((st = bench_raw_round(&B.rawt, n, (uint32_t)(i & 0xffff))))
             fail(B.rawt.what, st);
         break;
+    case COL_FABRIC:
+        if (bench_fabric_shift(&B.fab, n)) {
+            fprintf(stderr, "rtopo-bench-mpi: rank %d: fabric (%s): %s\n", B.rank,
+                    B.fab.provider, B.fab.err);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        break;
     default:
         if (c->req) {
             if ((st = rtopo_start(c->req)) || (st = rtopo_wait(c->req)))
@@ -841,10 +878,16 @@ static void op(col_t *c, size_t n, int i)
     }
 }
 
+/* the raw and fabric columns write from B.sb into B.rb, in place or not */
+static int col_direct(const col_t *c)
+{
+    return c->kind == COL_RAW || c->kind == COL_FABRIC;
+}
+
 /* the receive buffer a column writes into, and the rank whose data lands */
 static uint8_t *col_rbuf(const col_t *c)
 {
-    return c->kind == COL_RAW || (c->kind == COL_RTOPO && !c->unreg) ? B.rb : B.urb;
+    return col_direct(c) || (c->kind == COL_RTOPO && !c->unreg) ? B.rb : B.urb;
 }
 
 static int col_src(const col_t *c)
@@ -886,7 +929,7 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
         coll_clear(c, n);
     else if (B.xop)
         xop_clear(c, n);
-    else if (n && !(B.inplace && c->kind != COL_RAW)) {
+    else if (n && !(B.inplace && !col_direct(c))) {
         r[0] = 0;
         r[n - 1] = 0;
     }
@@ -902,7 +945,7 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
                (st = rtopo_topo_set_coll_algo(B.t, (rtopo_coll_algo_t)c->algo))) {
         fail("rtopo_topo_set_coll_algo", st);
     }
-    if (n && B.inplace && c->kind != COL_RAW) {
+    if (n && B.inplace && !col_direct(c)) {
         /* in place the data goes on around the line: check one shift of
          * this rank's own data, untimed, before the block */
         memset(r, B.rank + 1, n);
@@ -926,7 +969,7 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
         coll_verify(c, n);
     else if (B.xop)
         xop_verify(c, n, cnt ? "after a block" : "before the timing");
-    else if (n && (!B.inplace || c->kind == COL_RAW) && (r[0] != want || r[n - 1] != want)) {
+    else if (n && (!B.inplace || col_direct(c)) && (r[0] != want || r[n - 1] != want)) {
         fprintf(stderr, "rtopo-bench-mpi: rank %d: %s, %zu bytes: received %u...%u, "
                 "expected %u from rank %d\n", B.rank, c->name, n, r[0], r[n - 1], want,
                 col_src(c));
@@ -1293,6 +1336,31 @@ static void print_columns_xop(FILE *f)
             "before the timing and after every block\n");
 }
 
+/* shift, shift-dim: what the fabric column is, or why it is not there */
+static void print_fabric(FILE *f)
+{
+    char inl[64] = "";
+
+    if (find_col(COL_FABRIC) < 0) {
+        fprintf(f, "# fabric = not measured: %s\n", B.nofabric);
+        return;
+    }
+    if (B.fab.inject)
+        snprintf(inl, sizeof(inl), " (%s up to %zu bytes)", B.fab.verbs ? "IBV_SEND_INLINE" :
+                 "fi_inject_writedata", B.fab.inject);
+    if (B.fab.verbs)
+        fprintf(f, "# fabric = ibv_post_send IBV_WR_RDMA_WRITE_WITH_IMM%s over an RC QP of its "
+                "own on %s (%s)", inl, B.fab.provider, B.fabric_why);
+    else
+        fprintf(f, "# fabric = fi_writedata with remote CQ data%s on an RDM endpoint of its own "
+                "of the libfabric %s provider (%s)", inl, B.fab.provider, B.fabric_why);
+    fprintf(f, ", registered memory, %s, waiting for its local completion and for the write "
+            "from %s, busy-polling its own completion queue%s: the provider's floor, with "
+            "nothing of rtopo\n", B.dimmode ? "to the line neighbour x + d" : "to (i+q) mod p",
+            B.dimmode ? "x - d" : "(i-q) mod p", B.dimmode ?
+            " (a line with d = 0 copies locally)" : "");
+}
+
 static void print_header(FILE *f)
 {
     const char *tr = getenv("RTOPO_TRANSPORT");
@@ -1333,19 +1401,26 @@ static void print_header(FILE *f)
     else if (find_col(COL_RAW) >= 0 && B.dimmode)
         fprintf(f, "# raw   = one RDMA write with immediate data to the line neighbour x + d "
                 "straight through rtopo's transport, registered memory, waiting for the write "
-                "from x - d (a line with d = 0 copies locally): the floor under rtopo\n");
+                "from x - d (a line with d = 0 copies locally): the floor under rtopo's "
+                "engine\n");
     else if (find_col(COL_RAW) >= 0)
         fprintf(f, "# raw   = one RDMA write with immediate data to (i+q) mod p straight "
                 "through rtopo's transport, registered memory, waiting for the write from "
-                "(i-q) mod p: the floor under rtopo\n");
+                "(i-q) mod p: the floor under rtopo's engine\n");
     else if (!B.raw)
         fprintf(f, "# raw   = not measured\n");
+    if (!B.coll && !B.xop)
+        print_fabric(f);
     fprintf(f, "# ratio = MPI median / rtopo median: > 1 means rtopo is faster\n");
+    if (find_col(COL_FABRIC) >= 0)
+        fprintf(f, "# rtopo/fabric = rtopo median / fabric median: the cost of rtopo over the "
+                "provider's own write (1 = at the provider's floor)\n");
 }
 
 static void print_tables(FILE *f)
 {
     int mk = find_col(COL_MPI), ck = find_col(COL_CART), rk = find_col(COL_RAW), k, i;
+    int fk = find_col(COL_FABRIC);
 
     for (k = 0; k < B.ncol; k++) {
         col_t *c = &B.col[k];
@@ -1375,6 +1450,8 @@ static void print_tables(FILE *f)
             fprintf(f, " %11s %11s", "cart med", "cart min");
         if (rk >= 0)
             fprintf(f, " %11s %11s", "raw med", "raw min");
+        if (fk >= 0)
+            fprintf(f, " %11s %11s %12s", "fabric med", "fabric min", "rtopo/fabric");
         if (B.dimmode)
             fprintf(f, " %7s %8s", "moves", "blk/rank");
         if (B.coll || B.xop == XOP_SORT)
@@ -1394,6 +1471,9 @@ static void print_tables(FILE *f)
                 fprintf(f, " %11.2f %11.2f", B.med[i][ck], B.min[i][ck]);
             if (rk >= 0)
                 fprintf(f, " %11.2f %11.2f", B.med[i][rk], B.min[i][rk]);
+            if (fk >= 0)
+                fprintf(f, " %11.2f %11.2f %12.3f", B.med[i][fk], B.min[i][fk],
+                        B.med[i][fk] > 0 ? B.med[i][k] / B.med[i][fk] : 0.0);
             if (B.dimmode)
                 fprintf(f, " %7llu %8.3f", B.moves[i], B.blocks[i]);
             if (B.coll || B.xop == XOP_SORT)
@@ -1459,7 +1539,7 @@ static void json_stat(FILE *f, int i, int k)
 static int write_json(const char *path)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    int i, k, first, mk = find_col(COL_MPI);
+    int i, k, first, mk = find_col(COL_MPI), fk = find_col(COL_FABRIC);
     const char *tr = getenv("RTOPO_TRANSPORT");
     char **e;
 
@@ -1507,6 +1587,17 @@ static int write_json(const char *path)
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
     json_str(f, B.ctx->tlattr.provider);
+    if (fk >= 0) {
+        fprintf(f, ",\"fabric_column\":{\"api\":\"%s\",\"provider\":",
+                B.fab.verbs ? "libibverbs" : "libfabric");
+        json_str(f, B.fab.provider);
+        fprintf(f, ",\"inject_bytes\":%zu,\"label\":", B.fab.inject);
+        json_str(f, B.fab.label);
+        fputc('}', f);
+    } else if (!B.coll && !B.xop) {
+        fprintf(f, ",\"fabric_not_measured\":");
+        json_str(f, B.nofabric);
+    }
     fprintf(f, ",\"mpi_library\":");
     json_str(f, mpi_lib);
     fprintf(f, ",\"mpi_env\":{");
@@ -1559,9 +1650,13 @@ static int write_json(const char *path)
             if (B.xop)
                 fprintf(f, "\"link_moves\":%llu,\"blocks_per_rank\":%.4f,", B.xmoves[i][k],
                         B.xblocks[i][k]);
-            fprintf(f, "\"median_us\":%.3f,\"min_us\":%.3f,\"ratio_mpi_over_rtopo\":%.4f}",
+            fprintf(f, "\"median_us\":%.3f,\"min_us\":%.3f,\"ratio_mpi_over_rtopo\":%.4f",
                     B.med[i][k], B.min[i][k], B.med[i][k] > 0 ? B.med[i][mk] / B.med[i][k] :
                     0.0);
+            if (fk >= 0)
+                fprintf(f, ",\"ratio_rtopo_over_fabric\":%.4f", B.med[i][fk] > 0 ?
+                        B.med[i][k] / B.med[i][fk] : 0.0);
+            fputc('}', f);
             first = 0;
         }
         fprintf(f, "]}");
@@ -2472,6 +2567,64 @@ static void xop_bufs(void)
         fail("memory", RTOPO_ERR_NOMEM);
 }
 
+/* ---- the fabric column --------------------------------------------------- */
+
+/* the provider of the fabric column when --fabric does not name one: the
+ * one RTOPO_TRANSPORT names, else libfabric's shm on one host, tcp across
+ * hosts; B.fabric_why says which rule chose it */
+static const char *fabric_default(void)
+{
+    const char *tr = getenv("RTOPO_TRANSPORT");
+    MPI_Comm node;
+    int n = 0;
+
+    if (tr && (!strcmp(tr, "ofi") || !strncmp(tr, "ofi:", 4) || !strcmp(tr, "verbs") ||
+               !strncmp(tr, "verbs:", 6))) {
+        snprintf(B.fabric_why, sizeof(B.fabric_why), "from RTOPO_TRANSPORT=%.60s", tr);
+        if (!strcmp(tr, "ofi") || !strcmp(tr, "ofi:tcp"))
+            return "tcp";
+        if (!strcmp(tr, "ofi:rxm"))
+            return "tcp;ofi_rxm";
+        return tr[0] == 'o' ? (tr[4] ? tr + 4 : "tcp") : tr;
+    }
+    mpi_check("MPI_Comm_split_type", MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED,
+                                                         0, MPI_INFO_NULL, &node));
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    snprintf(B.fabric_why, sizeof(B.fabric_why), "%s", n == B.size ?
+             "every rank on one host" : "ranks on several hosts");
+    return n == B.size ? "shm" : "tcp";
+}
+
+/* shift, shift-dim: opens the fabric column's provider on B.sb and B.rb
+ * (every rank); on failure the column is left out, and B.nofabric says
+ * why */
+static void fabric_open(void)
+{
+    char err[sizeof(B.fab.err)];
+
+    if (!B.fabric) {
+        snprintf(B.nofabric, sizeof(B.nofabric), "%s", B.fabric_kind ? "--no-fabric or "
+                 "--fabric none" : "not asked for");
+        return;
+    }
+    if (B.dimmode ? !B.moving : B.dst == B.rank) {
+        snprintf(B.nofabric, sizeof(B.nofabric), "the shift moves no data");
+        B.fabric = 0;
+        return;
+    }
+    if (B.fabric_kind)
+        snprintf(B.fabric_why, sizeof(B.fabric_why), "--fabric %.60s", B.fabric_kind);
+    else
+        B.fabric_kind = fabric_default();
+    if (bench_fabric_open(&B.fab, B.fabric_kind, MPI_COMM_WORLD, B.sb, B.rb, B.maxb, B.dst,
+                          B.src, err, sizeof(err))) {
+        snprintf(B.nofabric, sizeof(B.nofabric), "provider '%.40s' (%s) cannot be opened: "
+                 "%.200s", B.fabric_kind, B.fabric_why, err);
+        B.fabric = 0;
+    }
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -2479,14 +2632,14 @@ int main(int argc, char **argv)
     static const char *const with_value[] = {
         "--topo", "--algo", "--q", "--sizes", "--iters", "--block", "--warmup", "--modes",
         "--buffers", "--json", "--plot", "--dim", "--disp", "--rule", "--root", "--op",
-        "--dtype", "--vector"
+        "--dtype", "--vector", "--fabric"
     };
     rtopo_config_t cfg = RTOPO_CONFIG_INIT;
     MPI_Comm world = MPI_COMM_WORLD;
     const char *o;
     size_t k;
     int i, st, plot_ok = 0, rc = 0, have_q = 0, have_coll_opt = 0, have_algo = 0;
-    int have_vector = 0;
+    int have_vector = 0, have_fabric_opt = 0;
     char title[512], what[96];
 
     for (i = 1; i < argc; i++)
@@ -2535,6 +2688,18 @@ int main(int argc, char **argv)
             B.buffers = parse_pair(o, argv[++i], "registered", "unregistered");
         else if (!strcmp(o, "--unregistered")) B.buffers = 2;
         else if (!strcmp(o, "--no-raw")) B.raw = 0;
+        else if (!strcmp(o, "--fabric")) {
+            B.fabric_kind = argv[++i];
+            if (!*B.fabric_kind)
+                usage_error("--fabric needs a provider: shm, tcp, tcp;ofi_rxm, verbs[:DEVICE], "
+                            "another libfabric provider, or none");
+            B.fabric = strcmp(B.fabric_kind, "none") != 0;
+            have_fabric_opt = 1;
+        } else if (!strcmp(o, "--no-fabric")) {
+            B.fabric = 0;
+            B.fabric_kind = "none";
+            have_fabric_opt = 1;
+        }
         else if (!strcmp(o, "--json")) B.json = argv[++i];
         else if (!strcmp(o, "--plot")) B.plot = argv[++i];
         else if (!strcmp(o, "--dim")) B.dim = (int)parse_long(o, argv[++i], 0, 31);
@@ -2590,6 +2755,10 @@ int main(int argc, char **argv)
     }
     if (have_vector && B.xop != XOP_BPC)
         usage_error("--vector goes with bpc");
+    if (have_fabric_opt && (B.coll || B.xop))
+        usage_error("--fabric and --no-fabric go with the shift and shift-dim");
+    if (B.coll || B.xop)
+        B.fabric = 0;
     if (B.xop) {
         const char *name = B.xop == XOP_SORT ? "sort" : "bpc";
 
@@ -2685,8 +2854,10 @@ int main(int argc, char **argv)
     if ((B.coll ? B.coll != RTOPO__COLL_BCAST || B.size < 2 : B.xop ? !B.moving :
          B.dimmode ? !B.moving : B.dst == B.rank) || B.ctx->thread_on)
         B.raw = 0;
-    setup_cols();
     alloc_bufs();
+    if (!B.coll && !B.xop)
+        fabric_open();
+    setup_cols();
     if (B.coll)
         coll_bufs();
     if (B.xop)
@@ -2735,6 +2906,8 @@ int main(int argc, char **argv)
     }
     if (B.raw)
         bench_raw_close(&B.rawt);
+    if (B.fabric)
+        bench_fabric_close(&B.fab);
     rtopo_mem_deregister(B.smem);
     rtopo_mem_deregister(B.rmem);
     rtopo_topo_free(B.t);

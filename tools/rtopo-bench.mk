@@ -4,12 +4,15 @@ tools_rtopo_bench_SOURCES = tools/rtopo-bench.c tools/bench_raw.c tools/bench_ra
 tools_rtopo_bench_LDADD = librtopo_core.la -lm
 
 # rtopo-bench-mpi: rtopo against the MPI code a user would write (and the
-# raw transport), one job under mpirun; built when configure finds MPI.
-# Compiled with $(CC) and the MPI wrapper's flags, captured by configure
-# into MPI_CFLAGS and MPI_LIBS.
+# raw transport, and the provider itself), one job under mpirun; built
+# when configure finds MPI.  Compiled with $(CC) and the MPI wrapper's
+# flags, captured by configure into MPI_CFLAGS and MPI_LIBS.  The fabric
+# column (bench_fabric.c) calls libfabric and libibverbs directly, as far
+# as configure found them for the transports (HAVE_OFI, HAVE_VERBS).
 if HAVE_MPI
 bin_PROGRAMS += tools/rtopo-bench-mpi
-tools_rtopo_bench_mpi_SOURCES = tools/rtopo-bench-mpi.c tools/bench_raw.c tools/bench_raw.h
-tools_rtopo_bench_mpi_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
-tools_rtopo_bench_mpi_LDADD = librtopo_core.la $(MPI_LIBS) -lm
+tools_rtopo_bench_mpi_SOURCES = tools/rtopo-bench-mpi.c tools/bench_raw.c tools/bench_raw.h \
+	tools/bench_fabric.c tools/bench_fabric.h
+tools_rtopo_bench_mpi_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS) $(OFI_CFLAGS) $(VERBS_CFLAGS)
+tools_rtopo_bench_mpi_LDADD = librtopo_core.la $(MPI_LIBS) $(OFI_LIBS) $(VERBS_LIBS) -lm
 endif HAVE_MPI

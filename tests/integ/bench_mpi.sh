@@ -1,8 +1,12 @@
 #!/bin/sh
 # rtopo-bench-mpi under Open MPI's mpirun: 2 ranks, 8 bytes and 64 KiB,
 # 20 iterations (two alternating blocks), over TRANSPORT (default
-# ofi:tcp).  Every rtopo table has both sizes, with positive rtopo and
-# MPI times and ratio; --json writes the same sizes.  Then the scatter:
+# ofi:tcp).  Every rtopo table has both sizes, with positive rtopo, MPI,
+# raw and fabric times and ratios (the fabric column on the provider
+# TRANSPORT names, opened directly); --json writes the same sizes.  Then
+# the fabric column on libfabric's shm provider (--fabric shm), its
+# absence with --no-fabric, and a provider that does not exist, which
+# leaves the column out with one header line and no failure.  Then the scatter:
 # 5 ranks (host outside a 2-cube), every strategy against MPI_Scatterv +
 # halo exchange and MPI_Bcast + copy, each checked once.  Last the
 # dimension shift on a 2x2 mesh (4 ranks): the row shift by 1 against
@@ -43,14 +47,15 @@ if [ "$rc" -ne 0 ]; then
 fi
 
 # tables: a "# rtopo = ..." line, the column header, then one row per size:
-# bytes, rtopo median, rtopo min, MPI median, MPI min, MPI/rtopo, ...
+# bytes, rtopo median, rtopo min, MPI median, MPI min, MPI/rtopo, raw
+# median, raw min, fabric median, fabric min, rtopo/fabric
 awk '
     /^# rtopo = / { tables++; rows = 0; next }
-    /^#/ && /rtopo med/ && /MPI med/ && /MPI\/rtopo/ { headers++; next }
+    /^#/ && /rtopo med/ && /MPI med/ && /MPI\/rtopo/ && /raw med/ && /fabric med/ && /rtopo\/fabric/ { headers++; next }
     /^#/ || NF == 0 { next }
     {
-        if (NF < 6) { print "bench_mpi: short row: " $0; bad = 1; next }
-        for (i = 2; i <= 6; i++)
+        if (NF != 11) { print "bench_mpi: not 11 fields: " $0; bad = 1; next }
+        for (i = 2; i <= 11; i++)
             if (!($i + 0 > 0)) { print "bench_mpi: field " i " is not a positive number: " $0; bad = 1 }
         if ($1 == 8) got8++
         else if ($1 == 65536) got64k++
@@ -63,15 +68,62 @@ awk '
         exit bad
     }' "$out" || exit 1
 grep -q '^# MPI   = MPI_Sendrecv' "$out" || { echo "bench_mpi: the header does not say what the MPI column is"; exit 1; }
+grep -q '^# fabric = \(fi_writedata\|ibv_post_send\) .* (\(from RTOPO_TRANSPORT=\|every rank on one host\)' "$out" ||
+    { echo "bench_mpi: the header does not say what the fabric column is and why that provider"; exit 1; }
+grep -q '^# rtopo/fabric = rtopo median / fabric median' "$out" ||
+    { echo "bench_mpi: the header does not explain rtopo/fabric"; exit 1; }
 
-for key in '"bytes":8,' '"bytes":65536,' '"mpi":{"median_us":' '"ratio_mpi_over_rtopo":'; do
+for key in '"bytes":8,' '"bytes":65536,' '"mpi":{"median_us":' '"ratio_mpi_over_rtopo":' \
+    '"fabric":{"median_us":' '"ratio_rtopo_over_fabric":' '"fabric_column":{"api":'; do
     grep -qF "$key" "$json" || { echo "bench_mpi: $key missing from the --json file:"; cat "$json"; exit 1; }
 done
 if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["results"]) == 2' "$json" ||
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); r = d["results"]
+assert len(r) == 2 and all(x["fabric"]["median_us"] > 0 and x["raw"]["median_us"] > 0 for x in r)
+assert all(e["ratio_rtopo_over_fabric"] > 0 for x in r for e in x["rtopo"])' "$json" ||
         { echo "bench_mpi: the --json file is not the expected JSON"; exit 1; }
 fi
-echo "bench_mpi: rtopo and MPI columns measured over $tr"
+echo "bench_mpi: rtopo, MPI, raw and fabric columns measured over $tr"
+
+# the fabric column on libfabric's shm provider, whatever rtopo runs on;
+# then --no-fabric, and a provider that cannot be opened (the column left
+# out, one line in the header, the run going on); 4 iterations each
+fabric_run() {  # expected header line (a grep pattern), then the arguments
+    want=$1; shift
+    echo "+ RTOPO_TRANSPORT=$tr mpirun -n 2 rtopo-bench-mpi --sizes 8,65536 --iters 4 --block 2 --warmup 1 --modes blocking --buffers registered $*"
+    RTOPO_TRANSPORT=$tr RTOPO_SPIN_US=0 timeout 120 $mpirun --mca mpi_yield_when_idle 1 \
+        -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US -n 2 \
+        "$BENCH" --sizes 8,65536 --iters 4 --block 2 --warmup 1 --modes blocking \
+        --buffers registered "$@" --json "$json" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    if [ "$rc" -ne 0 ]; then
+        echo "bench_mpi: rtopo-bench-mpi $* exited with status $rc"
+        exit 1
+    fi
+    [ "$(grep -c '^# fabric = ' "$out")" = 1 ] && grep -q "^# fabric = $want" "$out" ||
+        { echo "bench_mpi: $*: no single header line '# fabric = $want'"; exit 1; }
+}
+fabric_run 'fi_writedata .* libfabric shm provider (--fabric shm)' --fabric shm
+awk '
+    /^#/ && /fabric med/ && /fabric min/ && /rtopo\/fabric/ { headers++; next }
+    /^#/ || NF == 0 { next }
+    {
+        rows++
+        if (NF != 11) { print "bench_mpi: --fabric shm: not 11 fields: " $0; bad = 1; next }
+        for (i = 9; i <= 11; i++)
+            if (!($i + 0 > 0)) { print "bench_mpi: --fabric shm: field " i " is not a positive number: " $0; bad = 1 }
+    }
+    END { if (headers != 1 || rows != 2) { print "bench_mpi: --fabric shm: " headers + 0 " headers, " rows + 0 " rows, expected 1 and 2"; bad = 1 }; exit bad }' "$out" || exit 1
+grep -qF '"provider":"shm"' "$json" || { echo "bench_mpi: --fabric shm: the --json file does not name the shm provider"; exit 1; }
+fabric_run 'not measured: --no-fabric or --fabric none' --no-fabric
+if grep -q 'fabric med' "$out" || grep -qF '"fabric":{' "$json" || ! grep -qF '"fabric_not_measured":' "$json"; then
+    echo "bench_mpi: --no-fabric: the fabric column is there"; exit 1
+fi
+fabric_run "not measured: provider 'no-such-provider' (--fabric no-such-provider) cannot be opened: rank 0: libfabric provider 'no-such-provider' .* not found" \
+    --fabric no-such-provider
+grep -q 'fabric med' "$out" && { echo "bench_mpi: a provider that cannot be opened left a fabric column"; exit 1; }
+echo "bench_mpi: the fabric column on libfabric's shm provider, --no-fabric, and a missing provider"
 
 # scatter: host rank 0 outside a 2-cube (5 ranks), windows of 64 and 4096
 # elements of 8 bytes overlapping by M-1, ranks blocking rather than
@@ -116,7 +168,8 @@ done
 echo "bench_mpi: rtopo scatter strategies and MPI scatter methods measured over $tr"
 
 # shift-dim: a 2x2 mesh, 8 bytes and 64 KiB, ranks blocking rather than
-# spinning.  The row shift by 1 moves every block over one row link (4
+# spinning, the raw and fabric columns writing to the line neighbour (in
+# the skew, the ranks of row 0 copy locally).  The row shift by 1 moves every block over one row link (4
 # moves, 1 block per rank); the skew (row L by -L) in place moves the
 # blocks of row 1 only (2 moves, 0.5 per rank).  Each column's data is
 # checked by the benchmark itself (a wrong byte aborts the job).
@@ -133,16 +186,17 @@ dim_run() {  # expected moves, blocks per rank, then the arguments
         exit 1
     fi
     # tables: bytes, rtopo med, rtopo min, MPI med, MPI min, MPI/rtopo, raw
-    # med, raw min, moves, blocks per rank
+    # med, raw min, fabric med, fabric min, rtopo/fabric, moves, blocks per
+    # rank
     awk -v moves="$moves" -v blocks="$blocks" '
         /^# rtopo = / { tables++; next }
-        /^#/ && /rtopo med/ && /MPI med/ && /moves/ { headers++; next }
+        /^#/ && /rtopo med/ && /MPI med/ && /fabric med/ && /moves/ { headers++; next }
         /^#/ || NF == 0 { next }
         {
-            if (NF != 10) { print "bench_mpi: shift-dim: not 10 fields: " $0; bad = 1; next }
-            for (i = 2; i <= 8; i++)
+            if (NF != 13) { print "bench_mpi: shift-dim: not 13 fields: " $0; bad = 1; next }
+            for (i = 2; i <= 11; i++)
                 if (!($i + 0 > 0)) { print "bench_mpi: shift-dim: field " i " is not a positive number: " $0; bad = 1 }
-            if ($9 != moves || $10 != blocks) { print "bench_mpi: shift-dim: moves " $9 ", blocks per rank " $10 ", expected " moves ", " blocks; bad = 1 }
+            if ($12 != moves || $13 != blocks) { print "bench_mpi: shift-dim: moves " $12 ", blocks per rank " $13 ", expected " moves ", " blocks; bad = 1 }
             if ($1 == 8) got8++
             else if ($1 == 65536) got64k++
             else { print "bench_mpi: shift-dim: unexpected size: " $0; bad = 1 }
@@ -152,7 +206,8 @@ dim_run() {  # expected moves, blocks per rank, then the arguments
             if (got8 != 2 || got64k != 2) { print "bench_mpi: shift-dim: rows for 8 and 65536 bytes: " got8 + 0 ", " got64k + 0; bad = 1 }
             exit bad
         }' "$out" || exit 1
-    for key in '"op":"shift-dim"' '"bytes":65536,' "\"link_moves\":$moves," '"ratio_mpi_over_rtopo":'; do
+    for key in '"op":"shift-dim"' '"bytes":65536,' "\"link_moves\":$moves," '"ratio_mpi_over_rtopo":' \
+        '"fabric":{"median_us":' '"ratio_rtopo_over_fabric":'; do
         grep -qF "$key" "$json" || { echo "bench_mpi: shift-dim: $key missing from the --json file:"; cat "$json"; exit 1; }
     done
     if command -v python3 >/dev/null 2>&1; then
