@@ -77,19 +77,21 @@ static long rtopo__mod(long v, int m)
     return r < 0 ? r + m : r;
 }
 
-static int rtopo__shift_dim_req(rtopo_topo_t *t, int dim, const void *sendbuf,
-                                void *recvbuf, size_t bytes, int a, int b, int persistent,
-                                rtopo_req_t **req_p)
+/* one dimension shift call, blocking, nonblocking or persistent (how) */
+static int rtopo__shift_dim_call(rtopo_topo_t *t, int dim, const void *sendbuf,
+                                 void *recvbuf, size_t bytes, int a, int b, int how,
+                                 rtopo_req_t **req_p)
 {
     rtopo__dimshift_t ds;
     rtopo__opdesc_t key;
     rtopo__plan_t *plan;
     rtopo__sched_t *s;
+    rtopo_req_t *req;
     int st, E, inplace;
 
     if ((st = rtopo__cart_live(t)))
         return st;
-    if (!req_p)
+    if (how != RTOPO__CALL_BLOCK && !req_p)
         return rtopo__error(RTOPO_ERR_INVAL, "request pointer is NULL");
     if (t->desc.host)
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "no dimension shift on a topology whose "
@@ -118,8 +120,7 @@ static int rtopo__shift_dim_req(rtopo_topo_t *t, int dim, const void *sendbuf,
     key.bytes = bytes;
     key.param[0] = ds.a;
     key.param[1] = dim | (inplace ? RTOPO__SHIFT_DIM_INPLACE : 0);
-    if ((st = rtopo__ctx_enter(t->ctx)))
-        return st;
+    rtopo__ctx_lock(t->ctx);
     plan = rtopo__plan_lookup(t, &key);
     if (!plan) {
         if ((st = rtopo__sched_shift_dim(&t->desc, &ds, &s)))
@@ -131,69 +132,52 @@ static int rtopo__shift_dim_req(rtopo_topo_t *t, int dim, const void *sendbuf,
             goto out;
         rtopo__plan_cache(t, &key, plan);
     }
-    st = rtopo__req_new(t, plan, inplace ? NULL : sendbuf, inplace ? 0 : bytes, recvbuf,
-                        bytes, persistent, req_p);
+    if ((st = rtopo__req_new(t, plan, inplace ? NULL : sendbuf, inplace ? 0 : bytes,
+                             recvbuf, bytes, how, &req)) == RTOPO_OK)
+        st = rtopo__req_call(req, how, req_p);
 out:
     rtopo__ctx_leave(t->ctx);
     return st;
 }
 
-static int rtopo__ishift_dim(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                             size_t bytes, int a, int b, rtopo_req_t **req)
-{
-    int st = rtopo__shift_dim_req(t, dim, sendbuf, recvbuf, bytes, a, b, 0, req);
-
-    if (st)
-        return st;
-    rtopo__ctx_enter(t->ctx);
-    st = rtopo__req_start_new(req);
-    rtopo__ctx_leave(t->ctx);
-    return st;
-}
-
-static int rtopo__shift_dim(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                            size_t bytes, int a, int b)
-{
-    rtopo_req_t *req;
-    int st = rtopo__ishift_dim(t, dim, sendbuf, recvbuf, bytes, a, b, &req);
-
-    if (st)
-        return st;
-    return rtopo__req_finish(req);
-}
-
 int rtopo_shift_dim(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
                     size_t bytes, int disp)
 {
-    return rtopo__shift_dim(t, dim, sendbuf, recvbuf, bytes, 0, disp);
+    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, 0, disp, RTOPO__CALL_BLOCK,
+                                 NULL);
 }
 
 int rtopo_ishift_dim(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
                      size_t bytes, int disp, rtopo_req_t **req)
 {
-    return rtopo__ishift_dim(t, dim, sendbuf, recvbuf, bytes, 0, disp, req);
+    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, 0, disp, RTOPO__CALL_START,
+                                 req);
 }
 
 int rtopo_shift_dim_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
                          size_t bytes, int disp, rtopo_req_t **req)
 {
-    return rtopo__shift_dim_req(t, dim, sendbuf, recvbuf, bytes, 0, disp, 1, req);
+    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, 0, disp, RTOPO__CALL_INIT,
+                                 req);
 }
 
 int rtopo_shift_dim_rule(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
                          size_t bytes, int a, int b)
 {
-    return rtopo__shift_dim(t, dim, sendbuf, recvbuf, bytes, a, b);
+    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, a, b, RTOPO__CALL_BLOCK,
+                                 NULL);
 }
 
 int rtopo_ishift_dim_rule(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
                           size_t bytes, int a, int b, rtopo_req_t **req)
 {
-    return rtopo__ishift_dim(t, dim, sendbuf, recvbuf, bytes, a, b, req);
+    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, a, b, RTOPO__CALL_START,
+                                 req);
 }
 
 int rtopo_shift_dim_rule_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
                               size_t bytes, int a, int b, rtopo_req_t **req)
 {
-    return rtopo__shift_dim_req(t, dim, sendbuf, recvbuf, bytes, a, b, 1, req);
+    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, a, b, RTOPO__CALL_INIT,
+                                 req);
 }

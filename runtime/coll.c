@@ -44,20 +44,25 @@ int rtopo_topo_set_coll_algo(rtopo_topo_t *t, rtopo_coll_algo_t algo)
     return RTOPO_OK;
 }
 
-/* The request of one call.  c: the call; sendbuf/recvbuf as the caller
- * passed them (bcast: recvbuf only). */
-static int rtopo__coll_req(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbuf,
-                           void *recvbuf, int persistent, rtopo_req_t **req_p)
+/* One call, blocking, nonblocking or persistent (how).  c: the call;
+ * sendbuf/recvbuf as the caller passed them (bcast: recvbuf only); aux_in
+ * (in_len bytes) and aux_out (out_len) are staged through TMP (route
+ * ops). */
+static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbuf,
+                                void *recvbuf, const void *aux_in, size_t in_len,
+                                void *aux_out, size_t out_len, int how,
+                                rtopo_req_t **req_p)
 {
     rtopo__opdesc_t key, used;
     rtopo__plan_t *plan;
     rtopo__sched_t *s;
+    rtopo_req_t *req;
     uint64_t sb, rb;
     int st;
 
     if ((st = rtopo__coll_live(t)))
         return st;
-    if (!req_p)
+    if (how != RTOPO__CALL_BLOCK && !req_p)
         return rtopo__error(RTOPO_ERR_INVAL, "request pointer is NULL");
     if (t->desc.host)
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "no %s on a topology whose host is "
@@ -100,8 +105,7 @@ static int rtopo__coll_req(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbu
         key.param[0] = (int64_t)c->bpc_neg | (int64_t)c->bpc_bits << 32;
         key.param[1] = (int64_t)h;
     }
-    if ((st = rtopo__ctx_enter(t->ctx)))
-        return st;
+    rtopo__ctx_lock(t->ctx);
     plan = rtopo__plan_lookup(t, &key);
     if (!plan) {
         if ((st = rtopo__sched_coll(&t->desc, c, &t->model, &s)))
@@ -116,41 +120,22 @@ static int rtopo__coll_req(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbu
             goto out;
         rtopo__plan_cache(t, &key, plan);
     }
-    st = rtopo__req_new(t, plan, sb ? sendbuf : NULL, sb, rb ? recvbuf : NULL, rb,
-                        persistent, req_p);
+    st = rtopo__req_new(t, plan, sb ? sendbuf : NULL, sb, rb ? recvbuf : NULL, rb, how,
+                        &req);
     if (st)
         goto out;
-    /* what only this rank can see: the others learn it from the job's
-     * failure when the call starts */
-    if ((sb && !sendbuf) || (rb && !recvbuf)) {
-        (*req_p)->bad = RTOPO_ERR_INVAL;
-        snprintf((*req_p)->badmsg, sizeof((*req_p)->badmsg), "%s: the %s buffer of rank "
-                 "%d is NULL", rtopo__coll_name(c->op), sb && !sendbuf ? "send" :
-                 "receive", rtopo_topo_rank(t));
-    }
-out:
-    rtopo__ctx_leave(t->ctx);
-    return st;
-}
-
-/* blocking, nonblocking or persistent (how: 0, 1, 2); aux_in (in_len
- * bytes) and aux_out (out_len) are staged through TMP (route ops) */
-static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *sendbuf,
-                                void *recvbuf, const void *aux_in, size_t in_len,
-                                void *aux_out, size_t out_len, int how,
-                                rtopo_req_t **req_p)
-{
-    rtopo_req_t *req;
-    int st = rtopo__coll_req(t, c, sendbuf, recvbuf, how == 2, how ? req_p : &req);
-
-    if (st)
-        return st;
-    req = how ? *req_p : req;
     req->aux_in = aux_in;
     req->aux_in_len = in_len;
     req->aux_out = aux_out;
     req->aux_out_len = out_len;
-    if (!req->bad && ((in_len && !aux_in) || (out_len && !aux_out))) {
+    /* what only this rank can see: the others learn it from the job's
+     * failure when the call starts */
+    if ((sb && !sendbuf) || (rb && !recvbuf)) {
+        req->bad = RTOPO_ERR_INVAL;
+        snprintf(req->badmsg, sizeof(req->badmsg), "%s: the %s buffer of rank %d is NULL",
+                 rtopo__coll_name(c->op), sb && !sendbuf ? "send" : "receive",
+                 rtopo_topo_rank(t));
+    } else if ((in_len && !aux_in) || (out_len && !aux_out)) {
         req->bad = RTOPO_ERR_INVAL;
         snprintf(req->badmsg, sizeof(req->badmsg), "%s: the %s pointer of rank %d is NULL",
                  rtopo__coll_name(c->op), in_len && !aux_in ?
@@ -158,10 +143,8 @@ static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *s
                   c->op == RTOPO__COLL_RANDOM_READ ? "src" : "dest") : "got",
                  rtopo_topo_rank(t));
     }
-    if (how == 2)
-        return st;
-    rtopo__ctx_enter(t->ctx);
-    st = how ? rtopo__req_start_new(req_p) : rtopo__req_block(req);
+    st = rtopo__req_call(req, how, req_p);
+out:
     rtopo__ctx_leave(t->ctx);
     return st;
 }

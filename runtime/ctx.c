@@ -49,13 +49,20 @@ int rtopo__ctx_enter(rtopo_ctx_t *ctx)
     if (!rtopo__handle_ok(ctx, RTOPO__H_CTX))
         return rtopo__error(RTOPO_ERR_INVAL, "context %p is not live (finalized, or "
                             "never initialised)", (void *)ctx);
-    pthread_mutex_lock(&ctx->lock);
+    rtopo__ctx_lock(ctx);
     return RTOPO_OK;
+}
+
+void rtopo__ctx_lock(rtopo_ctx_t *ctx)
+{
+    if (ctx->locking)
+        pthread_mutex_lock(&ctx->lock);
 }
 
 void rtopo__ctx_leave(rtopo_ctx_t *ctx)
 {
-    pthread_mutex_unlock(&ctx->lock);
+    if (ctx->locking)
+        pthread_mutex_unlock(&ctx->lock);
 }
 
 int rtopo__report(int st, const char *msg)
@@ -362,7 +369,8 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         if ((st = ctx->tlops->set_auth(ctx->tl, (int)i, &ctx->peers[i].token,
                                        sizeof(ctx->peers[i].token))))
             goto err;
-    if (!strcmp(ctx->params.progress, "thread") && (st = rtopo__thread_start(ctx)))
+    ctx->locking = !strcmp(ctx->params.progress, "thread");
+    if (ctx->locking && (st = rtopo__thread_start(ctx)))
         goto err;
     if ((st = rtopo__handle_add(ctx, RTOPO__H_CTX)))
         goto err;
@@ -446,7 +454,7 @@ int rtopo_finalize(rtopo_ctx_t *ctx)
     for (i = 0; i < ctx->ntopos_alloc; i++)
         if (ctx->topos[i])
             rtopo__topo_destroy(ctx->topos[i]);
-    pthread_mutex_unlock(&ctx->lock);
+    rtopo__ctx_leave(ctx);
     rtopo__ctx_free(ctx);
     pthread_mutex_lock(&rtopo__live_lock);
     rtopo__live = NULL;

@@ -26,6 +26,8 @@
 
 #define RTOPO__EV_BATCH 32
 #define RTOPO__WAIT_SLICE_MS 20
+/* empty polls between two readings of the clock while waiting */
+#define RTOPO__WAIT_CLOCK_POLLS 8
 
 /* ---- registration ------------------------------------------------------ */
 
@@ -300,24 +302,29 @@ int rtopo__progress(rtopo_ctx_t *ctx)
 
 int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t deadline_ns)
 {
-    uint64_t spin_ns = (uint64_t)ctx->params.spin_us * 1000, now, last;
+    uint64_t spin_ns = (uint64_t)ctx->params.spin_us * 1000, now, last = 0;
+    unsigned idle = 0;
     int64_t left_ms;
     int n;
 
-    last = rtopo__now_ns();
     while (!cond(arg)) {
         n = rtopo__progress(ctx);
         if (n < 0)
             return n;
         if (cond(arg))
             break;
+        if (n > 0) {
+            last = 0;    /* the spin starts again */
+            continue;
+        }
+        /* the clock costs as much as an empty poll: read it every few */
+        if (++idle % RTOPO__WAIT_CLOCK_POLLS)
+            continue;
         now = rtopo__now_ns();
         if (now >= deadline_ns)
             return RTOPO_ERR_TIMEOUT;
-        if (n > 0) {
+        if (!last)
             last = now;
-            continue;
-        }
         if (now >= ctx->next_boot_check_ns) {
             ctx->next_boot_check_ns = now + RTOPO__WAIT_SLICE_MS * 1000000ull;
             rtopo__check_failures(ctx);

@@ -292,6 +292,17 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
     rtopo__sched_t *s;
     int st;
 
+    /* a shift repeated: the plan of the topology's spare request, found
+     * without building the key */
+    if (t->spare) {
+        plan = t->spare->op.plan;
+        if (plan->key.kind == RTOPO__OP_SHIFT && plan->key.q == q &&
+            plan->key.bytes == bytes && plan->key.algo == (uint8_t)algo) {
+            plan->refs++;
+            *plan_p = plan;
+            return RTOPO_OK;
+        }
+    }
     rtopo__opdesc_shift(&key, t, q, bytes, algo);
     if ((*plan_p = rtopo__plan_lookup(t, &key)))
         return RTOPO_OK;
@@ -403,20 +414,29 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
 {
     int i;
 
+    /* (an eager transfer has none of these: no calls for it) */
     for (i = 0; op->ss && i < op->plan->nsend; i++) {
-        free(op->ss[i].ring.released);
-        free(op->ss[i].wctx);
-        if (!keep_staging)
-            rtopo__stage_put(op->ss[i].stage);
-        rtopo__mem_op_put(op->ss[i].opmem);
+        rtopo__sstate_t *s = &op->ss[i];
+
+        if (s->ring.released || s->wctx || s->stage || s->opmem) {
+            free(s->ring.released);
+            free(s->wctx);
+            if (!keep_staging)
+                rtopo__stage_put(s->stage);
+            rtopo__mem_op_put(s->opmem);
+        }
     }
     for (i = 0; op->rs && i < op->plan->nrecv; i++) {
-        free(op->rs[i].ring.released);
-        free(op->rs[i].slot_piece);
-        free(op->rs[i].early);
-        if (!keep_staging)
-            rtopo__stage_put(op->rs[i].stage);
-        rtopo__mem_op_put(op->rs[i].opmem);
+        rtopo__rstate_t *r = &op->rs[i];
+
+        if (r->ring.released || r->slot_piece || r->early || r->stage || r->opmem) {
+            free(r->ring.released);
+            free(r->slot_piece);
+            free(r->early);
+            if (!keep_staging)
+                rtopo__stage_put(r->stage);
+            rtopo__mem_op_put(r->opmem);
+        }
     }
     /* the arrays stay, cleared, for the next start of the request */
     if (op->ss)
@@ -783,7 +803,7 @@ int rtopo__op_start(rtopo__op_t *op)
     op->track.out = 0;
     op->track.status = 0;
     op->track.done = rtopo__op_track_done;
-    op->deadline_ns = rtopo__now_ns() + (uint64_t)ctx->timeout_ms * 1000000ull;
+    op->deadline_ns = rtopo__now_ns_upper() + (uint64_t)ctx->timeout_ms * 1000000ull;
     /* per-run state: allocated at the first start, cleared at each end
      * (rtopo__op_free_state) and freed with the request */
     if (!op->ss)

@@ -16,35 +16,40 @@
 #include "rtopo_int.h"
 
 int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
-                    size_t sbytes, void *recvbuf, size_t rbytes, int persistent,
+                    size_t sbytes, void *recvbuf, size_t rbytes, int how,
                     rtopo_req_t **req_p)
 {
     rtopo_ctx_t *ctx = t->ctx;
     rtopo_req_t *req = t->spare;
+    int persistent = how == RTOPO__CALL_INIT;
 
     if (req && !persistent && req->op.plan == plan) {
-        /* the last blocking or nonblocking call's request on this plan:
-         * made anew, its operation's per-run arrays kept */
-        rtopo__op_t keep = req->op;
-
+        /* The last blocking or nonblocking call's request on this plan, as
+         * rtopo__req_destroy left it: completed without error, no zombie,
+         * no scratch, no in-place copy, on no list, its operation's
+         * per-run arrays cleared.  What a call may have set and a start
+         * does not set anew is reset here, field by field: clearing the
+         * whole request costs more than the rest of a small call. */
         t->spare = NULL;
         rtopo__plan_put(plan);          /* the spare holds a reference */
-        memset(req, 0, sizeof(*req));
-        req->op.ss = keep.ss;
-        req->op.rs = keep.rs;
-        req->op.pcnt = keep.pcnt;
-        req->op.pstate = keep.pstate;
-        req->op.ready = keep.ready;
+        req->started = 0;
+        req->aux_in = NULL;
+        req->aux_in_len = 0;
+        req->aux_out = NULL;
+        req->aux_out_len = 0;
+        req->bad = 0;
+        req->badmsg[0] = '\0';
     } else {
         req = calloc(1, sizeof(*req));
     }
-    if (!req || rtopo__handle_add(req, RTOPO__H_REQ)) {
+    if (!req || (how != RTOPO__CALL_BLOCK && rtopo__handle_add(req, RTOPO__H_REQ))) {
         if (req)
             rtopo__op_release(&req->op);
         free(req);
         rtopo__plan_put(plan);
         return rtopo__error(RTOPO_ERR_NOMEM, "request");
     }
+    req->listed = how != RTOPO__CALL_BLOCK;
     req->op.ctx = ctx;
     req->op.topo = t;
     req->op.plan = plan;
@@ -60,6 +65,14 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
     t->nreqs++;
     *req_p = req;
     return RTOPO_OK;
+}
+
+/* the caller has no more use of the request: stale from now on */
+static void rtopo__req_unlist(rtopo_req_t *req)
+{
+    if (req->listed)
+        rtopo__handle_del(req);
+    req->listed = 0;
 }
 
 /* frees what the request owns; its operation is neither active nor a
@@ -84,7 +97,7 @@ void rtopo__req_destroy(rtopo_req_t *req)
         else
             rtopo__stage_put(req->tmp_mem);
     }
-    rtopo__handle_del(req);
+    rtopo__req_unlist(req);
     if (!req->persistent && req->op.status == RTOPO_OK && !req->tmp_mem &&
         !req->op.zombie) {
         /* kept for the next call on the same plan: a blocking call makes
@@ -122,7 +135,8 @@ int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *
     st = rtopo__plan_new(t, s, d, &plan);
     if (st)
         return st;
-    return rtopo__req_new(t, plan, sendbuf, sbytes, recvbuf, rbytes, 1, req_p);
+    return rtopo__req_new(t, plan, sendbuf, sbytes, recvbuf, rbytes, RTOPO__CALL_INIT,
+                          req_p);
 }
 
 static uint64_t rtopo__sum(const void *buf, size_t len)
@@ -228,68 +242,51 @@ static int rtopo__req_start(rtopo_req_t *req)
     return st;
 }
 
-int rtopo__req_start_new(rtopo_req_t **req)
+/* what rtopo_req_free does (context entered): a request whose
+ * operation still has writes or messages out is freed when they are in */
+static void rtopo__req_drop(rtopo_req_t *req)
 {
-    int st = rtopo__req_start(*req);
-
-    if (st) {
-        if ((*req)->op.zombie) {
-            (*req)->orphan = 1;
-            rtopo__handle_del(*req);
-        } else {
-            rtopo__req_destroy(*req);
-        }
-        *req = NULL;
-    }
-    return st;
-}
-
-/* waits for a started request of a blocking call and frees it (context
- * entered): what rtopo_wait and rtopo_req_free do, in one entry */
-static int rtopo__req_wait_free(rtopo_req_t *req)
-{
-    int st;
-
-    rtopo__op_wait(&req->op);
-    st = rtopo__req_seen(req);
     if (req->op.zombie) {
         req->orphan = 1;
-        rtopo__handle_del(req);
+        rtopo__req_unlist(req);
     } else {
         rtopo__req_destroy(req);
     }
-    return st;
 }
 
-int rtopo__req_block(rtopo_req_t *req)
+int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p)
 {
-    int st = rtopo__req_start_new(&req);
-
-    return st ? st : rtopo__req_wait_free(req);
-}
-
-int rtopo__req_finish(rtopo_req_t *req)
-{
-    rtopo_ctx_t *ctx = req->op.ctx;
     int st;
 
-    if ((st = rtopo__ctx_enter(ctx)))
+    if (how == RTOPO__CALL_INIT) {
+        *req_p = req;
+        return RTOPO_OK;
+    }
+    if ((st = rtopo__req_start(req))) {
+        rtopo__req_drop(req);
+        if (how == RTOPO__CALL_START)
+            *req_p = NULL;
         return st;
-    st = rtopo__req_wait_free(req);
-    rtopo__ctx_leave(ctx);
+    }
+    if (how == RTOPO__CALL_START) {
+        *req_p = req;
+        return RTOPO_OK;
+    }
+    /* blocking: what rtopo_wait and rtopo_req_free do, in one entry */
+    rtopo__op_wait(&req->op);
+    st = rtopo__req_seen(req);
+    rtopo__req_drop(req);
     return st;
 }
 
 #define RTOPO__REQ_ENTER(req)                                                 \
     do {                                                                      \
-        int st_;                                                              \
         if (!(req))                                                           \
             return rtopo__error(RTOPO_ERR_INVAL, "request is NULL");          \
         if (!rtopo__handle_ok((req), RTOPO__H_REQ))                           \
             return rtopo__error(RTOPO_ERR_INVAL, "request %p is not live "    \
                                 "(freed already?)", (void *)(req));           \
-        if ((st_ = rtopo__ctx_enter((req)->op.ctx)))                          \
-            return st_;                                                       \
+        rtopo__ctx_lock((req)->op.ctx);                                       \
     } while (0)
 
 int rtopo_start(rtopo_req_t *req)
@@ -349,13 +346,7 @@ int rtopo_req_free(rtopo_req_t *req)
         rtopo__ctx_leave(ctx);
         return rtopo__error(RTOPO_ERR_BUSY, "request is still active: wait for it first");
     }
-    if (req->op.zombie) {
-        /* completions still reference its state: freed when they are in */
-        req->orphan = 1;
-        rtopo__handle_del(req);
-    } else {
-        rtopo__req_destroy(req);
-    }
+    rtopo__req_drop(req);
     rtopo__ctx_leave(ctx);
     return RTOPO_OK;
 }

@@ -359,6 +359,7 @@ struct rtopo_req {
     int started;
     int user_active;        /* started, completion not yet seen by the caller */
     int orphan;             /* freed by the caller while writes were out */
+    int listed;             /* registered as a handle (handed to the caller) */
     uint64_t send_sum;      /* RTOPO_CHECK_BUFFERS */
     const void *sendbuf;
     void *recvbuf;
@@ -480,7 +481,11 @@ struct rtopo_ctx {
     int model_measure;          /* RTOPO_MODEL=auto: measure per kind of pair */
     struct rtopo__calib calib[2][2];    /* measured: [node pair, host pair]
                                            [same machine, two machines] */
-    /* progress thread (RTOPO_PROGRESS=thread) */
+    /* progress thread (RTOPO_PROGRESS=thread).  lock serialises the
+     * application's calls with that thread; without the thread only one
+     * application thread is ever inside (rtopo(7), Threads), and the
+     * calls do not take it (locking 0, fixed at rtopo_init). */
+    int locking;
     pthread_mutex_t lock;
     pthread_cond_t work;
     pthread_t thread;
@@ -498,6 +503,9 @@ int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer);
 void rtopo__peer_failed(rtopo_ctx_t *ctx, int peer, int status, const char *why);
 int rtopo__check_failures(rtopo_ctx_t *ctx);
 int rtopo__ctx_enter(rtopo_ctx_t *ctx);   /* lock; INVAL for a dead ctx */
+/* lock the context of a handle found live (a topology or a request: the
+ * context outlives them, so it needs no lookup of its own) */
+void rtopo__ctx_lock(rtopo_ctx_t *ctx);
 void rtopo__ctx_leave(rtopo_ctx_t *ctx);
 /* returns st with the operation's message as this thread's last error */
 int rtopo__report(int st, const char *msg);
@@ -594,23 +602,23 @@ void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status);
  * neither active nor a zombie) */
 void rtopo__op_release(rtopo__op_t *op);
 
-/* req.c: requests of any collective.  rtopo__req_new takes the caller's
- * reference to plan (released on failure too). */
+/* req.c: requests of any collective.  A call is blocking, nonblocking or
+ * persistent (its "how"); a blocking call's request never leaves the
+ * library, so it is not registered as a handle. */
+enum { RTOPO__CALL_BLOCK = 0, RTOPO__CALL_START = 1, RTOPO__CALL_INIT = 2 };
+/* rtopo__req_new takes the caller's reference to plan (released on
+ * failure too) */
 int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
-                   size_t sbytes, void *recvbuf, size_t rbytes, int persistent,
+                   size_t sbytes, void *recvbuf, size_t rbytes, int how,
                    rtopo_req_t **req_p);
+/* a request just made, run as its call asks (context entered): a blocking
+ * call's is started, waited for and freed, and its status returned; a
+ * nonblocking call's is started and goes to *req_p (freed and NULL there
+ * if it cannot start); a persistent call's goes to *req_p as it is */
+int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p);
 void rtopo__req_destroy(rtopo_req_t *req);
 /* frees a request that is on no list (a topology's spare) */
 void rtopo__req_release(rtopo_req_t *req);
-/* starts a request just made for a nonblocking call (context entered);
- * on failure frees it and sets *req to NULL */
-int rtopo__req_start_new(rtopo_req_t **req);
-/* a blocking call's request, just made (context entered): started, waited
- * for and freed; the call's status */
-int rtopo__req_block(rtopo_req_t *req);
-/* a blocking call's request, started (context not entered): waited for
- * and freed */
-int rtopo__req_finish(rtopo_req_t *req);
 /* a persistent request running any schedule (tools, tests); takes s */
 int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                      const void *sendbuf, size_t sbytes, void *recvbuf, size_t rbytes,

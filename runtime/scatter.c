@@ -88,10 +88,12 @@ static int rtopo__scatter_sched(rtopo_topo_t *t, uint64_t count, uint64_t stride
     return st;
 }
 
-static int rtopo__scatter_req(rtopo_topo_t *t, const void *sendbuf, size_t sendcount,
-                              void *recvbuf, size_t count, size_t stride, size_t esize,
-                              int persistent, rtopo_req_t **req_p)
+/* one scatter call, blocking, nonblocking or persistent (how) */
+static int rtopo__scatter_call(rtopo_topo_t *t, const void *sendbuf, size_t sendcount,
+                               void *recvbuf, size_t count, size_t stride, size_t esize,
+                               int how, rtopo_req_t **req_p)
 {
+    rtopo_req_t *req;
     rtopo_ctx_t *ctx;
     rtopo__opdesc_t key, used;
     rtopo__plan_t *plan;
@@ -104,7 +106,7 @@ static int rtopo__scatter_req(rtopo_topo_t *t, const void *sendbuf, size_t sendc
     if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
         return rtopo__error(RTOPO_ERR_INVAL, "topology %p is not live (freed, or its "
                             "context finalized)", (void *)t);
-    if (!req_p)
+    if (how != RTOPO__CALL_BLOCK && !req_p)
         return rtopo__error(RTOPO_ERR_INVAL, "request pointer is NULL");
     ctx = t->ctx;
     /* what every rank checks alike fails alike, without a message */
@@ -127,8 +129,7 @@ static int rtopo__scatter_req(rtopo_topo_t *t, const void *sendbuf, size_t sendc
     key.kind = RTOPO__OP_SCATTER;
     key.param[0] = t->scatter_x;
     key.param[1] = (int64_t)esize;
-    if ((st = rtopo__ctx_enter(ctx)))
-        return st;
+    rtopo__ctx_lock(ctx);
     plan = rtopo__plan_lookup(t, &key);
     if (!plan) {
         if ((st = rtopo__scatter_sched(t, count, stride, esize, &algo, &x, &s)))
@@ -141,23 +142,23 @@ static int rtopo__scatter_req(rtopo_topo_t *t, const void *sendbuf, size_t sendc
         rtopo__plan_cache(t, &key, plan);
     }
     st = rtopo__req_new(t, plan, is_host ? sendbuf : NULL, is_host ? need * esize : 0,
-                        is_node ? recvbuf : NULL, is_node ? count * esize : 0, persistent,
-                        req_p);
+                        is_node ? recvbuf : NULL, is_node ? count * esize : 0, how, &req);
     if (st)
         goto out;
     /* what only this rank can see: the others learn it from the job's
      * failure when the call starts */
     if (is_host && (!sendbuf || sendcount < need)) {
-        (*req_p)->bad = RTOPO_ERR_INVAL;
-        snprintf((*req_p)->badmsg, sizeof((*req_p)->badmsg), "scatter: the host's array "
-                 "%s (%zu elements; %d windows of %zu with stride %zu need %llu)",
+        req->bad = RTOPO_ERR_INVAL;
+        snprintf(req->badmsg, sizeof(req->badmsg), "scatter: the host's array %s (%zu "
+                 "elements; %d windows of %zu with stride %zu need %llu)",
                  sendbuf ? "is too short" : "is NULL", sendcount, nodes, count, stride,
                  (unsigned long long)need);
     } else if (is_node && !recvbuf) {
-        (*req_p)->bad = RTOPO_ERR_INVAL;
-        snprintf((*req_p)->badmsg, sizeof((*req_p)->badmsg), "scatter: the receive "
-                 "buffer of node %d is NULL", rtopo_topo_rank(t));
+        req->bad = RTOPO_ERR_INVAL;
+        snprintf(req->badmsg, sizeof(req->badmsg), "scatter: the receive buffer of node %d "
+                 "is NULL", rtopo_topo_rank(t));
     }
+    st = rtopo__req_call(req, how, req_p);
 out:
     rtopo__ctx_leave(ctx);
     return st;
@@ -166,33 +167,21 @@ out:
 int rtopo_iscatter(rtopo_topo_t *t, const void *sendbuf, size_t sendcount, void *recvbuf,
                    size_t count, size_t stride, size_t elem_size, rtopo_req_t **req)
 {
-    int st = rtopo__scatter_req(t, sendbuf, sendcount, recvbuf, count, stride, elem_size,
-                                0, req);
-
-    if (st)
-        return st;
-    rtopo__ctx_enter(t->ctx);
-    st = rtopo__req_start_new(req);
-    rtopo__ctx_leave(t->ctx);
-    return st;
+    return rtopo__scatter_call(t, sendbuf, sendcount, recvbuf, count, stride, elem_size,
+                               RTOPO__CALL_START, req);
 }
 
 int rtopo_scatter_init(rtopo_topo_t *t, const void *sendbuf, size_t sendcount,
                        void *recvbuf, size_t count, size_t stride, size_t elem_size,
                        rtopo_req_t **req)
 {
-    return rtopo__scatter_req(t, sendbuf, sendcount, recvbuf, count, stride, elem_size, 1,
-                              req);
+    return rtopo__scatter_call(t, sendbuf, sendcount, recvbuf, count, stride, elem_size,
+                               RTOPO__CALL_INIT, req);
 }
 
 int rtopo_scatter(rtopo_topo_t *t, const void *sendbuf, size_t sendcount, void *recvbuf,
                   size_t count, size_t stride, size_t elem_size)
 {
-    rtopo_req_t *req;
-    int st = rtopo_iscatter(t, sendbuf, sendcount, recvbuf, count, stride, elem_size,
-                            &req);
-
-    if (st)
-        return st;
-    return rtopo__req_finish(req);
+    return rtopo__scatter_call(t, sendbuf, sendcount, recvbuf, count, stride, elem_size,
+                               RTOPO__CALL_BLOCK, NULL);
 }

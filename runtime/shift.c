@@ -5,10 +5,11 @@
  * chosen by the topology, RTOPO_SHIFT_ALGO, rtopo_topo_set_shift_algo, or
  * the cost model for "auto"); the executor runs it.  Requests own their
  * plan, so a persistent request skips building the schedule and this
- * rank's share of it on every start.  Each start still opens the receive
- * windows afresh (one small ready-to-receive message per hop): that
- * message is also the permission to write, which the buffer rules
- * require anew in every round.  Requests themselves are req.c's.
+ * rank's share of it on every start.  Above the eager limit each start
+ * still opens the receive windows afresh (one small ready-to-receive
+ * message per hop): that message is also the permission to write, which
+ * the buffer rules require anew in every round.  Requests themselves are
+ * req.c's.
  */
 #include "config.h"
 #include <stdio.h>
@@ -16,10 +17,12 @@
 #include <string.h>
 #include "rtopo_int.h"
 
-static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
-                            size_t bytes, int q, int persistent, rtopo_req_t **req_p)
+/* one shift call, blocking, nonblocking or persistent (how) */
+static int rtopo__shift_call(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
+                             size_t bytes, int q, int how, rtopo_req_t **req_p)
 {
     rtopo__plan_t *plan;
+    rtopo_req_t *req;
     long qn;
     int st;
 
@@ -28,7 +31,7 @@ static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
     if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
         return rtopo__error(RTOPO_ERR_INVAL, "topology %p is not live (freed, or its "
                             "context finalized)", (void *)t);
-    if (!req_p)
+    if (how != RTOPO__CALL_BLOCK && !req_p)
         return rtopo__error(RTOPO_ERR_INVAL, "request pointer is NULL");
     if (t->desc.host)
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "no shift on a topology whose host is "
@@ -37,14 +40,17 @@ static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
         return rtopo__error(RTOPO_ERR_INVAL, "NULL buffer for a %zu-byte shift", bytes);
     if (bytes > ((size_t)1 << 46))
         return rtopo__error(RTOPO_ERR_INVAL, "shift of %zu bytes is too large", bytes);
-    qn = (long)q % t->desc.p;
-    if (qn < 0)
-        qn += t->desc.p;
-    if ((st = rtopo__ctx_enter(t->ctx)))
-        return st;
+    qn = q;
+    if (qn < 0 || qn >= t->desc.p) {   /* (a division costs more than the check) */
+        qn %= t->desc.p;
+        if (qn < 0)
+            qn += t->desc.p;
+    }
+    rtopo__ctx_lock(t->ctx);
     st = rtopo__plan_get(t, qn, bytes, t->shift_algo, &plan);
-    if (st == RTOPO_OK)
-        st = rtopo__req_new(t, plan, sendbuf, bytes, recvbuf, bytes, persistent, req_p);
+    if (st == RTOPO_OK &&
+        (st = rtopo__req_new(t, plan, sendbuf, bytes, recvbuf, bytes, how, &req)) == RTOPO_OK)
+        st = rtopo__req_call(req, how, req_p);
     rtopo__ctx_leave(t->ctx);
     return st;
 }
@@ -52,31 +58,16 @@ static int rtopo__shift_req(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
 int rtopo_ishift(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t bytes,
                  int q, rtopo_req_t **req)
 {
-    int st = rtopo__shift_req(t, sendbuf, recvbuf, bytes, q, 0, req);
-
-    if (st)
-        return st;
-    rtopo__ctx_enter(t->ctx);
-    st = rtopo__req_start_new(req);
-    rtopo__ctx_leave(t->ctx);
-    return st;
+    return rtopo__shift_call(t, sendbuf, recvbuf, bytes, q, RTOPO__CALL_START, req);
 }
 
 int rtopo_shift_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t bytes,
                      int q, rtopo_req_t **req)
 {
-    return rtopo__shift_req(t, sendbuf, recvbuf, bytes, q, 1, req);
+    return rtopo__shift_call(t, sendbuf, recvbuf, bytes, q, RTOPO__CALL_INIT, req);
 }
 
 int rtopo_shift(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t bytes, int q)
 {
-    rtopo_req_t *req;
-    int st = rtopo__shift_req(t, sendbuf, recvbuf, bytes, q, 0, &req);
-
-    if (st)
-        return st;
-    rtopo__ctx_enter(t->ctx);
-    st = rtopo__req_block(req);
-    rtopo__ctx_leave(t->ctx);
-    return st;
+    return rtopo__shift_call(t, sendbuf, recvbuf, bytes, q, RTOPO__CALL_BLOCK, NULL);
 }

@@ -22,6 +22,11 @@ uint64_t rtopo__now_ns(void)
     return fz_now += FZ_TICK_NS;
 }
 
+uint64_t rtopo__now_ns_upper(void)
+{
+    return rtopo__now_ns();
+}
+
 /* ---- in-memory transport (instead of transports/tl.c) ----------------- */
 
 struct fz_ev {

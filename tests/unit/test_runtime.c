@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <CUnit/CUnit.h>
 #include "rtopo.h"
+#include "rtopo_int.h"
 #include "params.h"
 #include "tl.h"
 #include "test_unit.h"
@@ -264,6 +266,63 @@ static const char *single_rank_transport(void)
 static const char *single_tr;   /* chosen when the suite is registered */
 
 /* a job of one rank, bootstrapped without a launcher */
+/* The registry's lookups take no lock: while one thread adds and removes
+ * thousands of handles (the table grows and fills with tombstones), a
+ * lookup must still find a handle that stays live, with its type, and
+ * never find one that was never added or has the wrong type. */
+struct hreg_arg {
+    char *items;
+    int n, rounds;
+    volatile int stop;
+};
+
+static void *hreg_writer(void *argp)
+{
+    struct hreg_arg *a = argp;
+    int r, i, st = 0;
+
+    for (r = 0; r < a->rounds; r++) {
+        for (i = 0; i < a->n; i++)
+            st |= rtopo__handle_add(a->items + i, RTOPO__H_REQ);
+        for (i = 0; i < a->n; i++)
+            rtopo__handle_del(a->items + i);
+    }
+    a->stop = 1;
+    return (void *)(intptr_t)st;
+}
+
+static void test_handle_registry(void)
+{
+    static char live[4], never[1];
+    struct hreg_arg a = { .n = 3000, .rounds = 60 };
+    pthread_t th;
+    long lookups = 0, bad = 0;
+    void *ret;
+
+    a.items = malloc((size_t)a.n);
+    CU_ASSERT_FATAL(a.items != NULL);
+    CU_ASSERT_EQUAL(rtopo__handle_add(&live[0], RTOPO__H_TOPO), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo__handle_add(&live[1], RTOPO__H_MEM), RTOPO_OK);
+    CU_ASSERT_EQUAL(pthread_create(&th, NULL, hreg_writer, &a), 0);
+    while (!a.stop) {
+        bad += !rtopo__handle_ok(&live[0], RTOPO__H_TOPO);
+        bad += !rtopo__handle_ok(&live[1], RTOPO__H_MEM);
+        bad += rtopo__handle_ok(&live[0], RTOPO__H_REQ);
+        bad += rtopo__handle_ok(&never[0], RTOPO__H_REQ);
+        bad += rtopo__handle_ok(&live[2], RTOPO__H_TOPO);
+        lookups += 5;
+    }
+    CU_ASSERT_EQUAL(pthread_join(th, &ret), 0);
+    CU_ASSERT_EQUAL((intptr_t)ret, RTOPO_OK);
+    TU_CHECK(bad == 0, "%ld of %ld lookups wrong while the registry changed", bad, lookups);
+    TU_CHECK(lookups > 0, "no lookup ran");
+    CU_ASSERT_TRUE(rtopo__handle_ok(a.items + 7, RTOPO__H_REQ) == 0);
+    rtopo__handle_del(&live[0]);
+    rtopo__handle_del(&live[1]);
+    CU_ASSERT_FALSE(rtopo__handle_ok(&live[0], RTOPO__H_TOPO));
+    free(a.items);
+}
+
 static void test_single_rank(void)
 {
     rtopo_ctx_t *ctx;
@@ -365,6 +424,8 @@ int tu_suite_runtime(void)
         !CU_add_test(s, "RTOPO_* table: defaults, sizes, bad values", test_params) ||
         !CU_add_test(s, "RTOPO_* numbers: decimal, within their bounds", test_params_bounds) ||
         !CU_add_test(s, "public API rejects bad arguments", test_api_arguments) ||
+        !CU_add_test(s, "handle registry: lookups while handles come and go",
+                     test_handle_registry) ||
         !(single = CU_add_test(s, "a job of one rank", test_single_rank)))
         return CU_get_error();
     single_tr = single_rank_transport();

@@ -69,6 +69,8 @@
 #define SHM_MAX_WRITE   ((size_t)1 << 30)
 #define SHM_INJECT_MAX  65536
 #define SHM_INLINE_MAX  8192            /* writes up to this size go in the ring */
+#define SHM_REWIND      4096            /* ring offset past which an empty ring
+                                           starts its next lap */
 #define SHM_CHECK_NS    (20 * 1000000ull)   /* peer check while polling idle */
 #define SHM_WCHECK_NS   (5 * 1000000ull)    /* ... before sleeping */
 #define SHM_BUSY_CHECK_NS 1000000ull        /* ... when its ring stays full */
@@ -986,8 +988,17 @@ static inline void shm_push(struct shm_tl *t, struct shm_peer *p, unsigned type,
     size_t R = t->ring_size, need = shm_rec_size(alen + blen);
     uint64_t off = p->tx_tail & (R - 1);
     struct shm_rec *r;
+    /* While the receiver keeps up, small records circle in the ring's
+     * first lines instead of walking the whole ring: the first record
+     * past each SHM_REWIND bytes that finds the ring empty pads to its
+     * end and starts the next lap at offset 0 (lines both sides touched
+     * a moment ago, still in their caches).  At most one look at the
+     * receiver's head per SHM_REWIND bytes. */
+    int rewind = off >= SHM_REWIND && (off & (SHM_REWIND - 1)) < need && need <= off &&
+                 (p->tx_head = __atomic_load_n(&p->tx_ctl->head, __ATOMIC_ACQUIRE)) ==
+                 p->tx_tail;
 
-    if (off + need > R) {
+    if (rewind || off + need > R) {
         r = (struct shm_rec *)(p->tx_ring + off);
         r->len = (uint32_t)(R - off);
         r->imm = 0;
