@@ -137,6 +137,8 @@ typedef struct rtopo__cb {
     rtopo__hop_t *h;
     rtopo__kern_t *k;
     uint32_t nx, nh, nk, cx, ch, ck;
+    int best;               /* routing sweeps: each rank keeps one record
+                               (ROUTE BEST), not every one it is on */
     int err;
 } rtopo__cb_t;
 
@@ -1189,11 +1191,34 @@ static void rtopo__line_prog(rtopo__cb_t *b)
  * k mod n (right, left, up, down: 4(s-1) SIMD moves); OTIS; rows then
  * columns to position k / n (only up is ever needed: 3(s-1)); OTIS.
  * Distribute runs the same path backwards (OTIS; down the columns, then
- * the rows, to position d / n; OTIS; columns and rows to d mod n), and
- * generalize is a distribute whose records cover [d_i, d_(i+1) - 1]: the
- * sweeps leave a copy on every position a record covers.  Its upper ends
- * come first, by a concentrate-like routing of every d_i to rank i - 1.
- * 7(s-1) electronic and 2 OTIS moves (SIMD) per routing, the paper's. */
+ * the rows, to position d / n; OTIS; columns and rows to d mod n).
+ * 7(s-1) electronic and 2 OTIS moves (SIMD) per routing, the paper's.
+ *
+ * Generalize, checked (RTOPO_COLL_AUTO): a distribute whose records cover
+ * [d_i, d_(i+1) - 1], the sweeps leaving a copy on every position a
+ * record covers; the upper ends come first, by a concentrate-like routing
+ * of every d_i to rank i - 1, which lets each sender check the order.
+ *
+ * Generalize in one routing (RTOPO_COLL_TOPO, the paper's): the
+ * distribute's path with open records (rtopo_sched.h: each may belong
+ * anywhere from d_i on, and names its sender i).  Each sweep passes on
+ * every record that could be wanted further along (the MOVE predicates
+ * as they are: an open record reaches to the end of every line), and
+ * each rank keeps, of the record it holds and those it sees pass, the
+ * one with the largest d_i among those that reach it (BEST).  For
+ * senders 0..q with d_0 < ... < d_q this leaves on position P of group
+ * g, before the second OTIS move, the record of the last sender i with
+ * i mod n = g and d_i / n <= P, and on rank j at the end that of the
+ * last one with d_i <= j.  The record T a rank wants survives each
+ * half's column sweep on T's column in the rank's row: a record on that
+ * column with a later destination comes from a sender at least s places
+ * after T among the group's records, so its destination (its position
+ * d_i / n in the first half) lies beyond the row; and it gets there, the
+ * first half's columns only going down since d_T >= T.  The row sweep
+ * then brings it.  Only records that meet are checked against each
+ * other, and dest(i) >= i: no rank sees where a range ends, so senders
+ * with gaps, or destinations out of order whose records never meet, go
+ * unnoticed. */
 enum { RT_H = 0, RT_H1, RT_TP, RT_TM, RT_IP, RT_IM, RT_S, RT_X, RT_NREG };
 #define RTA(b, r) ((b)->tbase + (uint64_t)(r) * (b)->M)
 #define RT_T RTOPO__BUF_TMP
@@ -1257,11 +1282,13 @@ static void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, in
 
 /* One sweep over every line along `link` of every group: the split in
  * step t0, then s - 1 steps of passing on (dirs: 1 up the line, 2 down,
- * 3 both).  Returns its last step. */
+ * 3 both); a record that arrives stays where it belongs (b->best: where
+ * it is the best of those that reach the rank).  Returns its last step. */
 static uint32_t rtopo__rt_sweep(rtopo__cb_t *b, int link, int xf, int view, int dirs,
                                 uint32_t t0)
 {
     int n = b->n, s = b->s, G, f, pos, k;
+    int keep = b->best ? RTOPO__RT_BEST : RTOPO__RT_MOVE;
     unsigned fl = (unsigned)(xf << 2 | view << 4);
     uint64_t M = b->M;
 
@@ -1289,7 +1316,7 @@ static uint32_t rtopo__rt_sweep(rtopo__cb_t *b, int link, int xf, int view, int 
                         rtopo__gl_hop(b, G, link, f, pos, RTMP(RT_TP), pos + 1, RTMP(RT_IP),
                                       t);
                     if ((dirs & 1) && pos >= k) {
-                        rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_KEEP, RT_T,
+                        rtopo__rt_kern(b, r, keep, fl | RTOPO__RT_KEEP, RT_T,
                                        RTA(b, RT_IP), M, RT_T, RTA(b, RT_H), 2 * M, arg, t);
                         rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_PLUS |
                                        RTOPO__RT_CLEAR, RT_T, RTA(b, RT_IP), M, RT_T,
@@ -1299,7 +1326,7 @@ static uint32_t rtopo__rt_sweep(rtopo__cb_t *b, int link, int xf, int view, int 
                         rtopo__gl_hop(b, G, link, f, pos, RTMP(RT_TM), pos - 1, RTMP(RT_IM),
                                       t);
                     if ((dirs & 2) && pos <= s - 1 - k) {
-                        rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_KEEP, RT_T,
+                        rtopo__rt_kern(b, r, keep, fl | RTOPO__RT_KEEP, RT_T,
                                        RTA(b, RT_IM), M, RT_T, RTA(b, RT_H), 2 * M, arg, t);
                         rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_MINUS |
                                        RTOPO__RT_CLEAR, RT_T, RTA(b, RT_IM), M, RT_T,
@@ -1374,6 +1401,15 @@ static void rtopo__rt_prog(rtopo__cb_t *b)
             rtopo__rt_kern(b, r, RTOPO__RT_HDIST, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H),
                            RTOPO__RT_HDR, p, 0);
             break;
+        case RTOPO__COLL_GENERALIZE:
+            if (b->best) {
+                rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_H) + RTOPO__RT_HDR,
+                               R, 0);
+                rtopo__rt_kern(b, r, RTOPO__RT_HOPEN, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H),
+                               RTOPO__RT_HDR, r | (int64_t)p << 32, 0);
+                break;
+            }
+            /* fall through */
         default:
             rtopo__rt_kern(b, r, RTOPO__RT_HPREV, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H), M, r,
                            0);
@@ -1381,7 +1417,7 @@ static void rtopo__rt_prog(rtopo__cb_t *b)
     }
     if (c->op == RTOPO__COLL_CONCENTRATE) {
         t = rtopo__rt_conc(b, t);
-    } else if (c->op == RTOPO__COLL_DISTRIBUTE) {
+    } else if (c->op == RTOPO__COLL_DISTRIBUTE || b->best) {
         t = rtopo__rt_dist(b, t);
     } else {
         /* each rank learns the next destination, builds its record
@@ -1978,6 +2014,7 @@ static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         b.M = RTOPO__RT_HDR + 8;
     b.len = b.M;
     b.tbase = RTOPO__ROUTE_AUX;
+    b.best = c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_TOPO;
     if (c->op == RTOPO__COLL_CONCENTRATE) {
         if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
             return st;
@@ -1998,7 +2035,9 @@ static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if ((st = rtopo__sched_add_kerns(rt, b.nk, NULL)))
         goto out;
     memcpy(rt->kerns, b.k, sizeof(*b.k) * b.nk);
-    rt->algo = RTOPO_COLL_TOPO;
+    /* the generalize has two algorithms: AUTO names the checked one */
+    rt->algo = c->op == RTOPO__COLL_GENERALIZE && !b.best ? RTOPO_COLL_AUTO :
+               RTOPO_COLL_TOPO;
     rt->nsteps = b.nh ? b.maxstep + 1 : 0;
     rt->tmp_bytes = b.tbase + (uint64_t)RT_NREG * b.M;
     if (rk) {

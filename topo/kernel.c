@@ -271,6 +271,8 @@ static int rtopo__rt_span(const uint8_t *r, unsigned flags, int64_t arg, int64_t
     int64_t R = (arg >> 16) & 0xffff, g = (arg >> 32) & 0xffff, s = (arg >> 48) & 0xffff;
     int64_t n = s * s, a, b;
 
+    if (hi < 0)             /* open: up to the topology's last index */
+        hi = s > 0 && n <= INT64_MAX / n ? n * n - 1 : INT64_MAX;
     if (lo < 0 || hi < lo || s < 1)
         return 0;
     switch ((flags >> 2) & 3) {
@@ -327,6 +329,29 @@ static const uint8_t *rtopo__rt_one(const uint8_t *s, uint64_t len, uint32_t rec
     return one;
 }
 
+/* BEST's test of two open records a and b that meet: the destinations
+ * must increase with the sending rank (the same sender: the same record) */
+static int rtopo__rt_order(const uint8_t *a, const uint8_t *b)
+{
+    int64_t ia = -rtopo__ld64(a + 8) - 1, ib = -rtopo__ld64(b + 8) - 1;
+    int64_t da = rtopo__ld64(a) - 1, db = rtopo__ld64(b) - 1;
+
+    if (ia < 0 || ib < 0 || ia == ib || (ia < ib ? da < db : da > db))
+        return RTOPO_OK;
+    if (ia > ib) {
+        int64_t t = ia;
+
+        ia = ib;
+        ib = t;
+        t = da;
+        da = db;
+        db = t;
+    }
+    return rtopo__error(RTOPO_ERR_INVAL, "generalize: destinations are not increasing "
+                        "(rank %lld sends to %lld, rank %lld to %lld)", (long long)ia,
+                        (long long)da, (long long)ib, (long long)db);
+}
+
 /* Are the ranges of ROUTE kernel k long enough for its step?  The
  * generators never build one that is not; a schedule from elsewhere
  * gets RTOPO_ERR_INVAL instead of a read or write out of bounds. */
@@ -343,6 +368,8 @@ int rtopo__route_ok(const rtopo__kern_t *k)
     case RTOPO__RT_HPREV:
     case RTOPO__RT_HNEXT: need_s = 8; need_d = 24; break;
     case RTOPO__RT_HGEN: need_d = 16; pay = 8; break;
+    case RTOPO__RT_HOPEN: need_s = 8; need_d = 16; break;
+    case RTOPO__RT_BEST: need_d = rec; break;
     case RTOPO__RT_GOT: need_d = 4; break;
     case RTOPO__RT_KEYOF: need_s = 8; need_d = 8; break;
     case RTOPO__RT_DEDUP: need_d = 8; pay = 8; break;
@@ -469,7 +496,8 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
                                 "breaks the operation's order)", (long long)k->arg);
         if (!one)
             return RTOPO_OK;
-        if (rtopo__ld64(one) - 1 > k->arg || rtopo__ld64(one + 8) < k->arg)
+        v = rtopo__ld64(one + 8);       /* < 0: open, no upper end */
+        if (rtopo__ld64(one) - 1 > k->arg || (v >= 0 && v < k->arg))
             return rtopo__error(RTOPO_ERR_INVAL, "the record for index %lld ends on rank "
                                 "%lld (the input breaks the operation's order)",
                                 (long long)(rtopo__ld64(one) - 1), (long long)k->arg);
@@ -611,6 +639,44 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
         if (rtopo__ld64(s + 8))
             memcpy(d, s + 16, k->len);
         return RTOPO_OK;
+    case RTOPO__RT_HOPEN: {
+        int64_t r = k->arg & 0xffffffff, p = k->arg >> 32;
+
+        v = rtopo__ld64(s);
+        if (v >= p)
+            return rtopo__error(RTOPO_ERR_INVAL, "destination %lld is not a rank of the "
+                                "topology (0..%lld)", (long long)v, (long long)(p - 1));
+        if (v >= 0 && v < r)
+            return rtopo__error(RTOPO_ERR_INVAL, "generalize: rank %lld sends to %lld, a "
+                                "rank before it (the senders must be the first ranks, "
+                                "with increasing destinations)", (long long)r,
+                                (long long)v);
+        rtopo__st64(d, v >= 0 ? v + 1 : 0);
+        rtopo__st64(d + 8, -r - 1);
+        return RTOPO_OK;
+    }
+    case RTOPO__RT_BEST: {
+        /* the record this rank keeps: of the one it holds and the one
+         * passing, the latest destination that is not beyond it */
+        const uint8_t *in = k->slen >= rec && rtopo__ld64(s) ? s : NULL;
+        int64_t y0, y1;
+
+        one = rtopo__rt_one(d, k->len, rec, &two);
+        if (two)
+            return rtopo__error(RTOPO_ERR_INVAL, "generalize: two records meet");
+        if (!in)
+            return RTOPO_OK;
+        if (one && (st = rtopo__rt_order(one, in)))
+            return st;
+        if (!rtopo__rt_span(in, k->flags, k->arg, &x0, &x1) || x0 > me || me > x1)
+            return RTOPO_OK;
+        if (one && rtopo__rt_span(one, k->flags, k->arg, &y0, &y1) && y0 <= me &&
+            me <= y1 && rtopo__ld64(one) >= rtopo__ld64(in))
+            return RTOPO_OK;
+        memset(d, 0, k->len);
+        memcpy(d, in, rec);
+        return RTOPO_OK;
+    }
     case RTOPO__RT_PACK:
         one = rtopo__rt_one(s, k->slen, rec, &two);
         if (two)

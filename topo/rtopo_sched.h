@@ -151,7 +151,10 @@ enum rtopo__kern_type {
 /* Routing slots (ROUTE kernels, coll_sched.c's concentrate, distribute
  * and generalize): `rec` bytes, a header of two int64 then the payload.
  * Header: tag = lo + 1 (0: the slot is empty) and hi: the record belongs
- * on every index in [lo, hi] (one index: lo == hi).  On the OTIS-mesh a
+ * on every index in [lo, hi] (one index: lo == hi).  hi < 0 makes the
+ * record open: it may belong on any index from lo on (the last one of the
+ * topology, p - 1, in the spans below), and -hi - 1 is the rank that sent
+ * it (the single-routing generalize, HOPEN and BEST).  On the OTIS-mesh a
  * group's processors are positions 0..n-1 (row-major on its s x s mesh);
  * a record's positions in a group come from [lo, hi] by a transform
  * (MOD: lo mod n, one position; DIV: [lo/n, hi/n]; GRP: [lo, hi] within
@@ -188,6 +191,17 @@ enum rtopo__kern_type {
  *          record, else 0
  *  PACK    the destination (one slot) = the one record of the source (two
  *          slots), or empty; two records fail
+ *  HOPEN   open header from int64 source d: tag d + 1 when d >= 0, hi
+ *          -me - 1; arg: me | p << 32 (me: this rank, p: the topology's
+ *          size); d >= p, or 0 <= d < me, fails (ranks 0..q sending to
+ *          increasing destinations have dest(i) >= i)
+ *  BEST    of the destination's record (two slots, one at most full) and
+ *          the source's (one slot, slen bytes; may be empty), the
+ *          destination keeps in its first slot the one with the largest
+ *          lo among those whose coordinates on the line contain me (as
+ *          MOVE's KEEP; transform and view in flags as MOVE's) and empties
+ *          the rest.  Two open records from different senders whose
+ *          destinations do not increase with the sender fail
  * and for the sort, with slots of rec bytes whose last 8 are a sequence
  * number (int64), records keyed by dtype at byte 0:
  *  SPACK   user records (urec bytes each, slen in all) into slots, the
@@ -248,6 +262,8 @@ enum rtopo__route_op {
     RTOPO__RT_LOAD,
     RTOPO__RT_JOIN,
     RTOPO__RT_TAKE,
+    RTOPO__RT_HOPEN,
+    RTOPO__RT_BEST,
     RTOPO__RT_COUNT
 };
 enum { RTOPO__RT_KEEP = 0, RTOPO__RT_PLUS = 1, RTOPO__RT_MINUS = 2 };
@@ -666,7 +682,9 @@ enum rtopo__coll_op {
  *                 src's record
  * (rtopo.h says what each does.)  Their algorithm: the prefix sum (the
  * topology's choice under c->algo) for the ranks, then Wang and Sahni's
- * routing over the OTIS-mesh. */
+ * routing over the OTIS-mesh.  GENERALIZE has two: TOPO the paper's
+ * single routing, which trusts the input's order, AUTO two routings
+ * that check it (s->algo says RTOPO_COLL_AUTO). */
 #define RTOPO__ROUTE_AUX 16   /* TMP bytes staged by the caller */
 static inline int rtopo__coll_is_route(int op)
 {
@@ -695,7 +713,8 @@ typedef struct rtopo__coll {
 /* The schedule of one collective on t (no host endpoint).  algo AUTO
  * builds the topology's own and the generic one, runs both under model
  * (NULL: defaults) and keeps the faster; s->algo holds RTOPO_COLL_TOPO or
- * RTOPO_COLL_GENERIC.  Errors: RTOPO_ERR_INVAL for arguments out of range
+ * RTOPO_COLL_GENERIC (RTOPO_COLL_AUTO for the generalize's checked
+ * algorithm, see above).  Errors: RTOPO_ERR_INVAL for arguments out of range
  * (message names it), RTOPO_ERR_UNSUPPORTED for an operation the
  * topology does not have (WINDOW_BCAST off the OTIS-mesh). */
 int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,

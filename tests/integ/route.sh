@@ -6,18 +6,20 @@
 # head of route_check.c says how):
 #   16 ranks, OTIS-mesh n=4: every operation, records of 1, 13, 64 and
 #      1000 bytes, blocking, nonblocking and persistent, six rounds of
-#      inputs each (none selected, some, all, random prefixes)
+#      inputs each (none selected, some, all, random prefixes); the
+#      generalize under RTOPO_COLL_AUTO and RTOPO_COLL_TOPO
 #   16 ranks over 4 emulated hosts (rtopo-run --hosts 4), OTIS-mesh n=4
 #   8 ranks as a 3-cube, 4 and 6 as a ring: select_rank, the sort, and
 #      the routing operations fail with RTOPO_ERR_UNSUPPORTED
 #   BPC permutations on each of those (2^k ranks): the seed's example
 #      and its table on 16 ranks, named and random vectors
 #   wrong calls on 16 ranks: a destination beyond the last rank,
-#      generalize destinations out of order, a NULL got on one rank, a
-#      record size of 0, RTOPO_COLL_GENERIC, one rank with another record
-#      size, a BPC vector that is not one, one rank with another vector:
-#      the expected code on every rank, each job within MAX_MS
-#      (default 8000 ms)
+#      generalize destinations out of order (under both algorithms), a
+#      generalize with RTOPO_COLL_TOPO on one rank only, a NULL got on
+#      one rank, a record size of 0, RTOPO_COLL_GENERIC, one rank with
+#      another record size, a BPC vector that is not one, one rank with
+#      another vector: the expected code on every rank, each job within
+#      MAX_MS (default 8000 ms)
 # Ranks block in the transport (RTOPO_SPIN_US=0: two cores, no busy
 # waiting).  A failing job prints the ranks' complaints and its command.
 . "$(dirname "$0")/common.sh"
@@ -66,8 +68,8 @@ job 16 --hosts 4 --topo otis-mesh:4 --records 24 --rounds 3 --modes blocking,per
 job 8 --topo hypercube:3 --rounds 5
 job 4 --topo ring --rounds 3 --modes blocking
 job 6 --topo ring --rounds 2 --modes blocking,nonblocking
-for b in dest-range gen-order null-got recsize0 generic mismatch-recsize bpc-vector \
-         mismatch-bpc; do
+for b in dest-range gen-order gen-order-topo mismatch-gen-algo null-got recsize0 generic \
+         mismatch-recsize bpc-vector mismatch-bpc; do
     job 16 --topo otis-mesh:4 --bad "$b"
 done
 echo "$jobs jobs, $fails failed, $(( $(date +%s) - start )) s"

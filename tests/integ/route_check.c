@@ -13,7 +13,10 @@
  * selected and which ranks send to which increasing destinations, so each
  * rank knows the whole input and computes its own expected result.  A
  * persistent request is started once per round with the round's inputs
- * written into the same variables (they are read at each start).  On a
+ * written into the same variables (they are read at each start).  The
+ * generalize runs with both of its algorithms, RTOPO_COLL_AUTO (two
+ * routings, checked) and RTOPO_COLL_TOPO (the paper's single routing);
+ * the other operations with AUTO.  On a
  * topology other than the OTIS-mesh only select_rank runs, and the
  * routing operations must fail with RTOPO_ERR_UNSUPPORTED.  When the job
  * has 2^k ranks, BPC permutations follow: the seed's vector
@@ -28,7 +31,10 @@
  *
  * --bad KIND: one erroneous call, which must fail on every rank with the
  * expected code, quickly: dest-range (a destination beyond the last rank),
- * gen-order (generalize destinations not increasing), null-got (one
+ * gen-order (generalize destinations not increasing), gen-order-topo (the
+ * same under RTOPO_COLL_TOPO), mismatch-gen-algo (a generalize with
+ * RTOPO_COLL_TOPO on rank p/2, AUTO elsewhere: RTOPO_ERR_MISMATCH,
+ * the two run different algorithms), null-got (one
  * rank's got pointer is NULL), recsize0, generic (RTOPO_COLL_GENERIC set:
  * no generic routing: RTOPO_ERR_UNSUPPORTED), mismatch-recsize (rank p/2
  * passes another record size: RTOPO_ERR_MISMATCH), bpc-vector (a vector
@@ -421,9 +427,23 @@ static int run_bad(rtopo_topo_t *t, const char *kind)
     if (!strcmp(kind, "dest-range")) {
         dest = me == 0 ? 0 : me == 1 ? p + 3 : -1;
         st = rtopo_distribute(t, rec, &dest, out, sizeof rec, &got);
-    } else if (!strcmp(kind, "gen-order")) {
+    } else if (!strcmp(kind, "gen-order") || !strcmp(kind, "gen-order-topo")) {
+        if (!strcmp(kind, "gen-order-topo"))
+            CHECK(rtopo_topo_set_coll_algo(t, RTOPO_COLL_TOPO));
         dest = me == 0 ? 5 : me == 1 ? 2 : -1;
         st = rtopo_generalize(t, rec, &dest, out, sizeof rec, &got);
+        /* the single routing finds it late, where the two records meet:
+         * a rank whose part was complete by then learns it at its next
+         * call */
+        if (st == RTOPO_OK && !strcmp(kind, "gen-order-topo"))
+            st = rtopo_barrier(ctx);
+    } else if (!strcmp(kind, "mismatch-gen-algo")) {
+        CHECK(rtopo_topo_set_coll_algo(t, me == p / 2 ? RTOPO_COLL_TOPO : RTOPO_COLL_AUTO));
+        dest = me < 3 ? me : -1;
+        st = rtopo_generalize(t, rec, &dest, out, sizeof rec, &got);
+        if (st == RTOPO_OK)
+            st = rtopo_barrier(ctx);
+        want = RTOPO_ERR_MISMATCH;
     } else if (!strcmp(kind, "null-got")) {
         st = rtopo_concentrate(t, rec, &sel, out, sizeof rec, me == p - 1 ? NULL : &got);
     } else if (!strcmp(kind, "recsize0")) {
@@ -540,9 +560,12 @@ int main(int argc, char **argv)
         int op, m;
 
         for (op = 0; op < NOP; op++)
+            for (a = 0; a < (op == OP_GEN ? 2 : 1); a++)
             for (m = M_BLOCKING; m <= M_PERSISTENT; m <<= 1) {
-                const char *mname = m == M_BLOCKING ? "blocking" :
-                                    m == M_NONBLOCKING ? "nonblocking" : "persistent";
+                const char *mname = m == M_BLOCKING ? (a ? "blocking topo" : "blocking") :
+                                    m == M_NONBLOCKING ? (a ? "nonblocking topo" :
+                                                          "nonblocking") :
+                                    a ? "persistent topo" : "persistent";
                 rtopo_req_t *req = NULL;
                 int my_sel = 0, got = -7;
                 int64_t my_dest = -1, rank = -7;
@@ -550,6 +573,7 @@ int main(int argc, char **argv)
 
                 if (!(modes & m) || (op == OP_RANK && i > 0))
                     continue;
+                CHECK(rtopo_topo_set_coll_algo(t, a ? RTOPO_COLL_TOPO : RTOPO_COLL_AUTO));
                 if (!otis && op != OP_RANK) {
                     st = call(t, op, m, rec, &my_sel, &my_dest, out, R, &got, &rank, &req);
                     if (st != RTOPO_ERR_UNSUPPORTED)
@@ -558,7 +582,7 @@ int main(int argc, char **argv)
                     continue;
                 }
                 for (round = 0; round < (unsigned)rounds; round++) {
-                    unsigned tag = (unsigned)(op * 1000 + i * 100) + round;
+                    unsigned tag = (unsigned)(op * 1000 + i * 100 + a * 50) + round;
 
                     draw(tag, sel, dest, &q);
                     if (op == OP_RAW || op == OP_RAR)   /* any ranks, any targets */
@@ -589,6 +613,7 @@ int main(int argc, char **argv)
                     CHECK(rtopo_req_free(req));
             }
     }
+    CHECK(rtopo_topo_set_coll_algo(t, RTOPO_COLL_AUTO));
     run_bpc(t, modes, &checks);
     run_sort(t, modes, &checks);
     CHECK(rtopo_allreduce(t, &nbad, &any, 1, RTOPO_INT64, RTOPO_SUM));

@@ -15,7 +15,9 @@
 # random increasing destinations for a prefix of random length; RECV and
 # got against the reference) and must be correct, with rank 7(s-1) and
 # 2 moves, distribute 7(s-1) (MIMD 4(s-1)) and 2, concentrate its rank
-# then 7(s-1) (MIMD 4(s-1)) and 2, generalize 14(s-1) (MIMD 8(s-1)) and 4.
+# then 7(s-1) (MIMD 4(s-1)) and 2, generalize with --algo topo (the
+# paper's single routing, on several seeds) 7(s-1) (MIMD 4(s-1)) and 2,
+# and with auto (two routings, checked) 14(s-1) (MIMD 8(s-1)) and 4.
 # The JSON must parse (when python3 is there) and bad arguments exit 2.  The data come from SIM_OTIS_SEED
 # (default: the clock), printed so that a failure can be replayed.
 top_builddir=${top_builddir:-.}
@@ -242,9 +244,31 @@ for N in 4 16 64; do
             mimd "$t distribute record $R" $((4 * s1))
         }
         run "$t generalize record $R" generalize --topo "$t" --record "$R" && {
+            [ "$(field algo)" = auto ] ||
+                fail "$t generalize record $R: algorithm $(field algo), expected auto"
             moves "$t generalize record $R" $((14 * s1)) 4
             mimd "$t generalize record $R" $((8 * s1))
         }
+    done
+    # the paper's generalize, one routing: SIMD and MIMD counts, on inputs
+    # of this seed and the next ones
+    [ "$N" = 64 ] && gseeds=2 || gseeds=5
+    for k in $(seq 0 $((gseeds - 1))); do
+        for m in simd mimd; do
+            d="$t generalize --algo topo --model $m, seed $((seed + k))"
+            [ "$m" = simd ] && want=$((7 * s1)) || want=$((4 * s1))
+            runs=$((runs + 1))
+            json=$(timeout 120 "$SIM" otis generalize --topo "$t" --algo topo --model "$m" \
+                   --record $((k % 2 ? 13 : 8)) --check --json --seed $((seed + k)))
+            rc=$?
+            if [ "$rc" != 0 ] || [ "$(field correct)" != 1 ]; then
+                fail "$d: exit status $rc, correct $(field correct)"
+                continue
+            fi
+            printf '%s\n' "$json" >>"$all"
+            [ "$(field algo)" = topo ] || fail "$d: algorithm $(field algo), expected topo"
+            moves "$d" "$want" 2
+        done
     done
     # the routing part of the concentrate in the MIMD model
     if run "$t concentrate MIMD" concentrate --topo "$t" --model mimd; then

@@ -20,8 +20,10 @@
  * on every topology with every algorithm; concentrate, distribute and
  * generalize on OTIS-meshes (n = 1, 4, 9, 16 every input variant and
  * record size, a few cases at n = 64) with RECV and got against the
- * reference; their move counts; argument errors and inputs that break the
- * order, which the reference and the execution must both refuse.
+ * reference, and the generalize's single routing (TOPO) on its own, every
+ * variant with records of 1, 8, 13 and 100 bytes; their move counts (the
+ * generalize under TOPO and AUTO); argument errors and inputs that break
+ * the order, which the reference and the execution must both refuse.
  */
 #include "config.h"
 #include <inttypes.h>
@@ -1073,6 +1075,14 @@ static void route_coll(rtopo__coll_t *c, int op, int algo, size_t rec)
     c->chunks = 1;
 }
 
+/* the algorithm a routing schedule says it runs: the generalize's
+ * checked two routings under AUTO, otherwise the OTIS-mesh's own */
+static int route_algo(const rtopo__coll_t *c)
+{
+    return c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_AUTO ? RTOPO_COLL_AUTO :
+           RTOPO_COLL_TOPO;
+}
+
 static int32_t ld32(const uint8_t *p)
 {
     int32_t x;
@@ -1208,11 +1218,12 @@ static int route_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c, const int3
     otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     ok &= TU_CHECK(rtopo__sched_validate(s) == RTOPO_OK, "%s: invalid schedule: %s", d,
                    rtopo_last_error());
-    /* the routing ops are the OTIS-mesh's own; select_rank is the scan's
-     * choice (TOPO off the OTIS topologies is the generic one) */
-    ok &= TU_CHECK((s->algo == RTOPO_COLL_TOPO || s->algo == RTOPO_COLL_GENERIC) &&
-                   (routing ? s->algo == RTOPO_COLL_TOPO :
-                    c->algo == RTOPO_COLL_AUTO || s->algo == c->algo ||
+    /* the routing ops are the OTIS-mesh's own (the generalize has two,
+     * AUTO naming the checked one); select_rank is the scan's choice
+     * (TOPO off the OTIS topologies is the generic one) */
+    ok &= TU_CHECK(routing ? s->algo == route_algo(c) :
+                   (s->algo == RTOPO_COLL_TOPO || s->algo == RTOPO_COLL_GENERIC) &&
+                   (c->algo == RTOPO_COLL_AUTO || s->algo == c->algo ||
                     (!otis && s->algo == RTOPO_COLL_GENERIC)),
                    "%s: built algo %d (%s)", d, s->algo, rtopo__coll_algo_name(s->algo));
     size[RTOPO__BUF_SEND] = rtopo__coll_send_bytes(c);
@@ -1447,6 +1458,38 @@ static void test_route_small(void)
     }
 }
 
+/* The generalize in one routing (TOPO) on OTIS-meshes n = 1, 4, 9, 16:
+ * every destination variant (no sender, one, to 0 or above, prefixes from
+ * 0 and from above 0, every rank, a short prefix: long ranges) with
+ * records of 1, 8, 13 and 100 bytes, each drawn three times */
+static void test_route_generalize(void)
+{
+    static const int ns[4] = { 1, 4, 9, 16 };
+    static const size_t recs[4] = { 1, 8, 13, 100 };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    int32_t sel[256];
+    int64_t dest[256];
+    char what[128];
+    int ni, v, ri, k;
+
+    budget_test();
+    memset(sel, 0, sizeof(sel));
+    for (ni = 0; ni < 4 && fails_left > 0; ni++) {
+        int n = ns[ni], p = n * n;
+
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, p, n, 0);
+        budget_topo();
+        for (v = 0; v < NDEST; v++)
+            for (ri = 0; ri < 4; ri++)
+                for (k = 0; k < 3; k++) {
+                    route_coll(&c, RTOPO__COLL_GENERALIZE, RTOPO_COLL_TOPO, recs[ri]);
+                    if (gen_dests(p, v, dest, what, sizeof(what)))
+                        route_run(&t, &c, sel, dest, what, RTOPO_OK, NULL);
+                }
+    }
+}
+
 /* the moves of the scan of one int64 with the topology's algorithm (the
  * prefix sum of the selection ranks) */
 static int scan_moves(const rtopo__tdesc_t *t, rtopo__moves_t *ms)
@@ -1480,10 +1523,11 @@ static int scan_moves(const rtopo__tdesc_t *t, rtopo__moves_t *ms)
 /* Wang and Sahni's 7(s-1) electronic (SIMD; 4(s-1) MIMD) and 2 OTIS moves
  * per routing: distribute one routing; concentrate the prefix sum of the
  * selection ranks (ms: a scan of one int64 with the topology's
- * algorithm) then one routing; generalize two routings (its upper ends
- * first).  select_rank with TOPO moves as that scan. */
-static void route_moves_check(const rtopo__tdesc_t *t, int op, const rtopo__moves_t *mv,
-                              const rtopo__moves_t *ms)
+ * algorithm) then one routing; generalize one routing with TOPO (the
+ * paper's), two with AUTO (its upper ends first).  select_rank with TOPO
+ * moves as that scan. */
+static void route_moves_check(const rtopo__tdesc_t *t, int op, int algo,
+                              const rtopo__moves_t *mv, const rtopo__moves_t *ms)
 {
     int s1 = isqrt(t->n) - 1;
 
@@ -1501,6 +1545,13 @@ static void route_moves_check(const rtopo__tdesc_t *t, int op, const rtopo__move
         RMV_CHECK(t, op, mv->electronic_simd, mv->electronic, mv->otis, mv->other, 7 * s1,
                   4 * s1, 2);
         break;
+    case RTOPO__COLL_GENERALIZE:
+        if (algo == RTOPO_COLL_TOPO) {
+            RMV_CHECK(t, op, mv->electronic_simd, mv->electronic, mv->otis, mv->other,
+                      7 * s1, 4 * s1, 2);
+            break;
+        }
+        /* fall through */
     default:
         RMV_CHECK(t, op, mv->electronic_simd, mv->electronic, mv->otis, mv->other, 14 * s1,
                   8 * s1, 4);
@@ -1509,16 +1560,22 @@ static void route_moves_check(const rtopo__tdesc_t *t, int op, const rtopo__move
 }
 
 /* the moves on OTIS-meshes n = 4 and 16, each schedule executed on random
- * input first (n = 64: test_route_64, on the schedules it runs) */
+ * input first, the generalize with both of its algorithms (n = 64:
+ * test_route_64, on the schedules it runs) */
 static void test_route_moves(void)
 {
     static const int ns[2] = { 4, 16 };
+    static const int ops[5][2] = {    /* op, algo */
+        { RTOPO__COLL_SELECT_RANK, RTOPO_COLL_TOPO }, { RTOPO__COLL_CONCENTRATE, RTOPO_COLL_TOPO },
+        { RTOPO__COLL_DISTRIBUTE, RTOPO_COLL_TOPO }, { RTOPO__COLL_GENERALIZE, RTOPO_COLL_TOPO },
+        { RTOPO__COLL_GENERALIZE, RTOPO_COLL_AUTO },
+    };
     rtopo__tdesc_t t;
     rtopo__moves_t mv, ms;
     rtopo__sched_t *s = NULL;
     int32_t sel[256];
     int64_t dest[256];
-    int ni, op;
+    int ni, i;
 
     budget_test();
     for (ni = 0; ni < 2 && fails_left > 0; ni++) {
@@ -1530,20 +1587,21 @@ static void test_route_moves(void)
             continue;
         RMV_CHECK(&t, RTOPO__COLL_SCAN, ms.electronic_simd, ms.electronic_simd, ms.otis,
                   ms.other, 7 * s1, 7 * s1, 2);
-        for (op = RTOPO__COLL_SELECT_RANK; op <= RTOPO__COLL_GENERALIZE; op++) {
+        for (i = 0; i < 5; i++) {
+            int o = ops[i][0], algo = ops[i][1];
             rtopo__coll_t c;
             char what[128];
 
-            route_coll(&c, op, RTOPO_COLL_TOPO, 8);
+            route_coll(&c, o, algo, 8);
             gen_selected(t.p, 3, sel, what, sizeof(what));
-            if (op == RTOPO__COLL_DISTRIBUTE || op == RTOPO__COLL_GENERALIZE)
+            if (o == RTOPO__COLL_DISTRIBUTE || o == RTOPO__COLL_GENERALIZE)
                 gen_dests(t.p, 3, dest, what, sizeof(what));
             if (route_run(&t, &c, sel, dest, what, RTOPO_OK, &s))
                 continue;
             rtopo__sched_moves(s, &mv);
             rtopo__sched_free(s);
             s = NULL;
-            route_moves_check(&t, op, &mv, &ms);
+            route_moves_check(&t, o, algo, &mv, &ms);
         }
     }
 }
@@ -1552,13 +1610,16 @@ static void test_route_moves(void)
  * schedules */
 static void test_route_64(void)
 {
-    static const int cases[][3] = {   /* op, variant, record bytes */
-        { RTOPO__COLL_SELECT_RANK, 3, 1 },
-        { RTOPO__COLL_CONCENTRATE, 3, 8 },
-        { RTOPO__COLL_CONCENTRATE, 4, 100 },
-        { RTOPO__COLL_DISTRIBUTE, 3, 5 },
-        { RTOPO__COLL_DISTRIBUTE, 4, 24 },
-        { RTOPO__COLL_GENERALIZE, 6, 1 },
+    static const int cases[][4] = {   /* op, algo, variant, record bytes */
+        { RTOPO__COLL_SELECT_RANK, RTOPO_COLL_TOPO, 3, 1 },
+        { RTOPO__COLL_CONCENTRATE, RTOPO_COLL_TOPO, 3, 8 },
+        { RTOPO__COLL_CONCENTRATE, RTOPO_COLL_AUTO, 4, 100 },
+        { RTOPO__COLL_DISTRIBUTE, RTOPO_COLL_TOPO, 3, 5 },
+        { RTOPO__COLL_DISTRIBUTE, RTOPO_COLL_AUTO, 4, 24 },
+        { RTOPO__COLL_GENERALIZE, RTOPO_COLL_TOPO, 6, 1 },
+        { RTOPO__COLL_GENERALIZE, RTOPO_COLL_TOPO, 3, 13 },
+        { RTOPO__COLL_GENERALIZE, RTOPO_COLL_TOPO, 5, 8 },
+        { RTOPO__COLL_GENERALIZE, RTOPO_COLL_AUTO, 4, 100 },
     };
     rtopo__tdesc_t t;
     rtopo__moves_t mv, ms;
@@ -1580,19 +1641,17 @@ static void test_route_64(void)
         rtopo__coll_t c;
         char what[128];
 
-        /* TOPO, or AUTO (the same schedule) for every other routing case */
-        route_coll(&c, op, op == RTOPO__COLL_SELECT_RANK || i % 2 ? RTOPO_COLL_TOPO :
-                   RTOPO_COLL_AUTO, (size_t)cases[i][2]);
+        route_coll(&c, op, cases[i][1], (size_t)cases[i][3]);
         if (op == RTOPO__COLL_SELECT_RANK || op == RTOPO__COLL_CONCENTRATE)
-            gen_selected(t.p, cases[i][1], sel, what, sizeof(what));
+            gen_selected(t.p, cases[i][2], sel, what, sizeof(what));
         else
-            gen_dests(t.p, cases[i][1], dest, what, sizeof(what));
+            gen_dests(t.p, cases[i][2], dest, what, sizeof(what));
         if (route_run(&t, &c, sel, dest, what, RTOPO_OK, &s))
             continue;
         rtopo__sched_moves(s, &mv);
         rtopo__sched_free(s);
         s = NULL;
-        route_moves_check(&t, op, &mv, &ms);
+        route_moves_check(&t, op, c.algo, &mv, &ms);
     }
     free(sel);
     free(dest);
@@ -1728,21 +1787,36 @@ static void test_route_errors(void)
         snprintf(what, sizeof(what), "ranks 0..9 to 4 2 3 5 1 11 6 8 15 0");
         route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
     }
-    route_coll(&c, RTOPO__COLL_GENERALIZE, RTOPO_COLL_AUTO, 5);
-    for (r = 0; r < 16; r++)
-        dest[r] = -1;
-    dest[0] = 3;
-    dest[1] = 3;
-    snprintf(what, sizeof(what), "ranks 0, 1 both to 3");
-    route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-    dest[1] = 1;
-    snprintf(what, sizeof(what), "ranks 0, 1 to 3, 1");
-    route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-    dest[0] = 9;
-    dest[1] = 0;
-    dest[2] = 12;
-    snprintf(what, sizeof(what), "ranks 0..2 to 9, 0, 12");
-    route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+    /* generalize destinations out of order, with both algorithms: these
+     * the single routing finds too (two records meet, or a destination
+     * before its sender) */
+    for (ai = 0; ai < 2; ai++) {
+        route_coll(&c, RTOPO__COLL_GENERALIZE, ai ? RTOPO_COLL_TOPO : RTOPO_COLL_AUTO, 5);
+        for (r = 0; r < 16; r++)
+            dest[r] = -1;
+        dest[0] = 3;
+        dest[1] = 3;
+        snprintf(what, sizeof(what), "ranks 0, 1 both to 3");
+        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+        dest[1] = 1;
+        snprintf(what, sizeof(what), "ranks 0, 1 to 3, 1");
+        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+        dest[0] = 9;
+        dest[1] = 0;
+        dest[2] = 12;
+        snprintf(what, sizeof(what), "ranks 0..2 to 9, 0, 12");
+        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+        for (r = 0; r < 16; r++)
+            dest[r] = r;
+        dest[4] = 5;
+        snprintf(what, sizeof(what), "every rank to itself, rank 4 to 5 as rank 5");
+        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+        dest[4] = 4;
+        dest[7] = 11;
+        dest[8] = 9;
+        snprintf(what, sizeof(what), "every rank to itself, rank 7 to 11, rank 8 to 9");
+        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+    }
 }
 
 /* ---- BPC, sort, random access ---------------------------------------- */
@@ -2115,6 +2189,7 @@ int tu_suite_coll(void)
         !CU_add_test(s, "selection and routing: reference on examples", test_route_ref) ||
         !CU_add_test(s, "select_rank on every topology", test_select_rank) ||
         !CU_add_test(s, "routing: OTIS-mesh n = 1, 4, 9, 16", test_route_small) ||
+        !CU_add_test(s, "routing: generalize in one routing", test_route_generalize) ||
         !CU_add_test(s, "routing: OTIS-mesh n = 64", test_route_64) ||
         !CU_add_test(s, "routing: moves", test_route_moves) ||
         !CU_add_test(s, "routing: errors", test_route_errors) ||

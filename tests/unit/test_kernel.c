@@ -1205,6 +1205,179 @@ static void test_route_ends(void)
     }
 }
 
+/* an open record from rank `from` for every index from lo on */
+static void put_open(uint8_t *p, int64_t lo, int64_t from, uint8_t fill)
+{
+    put_slot(p, lo, -from - 1, fill);
+}
+
+/* The single-routing generalize: open records on a line (every position
+ * from their first on), HOPEN, BEST, and UNPACK of an open record */
+static void test_route_open(void)
+{
+    static const struct {
+        int xf, view, R, g;
+        int64_t lo;
+        int x0, x1;         /* s = 4; x0 -1: not on this line */
+    } c[] = {
+        { RTOPO__RT_XDIV, RTOPO__RT_VROWS, 0, 0, 70, 1, 3 },      /* 4..15 */
+        { RTOPO__RT_XDIV, RTOPO__RT_VINROW, 1, 0, 70, 0, 3 },
+        { RTOPO__RT_XDIV, RTOPO__RT_VINROW, 0, 0, 70, -1, -1 },   /* row 0 is before */
+        { RTOPO__RT_XDIV, RTOPO__RT_VINROW, 2, 0, 70, 0, 3 },
+        { RTOPO__RT_XGRP, RTOPO__RT_VROWS, 0, 2, 20, 0, 3 },      /* from before group 2 */
+        { RTOPO__RT_XGRP, RTOPO__RT_VINROW, 2, 2, 41, 1, 3 },     /* 9.. */
+        { RTOPO__RT_XGRP, RTOPO__RT_VROWS, 0, 2, 48, -1, -1 },    /* after group 2 */
+        { RTOPO__RT_XGRP, RTOPO__RT_VROWS, 0, 15, 255, 3, 3 },    /* the last index */
+    };
+    size_t i;
+    int me, pred, rc;
+
+    /* MOVE and PRUNE see an open record up to the end of the line */
+    for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+        for (me = 0; me < 4; me++)
+            for (pred = RTOPO__RT_KEEP; pred <= RTOPO__RT_MINUS; pred++) {
+                unsigned fl = (unsigned)(pred | c[i].xf << 2 | c[i].view << 4);
+                rtopo__kern_t k = rkern(RTOPO__RT_MOVE, fl | RTOPO__RT_CLEAR, RREC, RREC,
+                                        rarg(me, c[i].R, c[i].g, 4));
+                int has = c[i].x0 >= 0;
+                int moved = has && (pred == RTOPO__RT_KEEP ? c[i].x0 <= me && me <= c[i].x1 :
+                                    pred == RTOPO__RT_PLUS ? c[i].x1 > me : c[i].x0 < me);
+
+                reset();
+                put_open(rsrc(), c[i].lo, 5, 0x50 + (uint8_t)i);
+                rc = rtopo__kern_run(&k, bufs);
+                if (!TU_CHECK(rc == RTOPO_OK && (moved ? !memcmp(rdst(), rsrc(), RREC) :
+                                                 is_zero(rdst(), RREC)),
+                              "open case %zu (xf %d view %d R %d g %d lo %lld) me %d pred "
+                              "%d: rc %d, %s expected", i, c[i].xf, c[i].view, c[i].R,
+                              c[i].g, (long long)c[i].lo, me, pred, rc,
+                              moved ? "a move" : "no move"))
+                    return;
+            }
+    {   /* PRUNE up only: an open record that starts above fails */
+        rtopo__kern_t k = rkern(RTOPO__RT_PRUNE, RTOPO__RT_PLUS | RTOPO__RT_XDIV << 2 |
+                                RTOPO__RT_VROWS << 4, 0, RREC, rarg(2, 0, 0, 4));
+
+        reset();
+        put_open(rdst(), 70, 1, 0x61);                  /* rows 1..3 */
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "cannot reach"),
+                 "prune open record from row 1 at row 2, up only: rc %d", rc);
+        put_open(rdst(), 130, 1, 0x61);                 /* rows 2..3: kept */
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_OK && get64(rdst()) == 131, "prune open record at row 2: rc %d",
+                 rc);
+        put_open(rdst(), 200, 1, 0x61);                 /* row 3: passed on, emptied */
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_OK && is_zero(rdst(), RREC), "prune open record of row 3: rc %d",
+                 rc);
+    }
+    {   /* HOPEN: tag d + 1, hi -me - 1; d >= p or 0 <= d < me fail */
+        static const int64_t ds[6] = { 7, 3, -1, INT64_MIN, 16, 2 };
+
+        for (i = 0; i < 6; i++) {
+            rtopo__kern_t k = rkern(RTOPO__RT_HOPEN, 0, 8, RTOPO__RT_HDR, 3 | (int64_t)16 << 32);
+
+            reset();
+            put64(rsrc(), ds[i]);
+            rc = rtopo__kern_run(&k, bufs);
+            if (i < 4)
+                TU_CHECK(rc == RTOPO_OK && get64(rdst()) == (ds[i] >= 0 ? ds[i] + 1 : 0) &&
+                         get64(rdst() + 8) == -4 &&
+                         guards_ok(RTOPO__BUF_TMP, RDO, RTOPO__RT_HDR),
+                         "hopen %lld: rc %d, %lld %lld", (long long)ds[i], rc,
+                         (long long)get64(rdst()), (long long)get64(rdst() + 8));
+            else
+                TU_CHECK(rc == RTOPO_ERR_INVAL &&
+                         strstr(rtopo_last_error(), i == 4 ? "not a rank" : "before it"),
+                         "hopen %lld: rc %d \"%s\"", (long long)ds[i], rc,
+                         rtopo_last_error());
+        }
+    }
+    /* BEST at row 1 (XDIV, ROWS, s = 4: rows of lo / 16 / 4): the record
+     * with the largest lo among those that reach row 1 */
+    {
+        static const struct {
+            int64_t have, have_from, in, in_from;   /* lo, -1: none */
+            int want;           /* 0 keep what it has, 1 take the new one, -1 fail */
+        } b[] = {
+            { -1, 0, 70, 2, 1 },        /* nothing yet */
+            { 20, 0, 70, 2, 1 },        /* a later one that reaches row 1 */
+            { 70, 2, 20, 0, 0 },        /* an earlier one */
+            { 20, 0, 130, 4, 0 },       /* a later one for row 2 on: passes by */
+            { -1, 0, 130, 4, 0 },
+            { 70, 2, -1, 0, 0 },        /* nothing passes */
+            { 70, 2, 20, 3, -1 },       /* rank 3 before rank 2 */
+            { 20, 0, 20, 1, -1 },       /* two senders, one destination */
+            { 70, 2, 70, 2, 0 },        /* the same record */
+            { 20, 0, 130, 1, 0 },       /* checked where they meet: in order */
+            { 130, 4, 70, 6, -1 },      /* not in order, though neither is kept */
+        };
+
+        for (i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+            rtopo__kern_t k = rkern(RTOPO__RT_BEST, RTOPO__RT_XDIV << 2 | RTOPO__RT_VROWS << 4,
+                                    RREC, 2 * RREC, rarg(1, 0, 0, 4));
+            uint8_t want[2 * RREC];
+
+            reset();
+            if (b[i].in >= 0)
+                put_open(rsrc(), b[i].in, b[i].in_from, 0x71);
+            else
+                put_empty(rsrc());
+            memset(rdst(), 0, 2 * RREC);
+            if (b[i].have >= 0)
+                put_open(rdst() + (i % 2 ? RREC : 0), b[i].have, b[i].have_from, 0x72);
+            memcpy(want, rdst(), sizeof(want));
+            if (b[i].want > 0) {
+                memset(want, 0, sizeof(want));
+                memcpy(want, rsrc(), RREC);
+            }
+            rc = rtopo__kern_run(&k, bufs);
+            if (b[i].want < 0)
+                TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "not increasing"),
+                         "best case %zu: rc %d \"%s\"", i, rc, rtopo_last_error());
+            else
+                TU_CHECK(rc == RTOPO_OK && !memcmp(rdst(), want, sizeof(want)) &&
+                         guards_ok(RTOPO__BUF_TMP, RDO, 2 * RREC),
+                         "best case %zu: rc %d, %s expected", i, rc,
+                         b[i].want ? "the new record" : "no change");
+        }
+    }
+    {   /* BEST: two records held fail; a destination shorter than a slot */
+        rtopo__kern_t k = rkern(RTOPO__RT_BEST, RTOPO__RT_XDIV << 2 | RTOPO__RT_VROWS << 4,
+                                RREC, 2 * RREC, rarg(1, 0, 0, 4));
+
+        reset();
+        put_open(rsrc(), 70, 2, 0x71);
+        put_open(rdst(), 20, 0, 0x72);
+        put_open(rdst() + RREC, 30, 1, 0x73);
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "two records"),
+                 "best with two records held: rc %d \"%s\"", rc, rtopo_last_error());
+        k.len = RREC - 8;
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "destination bytes"),
+                 "best into %u bytes: rc %d \"%s\"", RREC - 8, rc, rtopo_last_error());
+    }
+    /* UNPACK: an open record belongs on every rank from lo on */
+    for (i = 0; i < 2; i++) {
+        rtopo__kern_t k = rkern(RTOPO__RT_UNPACK, 0, 2 * RREC, 11, 6);
+        uint8_t want[11];
+
+        reset();
+        put_empty(rsrc());
+        put_open(rsrc() + RREC, i ? 7 : 2, 1, 0x5A);
+        memset(want, 0x5A, sizeof(want));
+        rc = rtopo__kern_run(&k, bufs);
+        if (i)
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "ends on rank 6"),
+                     "unpack open record for 7 on 6: rc %d \"%s\"", rc, rtopo_last_error());
+        else
+            TU_CHECK(rc == RTOPO_OK && !memcmp(rdst(), want, 11),
+                     "unpack open record for 2 on 6: rc %d", rc);
+    }
+}
+
 int tu_suite_kernel(void)
 {
     CU_pSuite s = CU_add_suite("kernel", NULL, NULL);
@@ -1221,7 +1394,8 @@ int tu_suite_kernel(void)
         !CU_add_test(s, "route: move", test_route_move) ||
         !CU_add_test(s, "route: prune", test_route_prune) ||
         !CU_add_test(s, "route: norm, xrank and headers", test_route_headers) ||
-        !CU_add_test(s, "route: hgen, unpack, got, pack", test_route_ends))
+        !CU_add_test(s, "route: hgen, unpack, got, pack", test_route_ends) ||
+        !CU_add_test(s, "route: open records, hopen, best", test_route_open))
         return CU_get_error();
     return CUE_SUCCESS;
 }
