@@ -95,6 +95,14 @@ static int raw_wait(bench_raw_t *r)
     return RTOPO_OK;
 }
 
+/* the size rtopo's engine posts a large write in (tl.h: write_unit) */
+static size_t raw_unit(const rtopo_ctx_t *ctx)
+{
+    size_t mw = ctx->tlattr.max_write;
+
+    return ctx->tlattr.write_unit && ctx->tlattr.write_unit < mw ? ctx->tlattr.write_unit : mw;
+}
+
 int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
 {
     rtopo_ctx_t *ctx = r->ctx;
@@ -105,10 +113,11 @@ int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
         memcpy(r->rmem->buf, r->smem->buf, bytes);
         return RTOPO_OK;
     }
-    /* writes above the transport's limit go in pieces, the last one
-     * carrying the immediate */
+    /* writes above the transport's limit, or its preferred write size,
+     * go in pieces as the engine posts them, the last one carrying the
+     * immediate */
     do {
-        piece = bytes - off < ctx->tlattr.max_write ? bytes - off : ctx->tlattr.max_write;
+        piece = bytes - off < raw_unit(ctx) ? bytes - off : raw_unit(ctx);
         while ((st = ctx->tlops->write(ctx->tl, r->dst, r->smem->buf + off, piece,
                                        r->smem->mr, &r->rkeys[r->dst], off, tag,
                                        off + piece == bytes ? RTOPO__TL_IMM : 0,
@@ -135,7 +144,7 @@ static int raw_post(bench_raw_t *r, int dst, size_t soff, size_t bytes, uint32_t
     int st;
 
     do {
-        piece = bytes - off < ctx->tlattr.max_write ? bytes - off : ctx->tlattr.max_write;
+        piece = bytes - off < raw_unit(ctx) ? bytes - off : raw_unit(ctx);
         while ((st = ctx->tlops->write(ctx->tl, dst, r->smem->buf + soff + off, piece,
                                        r->smem->mr, &r->rkeys[dst], off, tag,
                                        off + piece == bytes ? RTOPO__TL_IMM : 0,

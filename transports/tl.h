@@ -54,6 +54,9 @@ typedef struct rtopo__tl_params {
 
 typedef struct rtopo__tl_attr {
     size_t max_write;      /* largest single write */
+    size_t write_unit;     /* a large write goes faster as writes of this
+                              size, posted together; 0: in one piece (up
+                              to max_write) */
     size_t inject_max;     /* writes up to this size may use RTOPO__TL_INJECT */
     int blocking_wait;     /* wait() sleeps in the kernel (not a spin) */
     size_t send_nowait_max;/* control messages up to this size, once send()
