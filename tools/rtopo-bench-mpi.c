@@ -37,8 +37,9 @@
  *     the rows + MPI_Sendrecv, the neighbour exchange a mesh code writes;
  *     a different data movement, shown for reference;
  *   - raw: one RDMA write with immediate of the same size straight
- *     through rtopo's transport ops table (bench_raw.c), the floor under
- *     rtopo's engine;
+ *     through rtopo's transport ops table (bench_raw.c), in the pieces
+ *     the engine would post on that transport, the floor under rtopo's
+ *     engine;
  *   - fabric: the same write made on the provider directly, with nothing
  *     of rtopo in its path (bench_fabric.c): libfabric fi_writedata with
  *     remote CQ data (fi_inject_writedata when it fits) on an endpoint of
