@@ -303,7 +303,7 @@ int rtopo__progress(rtopo_ctx_t *ctx)
 int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t deadline_ns)
 {
     uint64_t spin_ns = (uint64_t)ctx->params.spin_us * 1000, now, last = 0;
-    unsigned idle = 0;
+    unsigned polls = 0;
     int64_t left_ms;
     int n;
 
@@ -313,18 +313,20 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
             return n;
         if (cond(arg))
             break;
-        if (n > 0) {
-            last = 0;    /* the spin starts again */
-            continue;
-        }
-        /* the clock costs as much as an empty poll: read it every few */
-        if (++idle % RTOPO__WAIT_CLOCK_POLLS)
+        if (n > 0)
+            last = 0;    /* events: the spin starts again */
+        /* the clock costs as much as an empty poll: read it every few
+         * polls, events or not (a stream of messages that never ends the
+         * wait still meets the deadline) */
+        if (++polls % RTOPO__WAIT_CLOCK_POLLS)
             continue;
         now = rtopo__now_ns();
         if (now >= deadline_ns)
             return RTOPO_ERR_TIMEOUT;
-        if (!last)
+        if (!last) {
             last = now;
+            continue;
+        }
         if (now >= ctx->next_boot_check_ns) {
             ctx->next_boot_check_ns = now + RTOPO__WAIT_SLICE_MS * 1000000ull;
             rtopo__check_failures(ctx);

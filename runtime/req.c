@@ -15,6 +15,15 @@
 #include <string.h>
 #include "rtopo_int.h"
 
+/* the request is in flight for the caller from its start until the caller
+ * sees it complete; the context counts those */
+static void rtopo__req_active(rtopo_req_t *req, int on)
+{
+    if (req->user_active != on)
+        req->op.ctx->nuser_active += on ? 1 : -1;
+    req->user_active = on;
+}
+
 int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
                     size_t sbytes, void *recvbuf, size_t rbytes, int how,
                     rtopo_req_t **req_p)
@@ -81,6 +90,7 @@ void rtopo__req_destroy(rtopo_req_t *req)
 {
     rtopo_ctx_t *ctx = req->op.ctx;
 
+    rtopo__req_active(req, 0);      /* (rtopo_finalize frees unwaited ones) */
     if (req->prev)
         req->prev->next = req->next;
     else
@@ -168,7 +178,7 @@ static int rtopo__req_seen(rtopo_req_t *req)
     rtopo__op_t *op = &req->op;
     int st = op->status;
 
-    req->user_active = 0;
+    rtopo__req_active(req, 0);
     if (st)
         return rtopo__report(st, op->errmsg);
     if (req->op.ctx->check_buffers && !op->inplace_copy && req->sbytes &&
@@ -200,7 +210,9 @@ static int rtopo__req_start(rtopo_req_t *req)
                          RTOPO__NOSEQ, "%s", req->badmsg);
         return rtopo__error(req->bad, "%s", req->badmsg);
     }
-    for (o = ctx->reqs; o; o = o->next)
+    /* (a walk over every request only when some are in flight: each
+     * costs a cache line) */
+    for (o = ctx->nuser_active ? ctx->reqs : NULL; o; o = o->next)
         if (o->user_active && rtopo__overlaps(o->recvbuf, o->rbytes, req->recvbuf,
                                               req->rbytes))
             return rtopo__error(RTOPO_ERR_INVAL, "receive buffer %p (%zu bytes) overlaps "
@@ -224,8 +236,10 @@ static int rtopo__req_start(rtopo_req_t *req)
         memcpy(req->tmp, req->aux_in, req->aux_in_len);
     /* the receive buffer may be written before the send buffer is read:
      * overlapping buffers get a private copy of the send data */
-    free(op->inplace_copy);
-    op->inplace_copy = NULL;
+    if (op->inplace_copy) {
+        free(op->inplace_copy);
+        op->inplace_copy = NULL;
+    }
     if (rtopo__overlaps(s, req->sbytes, r, req->rbytes) && op->plan->sched->nhops > 0) {
         op->inplace_copy = malloc(req->sbytes);
         if (!op->inplace_copy)
@@ -236,9 +250,9 @@ static int rtopo__req_start(rtopo_req_t *req)
     if (ctx->check_buffers && req->sbytes)
         req->send_sum = rtopo__sum(s, req->sbytes);
     req->started = 1;
-    req->user_active = 1;
+    rtopo__req_active(req, 1);
     if ((st = rtopo__op_start(op)))
-        req->user_active = 0;
+        rtopo__req_active(req, 0);
     return st;
 }
 

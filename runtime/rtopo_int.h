@@ -443,6 +443,8 @@ struct rtopo_ctx {
     rtopo__op_t *active;
     rtopo__op_t *zombies;       /* failed ops whose writes are still out */
     struct rtopo_req *reqs;     /* every request not freed */
+    int nuser_active;           /* ... of them started and not yet seen
+                                   complete by the caller (user_active) */
     rtopo__umsg_t *unexp;
     uint32_t *unexp_count;      /* early messages kept, per sender */
     /* wire-up */
