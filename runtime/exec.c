@@ -1017,10 +1017,8 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
             return;
         }
     } else if (e->upstream < 0 && s->src_mem) {
-        size_t mw = ctx->tlattr.max_write;
+        size_t mw = rtopo__tl_write_unit(&ctx->tlattr);
 
-        if (ctx->tlattr.write_unit && ctx->tlattr.write_unit < mw)
-            mw = ctx->tlattr.write_unit;
         s->unit = s->len < mw ? s->len : mw;
         if (s->unit == 0)
             s->unit = 1;

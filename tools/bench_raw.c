@@ -95,18 +95,10 @@ static int raw_wait(bench_raw_t *r)
     return RTOPO_OK;
 }
 
-/* the size rtopo's engine posts a large write in (tl.h: write_unit) */
-static size_t raw_unit(const rtopo_ctx_t *ctx)
-{
-    size_t mw = ctx->tlattr.max_write;
-
-    return ctx->tlattr.write_unit && ctx->tlattr.write_unit < mw ? ctx->tlattr.write_unit : mw;
-}
-
 int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
 {
     rtopo_ctx_t *ctx = r->ctx;
-    size_t off = 0, piece;
+    size_t off = 0, piece, unit = rtopo__tl_write_unit(&ctx->tlattr);
     int st;
 
     if (r->dst == ctx->rank) {   /* a line that does not move */
@@ -117,7 +109,7 @@ int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
      * go in pieces as the engine posts them, the last one carrying the
      * immediate */
     do {
-        piece = bytes - off < raw_unit(ctx) ? bytes - off : raw_unit(ctx);
+        piece = bytes - off < unit ? bytes - off : unit;
         while ((st = ctx->tlops->write(ctx->tl, r->dst, r->smem->buf + off, piece,
                                        r->smem->mr, &r->rkeys[r->dst], off, tag,
                                        off + piece == bytes ? RTOPO__TL_IMM : 0,
@@ -140,11 +132,11 @@ int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
 static int raw_post(bench_raw_t *r, int dst, size_t soff, size_t bytes, uint32_t tag)
 {
     rtopo_ctx_t *ctx = r->ctx;
-    size_t off = 0, piece;
+    size_t off = 0, piece, unit = rtopo__tl_write_unit(&ctx->tlattr);
     int st;
 
     do {
-        piece = bytes - off < raw_unit(ctx) ? bytes - off : raw_unit(ctx);
+        piece = bytes - off < unit ? bytes - off : unit;
         while ((st = ctx->tlops->write(ctx->tl, dst, r->smem->buf + soff + off, piece,
                                        r->smem->mr, &r->rkeys[dst], off, tag,
                                        off + piece == bytes ? RTOPO__TL_IMM : 0,

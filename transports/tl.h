@@ -70,6 +70,12 @@ typedef struct rtopo__tl_attr {
                               of staging its data */
 } rtopo__tl_attr_t;
 
+/* the size a large write is posted in: write_unit, within max_write */
+static inline size_t rtopo__tl_write_unit(const rtopo__tl_attr_t *a)
+{
+    return a->write_unit && a->write_unit < a->max_write ? a->write_unit : a->max_write;
+}
+
 enum rtopo__tl_ev_type {
     RTOPO__TL_EV_WRITE_DONE = 1,   /* local completion of write(ctx) */
     RTOPO__TL_EV_SEND_DONE,        /* local completion of send(ctx) */

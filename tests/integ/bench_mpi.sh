@@ -169,9 +169,10 @@ echo "bench_mpi: rtopo scatter strategies and MPI scatter methods measured over 
 
 # shift-dim: a 2x2 mesh, 8 bytes and 64 KiB, ranks blocking rather than
 # spinning, the raw and fabric columns writing to the line neighbour (in
-# the skew, the ranks of row 0 copy locally).  The row shift by 1 moves every block over one row link (4
-# moves, 1 block per rank); the skew (row L by -L) in place moves the
-# blocks of row 1 only (2 moves, 0.5 per rank).  Each column's data is
+# the skew, the ranks of row 0 copy locally).  The row shift by 1 moves
+# every block over one row link (4 moves, 1 block per rank); the skew
+# (row L by -L) in place moves the blocks of row 1 only (2 moves, 0.5 per
+# rank).  Each column's data is
 # checked by the benchmark itself (a wrong byte aborts the job).
 dim_run() {  # expected moves, blocks per rank, then the arguments
     moves=$1; blocks=$2; shift 2

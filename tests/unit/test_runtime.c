@@ -273,7 +273,7 @@ static const char *single_tr;   /* chosen when the suite is registered */
 struct hreg_arg {
     char *items;
     int n, rounds;
-    volatile int stop;
+    int stop;               /* set (atomically) when the writer is done */
 };
 
 static void *hreg_writer(void *argp)
@@ -287,7 +287,7 @@ static void *hreg_writer(void *argp)
         for (i = 0; i < a->n; i++)
             rtopo__handle_del(a->items + i);
     }
-    a->stop = 1;
+    __atomic_store_n(&a->stop, 1, __ATOMIC_RELEASE);
     return (void *)(intptr_t)st;
 }
 
@@ -304,7 +304,7 @@ static void test_handle_registry(void)
     CU_ASSERT_EQUAL(rtopo__handle_add(&live[0], RTOPO__H_TOPO), RTOPO_OK);
     CU_ASSERT_EQUAL(rtopo__handle_add(&live[1], RTOPO__H_MEM), RTOPO_OK);
     CU_ASSERT_EQUAL(pthread_create(&th, NULL, hreg_writer, &a), 0);
-    while (!a.stop) {
+    while (!__atomic_load_n(&a.stop, __ATOMIC_ACQUIRE)) {
         bad += !rtopo__handle_ok(&live[0], RTOPO__H_TOPO);
         bad += !rtopo__handle_ok(&live[1], RTOPO__H_MEM);
         bad += rtopo__handle_ok(&live[0], RTOPO__H_REQ);
