@@ -1025,15 +1025,15 @@ static void dim_traffic(int i, size_t n)
 /* sort, bpc: a request of column k's arguments for v records or bytes,
  * whose plan is the schedule the blocking call runs too (it caches the
  * same): the algorithm that ran, its steps and traffic; sort: the slots
- * per rank, as rtopo_sort(3) gives them (the column sort: max(count,
- * 2(p-1)^2) rounded up to a multiple of p; merge-split: count); a
- * persistent column keeps the request */
+ * per rank, as rtopo_sort(3) gives them (the column sort: a third of
+ * its scratch; merge-split: count); a persistent column keeps the
+ * request */
 static void xop_plan(int i, int k, size_t v)
 {
     col_t *c = &B.col[k];
     const rtopo__sched_t *s;
     rtopo_req_t *req;
-    unsigned long long p = (unsigned long long)B.size, kk = 2 * (p - 1) * (p - 1);
+    unsigned long long Q = ((SORT_REC + 7) & ~(unsigned long long)7) + 8;
     int st;
 
     if (B.xop == XOP_SORT && (st = rtopo_topo_set_coll_algo(B.t, (rtopo_coll_algo_t)c->algo)))
@@ -1044,9 +1044,7 @@ static void xop_plan(int i, int k, size_t v)
     B.ran[i][k] = s->algo;
     B.steps[i][k] = (int)s->nsteps;
     sched_traffic(req, size_bytes((long)v), &B.xmoves[i][k], &B.xblocks[i][k]);
-    kk = kk > v ? kk : v;
-    kk = (kk + p - 1) / p * p;
-    B.slots[i][k] = B.ran[i][k] == RTOPO_COLL_GENERIC ? v : kk ? kk : p;
+    B.slots[i][k] = B.ran[i][k] == RTOPO_COLL_GENERIC ? v : s->tmp_bytes / (3 * Q);
     if (c->persistent)
         c->req = req;
     else
@@ -1309,9 +1307,8 @@ static void print_columns_xop(FILE *f)
                 "raw write of the same bytes does\n");
         fprintf(f, "# ran   = the algorithm of the schedule that ran (auto: its choice), steps = "
                 "its steps; slots = the records and pads each rank sorts: topo (Leighton's "
-                "column sort, the ranks as columns) max(count, 2(p-1)^2) rounded up to a "
-                "multiple of p, generic (merge-split) count; a slot holds a record and an "
-                "8-byte sequence number\n");
+                "column sort) as rtopo_sort(3) says, generic (merge-split) count; a slot "
+                "holds a record and an 8-byte sequence number\n");
         fprintf(f, "# moves = the link hops of the schedule's transfers over all ranks, as "
                 "rtopo-sim counts them; blk/rank = the bytes they carry over links / (ranks x "
                 "count x %zu)\n", SORT_REC);

@@ -2197,25 +2197,43 @@ static uint32_t rtopo__grp_route(const rtopo__cb_t *b, int G, int a, int bb, rto
     return nh;
 }
 
-/* hops of the route from rank r to rank d: in r's group to d's group
- * index, OTIS, in d's group (OTIS topologies); one DIRECT hop elsewhere;
- * *L1_p: hops before the OTIS one (0 without) */
+/* hops of the route from rank r = (G, P) to rank d = (G', P'), the
+ * shorter of two on OTIS topologies: in G to P = G', OTIS, in G' to P';
+ * or OTIS to (P, G), in P to (P, G'), OTIS to (G', P), in G' to P' (the
+ * way a group's coordinates change, two OTIS moves).  One DIRECT hop
+ * elsewhere.  *lead_p: idle steps before the first hop, 1 on a route
+ * that changes G only from a rank (G, G): its OTIS hops would stay put,
+ * and waiting one step keeps its electronic hops in the steps of the
+ * other ranks' (a lock step that counts fewer moves) */
 static uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop_t *h,
-                                  uint32_t *L1_p)
+                                  uint32_t *lead_p)
 {
-    int n = b->n;
-    uint32_t nh;
+    int n = b->n, G = r / n, P = r % n, G2 = d / n, P2 = d % n;
+    rtopo__hop_t t[4 * 64 + 1];
+    uint32_t nh, nt;
 
-    *L1_p = 0;
+    *lead_p = 0;
     if (b->t->kind != RTOPO__TOPO_OTIS_MESH && b->t->kind != RTOPO__TOPO_OTIS_HYPERCUBE) {
         h[0] = (rtopo__hop_t){ .to = d, .link = RTOPO__LINK_DIRECT };
         return 1;
     }
-    if (r / n == d / n)
-        return rtopo__grp_route(b, r / n, r % n, d % n, h);
-    nh = *L1_p = rtopo__grp_route(b, r / n, r % n, d / n, h);
-    h[nh++] = (rtopo__hop_t){ .to = (d / n) * n + r / n, .link = RTOPO__LINK_OTIS };
-    return nh + rtopo__grp_route(b, d / n, r / n, d % n, h + nh);
+    if (G == G2)
+        return rtopo__grp_route(b, G, P, P2, h);
+    nh = rtopo__grp_route(b, G, P, G2, h);
+    h[nh++] = (rtopo__hop_t){ .to = G2 * n + G, .link = RTOPO__LINK_OTIS };
+    nh += rtopo__grp_route(b, G2, G, P2, h + nh);
+    if (P == G || P2 == G2) {       /* no electronic hop to save */
+        *lead_p = P == G && P2 == P;
+        return nh;
+    }
+    t[0] = (rtopo__hop_t){ .to = P * n + G, .link = RTOPO__LINK_OTIS };
+    nt = 1 + rtopo__grp_route(b, P, G, G2, t + 1);
+    t[nt++] = (rtopo__hop_t){ .to = G2 * n + P, .link = RTOPO__LINK_OTIS };
+    nt += rtopo__grp_route(b, G2, P, P2, t + nt);
+    if (nt >= nh)
+        return nh;
+    memcpy(h, t, sizeof(*t) * nt);
+    return nt;
 }
 
 static void rtopo__bpc_prog(rtopo__cb_t *b)
@@ -2284,12 +2302,13 @@ static void rtopo__raw_kern(rtopo__cb_t *b, int type, int op, unsigned flags, in
 }
 
 /* bytes [soff, +len) of TMP on r to [doff, +len) of dbuf on d, leaving in
- * step t + 1; returns the route's hops */
+ * step t + 1 (or t + 2 after an idle step); returns the steps the route
+ * takes */
 static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, int d,
                                 int dbuf, uint64_t doff, uint64_t len, uint32_t t)
 {
     rtopo__hop_t h[4 * 64 + 1];
-    uint32_t L1, nh = 0, i;
+    uint32_t lead, nh = 0, i;
 
     if (b->err || !len)
         return 0;
@@ -2297,7 +2316,7 @@ static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, 
         rtopo__rt_copy(b, r, sbuf, soff, dbuf, doff, len, t + 1);
         return 0;
     }
-    nh = rtopo__pair_route(b, r, d, h, &L1);
+    nh = rtopo__pair_route(b, r, d, h, &lead);
     b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
     b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
     if (b->err)
@@ -2315,87 +2334,137 @@ static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, 
     b->nx++;
     for (i = 0; i < nh; i++) {
         b->h[b->nh] = h[i];
-        b->h[b->nh].step = b->base + t + 1 + i;
+        b->h[b->nh].step = b->base + t + 1 + lead + i;
         b->nh++;
     }
-    rtopo__cb_step(b, b->base + t + nh);
-    return nh;
+    rtopo__cb_step(b, b->base + t + lead + nh);
+    return lead + nh;
 }
 
-/* Merge-split sort (the generic algorithm): each rank sorts its records;
- * then in every round pairs of ranks swap their records, each merges the
- * two blocks and keeps the lower or the upper half.  Rounds:
- * bitonic on 2^d ranks (d(d+1)/2 rounds), odd-even transposition
- * otherwise (p rounds).  TMP: two blocks of count slots. */
-static void rtopo__sort_ms_prog(rtopo__cb_t *b)
+/* Merge-split rounds in every block of m consecutive ranks (nb blocks,
+ * in the same steps), kk slots of Q bytes per rank at C of TMP: each rank
+ * sorts its slots; then in every round partners swap them into C + kk*Q,
+ * each merges the two runs and keeps the lower or the upper half.
+ * Bitonic when m is a power of two (d(d+1)/2 rounds), odd-even
+ * transposition otherwise (m rounds).  fl[x]: the kernel flags of the
+ * blocks of parity x (a descending block sorts in the reverse order). */
+static void rtopo__ms_blocks(rtopo__cb_t *b, int m, int nb, uint64_t C, uint64_t kk,
+                             uint64_t Q, const unsigned fl[2], uint32_t *t_p)
 {
-    const rtopo__coll_t *c = b->c;
-    int p = b->t->p, r, d = 0, st, j, rounds, q;
-    uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
-    uint32_t t = 0, L, Lm;
-    unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
+    int d = 0, st, j, rounds, q, r, a;
     int64_t seq = (int64_t)(Q - 8);
+    uint32_t t = *t_p, L, Lm;
 
-    if (!k)
+    if (!kk)
         return;
-    while ((1 << d) < p)
+    while ((1 << d) < m)
         d++;
-    b->ntmp = 0;
-    b->tbase = 2 * k * Q;
-    for (r = 0; r < p; r++) {
-        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, r, RTOPO__BUF_SEND, 0,
-                        k * R, RT_T, 0, k * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
-        rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, r, RT_T, 0, 0, RT_T, 0, k * Q,
-                        (uint32_t)Q, seq, t);
-    }
-    rounds = (1 << d) == p ? d * (d + 1) / 2 : p;
-    for (q = 0; q < rounds && k; q++) {
+    for (r = 0; r < m * nb; r++)
+        rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, fl[(r / m) & 1], r, RT_T, 0, 0, RT_T, C,
+                        kk * Q, (uint32_t)Q, seq, t);
+    rounds = (1 << d) == m ? d * (d + 1) / 2 : m;
+    for (q = 0; q < rounds; q++) {
         int stage = 0, bit = 0;
 
-        if ((1 << d) == p) {        /* round q: stage, bit */
+        if ((1 << d) == m) {        /* round q: stage, bit */
             for (st = 1, j = q; j >= st; j -= st, st++)
                 ;
             stage = st;
             bit = stage - 1 - j;
         }
-        for (r = 0, Lm = 0; r < p; r++) {
-            int partner = (1 << d) == p ? r ^ (1 << bit) :
-                          ((r & 1) == (q & 1) ? r + 1 : r - 1);
-
-            if (partner < 0 || partner >= p)
+        for (r = 0, Lm = 0; r < m * nb; r++) {
+            a = r % m;
+            j = (1 << d) == m ? a ^ (1 << bit) : ((a & 1) == (q & 1) ? a + 1 : a - 1);
+            if (j < 0 || j >= m)
                 continue;
-            L = rtopo__raw_send(b, r, RT_T, 0, partner, RT_T, k * Q, k * Q, t);
+            L = rtopo__raw_send(b, r, RT_T, C, r - a + j, RT_T, C + kk * Q, kk * Q, t);
             Lm = L > Lm ? L : Lm;
         }
         t += Lm + 1;
-        for (r = 0; r < p; r++) {
-            int partner = (1 << d) == p ? r ^ (1 << bit) :
-                          ((r & 1) == (q & 1) ? r + 1 : r - 1);
-            /* ascending pairs (in the requested order) keep the lower
-             * half on the lower rank */
-            int asc = (1 << d) == p ? stage == d || !((r >> stage) & 1) : 1;
-            int low = (r < partner) == asc;
+        for (r = 0; r < m * nb; r++) {
+            /* ascending pairs (in the block's order) keep the lower half
+             * on the lower rank */
+            int asc, low;
 
-            if (partner < 0 || partner >= p)
+            a = r % m;
+            j = (1 << d) == m ? a ^ (1 << bit) : ((a & 1) == (q & 1) ? a + 1 : a - 1);
+            if (j < 0 || j >= m)
                 continue;
-            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf | RTOPO__KERN_MERGE, r, RT_T,
-                            0, 0, RT_T, 0, 2 * k * Q, (uint32_t)Q, seq, t);
+            asc = (1 << d) == m ? stage == d || !((a >> stage) & 1) : 1;
+            low = (a < j) == asc;
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, fl[(r / m) & 1] | RTOPO__KERN_MERGE, r,
+                            RT_T, 0, 0, RT_T, C, 2 * kk * Q, (uint32_t)Q, seq, t);
             if (!low)
-                rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T, k * Q,
-                                k * Q, RT_T, 0, k * Q, (uint32_t)Q, 1, t);
+                rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T,
+                                C + kk * Q, kk * Q, RT_T, C, kk * Q, (uint32_t)Q, 1, t);
         }
     }
+    *t_p = t;
+}
+
+/* Merge-split sort (the generic algorithm): the ranks as one block.  TMP:
+ * two runs of count slots. */
+static void rtopo__sort_ms_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    int p = b->t->p, r;
+    uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
+    uint32_t t = 0;
+    unsigned up = c->desc ? RTOPO__KERN_DESC : 0;
+    const unsigned fl[2] = { up | RTOPO__KERN_SEQ, up | RTOPO__KERN_SEQ };
+
+    if (!k)
+        return;
+    b->ntmp = 0;
+    b->tbase = 2 * k * Q;
+    for (r = 0; r < p; r++)
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, r, RTOPO__BUF_SEND, 0,
+                        k * R, RT_T, 0, k * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
+    rtopo__ms_blocks(b, p, 1, 0, k, Q, fl, &t);
     for (r = 0; r < p; r++)
         rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, r, RT_T, 0, k * Q,
+                        RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+}
+
+/* The sorted order in p runs of kk slots at C0 of TMP, pads last, to the
+ * callers' k records per rank in RECV: rank x's records [x*k, x*k + k)
+ * come from the runs they lie in (through C1 when kk > k). */
+static void rtopo__sort_unpad(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint64_t C1,
+                              uint32_t t)
+{
+    int p = b->t->p, j, x;
+    uint64_t k = b->c->count, R = b->c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8, lo, hi;
+    uint32_t L, Lm;
+
+    if (kk == k) {
+        for (j = 0; j < p; j++)
+            rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, j, RT_T, C0, kk * Q,
+                            RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+        return;
+    }
+    for (j = 0, Lm = 0; j < p; j++)
+        for (x = 0; x < p; x++) {
+            lo = (uint64_t)x * k > (uint64_t)j * kk ? (uint64_t)x * k : (uint64_t)j * kk;
+            hi = (uint64_t)(x + 1) * k < (uint64_t)(j + 1) * kk ? (uint64_t)(x + 1) * k :
+                 (uint64_t)(j + 1) * kk;
+            if (lo >= hi)
+                continue;
+            L = rtopo__raw_send(b, j, RT_T, C0 + (lo - (uint64_t)j * kk) * Q, x, RT_T,
+                                C1 + (lo - (uint64_t)x * k) * Q, (hi - lo) * Q, t);
+            Lm = L > Lm ? L : Lm;
+        }
+    t += Lm + 1;
+    for (x = 0; x < p; x++)
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, x, RT_T, C1, k * Q,
                         RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
 }
 
 static void rtopo__sort_prog(rtopo__cb_t *b)
 {
     const rtopo__coll_t *c = b->c;
-    int p = b->t->p, j, x, d, rnd;
+    int p = b->t->p, j, x, rnd;
     uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
-    uint64_t kk, per, C0, C1, C2, lo, hi;
+    uint64_t kk, per, C0, C1, C2;
     uint32_t t = 0, L, Lm;
     unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
     int64_t seq = (int64_t)(Q - 8);
@@ -2472,29 +2541,141 @@ static void rtopo__sort_prog(rtopo__cb_t *b)
             rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0,
                             kk * Q, (uint32_t)Q, seq, t);
     }
-    if (kk == k) {
-        for (j = 0; j < p; j++)
-            rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, j, RT_T, C0, kk * Q,
-                            RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
-        return;
+    rtopo__sort_unpad(b, kk, C0, C1, t);
+}
+
+/* Seed 004's sort (2.13): Leighton's column sort with the roles of rows
+ * and columns exchanged, on an array of R rows, row j being the S = p/R
+ * consecutive ranks j*S .. j*S + S - 1 (on an OTIS-mesh of N groups, R =
+ * N^(1/2) rows of N^(3/2) processors, the row index being Gx).  A row of
+ * L = S*kk slots (kk per rank) is a column of Leighton's method; L >=
+ * 2(R-1)^2 holds for every OTIS-mesh.  The row sorts are merge-split
+ * rounds among the row's ranks, all rows at once; the transform of step 2
+ * (row j's position i to row i mod R, position j*L/R + i/R) and its
+ * inverse are fixed permutations (bit rotations of the record index, i.e.
+ * BPC permutations, when R and kk are powers of two), each record on its
+ * own route; the compare-exchange of step 6 pairs rank j*S + a with
+ * (j+1)*S + a.  The result, row-major, is the rank order.  kk is k
+ * rounded up to a divisor of R or to a multiple of R (pads sort last).
+ * TMP: three runs of kk slots. */
+static int rtopo__sort_nrows(const rtopo__tdesc_t *t)
+{
+    int R = 1, S;
+
+    if (t->kind != RTOPO__TOPO_OTIS_MESH && t->kind != RTOPO__TOPO_OTIS_HYPERCUBE)
+        return 0;
+    while ((R + 1) * (R + 1) <= t->n)
+        R++;
+    if (R * R != t->n)
+        return 0;
+    S = t->p / R;
+    return (S & (S - 1)) == 0 || S <= RTOPO__SORT_ODDEVEN_MAX ? R : 0;
+}
+
+static uint64_t rtopo__sort_rows_kk(uint64_t k, int R)
+{
+    uint64_t kk = k ? k : 1;
+
+    while (kk < (uint64_t)R && R % kk)
+        kk++;
+    if (kk > (uint64_t)R)
+        kk = (kk + (uint64_t)R - 1) / (uint64_t)R * (uint64_t)R;
+    return kk;
+}
+
+/* where record u of rank r goes in the transform (fwd) or comes from
+ * (its inverse) */
+static void rtopo__sort_rows_map(int R, int S, uint64_t kk, int r, uint64_t u, int fwd,
+                                 int *rank, uint64_t *slot)
+{
+    uint64_t L = (uint64_t)S * kk, i = (uint64_t)(r % S) * kk + u, j = (uint64_t)(r / S), x, i2;
+
+    if (fwd) {
+        x = i % (uint64_t)R;
+        i2 = j * (L / (uint64_t)R) + i / (uint64_t)R;
+    } else {
+        x = i / (L / (uint64_t)R);
+        i2 = i % (L / (uint64_t)R) * (uint64_t)R + j;
     }
-    /* the sorted order is column-major, pads last: rank x's records
-     * [x*k, x*k + k) come from the columns they lie in */
-    for (j = 0, Lm = 0; j < p; j++)
-        for (x = 0; x < p; x++) {
-            lo = (uint64_t)x * k > (uint64_t)j * kk ? (uint64_t)x * k : (uint64_t)j * kk;
-            hi = (uint64_t)(x + 1) * k < (uint64_t)(j + 1) * kk ? (uint64_t)(x + 1) * k :
-                 (uint64_t)(j + 1) * kk;
-            if (lo >= hi)
-                continue;
-            L = rtopo__raw_send(b, j, RT_T, C0 + (lo - (uint64_t)j * kk) * Q, x, RT_T,
-                                C1 + (lo - (uint64_t)x * k) * Q, (hi - lo) * Q, t);
-            Lm = L > Lm ? L : Lm;
+    *rank = (int)(x * (uint64_t)S + i2 / kk);
+    *slot = i2 % kk;
+}
+
+static void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
+{
+    const rtopo__coll_t *c = b->c;
+    int p = b->t->p, S = p / R, r, j, dst, step;
+    uint64_t k = c->count, E = c->esize, Q = ((E + 7) & ~(uint64_t)7) + 8;
+    uint64_t kk = rtopo__sort_rows_kk(k, R), C0 = 0, C1 = kk * Q, C2 = 2 * kk * Q, u, v;
+    uint64_t per = kk / (uint64_t)R, Cd = per ? C0 : C1;
+    uint32_t t = 0, L, Lm;
+    unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
+    const unsigned asc[2] = { up | seqf, up | seqf };
+    const unsigned alt[2] = { up | seqf, (up ^ RTOPO__KERN_DESC) | seqf | RTOPO__KERN_SEQDESC };
+
+    if (!k)
+        return;
+    b->ntmp = 0;
+    b->tbase = 3 * kk * Q;
+    /* 1: sort the rows */
+    for (r = 0; r < p; r++)
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, r, RTOPO__BUF_SEND, 0,
+                        k * E, RT_T, C0, kk * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
+    rtopo__ms_blocks(b, S, R, C0, kk, Q, asc, &t);
+    for (step = 2; step <= 4; step += 2) {
+        /* 2: the transform, into Cd; 4: its inverse, back to C0.  Runs
+         * of kk/R slots (dealt into R piles) when R divides kk, single
+         * slots otherwise */
+        int fwd = step == 2;
+
+        for (r = 0, Lm = 0; r < p; r++) {
+            if (per && fwd)
+                rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T, C0, kk * Q,
+                                RT_T, C1, kk * Q, (uint32_t)Q, R, t);
+            for (u = 0; u < kk; u += per ? per : 1) {
+                /* the pile's first slot is its number */
+                rtopo__sort_rows_map(R, S, kk, r, per && fwd ? u / per : u, fwd, &dst, &v);
+                if (per && fwd)     /* pile u / per */
+                    L = rtopo__raw_send(b, r, RT_T, C1 + u / per * per * Q, dst, RT_T,
+                                        C0 + v * Q, per * Q, t);
+                else if (per)       /* to pile r / S of dst */
+                    L = rtopo__raw_send(b, r, RT_T, C0 + u * Q, dst, RT_T,
+                                        C1 + (uint64_t)(r / S) * per * Q, per * Q, t);
+                else
+                    L = rtopo__raw_send(b, r, RT_T, (fwd ? C0 : C1) + u * Q, dst, RT_T,
+                                        (fwd ? C1 : C0) + v * Q, Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
         }
-    t += Lm + 1;
-    for (d = 0; d < p; d++)
-        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, d, RT_T, C1, k * Q,
-                        RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+        t += Lm + 1;
+        if (per && !fwd)
+            for (r = 0; r < p; r++)
+                rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_UNDEAL, 0, r, RT_T, C1,
+                                kk * Q, RT_T, C0, kk * Q, (uint32_t)Q, R, t);
+        /* 3: sort the rows; 5: alternately ascending and descending */
+        rtopo__ms_blocks(b, S, R, fwd ? Cd : C0, kk, Q, fwd ? asc : alt, &t);
+    }
+    /* 6: compare-exchange of neighbouring rows, position by position,
+     * pairs (0,1), (2,3), ... then (1,2), (3,4), ...: rank (j+1)*S + a
+     * comes to j*S + a and goes back */
+    for (step = 0; step < 2; step++) {
+        for (j = step, Lm = 0; j + 1 < R; j += 2)
+            for (r = j * S; r < (j + 1) * S; r++) {
+                L = rtopo__raw_send(b, r + S, RT_T, C0, r, RT_T, C2, kk * Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+        t += Lm + 1;
+        for (j = step; j + 1 < R; j += 2)
+            for (r = j * S; r < (j + 1) * S; r++) {
+                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, r, RT_T, C0, kk * Q, RT_T,
+                                C2, kk * Q, (uint32_t)Q, (int64_t)(Q - 8), t);
+                rtopo__raw_send(b, r, RT_T, C2, r + S, RT_T, C0, kk * Q, t);
+            }
+        t += Lm + 1;
+    }
+    /* 7: sort the rows */
+    rtopo__ms_blocks(b, S, R, C0, kk, Q, asc, &t);
+    rtopo__sort_unpad(b, kk, C0, C1, t);
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -2545,6 +2726,8 @@ static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
     case RTOPO__COLL_SORT:
         if (algo == RTOPO_COLL_GENERIC)
             rtopo__sort_ms_prog(b);
+        else if (rtopo__sort_nrows(b->t) > 1)
+            rtopo__sort_rows_prog(b, rtopo__sort_nrows(b->t));
         else
             rtopo__sort_prog(b);
         break;
@@ -2775,11 +2958,13 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         /* the column sort while its pads stay within 4 columns of
          * records, else (and for GENERIC) merge-split; each has a size
          * beyond which its schedule would not fit a rank's memory */
-        uint64_t kk = 2 * (uint64_t)(t->p - 1) * (uint64_t)(t->p - 1);
+        int R = rtopo__sort_nrows(t);
+        uint64_t kk = R > 1 ? rtopo__sort_rows_kk(c->count, R) :
+                      2 * (uint64_t)(t->p - 1) * (uint64_t)(t->p - 1);
         uint64_t Q = ((c->esize + 7) & ~(uint64_t)7) + 8;
         int pow2 = (t->p & (t->p - 1)) == 0;
         int col_ok = (kk > c->count ? kk : c->count) * Q * 3 <= ((uint64_t)1 << 31) &&
-                     (uint64_t)t->p * (uint64_t)t->p <= ((uint64_t)1 << 20);
+                     (R > 1 || (uint64_t)t->p * (uint64_t)t->p <= ((uint64_t)1 << 20));
         int ms_ok = pow2 || t->p <= RTOPO__SORT_ODDEVEN_MAX;
 
         if (c->count && !col_ok && !ms_ok)
@@ -2795,8 +2980,8 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                                 "ranks with %llu records each (%s)",
                                 c->algo == RTOPO_COLL_TOPO ? "column sort" :
                                 "merge-split sort", t->p, (unsigned long long)c->count,
-                                c->algo == RTOPO_COLL_TOPO ? "its scratch of 3 * 2(p-1)^2 "
-                                "slots per rank exceeds 2 GiB" : "p rounds of odd-even "
+                                c->algo == RTOPO_COLL_TOPO ? "its scratch of three runs "
+                                "of slots per rank exceeds 2 GiB" : "p rounds of odd-even "
                                 "transposition: use a power of two or the column sort");
         if (c->algo == RTOPO_COLL_TOPO || c->algo == RTOPO_COLL_GENERIC)
             return rtopo__coll_algo1(t, c, c->algo, model, s_p);

@@ -2025,7 +2025,7 @@ static void test_sort(void)
     static const int kinds[][3] = {   /* kind, p, a */
         { RTOPO__TOPO_OTIS_HYPERCUBE, 16, 4 }, { RTOPO__TOPO_HYPERCUBE, 8, 3 },
         { RTOPO__TOPO_MESH, 12, 3 }, { RTOPO__TOPO_RING, 6, 6 }, { RTOPO__TOPO_RING, 1, 1 },
-        { RTOPO__TOPO_OTIS_MESH, 81, 9 },
+        { RTOPO__TOPO_OTIS_MESH, 81, 9 }, { RTOPO__TOPO_OTIS_MESH, 256, 16 },
     };
     rtopo__tdesc_t t;
     rtopo__coll_t c;
@@ -2054,6 +2054,51 @@ static void test_sort(void)
                 sort_coll(&c, algos[ai], dtypes[di], k, extra[rnd() % 4], (ai + di) % 2);
                 coll_run(&t, &c, NULL);
             }
+    }
+    fill_hook = NULL;
+}
+
+/* One key per rank on OTIS-meshes of N = 4, 16 and 64 groups (16, 256
+ * and 4096 ranks): seed 004's column sort (TOPO: N^(1/2) rows of N^(3/2)
+ * ranks), the bitonic merge-split (GENERIC) and AUTO, every one correct;
+ * AUTO builds one of the two, and the bitonic sort's electronic moves
+ * stay within 2 sum_b (D - b) 2^(b mod h) + 2 per group bit (D index
+ * bits, h per coordinate: each exchange along an index bit crosses 2^(b
+ * mod h) links each way, and a group bit adds the two OTIS moves' SIMD
+ * turn) */
+static void test_sort_otis_sizes(void)
+{
+    static const int ns[3] = { 4, 16, 64 };
+    static const int algs[3] = { RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC, RTOPO_COLL_AUTO };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__sched_t *s;
+    rtopo__moves_t mv;
+    int ni, ai;
+
+    budget_test();
+    fill_hook = sort_fill;
+    for (ni = 0; ni < 3 && fails_left > 0; ni++) {
+        int n = ns[ni], h = 0, D, bit, bound = 0;
+
+        while ((1 << (2 * h)) < n)
+            h++;
+        D = 4 * h;
+        for (bit = 0; bit < D; bit++)
+            bound += 2 * (D - bit) * (1 << (bit % h)) + (bit >= 2 * h ? 2 * (D - bit) : 0);
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, n * n, n, 0);
+        budget_topo();
+        for (ai = 0; ai < 3; ai++) {
+            s = NULL;
+            sort_coll(&c, algs[ai], RTOPO_INT64, 1, 8, ai == 1);
+            if (coll_run(&t, &c, &s) != 0 || !s)
+                continue;
+            rtopo__sched_moves(s, &mv);
+            if (algs[ai] == RTOPO_COLL_GENERIC)
+                TU_CHECK(mv.electronic_simd <= (uint32_t)bound, "%s: %u electronic moves "
+                         "(SIMD), more than %d", cdesc(&t, &c), mv.electronic_simd, bound);
+            rtopo__sched_free(s);
+        }
     }
     fill_hook = NULL;
 }
@@ -2199,6 +2244,7 @@ int tu_suite_coll(void)
                      test_colsort_fig4) ||
         !CU_add_test(s, "sort: the schedule on Fig. 4", test_colsort_sched) ||
         !CU_add_test(s, "sort: algorithms, key types, counts", test_sort) ||
+        !CU_add_test(s, "sort: OTIS-meshes of 4, 16 and 64 groups", test_sort_otis_sizes) ||
         !CU_add_test(s, "random_write and random_read", test_random_access))
         return CU_get_error();
     return CUE_SUCCESS;
