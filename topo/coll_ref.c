@@ -86,9 +86,10 @@ static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint
         *m_p = 0;
         if (c->op == RTOPO__COLL_SELECT_RANK)   /* fixed sizes: count, esize unused */
             return RTOPO_OK;
-        if (t->kind != RTOPO__TOPO_OTIS_MESH)
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh, not a %s",
-                                name, rtopo__topo_name(t->kind));
+        if (t->kind != RTOPO__TOPO_OTIS_MESH && t->kind != RTOPO__TOPO_OTIS_HYPERCUBE)
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh or an "
+                                "OTIS-hypercube, not a %s", name,
+                                rtopo__topo_name(t->kind));
         if (c->count != 1 || c->esize < 1 || c->esize > ((size_t)1 << 30))
             return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu records of %zu bytes (one "
                                 "record of 1 byte to 1 GiB)", name,

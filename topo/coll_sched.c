@@ -1355,9 +1355,76 @@ static uint32_t rtopo__rt_otis(rtopo__cb_t *b, uint32_t t)
     return t + 1;
 }
 
+/* OTIS-hypercube: one exchange across bit c of the records' places, on
+ * cube dimension c mod d of every group (the records' places are the
+ * ranks' own for c < d, their OTIS partners' for c >= d): the split in
+ * step t (what belongs across, by the view, into TP; PRUNE keeps what
+ * belongs here), the move and the keeping in t + 1.  Returns t + 1. */
+static uint32_t rtopo__rt_cube(rtopo__cb_t *b, int c, int view, uint32_t t)
+{
+    int n = b->n, d = 0, j, G, P, r;
+    unsigned fl = (unsigned)(RTOPO__RT_XCUBE << 2 | view << 4);
+    uint64_t M = b->M;
+
+    while ((1 << d) < n)
+        d++;
+    j = c % d;
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++) {
+            int64_t me = (P >> j) & 1, A = c >= d ? P * n + G : G * n + P;
+            int64_t arg = me | (int64_t)c << 16 | A << 32;
+
+            r = G * n + P;
+            rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_CLEAR |
+                           (me ? RTOPO__RT_MINUS : RTOPO__RT_PLUS), RT_T, RTA(b, RT_H), 2 * M,
+                           RT_T, RTA(b, RT_TP), M, arg, t);
+            rtopo__rt_kern(b, r, RTOPO__RT_PRUNE, fl | 3, RT_T, 0, 0, RT_T, RTA(b, RT_H),
+                           2 * M, arg, t);
+            rtopo__cb_move(b, r, RTMP(RT_TP), r ^ (1 << j), RTMP(RT_IP), t + 1,
+                           RTOPO__LINK_CUBE, j, 0);
+        }
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++) {
+            int64_t me = (P >> j) & 1, A = c >= d ? P * n + G : G * n + P;
+
+            rtopo__rt_kern(b, G * n + P, RTOPO__RT_MOVE, fl | RTOPO__RT_KEEP, RT_T,
+                           RTA(b, RT_IP), M, RT_T, RTA(b, RT_H), 2 * M,
+                           me | (int64_t)c << 16 | A << 32, t + 1);
+        }
+    return t + 1;
+}
+
+/* OTIS-hypercube: the index bits from the lowest (conc) or the highest
+ * (dist), those of P in the groups, those of G between two OTIS moves:
+ * 2d electronic and 2 OTIS moves for groups of 2^d */
+static uint32_t rtopo__rt_cube_route(rtopo__cb_t *b, int conc, uint32_t t)
+{
+    int d = 0, c;
+
+    while ((1 << d) < b->n)
+        d++;
+    if (conc) {
+        for (c = 0; c < d; c++)
+            t = rtopo__rt_cube(b, c, RTOPO__RT_VBIT, t);
+        t = rtopo__rt_otis(b, t);
+        for (c = d; c < 2 * d; c++)
+            t = rtopo__rt_cube(b, c, RTOPO__RT_VBIT, t);
+        return rtopo__rt_otis(b, t);
+    }
+    t = rtopo__rt_otis(b, t);
+    for (c = 2 * d - 1; c >= d; c--)
+        t = rtopo__rt_cube(b, c, RTOPO__RT_VHALF, t);
+    t = rtopo__rt_otis(b, t);
+    for (c = d - 1; c >= 0; c--)
+        t = rtopo__rt_cube(b, c, RTOPO__RT_VHALF, t);
+    return t;
+}
+
 /* to position lo mod n in the group, OTIS, to position lo / n, OTIS */
 static uint32_t rtopo__rt_conc(rtopo__cb_t *b, uint32_t t)
 {
+    if (!rtopo__is_om(b))
+        return rtopo__rt_cube_route(b, 1, t);
     t = rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XMOD, RTOPO__RT_VCOLPT, 3, t);
     t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XMOD, RTOPO__RT_VROWS, 3, t);
     t = rtopo__rt_otis(b, t);
@@ -1369,6 +1436,8 @@ static uint32_t rtopo__rt_conc(rtopo__cb_t *b, uint32_t t)
 /* OTIS, to (the positions of) [lo, hi] / n, OTIS, to [lo, hi] in the group */
 static uint32_t rtopo__rt_dist(rtopo__cb_t *b, uint32_t t)
 {
+    if (!rtopo__is_om(b))
+        return rtopo__rt_cube_route(b, 0, t);
     t = rtopo__rt_otis(b, t);
     t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 1, t);
     t = rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XDIV, RTOPO__RT_VINROW, 3, t);
@@ -1396,6 +1465,8 @@ static void rtopo__rt_prog(rtopo__cb_t *b)
                            RTA(b, RT_H), RTOPO__RT_HDR, 0, 0);
             break;
         case RTOPO__COLL_DISTRIBUTE:
+            if (!rtopo__is_om(b) || c->algo != RTOPO_COLL_TOPO)
+                goto prev;              /* checked, below */
             rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_H) + RTOPO__RT_HDR, R,
                            0);
             rtopo__rt_kern(b, r, RTOPO__RT_HDIST, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H),
@@ -1411,25 +1482,31 @@ static void rtopo__rt_prog(rtopo__cb_t *b)
             }
             /* fall through */
         default:
+        prev:
             rtopo__rt_kern(b, r, RTOPO__RT_HPREV, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H), M, r,
                            0);
         }
     }
     if (c->op == RTOPO__COLL_CONCENTRATE) {
         t = rtopo__rt_conc(b, t);
-    } else if (c->op == RTOPO__COLL_DISTRIBUTE || b->best) {
+    } else if ((c->op == RTOPO__COLL_DISTRIBUTE && rtopo__is_om(b) &&
+                c->algo == RTOPO_COLL_TOPO) || b->best) {
         t = rtopo__rt_dist(b, t);
     } else {
         /* each rank learns the next destination, builds its record
-         * covering [d_i, d_(i+1) - 1], then distributes it */
+         * covering [d_i, d_(i+1) - 1], then distributes it; a checked
+         * distribute (RTOPO_COLL_AUTO, and the OTIS-hypercube's) checks
+         * that d_i < d_(i+1) and that no sender is missing, its record
+         * staying [d_i, d_i]: one routing alone may deliver destinations
+         * out of order */
         t = rtopo__rt_conc(b, t) + 1;
         for (r = 0; r < p; r++) {
             rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_X) + RTOPO__RT_HDR, R,
                            t);
             rtopo__rt_kern(b, r, RTOPO__RT_HDIST, 0, RT_T, 0, 8, RT_T, RTA(b, RT_X),
                            RTOPO__RT_HDR, p, t);
-            rtopo__rt_kern(b, r, RTOPO__RT_HGEN, 0, RT_T, RTA(b, RT_H), 2 * M, RT_T,
-                           RTA(b, RT_X), RTOPO__RT_HDR, p, t);
+            rtopo__rt_kern(b, r, RTOPO__RT_HGEN, c->op == RTOPO__COLL_DISTRIBUTE, RT_T,
+                           RTA(b, RT_H), 2 * M, RT_T, RTA(b, RT_X), RTOPO__RT_HDR, p, t);
             rtopo__rt_copy(b, r, RT_T, RTA(b, RT_X), RT_T, RTA(b, RT_H), M, t + 1);
             rtopo__rt_clear(b, r, RT_H1, t + 1);
         }
@@ -2014,7 +2091,8 @@ static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         b.M = RTOPO__RT_HDR + 8;
     b.len = b.M;
     b.tbase = RTOPO__ROUTE_AUX;
-    b.best = c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_TOPO;
+    b.best = c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_TOPO &&
+             t->kind == RTOPO__TOPO_OTIS_MESH;
     if (c->op == RTOPO__COLL_CONCENTRATE) {
         if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
             return st;
@@ -2035,8 +2113,10 @@ static int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if ((st = rtopo__sched_add_kerns(rt, b.nk, NULL)))
         goto out;
     memcpy(rt->kerns, b.k, sizeof(*b.k) * b.nk);
-    /* the generalize has two algorithms: AUTO names the checked one */
-    rt->algo = c->op == RTOPO__COLL_GENERALIZE && !b.best ? RTOPO_COLL_AUTO :
+    /* the distribute and the generalize have two algorithms on the
+     * OTIS-mesh: AUTO names the checked one */
+    rt->algo = (c->op == RTOPO__COLL_GENERALIZE || c->op == RTOPO__COLL_DISTRIBUTE) &&
+               c->algo != RTOPO_COLL_TOPO && rtopo__is_om(&b) ? RTOPO_COLL_AUTO :
                RTOPO_COLL_TOPO;
     rt->nsteps = b.nh ? b.maxstep + 1 : 0;
     rt->tmp_bytes = b.tbase + (uint64_t)RT_NREG * b.M;
@@ -2819,15 +2899,16 @@ static int rtopo__coll_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
                                 c->algo);
         if (c->op == RTOPO__COLL_SELECT_RANK)
             return RTOPO_OK;
-        if (t->kind != RTOPO__TOPO_OTIS_MESH)
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s runs on the OTIS-mesh only, not "
-                                "on a %s", name, rtopo__topo_name(t->kind));
+        if (t->kind != RTOPO__TOPO_OTIS_MESH && t->kind != RTOPO__TOPO_OTIS_HYPERCUBE)
+            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s runs on the OTIS-mesh and the "
+                                "OTIS-hypercube only, not on a %s", name,
+                                rtopo__topo_name(t->kind));
         if (c->count != 1 || c->esize < 1 || c->esize > ((uint64_t)1 << 30))
             return rtopo__error(RTOPO_ERR_INVAL, "%s: records of %zu bytes (1 byte to "
                                 "1 GiB)", name, c->esize);
         if (c->algo == RTOPO_COLL_GENERIC)
             return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s has no generic algorithm: it "
-                                "is the OTIS-mesh's own", name);
+                                "is the OTIS topologies' own", name);
         return RTOPO_OK;
     }
     if (!c->esize || (reduce && (rtopo__dtype_size(c->dtype) != c->esize ||

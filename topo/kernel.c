@@ -271,6 +271,25 @@ static int rtopo__rt_span(const uint8_t *r, unsigned flags, int64_t arg, int64_t
     int64_t R = (arg >> 16) & 0xffff, g = (arg >> 32) & 0xffff, s = (arg >> 48) & 0xffff;
     int64_t n = s * s, a, b;
 
+    if (((flags >> 2) & 3) == RTOPO__RT_XCUBE) {
+        int64_t c = (arg >> 16) & 0x3f, A = (arg >> 32) & 0xffffffff, w = INT64_C(1) << c;
+        int64_t base = A >> c >> 1 << c << 1;
+        int m0, m1;
+
+        if (hi < 0)
+            hi = INT64_MAX;
+        if (lo < 0 || hi < lo)
+            return 0;
+        if (((flags >> 4) & 3) == RTOPO__RT_VBIT) {
+            *x0 = *x1 = (lo >> c) & 1;
+            return 1;
+        }
+        m0 = lo <= base + w - 1 && hi >= base;
+        m1 = lo <= base + 2 * w - 1 && hi >= base + w;
+        *x0 = m0 ? 0 : 1;
+        *x1 = m1 ? 1 : 0;
+        return m0 || m1;
+    }
     if (hi < 0)             /* open: up to the topology's last index */
         hi = s > 0 && n <= INT64_MAX / n ? n * n - 1 : INT64_MAX;
     if (lo < 0 || hi < lo || s < 1)
@@ -475,18 +494,23 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
         return RTOPO_OK;
     case RTOPO__RT_HGEN: {
         int64_t lo = rtopo__ld64(d) - 1, dn;
+        const char *what = (k->flags & 1) ? "distribute" : "generalize";
 
         one = rtopo__rt_one(s, k->slen, rec, &two);
         if (two)
-            return rtopo__error(RTOPO_ERR_INVAL, "generalize: two successors meet");
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: two successors meet", what);
+        if (lo < 0 && one)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: the senders are not ranks 0..q (a "
+                                "rank without a destination before one with %lld)", what,
+                                (long long)rtopo__ld64(one + RTOPO__RT_HDR));
         if (lo < 0)
             return RTOPO_OK;
         dn = one ? rtopo__ld64(one + RTOPO__RT_HDR) : k->arg;
         if (dn <= lo)
-            return rtopo__error(RTOPO_ERR_INVAL, "generalize: destinations are not "
-                                "increasing (%lld, then %lld)", (long long)lo,
-                                (long long)dn);
-        rtopo__st64(d + 8, dn - 1);
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: destinations are not increasing "
+                                "(%lld, then %lld)", what, (long long)lo, (long long)dn);
+        if (!(k->flags & 1))
+            rtopo__st64(d + 8, dn - 1);
         return RTOPO_OK;
     }
     case RTOPO__RT_UNPACK:

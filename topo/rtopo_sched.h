@@ -161,6 +161,12 @@ enum rtopo__kern_type {
  * the group g, minus g*n), and its coordinates on a line from those by a
  * view (COLPT: the column of the first position; ROWS: the rows of the
  * positions; INROW: the columns of the positions that lie in row R).
+ * On the OTIS-hypercube a line is the pair of ranks across bit c of the
+ * index of the records' current place A (transform CUBE, arg packing me |
+ * c << 16 | A << 32, me = bit c of A): the view BIT gives the record's
+ * coordinate bit c of lo (one index, routed from bit 0 up: the bits
+ * below c are lo's already), the view HALF the halves of A's subcube of
+ * 2^(c+1) indices that [lo, hi] meets (routed from the top bit down).
  * ROUTE steps (op), with arg packing me | R << 16 | g << 32 | s << 48
  * (me: this rank's coordinate on the line) where they route:
  *  MOVE    copies each source record whose coordinates on the line meet
@@ -182,7 +188,9 @@ enum rtopo__kern_type {
  *          a record for rank arg - 1 carrying d, else empty
  *  HGEN    the destination's header (built by HDIST) gets hi = dn - 1,
  *          dn carried by the source's record (two slots, one at most
- *          full), or arg - 1 (arg: p) when none; dn <= lo fails
+ *          full), or arg - 1 (arg: p) when none; dn <= lo fails, and so
+ *          does a source record on a rank without one (a gap in the
+ *          senders); flags & 1: the check only, hi stays
  *  UNPACK  the one record of the source (two slots) whose [lo, hi]
  *          contains arg (this rank) has its payload copied to the
  *          destination (len bytes); none: nothing is written; a record
@@ -267,8 +275,9 @@ enum rtopo__route_op {
     RTOPO__RT_COUNT
 };
 enum { RTOPO__RT_KEEP = 0, RTOPO__RT_PLUS = 1, RTOPO__RT_MINUS = 2 };
-enum { RTOPO__RT_XMOD = 0, RTOPO__RT_XDIV = 1, RTOPO__RT_XGRP = 2 };
+enum { RTOPO__RT_XMOD = 0, RTOPO__RT_XDIV = 1, RTOPO__RT_XGRP = 2, RTOPO__RT_XCUBE = 3 };
 enum { RTOPO__RT_VCOLPT = 0, RTOPO__RT_VROWS = 1, RTOPO__RT_VINROW = 2 };
+enum { RTOPO__RT_VBIT = 0, RTOPO__RT_VHALF = 1 };      /* views of XCUBE */
 #define RTOPO__RT_CLEAR 0x40u
 #define RTOPO__RT_HDR 16u       /* header bytes of a slot */
 

@@ -14,11 +14,12 @@
  * rank knows the whole input and computes its own expected result.  A
  * persistent request is started once per round with the round's inputs
  * written into the same variables (they are read at each start).  The
- * generalize runs with both of its algorithms, RTOPO_COLL_AUTO (two
- * routings, checked) and RTOPO_COLL_TOPO (the paper's single routing);
- * the other operations with AUTO.  On a
- * topology other than the OTIS-mesh only select_rank runs, and the
- * routing operations must fail with RTOPO_ERR_UNSUPPORTED.  When the job
+ * distribute and the generalize run with both of their algorithms,
+ * RTOPO_COLL_AUTO (two routings, checked) and RTOPO_COLL_TOPO (the
+ * paper's single routing on the OTIS-mesh); the other operations with
+ * AUTO.  On a topology other than the OTIS-mesh and the OTIS-hypercube
+ * only select_rank runs, and the routing operations must fail with
+ * RTOPO_ERR_UNSUPPORTED.  When the job
  * has 2^k ranks, BPC permutations follow: the seed's vector
  * [-0, 1, 2, -3] on 16 ranks (its destinations checked against the
  * published table), identity, transpose, reversal, shuffle, unshuffle and
@@ -31,6 +32,8 @@
  *
  * --bad KIND: one erroneous call, which must fail on every rank with the
  * expected code, quickly: dest-range (a destination beyond the last rank),
+ * dist-order (distribute destinations not increasing), dist-gap (a
+ * distribute whose senders are not the first ranks),
  * gen-order (generalize destinations not increasing), gen-order-topo (the
  * same under RTOPO_COLL_TOPO), mismatch-gen-algo (a generalize with
  * RTOPO_COLL_TOPO on rank p/2, AUTO elsewhere: RTOPO_ERR_MISMATCH,
@@ -427,6 +430,14 @@ static int run_bad(rtopo_topo_t *t, const char *kind)
     if (!strcmp(kind, "dest-range")) {
         dest = me == 0 ? 0 : me == 1 ? p + 3 : -1;
         st = rtopo_distribute(t, rec, &dest, out, sizeof rec, &got);
+    } else if (!strcmp(kind, "dist-order") || !strcmp(kind, "dist-gap")) {
+        /* ranks 0, 1 to 5, 2; or ranks 0, 2 to 1, 5 (rank 1 sends
+         * nothing): the checked distribute (AUTO) finds both */
+        if (!strcmp(kind, "dist-order"))
+            dest = me == 0 ? 5 : me == 1 ? 2 : -1;
+        else
+            dest = me == 0 ? 1 : me == 2 ? 5 : -1;
+        st = rtopo_distribute(t, rec, &dest, out, sizeof rec, &got);
     } else if (!strcmp(kind, "gen-order") || !strcmp(kind, "gen-order-topo")) {
         if (!strcmp(kind, "gen-order-topo"))
             CHECK(rtopo_topo_set_coll_algo(t, RTOPO_COLL_TOPO));
@@ -533,7 +544,7 @@ int main(int argc, char **argv)
         st = rtopo_topo_ring(ctx, &t);
     CHECK(st);
     me = rtopo_topo_rank(t);
-    otis = !strncmp(topo, "otis-mesh:", 10);
+    otis = !strncmp(topo, "otis-mesh:", 10) || !strncmp(topo, "otis-hypercube:", 15);
     if (bad) {
         /* every rank is past the topology's creation before one fails;
          * a fast rank's failure may still reach a slow one inside this
@@ -560,7 +571,7 @@ int main(int argc, char **argv)
         int op, m;
 
         for (op = 0; op < NOP; op++)
-            for (a = 0; a < (op == OP_GEN ? 2 : 1); a++)
+            for (a = 0; a < (op == OP_GEN || op == OP_DIST ? 2 : 1); a++)
             for (m = M_BLOCKING; m <= M_PERSISTENT; m <<= 1) {
                 const char *mname = m == M_BLOCKING ? (a ? "blocking topo" : "blocking") :
                                     m == M_NONBLOCKING ? (a ? "nonblocking topo" :

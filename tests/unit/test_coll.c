@@ -1075,12 +1075,14 @@ static void route_coll(rtopo__coll_t *c, int op, int algo, size_t rec)
     c->chunks = 1;
 }
 
-/* the algorithm a routing schedule says it runs: the generalize's
- * checked two routings under AUTO, otherwise the OTIS-mesh's own */
-static int route_algo(const rtopo__coll_t *c)
+/* the algorithm a routing schedule says it runs: on the OTIS-mesh the
+ * distribute's and the generalize's checked two routings under AUTO,
+ * otherwise the topology's own (the OTIS-hypercube has one of each) */
+static int route_algo(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
 {
-    return c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_AUTO ? RTOPO_COLL_AUTO :
-           RTOPO_COLL_TOPO;
+    return (c->op == RTOPO__COLL_GENERALIZE || c->op == RTOPO__COLL_DISTRIBUTE) &&
+           c->algo == RTOPO_COLL_AUTO && t->kind == RTOPO__TOPO_OTIS_MESH ?
+           RTOPO_COLL_AUTO : RTOPO_COLL_TOPO;
 }
 
 static int32_t ld32(const uint8_t *p)
@@ -1221,7 +1223,7 @@ static int route_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c, const int3
     /* the routing ops are the OTIS-mesh's own (the generalize has two,
      * AUTO naming the checked one); select_rank is the scan's choice
      * (TOPO off the OTIS topologies is the generic one) */
-    ok &= TU_CHECK(routing ? s->algo == route_algo(c) :
+    ok &= TU_CHECK(routing ? s->algo == route_algo(t, c) :
                    (s->algo == RTOPO_COLL_TOPO || s->algo == RTOPO_COLL_GENERIC) &&
                    (c->algo == RTOPO_COLL_AUTO || s->algo == c->algo ||
                     (!otis && s->algo == RTOPO_COLL_GENERIC)),
@@ -1430,21 +1432,22 @@ static void test_route_ref(void)
     }
 }
 
-/* the routing operations on OTIS-meshes n = 1, 4, 9, 16: every selection
- * density and destination variant with every record size */
+/* the routing operations on OTIS-meshes n = 1, 4, 9, 16 and
+ * OTIS-hypercubes n = 1, 2, 4, 8, 16: every selection density and
+ * destination variant with every record size */
 static void test_route_small(void)
 {
-    static const int ns[4] = { 1, 4, 9, 16 };
+    static const int ns[9] = { 1, 4, 9, 16, 1, 2, 4, 8, 16 };
     rtopo__tdesc_t t;
     int32_t *sel;
     int64_t *dest;
     int ni, op, v, ri;
 
     budget_test();
-    for (ni = 0; ni < 4 && fails_left > 0; ni++) {
+    for (ni = 0; ni < 9 && fails_left > 0; ni++) {
         int n = ns[ni], p = n * n;
 
-        tdesc(&t, RTOPO__TOPO_OTIS_MESH, p, n, 0);
+        tdesc(&t, ni < 4 ? RTOPO__TOPO_OTIS_MESH : RTOPO__TOPO_OTIS_HYPERCUBE, p, n, 0);
         budget_topo();
         sel = malloc(sizeof(*sel) * (size_t)p);
         dest = malloc(sizeof(*dest) * (size_t)p);
@@ -1521,16 +1524,33 @@ static int scan_moves(const rtopo__tdesc_t *t, rtopo__moves_t *ms)
              (got_mimd), (got_otis), (other), (int)(ws), (int)(wm), (int)(wo))
 
 /* Wang and Sahni's 7(s-1) electronic (SIMD; 4(s-1) MIMD) and 2 OTIS moves
- * per routing: distribute one routing; concentrate the prefix sum of the
- * selection ranks (ms: a scan of one int64 with the topology's
- * algorithm) then one routing; generalize one routing with TOPO (the
- * paper's), two with AUTO (its upper ends first).  select_rank with TOPO
- * moves as that scan. */
+ * per routing: concentrate the prefix sum of the selection ranks (ms: a
+ * scan of one int64 with the topology's algorithm) then one routing;
+ * distribute and generalize one routing with TOPO (the paper's), two
+ * with AUTO (the successors' destinations first, to check the order).
+ * select_rank with TOPO moves as that scan. */
 static void route_moves_check(const rtopo__tdesc_t *t, int op, int algo,
                               const rtopo__moves_t *mv, const rtopo__moves_t *ms)
 {
-    int s1 = isqrt(t->n) - 1;
+    int s1 = isqrt(t->n) - 1, d = 0;
 
+    if (t->kind == RTOPO__TOPO_OTIS_HYPERCUBE) {
+        /* the direct adaptation: a routing crosses the d bits of P, OTIS,
+         * those of G, OTIS (2d electronic and 2 OTIS moves); the
+         * distribute and the generalize take two (the successor's
+         * destination first, to check the order), the concentrate one
+         * after the ranks */
+        while ((1 << d) < t->n)
+            d++;
+        if (op == RTOPO__COLL_CONCENTRATE)
+            RMV_CHECK(t, op, mv->electronic_simd - ms->electronic_simd,
+                      mv->electronic - ms->electronic, mv->otis - ms->otis, mv->other,
+                      2 * d, 2 * d, 2);
+        else if (op != RTOPO__COLL_SELECT_RANK)
+            RMV_CHECK(t, op, mv->electronic_simd, mv->electronic, mv->otis, mv->other, 4 * d,
+                      4 * d, 4);
+        return;
+    }
     switch (op) {
     case RTOPO__COLL_SELECT_RANK:
         RMV_CHECK(t, op, mv->electronic_simd, mv->electronic, mv->otis, mv->other,
@@ -1542,9 +1562,6 @@ static void route_moves_check(const rtopo__tdesc_t *t, int op, int algo,
                   7 * s1, 4 * s1, 2);
         break;
     case RTOPO__COLL_DISTRIBUTE:
-        RMV_CHECK(t, op, mv->electronic_simd, mv->electronic, mv->otis, mv->other, 7 * s1,
-                  4 * s1, 2);
-        break;
     case RTOPO__COLL_GENERALIZE:
         if (algo == RTOPO_COLL_TOPO) {
             RMV_CHECK(t, op, mv->electronic_simd, mv->electronic, mv->otis, mv->other,
@@ -1561,14 +1578,15 @@ static void route_moves_check(const rtopo__tdesc_t *t, int op, int algo,
 
 /* the moves on OTIS-meshes n = 4 and 16, each schedule executed on random
  * input first, the generalize with both of its algorithms (n = 64:
- * test_route_64, on the schedules it runs) */
+ * test_route_64, on the schedules it runs); then on OTIS-hypercubes n = 2,
+ * 4, 16 */
 static void test_route_moves(void)
 {
-    static const int ns[2] = { 4, 16 };
-    static const int ops[5][2] = {    /* op, algo */
+    static const int ns[5] = { 4, 16, 2, 4, 16 };
+    static const int ops[6][2] = {    /* op, algo */
         { RTOPO__COLL_SELECT_RANK, RTOPO_COLL_TOPO }, { RTOPO__COLL_CONCENTRATE, RTOPO_COLL_TOPO },
         { RTOPO__COLL_DISTRIBUTE, RTOPO_COLL_TOPO }, { RTOPO__COLL_GENERALIZE, RTOPO_COLL_TOPO },
-        { RTOPO__COLL_GENERALIZE, RTOPO_COLL_AUTO },
+        { RTOPO__COLL_GENERALIZE, RTOPO_COLL_AUTO }, { RTOPO__COLL_DISTRIBUTE, RTOPO_COLL_AUTO },
     };
     rtopo__tdesc_t t;
     rtopo__moves_t mv, ms;
@@ -1578,16 +1596,17 @@ static void test_route_moves(void)
     int ni, i;
 
     budget_test();
-    for (ni = 0; ni < 2 && fails_left > 0; ni++) {
+    for (ni = 0; ni < 5 && fails_left > 0; ni++) {
         int n = ns[ni], s1 = isqrt(n) - 1;
 
-        tdesc(&t, RTOPO__TOPO_OTIS_MESH, n * n, n, 0);
+        tdesc(&t, ni < 2 ? RTOPO__TOPO_OTIS_MESH : RTOPO__TOPO_OTIS_HYPERCUBE, n * n, n, 0);
         budget_topo();
         if (scan_moves(&t, &ms))
             continue;
-        RMV_CHECK(&t, RTOPO__COLL_SCAN, ms.electronic_simd, ms.electronic_simd, ms.otis,
-                  ms.other, 7 * s1, 7 * s1, 2);
-        for (i = 0; i < 5; i++) {
+        if (ni < 2)
+            RMV_CHECK(&t, RTOPO__COLL_SCAN, ms.electronic_simd, ms.electronic_simd, ms.otis,
+                      ms.other, 7 * s1, 7 * s1, 2);
+        for (i = 0; i < 6; i++) {
             int o = ops[i][0], algo = ops[i][1];
             rtopo__coll_t c;
             char what[128];
@@ -1697,15 +1716,16 @@ static void test_select_rank(void)
 /* the argument errors, and inputs that break the order */
 static void test_route_errors(void)
 {
-    rtopo__tdesc_t om, oh, ring, mesh, cube, host, om4;
+    rtopo__tdesc_t om, oh, ring, mesh, cube, host, om4, oh4;
     rtopo__coll_t c;
     int32_t sel[16];
     int64_t dest[16];
-    int op, ai, r;
+    int op, ai, r, ti;
     char what[96];
 
     tdesc(&om, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
     tdesc(&om4, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    tdesc(&oh4, RTOPO__TOPO_OTIS_HYPERCUBE, 16, 4, 0);
     tdesc(&oh, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
     tdesc(&ring, RTOPO__TOPO_RING, 6, 0, 0);
     tdesc(&mesh, RTOPO__TOPO_MESH, 12, 3, 4);
@@ -1721,13 +1741,13 @@ static void test_route_errors(void)
         err_check(&host, &c, RTOPO_ERR_UNSUPPORTED, "select_rank with a host");
         for (op = RTOPO__COLL_CONCENTRATE; op <= RTOPO__COLL_GENERALIZE; op++) {
             route_coll(&c, op, algo, 8);
-            err_check(&oh, &c, RTOPO_ERR_UNSUPPORTED, "routing on an OTIS-hypercube");
             err_check(&ring, &c, RTOPO_ERR_UNSUPPORTED, "routing on a ring");
             err_check(&mesh, &c, RTOPO_ERR_UNSUPPORTED, "routing on a mesh");
             err_check(&cube, &c, RTOPO_ERR_UNSUPPORTED, "routing on a hypercube");
             err_check(&host, &c, RTOPO_ERR_UNSUPPORTED, "routing with a host");
             c.esize = 0;
             err_check(&om, &c, RTOPO_ERR_INVAL, "record of 0 bytes");
+            err_check(&oh, &c, RTOPO_ERR_INVAL, "record of 0 bytes on an OTIS-hypercube");
             err_check(&ring, &c, RTOPO_ERR_UNSUPPORTED, "record of 0 bytes on a ring");
             c.esize = ((size_t)1 << 30) + 1;
             err_check(&om, &c, RTOPO_ERR_INVAL, "record of 1 GiB + 1");
@@ -1737,8 +1757,11 @@ static void test_route_errors(void)
             c.count = 0;
             err_check(&om, &c, RTOPO_ERR_INVAL, "no record");
             c.count = 1;
-            if (algo == RTOPO_COLL_GENERIC)
+            if (algo == RTOPO_COLL_GENERIC) {
                 err_check(&om, &c, RTOPO_ERR_UNSUPPORTED, "routing, generic algorithm");
+                err_check(&oh, &c, RTOPO_ERR_UNSUPPORTED, "routing, generic algorithm on "
+                          "an OTIS-hypercube");
+            }
         }
     }
     for (op = RTOPO__COLL_SELECT_RANK; op <= RTOPO__COLL_GENERALIZE; op++) {
@@ -1756,66 +1779,90 @@ static void test_route_errors(void)
                  "distribute of 1 GiB records: %s", rtopo_last_error());
         rtopo__sched_free(s);
     }
-    /* inputs that break the order: the reference and the execution fail */
-    memset(sel, 0, sizeof(sel));
-    for (op = RTOPO__COLL_DISTRIBUTE; op <= RTOPO__COLL_GENERALIZE; op++) {
-        route_coll(&c, op, RTOPO_COLL_TOPO, 8);
-        for (r = 0; r < 16; r++)
-            dest[r] = -1;
-        dest[0] = 16;
-        snprintf(what, sizeof(what), "rank 0 to 16 (p 16)");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-        dest[0] = 2;
-        dest[1] = 5;
-        dest[2] = INT64_MAX;
-        snprintf(what, sizeof(what), "ranks 0..2 to 2, 5, INT64_MAX");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-        for (r = 0; r < 16; r++)
-            dest[r] = r;
-        dest[15] = 16;
-        snprintf(what, sizeof(what), "every rank to itself, the last to 16");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-    }
-    /* destinations out of order that once ran through with a record lost
-     * (rank 9's, for rank 0, dropped by a sweep that did not go its way) */
-    {
-        static const int64_t perm[10] = { 4, 2, 3, 5, 1, 11, 6, 8, 15, 0 };
+    /* inputs that break the order, on both OTIS topologies: the
+     * reference and the execution fail */
+    for (ti = 0; ti < 2; ti++) {
+        const rtopo__tdesc_t *ot = ti ? &oh4 : &om4;
 
-        route_coll(&c, RTOPO__COLL_DISTRIBUTE, RTOPO_COLL_TOPO, 8);
-        for (r = 0; r < 16; r++)
-            dest[r] = r < 10 ? perm[r] : -1;
-        snprintf(what, sizeof(what), "ranks 0..9 to 4 2 3 5 1 11 6 8 15 0");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-    }
-    /* generalize destinations out of order, with both algorithms: these
-     * the single routing finds too (two records meet, or a destination
-     * before its sender) */
-    for (ai = 0; ai < 2; ai++) {
-        route_coll(&c, RTOPO__COLL_GENERALIZE, ai ? RTOPO_COLL_TOPO : RTOPO_COLL_AUTO, 5);
-        for (r = 0; r < 16; r++)
-            dest[r] = -1;
-        dest[0] = 3;
-        dest[1] = 3;
-        snprintf(what, sizeof(what), "ranks 0, 1 both to 3");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-        dest[1] = 1;
-        snprintf(what, sizeof(what), "ranks 0, 1 to 3, 1");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-        dest[0] = 9;
-        dest[1] = 0;
-        dest[2] = 12;
-        snprintf(what, sizeof(what), "ranks 0..2 to 9, 0, 12");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-        for (r = 0; r < 16; r++)
-            dest[r] = r;
-        dest[4] = 5;
-        snprintf(what, sizeof(what), "every rank to itself, rank 4 to 5 as rank 5");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
-        dest[4] = 4;
-        dest[7] = 11;
-        dest[8] = 9;
-        snprintf(what, sizeof(what), "every rank to itself, rank 7 to 11, rank 8 to 9");
-        route_run(&om4, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+        memset(sel, 0, sizeof(sel));
+        for (op = RTOPO__COLL_DISTRIBUTE; op <= RTOPO__COLL_GENERALIZE; op++) {
+            route_coll(&c, op, RTOPO_COLL_TOPO, 8);
+            for (r = 0; r < 16; r++)
+                dest[r] = -1;
+            dest[0] = 16;
+            snprintf(what, sizeof(what), "rank 0 to 16 (p 16)");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            dest[0] = 2;
+            dest[1] = 5;
+            dest[2] = INT64_MAX;
+            snprintf(what, sizeof(what), "ranks 0..2 to 2, 5, INT64_MAX");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            for (r = 0; r < 16; r++)
+                dest[r] = r;
+            dest[15] = 16;
+            snprintf(what, sizeof(what), "every rank to itself, the last to 16");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+        }
+        /* destinations out of order that once ran through with a record lost
+         * (rank 9's, for rank 0, dropped by a sweep that did not go its way) */
+        {
+            static const int64_t perm[10] = { 4, 2, 3, 5, 1, 11, 6, 8, 15, 0 };
+
+            route_coll(&c, RTOPO__COLL_DISTRIBUTE, RTOPO_COLL_TOPO, 8);
+            for (r = 0; r < 16; r++)
+                dest[r] = r < 10 ? perm[r] : -1;
+            snprintf(what, sizeof(what), "ranks 0..9 to 4 2 3 5 1 11 6 8 15 0");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            /* a gap in the senders; destinations decreasing, which one
+             * routing alone may deliver: the checked distribute (AUTO;
+             * the OTIS-hypercube's only) fails */
+            route_coll(&c, RTOPO__COLL_DISTRIBUTE, RTOPO_COLL_AUTO, 8);
+            for (r = 0; r < 16; r++)
+                dest[r] = -1;
+            dest[0] = 2;
+            dest[2] = 5;
+            snprintf(what, sizeof(what), "ranks 0, 2 to 2, 5 (rank 1 none)");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            dest[0] = -1;
+            dest[1] = 3;
+            dest[2] = -1;
+            snprintf(what, sizeof(what), "rank 1 to 3 (rank 0 none)");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            dest[0] = 5;
+            dest[1] = 3;
+            snprintf(what, sizeof(what), "ranks 0, 1 to 5, 3");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+        }
+        /* generalize destinations out of order, with both algorithms: these
+         * the single routing finds too (two records meet, or a destination
+         * before its sender) */
+        for (ai = 0; ai < 2; ai++) {
+            route_coll(&c, RTOPO__COLL_GENERALIZE, ai ? RTOPO_COLL_TOPO : RTOPO_COLL_AUTO, 5);
+            for (r = 0; r < 16; r++)
+                dest[r] = -1;
+            dest[0] = 3;
+            dest[1] = 3;
+            snprintf(what, sizeof(what), "ranks 0, 1 both to 3");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            dest[1] = 1;
+            snprintf(what, sizeof(what), "ranks 0, 1 to 3, 1");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            dest[0] = 9;
+            dest[1] = 0;
+            dest[2] = 12;
+            snprintf(what, sizeof(what), "ranks 0..2 to 9, 0, 12");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            for (r = 0; r < 16; r++)
+                dest[r] = r;
+            dest[4] = 5;
+            snprintf(what, sizeof(what), "every rank to itself, rank 4 to 5 as rank 5");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+            dest[4] = 4;
+            dest[7] = 11;
+            dest[8] = 9;
+            snprintf(what, sizeof(what), "every rank to itself, rank 7 to 11, rank 8 to 9");
+            route_run(ot, &c, sel, dest, what, RTOPO_ERR_INVAL, NULL);
+        }
     }
 }
 
@@ -2179,7 +2226,7 @@ static void test_colsort_sched(void)
  * (n = 16: 8 bytes only) */
 static void test_random_access(void)
 {
-    static const int ns[4] = { 1, 4, 9, 16 };
+    static const int ns[6] = { 1, 4, 9, 16, 4, 16 };   /* the last two: OTIS-hypercube */
     static const size_t recs[3] = { 1, 8, 24 };
     rtopo__tdesc_t t;
     rtopo__coll_t c;
@@ -2190,11 +2237,11 @@ static void test_random_access(void)
 
     budget_test();
     memset(sel, 0, sizeof(sel));
-    for (ni = 0; ni < 4 && fails_left > 0; ni++) {
+    for (ni = 0; ni < 6 && fails_left > 0; ni++) {
         /* the schedules hold sorts of every rank: few cases at n >= 9 */
         int n = ns[ni], p = n * n, reps = n >= 9 ? 1 : 3;
 
-        tdesc(&t, RTOPO__TOPO_OTIS_MESH, p, n, 0);
+        tdesc(&t, ni < 4 ? RTOPO__TOPO_OTIS_MESH : RTOPO__TOPO_OTIS_HYPERCUBE, p, n, 0);
         budget_topo();
         for (op = RTOPO__COLL_RANDOM_WRITE; op <= RTOPO__COLL_RANDOM_READ; op++)
             for (ri = n > 9 ? 1 : 0; ri < (n > 9 ? 2 : 3); ri++)
@@ -2233,7 +2280,8 @@ int tu_suite_coll(void)
         !CU_add_test(s, "argument errors", test_errors) ||
         !CU_add_test(s, "selection and routing: reference on examples", test_route_ref) ||
         !CU_add_test(s, "select_rank on every topology", test_select_rank) ||
-        !CU_add_test(s, "routing: OTIS-mesh n = 1, 4, 9, 16", test_route_small) ||
+        !CU_add_test(s, "routing: OTIS-mesh n = 1, 4, 9, 16, OTIS-hypercube n = 1..16",
+                     test_route_small) ||
         !CU_add_test(s, "routing: generalize in one routing", test_route_generalize) ||
         !CU_add_test(s, "routing: OTIS-mesh n = 64", test_route_64) ||
         !CU_add_test(s, "routing: moves", test_route_moves) ||
