@@ -296,7 +296,8 @@ RTOPO_EXPORT int rtopo_consecutive_sum_init(rtopo_topo_t *t, int dim, const void
  * rtopo_concentrate(3)).  Ranks are taken in topology order (OTIS:
  * I = G*n + P).  rtopo_select_rank runs on every topology: *rank gets how
  * many ranks before this one have *selected != 0.  The routing operations
- * run on the OTIS-mesh (Wang and Sahni's algorithms; RTOPO_ERR_UNSUPPORTED
+ * run on the OTIS-mesh (Wang and Sahni's algorithms) and the
+ * OTIS-hypercube (the hypercube's bit sweeps; RTOPO_ERR_UNSUPPORTED
  * elsewhere) and move one record of recsize bytes per rank:
  *  concentrate  the record of the k-th selected rank (k from 0) goes to
  *               rank k;
@@ -338,7 +339,7 @@ RTOPO_EXPORT int rtopo_generalize_init(rtopo_topo_t *t, const void *sendrec,
                                        const int64_t *dest, void *recvrec, size_t recsize,
                                        int *got, rtopo_req_t **req);
 
-/* Random access write (rtopo_random_write(3)), OTIS-mesh: every rank whose
+/* Random access write (rtopo_random_write(3)), OTIS topologies: every rank whose
  * *dest >= 0 writes its record to rank *dest; when several write to one
  * rank, the highest writing rank wins.  *got as for the routing
  * operations. */
@@ -352,7 +353,7 @@ RTOPO_EXPORT int rtopo_random_write_init(rtopo_topo_t *t, const void *sendrec,
                                          const int64_t *dest, void *recvrec,
                                          size_t recsize, int *got, rtopo_req_t **req);
 
-/* Random access read (rtopo_random_write(3)), OTIS-mesh: every rank offers
+/* Random access read (rtopo_random_write(3)), OTIS topologies: every rank offers
  * its record in sendrec; every rank whose *src >= 0 receives the record of
  * rank *src in recvrec (*got 1), any number of readers per record. */
 RTOPO_EXPORT int rtopo_random_read(rtopo_topo_t *t, const void *sendrec, const int64_t *src,
@@ -382,7 +383,7 @@ RTOPO_EXPORT int rtopo_bpc_dest(rtopo_topo_t *t, const char *vector, int rank);
  * receives records r*count .. r*count + count - 1 of the whole set in
  * ascending (descending != 0: descending) key order, NaN after every
  * number; equal keys keep the order of (rank, index).  sendbuf may be
- * recvbuf.  Leighton's column sort with the ranks as columns. */
+ * recvbuf.  Leighton's column sort or a merge-split sort (rtopo_sort(3)). */
 RTOPO_EXPORT int rtopo_sort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
                             size_t recsize, rtopo_datatype_t keytype, int descending);
 RTOPO_EXPORT int rtopo_isort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,

@@ -757,8 +757,8 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
     }
     default:
         if ((st = rtopo__local_run(op, pt->idx))) {
-            rtopo__op_error(op, st, -1, "node %u on rank %d: %s", pt->idx, op->ctx->rank,
-                            rtopo_last_error());
+            rtopo__debug("schedule node %u failed: %s", pt->idx, rtopo_last_error());
+            rtopo__op_error(op, st, -1, "%s", rtopo_last_error());
             return;
         }
         rtopo__part_done(op, (int32_t)pi);

@@ -1748,6 +1748,7 @@ static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         k->src_buf = k->dst_buf = RTOPO__BUF_TMP;
         k->slen = k->len = 8;
         k->dst_off = T0;
+        k->arg = p;
     }
     {
         rtopo__sched_t *cp = NULL;
@@ -1915,6 +1916,7 @@ static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         k->src_buf = k->dst_buf = RTOPO__BUF_TMP;
         k->slen = k->len = 8;
         k->dst_off = T0;
+        k->arg = p;
         k[1].rank = r;
         k[1].type = RTOPO__KERN_FILL;
         k[1].dtype = RTOPO_INT64;
@@ -2363,7 +2365,7 @@ static void rtopo__bpc_prog(rtopo__cb_t *b)
     }
 }
 
-/* ---- sort: Leighton's column sort, ranks as columns ---------------------- */
+/* ---- sort: merge-split, and Leighton's column sort ---------------------- */
 
 static void rtopo__raw_kern(rtopo__cb_t *b, int type, int op, unsigned flags, int rank,
                             int sbuf, uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
@@ -2539,6 +2541,10 @@ static void rtopo__sort_unpad(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint64_t
                         RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
 }
 
+/* Leighton's column sort with the ranks as the columns of a kk x p matrix
+ * (rtopo_sort(3)): kk = max(count, 2(p-1)^2) rounded up to a multiple of
+ * p, or c->mm; the transforms are all-to-all exchanges of dealt piles.
+ * TMP: three columns of slots. */
 static void rtopo__sort_prog(rtopo__cb_t *b)
 {
     const rtopo__coll_t *c = b->c;

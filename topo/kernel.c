@@ -601,6 +601,10 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
     }
     case RTOPO__RT_KEYOF:
         v = rtopo__ld64(s);
+        if (k->arg > 0 && v >= k->arg)
+            return rtopo__error(RTOPO_ERR_INVAL, "random access: target %lld is not a rank "
+                                "of the topology (0..%lld)", (long long)v,
+                                (long long)(k->arg - 1));
         rtopo__st64(d, v >= 0 ? v : INT64_MAX);
         return RTOPO_OK;
     case RTOPO__RT_DEDUP: {

@@ -221,7 +221,8 @@ enum rtopo__kern_type {
  *  DEAL    slot i of the source to place (i mod arg) * (n / arg) + i / arg
  *          of the destination (n slots each); UNDEAL the inverse
  * and for the random access write:
- *  KEYOF   int64 destination = the int64 source when >= 0, else INT64_MAX
+ *  KEYOF   int64 destination = the int64 source when >= 0, else INT64_MAX;
+ *          arg > 0: the topology's size, a source >= arg fails
  *  DEDUP   the destination holds this rank's key (int64); it becomes an
  *          int32 flag (and 4 zero bytes): 1 when the key is not INT64_MAX
  *          and the source (two slots) holds no record whose payload
@@ -657,11 +658,14 @@ enum rtopo__coll_op {
  * byte 0 (NaN after every number), -> RECV: rank r holds records
  * r*count .. r*count + count - 1 of the whole set in the order (desc:
  * descending); equal keys keep their order by (rank, index).  Leighton's
- * column sort with the ranks as columns: each column holds
+ * column sort (TOPO): on an OTIS topology of n groups, n a square, in
+ * the paper's layout, sqrt(n) rows of p / sqrt(n) ranks (coll_sched.c);
+ * elsewhere with the ranks as columns: each column holds
  * max(count, 2(p-1)^2) slots rounded up to a multiple of p (pads fill
  * it); transposes are all-to-all exchanges routed as the BPC routes are;
- * c->mm > 0 sets the slots per column instead (below the bound the
- * result is sorted only for some inputs: tests of the seed's example).
+ * c->mm > 0 sets the slots per column instead (ranks as columns only;
+ * below the bound the result is sorted only for some inputs: tests of
+ * the seed's example).
  * The merge-split sort (GENERIC) pairs ranks bitonically on 2^d ranks
  * and by odd-even transposition (p rounds) on up to SORT_ODDEVEN_MAX
  * others; RTOPO_ERR_UNSUPPORTED where neither fits. */

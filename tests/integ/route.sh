@@ -69,11 +69,11 @@ job 16 --topo otis-hypercube:4 --rounds 3
 job 8 --topo hypercube:3 --rounds 5
 job 4 --topo ring --rounds 3 --modes blocking
 job 6 --topo ring --rounds 2 --modes blocking,nonblocking
-for b in dest-range dist-order dist-gap gen-order gen-order-topo mismatch-gen-algo null-got \
-         recsize0 generic mismatch-recsize bpc-vector mismatch-bpc; do
+for b in dest-range dist-order dist-gap raw-range gen-order gen-order-topo mismatch-gen-algo \
+         null-got recsize0 generic mismatch-recsize bpc-vector mismatch-bpc; do
     job 16 --topo otis-mesh:4 --bad "$b"
 done
-for b in dist-order dist-gap gen-order; do
+for b in dist-order dist-gap raw-range gen-order; do
     job 16 --topo otis-hypercube:4 --bad "$b"
 done
 echo "$jobs jobs, $fails failed, $(( $(date +%s) - start )) s"

@@ -33,7 +33,8 @@
  * --bad KIND: one erroneous call, which must fail on every rank with the
  * expected code, quickly: dest-range (a destination beyond the last rank),
  * dist-order (distribute destinations not increasing), dist-gap (a
- * distribute whose senders are not the first ranks),
+ * distribute whose senders are not the first ranks), raw-range (a random
+ * access write to rank p),
  * gen-order (generalize destinations not increasing), gen-order-topo (the
  * same under RTOPO_COLL_TOPO), mismatch-gen-algo (a generalize with
  * RTOPO_COLL_TOPO on rank p/2, AUTO elsewhere: RTOPO_ERR_MISMATCH,
@@ -438,6 +439,9 @@ static int run_bad(rtopo_topo_t *t, const char *kind)
         else
             dest = me == 0 ? 1 : me == 2 ? 5 : -1;
         st = rtopo_distribute(t, rec, &dest, out, sizeof rec, &got);
+    } else if (!strcmp(kind, "raw-range")) {
+        dest = me == 3 ? p : me % 2 ? me / 2 : -1;
+        st = rtopo_random_write(t, rec, &dest, out, sizeof rec, &got);
     } else if (!strcmp(kind, "gen-order") || !strcmp(kind, "gen-order-topo")) {
         if (!strcmp(kind, "gen-order-topo"))
             CHECK(rtopo_topo_set_coll_algo(t, RTOPO_COLL_TOPO));

@@ -791,6 +791,8 @@ static void test_route_move(void)
         int s, xf, view, R, g;
         int64_t lo, hi;
         int x0, x1;         /* the coordinates, x0 -1: none (not on this line) */
+        int cbit;           /* CUBE: the bit, the place (arg me | c << 16 | A << 32) */
+        int64_t A;
     } c[] = {
         /* MOD: the one position lo mod n */
         { 4, RTOPO__RT_XMOD, RTOPO__RT_VCOLPT, 0, 0, 37, 37, 1, 1 },      /* 5: col 1 */
@@ -820,6 +822,17 @@ static void test_route_move(void)
         { 3, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 0, 0, 36, 80, 1, 2 },       /* 4..8 */
         { 3, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 0, 1, 10, 14, 1, 2 },      /* 1..5 */
         { 3, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 1, 1, 10, 14, 0, 2 },
+        /* CUBE (a line of two: bit c of the place A): BIT, bit c of lo;
+         * HALF, the halves of A's block of 2^(c+1) that [lo, hi] meets */
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VBIT, 0, 0, 6, 6, 1, 1, 1, 0 },
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VBIT, 0, 0, 6, 6, 0, 0, 0, 9 },
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VHALF, 0, 0, 2, 6, 0, 1, 2, 5 },      /* 0..3, 4..7 */
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VHALF, 0, 0, 5, 5, 1, 1, 2, 5 },
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VHALF, 0, 0, 1, 4, 0, 1, 2, 5 },      /* edges */
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VHALF, 0, 0, 3, 3, 0, 0, 2, 5 },
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VHALF, 0, 0, 3, 9, 0, 0, 1, 9 },      /* 8..9, 10..11 */
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VHALF, 0, 0, 12, 20, -1, -1, 1, 9 },
+        { 2, RTOPO__RT_XCUBE, RTOPO__RT_VHALF, 0, 0, 7, 30, 1, 1, 0, 6 },     /* 6, 7 */
     };
     size_t i;
     int me, pred, clear;
@@ -831,6 +844,8 @@ static void test_route_move(void)
                     unsigned fl = (unsigned)(pred | c[i].xf << 2 | c[i].view << 4) |
                                   (clear ? RTOPO__RT_CLEAR : 0);
                     rtopo__kern_t k = rkern(RTOPO__RT_MOVE, fl, 2 * RREC, 2 * RREC,
+                                            c[i].xf == RTOPO__RT_XCUBE ?
+                                            me | (int64_t)c[i].cbit << 16 | c[i].A << 32 :
                                             rarg(me, c[i].R, c[i].g, c[i].s));
                     int has = c[i].x0 >= 0, rc, ok;
                     int moved = has && (pred == RTOPO__RT_KEEP ? c[i].x0 <= me &&
@@ -1048,16 +1063,18 @@ static void test_route_ends(void)
 {
     int rc, i;
 
-    /* HGEN: hi = dn - 1 of the one successor record, or p - 1 (arg: p) */
-    for (i = 0; i < 6; i++) {
-        rtopo__kern_t k = rkern(RTOPO__RT_HGEN, 0, 2 * RREC, RTOPO__RT_HDR, 16);
-        int64_t lo = i == 3 ? -1 : 4, want = i == 0 ? 8 : i == 1 ? 15 : 4;
+    /* HGEN: hi = dn - 1 of the one successor record, or p - 1 (arg: p);
+     * flags & 1 (a distribute's check): hi stays */
+    for (i = 0; i < 9; i++) {
+        rtopo__kern_t k = rkern(RTOPO__RT_HGEN, i == 7 || i == 8, 2 * RREC, RTOPO__RT_HDR,
+                                16);
+        int64_t lo = i == 3 || i == 6 ? -1 : 4, want = i == 0 ? 8 : i == 1 ? 15 : 4;
 
         reset();
         put_empty(rsrc());
         put_empty(rsrc() + RREC);
-        if (i == 0 || i >= 2)
-            put_succ(rsrc() + RREC, 3, i == 0 || i == 3 ? 9 : i == 2 ? 4 : 2);
+        if (i == 0 || (i >= 2 && i != 6 && i != 8))
+            put_succ(rsrc() + RREC, 3, i == 0 || i == 3 || i == 7 ? 9 : i == 2 ? 4 : 2);
         if (i == 5)
             put_succ(rsrc(), 3, 9);
         put64(rdst(), lo + 1);        /* as HDIST builds it */
@@ -1066,9 +1083,11 @@ static void test_route_ends(void)
         switch (i) {
         case 0:   /* successor at 9: [4, 8] */
         case 1:   /* none: [4, 15] */
-        case 3:   /* the slot is empty: left alone */
+        case 6:   /* the slot is empty, no successor: left alone */
+        case 7:   /* the check only: successor at 9, [4, 4] */
+        case 8:   /* the check only, none: [4, 4] */
             TU_CHECK(rc == RTOPO_OK && get64(rdst()) == lo + 1 &&
-                     get64(rdst() + 8) == (i == 3 ? -1 : want) &&
+                     get64(rdst() + 8) == (i == 6 ? -1 : want) &&
                      guards_ok(RTOPO__BUF_TMP, RDO, RTOPO__RT_HDR),
                      "hgen case %d: rc %d, [%lld, %lld]", i, rc,
                      (long long)(get64(rdst()) - 1), (long long)get64(rdst() + 8));
@@ -1076,6 +1095,10 @@ static void test_route_ends(void)
         case 2:   /* successor at 4 = lo */
         case 4:   /* successor at 2 < lo */
             TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "not increasing"),
+                     "hgen case %d: rc %d \"%s\"", i, rc, rtopo_last_error());
+            break;
+        case 3:   /* the slot is empty, a successor: a gap in the senders */
+            TU_CHECK(rc == RTOPO_ERR_INVAL && strstr(rtopo_last_error(), "not ranks 0..q"),
                      "hgen case %d: rc %d \"%s\"", i, rc, rtopo_last_error());
             break;
         default:  /* two successors */
@@ -1378,6 +1401,34 @@ static void test_route_open(void)
     }
 }
 
+/* KEYOF: a random access target as a sort key; arg > 0 (the topology's
+ * size) rejects a target beyond the last rank */
+static void test_route_keyof(void)
+{
+    static const struct { int64_t in, arg, want; int rc; } c[] = {
+        { 5, 16, 5, RTOPO_OK }, { 0, 16, 0, RTOPO_OK }, { 15, 16, 15, RTOPO_OK },
+        { -1, 16, INT64_MAX, RTOPO_OK }, { INT64_MIN, 16, INT64_MAX, RTOPO_OK },
+        { 16, 16, 0, RTOPO_ERR_INVAL }, { INT64_MAX, 16, 0, RTOPO_ERR_INVAL },
+        { 99, 0, 99, RTOPO_OK },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        rtopo__kern_t k = rkern(RTOPO__RT_KEYOF, 0, 8, 8, c[i].arg);
+        int rc;
+
+        reset();
+        put64(rsrc(), c[i].in);
+        put64(rdst(), -7);
+        rc = rtopo__kern_run(&k, bufs);
+        TU_CHECK(rc == c[i].rc && (rc ? get64(rdst()) == -7 &&
+                                   strstr(rtopo_last_error(), "is not a rank") :
+                                   get64(rdst()) == c[i].want),
+                 "keyof %lld (arg %lld): rc %d, %lld \"%s\"", (long long)c[i].in,
+                 (long long)c[i].arg, rc, (long long)get64(rdst()), rtopo_last_error());
+    }
+}
+
 int tu_suite_kernel(void)
 {
     CU_pSuite s = CU_add_suite("kernel", NULL, NULL);
@@ -1395,6 +1446,7 @@ int tu_suite_kernel(void)
         !CU_add_test(s, "route: prune", test_route_prune) ||
         !CU_add_test(s, "route: norm, xrank and headers", test_route_headers) ||
         !CU_add_test(s, "route: hgen, unpack, got, pack", test_route_ends) ||
+        !CU_add_test(s, "route: keyof", test_route_keyof) ||
         !CU_add_test(s, "route: open records, hopen, best", test_route_open))
         return CU_get_error();
     return CUE_SUCCESS;
