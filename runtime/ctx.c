@@ -279,8 +279,6 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     tp.nranks = ctx->size;
     tp.timeout_ms = ctx->timeout_ms;
     tp.ctrl_size = ctx->ctrl_size;
-    tp.sleeps = ctx->params.spin_us == 0 || !strcmp(ctx->params.progress, "thread") ||
-                (long)ctx->size > rtopo__tl_ncpu();
     rtopo__tl_job_size(ctx->size);
     if (!strcmp(transport, "auto")) {
         /* every rank on one machine: rtopo's shared memory; otherwise the

@@ -2,20 +2,8 @@
  * tl.c - the list of built transports, in order of preference for "auto".
  */
 #include "config.h"
-#include <sched.h>
 #include <string.h>
-#include <unistd.h>
 #include "tl.h"
-
-long rtopo__tl_ncpu(void)
-{
-    cpu_set_t cpus;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-    if (!sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) > 1)
-        n = CPU_COUNT(&cpus);
-    return n;
-}
 
 static const struct rtopo__tl_ops *const rtopo__tl_list[] = {
     &rtopo__tl_shm,     /* by name only: "auto" passes it by */

@@ -50,11 +50,6 @@ typedef struct rtopo__tl_params {
     int nranks;
     int timeout_ms;
     size_t ctrl_size;      /* largest control message the engine sends */
-    int sleeps;            /* the engine sleeps in wait() early or often
-                              (no spinning, a progress thread, more ranks
-                              than processors): a kernel wait object that
-                              costs something on every operation is worth
-                              it then; otherwise wait() may nap */
 } rtopo__tl_params_t;
 
 typedef struct rtopo__tl_attr {
@@ -74,11 +69,6 @@ typedef struct rtopo__tl_attr {
                               unregistered buffer for one operation instead
                               of staging its data */
 } rtopo__tl_attr_t;
-
-/* the processors this process may run on: its affinity mask when that
- * has more than one, else the host's online ones (a launcher that binds
- * each rank to one processor shares the host among them) */
-long rtopo__tl_ncpu(void);
 
 /* the size a large write is posted in: write_unit, within max_write */
 static inline size_t rtopo__tl_write_unit(const rtopo__tl_attr_t *a)

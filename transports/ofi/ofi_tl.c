@@ -495,11 +495,7 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     cq_attr.size = 4096;
     cq_attr.wait_obj = FI_WAIT_FD;
     t->cq_fd_wait = 1;
-    /* an fd wait object makes the socket providers (tcp, net, rxm over
-     * them) look at their sockets through epoll on every poll: 0.2-0.4 us
-     * of an 8-byte shift on tcp, 1 us on rxm; taken only when the engine
-     * will sleep in earnest */
-    if (!strcmp(t->prov_name, "shm") || !params->sleeps ||
+    if (!strcmp(t->prov_name, "shm") ||
         fi_cq_open(t->domain, &cq_attr, &t->cq, NULL)) {
         /* no kernel wait object: wait() naps between polls */
         cq_attr.wait_obj = FI_WAIT_NONE;
@@ -982,11 +978,6 @@ static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
             timeout_ms)
             return RTOPO_OK;
         nanosleep(&nap, NULL);
-        /* shm: ranks that share the processors wake each other soon; a
-         * socket provider without its wait object waits on a peer far
-         * away, maybe long (1-2% of a core at 1.6 ms) */
-        if (nap.tv_nsec < 1600000 && strcmp(t->prov_name, "shm"))
-            nap.tv_nsec *= 2;
     }
 }
 
