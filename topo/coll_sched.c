@@ -1356,21 +1356,19 @@ static uint32_t rtopo__rt_otis(rtopo__cb_t *b, uint32_t t)
 }
 
 /* OTIS-hypercube: one exchange across bit c of the records' places, on
- * cube dimension c mod d of every group (the records' places are the
- * ranks' own for c < d, their OTIS partners' for c >= d): the split in
- * step t (what belongs across, by the view, into TP; PRUNE keeps what
+ * cube dimension c mod d of every group of 2^d (the records' places are
+ * the ranks' own for c < d, their OTIS partners' for c >= d): the split
+ * in step t (what belongs across, by the view, into TP; PRUNE keeps what
  * belongs here), the move and the keeping in t + 1.  Returns t + 1. */
-static uint32_t rtopo__rt_cube(rtopo__cb_t *b, int c, int view, uint32_t t)
+static uint32_t rtopo__rt_cube(rtopo__cb_t *b, int d, int c, int view, uint32_t t)
 {
-    int n = b->n, d = 0, j, G, P, r;
+    int n = b->n, j = c % d, G, P, r;
     unsigned fl = (unsigned)(RTOPO__RT_XCUBE << 2 | view << 4);
     uint64_t M = b->M;
 
-    while ((1 << d) < n)
-        d++;
-    j = c % d;
     for (G = 0; G < n; G++)
         for (P = 0; P < n; P++) {
+            /* me: this rank's side of the line, bit c of the place A */
             int64_t me = (P >> j) & 1, A = c >= d ? P * n + G : G * n + P;
             int64_t arg = me | (int64_t)c << 16 | A << 32;
 
@@ -1380,16 +1378,10 @@ static uint32_t rtopo__rt_cube(rtopo__cb_t *b, int c, int view, uint32_t t)
                            RT_T, RTA(b, RT_TP), M, arg, t);
             rtopo__rt_kern(b, r, RTOPO__RT_PRUNE, fl | 3, RT_T, 0, 0, RT_T, RTA(b, RT_H),
                            2 * M, arg, t);
-            rtopo__cb_move(b, r, RTMP(RT_TP), r ^ (1 << j), RTMP(RT_IP), t + 1,
+            rtopo__cb_move(b, r ^ (1 << j), RTMP(RT_TP), r, RTMP(RT_IP), t + 1,
                            RTOPO__LINK_CUBE, j, 0);
-        }
-    for (G = 0; G < n; G++)
-        for (P = 0; P < n; P++) {
-            int64_t me = (P >> j) & 1, A = c >= d ? P * n + G : G * n + P;
-
-            rtopo__rt_kern(b, G * n + P, RTOPO__RT_MOVE, fl | RTOPO__RT_KEEP, RT_T,
-                           RTA(b, RT_IP), M, RT_T, RTA(b, RT_H), 2 * M,
-                           me | (int64_t)c << 16 | A << 32, t + 1);
+            rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_KEEP, RT_T, RTA(b, RT_IP), M,
+                           RT_T, RTA(b, RT_H), 2 * M, arg, t + 1);
         }
     return t + 1;
 }
@@ -1405,18 +1397,18 @@ static uint32_t rtopo__rt_cube_route(rtopo__cb_t *b, int conc, uint32_t t)
         d++;
     if (conc) {
         for (c = 0; c < d; c++)
-            t = rtopo__rt_cube(b, c, RTOPO__RT_VBIT, t);
+            t = rtopo__rt_cube(b, d, c, RTOPO__RT_VBIT, t);
         t = rtopo__rt_otis(b, t);
         for (c = d; c < 2 * d; c++)
-            t = rtopo__rt_cube(b, c, RTOPO__RT_VBIT, t);
+            t = rtopo__rt_cube(b, d, c, RTOPO__RT_VBIT, t);
         return rtopo__rt_otis(b, t);
     }
     t = rtopo__rt_otis(b, t);
     for (c = 2 * d - 1; c >= d; c--)
-        t = rtopo__rt_cube(b, c, RTOPO__RT_VHALF, t);
+        t = rtopo__rt_cube(b, d, c, RTOPO__RT_VHALF, t);
     t = rtopo__rt_otis(b, t);
     for (c = d - 1; c >= 0; c--)
-        t = rtopo__rt_cube(b, c, RTOPO__RT_VHALF, t);
+        t = rtopo__rt_cube(b, d, c, RTOPO__RT_VHALF, t);
     return t;
 }
 
