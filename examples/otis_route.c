@@ -1,12 +1,18 @@
 /*
  * otis_route.c - selection, concentrate, distribute and generalize on an
- * OTIS-mesh of ranks with rtopo.
+ * OTIS-mesh (or an OTIS-hypercube) of ranks with rtopo.
  *
  * Build against an installed rtopo and run on n*n ranks, n a perfect
  * square (16 ranks: 4 groups of 2 x 2; 81 ranks: 9 groups of 3 x 3):
  *
  *   cc -O2 otis_route.c $(pkg-config --cflags --libs rtopo) -o otis_route
  *   rtopo-run -n 16 ./otis_route             (or: mpirun -n 16 ./otis_route)
+ *
+ * With the argument "hypercube" the ranks form an OTIS-hypercube of n
+ * groups instead, n a power of two (16 ranks: 4 groups of 2-cubes; 64
+ * ranks: 8 groups of 3-cubes):
+ *
+ *   rtopo-run -n 64 ./otis_route hypercube
  *
  * Every rank I (its place in the topology, I = G*n + P for processor P
  * of group G) holds one item: a key from 0 to 99 and a payload, both
@@ -36,7 +42,8 @@
  *
  * The routing operations move data along fixed link patterns whatever
  * the keys; on the OTIS-mesh a routing takes 4(sqrt(n) - 1) electronic
- * moves and 2 optical (OTIS) moves (rtopo_concentrate(3)).
+ * moves and 2 optical (OTIS) moves, on the OTIS-hypercube 2 log2(n)
+ * electronic and 2 OTIS moves (rtopo_concentrate(3)).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,7 +289,7 @@ static void run_persistent(rtopo_topo_t *otis, int bad[NOPS])
         CHECK(rtopo_req_free(req[i]));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     static const char *const what[NOPS] = {
         "each rank's count of selected ranks before it",
@@ -293,23 +300,32 @@ int main(void)
     rtopo_ctx_t *ctx;
     rtopo_topo_t *otis;
     int p, n, s, i, bad[NOPS] = { 0 }, any_bad[NOPS], failed = 0;
+    int cube = argc > 1 && !strcmp(argv[1], "hypercube");
+    char shape[64];
 
     /* NULL config: rank, size and transport come from rtopo-run's
      * environment, or from PMIx under mpirun */
     CHECK(rtopo_init(NULL, &ctx));
     p = rtopo_size(ctx);
 
-    /* p = n*n ranks, n = s*s: n groups, each an s x s mesh.  Any other job
-     * size makes rtopo_topo_otis_mesh fail with RTOPO_ERR_TOPO, and
-     * rtopo_last_error() names the sizes that fit. */
+    /* p = n*n ranks: n groups, each an s x s mesh (n = s*s), or each a cube
+     * of n ranks (n a power of two).  Any other job size makes the call
+     * fail with RTOPO_ERR_TOPO, and rtopo_last_error() names the sizes
+     * that fit. */
     n = isqrt(p);
     s = isqrt(n);
-    CHECK(rtopo_topo_otis_mesh(ctx, n, &otis));
+    if (cube) {
+        CHECK(rtopo_topo_otis_hypercube(ctx, n, &otis));
+        snprintf(shape, sizeof(shape), "an OTIS-hypercube of %d groups", n);
+    } else {
+        CHECK(rtopo_topo_otis_mesh(ctx, n, &otis));
+        snprintf(shape, sizeof(shape), "an OTIS-mesh of %d groups of %dx%d", n, s, s);
+    }
 
-    /* The routing operations have only the OTIS-mesh's own algorithm:
-     * ask for it, so that RTOPO_COLL_ALGO=generic in the environment
-     * does not make them fail with RTOPO_ERR_UNSUPPORTED.  Every rank
-     * sets the same. */
+    /* The routing operations have only the OTIS topologies' own
+     * algorithms: ask for them, so that RTOPO_COLL_ALGO=generic in the
+     * environment does not make them fail with RTOPO_ERR_UNSUPPORTED.
+     * Every rank sets the same. */
     CHECK(rtopo_topo_set_coll_algo(otis, RTOPO_COLL_TOPO));
 
     run_blocking(otis, bad);
@@ -320,10 +336,9 @@ int main(void)
     for (i = 0; i < NOPS; i++) {
         failed |= any_bad[i];
         if (rtopo_rank(ctx) == 0)
-            printf("otis_route: %s: %s on an OTIS-mesh of %d groups of %dx%d (%d ranks), "
-                   "%d rounds blocking and %d persistent: %s\n",
-                   any_bad[i] ? "FAILED" : "OK", op_names[i], n, s, s, p, NROUNDS, NROUNDS,
-                   what[i]);
+            printf("otis_route: %s: %s on %s (%d ranks), %d rounds blocking and %d "
+                   "persistent: %s\n", any_bad[i] ? "FAILED" : "OK", op_names[i], shape, p,
+                   NROUNDS, NROUNDS, what[i]);
     }
 
     CHECK(rtopo_topo_free(otis));
