@@ -2476,28 +2476,18 @@ static void rtopo__ms_blocks(rtopo__cb_t *b, int m, int nb, uint64_t C, uint64_t
     *t_p = t;
 }
 
-/* Merge-split sort (the generic algorithm): the ranks as one block.  TMP:
- * two runs of count slots. */
-static void rtopo__sort_ms_prog(rtopo__cb_t *b)
+/* Every rank's count records from SEND into kk slots at C0 of TMP (pads
+ * after them), numbered in the order of (rank, index), at the current
+ * step t */
+static void rtopo__sort_pack(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint32_t t)
 {
-    const rtopo__coll_t *c = b->c;
     int p = b->t->p, r;
-    uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
-    uint32_t t = 0;
-    unsigned up = c->desc ? RTOPO__KERN_DESC : 0;
-    const unsigned fl[2] = { up | RTOPO__KERN_SEQ, up | RTOPO__KERN_SEQ };
+    uint64_t k = b->c->count, R = b->c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
 
-    if (!k)
-        return;
-    b->ntmp = 0;
-    b->tbase = 2 * k * Q;
     for (r = 0; r < p; r++)
-        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, r, RTOPO__BUF_SEND, 0,
-                        k * R, RT_T, 0, k * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
-    rtopo__ms_blocks(b, p, 1, 0, k, Q, fl, &t);
-    for (r = 0; r < p; r++)
-        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, r, RT_T, 0, k * Q,
-                        RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK,
+                        b->c->desc ? RTOPO__KERN_DESC : 0, r, RTOPO__BUF_SEND, 0, k * R, RT_T,
+                        C0, kk * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
 }
 
 /* The sorted order in p runs of kk slots at C0 of TMP, pads last, to the
@@ -2533,6 +2523,25 @@ static void rtopo__sort_unpad(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint64_t
                         RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
 }
 
+/* Merge-split sort (the generic algorithm): the ranks as one block.  TMP:
+ * two runs of count slots. */
+static void rtopo__sort_ms_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    uint64_t k = c->count, Q = ((c->esize + 7) & ~(uint64_t)7) + 8;
+    uint32_t t = 0;
+    unsigned up = c->desc ? RTOPO__KERN_DESC : 0;
+    const unsigned fl[2] = { up | RTOPO__KERN_SEQ, up | RTOPO__KERN_SEQ };
+
+    if (!k)
+        return;
+    b->ntmp = 0;
+    b->tbase = 2 * k * Q;
+    rtopo__sort_pack(b, k, 0, t);
+    rtopo__ms_blocks(b, b->t->p, 1, 0, k, Q, fl, &t);
+    rtopo__sort_unpad(b, k, 0, 0, t);
+}
+
 /* Leighton's column sort with the ranks as the columns of a kk x p matrix
  * (rtopo_sort(3)): kk = max(count, 2(p-1)^2) rounded up to a multiple of
  * p, or c->mm; the transforms are all-to-all exchanges of dealt piles.
@@ -2559,9 +2568,8 @@ static void rtopo__sort_prog(rtopo__cb_t *b)
     b->ntmp = 0;
     b->tbase = 3 * kk * Q;       /* TMP bytes (no registers) */
     /* 1: into slots, sort each column */
+    rtopo__sort_pack(b, kk, C0, t);
     for (j = 0; j < p; j++) {
-        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, j, RTOPO__BUF_SEND, 0,
-                        k * R, RT_T, C0, kk * Q, (uint32_t)Q, (int64_t)((uint64_t)j * k), t);
         rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0, kk * Q,
                         (uint32_t)Q, seq, t);
     }
@@ -2696,9 +2704,7 @@ static void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
     b->ntmp = 0;
     b->tbase = 3 * kk * Q;
     /* 1: sort the rows */
-    for (r = 0; r < p; r++)
-        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK, up, r, RTOPO__BUF_SEND, 0,
-                        k * E, RT_T, C0, kk * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
+    rtopo__sort_pack(b, kk, C0, t);
     rtopo__ms_blocks(b, S, R, C0, kk, Q, asc, &t);
     for (step = 2; step <= 4; step += 2) {
         /* 2: the transform, into Cd; 4: its inverse, back to C0.  Runs
