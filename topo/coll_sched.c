@@ -2310,16 +2310,135 @@ static uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop
     return nt;
 }
 
+/* Phases of a round of routes on an OTIS topology: a route is up to
+ * three legs in groups joined by OTIS hops, and a leg moves along one
+ * link class after the other (row then column; cube dimensions upward).
+ * Phase (leg, class) of every route of the round takes the same steps,
+ * as many as its longest route needs: a step then moves along one class
+ * only, in at most two directions, where routes of different lengths in
+ * lock step mix all four (the SIMD count per step).  Restamps the hops of
+ * transfers x0.. from step `first` on; returns the steps the round
+ * takes, or 0 (steps left as they were) when its routes are not of that
+ * form or the phases would not take fewer SIMD moves. */
+#define RTOPO__PH_LEGS 3
+#define RTOPO__PH_MAX (RTOPO__PH_LEGS * (64 + 1))
+
+static int rtopo__ph_class(const rtopo__hop_t *h)
+{
+    if (h->link == RTOPO__LINK_ROW)
+        return 0;
+    if (h->link == RTOPO__LINK_COL)
+        return 1;
+    return h->link == RTOPO__LINK_CUBE ? h->dim : -1;
+}
+
+/* SIMD moves (as rtopo__sched_moves counts them) of the hops of transfers
+ * x0.. in steps first.. first + nsteps - 1, stamped stamp[] or as they are */
+static uint32_t rtopo__ph_simd(const rtopo__cb_t *b, uint32_t x0, uint32_t first,
+                               uint32_t nsteps, const uint32_t *stamp)
+{
+    uint64_t *seen = calloc(nsteps ? nsteps : 1, sizeof(*seen) * 2);
+    uint32_t x, i, k = 0, n = 0;
+
+    if (!seen)
+        return UINT32_MAX;
+    for (x = x0; x < b->nx; x++)
+        for (i = 0; i < b->x[x].nhops; i++, k++) {
+            const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
+            uint32_t s = (stamp ? stamp[k] : h->step) - first;
+            int c = rtopo__ph_class(h), bit;
+
+            if (c < 0 || s >= nsteps)
+                continue;
+            bit = 2 * c + (h->dir > 0);
+            if (!((seen[2 * s + bit / 64] >> (bit % 64)) & 1)) {
+                seen[2 * s + bit / 64] |= 1ull << (bit % 64);
+                n++;
+            }
+        }
+    free(seen);
+    return n;
+}
+
+static uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
+{
+    int nc = rtopo__is_om(b) ? 2 : b->s;
+    uint32_t len[RTOPO__PH_MAX] = { 0 }, start[RTOPO__PH_MAX + 1], x, i, k, nh = 0;
+    uint32_t old_end = first, total, *stamp = NULL;
+
+    if (b->err || (b->t->kind != RTOPO__TOPO_OTIS_MESH &&
+                   b->t->kind != RTOPO__TOPO_OTIS_HYPERCUBE) || nc > 64)
+        return 0;
+    /* the longest run of each phase */
+    for (x = x0; x < b->nx; x++) {
+        uint32_t cnt[RTOPO__PH_MAX] = { 0 };
+        int leg = 0, last = -1;
+
+        for (i = 0; i < b->x[x].nhops; i++) {
+            const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
+            int c = rtopo__ph_class(h), ph;
+
+            if (h->step >= old_end)
+                old_end = h->step + 1;
+            if (h->link == RTOPO__LINK_OTIS) {
+                ph = leg * (nc + 1) + nc;
+                leg++;
+                last = -1;
+            } else if (c < last || c < 0) {
+                return 0;
+            } else {
+                ph = leg * (nc + 1) + c;
+                last = c;
+            }
+            if (leg > RTOPO__PH_LEGS || (h->link == RTOPO__LINK_OTIS && leg == RTOPO__PH_LEGS))
+                return 0;
+            if (++cnt[ph] > len[ph])
+                len[ph] = cnt[ph];
+        }
+        nh += b->x[x].nhops;
+    }
+    for (k = 0, start[0] = 0; k < RTOPO__PH_MAX; k++)
+        start[k + 1] = start[k] + len[k];
+    total = start[RTOPO__PH_MAX];
+    if (!nh || !(stamp = calloc(nh, sizeof(*stamp))))
+        return 0;
+    for (x = x0, k = 0; x < b->nx; x++) {
+        uint32_t cnt[RTOPO__PH_MAX] = { 0 };
+        int leg = 0;
+
+        for (i = 0; i < b->x[x].nhops; i++, k++) {
+            const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
+            int ph = h->link == RTOPO__LINK_OTIS ? leg++ * (nc + 1) + nc
+                                                 : leg * (nc + 1) + rtopo__ph_class(h);
+
+            stamp[k] = first + start[ph] + cnt[ph]++;
+        }
+    }
+    if (rtopo__ph_simd(b, x0, first, total > old_end - first ? total : old_end - first,
+                       stamp) >=
+        rtopo__ph_simd(b, x0, first, total > old_end - first ? total : old_end - first,
+                       NULL)) {
+        free(stamp);
+        return 0;
+    }
+    for (x = x0, k = 0; x < b->nx; x++)
+        for (i = 0; i < b->x[x].nhops; i++, k++)
+            b->h[b->x[x].hop0 + i].step = stamp[k];
+    free(stamp);
+    rtopo__cb_step(b, first + total - 1);
+    return total;
+}
+
 static void rtopo__bpc_prog(rtopo__cb_t *b)
 {
     int p = b->t->p, n = b->n, r;
     int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
                b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     rtopo__hop_t h[4 * 64 + 1];
-    uint32_t A = 0;
+    uint32_t A = 0, x0 = b->nx;
 
     /* lock step: every route's OTIS hop in step A, after the longest
-     * first leg in a group */
+     * first leg in a group (then in phases, when they move fewer) */
     for (r = 0; otis && r < p; r++) {
         int d = rtopo__bpc_dest(b->c, r);
         uint32_t L1 = r / n != d / n ? rtopo__grp_route(b, r / n, r % n, d / n, h) : 0;
@@ -2355,6 +2474,7 @@ static void rtopo__bpc_prog(rtopo__cb_t *b)
             rtopo__cb_step(b, b->base + A + nh - 1 - L1);
         }
     }
+    rtopo__ph_align(b, x0, b->base);
 }
 
 /* ---- sort: merge-split, and Leighton's column sort ---------------------- */
@@ -2413,6 +2533,15 @@ static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, 
     }
     rtopo__cb_step(b, b->base + t + lead + nh);
     return lead + nh;
+}
+
+/* steps of the round of raw_sends that began at step t with transfer x0
+ * (Lm: its longest route), in phases where they move fewer */
+static uint32_t rtopo__round_len(rtopo__cb_t *b, uint32_t x0, uint32_t t, uint32_t Lm)
+{
+    uint32_t L = rtopo__ph_align(b, x0, b->base + t + 1);
+
+    return L ? L : Lm;
 }
 
 /* Merge-split rounds in every block of m consecutive ranks (nb blocks,
@@ -2498,7 +2627,7 @@ static void rtopo__sort_unpad(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint64_t
 {
     int p = b->t->p, j, x;
     uint64_t k = b->c->count, R = b->c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8, lo, hi;
-    uint32_t L, Lm;
+    uint32_t L, Lm, x0;
 
     if (kk == k) {
         for (j = 0; j < p; j++)
@@ -2506,7 +2635,7 @@ static void rtopo__sort_unpad(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint64_t
                             RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
         return;
     }
-    for (j = 0, Lm = 0; j < p; j++)
+    for (j = 0, Lm = 0, x0 = b->nx; j < p; j++)
         for (x = 0; x < p; x++) {
             lo = (uint64_t)x * k > (uint64_t)j * kk ? (uint64_t)x * k : (uint64_t)j * kk;
             hi = (uint64_t)(x + 1) * k < (uint64_t)(j + 1) * kk ? (uint64_t)(x + 1) * k :
@@ -2517,7 +2646,7 @@ static void rtopo__sort_unpad(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint64_t
                                 C1 + (lo - (uint64_t)x * k) * Q, (hi - lo) * Q, t);
             Lm = L > Lm ? L : Lm;
         }
-    t += Lm + 1;
+    t += rtopo__round_len(b, x0, t, Lm) + 1;
     for (x = 0; x < p; x++)
         rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, x, RT_T, C1, k * Q,
                         RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
@@ -2552,7 +2681,7 @@ static void rtopo__sort_prog(rtopo__cb_t *b)
     int p = b->t->p, j, x, rnd;
     uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
     uint64_t kk, per, C0, C1, C2;
-    uint32_t t = 0, L, Lm;
+    uint32_t t = 0, L, Lm, x0;
     unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
     int64_t seq = (int64_t)(Q - 8);
 
@@ -2576,7 +2705,7 @@ static void rtopo__sort_prog(rtopo__cb_t *b)
     if (p > 1) {
         /* 2: transpose (column j's slot i to column i mod p, row
          * j*per + i/p): deal into piles, pile x to column x's block j */
-        for (j = 0, Lm = 0; j < p; j++) {
+        for (j = 0, Lm = 0, x0 = b->nx; j < p; j++) {
             rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, j, RT_T, C0, kk * Q,
                             RT_T, C1, kk * Q, (uint32_t)Q, p, t);
             for (x = 0; x < p; x++) {
@@ -2585,10 +2714,10 @@ static void rtopo__sort_prog(rtopo__cb_t *b)
                 Lm = L > Lm ? L : Lm;
             }
         }
-        t += Lm + 1;
+        t += rtopo__round_len(b, x0, t, Lm) + 1;
         /* 3: sort; 4: the inverse transform (block x of column j back to
          * column x's pile j, undealt) */
-        for (j = 0, Lm = 0; j < p; j++) {
+        for (j = 0, Lm = 0, x0 = b->nx; j < p; j++) {
             rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0,
                             kk * Q, (uint32_t)Q, seq, t);
             for (x = 0; x < p; x++) {
@@ -2597,7 +2726,7 @@ static void rtopo__sort_prog(rtopo__cb_t *b)
                 Lm = L > Lm ? L : Lm;
             }
         }
-        t += Lm + 1;
+        t += rtopo__round_len(b, x0, t, Lm) + 1;
         /* 5: sort, alternately ascending and descending */
         for (j = 0; j < p; j++) {
             rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_UNDEAL, 0, j, RT_T, C1, kk * Q,
@@ -2694,7 +2823,7 @@ static void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
     uint64_t k = c->count, E = c->esize, Q = ((E + 7) & ~(uint64_t)7) + 8;
     uint64_t kk = rtopo__sort_rows_kk(k, R), C0 = 0, C1 = kk * Q, C2 = 2 * kk * Q, u, v;
     uint64_t per = kk / (uint64_t)R, Cd = per ? C0 : C1;
-    uint32_t t = 0, L, Lm;
+    uint32_t t = 0, L, Lm, x0;
     unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
     const unsigned asc[2] = { up | seqf, up | seqf };
     const unsigned alt[2] = { up | seqf, (up ^ RTOPO__KERN_DESC) | seqf | RTOPO__KERN_SEQDESC };
@@ -2712,7 +2841,7 @@ static void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
          * slots otherwise */
         int fwd = step == 2;
 
-        for (r = 0, Lm = 0; r < p; r++) {
+        for (r = 0, Lm = 0, x0 = b->nx; r < p; r++) {
             if (per && fwd)
                 rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T, C0, kk * Q,
                                 RT_T, C1, kk * Q, (uint32_t)Q, R, t);
@@ -2731,7 +2860,7 @@ static void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
                 Lm = L > Lm ? L : Lm;
             }
         }
-        t += Lm + 1;
+        t += rtopo__round_len(b, x0, t, Lm) + 1;
         if (per && !fwd)
             for (r = 0; r < p; r++)
                 rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_UNDEAL, 0, r, RT_T, C1,

@@ -1958,11 +1958,15 @@ static void bpc_topo(const rtopo__tdesc_t *t, int nrandom)
                 lim++;
         if (!om)
             lim *= 2;
+        /* SIMD: the routes move in phases (row, column; a cube dimension),
+         * a step along one class in both directions at most */
         TU_CHECK(mv.otis == (uint32_t)cross && mv.other == 0 &&
-                 mv.electronic <= (uint32_t)lim,
+                 mv.electronic <= (uint32_t)lim &&
+                 mv.electronic_simd <= (uint32_t)(om ? 2 * lim : lim),
                  "%s: moves electronic_simd %u, electronic %u, otis %u, other %u; "
-                 "expected at most %d electronic (MIMD), %d otis", cdesc(t, &c), mv.electronic_simd,
-                 mv.electronic, mv.otis, mv.other, lim, cross);
+                 "expected at most %d electronic (MIMD), %d SIMD, %d otis", cdesc(t, &c),
+                 mv.electronic_simd, mv.electronic, mv.otis, mv.other, lim,
+                 om ? 2 * lim : lim, cross);
     }
     /* 0 bytes move nothing */
     bpc_coll(&c, RTOPO_COLL_AUTO, 0);
