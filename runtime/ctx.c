@@ -235,6 +235,12 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     if (st)
         goto err;
     ctx->check_buffers = ctx->params.check_buffers != 0;
+    if (strcmp(ctx->params.wait, "block") && strcmp(ctx->params.wait, "poll")) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_WAIT=%s is not one of block, poll",
+                          ctx->params.wait);
+        goto err;
+    }
+    ctx->poll_only = !strcmp(ctx->params.wait, "poll");
     if (strcmp(ctx->params.progress, "off") && strcmp(ctx->params.progress, "thread")) {
         st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_PROGRESS=%s is not one of off, thread",
                           ctx->params.progress);
@@ -279,6 +285,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     tp.nranks = ctx->size;
     tp.timeout_ms = ctx->timeout_ms;
     tp.ctrl_size = ctx->ctrl_size;
+    tp.poll_only = ctx->poll_only;
     rtopo__tl_job_size(ctx->size);
     if (!strcmp(transport, "auto")) {
         /* every rank on one machine: rtopo's shared memory; otherwise the

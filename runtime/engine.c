@@ -15,7 +15,8 @@
  *
  * Waiting spins on the completion queue for RTOPO_SPIN_US after the last
  * event, then sleeps in the transport's wait() in slices of at most 20 ms,
- * asking the bootstrap between slices whether a rank died.  Providers move
+ * asking the bootstrap between slices whether a rank died (with
+ * RTOPO_WAIT=poll it never sleeps, and asks every 20 ms).  Providers move
  * RMA data only while the target polls, so every wait keeps polling.
  */
 #include "config.h"
@@ -332,7 +333,7 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
             rtopo__check_failures(ctx);
             continue;
         }
-        if (now - last < spin_ns)
+        if (ctx->poll_only || now - last < spin_ns)
             continue;
         left_ms = (int64_t)(deadline_ns - now) / 1000000 + 1;
         /* messages still queued for a peer are retried soon, not after a

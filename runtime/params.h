@@ -38,6 +38,12 @@
     XX(SPIN_US, spin_us, INT, "50",                                           \
        "busy-poll the completion queue this long before blocking, in "        \
        "microseconds: decimal, 0 to 1000000")                                  \
+    XX(WAIT, wait, STR, "block",                                              \
+       "how a waiting rank waits: block (poll for RTOPO_SPIN_US, then "       \
+       "sleep in the transport) or poll (never sleep, as MPI libraries do "   \
+       "by default: for one rank per core; the libfabric transports then "    \
+       "keep no kernel wait object, whose upkeep costs the socket providers " \
+       "up to 1 us per small operation)")                                     \
     XX(PROGRESS, progress, STR, "off",                                        \
        "progress thread: off, or thread (a thread that sleeps in the "        \
        "transport's wait and drives nonblocking operations while the "        \

@@ -414,6 +414,7 @@ struct rtopo_ctx {
     int size;
     int timeout_ms;
     int check_buffers;
+    int poll_only;              /* RTOPO_WAIT=poll: waits never sleep */
     size_t ctrl_size;
     rtopo__peer_info_t *peers;
     uint8_t *connected;         /* address known to the transport */

@@ -78,7 +78,7 @@ static int raw_poll(bench_raw_t *r, int block)
 }
 
 /* waits for the expected local write completions and incoming writes,
- * spinning then blocking as the engine does */
+ * spinning then blocking as the engine does (RTOPO_WAIT=poll: spinning) */
 static int raw_wait(bench_raw_t *r)
 {
     uint64_t last = rtopo__now_ns(), spin = (uint64_t)r->ctx->params.spin_us * 1000;
@@ -87,7 +87,7 @@ static int raw_wait(bench_raw_t *r)
 
     while (r->done < r->writes || r->imm < r->rounds) {
         before = r->done + r->imm;
-        if ((st = raw_poll(r, rtopo__now_ns() - last > spin)))
+        if ((st = raw_poll(r, !r->ctx->poll_only && rtopo__now_ns() - last > spin)))
             return st;
         if (r->done + r->imm != before)
             last = rtopo__now_ns();

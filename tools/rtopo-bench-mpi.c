@@ -1373,8 +1373,10 @@ static void print_header(FILE *f)
         fprintf(f, "# rtopo-bench-mpi: %d rank%s, topology %s, algorithm %s, q %ld: rank i "
                 "sends its data to rank (i%+ld) mod %d\n", B.size, B.size == 1 ? "" : "s",
                 B.topo, B.algo, B.q, B.q, B.size);
-    fprintf(f, "# rtopo %s: transport %s, provider %s; bootstrap over MPI_Allgather\n",
-            rtopo_version(), tr && *tr ? tr : "auto", B.ctx->tlattr.provider);
+    fprintf(f, "# rtopo %s: transport %s, provider %s, waits %s; bootstrap over "
+            "MPI_Allgather\n", rtopo_version(), tr && *tr ? tr : "auto",
+            B.ctx->tlattr.provider, B.ctx->poll_only ? "poll (RTOPO_WAIT=poll)" :
+            "poll, then sleep");
     fprintf(f, "# MPI: %s; %s\n", mpi_lib,
             mpi_env[0] ? mpi_env : "no OMPI_MCA_pml/btl/mtl set (Open MPI chooses)");
     fprintf(f, "# timing, every column alike: MPI_Barrier, t0, one operation, t1 (MPI_Wtime) "
@@ -1585,6 +1587,7 @@ static int write_json(const char *path)
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
     json_str(f, B.ctx->tlattr.provider);
+    fprintf(f, ",\"rtopo_wait\":\"%s\"", B.ctx->poll_only ? "poll" : "block");
     if (fk >= 0) {
         fprintf(f, ",\"fabric_column\":{\"api\":\"%s\",\"provider\":",
                 B.fab.verbs ? "libibverbs" : "libfabric");
@@ -2193,6 +2196,7 @@ static int sc_json(const char *path)
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
     json_str(f, B.ctx->tlattr.provider);
+    fprintf(f, ",\"rtopo_wait\":\"%s\"", B.ctx->poll_only ? "poll" : "block");
     fprintf(f, ",\"mpi_library\":");
     json_str(f, mpi_lib);
     fprintf(f, ",\"unit\":\"us\",\"results\":[");
