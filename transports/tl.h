@@ -51,8 +51,8 @@ typedef struct rtopo__tl_params {
     int timeout_ms;
     size_t ctrl_size;      /* largest control message the engine sends */
     int poll_only;         /* waits poll and never sleep (RTOPO_WAIT=poll):
-                              the caller's wait() is the progress thread's
-                              only, so a kernel wait object may be left out */
+                              only the progress thread calls wait(), so a
+                              kernel wait object may be left out */
 } rtopo__tl_params_t;
 
 typedef struct rtopo__tl_attr {
