@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include "rtopo_int.h"
+#include "size.h"
 #include "clock.h"
 
 /* room for the largest header and an ABORT's reason text */
@@ -241,6 +242,14 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         goto err;
     }
     ctx->poll_only = !strcmp(ctx->params.wait, "poll");
+    if (strcmp(ctx->params.reg_per_op, "auto") && strcmp(ctx->params.reg_per_op, "off") &&
+        (rtopo__parse_size("RTOPO_REG_PER_OP", ctx->params.reg_per_op, &ctx->reg_op_min) ||
+         !ctx->reg_op_min)) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_REG_PER_OP=%s is not auto, off or a "
+                          "byte count of 1 or more (decimal, optional k, m, g)",
+                          ctx->params.reg_per_op);
+        goto err;
+    }
     if (strcmp(ctx->params.progress, "off") && strcmp(ctx->params.progress, "thread")) {
         st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_PROGRESS=%s is not one of off, thread",
                           ctx->params.progress);
@@ -324,6 +333,8 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
             goto err;
     }
     ctx->tlops->query(ctx->tl, &ctx->tlattr);
+    if (!strcmp(ctx->params.reg_per_op, "auto"))
+        ctx->reg_op_min = ctx->tlattr.reg_per_op ? 1 : rtopo__mem_reg_probe(ctx);
 
     memset(&me, 0, sizeof(me));
     alen = sizeof(me.addr);

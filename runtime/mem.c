@@ -44,18 +44,81 @@ static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
     return RTOPO_OK;
 }
 
-/* The caller's unregistered buffer, registered for one operation where the
- * transport's registration is cheap (tlattr.reg_per_op): zero-copy
- * instead of staging.  NULL when it is not, or the registration fails (the
- * operation stages then). */
+/* The caller's unregistered buffer, registered for one operation instead
+ * of staging its data: zero-copy.  From ctx->reg_op_min bytes up
+ * (RTOPO_REG_PER_OP; 0: never).  NULL when it is smaller, or the
+ * registration fails (the operation stages then). */
 struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len)
 {
     struct rtopo_mem *mem;
 
-    if (!ctx->tlattr.reg_per_op || !buf || !len ||
+    if (!ctx->reg_op_min || len < ctx->reg_op_min || !buf ||
         rtopo__mem_new(ctx, (void *)buf, len, 2, &mem))
         return NULL;
     return mem;
+}
+
+/* Where registering pins pages (verbs), registering a buffer for one
+ * operation and deregistering it after costs a system call and a page
+ * table walk per page; staging costs a copy of the data.  Both grow with
+ * the size, at rates that depend on the machine and the device, so they
+ * are timed here, through the transport, on buffers of RTOPO__REG_PROBE
+ * sizes (best of RTOPO__REG_PROBE_REPS each).  Returns the smallest size
+ * at which registering took less time than the copy, 0 when it did at
+ * none of them. */
+#define RTOPO__REG_PROBE_MIN ((size_t)64 * 1024)
+#define RTOPO__REG_PROBE_MAX ((size_t)1024 * 1024)
+#define RTOPO__REG_PROBE_REPS 3
+
+size_t rtopo__mem_reg_probe(rtopo_ctx_t *ctx)
+{
+    struct rtopo__tl_mr *mr;
+    size_t s, found = 0;
+    uint64_t t0, t1, t2, reg, copy;
+    char *a = NULL, *b = NULL;
+    int i;
+
+    if (posix_memalign((void **)&a, 4096, RTOPO__REG_PROBE_MAX) ||
+        posix_memalign((void **)&b, 4096, RTOPO__REG_PROBE_MAX)) {
+        free(a);
+        return 0;
+    }
+    memset(a, 1, RTOPO__REG_PROBE_MAX);
+    memset(b, 2, RTOPO__REG_PROBE_MAX);
+    for (s = RTOPO__REG_PROBE_MIN; s <= RTOPO__REG_PROBE_MAX && !found; s *= 4) {
+        reg = copy = UINT64_MAX;
+        for (i = 0; i < RTOPO__REG_PROBE_REPS; i++) {
+            t0 = rtopo__now_ns();
+            if (ctx->tlops->mem_reg(ctx->tl, a, s, RTOPO__TL_ACCESS_LOCAL |
+                                    RTOPO__TL_ACCESS_REMOTE_WRITE, &mr)) {
+                rtopo__info("unregistered buffers are staged: registering %zu bytes "
+                            "failed (%s)", s, rtopo_last_error());
+                goto out;
+            }
+            ctx->tlops->mem_dereg(mr);
+            t1 = rtopo__now_ns();
+            memcpy(b, a, s);
+            __asm__ __volatile__("" : : "r"(b) : "memory");
+            t2 = rtopo__now_ns();
+            reg = t1 - t0 < reg ? t1 - t0 : reg;
+            copy = t2 - t1 < copy ? t2 - t1 : copy;
+        }
+        rtopo__info("registering %zu bytes for one operation took %.1f us, copying them "
+                    "%.1f us", s, reg / 1e3, copy / 1e3);
+        if (reg < copy)
+            found = s;
+    }
+    if (found)
+        rtopo__info("unregistered buffers of %zu bytes and more are registered for each "
+                    "operation, smaller ones are staged (RTOPO_REG_PER_OP)", found);
+    else
+        rtopo__info("unregistered buffers are staged: registering them cost more than "
+                    "copying them up to %zu bytes (RTOPO_REG_PER_OP)",
+                    (size_t)RTOPO__REG_PROBE_MAX);
+out:
+    free(a);
+    free(b);
+    return found;
 }
 
 void rtopo__mem_op_put(struct rtopo_mem *mem)

@@ -44,6 +44,14 @@
        "by default: for one rank per core; the libfabric transports then "    \
        "keep no kernel wait object, whose upkeep costs the socket providers " \
        "up to 1 us per small operation)")                                     \
+    XX(REG_PER_OP, reg_per_op, STR, "auto",                                   \
+       "unregistered buffers of at least this many bytes are registered "     \
+       "for each operation (zero-copy) instead of copied through staging "    \
+       "buffers: auto (shared memory and the socket providers: every size; "  \
+       "transports that pin memory, such as verbs: the smallest of 64k, "    \
+       "256k and 1m at which registering measured faster than a copy when "   \
+       "the context started, or none), off, or decimal bytes with optional " \
+       "k, m, g, 1 or more")                                                  \
     XX(PROGRESS, progress, STR, "off",                                        \
        "progress thread: off, or thread (a thread that sleeps in the "        \
        "transport's wait and drives nonblocking operations while the "        \

@@ -415,6 +415,9 @@ struct rtopo_ctx {
     int timeout_ms;
     int check_buffers;
     int poll_only;              /* RTOPO_WAIT=poll: waits never sleep */
+    size_t reg_op_min;          /* RTOPO_REG_PER_OP: unregistered buffers from this
+                                   size up are registered for each operation,
+                                   not staged; 0: none */
     size_t ctrl_size;
     rtopo__peer_info_t *peers;
     uint8_t *connected;         /* address known to the transport */
@@ -525,6 +528,7 @@ struct rtopo_mem *rtopo__mem_find(rtopo_ctx_t *ctx, const void *buf, size_t len)
 int rtopo__stage_get(rtopo_ctx_t *ctx, size_t len, struct rtopo_mem **mem_p);
 void rtopo__stage_put(struct rtopo_mem *mem);
 struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len);
+size_t rtopo__mem_reg_probe(rtopo_ctx_t *ctx);
 void rtopo__mem_op_put(struct rtopo_mem *mem);
 void rtopo__mem_release_all(rtopo_ctx_t *ctx);
 void rtopo__mem_free_staging(rtopo_ctx_t *ctx);

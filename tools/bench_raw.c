@@ -188,6 +188,22 @@ void bench_raw_close(bench_raw_t *r)
     r->rkeys = NULL;
 }
 
+/* ---- the headers --------------------------------------------------------- */
+
+const char *bench_buffers_desc(const rtopo_ctx_t *ctx, int unreg, char *buf, size_t len)
+{
+    if (!unreg)
+        snprintf(buf, len, "registered buffers");
+    else if (!ctx->reg_op_min)
+        snprintf(buf, len, "unregistered buffers (staged)");
+    else if (ctx->reg_op_min == 1)
+        snprintf(buf, len, "unregistered buffers (registered for each operation)");
+    else
+        snprintf(buf, len, "unregistered buffers (registered for each operation from %zu "
+                 "bytes up, smaller ones staged)", ctx->reg_op_min);
+    return buf;
+}
+
 /* ---- the data of the collectives ---------------------------------------- */
 
 int bench_parse_pair(const char *s, const char *a, const char *b)

@@ -66,6 +66,10 @@ int bench_raw_scatter_begin(bench_raw_t *r, int root, const int *node, int nnode
 int bench_raw_scatter_round(bench_raw_t *r, int root, const int *node, int nnodes,
                             size_t bytes, size_t stride, uint32_t tag);
 
+/* "registered buffers", or "unregistered buffers (...)" with what the
+ * engine does with them (RTOPO_REG_PER_OP), into buf; returns buf */
+const char *bench_buffers_desc(const rtopo_ctx_t *ctx, int unreg, char *buf, size_t len);
+
 /*
  * The data of the collectives (rtopo-bench and rtopo-bench-mpi bcast,
  * allreduce, scan; op is RTOPO__COLL_BCAST, _ALLREDUCE or _SCAN): every

@@ -1424,7 +1424,7 @@ static void print_tables(FILE *f)
 
     for (k = 0; k < B.ncol; k++) {
         col_t *c = &B.col[k];
-        char fn[96], fn_init[96];
+        char fn[96], fn_init[96], bdesc[128];
         if (c->kind != COL_RTOPO)
             continue;
         /* bcast, allreduce, scan, sort: "rtopo_bcast with RTOPO_COLL_TOPO" */
@@ -1436,14 +1436,15 @@ static void print_tables(FILE *f)
             snprintf(fn, sizeof(fn), "%s(\"%s\")", B.fn, B.vector);
             snprintf(fn_init, sizeof(fn_init), "%s(\"%s\")", B.fn_init, B.vector);
         }
+        if (c->unreg)
+            bench_buffers_desc(B.ctx, 1, bdesc, sizeof(bdesc));
+        else
+            snprintf(bdesc, sizeof(bdesc), "buffers registered with rtopo_mem_register");
         if (c->persistent)
             fprintf(f, "\n# rtopo = persistent: %s once per size, then rtopo_start + "
-                    "rtopo_wait; %s\n", fn_init, c->unreg ? "unregistered buffers (zero-copy where the transport registers cheaply, else staged)"
-                    : "buffers registered with rtopo_mem_register");
+                    "rtopo_wait; %s\n", fn_init, bdesc);
         else
-            fprintf(f, "\n# rtopo = blocking %s; %s\n", fn, c->unreg ?
-                    "unregistered buffers (zero-copy where the transport registers cheaply, else staged)" : "buffers registered with "
-                    "rtopo_mem_register");
+            fprintf(f, "\n# rtopo = blocking %s; %s\n", fn, bdesc);
         fprintf(f, "# %10s %11s %11s %11s %11s %10s", B.xop == XOP_SORT ? "records" : "bytes",
                 "rtopo med", "rtopo min", "MPI med", "MPI min", "MPI/rtopo");
         if (ck >= 0)

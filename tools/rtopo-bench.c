@@ -295,6 +295,7 @@ static double mbps(size_t bytes, double us)
 
 static void bench_shift(void)
 {
+    char bdesc[128];
     rtopo_ctx_t *ctx = B.ctx;
     int me = ctx->rank, i, a, st, algos[8], nalgo = 0;
     size_t maxb = 0;
@@ -397,9 +398,10 @@ static void bench_shift(void)
     }
 
     if (me == 0) {
-        printf("# rtopo-bench shift: %d rank%s, topology %s, q %ld, transport %s, %s buffers%s\n",
+        printf("# rtopo-bench shift: %d rank%s, topology %s, q %ld, transport %s, %s%s\n",
                ctx->size, ctx->size == 1 ? "" : "s", B.topo, B.q, ctx->tlattr.provider,
-               B.unreg ? "unregistered" : "registered", B.persistent ? ", persistent" : "");
+               bench_buffers_desc(ctx, B.unreg, bdesc, sizeof(bdesc)),
+               B.persistent ? ", persistent" : "");
         if (B.baseline && tw > 0)
             printf("# model fitted to the baseline: ts %.2f us, tw %.4f ns/B (%.0f MB/s), chunk %zu\n",
                    ts * 1e6, tw * 1e9, 1e-6 / tw, model.chunk);
@@ -756,6 +758,7 @@ static void sc_block(struct sc_run *r, sc_col_t *c, double *t, int n, int warm, 
 
 static void bench_scatter(void)
 {
+    char bdesc[128];
     rtopo_ctx_t *ctx = B.ctx;
     int p = ctx->size, d = B.d, outside, i, k, st, ncol, me = ctx->rank;
     sc_col_t col[64];
@@ -838,8 +841,9 @@ static void bench_scatter(void)
 
     if (me == 0) {
         printf("# rtopo-bench scatter: %d ranks, hypercube of dimension %d, host rank %d %s, "
-               "transport %s, %s buffers%s\n", p, d, B.host, outside ? "outside the cube" :
-               "on a node", ctx->tlattr.provider, B.unreg ? "unregistered" : "registered",
+               "transport %s, %s%s\n", p, d, B.host, outside ? "outside the cube" :
+               "on a node", ctx->tlattr.provider,
+               bench_buffers_desc(ctx, B.unreg, bdesc, sizeof(bdesc)),
                B.persistent ? ", persistent requests" : "");
         printf("# timing: barrier, t0, one scatter, t1 on every rank; per iteration the "
                "slowest rank; median and min over the iterations (%d blocks, each strategy "
@@ -1117,6 +1121,7 @@ static void dim_verify(rtopo_topo_t *topo, size_t n, const uint8_t *sb, uint8_t 
 
 static void bench_shift_dim(void)
 {
+    char bdesc[128];
     rtopo_ctx_t *ctx = B.ctx;
     int me = ctx->rank, i, st, nd, E, line, pos, d, dst, src, moving = 0, L;
     size_t maxb;
@@ -1216,9 +1221,9 @@ static void bench_shift_dim(void)
         snprintf(what, sizeof(what), "disp %ld", B.q);
     if (me == 0) {
         printf("# rtopo-bench shift-dim: %d rank%s, topology %s, dimension %d (%d lines of "
-               "%d), %s, transport %s, %s buffers%s%s\n", ctx->size, ctx->size == 1 ? "" : "s",
+               "%d), %s, transport %s, %s%s%s\n", ctx->size, ctx->size == 1 ? "" : "s",
                B.topo, B.dim, rtopo__cart_nlines(&topo->desc, B.dim), E, what,
-               ctx->tlattr.provider, B.unreg ? "unregistered" : "registered",
+               ctx->tlattr.provider, bench_buffers_desc(ctx, B.unreg, bdesc, sizeof(bdesc)),
                B.persistent ? ", persistent" : "", B.inplace ? ", in place" : "");
         if (B.baseline)
             printf("# raw: one raw RDMA write with immediate to the line neighbour (i + d(L)), "

@@ -70,7 +70,9 @@ typedef struct rtopo__tl_attr {
     int reg_per_op;        /* registering costs about a table update and
                               pins nothing: the engine registers a caller's
                               unregistered buffer for one operation instead
-                              of staging its data */
+                              of staging its data; 0: registering pins
+                              pages, and the engine measures from which
+                              size it still beats a copy (RTOPO_REG_PER_OP) */
 } rtopo__tl_attr_t;
 
 /* the size a large write is posted in: write_unit, within max_write */

@@ -1256,7 +1256,7 @@ static int shm_rx(struct shm_tl *t, int peer, rtopo__tl_event_t *ev, int max)
             ev[n].imm = r->imm;
             ev[n].len = r->len;
             n++;
-            p->rx_pos += sizeof(*r);
+            p->rx_pos += shm_rec_size(0);
             break;
         case SHM_REC_WRITE:
         case SHM_REC_WRITE_IMM:
