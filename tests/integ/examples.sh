@@ -1,0 +1,31 @@
+#!/bin/sh
+# The programs of examples/ run as their header comments show, each
+# checking its own results (a wrong result exits non-zero): the shifts on
+# a ring (rtopo's shm, and ofi:tcp), mesh and hypercube, Cannon's
+# multiplication, the FIR filter's scatter, and on 16 ranks the OTIS
+# prefix sums, routing and sort.
+. "$(dirname "$0")/common.sh"
+EX="$top_builddir/examples"
+fails=0
+ex() {  # N TRANSPORT PROGRAM ARGS...
+    n=$1; t=$2; shift 2
+    start=$(date +%s)
+    if timeout 300 "$RUN" -n "$n" --transport "$t" --quiet "$EX/$@" >"$out" 2>&1; then
+        echo "ok   -n $n $t $* ($(( $(date +%s) - start )) s)"
+    else
+        cat "$out"; echo "FAIL -n $n $t $*"; fails=$((fails + 1))
+    fi
+}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+tr=auto
+ex 4 $tr ring_shift
+if "$INFO" --check ofi:tcp >/dev/null 2>&1; then ex 2 ofi:tcp ring_shift; fi
+ex 4 $tr mesh_shift
+ex 4 $tr hypercube_shift
+ex 4 $tr cannon
+ex 5 $tr fir_filter
+ex 16 $tr otis_prefix
+ex 16 $tr otis_route
+ex 16 $tr otis_sort
+[ $fails = 0 ]
