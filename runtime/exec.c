@@ -616,7 +616,7 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
     rtopo__msg_init(op, &m, RTOPO__MSG_RTR, e->xfer, e->hop);
     m.slot = r->slot;
     if (r->dst && !(region = rtopo__mem_find(ctx, r->dst, r->len)))
-        region = r->opmem = rtopo__mem_op_get(ctx, r->dst, r->len);
+        region = r->opmem = rtopo__mem_op_get(ctx, r->dst, r->len, 1);
     if (region) {
         r->mode = RTOPO__WIN_DIRECT;
         m.rkey = region->rkey;
@@ -858,7 +858,7 @@ int rtopo__op_start(rtopo__op_t *op)
         if (x->len > eager) {
             ss->src_mem = rtopo__mem_find(ctx, ss->src, x->len);
             if (!ss->src_mem)
-                ss->src_mem = ss->opmem = rtopo__mem_op_get(ctx, ss->src, x->len);
+                ss->src_mem = ss->opmem = rtopo__mem_op_get(ctx, ss->src, x->len, 0);
             if (!ss->src_mem && !plan->staged_noted) {
                 op->plan->staged_noted = 1;
                 rtopo__info("send buffer %p (%llu bytes) is not registered: data goes "

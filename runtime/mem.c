@@ -10,18 +10,17 @@
 #include "rtopo_int.h"
 
 /* internal 0: the caller's (a handle), 1: a staging block, 2: the
- * caller's buffer for one operation (not linked: no other finds it) */
+ * caller's buffer for one operation (not linked: no other finds it);
+ * access: RTOPO__TL_ACCESS_* */
 static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
-                          struct rtopo_mem **mem_p)
+                          unsigned access, struct rtopo_mem **mem_p)
 {
     struct rtopo_mem *mem = calloc(1, sizeof(*mem));
     int st;
 
     if (!mem)
         return RTOPO_ERR_NOMEM;
-    st = ctx->tlops->mem_reg(ctx->tl, buf, len,
-                             RTOPO__TL_ACCESS_LOCAL | RTOPO__TL_ACCESS_REMOTE_WRITE,
-                             &mem->mr);
+    st = ctx->tlops->mem_reg(ctx->tl, buf, len, access, &mem->mr);
     if (st) {
         free(mem);
         return st;
@@ -46,14 +45,19 @@ static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
 
 /* The caller's unregistered buffer, registered for one operation instead
  * of staging its data: zero-copy.  From ctx->reg_op_min bytes up
- * (RTOPO_REG_PER_OP; 0: never).  NULL when it is smaller, or the
- * registration fails (the operation stages then). */
-struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len)
+ * (RTOPO_REG_PER_OP; 0: never).  Peers may write into it only when it is
+ * the operation's receive buffer (remote); a send buffer is registered
+ * for local access alone.  NULL when it is smaller, or the registration
+ * fails (the operation stages then). */
+struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len,
+                                    int remote)
 {
     struct rtopo_mem *mem;
 
     if (!ctx->reg_op_min || len < ctx->reg_op_min || !buf ||
-        rtopo__mem_new(ctx, (void *)buf, len, 2, &mem))
+        rtopo__mem_new(ctx, (void *)buf, len, 2,
+                       RTOPO__TL_ACCESS_LOCAL | (remote ? RTOPO__TL_ACCESS_REMOTE_WRITE : 0),
+                       &mem))
         return NULL;
     return mem;
 }
@@ -143,7 +147,8 @@ int rtopo_mem_register(rtopo_ctx_t *ctx, void *buf, size_t len, rtopo_mem_t **me
                             "run past the end of the address space", len, buf);
     if ((st = rtopo__ctx_enter(ctx)))
         return st;
-    st = rtopo__mem_new(ctx, buf, len, 0, mem_p);
+    st = rtopo__mem_new(ctx, buf, len, 0,
+                        RTOPO__TL_ACCESS_LOCAL | RTOPO__TL_ACCESS_REMOTE_WRITE, mem_p);
     rtopo__ctx_leave(ctx);
     return st;
 }
@@ -247,7 +252,8 @@ int rtopo__stage_get(rtopo_ctx_t *ctx, size_t len, struct rtopo_mem **mem_p)
     if (!best) {
         if (posix_memalign(&buf, 4096, len ? len : 1))
             return rtopo__error(RTOPO_ERR_NOMEM, "staging block of %zu bytes", len);
-        st = rtopo__mem_new(ctx, buf, len ? len : 1, 1, &best);
+        st = rtopo__mem_new(ctx, buf, len ? len : 1, 1,
+                            RTOPO__TL_ACCESS_LOCAL | RTOPO__TL_ACCESS_REMOTE_WRITE, &best);
         if (st) {
             free(buf);
             return st;

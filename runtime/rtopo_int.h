@@ -527,7 +527,8 @@ void rtopo__topo_destroy(rtopo_topo_t *t);
 struct rtopo_mem *rtopo__mem_find(rtopo_ctx_t *ctx, const void *buf, size_t len);
 int rtopo__stage_get(rtopo_ctx_t *ctx, size_t len, struct rtopo_mem **mem_p);
 void rtopo__stage_put(struct rtopo_mem *mem);
-struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len);
+struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len,
+                                    int remote);
 size_t rtopo__mem_reg_probe(rtopo_ctx_t *ctx);
 void rtopo__mem_op_put(struct rtopo_mem *mem);
 void rtopo__mem_release_all(rtopo_ctx_t *ctx);
