@@ -7,25 +7,24 @@
 . "$(dirname "$0")/common.sh"
 EX="$top_builddir/examples"
 fails=0
-ex() {  # N TRANSPORT PROGRAM ARGS...
+ex() {  # N TRANSPORT PROGRAM
     n=$1; t=$2; shift 2
     start=$(date +%s)
-    if timeout 300 "$RUN" -n "$n" --transport "$t" --quiet "$EX/$@" >"$out" 2>&1; then
-        echo "ok   -n $n $t $* ($(( $(date +%s) - start )) s)"
+    if timeout 300 "$RUN" -n "$n" --transport "$t" --quiet "$EX/$1" >"$out" 2>&1; then
+        echo "ok   -n $n $t $1 ($(( $(date +%s) - start )) s)"
     else
-        cat "$out"; echo "FAIL -n $n $t $*"; fails=$((fails + 1))
+        cat "$out"; echo "FAIL -n $n $t $1"; fails=$((fails + 1))
     fi
 }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-tr=auto
-ex 4 $tr ring_shift
+ex 4 auto ring_shift
 if "$INFO" --check ofi:tcp >/dev/null 2>&1; then ex 2 ofi:tcp ring_shift; fi
-ex 4 $tr mesh_shift
-ex 4 $tr hypercube_shift
-ex 4 $tr cannon
-ex 5 $tr fir_filter
-ex 16 $tr otis_prefix
-ex 16 $tr otis_route
-ex 16 $tr otis_sort
+ex 4 auto mesh_shift
+ex 4 auto hypercube_shift
+ex 4 auto cannon
+ex 5 auto fir_filter
+ex 16 auto otis_prefix
+ex 16 auto otis_route
+ex 16 auto otis_sort
 [ $fails = 0 ]
