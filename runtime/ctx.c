@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,28 @@ int rtopo__report(int st, const char *msg)
     if (st && msg && msg[0])
         return rtopo__error_quiet(st, "%s", msg);
     return st;
+}
+
+/* With more ranks on this host than processors to run them, the rank a
+ * waiting rank waits for may need its processor: every empty poll of a
+ * wait then yields (unless the transport's poll yields already). */
+static void rtopo__oversub_init(rtopo_ctx_t *ctx, const char *host)
+{
+    cpu_set_t cpus;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int i, local = 0;
+
+    for (i = 0; i < ctx->size; i++)
+        local += !strcmp(ctx->peers[i].host, host);
+    /* the processors the ranks share: ours, or the host's when the
+     * launcher bound each rank to one of its own */
+    if (!sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) > 1)
+        ncpu = CPU_COUNT(&cpus);
+    ctx->oversub = ncpu > 0 && local > ncpu;
+    ctx->yield_idle = ctx->oversub && !ctx->tlattr.poll_yields;
+    if (ctx->oversub)
+        rtopo__info("%d ranks on this host, %ld processors: waits yield the processor "
+                    "between polls", local, ncpu);
 }
 
 /* all ranks must agree on the settings that shape the wire protocol */
@@ -387,6 +410,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         if ((st = ctx->tlops->set_auth(ctx->tl, (int)i, &ctx->peers[i].token,
                                        sizeof(ctx->peers[i].token))))
             goto err;
+    rtopo__oversub_init(ctx, me.host);
     ctx->locking = !strcmp(ctx->params.progress, "thread");
     if (ctx->locking && (st = rtopo__thread_start(ctx)))
         goto err;

@@ -17,10 +17,13 @@
  * event, then sleeps in the transport's wait() in slices of at most 20 ms,
  * asking the bootstrap between slices whether a rank died (with
  * RTOPO_WAIT=poll it never sleeps, and asks every 20 ms).  Providers move
- * RMA data only while the target polls, so every wait keeps polling.
+ * RMA data only while the target polls, so every wait keeps polling.  With
+ * more ranks on the host than processors, an empty poll yields the
+ * processor first (the transport's poll may do it: attr.poll_yields).
  */
 #include "config.h"
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
@@ -316,6 +319,8 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
             break;
         if (n > 0)
             last = 0;    /* events: the spin starts again */
+        else if (ctx->yield_idle)
+            sched_yield();    /* the rank we wait for may need this processor */
         /* the clock costs as much as an empty poll: read it every few
          * polls, events or not (a stream of messages that never ends the
          * wait still meets the deadline) */

@@ -415,6 +415,10 @@ struct rtopo_ctx {
     int timeout_ms;
     int check_buffers;
     int poll_only;              /* RTOPO_WAIT=poll: waits never sleep */
+    int oversub;                /* more ranks on this host than processors */
+    int yield_idle;             /* oversub, and a transport that does not
+                                   yield in its own poll: an empty poll of a
+                                   wait gives the processor away */
     size_t reg_op_min;          /* RTOPO_REG_PER_OP: unregistered buffers from this
                                    size up are registered for each operation,
                                    not staged; 0: none */

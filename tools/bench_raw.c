@@ -3,6 +3,7 @@
  * rtopo-bench-mpi (bench_raw.h).
  */
 #include "config.h"
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +75,14 @@ static int raw_poll(bench_raw_t *r, int block)
     }
     if (n == 0 && block)
         ctx->tlops->wait(ctx->tl, 20);
+    else if (n == 0 && ctx->yield_idle)
+        sched_yield();    /* as the engine's waits do */
     return RTOPO_OK;
 }
 
 /* waits for the expected local write completions and incoming writes,
- * spinning then blocking as the engine does (RTOPO_WAIT=poll: spinning) */
+ * spinning then blocking as the engine does (RTOPO_WAIT=poll: spinning;
+ * more ranks than processors: yielding after each empty poll) */
 static int raw_wait(bench_raw_t *r)
 {
     uint64_t last = rtopo__now_ns(), spin = (uint64_t)r->ctx->params.spin_us * 1000;

@@ -1375,8 +1375,13 @@ static void print_header(FILE *f)
                 B.topo, B.algo, B.q, B.q, B.size);
     fprintf(f, "# rtopo %s: transport %s, provider %s, waits %s; bootstrap over "
             "MPI_Allgather\n", rtopo_version(), tr && *tr ? tr : "auto",
-            B.ctx->tlattr.provider, B.ctx->poll_only ? "poll (RTOPO_WAIT=poll)" :
-            "poll, then sleep");
+            B.ctx->tlattr.provider,
+            B.ctx->poll_only ? (B.ctx->oversub ? "poll (RTOPO_WAIT=poll), yielding the "
+                                "processor between polls (more ranks than processors)"
+                                : "poll (RTOPO_WAIT=poll)")
+            : B.ctx->oversub ? "poll yielding the processor between polls (more ranks "
+                               "than processors), then sleep"
+            : "poll, then sleep");
     fprintf(f, "# MPI: %s; %s\n", mpi_lib,
             mpi_env[0] ? mpi_env : "no OMPI_MCA_pml/btl/mtl set (Open MPI chooses)");
     fprintf(f, "# timing, every column alike: MPI_Barrier, t0, one operation, t1 (MPI_Wtime) "
@@ -1588,7 +1593,8 @@ static int write_json(const char *path)
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
     json_str(f, B.ctx->tlattr.provider);
-    fprintf(f, ",\"rtopo_wait\":\"%s\"", B.ctx->poll_only ? "poll" : "block");
+    fprintf(f, ",\"rtopo_wait\":\"%s\",\"rtopo_yields\":%s", B.ctx->poll_only ? "poll" : "block",
+            B.ctx->oversub ? "true" : "false");
     if (fk >= 0) {
         fprintf(f, ",\"fabric_column\":{\"api\":\"%s\",\"provider\":",
                 B.fab.verbs ? "libibverbs" : "libfabric");
@@ -2197,7 +2203,8 @@ static int sc_json(const char *path)
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
     json_str(f, B.ctx->tlattr.provider);
-    fprintf(f, ",\"rtopo_wait\":\"%s\"", B.ctx->poll_only ? "poll" : "block");
+    fprintf(f, ",\"rtopo_wait\":\"%s\",\"rtopo_yields\":%s", B.ctx->poll_only ? "poll" : "block",
+            B.ctx->oversub ? "true" : "false");
     fprintf(f, ",\"mpi_library\":");
     json_str(f, mpi_lib);
     fprintf(f, ",\"unit\":\"us\",\"results\":[");

@@ -73,6 +73,9 @@ typedef struct rtopo__tl_attr {
                               of staging its data; 0: registering pins
                               pages, and the engine measures from which
                               size it still beats a copy (RTOPO_REG_PER_OP) */
+    int poll_yields;       /* an empty poll() gives the processor away by
+                              itself when the host has more ranks than
+                              processors; 0: the engine does it */
 } rtopo__tl_attr_t;
 
 /* the size a large write is posted in: write_unit, within max_write */

@@ -35,6 +35,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include "rtopo.h"
+#include "clock.h"
 #include "log.h"
 #include "tl.h"
 
@@ -99,6 +100,8 @@ struct ofi_tl {
     struct fi_cq_data_entry stash;
     fi_addr_t stash_from;
     int have_stash;
+    uint64_t idle_since;  /* no-fd waits: when the CQ was last found empty
+                             after an event (0: an event since) */
     char prov_name[48];
 };
 
@@ -915,6 +918,7 @@ static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
         return n;
     ret = ofi_cq_read(t, ent, from, (size_t)(max - n));
     if (ret > 0) {
+        t->idle_since = 0;
         for (i = 0; i < ret; i++)
             n += ofi_complete(t, &ent[i], from[i], &ev[n]);
         return n;
@@ -948,11 +952,19 @@ static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
     return n + 1;
 }
 
+/* Without a wait object (the shm provider) a wait naps between reads of
+ * the CQ: 0.2 ms for the first 20 ms without an event, which keeps a
+ * message that comes soon close to on time, then 2 ms, so that a rank
+ * left waiting long (for a peer that computes) costs next to no CPU. */
+#define OFI_NAP_SHORT_NS 200000ull
+#define OFI_NAP_LONG_NS 2000000ull
+#define OFI_NAP_SHORT_FOR_NS 20000000ull
+
 static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
 {
     struct ofi_tl *t = ofi_tl(tl);
-    struct timespec nap = { 0, 200000 };   /* 0.2 ms */
-    struct timespec t0, now;
+    uint64_t t0, now, nap, end;
+    struct timespec ts;
     ssize_t ret;
 
     if (t->have_stash)
@@ -968,20 +980,26 @@ static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
         /* -FI_EAVAIL: an error entry waits for the next poll */
         return RTOPO_OK;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
+    t0 = rtopo__now_ns();
+    end = t0 + (uint64_t)timeout_ms * 1000000ull;
+    if (!t->idle_since)
+        t->idle_since = t0;
+    for (now = t0;;) {
         ret = ofi_cq_read(t, &t->stash, &t->stash_from, 1);
         if (ret == 1) {
             t->have_stash = 1;
+            t->idle_since = 0;
             return RTOPO_OK;
         }
-        if (ret != -FI_EAGAIN)
+        if (ret != -FI_EAGAIN || now >= end)
             return RTOPO_OK;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
-            timeout_ms)
-            return RTOPO_OK;
-        nanosleep(&nap, NULL);
+        nap = now - t->idle_since < OFI_NAP_SHORT_FOR_NS ? OFI_NAP_SHORT_NS : OFI_NAP_LONG_NS;
+        if (nap > end - now)
+            nap = end - now;
+        ts.tv_sec = 0;
+        ts.tv_nsec = (long)nap;
+        nanosleep(&ts, NULL);
+        now = rtopo__now_ns();
     }
 }
 
