@@ -4,7 +4,6 @@
  */
 #include "config.h"
 #include <pthread.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "rtopo_int.h"
 #include "size.h"
 #include "clock.h"
+#include "cpus.h"
 
 /* room for the largest header and an ABORT's reason text */
 #define RTOPO__CTRL_HDR (sizeof(rtopo__msg_t) + 128)
@@ -79,16 +79,11 @@ int rtopo__report(int st, const char *msg)
  * wait then yields (unless the transport's poll yields already). */
 static void rtopo__oversub_init(rtopo_ctx_t *ctx, const char *host)
 {
-    cpu_set_t cpus;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    long ncpu = rtopo__cpus_shared();
     int i, local = 0;
 
     for (i = 0; i < ctx->size; i++)
         local += !strcmp(ctx->peers[i].host, host);
-    /* the processors the ranks share: ours, or the host's when the
-     * launcher bound each rank to one of its own */
-    if (!sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) > 1)
-        ncpu = CPU_COUNT(&cpus);
     ctx->oversub = ncpu > 0 && local > ncpu;
     ctx->yield_idle = ctx->oversub && !ctx->tlattr.poll_yields;
     if (ctx->oversub)

@@ -1373,15 +1373,12 @@ static void print_header(FILE *f)
         fprintf(f, "# rtopo-bench-mpi: %d rank%s, topology %s, algorithm %s, q %ld: rank i "
                 "sends its data to rank (i%+ld) mod %d\n", B.size, B.size == 1 ? "" : "s",
                 B.topo, B.algo, B.q, B.q, B.size);
-    fprintf(f, "# rtopo %s: transport %s, provider %s, waits %s; bootstrap over "
+    fprintf(f, "# rtopo %s: transport %s, provider %s, waits %s%s; bootstrap over "
             "MPI_Allgather\n", rtopo_version(), tr && *tr ? tr : "auto",
             B.ctx->tlattr.provider,
-            B.ctx->poll_only ? (B.ctx->oversub ? "poll (RTOPO_WAIT=poll), yielding the "
-                                "processor between polls (more ranks than processors)"
-                                : "poll (RTOPO_WAIT=poll)")
-            : B.ctx->oversub ? "poll yielding the processor between polls (more ranks "
-                               "than processors), then sleep"
-            : "poll, then sleep");
+            B.ctx->poll_only ? "poll (RTOPO_WAIT=poll)" : "poll, then sleep",
+            B.ctx->oversub ? ", yielding the processor between polls (more ranks than "
+                             "processors)" : "");
     fprintf(f, "# MPI: %s; %s\n", mpi_lib,
             mpi_env[0] ? mpi_env : "no OMPI_MCA_pml/btl/mtl set (Open MPI chooses)");
     fprintf(f, "# timing, every column alike: MPI_Barrier, t0, one operation, t1 (MPI_Wtime) "

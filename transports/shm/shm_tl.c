@@ -53,6 +53,7 @@
 #include <sys/uio.h>
 #include "rtopo.h"
 #include "clock.h"
+#include "cpus.h"
 #include "log.h"
 #include "tl.h"
 
@@ -603,7 +604,6 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
     struct shm_hdr *h;
     size_t rec_max, ctl_off, mr_off;
     uint64_t base;
-    cpu_set_t cpus;
     long ncpu;
     char why[160];
     int i, st, scope;
@@ -630,11 +630,7 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
     t->ctrl_size = params->ctrl_size;
     t->pid = getpid();
     t->host = shm_host_id();
-    /* the processors the ranks share: ours, or the host's when the
-     * launcher bound us to one (it binds each rank to its own then) */
-    ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) > 1)
-        ncpu = CPU_COUNT(&cpus);
+    ncpu = rtopo__cpus_shared();
     t->yield = ncpu > 0 && t->nranks > ncpu;
     rec_max = shm_rec_size(t->ctrl_size);
     for (t->ring_size = SHM_RING_MIN; t->ring_size < 4 * rec_max; t->ring_size <<= 1)
