@@ -108,7 +108,8 @@ static int rtopo__check_uniform(rtopo_ctx_t *ctx)
             return rtopo__error(RTOPO_ERR_MISMATCH,
                                 "rank %d runs with RTOPO_EAGER_LIMIT=%llu "
                                 "RTOPO_CHUNK_SIZE=%llu RTOPO_PIPELINE_DEPTH=%lld, rank %d "
-                                "with %llu/%llu/%lld: set them alike on every rank",
+                                "with %llu/%llu/%lld: set them alike on every rank (an "
+                                "unset RTOPO_EAGER_LIMIT takes the transport's default)",
                                 i, (unsigned long long)p->eager_limit,
                                 (unsigned long long)p->chunk_size,
                                 (long long)p->pipeline_depth, ctx->rank,
@@ -220,13 +221,33 @@ out:
     return st;
 }
 
+/* The eager limit for a transport about to be opened: RTOPO_EAGER_LIMIT
+ * when the user set it, else the backend's own default for `name`, else
+ * the table's default (`base`); the control messages the transport is
+ * opened for are sized from it. */
+static void rtopo__eager_pick(rtopo_ctx_t *ctx, const struct rtopo__tl_ops *ops,
+                              const char *name, size_t base, rtopo__tl_params_t *tp)
+{
+    const char *env = getenv("RTOPO_EAGER_LIMIT");
+    size_t eager = base;
+
+    if ((env == NULL || *env == '\0') && RTOPO__TL_HAS(ops, eager_default)) {
+        size_t d = ops->eager_default(name);
+        if (d)
+            eager = d;
+    }
+    ctx->params.eager_limit = eager;
+    ctx->ctrl_size = RTOPO__CTRL_HDR + eager;
+    tp->ctrl_size = ctx->ctrl_size;
+}
+
 int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
 {
     rtopo__tl_params_t tp;
     rtopo__peer_info_t me;
     rtopo_ctx_t *ctx;
     const char *transport;
-    size_t alen;
+    size_t alen, eager_base;
     uint32_t i;
     int st;
 
@@ -307,10 +328,11 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
 
     transport = RTOPO__CFG_HAS(cfg, transport) && cfg->transport ? cfg->transport
                                                                  : ctx->params.transport;
-    ctx->ctrl_size = RTOPO__CTRL_HDR + ctx->params.eager_limit;
+    eager_base = ctx->params.eager_limit;
     tp.rank = ctx->rank;
     tp.nranks = ctx->size;
     tp.timeout_ms = ctx->timeout_ms;
+    ctx->ctrl_size = RTOPO__CTRL_HDR + eager_base;
     tp.ctrl_size = ctx->ctrl_size;
     tp.poll_only = ctx->poll_only;
     rtopo__tl_job_size(ctx->size);
@@ -328,6 +350,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
                 continue;
             tp.name = ops->name;
             ctx->tlops = ops;
+            rtopo__eager_pick(ctx, ops, ops->name, eager_base, &tp);
             st = ops->open(&tp, &ctx->tl);
             if (st)
                 rtopo__info("transport %s is present but did not open: %s", ops->name,
@@ -346,6 +369,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
             goto err;
         }
         tp.name = transport;
+        rtopo__eager_pick(ctx, ctx->tlops, transport, eager_base, &tp);
         st = ctx->tlops->open(&tp, &ctx->tl);
         if (st)
             goto err;
@@ -411,8 +435,9 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         goto err;
     if ((st = rtopo__handle_add(ctx, RTOPO__H_CTX)))
         goto err;
-    rtopo__info("rank %d of %d on %s, transport %s", ctx->rank, ctx->size, me.host,
-                ctx->tlattr.provider);
+    rtopo__info("rank %d of %d on %s, transport %s, eager limit %llu bytes", ctx->rank,
+                ctx->size, me.host, ctx->tlattr.provider,
+                (unsigned long long)ctx->params.eager_limit);
     *ctx_p = ctx;
     return RTOPO_OK;
 err:

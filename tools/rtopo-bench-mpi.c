@@ -1373,9 +1373,9 @@ static void print_header(FILE *f)
         fprintf(f, "# rtopo-bench-mpi: %d rank%s, topology %s, algorithm %s, q %ld: rank i "
                 "sends its data to rank (i%+ld) mod %d\n", B.size, B.size == 1 ? "" : "s",
                 B.topo, B.algo, B.q, B.q, B.size);
-    fprintf(f, "# rtopo %s: transport %s, provider %s, waits %s%s; bootstrap over "
-            "MPI_Allgather\n", rtopo_version(), tr && *tr ? tr : "auto",
-            B.ctx->tlattr.provider,
+    fprintf(f, "# rtopo %s: transport %s, provider %s, eager limit %llu bytes, waits %s%s; "
+            "bootstrap over MPI_Allgather\n", rtopo_version(), tr && *tr ? tr : "auto",
+            B.ctx->tlattr.provider, (unsigned long long)B.ctx->params.eager_limit,
             B.ctx->poll_only ? "poll (RTOPO_WAIT=poll)" : "poll, then sleep",
             B.ctx->oversub ? ", yielding the processor between polls (more ranks than "
                              "processors)" : "");
@@ -1590,8 +1590,9 @@ static int write_json(const char *path)
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
     json_str(f, B.ctx->tlattr.provider);
-    fprintf(f, ",\"rtopo_wait\":\"%s\",\"rtopo_yields\":%s", B.ctx->poll_only ? "poll" : "block",
-            B.ctx->oversub ? "true" : "false");
+    fprintf(f, ",\"rtopo_wait\":\"%s\",\"rtopo_yields\":%s,\"rtopo_eager_limit\":%llu",
+            B.ctx->poll_only ? "poll" : "block", B.ctx->oversub ? "true" : "false",
+            (unsigned long long)B.ctx->params.eager_limit);
     if (fk >= 0) {
         fprintf(f, ",\"fabric_column\":{\"api\":\"%s\",\"provider\":",
                 B.fab.verbs ? "libibverbs" : "libfabric");
@@ -2200,8 +2201,9 @@ static int sc_json(const char *path)
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
     json_str(f, B.ctx->tlattr.provider);
-    fprintf(f, ",\"rtopo_wait\":\"%s\",\"rtopo_yields\":%s", B.ctx->poll_only ? "poll" : "block",
-            B.ctx->oversub ? "true" : "false");
+    fprintf(f, ",\"rtopo_wait\":\"%s\",\"rtopo_yields\":%s,\"rtopo_eager_limit\":%llu",
+            B.ctx->poll_only ? "poll" : "block", B.ctx->oversub ? "true" : "false",
+            (unsigned long long)B.ctx->params.eager_limit);
     fprintf(f, ",\"mpi_library\":");
     json_str(f, mpi_lib);
     fprintf(f, ",\"unit\":\"us\",\"results\":[");

@@ -172,6 +172,14 @@ struct rtopo__tl_ops {
      * passes it on.  NULL (or absent) where nothing depends on it. */
     void (*job_size)(int nranks);
     /* methods above are valid for version 2 */
+
+    /* the eager limit (RTOPO_EAGER_LIMIT) this backend runs best with
+     * for `transport` (a name its match() takes), 0 for the engine's
+     * default; asked before open() when the user set no limit, and the
+     * control messages of open()'s params are sized from the answer.
+     * NULL (or absent): the engine's default. */
+    size_t (*eager_default)(const char *transport);
+    /* methods above are valid for version 3 */
 };
 
 /* does this table have slot `op` (tables of an older version end before)? */

@@ -7,7 +7,8 @@
 #     and host 3), every strategy (seq, binomial, seqscatter and
 #     decremental with every x and with the model's x, auto), overlaps 0,
 #     1, count/2 and count-1, elements of 3, 8 and 12 bytes, windows of
-#     21 B to 12 KiB (the eager limit, 8 KiB, falls between 8192 and 8196),
+#     21 B to 12 KiB (the eager limit, set to 8 KiB here on every transport
+#     unless RTOPO_EAGER_LIMIT says otherwise, falls between 8192 and 8196),
 #     blocking, nonblocking and persistent (started 3 times, new data each
 #     time), registered and unregistered (odd address) buffers;
 #   - windows of about 1 MiB on 2 and 8 nodes (host outside, and on
@@ -21,6 +22,7 @@ tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
 SC="$top_builddir/tests/integ/scatter_check"
 export RTOPO_SPIN_US=${RTOPO_SPIN_US:-0}
+export RTOPO_EAGER_LIMIT=${RTOPO_EAGER_LIMIT:-8192}
 t_start=$(date +%s)
 
 sc() {

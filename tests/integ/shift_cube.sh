@@ -2,8 +2,9 @@
 # Hypercube shifts over the network, on the transport named by $TRANSPORT
 # (default ofi:tcp): dimensions 1..4, every q in -(p+1)..2p+1, algorithms
 # hypercube (Gray embedding), ecube (identity embedding), ring and direct.
-# Sizes cross the eager limit (0, 1, 4096 eager; 8193 just above it),
-# rendezvous in one chunk (70000) and in several (1 MiB + 3): blocking with
+# Sizes cross the eager limit (0, 1, 4096 eager; 8193 just above 8 KiB,
+# eager only over ofi:tcp, whose limit is 64 KiB), rendezvous in one chunk
+# (70000) and in several (1 MiB + 3): blocking with
 # registered buffers for every size; blocking, nonblocking and persistent
 # with registered and unregistered buffers on one size; 16 MiB for a few q
 # on dimensions 1..3.

@@ -2,7 +2,8 @@
 # Mesh shifts over the network, on the transport named by $TRANSPORT
 # (default ofi:tcp): meshes 2x2, 3x3, 2x4 and 4x4, every q in
 # -(p+1)..2p+1, algorithms mesh, ring and direct.  Sizes cross the eager
-# limit (0, 1, 4096 eager; 8193 just above it), rendezvous in one chunk
+# limit (0, 1, 4096 eager; 8193 just above 8 KiB, eager only over ofi:tcp,
+# whose limit is 64 KiB), rendezvous in one chunk
 # (70000) and in several (1 MiB + 3, not a multiple of the chunk): blocking
 # with registered buffers for every size; blocking, nonblocking and
 # persistent with registered and unregistered buffers on one size; 16 MiB
