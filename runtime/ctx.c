@@ -248,6 +248,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     rtopo_ctx_t *ctx;
     const char *transport;
     size_t alen, eager_base;
+    char frag[64] = "";
     uint32_t i;
     int st;
 
@@ -375,6 +376,13 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
             goto err;
     }
     ctx->tlops->query(ctx->tl, &ctx->tlattr);
+    /* eager payloads too large for what the transport delivers by itself
+     * go as fragments that fit (shm's inject, 4 KiB: a larger message
+     * there waits for the peer to fetch it and to answer, about twice
+     * the time of two injects); below 1 KiB per fragment, one message */
+    if (ctx->tlattr.send_nowait_max >= RTOPO__MSG_HDR + RTOPO__EAGER_FRAG_MIN &&
+        ctx->tlattr.send_nowait_max < RTOPO__MSG_HDR + ctx->params.eager_limit)
+        ctx->eager_frag = ctx->tlattr.send_nowait_max - RTOPO__MSG_HDR;
     if (!strcmp(ctx->params.reg_per_op, "auto"))
         ctx->reg_op_min = ctx->tlattr.reg_per_op ? 1 : rtopo__mem_reg_probe(ctx);
 
@@ -435,9 +443,11 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         goto err;
     if ((st = rtopo__handle_add(ctx, RTOPO__H_CTX)))
         goto err;
-    rtopo__info("rank %d of %d on %s, transport %s, eager limit %llu bytes", ctx->rank,
+    if (ctx->eager_frag)
+        snprintf(frag, sizeof(frag), " (sent as fragments of at most %zu)", ctx->eager_frag);
+    rtopo__info("rank %d of %d on %s, transport %s, eager limit %llu bytes%s", ctx->rank,
                 ctx->size, me.host, ctx->tlattr.provider,
-                (unsigned long long)ctx->params.eager_limit);
+                (unsigned long long)ctx->params.eager_limit, frag);
     *ctx_p = ctx;
     return RTOPO_OK;
 err:

@@ -398,6 +398,28 @@ static int rtopo__op_send(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
     return rtopo__ctrl_send(op->ctx, peer, m, payload, plen, &op->track);
 }
 
+/* the payload of an eager hop that originates here: one message, or
+ * fragments of about equal size where the transport delivers messages
+ * of at most ctx->eager_frag payload bytes by itself (rtopo_int.h) */
+static int rtopo__eager_send(rtopo__op_t *op, int peer, rtopo__msg_t *m,
+                             const uint8_t *src, size_t len)
+{
+    size_t frag = op->ctx->eager_frag, n, each, off;
+    int st;
+
+    m->off = 0;
+    if (frag == 0 || len <= frag)
+        return rtopo__op_send(op, peer, m, src, len);
+    n = (len + frag - 1) / frag;
+    each = (len + n - 1) / n;
+    for (off = 0; off < len; off += each) {
+        m->off = (uint32_t)off;
+        if ((st = rtopo__op_send(op, peer, m, src + off, len - off < each ? len - off : each)))
+            return st;
+    }
+    return RTOPO_OK;
+}
+
 static void rtopo__release_slots(rtopo__op_t *op, int reuse)
 {
     rtopo_ctx_t *ctx = op->ctx;
@@ -732,7 +754,7 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
         if (s->len > eager)
             return;    /* writes go out once the window is known */
         rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, e->xfer, e->hop);
-        if (rtopo__op_send(op, e->peer, &m, s->src, s->len))
+        if (rtopo__eager_send(op, e->peer, &m, s->src, s->len))
             rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "eager send to rank %d: %s",
                             e->peer, rtopo_last_error());
         else
@@ -747,11 +769,13 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
                 rtopo__op_error(op, st, -1, "opening a window for rank %d: %s",
                                 op->plan->recv[idx].peer, rtopo_last_error());
         } else if (r->early) {
+            /* the fragments still to come go straight to r->dst */
             if (r->len)
                 memcpy(r->dst, r->early, r->len);
             free(r->early);
             r->early = NULL;
-            rtopo__recv_done(op, idx);
+            if (r->eager_got == r->len)
+                rtopo__recv_done(op, idx);
         }
         return;
     }
@@ -931,52 +955,69 @@ static int rtopo__xfer_ok(const rtopo__op_t *op, const rtopo__msg_t *m)
            m->len == rtopo__xf(op, m->xfer)->len;
 }
 
+/* an eager hop's payload, whole or one fragment (its offset in m->off) */
 static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
 {
     int ri = -1, fi;
     const uint8_t *payload = (const uint8_t *)m + RTOPO__MSG_HDR;
-    rtopo__rstate_t *r;
+    size_t plen = len - RTOPO__MSG_HDR;    /* len >= RTOPO__MSG_HDR: on_ctrl */
+    rtopo__rstate_t *r = NULL;
     rtopo__msg_t fm;
 
     if (rtopo__xfer_ok(op, m))
         ri = rtopo__find_recv(op->plan, m->xfer, m->hop);
-    if (ri < 0 || op->plan->recv[ri].peer != m->src || len != RTOPO__MSG_HDR + m->len ||
-        m->len > op->ctx->params.eager_limit) {
+    if (ri >= 0)
+        r = &op->rs[ri];
+    if (ri < 0 || op->plan->recv[ri].peer != m->src ||
+        m->len > op->ctx->params.eager_limit || m->off > m->len ||
+        plen > m->len - m->off || (plen == 0 && m->len != 0)) {
         rtopo__mismatch(op, m, "data");
         return;
     }
-    r = &op->rs[ri];
-    if (r->done || r->early)
+    if (r->done)
         return;
+    if (plen > m->len - r->eager_got) {
+        rtopo__mismatch(op, m, "surplus data");
+        return;
+    }
     r->heard = 1;
     fi = op->plan->recv[ri].fwd;
     if (fi < 0) {
         if (!op->pstate[op->plan->recv[ri].part]) {
             /* its part waits for earlier ones on this rank: keep the data */
-            r->early = malloc(m->len ? m->len : 1);
+            if (!r->early)
+                r->early = malloc(m->len ? m->len : 1);
             if (!r->early) {
                 rtopo__op_error(op, RTOPO_ERR_NOMEM, -1, "keeping %llu bytes from "
                                 "rank %d", (unsigned long long)m->len, m->src);
                 return;
             }
-            memcpy(r->early, payload, m->len);
+            if (plen)
+                memcpy(r->early + m->off, payload, plen);
+            r->eager_got += plen;
             return;
         }
-        if (m->len)
-            memcpy(r->dst, payload, m->len);
-        rtopo__recv_done(op, ri);
+        if (plen)
+            memcpy(r->dst + m->off, payload, plen);
+        r->eager_got += plen;
+        if (r->eager_got == m->len)
+            rtopo__recv_done(op, ri);
         return;
-    } else {
-        rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, m->xfer, m->hop + 1);
-        if (rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, m->len)) {
-            rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "forwarding to rank %d: %s",
-                            op->plan->send[fi].peer, rtopo_last_error());
-            return;
-        }
-        rtopo__entry_done(op, &op->ss[fi].done);
-        if (!op->active)
-            return;
     }
+    /* forwarded as it comes, fragment by fragment */
+    rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, m->xfer, m->hop + 1);
+    fm.off = m->off;
+    if (rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, plen)) {
+        rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "forwarding to rank %d: %s",
+                        op->plan->send[fi].peer, rtopo_last_error());
+        return;
+    }
+    r->eager_got += plen;
+    if (r->eager_got < m->len)
+        return;
+    rtopo__entry_done(op, &op->ss[fi].done);
+    if (!op->active)
+        return;
     rtopo__entry_done(op, &r->done);
 }
 

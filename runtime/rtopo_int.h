@@ -21,6 +21,11 @@
  * Protocol of one hop (sender S -> receiver R) of a transfer of L bytes:
  *  - L <= RTOPO_EAGER_LIMIT: S sends one EAGER control message holding the
  *    payload; R copies it out (or forwards it) when its operation runs.
+ *    Where the transport delivers messages of up to some size by itself
+ *    (attr.send_nowait_max: shm's inject) and L does not fit, S sends the
+ *    payload as fragments of about equal size that do, each with its
+ *    offset: R copies (or forwards) each as it comes, the hop is done when
+ *    all L bytes have come.
  *  - otherwise R exposes a window and tells S with RTR: either the final
  *    receive buffer itself (DIRECT, when it lies in a registered region:
  *    zero copy) or K registered staging slots of U bytes (STAGED, for
@@ -117,8 +122,12 @@ typedef struct rtopo__msg {
     uint32_t xfer;       /* BARRIER: round */
     uint32_t hop;        /* 1-based hop index within the transfer */
     uint32_t sig;        /* signature of the operation's arguments */
-    uint32_t nslots;     /* RTR staged: K; CREDIT: released prefix */
-    uint64_t len;        /* hop length (EAGER: payload bytes) */
+    union {
+        uint32_t nslots; /* RTR staged: K; CREDIT: released prefix */
+        uint32_t off;    /* EAGER: offset of the payload within the hop */
+    };
+    uint64_t len;        /* hop length (EAGER too; its payload may be a
+                            fragment: the message's length tells) */
     /* all but EAGER */
     uint32_t slot;       /* RTR: receiver's slot id */
     int32_t status;      /* ABORT */
@@ -233,6 +242,7 @@ typedef struct rtopo__plan {
 #define RTOPO__EARLY_OPS    1024u   /* operations ahead on one topology */
 #define RTOPO__EARLY_TOPOS  64u     /* topologies ahead */
 #define RTOPO__EARLY_MSGS   4096u   /* messages kept per peer */
+#define RTOPO__EAGER_FRAG_MIN 1024u /* smallest eager fragment worth sending */
 
 struct rtopo__calib {         /* measured for one kind of pair */
     int valid;
@@ -321,6 +331,7 @@ typedef struct rtopo__rstate {
     uint32_t next_fwd;      /* next piece to forward or copy out */
     uint32_t credited;      /* last prefix sent upstream */
     uint8_t *early;         /* eager data that came before its part started */
+    uint64_t eager_got;     /* eager payload bytes received (fragments) */
 } rtopo__rstate_t;
 
 typedef struct rtopo__op {
@@ -423,6 +434,7 @@ struct rtopo_ctx {
                                    size up are registered for each operation,
                                    not staged; 0: none */
     size_t ctrl_size;
+    size_t eager_frag;          /* largest eager fragment; 0: one message */
     rtopo__peer_info_t *peers;
     uint8_t *connected;         /* address known to the transport */
     /* job state */
