@@ -54,8 +54,20 @@ struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t le
 {
     struct rtopo_mem *mem;
 
-    if (!ctx->reg_op_min || len < ctx->reg_op_min || !buf ||
-        rtopo__mem_new(ctx, (void *)buf, len, 2,
+    if (!ctx->reg_op_min || len < ctx->reg_op_min || !buf)
+        return NULL;
+    /* a source the transport reads without registration: nothing to do
+     * but to hold the range (mr NULL; writes then pass lmr NULL) */
+    if (!remote && ctx->tlattr.write_src_any) {
+        if (!(mem = calloc(1, sizeof(*mem))))
+            return NULL;
+        mem->ctx = ctx;
+        mem->buf = (void *)buf;
+        mem->len = len;
+        mem->internal = 2;
+        return mem;
+    }
+    if (rtopo__mem_new(ctx, (void *)buf, len, 2,
                        RTOPO__TL_ACCESS_LOCAL | (remote ? RTOPO__TL_ACCESS_REMOTE_WRITE : 0),
                        &mem))
         return NULL;
@@ -128,7 +140,8 @@ out:
 void rtopo__mem_op_put(struct rtopo_mem *mem)
 {
     if (mem) {
-        mem->ctx->tlops->mem_dereg(mem->mr);
+        if (mem->mr)
+            mem->ctx->tlops->mem_dereg(mem->mr);
         free(mem);
     }
 }

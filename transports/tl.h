@@ -76,6 +76,10 @@ typedef struct rtopo__tl_attr {
     int poll_yields;       /* an empty poll() gives the processor away by
                               itself when the host has more ranks than
                               processors; 0: the engine does it */
+    int write_src_any;     /* write() reads its source from any memory of
+                              the process: lmr may be NULL (nothing to
+                              register for local access); 0: the source
+                              lies in a region registered here */
 } rtopo__tl_attr_t;
 
 /* the size a large write is posted in: write_unit, within max_write */

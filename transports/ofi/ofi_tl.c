@@ -632,6 +632,7 @@ static void ofi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
     attr->send_nowait_max = !strcmp(t->prov_name, "shm") ? t->info->tx_attr->inject_size : 0;
     /* the software providers register without pinning: a map entry */
     attr->reg_per_op = sock || !strcmp(t->prov_name, "shm");
+    attr->write_src_any = !t->mr_local;
     snprintf(attr->provider, sizeof(attr->provider), "ofi:%s", t->prov_name);
 }
 

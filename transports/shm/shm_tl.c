@@ -740,6 +740,7 @@ static void shm_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
     attr->inject_max = SHM_INJECT_MAX;
     attr->blocking_wait = 1;
     attr->poll_yields = 1;    /* shm_poll yields when t->yield */
+    attr->write_src_any = 1;  /* shm_write never looks at lmr */
     /* a message is in the receiver's ring when send() returns */
     attr->send_nowait_max = t->ctrl_size;
     /* a region is an entry in our table (cross-memory attach needs no
