@@ -232,7 +232,7 @@ static void rtopo__eager_pick(rtopo_ctx_t *ctx, const struct rtopo__tl_ops *ops,
     size_t eager = base;
 
     if ((env == NULL || *env == '\0') && RTOPO__TL_HAS(ops, eager_default)) {
-        size_t d = ops->eager_default(name);
+        size_t d = ops->eager_default(name, RTOPO__MSG_HDR);
         if (d)
             eager = d;
     }

@@ -28,8 +28,9 @@
        "transfers up to this many bytes travel inside one control message "  \
        "(copied through pre-registered receive buffers, no handshake); "      \
        "larger ones are written straight into the receiver's window; "        \
-       "decimal bytes with optional k, m, g, 0 to 1m; unset over "            \
-       "libfabric's tcp provider: 64k")                                        \
+       "decimal bytes with optional k, m, g, 0 to 1m; unset: 64k over "       \
+       "libfabric's tcp provider, rxm's eager limit less 48 over rxm "        \
+       "(16336)")                                                              \
     XX(CHUNK_SIZE, chunk_size, SIZE, "262144",                               \
        "pipeline chunk for staged and multi-hop transfers: decimal bytes "    \
        "with optional k, m, g, 4k to 1g")                                      \

@@ -179,10 +179,11 @@ struct rtopo__tl_ops {
 
     /* the eager limit (RTOPO_EAGER_LIMIT) this backend runs best with
      * for `transport` (a name its match() takes), 0 for the engine's
-     * default; asked before open() when the user set no limit, and the
-     * control messages of open()'s params are sized from the answer.
-     * NULL (or absent): the engine's default. */
-    size_t (*eager_default)(const char *transport);
+     * default; the engine's eager messages carry hdr bytes of header
+     * before the payload.  Asked before open() when the user set no
+     * limit, and the control messages of open()'s params are sized from
+     * the answer.  NULL (or absent): the engine's default. */
+    size_t (*eager_default)(const char *transport, size_t hdr);
     /* methods above are valid for version 3 */
 };
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The eager limit a transport takes when RTOPO_EAGER_LIMIT is unset
-# (rtopo(7)): 65536 over libfabric's tcp provider, 8192 over rxm and
-# rtopo's shm; a set value wins; an empty one counts as unset.  Passes
+# (rtopo(7)): 65536 over libfabric's tcp provider, rxm's eager limit
+# less the 48-byte header over rxm (16336; 11952 with
+# FI_OFI_RXM_EAGER_LIMIT=12000), 8192 over rtopo's shm; a set value
+# wins; an empty one counts as unset.  Passes
 # when, on each usable transport:
 #  - every rank's rtopo_init log line (RTOPO_LOG_LEVEL=info) names the
 #    expected limit, and shift_check verifies every byte of shifts just
@@ -17,21 +19,22 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 fail=0
 
-# case TRANSPORT ENV-VALUE|unset|empty EXPECTED
+# check TRANSPORT ENV-VALUE|unset|empty EXPECTED [VAR=VALUE...]
 check() {
-    tr=$1; how=$2; want=$3
+    tr=$1; how=$2; want=$3; shift 3
+    extra="$*"
     if ! "$INFO" --check "$tr" >/dev/null 2>&1; then
         echo "== $tr: not usable here: skipped"
         return
     fi
     sizes="1,$((want - 1)),$want,$((want + 1)),$((want * 2 + 3))"
-    echo "== $tr, RTOPO_EAGER_LIMIT $how: want $want; sizes $sizes"
+    echo "== $tr, RTOPO_EAGER_LIMIT $how${extra:+, $extra}: want $want; sizes $sizes"
     case $how in
     unset) set -- env -u RTOPO_EAGER_LIMIT ;;
     empty) set -- env RTOPO_EAGER_LIMIT= ;;
     *)     set -- env RTOPO_EAGER_LIMIT="$how" ;;
     esac
-    "$@" RTOPO_LOG_LEVEL=info timeout 120 "$RUN" -n 3 --transport "$tr" --quiet "$SHIFT" \
+    "$@" $extra RTOPO_LOG_LEVEL=info timeout 120 "$RUN" -n 3 --transport "$tr" --quiet "$SHIFT" \
         --sizes "$sizes" --q 1,-2 --modes blocking,persistent --mem reg,unreg >"$out" 2>&1
     rc=$?
     n=$(grep -c "rtopo_init: rank [0-2] of 3 on .*, eager limit $want bytes\$" "$out")
@@ -48,7 +51,9 @@ check() {
 check ofi:tcp unset 65536
 check ofi:tcp empty 65536
 check ofi:tcp 4096 4096
-check ofi:rxm unset 8192
+check ofi:rxm unset 16336
+check ofi:rxm unset 11952 FI_OFI_RXM_EAGER_LIMIT=12000
+check ofi:rxm 8192 8192
 check shm unset 8192
 
 echo "== ofi:tcp, RTOPO_EAGER_LIMIT=8192 on rank 0 only"

@@ -262,21 +262,47 @@ static void ofi_job_size(int nranks)
  * and a write: each message costs a trip through both kernels, and the
  * copies are cheap next to it (rtopo-bench-mpi, 2 ranks: 16 KiB and
  * 32 KiB shifts took 1.25-1.65x the time of Open MPI's tcp BTL with an
- * 8 KiB limit, 1.1-1.2x with 64 KiB).  rxm over tcp runs its own
- * rendezvous above 16 KiB and keeps the engine's default (64 KiB made
- * its 16-64 KiB shifts 2.5x slower), as do shm and the others. */
+ * 8 KiB limit, 1.1-1.2x with 64 KiB).  rxm sends a message of up to its
+ * own eager limit (FI_OFI_RXM_EAGER_LIMIT, within FI_OFI_RXM_BUFFER_SIZE:
+ * 16 KiB) at once and larger ones through a rendezvous of its own: the
+ * engine's messages stay within it, header included (12-16 KiB shifts
+ * took 2.2x Open MPI's time as rendezvous, 1.4x eager; 16 KiB and more
+ * inside rxm's rendezvous, 3.4x).  shm and the others keep the engine's
+ * default. */
 #define OFI_SOCK_EAGER (64 * 1024)
+#define OFI_RXM_EAGER_DEFAULT 16384
 
-static size_t ofi_eager_default(const char *transport)
+static size_t ofi_env_size(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    unsigned long long x;
+
+    if (!v || !*v)
+        return dflt;
+    errno = 0;
+    x = strtoull(v, &end, 10);
+    return errno || *end || x == 0 ? dflt : (size_t)x;
+}
+
+static size_t ofi_eager_default(const char *transport, size_t hdr)
 {
     struct fi_info *info;
-    size_t eager = 0;
+    const char *prov;
+    size_t eager = 0, rxm, buf;
 
     if (ofi_getinfo(transport, &info, 1) != RTOPO_OK)
         return 0;
-    if (!strcmp(info->fabric_attr->prov_name, "tcp") ||
-        !strcmp(info->fabric_attr->prov_name, "net"))
+    prov = info->fabric_attr->prov_name;
+    if (!strcmp(prov, "tcp") || !strcmp(prov, "net")) {
         eager = OFI_SOCK_EAGER;
+    } else if (!strcmp(prov, "tcp;ofi_rxm") || !strcmp(prov, "net;ofi_rxm")) {
+        rxm = ofi_env_size("FI_OFI_RXM_EAGER_LIMIT", OFI_RXM_EAGER_DEFAULT);
+        buf = ofi_env_size("FI_OFI_RXM_BUFFER_SIZE", OFI_RXM_EAGER_DEFAULT);
+        rxm = rxm < buf ? rxm : buf;
+        if (rxm > hdr)
+            eager = rxm - hdr;
+    }
     fi_freeinfo(info);
     return eager;
 }
