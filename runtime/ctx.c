@@ -124,6 +124,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
 {
     rtopo__umsg_t *u;
 
+    rtopo__rcache_fini(ctx);
     if (ctx->tl)
         ctx->tlops->close(ctx->tl);
     rtopo__mem_free_staging(ctx);
@@ -149,6 +150,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     free(ctx->slots);
     free(ctx->slot_free);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->rcache.lock);
     pthread_cond_destroy(&ctx->work);
     free(ctx);
 }
@@ -270,6 +272,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     rtopo__live = ctx;
     pthread_mutex_unlock(&rtopo__live_lock);
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->rcache.lock, NULL);
     pthread_cond_init(&ctx->work, NULL);
     ctx->failed_rank = -1;
     st = rtopo__params_load(&ctx->params);
@@ -288,6 +291,14 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_REG_PER_OP=%s is not auto, off or a "
                           "byte count of 1 or more (decimal, optional k, m, g)",
                           ctx->params.reg_per_op);
+        goto err;
+    }
+    if (strcmp(ctx->params.reg_cache, "auto") && strcmp(ctx->params.reg_cache, "off") &&
+        (rtopo__parse_size("RTOPO_REG_CACHE", ctx->params.reg_cache,
+                           &ctx->rcache.max_bytes) || !ctx->rcache.max_bytes)) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_REG_CACHE=%s is not auto, off or a "
+                          "byte count of 1 or more (decimal, optional k, m, g)",
+                          ctx->params.reg_cache);
         goto err;
     }
     if (strcmp(ctx->params.progress, "off") && strcmp(ctx->params.progress, "thread")) {
@@ -385,6 +396,8 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         ctx->eager_frag = ctx->tlattr.send_nowait_max - RTOPO__MSG_HDR;
     if (!strcmp(ctx->params.reg_per_op, "auto"))
         ctx->reg_op_min = ctx->tlattr.reg_per_op ? 1 : rtopo__mem_reg_probe(ctx);
+    if ((st = rtopo__rcache_init(ctx)))
+        goto err;
 
     memset(&me, 0, sizeof(me));
     alen = sizeof(me.addr);

@@ -567,7 +567,7 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
             rtopo__mem_quiesce(ctx, op->rs[i].dst, op->rs[i].len);
         /* the caller's buffer, registered for this operation only: closed
          * to peers' writes now (the caller has it back when we return) */
-        rtopo__mem_op_put(op->rs[i].opmem);
+        rtopo__mem_op_close(op->rs[i].opmem);
         op->rs[i].opmem = NULL;
     }
     if (op->inflight > 0 || op->track.out > 0) {

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "memmon.h"
 #include "rtopo_int.h"
 
 /* internal 0: the caller's (a handle), 1: a staging block, 2: the
@@ -43,16 +45,202 @@ static int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
     return RTOPO_OK;
 }
 
+/*
+ * The registration cache.  A registration made for an operation on an
+ * unregistered buffer is kept for the next operation that covers the
+ * same bytes with the same or less access, as HPC codes reuse buffers
+ * from iteration to iteration.  It is dropped as soon as its pages may
+ * have changed: the monitor (memmon.h) reports every munmap, mremap,
+ * brk shrink and madvise discard of a watched range, and a lookup waits
+ * for the reports of events already read.  Without the monitor there is
+ * no cache.  A registration open to peers' writes is dropped too when an
+ * operation on it fails, so that no late write lands once the caller has
+ * the buffer back.  Entries not in use go least recently used first when
+ * the limits are reached or a registration fails for want of memory.
+ */
+#define RTOPO__RCACHE_MAX_COUNT 1024
+
+static void rtopo__rc_unlink(struct rtopo_mem **head, struct rtopo_mem *m)
+{
+    if (m->cprev)
+        m->cprev->cnext = m->cnext;
+    else
+        *head = m->cnext;
+    if (m->cnext)
+        m->cnext->cprev = m->cprev;
+    m->cprev = m->cnext = NULL;
+}
+
+static void rtopo__rc_push(struct rtopo_mem **head, struct rtopo_mem *m)
+{
+    m->cprev = NULL;
+    m->cnext = *head;
+    if (*head)
+        (*head)->cprev = m;
+    *head = m;
+}
+
+/* live -> dropped (lock held) */
+static void rtopo__rc_drop(rtopo__rcache_t *rc, struct rtopo_mem *m)
+{
+    rtopo__rc_unlink(&rc->lru, m);
+    rc->bytes -= m->len;
+    rc->count--;
+    m->cached = 2;
+    rtopo__rc_push(&rc->dropped, m);
+}
+
+/* the monitor's thread: [start, end) left the process */
+static void rtopo__rc_gone(void *arg, uintptr_t start, uintptr_t end)
+{
+    rtopo__rcache_t *rc = arg;
+    struct rtopo_mem *m, *next;
+
+    pthread_mutex_lock(&rc->lock);
+    for (m = rc->lru; m; m = next) {
+        next = m->cnext;
+        if ((uintptr_t)m->buf < end && (uintptr_t)m->buf + m->len > start) {
+            rtopo__rc_drop(rc, m);
+            rc->gone++;
+        }
+    }
+    pthread_mutex_unlock(&rc->lock);
+}
+
+/* Deregisters dropped entries no operation uses; with all, also live
+ * ones not in use, least recently used first, until `need` more bytes
+ * and one more entry fit the limits (need 0 and all: every one).  The
+ * transport is called without the lock: a deregistration may free
+ * memory, and the monitor's thread must be able to report meanwhile. */
+static void rtopo__rc_trim(rtopo_ctx_t *ctx, size_t need, int all)
+{
+    rtopo__rcache_t *rc = &ctx->rcache;
+    struct rtopo_mem *m, *prev, *out = NULL;
+
+    pthread_mutex_lock(&rc->lock);
+    if (all || rc->bytes + need > rc->max_bytes || rc->count + 1 > rc->max_count) {
+        for (m = rc->lru; m && m->cnext; m = m->cnext)
+            ;
+        for (; m; m = prev) {
+            prev = m->cprev;
+            if (!all && rc->bytes + need <= rc->max_bytes && rc->count + 1 <= rc->max_count)
+                break;
+            if (m->refs == 0)
+                rtopo__rc_drop(rc, m);
+        }
+    }
+    for (m = rc->dropped; m; m = prev) {
+        prev = m->cnext;
+        if (m->refs == 0) {
+            rtopo__rc_unlink(&rc->dropped, m);
+            m->cnext = out;
+            out = m;
+        }
+    }
+    pthread_mutex_unlock(&rc->lock);
+    while ((m = out)) {
+        out = m->cnext;
+        if (m->mr)
+            ctx->tlops->mem_dereg(m->mr);
+        free(m);
+    }
+}
+
+int rtopo__rcache_init(rtopo_ctx_t *ctx)
+{
+    rtopo__rcache_t *rc = &ctx->rcache;
+    const char *why = NULL;
+    long pages, pgsize, cpus;
+    int err;
+
+    if (!strcmp(ctx->params.reg_cache, "off") || !ctx->reg_op_min)
+        return RTOPO_OK;
+    if (!strcmp(ctx->params.reg_cache, "auto")) {
+        pages = sysconf(_SC_PHYS_PAGES);
+        pgsize = sysconf(_SC_PAGESIZE);
+        cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        rc->max_bytes = pages > 0 && pgsize > 0 ?
+                        (size_t)pages * (size_t)pgsize / (size_t)(cpus > 0 ? cpus : 1) / 2 :
+                        (size_t)1 << 30;
+    }
+    rc->max_count = RTOPO__RCACHE_MAX_COUNT;
+    err = rtopo__memmon_open(rtopo__rc_gone, rc, &rc->mon, &why);
+    if (err) {
+        if (!strcmp(ctx->params.reg_cache, "auto"))
+            rtopo__info("no registration cache: %s (%s)", why, strerror(-err));
+        else
+            rtopo__warn("RTOPO_REG_CACHE=%s: no registration cache: %s (%s)",
+                        ctx->params.reg_cache, why, strerror(-err));
+        return RTOPO_OK;
+    }
+    rtopo__info("registration cache: up to %zu bytes in %d registrations",
+                rc->max_bytes, rc->max_count);
+    return RTOPO_OK;
+}
+
+void rtopo__rcache_fini(rtopo_ctx_t *ctx)
+{
+    rtopo__rcache_t *rc = &ctx->rcache;
+    struct rtopo_mem *m;
+
+    if (!rc->mon)
+        return;
+    rtopo__memmon_close(rc->mon);
+    rc->mon = NULL;
+    pthread_mutex_lock(&rc->lock);
+    while (rc->lru)
+        rtopo__rc_drop(rc, rc->lru);
+    pthread_mutex_unlock(&rc->lock);
+    rtopo__rc_trim(ctx, 0, 0);
+    /* still in use (a failed operation's, freed after the transport
+     * closes): deregistered now, freed by its last put */
+    for (m = rc->dropped; m; m = m->cnext)
+        if (m->mr) {
+            ctx->tlops->mem_dereg(m->mr);
+            m->mr = NULL;
+        }
+    rtopo__info("registration cache: %llu hits, %llu misses, %llu dropped as their "
+                "memory was unmapped or discarded", (unsigned long long)rc->hits,
+                (unsigned long long)rc->misses, (unsigned long long)rc->gone);
+}
+
+/* a live entry covering [buf, buf + len) with at least `access`, taken */
+static struct rtopo_mem *rtopo__rc_lookup(rtopo_ctx_t *ctx, const void *buf, size_t len,
+                                          unsigned access)
+{
+    rtopo__rcache_t *rc = &ctx->rcache;
+    const uint8_t *b = buf;
+    struct rtopo_mem *m;
+
+    rtopo__memmon_sync(rc->mon);
+    pthread_mutex_lock(&rc->lock);
+    for (m = rc->lru; m; m = m->cnext)
+        if (m->buf <= b && b + len <= m->buf + m->len && (m->access & access) == access)
+            break;
+    if (m) {
+        m->refs++;
+        rc->hits++;
+        rtopo__rc_unlink(&rc->lru, m);
+        rtopo__rc_push(&rc->lru, m);
+    }
+    pthread_mutex_unlock(&rc->lock);
+    return m;
+}
+
 /* The caller's unregistered buffer, registered for one operation instead
  * of staging its data: zero-copy.  From ctx->reg_op_min bytes up
  * (RTOPO_REG_PER_OP; 0: never).  Peers may write into it only when it is
  * the operation's receive buffer (remote); a send buffer is registered
- * for local access alone.  NULL when it is smaller, or the registration
- * fails (the operation stages then). */
+ * for local access alone.  The registration comes from the cache, or
+ * goes into it, where there is one.  NULL when the buffer is smaller, or
+ * the registration fails (the operation stages then). */
 struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t len,
                                     int remote)
 {
+    rtopo__rcache_t *rc = &ctx->rcache;
+    unsigned access = RTOPO__TL_ACCESS_LOCAL | (remote ? RTOPO__TL_ACCESS_REMOTE_WRITE : 0);
     struct rtopo_mem *mem;
+    int tries;
 
     if (!ctx->reg_op_min || len < ctx->reg_op_min || !buf)
         return NULL;
@@ -67,10 +255,36 @@ struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t le
         mem->internal = 2;
         return mem;
     }
-    if (rtopo__mem_new(ctx, (void *)buf, len, 2,
-                       RTOPO__TL_ACCESS_LOCAL | (remote ? RTOPO__TL_ACCESS_REMOTE_WRITE : 0),
-                       &mem))
-        return NULL;
+    if (!rc->mon || len > rc->max_bytes) {
+        if (rtopo__mem_new(ctx, (void *)buf, len, 2, access, &mem))
+            return NULL;
+        return mem;
+    }
+    if ((mem = rtopo__rc_lookup(ctx, buf, len, access)))
+        return mem;
+    rc->misses++;
+    rtopo__rc_trim(ctx, len, 0);
+    /* watched before it is registered: an unmap from then on is heard */
+    if (rtopo__memmon_watch(rc->mon, buf, len)) {
+        if (rtopo__mem_new(ctx, (void *)buf, len, 2, access, &mem))
+            return NULL;
+        return mem;
+    }
+    for (tries = 0;; tries++) {
+        if (!rtopo__mem_new(ctx, (void *)buf, len, 2, access, &mem))
+            break;
+        if (tries)
+            return NULL;
+        rtopo__rc_trim(ctx, 0, 1);   /* out of pinnable memory, perhaps */
+    }
+    mem->access = access;
+    mem->refs = 1;
+    mem->cached = 1;
+    pthread_mutex_lock(&rc->lock);
+    rtopo__rc_push(&rc->lru, mem);
+    rc->bytes += len;
+    rc->count++;
+    pthread_mutex_unlock(&rc->lock);
     return mem;
 }
 
@@ -137,13 +351,42 @@ out:
     return found;
 }
 
+/* the operation is done with it */
 void rtopo__mem_op_put(struct rtopo_mem *mem)
 {
-    if (mem) {
-        if (mem->mr)
-            mem->ctx->tlops->mem_dereg(mem->mr);
-        free(mem);
+    rtopo__rcache_t *rc;
+    int last;
+
+    if (!mem)
+        return;
+    if (mem->cached) {
+        rc = &mem->ctx->rcache;
+        pthread_mutex_lock(&rc->lock);
+        last = --mem->refs == 0 && mem->cached == 2;
+        if (last)
+            rtopo__rc_unlink(&rc->dropped, mem);
+        pthread_mutex_unlock(&rc->lock);
+        if (!last)
+            return;
     }
+    if (mem->mr)
+        mem->ctx->tlops->mem_dereg(mem->mr);
+    free(mem);
+}
+
+/* ... and failed: the registration closes to peers' writes as it goes */
+void rtopo__mem_op_close(struct rtopo_mem *mem)
+{
+    rtopo__rcache_t *rc;
+
+    if (mem && mem->cached == 1) {
+        rc = &mem->ctx->rcache;
+        pthread_mutex_lock(&rc->lock);
+        if (mem->cached == 1)
+            rtopo__rc_drop(rc, mem);
+        pthread_mutex_unlock(&rc->lock);
+    }
+    rtopo__mem_op_put(mem);
 }
 
 int rtopo_mem_register(rtopo_ctx_t *ctx, void *buf, size_t len, rtopo_mem_t **mem_p)
@@ -289,6 +532,8 @@ void rtopo__stage_put(struct rtopo_mem *mem)
 void rtopo__mem_release_all(rtopo_ctx_t *ctx)
 {
     struct rtopo_mem *m;
+
+    rtopo__rcache_fini(ctx);
 
     while ((m = ctx->mems)) {
         ctx->mems = m->next;

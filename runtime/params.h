@@ -54,6 +54,13 @@
        "256k and 1m at which registering measured faster than a copy when "   \
        "the context started, or none), off, or decimal bytes with optional " \
        "k, m, g, 1 or more")                                                  \
+    XX(REG_CACHE, reg_cache, STR, "auto",                                     \
+       "keep the registrations made for unregistered buffers (RTOPO_REG_PER_OP) "\
+       "for the next operation on the same buffer, dropping each as soon as " \
+       "its memory is unmapped or discarded (the kernel's userfaultfd "        \
+       "reports it): auto (on where userfaultfd works, up to physical "       \
+       "memory / processors / 2 bytes and 1024 registrations), off, or the "  \
+       "limit in decimal bytes with optional k, m, g")                        \
     XX(PROGRESS, progress, STR, "off",                                        \
        "progress thread: off, or thread (a thread that sleeps in the "        \
        "transport's wait and drives nonblocking operations while the "        \

@@ -193,7 +193,27 @@ struct rtopo_mem {
     uint64_t quiet_ns;     /* a failed operation's window: peers' writes may
                               land until then */
     struct rtopo_mem *next;
+    /* kept in the registration cache (rcache, mem.c) */
+    unsigned access;       /* RTOPO__TL_ACCESS_* it was registered with */
+    int refs;              /* operations using it */
+    int cached;            /* 1: in the cache; 2: dropped from it (its pages
+                              left the process, or an operation on it
+                              failed): deregistered once refs reach 0 */
+    struct rtopo_mem *cprev, *cnext;
 };
+
+/* Registrations of the caller's unregistered buffers kept after their
+ * operation, for the next one on the same buffer (mem.c).  Entries whose
+ * pages leave the process are dropped, as the memory monitor reports. */
+typedef struct rtopo__rcache {
+    struct rtopo__memmon *mon;  /* NULL: no cache */
+    pthread_mutex_t lock;       /* the lists, against the monitor's thread */
+    struct rtopo_mem *lru;      /* live entries, most recently used first */
+    struct rtopo_mem *dropped;  /* dropped, still in use or not yet deregistered */
+    size_t bytes, max_bytes;    /* registered by live entries, limit */
+    int count, max_count;
+    uint64_t hits, misses, gone;  /* gone: dropped as the monitor reported */
+} rtopo__rcache_t;
 
 /* one rank's share of a schedule */
 typedef struct rtopo__send_ent {
@@ -460,6 +480,7 @@ struct rtopo_ctx {
     uint32_t ntopos_alloc;
     struct rtopo_mem *mems;     /* user regions and staging blocks */
     struct rtopo_mem *staging_dead;  /* freed after the transport closes */
+    rtopo__rcache_t rcache;
     rtopo__op_t *active;
     rtopo__op_t *zombies;       /* failed ops whose writes are still out */
     struct rtopo_req *reqs;     /* every request not freed */
@@ -547,6 +568,9 @@ struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t le
                                     int remote);
 size_t rtopo__mem_reg_probe(rtopo_ctx_t *ctx);
 void rtopo__mem_op_put(struct rtopo_mem *mem);
+void rtopo__mem_op_close(struct rtopo_mem *mem);
+int rtopo__rcache_init(rtopo_ctx_t *ctx);
+void rtopo__rcache_fini(rtopo_ctx_t *ctx);
 void rtopo__mem_release_all(rtopo_ctx_t *ctx);
 void rtopo__mem_free_staging(rtopo_ctx_t *ctx);
 #define RTOPO__QUIESCE_NS 200000000ull

@@ -17,6 +17,7 @@ int tu_suite_runtime(void);
 int tu_suite_kernel(void);
 int tu_suite_cart(void);
 int tu_suite_coll(void);
+int tu_suite_memmon(void);
 
 /* record a failure with details on stderr (CUnit messages cannot be
  * formatted); evaluates to cond */
