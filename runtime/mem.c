@@ -107,30 +107,17 @@ static void rtopo__rc_gone(void *arg, uintptr_t start, uintptr_t end)
     pthread_mutex_unlock(&rc->lock);
 }
 
-/* Deregisters dropped entries no operation uses; with all, also live
- * ones not in use, least recently used first, until `need` more bytes
- * and one more entry fit the limits (need 0 and all: every one).  The
- * transport is called without the lock: a deregistration may free
- * memory, and the monitor's thread must be able to report meanwhile. */
-static void rtopo__rc_trim(rtopo_ctx_t *ctx, size_t need, int all)
+/* Deregisters the dropped entries no operation uses.  The transport is
+ * called without the lock: a deregistration may free memory, and the
+ * monitor's thread must be able to report meanwhile. */
+static void rtopo__rc_reap(rtopo_ctx_t *ctx)
 {
     rtopo__rcache_t *rc = &ctx->rcache;
-    struct rtopo_mem *m, *prev, *out = NULL;
+    struct rtopo_mem *m, *next, *out = NULL;
 
     pthread_mutex_lock(&rc->lock);
-    if (all || rc->bytes + need > rc->max_bytes || rc->count + 1 > rc->max_count) {
-        for (m = rc->lru; m && m->cnext; m = m->cnext)
-            ;
-        for (; m; m = prev) {
-            prev = m->cprev;
-            if (!all && rc->bytes + need <= rc->max_bytes && rc->count + 1 <= rc->max_count)
-                break;
-            if (m->refs == 0)
-                rtopo__rc_drop(rc, m);
-        }
-    }
-    for (m = rc->dropped; m; m = prev) {
-        prev = m->cnext;
+    for (m = rc->dropped; m; m = next) {
+        next = m->cnext;
         if (m->refs == 0) {
             rtopo__rc_unlink(&rc->dropped, m);
             m->cnext = out;
@@ -144,6 +131,28 @@ static void rtopo__rc_trim(rtopo_ctx_t *ctx, size_t need, int all)
             ctx->tlops->mem_dereg(m->mr);
         free(m);
     }
+}
+
+/* Makes room for an entry of `need` bytes: drops live entries not in
+ * use, least recently used first, until it fits the limits (all: every
+ * live entry not in use), and deregisters them. */
+static void rtopo__rc_trim(rtopo_ctx_t *ctx, size_t need, int all)
+{
+    rtopo__rcache_t *rc = &ctx->rcache;
+    struct rtopo_mem *m, *prev;
+
+    pthread_mutex_lock(&rc->lock);
+    for (m = rc->lru; m && m->cnext; m = m->cnext)
+        ;
+    for (; m; m = prev) {
+        prev = m->cprev;
+        if (!all && rc->bytes + need <= rc->max_bytes && rc->count < rc->max_count)
+            break;
+        if (m->refs == 0)
+            rtopo__rc_drop(rc, m);
+    }
+    pthread_mutex_unlock(&rc->lock);
+    rtopo__rc_reap(ctx);
 }
 
 int rtopo__rcache_init(rtopo_ctx_t *ctx)
@@ -191,7 +200,7 @@ void rtopo__rcache_fini(rtopo_ctx_t *ctx)
     while (rc->lru)
         rtopo__rc_drop(rc, rc->lru);
     pthread_mutex_unlock(&rc->lock);
-    rtopo__rc_trim(ctx, 0, 0);
+    rtopo__rc_reap(ctx);
     /* still in use (a failed operation's, freed after the transport
      * closes): deregistered now, freed by its last put */
     for (m = rc->dropped; m; m = m->cnext)
@@ -260,6 +269,7 @@ struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t le
             return NULL;
         return mem;
     }
+    rtopo__rc_reap(ctx);   /* what left the process lets its pages go */
     if ((mem = rtopo__rc_lookup(ctx, buf, len, access)))
         return mem;
     rc->misses++;

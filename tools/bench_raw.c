@@ -201,10 +201,12 @@ const char *bench_buffers_desc(const rtopo_ctx_t *ctx, int unreg, char *buf, siz
     else if (!ctx->reg_op_min)
         snprintf(buf, len, "unregistered buffers (staged)");
     else if (ctx->reg_op_min == 1)
-        snprintf(buf, len, "unregistered buffers (registered for each operation)");
+        snprintf(buf, len, "unregistered buffers (registered for each operation%s)",
+                 ctx->rcache.mon ? ", the registration cached" : "");
     else
         snprintf(buf, len, "unregistered buffers (registered for each operation from %zu "
-                 "bytes up, smaller ones staged)", ctx->reg_op_min);
+                 "bytes up, %ssmaller ones staged)", ctx->reg_op_min,
+                 ctx->rcache.mon ? "the registration cached, " : "");
     return buf;
 }
 
