@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -131,12 +132,7 @@ int rtopo__memmon_open(rtopo__memmon_fn fn, void *arg, rtopo__memmon_t **mm_p,
     mm->fn = fn;
     mm->arg = arg;
     mm->stop[0] = mm->stop[1] = -1;
-    /* shared memory and hugetlbfs mappings too where the kernel can */
-#ifdef UFFD_FEATURE_WP_HUGETLBFS_SHMEM
-    mm->fd = rtopo__uffd_new(need | UFFD_FEATURE_WP_HUGETLBFS_SHMEM);
-    if (mm->fd == -EINVAL)
-#endif
-        mm->fd = rtopo__uffd_new(need);
+    mm->fd = rtopo__uffd_new(need);
     if (mm->fd < 0) {
         err = mm->fd;
         *why = err == -EPERM || err == -EACCES ? "userfaultfd not permitted" :
@@ -167,7 +163,46 @@ fail:
     return err;
 }
 
-int rtopo__memmon_watch(rtopo__memmon_t *mm, const void *buf, size_t len)
+/* Is all of [a, b) private anonymous memory (malloc's heap, anonymous
+ * mmap, the stack)?  From /proc/self/maps, whose lines come in address
+ * order: "start-end perms offset dev inode [path]"; such a mapping has
+ * inode 0, a 'p' in perms, and no path or a bracketed one. */
+static int rtopo__private_anon(uintptr_t a, uintptr_t b)
+{
+    char line[512], *path;
+    unsigned long s, e, ino;
+    char perms[8];
+    uintptr_t covered = a;
+    FILE *f = fopen("/proc/self/maps", "re");
+    int ok, n;
+
+    if (!f)
+        return 0;
+    while (covered < b && fgets(line, sizeof(line), f)) {
+        if (!strchr(line, '\n')) {   /* a long path: skip the rest */
+            int c;
+
+            while ((c = fgetc(f)) != EOF && c != '\n')
+                ;
+        }
+        n = 0;
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &s, &e, perms, &ino, &n) < 4 || !n)
+            break;
+        if (e <= covered)
+            continue;
+        if (s > covered)
+            break;   /* a hole */
+        path = line + n;
+        if (ino != 0 || perms[3] != 'p' || (*path != '\n' && *path != '\0' && *path != '['))
+            break;
+        covered = e;
+    }
+    ok = covered >= b;
+    fclose(f);
+    return ok;
+}
+
+int rtopo__memmon_watch(rtopo__memmon_t *mm, const void *buf, size_t len, int anon_only)
 {
     uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
     struct uffdio_register reg;
@@ -176,6 +211,8 @@ int rtopo__memmon_watch(rtopo__memmon_t *mm, const void *buf, size_t len)
         return -EINVAL;
     a = (uintptr_t)buf & ~(pg - 1);
     b = ((uintptr_t)buf + len + pg - 1) & ~(pg - 1);
+    if (anon_only && !rtopo__private_anon(a, b))
+        return -EINVAL;
     memset(&reg, 0, sizeof(reg));
     reg.range.start = a;
     reg.range.len = b - a;
@@ -218,8 +255,9 @@ int rtopo__memmon_open(rtopo__memmon_fn fn, void *arg, rtopo__memmon_t **mm_p,
     return -ENOSYS;
 }
 
-int rtopo__memmon_watch(rtopo__memmon_t *mm, const void *buf, size_t len)
+int rtopo__memmon_watch(rtopo__memmon_t *mm, const void *buf, size_t len, int anon_only)
 {
+    (void)anon_only;
     (void)mm;
     (void)buf;
     (void)len;

@@ -9,7 +9,10 @@
  * write-protect mode with nothing protected: it never takes a page fault
  * of the process, and it hears of munmap, of mremap away, of a shrinking
  * brk, of mmap over a range, and of madvise(MADV_DONTNEED, MADV_FREE,
- * MADV_REMOVE) on a watched range.
+ * MADV_REMOVE) on a watched range.  Some ways out of other kinds of
+ * mappings go unreported (shmdt of a System V segment): a caller that
+ * must hear of every one asks for private anonymous memory only, which
+ * is what malloc and anonymous mmap give.
  *
  * The kernel holds the thread that unmaps until the event is read; a
  * thread of the monitor reads it and reports the range.  A caller that
@@ -36,8 +39,10 @@ int rtopo__memmon_open(rtopo__memmon_fn fn, void *arg, rtopo__memmon_t **mm_p,
                        const char **why);
 
 /* Watches the pages holding [buf, buf + len).  0, or -errno when the
- * kernel cannot watch that mapping (then nothing of it is watched). */
-int rtopo__memmon_watch(rtopo__memmon_t *mm, const void *buf, size_t len);
+ * kernel cannot watch that mapping, or (anon_only) when some of it is
+ * not private anonymous memory: then nothing of it is watched.  anon_only
+ * reads /proc/self/maps (tens of microseconds). */
+int rtopo__memmon_watch(rtopo__memmon_t *mm, const void *buf, size_t len, int anon_only);
 
 /* Returns when every event read so far has been reported. */
 void rtopo__memmon_sync(rtopo__memmon_t *mm);

@@ -274,8 +274,12 @@ struct rtopo_mem *rtopo__mem_op_get(rtopo_ctx_t *ctx, const void *buf, size_t le
         return mem;
     rc->misses++;
     rtopo__rc_trim(ctx, len, 0);
-    /* watched before it is registered: an unmap from then on is heard */
-    if (rtopo__memmon_watch(rc->mon, buf, len)) {
+    /* watched before it is registered: an unmap from then on is heard.
+     * Where registering pins pages, only private anonymous memory: a
+     * System V segment leaves without a report (shmdt), and pages it
+     * kept pinned would then be written.  Elsewhere a registration
+     * names addresses, whose new pages it reaches as well. */
+    if (rtopo__memmon_watch(rc->mon, buf, len, !ctx->tlattr.reg_per_op)) {
         if (rtopo__mem_new(ctx, (void *)buf, len, 2, access, &mem))
             return NULL;
         return mem;

@@ -23,7 +23,7 @@ fi
 rc() {  # TRANSPORT SIZE [VALUE]
     echo "+ RTOPO_REG_CACHE=${3:-auto} rtopo-run -n 2 --transport $1 rcache_check --size $2"
     RTOPO_REG_CACHE=${3:-auto} RTOPO_LOG_LEVEL=info timeout 300 "$RUN" -n 2 --transport "$1" \
-        --quiet "$CHECK" --size "$2" --rounds 40 >"$out" 2>&1 ||
+        --quiet "$CHECK" --size "$2" --rounds 60 >"$out" 2>&1 ||
         { cat "$out"; echo "FAIL: $1, $2 bytes, RTOPO_REG_CACHE=${3:-auto}"; exit 1; }
     grep "rounds of" "$out"
 }

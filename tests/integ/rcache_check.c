@@ -10,6 +10,7 @@
  *   discard  madvise(MADV_DONTNEED) on both (their pages are dropped)
  *   realloc  free both (malloc'd) and malloc again (same addresses, often)
  *   move     mremap both to new addresses
+ * Buffers are mmap'd (private or MAP_SHARED) or malloc'd, in turn.
  * The data received must be right every time: a registration kept for
  * memory that was replaced would move the old pages' bytes.  Blocking
  * and nonblocking (rtopo_ishift, rtopo_wait) alternate.  Exit 0 when
@@ -30,15 +31,21 @@
 enum { KEEP, REMAP, DISCARD, REALLOC, MOVE, NCHANGE };
 static const char *change_name[NCHANGE] = { "keep", "remap", "discard", "realloc", "move" };
 
+/* the kinds of buffers: private mmap, malloc, shared mmap (not cached
+ * where registering pins memory) */
+enum { PRIV, MALLOC, SHARED, NKIND };
+static const char *kind_name[NKIND] = { "mmap'd", "malloc'd", "MAP_SHARED" };
+
 struct buf {
     char *p;
     size_t len;
-    int malloced;
+    int malloced, shared;
 };
 
-static void *map_at(void *hint, size_t len)
+static void *map_at(void *hint, size_t len, int shared)
 {
-    void *p = mmap(hint, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(hint, len, PROT_READ | PROT_WRITE,
+                   (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
 
     if (p == MAP_FAILED) {
         perror("mmap");
@@ -47,11 +54,12 @@ static void *map_at(void *hint, size_t len)
     return p;
 }
 
-static void buf_new(struct buf *b, size_t len, int malloced)
+static void buf_new(struct buf *b, size_t len, int kind)
 {
     b->len = len;
-    b->malloced = malloced;
-    b->p = malloced ? malloc(len) : map_at(NULL, len);
+    b->malloced = kind == MALLOC;
+    b->shared = kind == SHARED;
+    b->p = b->malloced ? malloc(len) : map_at(NULL, len, b->shared);
     if (!b->p) {
         perror("malloc");
         exit(2);
@@ -78,7 +86,7 @@ static int buf_change(struct buf *b, int what)
         if (b->malloced)
             return 1;
         munmap(b->p, b->len);
-        b->p = map_at(old, b->len);   /* the hint is free again: taken */
+        b->p = map_at(old, b->len, b->shared);   /* the hint is free again: taken */
         break;
     case DISCARD: {
         /* the whole pages inside the buffer (a malloc'd one is not aligned) */
@@ -106,7 +114,7 @@ static int buf_change(struct buf *b, int what)
             return 1;
         /* grow in place is impossible if something follows; force a move */
         q = mremap(b->p, span, span, MREMAP_MAYMOVE | MREMAP_FIXED,
-                   map_at(NULL, span));
+                   map_at(NULL, span, b->shared));
         if (q == MAP_FAILED) {
             perror("mremap");
             exit(2);
@@ -124,7 +132,7 @@ int main(int argc, char **argv)
     rtopo_ctx_t *ctx;
     rtopo_topo_t *ring;
     rtopo_req_t *req;
-    struct buf sb[2], rb[2];
+    struct buf sb[NKIND], rb[NKIND];
 
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
@@ -146,13 +154,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "rank %d: rtopo_topo_ring: %s\n", rank, rtopo_last_error());
         return 1;
     }
-    /* [0]: mmap'd, [1]: malloc'd */
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < NKIND; i++) {
         buf_new(&sb[i], size, i);
         buf_new(&rb[i], size, i);
     }
     for (r = 0; r < rounds; r++) {
-        int what = r % NCHANGE, m = (r / NCHANGE) % 2;
+        int what = r % NCHANGE, m = (r / NCHANGE) % NKIND;
         unsigned tag = (unsigned)r;
 
         if (r >= NCHANGE) {   /* every change, after every other */
@@ -172,19 +179,19 @@ int main(int argc, char **argv)
         }
         if (st) {
             fprintf(stderr, "rank %d round %d (%s, %s): %s\n", rank, r, change_name[what],
-                    m ? "malloc" : "mmap", rtopo_last_error());
+                    kind_name[m], rtopo_last_error());
             return 1;
         }
         long off = iu_first_bad(rb[m].p, size, iu_mod(rank - 1, p), tag);
         if (off >= 0) {
             fprintf(stderr, "rank %d round %d (after %s, %s buffers): byte %ld of %zu is "
                     "0x%02x, not 0x%02x\n", rank, r, change_name[what],
-                    m ? "malloc'd" : "mmap'd", off, size, (uint8_t)rb[m].p[off],
+                    kind_name[m], off, size, (uint8_t)rb[m].p[off],
                     iu_pattern(iu_mod(rank - 1, p), (size_t)off, tag));
             bad++;
         }
     }
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < NKIND; i++) {
         buf_free(&sb[i]);
         buf_free(&rb[i]);
     }

@@ -94,7 +94,7 @@ static void test_memmon_events(void)
     /* munmap of a watched range, reported before sync returns */
     a = tm_map(len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a + 100, 5000), 0);
+    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a + 100, 5000, 1), 0);
     tm_reset();
     CU_ASSERT_EQUAL(munmap(a, len), 0);
     rtopo__memmon_sync(mon);
@@ -103,7 +103,7 @@ static void test_memmon_events(void)
     /* madvise(MADV_DONTNEED) discards the pages: reported */
     a = tm_map(len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a, len), 0);
+    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a, len, 1), 0);
     tm_reset();
     CU_ASSERT_EQUAL(madvise(a + pg, (size_t)pg, MADV_DONTNEED), 0);
     rtopo__memmon_sync(mon);
@@ -124,7 +124,7 @@ static void test_memmon_events(void)
     /* mmap(MAP_FIXED) over a watched range replaces its pages: reported */
     a = tm_map(len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a, len), 0);
+    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a, len, 1), 0);
     tm_reset();
     c = mmap(a, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     CU_ASSERT_EQUAL_FATAL((void *)c, (void *)a);
@@ -137,12 +137,26 @@ static void test_memmon_events(void)
     a = malloc(64 << 20);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     memset(a, 1, 2 << 20);
-    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a + 4096, 1 << 20), 0);
+    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a + 4096, 1 << 20, 1), 0);
     tm_reset();
     ra = (uintptr_t)a + 4096;   /* an address only, never used after the free */
     free(a);
     rtopo__memmon_sync(mon);
     TU_CHECK(tm_reported_since(0, ra, 1 << 20), "free() of a 64 MiB block not reported");
+
+    /* private anonymous memory only, when asked: not shared memory
+     * (shmdt leaves without an event), nor a range with a hole */
+    a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CU_ASSERT_NOT_EQUAL_FATAL((void *)a, MAP_FAILED);
+    TU_CHECK(rtopo__memmon_watch(mon, a, len, 1) != 0, "a MAP_SHARED range was watched");
+    CU_ASSERT_EQUAL(munmap(a, len), 0);
+    a = tm_map(len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_EQUAL(munmap(a + 4 * pg, (size_t)pg), 0);
+    TU_CHECK(rtopo__memmon_watch(mon, a, len, 1) != 0, "a range with a hole was watched");
+    TU_CHECK(rtopo__memmon_watch(mon, a + 5 * pg, 2 * (size_t)pg, 1) == 0,
+             "the private anonymous part after the hole was not watched");
+    CU_ASSERT_EQUAL(munmap(a, len), 0);
 
     /* nothing reported for memory not watched, or for what keeps its
      * pages (writes, mprotect) */
@@ -150,7 +164,7 @@ static void test_memmon_events(void)
     b = tm_map(len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a, len), 0);
+    CU_ASSERT_EQUAL(rtopo__memmon_watch(mon, a, len, 1), 0);
     tm_reset();
     memset(a, 3, len);
     CU_ASSERT_EQUAL(mprotect(a, len, PROT_READ), 0);
@@ -172,7 +186,7 @@ static void *tm_unmapper(void *arg)
         size_t len = 8192;
         char *a = tm_map(len);
 
-        if (!a || rtopo__memmon_watch(mon, a, len))
+        if (!a || rtopo__memmon_watch(mon, a, len, 1))
             return (void *)1;
         from = tm_count();
         if (munmap(a, len))
