@@ -565,8 +565,9 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
             op->rs[i].stage->in_use = 2;
         if (op->rs[i].mode == RTOPO__WIN_DIRECT && !op->rs[i].done)
             rtopo__mem_quiesce(ctx, op->rs[i].dst, op->rs[i].len);
-        /* the caller's buffer, registered for this operation only: closed
-         * to peers' writes now (the caller has it back when we return) */
+        /* the caller's buffer, registered for this operation (and kept
+         * in the cache): closed to peers' writes now, as the caller has
+         * it back when we return */
         rtopo__mem_op_close(op->rs[i].opmem);
         op->rs[i].opmem = NULL;
     }
