@@ -98,7 +98,7 @@ static void rtopo__cmsg_put(rtopo_ctx_t *ctx, rtopo__cmsg_t *c)
 static void rtopo__cmsg_done(rtopo__comp_t *comp, int status, int peer, const char *msg)
 {
     rtopo__cmsg_t *c = rtopo__container_of(comp, rtopo__cmsg_t, comp);
-    rtopo__track_t *t = c->track;
+    rtopo__track_t *t = c->track, *k = c->kept;
 
     (void)peer;
     if (status && t && !t->status) {
@@ -106,11 +106,26 @@ static void rtopo__cmsg_done(rtopo__comp_t *comp, int status, int peer, const ch
         rtopo__debug("control message to rank %d failed: %s", c->peer, msg ? msg : "");
     }
     rtopo__cmsg_put(c->ctx, c);
+    if (k) {
+        if (status && !k->status)
+            k->status = status;
+        k->out--;
+        if (k->done)
+            k->done(k);
+    }
     if (t) {
         t->out--;
         if (t->done)
             t->done(t);
     }
+}
+
+static int rtopo__cmsg_post(rtopo_ctx_t *ctx, rtopo__cmsg_t *c)
+{
+    if (c->payload)
+        return ctx->tlops->sendv(ctx->tl, c->peer, c->buf, c->len - c->plen, c->payload,
+                                 c->plen, &c->comp);
+    return ctx->tlops->send(ctx->tl, c->peer, c->buf, c->len, &c->comp);
 }
 
 static void rtopo__pq_push(rtopo_ctx_t *ctx, rtopo__cmsg_t *c)
@@ -140,7 +155,7 @@ static int rtopo__pq_flush(rtopo_ctx_t *ctx)
         peer = ctx->pq_list[i];
         q = &ctx->pq[peer];
         while ((c = q->head)) {
-            st = ctx->tlops->send(ctx->tl, peer, c->buf, c->len, &c->comp);
+            st = rtopo__cmsg_post(ctx, c);
             if (st == RTOPO_ERR_BUSY)
                 break;
             q->head = c->next;
@@ -175,12 +190,19 @@ void rtopo__peer_drop(rtopo_ctx_t *ctx, int peer)
     q->tail = NULL;
 }
 
-/* The message is copied; the transport completes it later and the
- * owner's track counts it until then (track NULL: nobody waits). */
-int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
-                     const void *payload, size_t plen, rtopo__track_t *track)
+/* The message is copied (its payload too, unless kept says it stays
+ * valid); the transport completes it later and the owner's track counts
+ * it until then (track NULL: nobody waits).  Where the transport takes a
+ * message in pieces (sendv), the payload is never joined to the header
+ * here: the transport copies both at once, or sends a kept payload from
+ * where it lies. */
+int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
+                      const void *payload, size_t plen, rtopo__track_t *track,
+                      rtopo__track_t *kept)
 {
     size_t hlen = RTOPO__MSG_LEN(msg);
+    int sendv = RTOPO__TL_HAS(ctx->tlops, sendv);
+    rtopo__msg_t *h;
     rtopo__cmsg_t *c;
     int st;
 
@@ -189,12 +211,17 @@ int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
     /* where the transport delivers small messages on its own, they need
      * no tracking: done once handed over */
     if (hlen + plen <= ctx->tlattr.send_nowait_max && !ctx->pq[peer].head) {
-        memcpy(ctx->msgbuf, msg, hlen);
-        ((rtopo__msg_t *)ctx->msgbuf)->src = ctx->rank;
-        ((rtopo__msg_t *)ctx->msgbuf)->auth = ctx->peers[ctx->rank].token;
-        if (plen)
-            memcpy(ctx->msgbuf + hlen, payload, plen);
-        st = ctx->tlops->send(ctx->tl, peer, ctx->msgbuf, hlen + plen, NULL);
+        h = (rtopo__msg_t *)ctx->msgbuf;
+        memcpy(h, msg, hlen);
+        h->src = ctx->rank;
+        h->auth = ctx->peers[ctx->rank].token;
+        if (sendv) {
+            st = ctx->tlops->sendv(ctx->tl, peer, h, hlen, payload, plen, NULL);
+        } else {
+            if (plen)
+                memcpy(ctx->msgbuf + hlen, payload, plen);
+            st = ctx->tlops->send(ctx->tl, peer, h, hlen + plen, NULL);
+        }
         if (st != RTOPO_ERR_BUSY)
             return st;
     }
@@ -204,28 +231,46 @@ int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
     c->comp.cb = rtopo__cmsg_done;
     c->ctx = ctx;
     c->track = track;
+    c->kept = NULL;
+    c->payload = NULL;
+    c->plen = 0;
     c->peer = peer;
     c->len = hlen + plen;
-    memcpy(c->buf, msg, hlen);
-    ((rtopo__msg_t *)c->buf)->src = ctx->rank;
-    ((rtopo__msg_t *)c->buf)->auth = ctx->peers[ctx->rank].token;
-    if (plen)
+    h = (rtopo__msg_t *)c->buf;
+    memcpy(h, msg, hlen);
+    h->src = ctx->rank;
+    h->auth = ctx->peers[ctx->rank].token;
+    if (kept && sendv && plen) {
+        c->kept = kept;
+        c->payload = payload;
+        c->plen = plen;
+        kept->out++;
+    } else if (plen) {
         memcpy(c->buf + hlen, payload, plen);
+    }
     if (track)
         track->out++;
     if (!ctx->pq[peer].head) {
-        st = ctx->tlops->send(ctx->tl, peer, c->buf, c->len, &c->comp);
+        st = rtopo__cmsg_post(ctx, c);
         if (st == RTOPO_OK)
             return RTOPO_OK;
         if (st != RTOPO_ERR_BUSY) {
             if (track)
                 track->out--;
+            if (c->kept)
+                kept->out--;
             rtopo__cmsg_put(ctx, c);
             return st;
         }
     }
     rtopo__pq_push(ctx, c);
     return RTOPO_OK;
+}
+
+int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
+                     const void *payload, size_t plen, rtopo__track_t *track)
+{
+    return rtopo__ctrl_sendv(ctx, peer, msg, payload, plen, track, NULL);
 }
 
 /* ---- progress ---------------------------------------------------------- */

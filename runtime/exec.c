@@ -400,21 +400,24 @@ static int rtopo__op_send(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
 
 /* the payload of an eager hop that originates here: one message, or
  * fragments of about equal size where the transport delivers messages
- * of at most ctx->eager_frag payload bytes by itself (rtopo_int.h) */
-static int rtopo__eager_send(rtopo__op_t *op, int peer, rtopo__msg_t *m,
-                             const uint8_t *src, size_t len)
+ * of at most ctx->eager_frag payload bytes by itself (rtopo_int.h).
+ * The source stays as it is until s->sent has no message left in the
+ * transport, which may send from it. */
+static int rtopo__eager_send(rtopo__op_t *op, rtopo__sstate_t *s, int peer, rtopo__msg_t *m)
 {
-    size_t frag = op->ctx->eager_frag, n, each, off;
+    size_t frag = op->ctx->eager_frag, n, each, off, len = s->len;
     int st;
 
     m->off = 0;
     if (frag == 0 || len <= frag)
-        return rtopo__op_send(op, peer, m, src, len);
+        return rtopo__ctrl_sendv(op->ctx, peer, m, s->src, len, &op->track, &s->sent);
     n = (len + frag - 1) / frag;
     each = (len + n - 1) / n;
     for (off = 0; off < len; off += each) {
         m->off = (uint32_t)off;
-        if ((st = rtopo__op_send(op, peer, m, src + off, len - off < each ? len - off : each)))
+        if ((st = rtopo__ctrl_sendv(op->ctx, peer, m, s->src + off,
+                                    len - off < each ? len - off : each, &op->track,
+                                    &s->sent)))
             return st;
     }
     return RTOPO_OK;
@@ -713,6 +716,17 @@ static void rtopo__send_done(rtopo__op_t *op, int si)
         rtopo__parts_run(op);
 }
 
+/* an eager message sent from an origin's source completed (failures
+ * reach the operation through its own track) */
+static void rtopo__eager_sent(rtopo__track_t *t)
+{
+    rtopo__sstate_t *s = rtopo__container_of(t, rtopo__sstate_t, sent);
+    rtopo__op_t *op = s->op;
+
+    if (t->out == 0 && op->active && !t->status)
+        rtopo__send_done(op, (int)(s - op->ss));
+}
+
 /* a final receive's data is in its destination */
 static void rtopo__recv_done(rtopo__op_t *op, int ri)
 {
@@ -755,9 +769,15 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
         if (s->len > eager)
             return;    /* writes go out once the window is known */
         rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, e->xfer, e->hop);
-        if (rtopo__eager_send(op, e->peer, &m, s->src, s->len))
+        s->op = op;
+        s->sent.out = 0;
+        s->sent.status = 0;
+        s->sent.done = NULL;
+        if (rtopo__eager_send(op, s, e->peer, &m))
             rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "eager send to rank %d: %s",
                             e->peer, rtopo_last_error());
+        else if (s->sent.out)
+            s->sent.done = rtopo__eager_sent;   /* sent from s->src: not yet */
         else
             rtopo__send_done(op, idx);
         return;

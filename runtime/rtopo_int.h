@@ -162,8 +162,11 @@ typedef struct rtopo__cmsg {
     struct rtopo__cmsg *all;    /* ctx->cmsg_all */
     rtopo_ctx_t *ctx;
     rtopo__track_t *track;
+    rtopo__track_t *kept;       /* counts it too while payload is in use */
+    const void *payload;        /* sent from there (kept), or NULL: in buf */
+    size_t plen;
     int peer;
-    size_t len;
+    size_t len;          /* header and payload */
     uint8_t buf[];       /* ctx->ctrl_size */
 } rtopo__cmsg_t;
 
@@ -331,6 +334,10 @@ typedef struct rtopo__sstate {
     rtopo__ring_t ring;         /* origin staging slots */
     rtopo__wctx_t *wctx;        /* one per piece in flight */
     uint32_t nwctx;
+    /* eager messages sent from src itself, still in the transport: the
+     * data leaves src when the last one completes */
+    rtopo__track_t sent;
+    struct rtopo__op *op;
 } rtopo__sstate_t;
 
 typedef struct rtopo__rstate {
@@ -587,6 +594,12 @@ int rtopo__progress(rtopo_ctx_t *ctx);
 int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t deadline_ns);
 int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
                      const void *payload, size_t plen, rtopo__track_t *track);
+/* rtopo__ctrl_send whose payload stays valid until kept->out drops back
+ * to where it was: the transport may send it from there, and kept counts
+ * the message until then (kept NULL: as rtopo__ctrl_send) */
+int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
+                      const void *payload, size_t plen, rtopo__track_t *track,
+                      rtopo__track_t *kept);
 void rtopo__peer_drop(rtopo_ctx_t *ctx, int peer);
 int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx,
                      uint32_t *slot_p);

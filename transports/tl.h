@@ -185,6 +185,18 @@ struct rtopo__tl_ops {
      * the answer.  NULL (or absent): the engine's default. */
     size_t (*eager_default)(const char *transport, size_t hdr);
     /* methods above are valid for version 3 */
+
+    /* send() of one control message given in two pieces, hdr (hlen
+     * bytes) then payload (plen bytes, 0 for none), with the rules of
+     * send(): ctx NULL, both may be reused on return; ctx set, both stay
+     * valid until SEND_DONE (or an error) names ctx, and the backend may
+     * send them from where they lie, the payload from any memory of the
+     * process (no registration).  Spares the engine joining the pieces
+     * in a buffer of its own first.  NULL (or absent): the engine joins
+     * them and calls send(). */
+    int (*sendv)(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
+                 const void *payload, size_t plen, void *ctx);
+    /* methods above are valid for version 4 */
 };
 
 /* does this table have slot `op` (tables of an older version end before)? */

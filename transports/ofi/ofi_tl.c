@@ -91,6 +91,7 @@ struct ofi_tl {
     int repost[OFI_NRECV];
     int nrepost;
     char *bounce_bufs;
+    char *inject_buf;     /* the pieces of an injected message, joined */
     struct fid_mr *bounce_mr;
     int bounce_free[OFI_NBOUNCE];
     int nbounce_free;
@@ -405,6 +406,7 @@ static void ofi_close(struct rtopo__tl *tl)
         fi_freeinfo(t->info);
     free(t->recv_bufs);
     free(t->bounce_bufs);
+    free(t->inject_buf);
     free(t->ops);
     free(t->peer_addr);
     free(t->blob);
@@ -604,8 +606,9 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->ops = calloc(OFI_NOPS, sizeof(*t->ops));
     t->recv_bufs = malloc(OFI_NRECV * t->ctrl_size);
     t->bounce_bufs = malloc(OFI_NBOUNCE * t->ctrl_size);
+    t->inject_buf = malloc(t->info->tx_attr->inject_size + 1);
     if (!t->peer_addr || !t->blob || !t->blob_len || !t->ops || !t->recv_bufs ||
-        !t->bounce_bufs)
+        !t->bounce_bufs || !t->inject_buf)
         goto err;
     for (i = 0; i < t->nranks; i++)
         t->peer_addr[i] = FI_ADDR_NOTAVAIL;
@@ -808,10 +811,18 @@ static int ofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
     return RTOPO_OK;
 }
 
-static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+/* Up to the inject size and with nobody waiting for the completion, the
+ * pieces are joined and injected; a tracked message goes from where its
+ * pieces lie where the provider needs no local registration (its buffers
+ * stay valid until the completion, tl.h); else they are joined in a
+ * registered bounce buffer. */
+static int ofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
+                     const void *payload, size_t plen, void *ctx)
 {
     struct ofi_tl *t = ofi_tl(tl);
+    size_t len = hlen + plen;
     struct ofi_op *op;
+    struct iovec iov[2];
     char *bb;
     ssize_t ret;
 
@@ -821,7 +832,14 @@ static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
         return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes > %zu",
                             len, t->ctrl_size);
     if (len <= t->info->tx_attr->inject_size && ctx == NULL) {
-        ret = fi_inject(t->ep, buf, len, t->peer_addr[peer]);
+        if (plen == 0) {
+            bb = (char *)hdr;
+        } else {
+            bb = t->inject_buf;
+            memcpy(bb, hdr, hlen);
+            memcpy(bb + hlen, payload, plen);
+        }
+        ret = fi_inject(t->ep, bb, len, t->peer_addr[peer]);
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
         if (ret)
@@ -829,18 +847,20 @@ static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                                 peer, fi_strerror((int)-ret));
         return RTOPO_OK;
     }
-    /* a tracked send's buffer stays valid until its completion (tl.h):
-     * where the provider needs no local registration, send it in place */
-    if (ctx && !t->mr_local) {
+    if (ctx && !t->mr_local && (plen == 0 || t->info->tx_attr->iov_limit >= 2)) {
         op = ofi_op_get(t, OFI_OP_SEND, peer, ctx);
         if (!op)
             return RTOPO_ERR_BUSY;
-        ret = fi_send(t->ep, buf, len, NULL, t->peer_addr[peer], &op->fctx);
+        iov[0].iov_base = (void *)hdr;
+        iov[0].iov_len = hlen;
+        iov[1].iov_base = (void *)payload;
+        iov[1].iov_len = plen;
+        ret = fi_sendv(t->ep, iov, NULL, plen ? 2 : 1, t->peer_addr[peer], &op->fctx);
         if (ret) {
             ofi_op_put(t, op);
             if (ret == -FI_EAGAIN)
                 return RTOPO_ERR_BUSY;
-            return rtopo__error(ofi_status_of((int)-ret), "fi_send to rank %d: %s", peer,
+            return rtopo__error(ofi_status_of((int)-ret), "fi_sendv to rank %d: %s", peer,
                                 fi_strerror((int)-ret));
         }
         return RTOPO_OK;
@@ -852,11 +872,12 @@ static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
         return RTOPO_ERR_BUSY;
     op->index = t->bounce_free[--t->nbounce_free];
     bb = t->bounce_bufs + (size_t)op->index * t->ctrl_size;
-    memcpy(bb, buf, len);
+    memcpy(bb, hdr, hlen);
+    if (plen)
+        memcpy(bb + hlen, payload, plen);
     ret = fi_send(t->ep, bb, len, fi_mr_desc(t->bounce_mr), t->peer_addr[peer], &op->fctx);
     if (ret) {
-        if (op->index >= 0)
-            t->bounce_free[t->nbounce_free++] = op->index;
+        t->bounce_free[t->nbounce_free++] = op->index;
         ofi_op_put(t, op);
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
@@ -864,6 +885,11 @@ static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                             fi_strerror((int)-ret));
     }
     return RTOPO_OK;
+}
+
+static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+{
+    return ofi_sendv(tl, peer, buf, len, NULL, 0, ctx);
 }
 
 /* Names the sender of a completion by the address behind its source
@@ -1127,4 +1153,5 @@ const struct rtopo__tl_ops rtopo__tl_ofi = {
     .info = ofi_info,
     .job_size = ofi_job_size,
     .eager_default = ofi_eager_default,
+    .sendv = ofi_sendv,
 };

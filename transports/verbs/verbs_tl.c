@@ -1358,24 +1358,30 @@ static int vrb_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
     return vrb_post(t, p, peer, &wr, op);
 }
 
-static int vrb_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+/* inline up to max_inline (the pieces joined on the stack: QPs take one
+ * gather entry), else both copied into one bounce slot */
+static int vrb_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
+                     const void *payload, size_t plen, void *ctx)
 {
     struct vrb_tl *t = vrb_tl(tl);
+    size_t len = hlen + plen;
+    char inl[VRB_INLINE_REQ];
     struct ibv_send_wr wr;
     struct ibv_sge sge;
     struct vrb_peer *p;
     struct vrb_op *op;
+    char *b;
     int status;
 
-    if (len > t->ctrl_size || (len && buf == NULL))
+    if (len > t->ctrl_size || (hlen && hdr == NULL) || (plen && payload == NULL))
         return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes (limit %zu)",
                             len, t->ctrl_size);
     status = vrb_ready(t, peer, &p);
     if (status)
         return status;
     memset(&wr, 0, sizeof(wr));
-    if (len <= t->max_inline) {
-        sge.addr = (uintptr_t)buf;
+    if (len <= t->max_inline && len <= sizeof(inl)) {
+        b = inl;
         sge.lkey = 0;
         wr.send_flags = IBV_SEND_INLINE;
         op = vrb_op_get(t);
@@ -1384,10 +1390,14 @@ static int vrb_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
             return RTOPO_ERR_BUSY;
         op = vrb_op_get(t);
         op->bounce = t->bfree[--t->nbfree];
-        sge.addr = (uintptr_t)(t->bbuf + (size_t)op->bounce * t->bslot);
+        b = t->bbuf + (size_t)op->bounce * t->bslot;
         sge.lkey = t->bmr->lkey;
-        memcpy((void *)(uintptr_t)sge.addr, buf, len);
     }
+    if (hlen)
+        memcpy(b, hdr, hlen);
+    if (plen)
+        memcpy(b + hlen, payload, plen);
+    sge.addr = (uintptr_t)b;
     sge.length = (uint32_t)len;
     op->ctx = ctx;
     op->peer = peer;
@@ -1396,6 +1406,11 @@ static int vrb_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
     wr.sg_list = &sge;
     wr.num_sge = len ? 1 : 0;
     return vrb_post(t, p, peer, &wr, op);
+}
+
+static int vrb_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+{
+    return vrb_sendv(tl, peer, buf, len, NULL, 0, ctx);
 }
 
 /* ---- completions ---------------------------------------------------------------- */
@@ -1648,4 +1663,5 @@ const struct rtopo__tl_ops rtopo__tl_verbs = {
     .wait = vrb_wait,
     .info = vrb_info,
     .set_auth = vrb_set_auth,
+    .sendv = vrb_sendv,
 };
