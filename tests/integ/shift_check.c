@@ -5,7 +5,7 @@
  *   shift_check [--topo ring|mesh:RxC|hypercube:D] [--algo A]
  *               [--sizes 0,1,4095,...] [--q all|Q1,Q2,...]
  *               [--modes blocking,nonblocking,persistent]
- *               [--mem reg,unreg] [--reps N] [--inplace] [--concurrent K]
+ *               [--mem reg,unreg] [--reps N] [--inplace] [--concurrent K [--lag MS]]
  *   shift_check --error mismatch-q|mismatch-bytes|die|sleep
  *
  * "all" q means every q in -(p+1) .. 2p+1.  Exit 0 when everything
@@ -210,58 +210,89 @@ static int error_mode(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *mode)
 }
 
 /* K nonblocking shifts in flight at once, on two topologies, with
- * different q and sizes, some buffers registered, waited for in reverse
- * order; repeated `rounds` times */
+ * different q and sizes, some buffers registered (or each in place),
+ * waited for in reverse order or taken as they complete, each source
+ * overwritten as soon as its shift is done; repeated
+ * `rounds` times.  With lag_ms the last rank starts each round that much
+ * later, so that what the others send it piles up in their transports
+ * while their own receives complete. */
 static int concurrent_mode(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *spec, int k,
-                           const long *sizes, int nsizes, int rounds)
+                           const long *sizes, int nsizes, int rounds, int lag_ms,
+                           int inplace)
 {
     rtopo_topo_t *t2;
-    rtopo_req_t *req[64];
-    rtopo_mem_t *mem[64] = { 0 };
-    uint8_t *sb[64], *rb[64];
-    size_t len[64];
-    int q[64], i, r, st, fails = 0;
+    rtopo_req_t *req[256];
+    rtopo_mem_t *mem[256] = { 0 };
+    uint8_t *sb[256], *rb[256];
+    size_t len[256];
+    int q[256], i, r, st, left, fails = 0;
 
-    if (k > 64)
-        k = 64;
+    if (k > 256)
+        k = 256;
     if ((st = make_topo(ctx, spec, &t2)))
         die("second topology", st);
     for (i = 0; i < k; i++) {
         len[i] = (size_t)sizes[i % nsizes];
         sb[i] = malloc(len[i] + 1);
-        rb[i] = malloc(len[i] + 1);
+        rb[i] = inplace ? sb[i] : malloc(len[i] + 1);
         if (i % 3 == 0 && len[i] && (st = rtopo_mem_register(ctx, rb[i], len[i], &mem[i])))
             die("register", st);
     }
     for (r = 0; r < rounds; r++) {
+        if (lag_ms > 0 && rank == size - 1)
+            usleep((useconds_t)lag_ms * 1000);
         for (i = 0; i < k; i++) {
             q[i] = (i * 7 + r) % (2 * size + 1) - size;
-            fill(sb[i], len[i], rank, (unsigned)(r * 64 + i));
-            memset(rb[i], 0xee, len[i]);
+            fill(sb[i], len[i], rank, (unsigned)(r * 256 + i));
+            if (!inplace)
+                memset(rb[i], 0xee, len[i]);
             st = rtopo_ishift(i % 2 ? t2 : t, sb[i], rb[i], len[i], q[i], &req[i]);
             if (st)
                 die("rtopo_ishift", st);
         }
-        for (i = k - 1; i >= 0; i--) {
-            char what[96];
-            int src = ((rank - q[i]) % size + size) % size;
-            if ((st = rtopo_wait(req[i])))
-                die("rtopo_wait", st);
-            rtopo_req_free(req[i]);
-            snprintf(what, sizeof(what), "concurrent op %d q=%d bytes=%zu round %d", i, q[i],
-                     len[i], r);
-            fails += check(rb[i], len[i], src, (unsigned)(r * 64 + i), what);
+        /* even rounds wait in reverse order; odd ones take each shift
+         * as rtopo_test reports it done, in whatever order that is */
+        for (left = k; left > 0;) {
+            int swept = 0;
+
+            for (i = k - 1; i >= 0; i--) {
+                char what[96];
+                int src = ((rank - q[i]) % size + size) % size, done = 1;
+
+                if (!req[i])
+                    continue;
+                if (r % 2 && (st = rtopo_test(req[i], &done)))
+                    die("rtopo_test", st);
+                if (!done)
+                    continue;
+                if (r % 2 == 0 && (st = rtopo_wait(req[i])))
+                    die("rtopo_wait", st);
+                rtopo_req_free(req[i]);
+                req[i] = NULL;
+                left--;
+                swept++;
+                snprintf(what, sizeof(what), "concurrent%s op %d q=%d bytes=%zu round %d",
+                         inplace ? " in-place" : "", i, q[i], len[i], r);
+                fails += check(rb[i], len[i], src, (unsigned)(r * 256 + i), what);
+                /* the source is the caller's again: bytes a transport
+                 * still sent from it would arrive as 0x5a */
+                memset(sb[i], 0x5a, len[i]);
+            }
+            if (!swept && left)
+                usleep(50);
         }
     }
     for (i = 0; i < k; i++) {
         if (mem[i])
             rtopo_mem_deregister(mem[i]);
+        if (rb[i] != sb[i])
+            free(rb[i]);
         free(sb[i]);
-        free(rb[i]);
     }
     rtopo_topo_free(t2);
     if (rank == 0)
-        printf("%d rounds of %d concurrent shifts on %d ranks: %s\n", rounds, k, size,
+        printf("%d rounds of %d concurrent%s shifts on %d ranks: %s\n", rounds, k,
+               inplace ? " in-place" : "", size,
                fails ? "MISMATCHED DATA" : "all data correct");
     return fails ? 1 : 0;
 }
@@ -272,6 +303,7 @@ int main(int argc, char **argv)
     const char *mems = "reg,unreg", *qspec = "all", *err = NULL;
     long sizes[32], qs[512];
     int nsizes, nq = 0, reps = 2, inplace = 0, i, j, m, st, fails = 0, nops = 0, conc = 0;
+    int lag = 0;
     rtopo_ctx_t *ctx;
     rtopo_topo_t *t;
     rtopo_mem_t *smem = NULL, *rmem = NULL;
@@ -290,6 +322,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--inplace")) inplace = 1;
         else if (!strcmp(argv[i], "--concurrent") && i + 1 < argc) conc = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--lag") && i + 1 < argc) lag = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--error") && i + 1 < argc) err = argv[++i];
         else {
             fprintf(stderr, "usage: see the comment at the top of shift_check.c\n");
@@ -324,7 +357,7 @@ int main(int argc, char **argv)
         return st;
     }
     if (conc > 0) {
-        st = concurrent_mode(ctx, t, topo, conc, sizes, nsizes, reps);
+        st = concurrent_mode(ctx, t, topo, conc, sizes, nsizes, reps, lag, inplace);
         rtopo_topo_free(t);
         rtopo_finalize(ctx);
         return st;
