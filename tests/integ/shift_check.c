@@ -279,7 +279,7 @@ static int concurrent_mode(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *spec, 
                 memset(sb[i], 0x5a, len[i]);
             }
             if (!swept && left)
-                usleep(50);
+                usleep(1000);   /* nothing done: nap, do not poll hard */
         }
     }
     for (i = 0; i < k; i++) {
