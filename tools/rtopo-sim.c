@@ -904,7 +904,7 @@ static int scat_one(const scat_opts_t *o)
     if (!st && o->check)
         st = scat_check(o, &t, strat, x, s, &cesize, &ok);
     if (!st && sim_draw_path)
-        st = sim_draw(s, "scatter, %s x %d, windows of %llu overlapping %llu",
+        st = sim_draw(s, "scatter, %s (x %d), windows of %llu overlapping %llu",
                       rtopo__scatter_algo_name(strat), c.x, (unsigned long long)o->M,
                       (unsigned long long)o->overlap);
     if (st)

@@ -506,7 +506,7 @@ static uint32_t sched_span(const rtopo__sched_t *s)
 /* what rank r holds now, before round t (input shown as described on
  * top, from the first pass's init_read), and in transit */
 static void tr_holds(const tracker_t *T, const tracker_t *first, int r, uint32_t t,
-                     uint64_t *held, uint64_t *transit, uint64_t *bytes)
+                     int result, uint64_t *held, uint64_t *transit, uint64_t *bytes)
 {
     const rtopo__sched_t *s = T->s;
     uint64_t own = r < 64 ? 1ull << r : 0, h = 0, tr = 0, nb = 0;
@@ -518,6 +518,9 @@ static void tr_holds(const tracker_t *T, const tracker_t *first, int r, uint32_t
         int64_t last = first->init_read[r * RTOPO__BUF_COUNT + b];
         uint64_t cov = 0;
         size_t k;
+
+        if (result && b != RTOPO__BUF_RECV)
+            continue;      /* the result: RECV only */
 
         for (k = 0; k < m->n; k++) {
             h |= m->v[k].set;
@@ -837,7 +840,7 @@ typedef struct panel {
 
 /* nodes with what they hold before round t ($nK) */
 static void gp_nodes(FILE *f, int k, const tracker_t *T, const tracker_t *first,
-                     const layout_t *L, uint32_t t)
+                     const layout_t *L, uint32_t t, int result)
 {
     int r;
 
@@ -846,7 +849,7 @@ static void gp_nodes(FILE *f, int k, const tracker_t *T, const tracker_t *first,
         uint64_t held, transit, bytes;
         char hs[64], ts[64], rs[16];
 
-        tr_holds(T, first, r, t, &held, &transit, &bytes);
+        tr_holds(T, first, r, t, result, &held, &transit, &bytes);
         if (L->host) {
             bytes_str(bytes, hs, sizeof(hs));
             if (r == L->p - 1)
@@ -956,7 +959,7 @@ static int draw_detail(FILE *f, const rtopo__sched_t *s, const layout_t *L,
                 st = RTOPO_ERR_NOMEM;
                 goto out;
             }
-        gp_nodes(f, k, &T, &first, L, t0);
+        gp_nodes(f, k, &T, &first, L, t0, k == (int)np);
         if (k == (int)np)
             break;
         for (c = 0; c < RTOPO__LINK_COUNT; c++) {
@@ -1047,7 +1050,8 @@ static int draw_detail(FILE *f, const rtopo__sched_t *s, const layout_t *L,
                     lx += 2.4;
                 }
         } else {
-            snprintf(tt, sizeof(tt), "after round %u: the result", s->nsteps ? s->nsteps - 1 : 0);
+            snprintf(tt, sizeof(tt), "after round %u: the result (receive buffers)",
+                     s->nsteps ? s->nsteps - 1 : 0);
         }
         fprintf(f, "set title '%s' font 'sans,11'\n", tt);
         /* only blocks with points: gnuplot warns about the others (and
