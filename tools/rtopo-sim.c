@@ -82,6 +82,8 @@ static void usage(FILE *f)
 "  --check         execute the data movement in memory and verify it\n"
 "  --json          one JSON object (an array with --all-q)\n"
 "  --rounds        list every transfer of every round\n"
+"  --draw FILE     draw the schedule into FILE.png or FILE.svg with gnuplot\n"
+"                  (every operation takes it; rtopo-sim(1), PICTURES)\n"
 "  -h, --help      this text\n"
 "\n"
 "Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n");
