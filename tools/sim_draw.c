@@ -936,6 +936,8 @@ static int draw_detail(FILE *f, const rtopo__sched_t *s, const layout_t *L,
         pw = 300;
     if (pw > 560)
         pw = 560;
+    if (cols * pw < 880)
+        pw = (880 + cols - 1) / cols;     /* room for the title's lines */
     ph = (int)(pw * h / w + 40);
     if (ph > 700)
         ph = 700;
