@@ -906,9 +906,12 @@ static int scat_one(const scat_opts_t *o)
     if (!st && o->check)
         st = scat_check(o, &t, strat, x, s, &cesize, &ok);
     if (!st && sim_draw_path)
-        st = sim_draw(s, "scatter, %s (x %d), windows of %llu overlapping %llu",
-                      rtopo__scatter_algo_name(strat), c.x, (unsigned long long)o->M,
-                      (unsigned long long)o->overlap);
+        st = c.x >= 0 ? sim_draw(s, "scatter, %s x %d, windows of %llu overlapping %llu",
+                                 rtopo__scatter_algo_name(strat), c.x,
+                                 (unsigned long long)o->M, (unsigned long long)o->overlap)
+                      : sim_draw(s, "scatter, %s, windows of %llu overlapping %llu",
+                                 rtopo__scatter_algo_name(strat), (unsigned long long)o->M,
+                                 (unsigned long long)o->overlap);
     if (st)
         goto fail;
     if (o->json) {

@@ -149,6 +149,7 @@ typedef struct layout {
     int p, nodes;           /* ranks; ranks of the overlay (host apart) */
     int host;               /* 1: rank p-1 is a host endpoint */
     int ident;              /* hypercube: ranks sit on node label = rank */
+    int ring;               /* laid out on a circle around (0, 0) */
     pt_t *pos;
     int s;                  /* OTIS-mesh: side of a group */
     double minx, maxx, miny, maxy;
@@ -209,6 +210,7 @@ static int layout_make(const rtopo__sched_t *sc, layout_t *L)
         default: {
             double R = L->nodes / 5.5, c, s;
 
+            L->ring = L->nodes > 1;
             if (R < 1.2)
                 R = 1.2;
             cos_sin(2 * 3.14159265358979323846 * r / L->nodes, &c, &s);
@@ -848,6 +850,7 @@ static void gp_nodes(FILE *f, int k, const tracker_t *T, const tracker_t *first,
     for (r = 0; r < L->p; r++) {
         uint64_t held, transit, bytes;
         char hs[64], ts[64], rs[16];
+        double lx, ly;
 
         tr_holds(T, first, r, t, result, &held, &transit, &bytes);
         if (L->host) {
@@ -865,7 +868,17 @@ static void gp_nodes(FILE *f, int k, const tracker_t *T, const tracker_t *first,
             snprintf(rs, sizeof(rs), "H");
         else
             snprintf(rs, sizeof(rs), "%d", r);
-        fprintf(f, "%g %g \"%s\" \"%s%s%s%s\"\n", L->pos[r].x, L->pos[r].y, rs, hs, *ts ? (*hs ? " (" : "(") : "",
+        /* what it holds: below right, or outside the ring */
+        lx = L->pos[r].x + NODE_R * 0.75;
+        ly = L->pos[r].y - NODE_R - 0.12;
+        if (L->ring) {
+            double d = dsqrt(L->pos[r].x * L->pos[r].x + L->pos[r].y * L->pos[r].y);
+
+            lx = L->pos[r].x * (1 + (NODE_R + 0.3) / d);
+            ly = L->pos[r].y * (1 + (NODE_R + 0.22) / d);
+        }
+        fprintf(f, "%g %g %g %g \"%s\" \"%s%s%s%s\"\n", L->pos[r].x, L->pos[r].y, lx, ly, rs,
+                hs, *ts ? (*hs ? " (" : "(") : "",
                 ts, *ts ? ")" : "");
     }
     fprintf(f, "EOD\n");
@@ -1079,9 +1092,9 @@ static int draw_detail(FILE *f, const rtopo__sched_t *s, const layout_t *L,
             }
         fprintf(f, ", $n%d using 1:2:(%g) with circles lc rgb '#333333' fc rgb "
                 "'#fff8dc' title 'nodes'", k, NODE_R);
-        fprintf(f, ", $n%d using 1:2:3 with labels font 'sans,9' tc rgb 'black'", k);
-        fprintf(f, ", $n%d using ($1+%g):($2-%g):4 with labels left font 'sans,8' "
-                "tc rgb '#003399'\n", k, NODE_R * 0.75, NODE_R + 0.12);
+        fprintf(f, ", $n%d using 1:2:5 with labels font 'sans,9' tc rgb 'black'", k);
+        fprintf(f, ", $n%d using 3:4:6 with labels %s font 'sans,8' tc rgb '#003399'\n", k,
+                L->ring ? "center" : "left");
     }
     fprintf(f, "unset multiplot\n");
 out:
@@ -1100,10 +1113,12 @@ static int draw_summary(FILE *f, const rtopo__sched_t *s, const char *title, int
                         const char *why)
 {
     uint32_t per = s->nsteps > 64 ? (s->nsteps + 63) / 64 : 1, nb, i;
-    uint64_t *cnt, tot[RTOPO__LINK_COUNT] = { 0 };
+    uint64_t *cnt, tot[RTOPO__LINK_COUNT] = { 0 }, ymax = 1;
+    uint32_t every;
     int c, first = 1;
 
     nb = (s->nsteps + per - 1) / per;
+    every = nb > 24 ? (nb + 11) / 12 : 1;
     cnt = calloc((size_t)(nb + 1) * RTOPO__LINK_COUNT, sizeof(*cnt));
     if (!cnt)
         return RTOPO_ERR_NOMEM;
@@ -1116,6 +1131,12 @@ static int draw_summary(FILE *f, const rtopo__sched_t *s, const char *title, int
     gp_quote(f, sim_draw_path);
     fprintf(f, "\n$d << EOD\n");
     for (i = 0; i < nb; i++) {
+        uint64_t sum = 0;
+
+        for (c = 0; c < RTOPO__LINK_COUNT; c++)
+            sum += cnt[i * RTOPO__LINK_COUNT + c];
+        if (sum > ymax)
+            ymax = sum;
         fprintf(f, "%u", i * per);
         for (c = 0; c < RTOPO__LINK_COUNT; c++)
             fprintf(f, " %llu", (unsigned long long)cnt[i * RTOPO__LINK_COUNT + c]);
@@ -1140,14 +1161,16 @@ static int draw_summary(FILE *f, const rtopo__sched_t *s, const char *title, int
             "set key outside right top\nset ylabel 'hops'\nset xlabel '%s'\n"
             "set grid ytics\nset xtics rotate by -45 scale 0\n",
             per > 1 ? "first round of the phase" : "round");
-    if (nb > 24)
-        fprintf(f, "set xtics %u\n", (nb + 11) / 12);
+    /* autoscale does not see the stacked heights */
+    fprintf(f, "set yrange [0:%llu]\n", (unsigned long long)(ymax + ymax / 10 + 1));
     fprintf(f, "plot ");
     for (c = 0; c < RTOPO__LINK_COUNT; c++) {
         if (!tot[c])
             continue;
-        fprintf(f, "%s$d using %d:xtic(1) lc rgb '%s' title '%s (%llu)'", first ? "" : ", ",
-                c + 2, link_color[c], rtopo__link_name(c), (unsigned long long)tot[c]);
+        /* a tic label every `every` bars */
+        fprintf(f, "%s$d using %d:xtic(int($0) %% %u ? '' : stringcolumn(1)) lc rgb '%s' "
+                "title '%s (%llu)'", first ? "" : ", ", c + 2, every, link_color[c],
+                rtopo__link_name(c), (unsigned long long)tot[c]);
         first = 0;
     }
     if (first)
