@@ -1597,7 +1597,9 @@ static int dim_one(const dim_opts_t *o, long a, long b, int first, int *failed)
     if (!status && o->check)
         status = dim_check(o, s, a, b, &cbytes, &ok);
     if (!status && sim_draw_path)
-        status = sim_draw(s, "shift along dimension %ld by %ld*line + %ld", o->dim, a, b);
+        status = o->have_rule ? sim_draw(s, "shift along dimension %ld, line L by %ld*L + %ld",
+                                         o->dim, a, b)
+                              : sim_draw(s, "shift along dimension %ld by %ld", o->dim, b);
     if (status) {
         fprintf(stderr, "rtopo-sim: shift-dim: %s: %s\n", rtopo_strerror(status),
                 rtopo_last_error());

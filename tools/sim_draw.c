@@ -129,19 +129,27 @@ static double dsqrt(double v)
  * corners, bit 2 the inner or outer square), bits 3.. side by side */
 static pt_t cube_pos(uint32_t v, int d)
 {
-    double sc = d >= 3 && (v & 4) ? 1.2 : 0.5, w = d >= 3 ? 3.6 : 1.8;
+    double sc = d >= 3 && (v & 4) ? 1.2 : 0.5, w = d >= 3 ? 4.2 : 2.2;
     pt_t p;
 
     p.x = (v & 1 ? sc : -sc);
     p.y = d >= 2 ? (v & 2 ? -sc : sc) : 0;
     if (d == 1)
         p.x = v & 1 ? 0.6 : -0.6;
-    if (v & 8)
+    /* the copies a little askew, so that the links between them do not
+     * run along the links within */
+    if (v & 8) {
         p.x += w;
-    if (v & 16)
+        p.y -= 0.7;
+    }
+    if (v & 16) {
         p.y -= w;
-    if (v & 32)
-        p.x += 2 * w;
+        p.x += 0.7;
+    }
+    if (v & 32) {
+        p.x += 2 * w + 1.4;
+        p.y -= 0.35;
+    }
     return p;
 }
 
@@ -195,6 +203,11 @@ static int layout_make(const rtopo__sched_t *sc, layout_t *L)
         case RTOPO__TOPO_OTIS_HYPERCUBE: {
             int n = t->n, G = r / n, P = r % n, gc = 1;
             double bw = t->dim >= 3 ? 3.6 : 2.0, bh = bw;
+
+            if (t->dim >= 4)
+                bw += 1.4;
+            if (t->dim >= 5)
+                bh += 1.4;
             pt_t c = cube_pos((uint32_t)P, t->dim);
 
             while (gc * gc < n)
