@@ -691,10 +691,10 @@ static void topo_text(const rtopo__tdesc_t *t, char *buf, size_t len)
 
 /* the links of the topology, as grey segments ($edges), and the mesh's
  * wraparound links as stubs at the border ($wrap) */
-static void gp_edges(FILE *f, const rtopo__sched_t *sc, const layout_t *L)
+static int gp_edges(FILE *f, const rtopo__sched_t *sc, const layout_t *L)
 {
     const rtopo__tdesc_t *t = &sc->topo;
-    int a, b, k;
+    int a, b, k, ne = 0;
 
     fprintf(f, "$edges << EOD\n");
     for (a = 0; a < L->nodes; a++) {
@@ -734,12 +734,14 @@ static void gp_edges(FILE *f, const rtopo__sched_t *sc, const layout_t *L)
             default:
                 break;
             }
-            if (edge)
+            if (edge) {
                 fprintf(f, "%g %g %g %g\n", pa.x, pa.y, pb.x - pa.x, pb.y - pa.y);
+                ne++;
+            }
         }
     }
     if (L->host)
-        for (a = 0; a < L->nodes; a++)
+        for (a = 0; a < L->nodes; a++, ne++)
             fprintf(f, "%g %g %g %g\n", L->pos[L->p - 1].x, L->pos[L->p - 1].y,
                     L->pos[a].x - L->pos[L->p - 1].x, L->pos[a].y - L->pos[L->p - 1].y);
     /* the optical links (G, P) <-> (P, G), and a frame around each group */
@@ -796,6 +798,7 @@ static void gp_edges(FILE *f, const rtopo__sched_t *sc, const layout_t *L)
             }
         }
     fprintf(f, "NaN NaN NaN NaN\nEOD\n");
+    return ne;
 }
 
 #define NODE_R 0.27
@@ -905,7 +908,7 @@ static int draw_detail(FILE *f, const rtopo__sched_t *s, const layout_t *L,
     panel_t *pan = NULL;
     tracker_t T, first;
     segmap_t tmp = { NULL, 0, 0 };
-    int st = RTOPO_OK, k, c, cols, rows, pw, ph;
+    int st = RTOPO_OK, k, c, cols, rows, pw, ph, nedges;
     double w, h;
     char tt[128], note[1024], *stubs = NULL;
     int otis = s->topo.kind == RTOPO__TOPO_OTIS_MESH ||
@@ -977,7 +980,7 @@ static int draw_detail(FILE *f, const rtopo__sched_t *s, const layout_t *L,
     gp_quote(f, sim_draw_path);
     fprintf(f, "\nunset key\nunset border\nunset tics\nset size ratio -1\n"
             "set style fill solid 1.0 border lc rgb '#333333'\n");
-    gp_edges(f, s, L);
+    nedges = gp_edges(f, s, L);
     /* data blocks: the arrows and stubs of each panel, and its nodes */
     for (k = 0; k <= (int)np; k++) {
         uint32_t t0 = k < (int)np ? pan[k].r0 : span;
@@ -1084,26 +1087,27 @@ static int draw_detail(FILE *f, const rtopo__sched_t *s, const layout_t *L,
         fprintf(f, "set title '%s' font 'sans,11'\n", tt);
         /* only blocks with points: gnuplot warns about the others (and
          * some versions crash on several) */
-        fprintf(f, "plot $edges using 1:2:3:4 with vectors nohead lc rgb '#c8c8c8' lw 1.2");
+        fprintf(f, "plot %s", nedges ? "$edges using 1:2:3:4 with vectors nohead lc rgb "
+                "'#c8c8c8' lw 1.2, " : "");
         if (otis)
-            fprintf(f, ", $groups using 1:2:3:4 with vectors nohead lc rgb '#e0e0e0' lw 1, "
+            fprintf(f, "$groups using 1:2:3:4 with vectors nohead lc rgb '#e0e0e0' lw 1, "
                     "$gname using 1:2:3 with labels left font 'sans,8' tc rgb '#888888', "
-                    "$otis using 1:2:3:4 with vectors nohead dt 2 lc rgb '#9ccfa8' lw 1.2");
+                    "$otis using 1:2:3:4 with vectors nohead dt 2 lc rgb '#9ccfa8' lw 1.2, ");
         if (s->topo.kind == RTOPO__TOPO_MESH && (s->topo.rows > 2 || s->topo.cols > 2))
-            fprintf(f, ", $wrap using 1:2:3:4 with vectors nohead dt 2 lc rgb '#b0b0b0' "
-                    "lw 1.2");
+            fprintf(f, "$wrap using 1:2:3:4 with vectors nohead dt 2 lc rgb '#b0b0b0' "
+                    "lw 1.2, ");
         if (k < (int)np)
             for (c = 0; c < RTOPO__LINK_COUNT; c++) {
                 if (!cnt[c])
                     continue;
                 if (stubs[k * RTOPO__LINK_COUNT + c])
-                    fprintf(f, ", $s%d_%d using 1:2:3:4 with vectors nohead lc rgb '%s' lw 2",
+                    fprintf(f, "$s%d_%d using 1:2:3:4 with vectors nohead lc rgb '%s' lw 2, ",
                             k, c, link_color[c]);
-                fprintf(f, ", $a%d_%d using 1:2:3:4 with vectors head filled size "
-                        "0.16,25 lc rgb '%s' lw 2 title 'hops %s'", k, c, link_color[c],
+                fprintf(f, "$a%d_%d using 1:2:3:4 with vectors head filled size "
+                        "0.16,25 lc rgb '%s' lw 2 title 'hops %s', ", k, c, link_color[c],
                         rtopo__link_name(c));
             }
-        fprintf(f, ", $n%d using 1:2:(%g) with circles lc rgb '#333333' fc rgb "
+        fprintf(f, "$n%d using 1:2:(%g) with circles lc rgb '#333333' fc rgb "
                 "'#fff8dc' title 'nodes'", k, NODE_R);
         fprintf(f, ", $n%d using 1:2:5 with labels font 'sans,9' tc rgb 'black'", k);
         fprintf(f, ", $n%d using 3:4:6 with labels %s font 'sans,8' tc rgb '#003399'\n", k,
