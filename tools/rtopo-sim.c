@@ -33,6 +33,7 @@
 #include "rtopo.h"
 #include "log.h"
 #include "rtopo_sched.h"
+#include "sim_draw.h"
 
 #define SIM_ROUNDS_CAP   4096u                 /* hops printed in JSON by default */
 #define SIM_CHECK_CAP    (64ull << 20)          /* bytes over all ranks for --check */
@@ -81,6 +82,8 @@ static void usage(FILE *f)
 "  --check         execute the data movement in memory and verify it\n"
 "  --json          one JSON object (an array with --all-q)\n"
 "  --rounds        list every transfer of every round\n"
+"  --draw FILE     draw the schedule into FILE.png or FILE.svg with gnuplot\n"
+"                  (every operation takes it; rtopo-sim(1), PICTURES)\n"
 "  -h, --help      this text\n"
 "\n"
 "Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n");
@@ -496,6 +499,8 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
         status = rtopo__sim_run(s, &o->model, &r);
     if (!status && o->check)
         status = run_check(o, s, q, &cbytes, &ok);
+    if (!status && sim_draw_path)
+        status = sim_draw(s, "%ld-shift, %s algorithm", q, rtopo__shift_algo_name(s->algo));
     if (status) {
         fprintf(stderr, "rtopo-sim: shift q %ld: %s: %s\n", q,
                 rtopo_strerror(status), rtopo_last_error());
@@ -900,6 +905,13 @@ static int scat_one(const scat_opts_t *o)
         st = rtopo__sim_run(s, &o->model, &r);
     if (!st && o->check)
         st = scat_check(o, &t, strat, x, s, &cesize, &ok);
+    if (!st && sim_draw_path)
+        st = c.x >= 0 ? sim_draw(s, "scatter, %s x %d, windows of %llu overlapping %llu",
+                                 rtopo__scatter_algo_name(strat), c.x,
+                                 (unsigned long long)o->M, (unsigned long long)o->overlap)
+                      : sim_draw(s, "scatter, %s, windows of %llu overlapping %llu",
+                                 rtopo__scatter_algo_name(strat), (unsigned long long)o->M,
+                                 (unsigned long long)o->overlap);
     if (st)
         goto fail;
     if (o->json) {
@@ -1584,6 +1596,10 @@ static int dim_one(const dim_opts_t *o, long a, long b, int first, int *failed)
         status = rtopo__sim_run(s, &o->model, &r);
     if (!status && o->check)
         status = dim_check(o, s, a, b, &cbytes, &ok);
+    if (!status && sim_draw_path)
+        status = o->have_rule ? sim_draw(s, "shift along dimension %ld, line L by %ld*L + %ld",
+                                         o->dim, a, b)
+                              : sim_draw(s, "shift along dimension %ld by %ld", o->dim, b);
     if (status) {
         fprintf(stderr, "rtopo-sim: shift-dim: %s: %s\n", rtopo_strerror(status),
                 rtopo_last_error());
@@ -2260,6 +2276,9 @@ static int otis_one(const otis_opts_t *o)
         status = otis_check(o, s, &ccount, &ok, &landed);
     if (!status && c.op == RTOPO__COLL_CONCENTRATE)
         status = otis_rank_moves(o, &rmv);
+    if (!status && sim_draw_path)
+        status = sim_draw(s, "%s, %s algorithm", otis_ops[o->opi].what,
+                          o->circular ? "shift-dim" : rtopo__coll_algo_name(s->algo));
     if (status) {
         fprintf(stderr, "rtopo-sim: otis %s: %s: %s\n", otis_ops[o->opi].name,
                 rtopo_strerror(status), rtopo_last_error());
@@ -2760,6 +2779,8 @@ int main(int argc, char **argv)
     o.algo = RTOPO_SHIFT_AUTO;
     o.bytes = 1 << 20;
     rtopo__model_default(&o.model);
+    if ((rc = sim_draw_option(&argc, argv)))
+        return rc;
     if (argc < 2) {
         usage(stderr);
         return 2;
