@@ -2744,8 +2744,8 @@ contains
     call f08_status(st, 'rtopo_sort', ierror)
   end subroutine rtopo_sort
 
-  subroutine rtopo_isort(topo, sendbuf, recvbuf, keytype, descending, recsize, &
-      request, ierror)
+  subroutine rtopo_isort(topo, sendbuf, recvbuf, keytype, request, descending, recsize, &
+      ierror)
     type(rtopo_topo), intent(in) :: topo
     type(*), dimension(..), intent(in), asynchronous :: sendbuf
     type(*), dimension(..), asynchronous :: recvbuf
@@ -2771,8 +2771,8 @@ contains
     call f08_status(st, 'rtopo_isort', ierror)
   end subroutine rtopo_isort
 
-  subroutine rtopo_sort_init(topo, sendbuf, recvbuf, keytype, descending, recsize, &
-      request, ierror)
+  subroutine rtopo_sort_init(topo, sendbuf, recvbuf, keytype, request, descending, recsize, &
+      ierror)
     type(rtopo_topo), intent(in) :: topo
     type(*), dimension(..), intent(in), asynchronous :: sendbuf
     type(*), dimension(..), asynchronous :: recvbuf
