@@ -16,7 +16,7 @@
 !    When ierror is present it receives RTOPO_OK or the negative status
 !    code, and nothing else happens.  When it is absent and the call
 !    fails, the binding prints the call, the status and its detail on
-!    the standard error and stops the program with ERROR STOP, as
+!    the standard error and ends the process with exit status 1, as
 !    MPI_ERRORS_ARE_FATAL does;
 !  - ranks, coordinates and dimensions are numbered from 0, as in C.
 !
@@ -26,7 +26,7 @@
 ! cannot keep in registers across rtopo_wait).
 module rtopo_f08
   use, intrinsic :: iso_c_binding
-  use, intrinsic :: iso_fortran_env, only: error_unit
+  use, intrinsic :: iso_fortran_env, only: error_unit, output_unit
   implicit none
   private
 
@@ -168,6 +168,11 @@ module rtopo_f08
       type(c_ptr), intent(out) :: addr
       integer(c_size_t), intent(out) :: bytes, elem
     end function
+
+    subroutine c_exit(status) bind(c, name='exit')
+      import
+      integer(c_int), value :: status
+    end subroutine
 
     function c_strlen(s) bind(c, name='strlen')
       import
@@ -1212,8 +1217,9 @@ contains
     if (st == RTOPO_OK .or. present(ierror)) return
     write (error_unit, '(a)') name // ' failed: ' // rtopo_err_name(int(st)) // ': ' // &
         rtopo_strerror(int(st)) // ' (' // rtopo_last_error() // ')'
+    flush (output_unit)
     flush (error_unit)
-    error stop 1
+    call c_exit(1_c_int)   ! not ERROR STOP, whose backtrace would bury the message
   end subroutine
 
   ! address and bytes of one buffer
