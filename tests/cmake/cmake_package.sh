@@ -3,7 +3,9 @@
 # tests/cmake with find_package(rtopo 0.1) against that tree (the Fortran
 # program too when the binding is built), build, and run both programs
 # on 2 ranks with the installed rtopo-run.  Also: a request for a version
-# that is not installed must fail.  Skipped without cmake.
+# that is not installed must fail; and, with the binding, the installed
+# cannon.f90 builds with pkg-config rtopo-fortran as its header says and
+# runs on 4 ranks.  Skipped without cmake.
 : "${top_srcdir:?}" "${top_builddir:?}"
 command -v cmake >/dev/null 2>&1 || { echo "no cmake: skipped"; exit 77; }
 tmp=$(mktemp -d)
@@ -44,3 +46,16 @@ if cmake -S "$tmp" -B "$tmp/build7" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake7.
     exit 1
 fi
 echo "find_package(rtopo 7.0 REQUIRED) fails as it should"
+[ $fortran = ON ] || exit 0
+command -v pkg-config >/dev/null 2>&1 || { echo "no pkg-config: not building cannon.f90"; exit 0; }
+flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --define-prefix --cflags --libs rtopo-fortran)
+echo "pkg-config rtopo-fortran: $flags"
+ex=$(find "$prefix" -name cannon.f90 | head -1)
+"${FC:-gfortran}" -O2 "$ex" $flags -o "$tmp/build/cannon_f"
+run_cannon() {
+    LD_LIBRARY_PATH="$libdir" RTOPO_SPIN_US=0 timeout 120 "$prefix/bin/rtopo-run" -n 4 \
+        --quiet "$tmp/build/cannon_f" >"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; exit 1; }
+    [ "$(grep -c ': C block correct' "$tmp/run.log")" = 4 ] || { cat "$tmp/run.log"; exit 1; }
+    echo "installed cannon.f90 (pkg-config rtopo-fortran): 4 of 4 blocks correct"
+}
+run_cannon
