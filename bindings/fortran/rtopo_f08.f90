@@ -152,12 +152,6 @@ module rtopo_f08
   public :: rtopo_sort, rtopo_isort, rtopo_sort_init
   public :: rtopo_start, rtopo_wait, rtopo_test, rtopo_req_free
 
-  ! detail of the last error the binding itself raised (a buffer that is
-  ! not contiguous or too small), returned by rtopo_last_error until the
-  ! next call reaches the C library
-  character(len=:), allocatable :: f08_detail
-  logical :: f08_own_error = .false.
-
   interface
     ! bindings/fortran/rtopo_f08_buf.c: address, size in bytes and element
     ! size of a contiguous buffer
@@ -173,6 +167,23 @@ module rtopo_f08
       import
       integer(c_int), value :: status
     end subroutine
+
+    ! the detail of an error raised by the binding (a buffer that is not
+    ! contiguous or too small), per thread, which rtopo_last_error returns
+    ! until the next call reaches the C library
+    subroutine f08_set_error(msg, len) bind(c, name='rtopo_f08_set_error')
+      import
+      character(kind=c_char), intent(in) :: msg(*)
+      integer(c_size_t), value :: len
+    end subroutine
+
+    subroutine f08_clear() bind(c, name='rtopo_f08_clear_error')
+    end subroutine
+
+    function f08_error() bind(c, name='rtopo_f08_error')
+      import
+      type(c_ptr) :: f08_error
+    end function
 
     function c_strlen(s) bind(c, name='strlen')
       import
@@ -1202,8 +1213,7 @@ contains
     character(len=*), intent(in) :: detail
     integer(c_int) :: res
 
-    f08_detail = detail
-    f08_own_error = .true.
+    call f08_set_error(detail, len(detail, c_size_t))
     res = st
   end function
 
@@ -1229,7 +1239,7 @@ contains
     integer(c_size_t), intent(out) :: bytes, elem
     integer(c_int) :: st
 
-    f08_own_error = .false.
+    call f08_clear()
     st = f08_c_buf(buf, addr, bytes, elem)
     if (st /= RTOPO_OK) st = f08_raise(st, &
         'the binding takes contiguous buffers of known size only')
@@ -1286,7 +1296,7 @@ contains
     character(len=*), intent(in) :: name
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     val = int(ret)
     if (ret >= 0) then
       call f08_status(int(RTOPO_OK, c_int), name, ierror)
@@ -1315,9 +1325,11 @@ contains
   ! last one, else the C library's
   function rtopo_last_error() result(s)
     character(len=:), allocatable :: s
+    type(c_ptr) :: own
 
-    if (f08_own_error) then
-      s = f08_detail
+    own = f08_error()
+    if (c_associated(own)) then
+      s = f08_string(own)
     else
       s = f08_string(c_rtopo_last_error())
     end if
@@ -1345,7 +1357,7 @@ contains
     character(kind=c_char, len=:), allocatable, target :: ctransport
     integer(c_int) :: st
 
-    f08_own_error = .false.
+    call f08_clear()
     cfg%size = c_sizeof(cfg)
     cfg%rank = -1
     cfg%nranks = 0
@@ -1371,7 +1383,7 @@ contains
     integer, optional, intent(out) :: ierror
     integer(c_int) :: st
 
-    f08_own_error = .false.
+    call f08_clear()
     st = c_rtopo_finalize(ctx%ptr)
     if (st == RTOPO_OK) ctx%ptr = c_null_ptr
     call f08_status(st, 'rtopo_finalize', ierror)
@@ -1397,7 +1409,7 @@ contains
     type(rtopo_ctx), intent(in) :: ctx
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_barrier(ctx%ptr), 'rtopo_barrier', ierror)
   end subroutine
 
@@ -1422,7 +1434,7 @@ contains
     integer, optional, intent(out) :: ierror
     integer(c_int) :: st
 
-    f08_own_error = .false.
+    call f08_clear()
     st = c_rtopo_mem_deregister(mem%ptr)
     if (st == RTOPO_OK) mem%ptr = c_null_ptr
     call f08_status(st, 'rtopo_mem_deregister', ierror)
@@ -1435,7 +1447,7 @@ contains
     type(rtopo_topo), intent(out) :: topo
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_ring(ctx%ptr, topo%ptr), 'rtopo_topo_ring', ierror)
   end subroutine
 
@@ -1445,7 +1457,7 @@ contains
     type(rtopo_topo), intent(out) :: topo
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_mesh(ctx%ptr, int(rows, c_int), int(cols, c_int), &
         topo%ptr), 'rtopo_topo_mesh', ierror)
   end subroutine
@@ -1456,7 +1468,7 @@ contains
     type(rtopo_topo), intent(out) :: topo
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_hypercube(ctx%ptr, int(dim, c_int), topo%ptr), &
         'rtopo_topo_hypercube', ierror)
   end subroutine
@@ -1467,7 +1479,7 @@ contains
     type(rtopo_topo), intent(out) :: topo
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_hypercube_host(ctx%ptr, int(dim, c_int), int(host, c_int), &
         topo%ptr), 'rtopo_topo_hypercube_host', ierror)
   end subroutine
@@ -1478,7 +1490,7 @@ contains
     type(rtopo_topo), intent(out) :: topo
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_otis_mesh(ctx%ptr, int(n, c_int), topo%ptr), &
         'rtopo_topo_otis_mesh', ierror)
   end subroutine
@@ -1489,7 +1501,7 @@ contains
     type(rtopo_topo), intent(out) :: topo
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_otis_hypercube(ctx%ptr, int(n, c_int), topo%ptr), &
         'rtopo_topo_otis_hypercube', ierror)
   end subroutine
@@ -1499,7 +1511,7 @@ contains
     integer, optional, intent(out) :: ierror
     integer(c_int) :: st
 
-    f08_own_error = .false.
+    call f08_clear()
     st = c_rtopo_topo_free(topo%ptr)
     if (st == RTOPO_OK) topo%ptr = c_null_ptr
     call f08_status(st, 'rtopo_topo_free', ierror)
@@ -1510,7 +1522,7 @@ contains
     integer, intent(in) :: algo
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_set_shift_algo(topo%ptr, int(algo, c_int)), &
         'rtopo_topo_set_shift_algo', ierror)
   end subroutine
@@ -1520,7 +1532,7 @@ contains
     integer, intent(in) :: algo, x
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_set_scatter_algo(topo%ptr, int(algo, c_int), int(x, c_int)), &
         'rtopo_topo_set_scatter_algo', ierror)
   end subroutine
@@ -1530,7 +1542,7 @@ contains
     integer, intent(in) :: algo
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_topo_set_coll_algo(topo%ptr, int(algo, c_int)), &
         'rtopo_topo_set_coll_algo', ierror)
   end subroutine
@@ -1578,7 +1590,7 @@ contains
     integer(c_int) :: c(RTOPO_MAX_DIMS), st
     integer :: n
 
-    f08_own_error = .false.
+    call f08_clear()
     n = int(c_rtopo_topo_ndims(topo%ptr))
     if (n < 0) then
       st = int(n, c_int)
@@ -1599,7 +1611,7 @@ contains
     integer(c_int) :: c(RTOPO_MAX_DIMS), st
     integer :: n
 
-    f08_own_error = .false.
+    call f08_clear()
     n = int(c_rtopo_topo_ndims(topo%ptr))
     rank = -1
     if (n < 0) then
@@ -1627,7 +1639,7 @@ contains
     integer(c_int) :: mask, st
     integer :: k
 
-    f08_own_error = .false.
+    call f08_clear()
     if (size(keep) > RTOPO_MAX_DIMS) then
       st = f08_raise(RTOPO_ERR_INVAL, 'keep has more elements than RTOPO_MAX_DIMS')
     else
@@ -1659,7 +1671,7 @@ contains
     type(rtopo_request), intent(in) :: request
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_start(request%ptr), 'rtopo_start', ierror)
   end subroutine
 
@@ -1667,7 +1679,7 @@ contains
     type(rtopo_request), intent(in) :: request
     integer, optional, intent(out) :: ierror
 
-    f08_own_error = .false.
+    call f08_clear()
     call f08_status(c_rtopo_wait(request%ptr), 'rtopo_wait', ierror)
   end subroutine
 
@@ -1677,7 +1689,7 @@ contains
     integer, optional, intent(out) :: ierror
     integer(c_int) :: done, st
 
-    f08_own_error = .false.
+    call f08_clear()
     done = 0
     st = c_rtopo_test(request%ptr, done)
     flag = st == RTOPO_OK .and. done /= 0
@@ -1689,7 +1701,7 @@ contains
     integer, optional, intent(out) :: ierror
     integer(c_int) :: st
 
-    f08_own_error = .false.
+    call f08_clear()
     st = c_rtopo_req_free(request%ptr)
     if (st == RTOPO_OK) request%ptr = c_null_ptr
     call f08_status(st, 'rtopo_req_free', ierror)
