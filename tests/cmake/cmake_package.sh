@@ -4,8 +4,9 @@
 # program too when the binding is built), build, and run both programs
 # on 2 ranks with the installed rtopo-run.  Also: a request for a version
 # that is not installed must fail; and, with the binding, the installed
-# cannon.f90 builds with pkg-config rtopo-fortran as its header says and
-# runs on 4 ranks.  Skipped without cmake.
+# cannon.f90 and fir_filter.f90 build with pkg-config rtopo-fortran as
+# their headers say (-Wall -Werror) and run on 4 and 5 ranks.  Skipped
+# without cmake.
 : "${top_srcdir:?}" "${top_builddir:?}"
 command -v cmake >/dev/null 2>&1 || { echo "no cmake: skipped"; exit 77; }
 tmp=$(mktemp -d)
@@ -50,12 +51,17 @@ echo "find_package(rtopo 7.0 REQUIRED) fails as it should"
 command -v pkg-config >/dev/null 2>&1 || { echo "no pkg-config: not building cannon.f90"; exit 0; }
 flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --define-prefix --cflags --libs rtopo-fortran)
 echo "pkg-config rtopo-fortran: $flags"
-ex=$(find "$prefix" -name cannon.f90 | head -1)
-"${FC:-gfortran}" -O2 "$ex" $flags -o "$tmp/build/cannon_f"
-run_cannon() {
-    LD_LIBRARY_PATH="$libdir" RTOPO_SPIN_US=0 timeout 120 "$prefix/bin/rtopo-run" -n 4 \
-        --quiet "$tmp/build/cannon_f" >"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; exit 1; }
-    [ "$(grep -c ': C block correct' "$tmp/run.log")" = 4 ] || { cat "$tmp/run.log"; exit 1; }
-    echo "installed cannon.f90 (pkg-config rtopo-fortran): 4 of 4 blocks correct"
+exdir=$(dirname "$(find "$prefix" -name cannon.f90 | head -1)")
+for name in cannon fir_filter; do
+    "${FC:-gfortran}" -Wall -Werror -O2 "$exdir/$name.f90" $flags -o "$tmp/build/${name}_f"
+done
+# run N PROGRAM PATTERN COUNT [ARGS]: the installed rtopo-run, COUNT lines match
+run_ex() {
+    n=$1; prog=$2; pat=$3; want=$4; shift 4
+    LD_LIBRARY_PATH="$libdir" RTOPO_SPIN_US=0 timeout 120 "$prefix/bin/rtopo-run" -n "$n" \
+        --quiet "$tmp/build/$prog" "$@" >"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; exit 1; }
+    [ "$(grep -c "$pat" "$tmp/run.log")" = "$want" ] || { cat "$tmp/run.log"; exit 1; }
+    echo "installed examples (pkg-config rtopo-fortran): $prog on $n ranks correct"
 }
-run_cannon
+run_ex 4 cannon_f ': C block correct' 4
+run_ex 5 fir_filter_f 'fir_filter_f: OK' 1 1000 17
