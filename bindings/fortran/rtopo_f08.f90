@@ -1,0 +1,2819 @@
+! rtopo_f08 - the Fortran 2008 binding of rtopo.
+!
+! Every function of rtopo.h has a subroutine (or, for the four string
+! queries, a function) of the same name here; rtopo_f08(3) maps each C
+! call to its Fortran form.  The conventions follow mpi_f08:
+!
+!  - handles are derived types: type(rtopo_ctx), type(rtopo_topo),
+!    type(rtopo_mem), type(rtopo_request); component ptr holds the C
+!    handle (a type(c_ptr)), for code that mixes the binding with C;
+!  - buffers are assumed-type, assumed-rank (type(*), dimension(..)) and
+!    must be contiguous; where a C call takes a byte count, it is the size
+!    of sendbuf (sendrec for the routing calls), and the receiving buffer
+!    is checked to be large enough; calls with a count and a datatype keep
+!    them, and the buffers are checked to hold count elements;
+!  - every subroutine ends with integer, optional, intent(out) :: ierror.
+!    When ierror is present it receives RTOPO_OK or the negative status
+!    code, and nothing else happens.  When it is absent and the call
+!    fails, the binding prints the call, the status and its detail on
+!    the standard error and ends the process with exit status 1, as
+!    MPI_ERRORS_ARE_FATAL does;
+!  - ranks, coordinates and dimensions are numbered from 0, as in C.
+!
+! The buffers of nonblocking and persistent operations have the
+! asynchronous attribute, as in mpi_f08: the actual arguments should have
+! it too (or be module variables, or allocated arrays, that the compiler
+! cannot keep in registers across rtopo_wait).
+module rtopo_f08
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: error_unit, output_unit
+  implicit none
+  private
+
+  ! version of the C library this module was built with
+  integer, parameter, public :: RTOPO_VERSION_MAJOR = 0
+  integer, parameter, public :: RTOPO_VERSION_MINOR = 1
+  integer, parameter, public :: RTOPO_VERSION_PATCH = 0
+  integer, parameter, public :: RTOPO_MAX_DIMS = 32
+
+  ! status codes (rtopo_strerror(3))
+  integer, parameter, public :: RTOPO_OK = 0
+  integer, parameter, public :: RTOPO_ERR_INVAL = -1
+  integer, parameter, public :: RTOPO_ERR_NOMEM = -2
+  integer, parameter, public :: RTOPO_ERR_TOPO = -3
+  integer, parameter, public :: RTOPO_ERR_MISMATCH = -4
+  integer, parameter, public :: RTOPO_ERR_PEER = -5
+  integer, parameter, public :: RTOPO_ERR_TIMEOUT = -6
+  integer, parameter, public :: RTOPO_ERR_TRANSPORT = -7
+  integer, parameter, public :: RTOPO_ERR_UNSUPPORTED = -8
+  integer, parameter, public :: RTOPO_ERR_AUTH = -9
+  integer, parameter, public :: RTOPO_ERR_BOOTSTRAP = -10
+  integer, parameter, public :: RTOPO_ERR_BUSY = -11
+  integer, parameter, public :: RTOPO_ERR_LAST = -12
+
+  ! shift algorithms (rtopo_topo_set_shift_algo(3))
+  integer, parameter, public :: RTOPO_SHIFT_AUTO = 0
+  integer, parameter, public :: RTOPO_SHIFT_RING = 1
+  integer, parameter, public :: RTOPO_SHIFT_MESH = 2
+  integer, parameter, public :: RTOPO_SHIFT_HYPERCUBE = 3
+  integer, parameter, public :: RTOPO_SHIFT_ECUBE = 4
+  integer, parameter, public :: RTOPO_SHIFT_DIRECT = 5
+
+  ! scatter strategies (rtopo_topo_set_scatter_algo(3))
+  integer, parameter, public :: RTOPO_SCATTER_AUTO = 0
+  integer, parameter, public :: RTOPO_SCATTER_SEQ = 1
+  integer, parameter, public :: RTOPO_SCATTER_BINOMIAL = 2
+  integer, parameter, public :: RTOPO_SCATTER_SEQSCATTER = 3
+  integer, parameter, public :: RTOPO_SCATTER_DECREMENTAL = 4
+
+  ! collective algorithms (rtopo_topo_set_coll_algo(3))
+  integer, parameter, public :: RTOPO_COLL_AUTO = 0
+  integer, parameter, public :: RTOPO_COLL_TOPO = 1
+  integer, parameter, public :: RTOPO_COLL_GENERIC = 2
+
+  ! datatypes: RTOPO_INT32 is integer(c_int32_t), RTOPO_INT64
+  ! integer(c_int64_t), RTOPO_FLOAT real(c_float), RTOPO_DOUBLE
+  ! real(c_double)
+  integer, parameter, public :: RTOPO_INT32 = 0
+  integer, parameter, public :: RTOPO_INT64 = 1
+  integer, parameter, public :: RTOPO_FLOAT = 2
+  integer, parameter, public :: RTOPO_DOUBLE = 3
+
+  ! operators
+  integer, parameter, public :: RTOPO_SUM = 0
+  integer, parameter, public :: RTOPO_PROD = 1
+  integer, parameter, public :: RTOPO_MIN = 2
+  integer, parameter, public :: RTOPO_MAX = 3
+
+  type, public, bind(c) :: rtopo_ctx
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+  type, public, bind(c) :: rtopo_topo
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+  type, public, bind(c) :: rtopo_mem
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+  type, public, bind(c) :: rtopo_request
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+
+  ! the out-of-band allgather of rtopo_init (rtopo_init(3)): every rank
+  ! contributes len bytes at sendbuf, recvbuf receives size*len bytes in
+  ! rank order; returns 0 on success
+  abstract interface
+    function rtopo_allgather_function(sendbuf, recvbuf, len, arg) bind(c)
+      import :: c_ptr, c_size_t, c_int
+      type(c_ptr), value :: sendbuf, recvbuf, arg
+      integer(c_size_t), value :: len
+      integer(c_int) :: rtopo_allgather_function
+    end function
+  end interface
+  public :: rtopo_allgather_function
+
+  ! rtopo_config_t
+  type, bind(c) :: f08_config
+    integer(c_size_t) :: size
+    integer(c_int) :: rank
+    integer(c_int) :: nranks
+    type(c_funptr) :: allgather
+    type(c_ptr) :: allgather_arg
+    type(c_ptr) :: transport
+    integer(c_int) :: timeout_ms
+  end type
+
+  public :: rtopo_strerror, rtopo_err_name, rtopo_last_error, rtopo_version
+  public :: rtopo_init, rtopo_finalize, rtopo_rank, rtopo_size, rtopo_barrier
+  public :: rtopo_mem_register, rtopo_mem_deregister
+  public :: rtopo_topo_ring, rtopo_topo_mesh, rtopo_topo_hypercube, &
+      rtopo_topo_hypercube_host, rtopo_topo_otis_mesh, rtopo_topo_otis_hypercube, &
+      rtopo_topo_free, rtopo_topo_set_shift_algo, rtopo_topo_set_scatter_algo, &
+      rtopo_topo_set_coll_algo, rtopo_topo_rank, rtopo_topo_size, rtopo_topo_ndims, &
+      rtopo_topo_extent, rtopo_topo_coords, rtopo_topo_rank_at, rtopo_topo_sub
+  public :: rtopo_shift, rtopo_ishift, rtopo_shift_init
+  public :: rtopo_scatter, rtopo_iscatter, rtopo_scatter_init
+  public :: rtopo_shift_dim, rtopo_ishift_dim, rtopo_shift_dim_init, &
+      rtopo_shift_dim_rule, rtopo_ishift_dim_rule, rtopo_shift_dim_rule_init
+  public :: rtopo_bcast, rtopo_ibcast, rtopo_bcast_init, &
+      rtopo_allreduce, rtopo_iallreduce, rtopo_allreduce_init, &
+      rtopo_scan, rtopo_iscan, rtopo_scan_init, &
+      rtopo_window_bcast, rtopo_iwindow_bcast, rtopo_window_bcast_init
+  public :: rtopo_shift_fill, rtopo_ishift_fill, rtopo_shift_fill_init, &
+      rtopo_accumulate, rtopo_iaccumulate, rtopo_accumulate_init, &
+      rtopo_adjacent_sum, rtopo_iadjacent_sum, rtopo_adjacent_sum_init, &
+      rtopo_consecutive_sum, rtopo_iconsecutive_sum, rtopo_consecutive_sum_init
+  public :: rtopo_select_rank, rtopo_iselect_rank, rtopo_select_rank_init, &
+      rtopo_concentrate, rtopo_iconcentrate, rtopo_concentrate_init, &
+      rtopo_distribute, rtopo_idistribute, rtopo_distribute_init, &
+      rtopo_generalize, rtopo_igeneralize, rtopo_generalize_init, &
+      rtopo_random_write, rtopo_irandom_write, rtopo_random_write_init, &
+      rtopo_random_read, rtopo_irandom_read, rtopo_random_read_init
+  public :: rtopo_bpc, rtopo_ibpc, rtopo_bpc_init, rtopo_bpc_dest
+  public :: rtopo_sort, rtopo_isort, rtopo_sort_init
+  public :: rtopo_start, rtopo_wait, rtopo_test, rtopo_req_free
+
+  interface
+    ! bindings/fortran/rtopo_f08_buf.c: address, size in bytes and element
+    ! size of a contiguous buffer
+    function f08_c_buf(buf, addr, bytes, elem) bind(c, name='rtopo_f08_buf')
+      import
+      integer(c_int) :: f08_c_buf
+      type(*), dimension(..), intent(in) :: buf
+      type(c_ptr), intent(out) :: addr
+      integer(c_size_t), intent(out) :: bytes, elem
+    end function
+
+    subroutine c_exit(status) bind(c, name='exit')
+      import
+      integer(c_int), value :: status
+    end subroutine
+
+    ! the detail of an error raised by the binding (a buffer that is not
+    ! contiguous or too small), per thread, which rtopo_last_error returns
+    ! until the next call reaches the C library
+    subroutine f08_set_error(msg, len) bind(c, name='rtopo_f08_set_error')
+      import
+      character(kind=c_char), intent(in) :: msg(*)
+      integer(c_size_t), value :: len
+    end subroutine
+
+    subroutine f08_clear() bind(c, name='rtopo_f08_clear_error')
+    end subroutine
+
+    function f08_error() bind(c, name='rtopo_f08_error')
+      import
+      type(c_ptr) :: f08_error
+    end function
+
+    function c_strlen(s) bind(c, name='strlen')
+      import
+      type(c_ptr), value :: s
+      integer(c_size_t) :: c_strlen
+    end function
+
+    function c_rtopo_strerror(status) bind(c, name='rtopo_strerror')
+      import
+      integer(c_int), value :: status
+      type(c_ptr) :: c_rtopo_strerror
+    end function
+
+    function c_rtopo_err_name(status) bind(c, name='rtopo_err_name')
+      import
+      integer(c_int), value :: status
+      type(c_ptr) :: c_rtopo_err_name
+    end function
+
+    function c_rtopo_last_error() bind(c, name='rtopo_last_error')
+      import
+      type(c_ptr) :: c_rtopo_last_error
+    end function
+
+    function c_rtopo_version() bind(c, name='rtopo_version')
+      import
+      type(c_ptr) :: c_rtopo_version
+    end function
+
+    function c_rtopo_init(cfg, ctx) bind(c, name='rtopo_init')
+      import
+      type(f08_config), intent(in) :: cfg
+      type(c_ptr) :: ctx
+      integer(c_int) :: c_rtopo_init
+    end function
+
+    function c_rtopo_finalize(ctx) bind(c, name='rtopo_finalize')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int) :: c_rtopo_finalize
+    end function
+
+    function c_rtopo_rank(ctx) bind(c, name='rtopo_rank')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int) :: c_rtopo_rank
+    end function
+
+    function c_rtopo_size(ctx) bind(c, name='rtopo_size')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int) :: c_rtopo_size
+    end function
+
+    function c_rtopo_barrier(ctx) bind(c, name='rtopo_barrier')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int) :: c_rtopo_barrier
+    end function
+
+    function c_rtopo_mem_register(ctx, buf, len, mem) bind(c, name='rtopo_mem_register')
+      import
+      type(c_ptr), value :: ctx, buf
+      integer(c_size_t), value :: len
+      type(c_ptr) :: mem
+      integer(c_int) :: c_rtopo_mem_register
+    end function
+
+    function c_rtopo_mem_deregister(mem) bind(c, name='rtopo_mem_deregister')
+      import
+      type(c_ptr), value :: mem
+      integer(c_int) :: c_rtopo_mem_deregister
+    end function
+
+    function c_rtopo_topo_ring(ctx, topo) bind(c, name='rtopo_topo_ring')
+      import
+      type(c_ptr), value :: ctx
+      type(c_ptr) :: topo
+      integer(c_int) :: c_rtopo_topo_ring
+    end function
+
+    function c_rtopo_topo_mesh(ctx, rows, cols, topo) bind(c, name='rtopo_topo_mesh')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: rows, cols
+      type(c_ptr) :: topo
+      integer(c_int) :: c_rtopo_topo_mesh
+    end function
+
+    function c_rtopo_topo_hypercube(ctx, dim, topo) bind(c, name='rtopo_topo_hypercube')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: dim
+      type(c_ptr) :: topo
+      integer(c_int) :: c_rtopo_topo_hypercube
+    end function
+
+    function c_rtopo_topo_hypercube_host(ctx, dim, host, topo) &
+        bind(c, name='rtopo_topo_hypercube_host')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: dim, host
+      type(c_ptr) :: topo
+      integer(c_int) :: c_rtopo_topo_hypercube_host
+    end function
+
+    function c_rtopo_topo_otis_mesh(ctx, n, topo) bind(c, name='rtopo_topo_otis_mesh')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: n
+      type(c_ptr) :: topo
+      integer(c_int) :: c_rtopo_topo_otis_mesh
+    end function
+
+    function c_rtopo_topo_otis_hypercube(ctx, n, topo) &
+        bind(c, name='rtopo_topo_otis_hypercube')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: n
+      type(c_ptr) :: topo
+      integer(c_int) :: c_rtopo_topo_otis_hypercube
+    end function
+
+    function c_rtopo_topo_free(topo) bind(c, name='rtopo_topo_free')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int) :: c_rtopo_topo_free
+    end function
+
+    function c_rtopo_topo_set_shift_algo(topo, algo) bind(c, name='rtopo_topo_set_shift_algo')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int), value :: algo
+      integer(c_int) :: c_rtopo_topo_set_shift_algo
+    end function
+
+    function c_rtopo_topo_set_scatter_algo(topo, algo, x) &
+        bind(c, name='rtopo_topo_set_scatter_algo')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int), value :: algo, x
+      integer(c_int) :: c_rtopo_topo_set_scatter_algo
+    end function
+
+    function c_rtopo_topo_set_coll_algo(topo, algo) bind(c, name='rtopo_topo_set_coll_algo')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int), value :: algo
+      integer(c_int) :: c_rtopo_topo_set_coll_algo
+    end function
+
+    function c_rtopo_topo_rank(topo) bind(c, name='rtopo_topo_rank')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int) :: c_rtopo_topo_rank
+    end function
+
+    function c_rtopo_topo_size(topo) bind(c, name='rtopo_topo_size')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int) :: c_rtopo_topo_size
+    end function
+
+    function c_rtopo_topo_ndims(topo) bind(c, name='rtopo_topo_ndims')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int) :: c_rtopo_topo_ndims
+    end function
+
+    function c_rtopo_topo_extent(topo, dim) bind(c, name='rtopo_topo_extent')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int), value :: dim
+      integer(c_int) :: c_rtopo_topo_extent
+    end function
+
+    function c_rtopo_topo_coords(topo, rank, coords) bind(c, name='rtopo_topo_coords')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int), value :: rank
+      integer(c_int) :: coords(*)
+      integer(c_int) :: c_rtopo_topo_coords
+    end function
+
+    function c_rtopo_topo_rank_at(topo, coords) bind(c, name='rtopo_topo_rank_at')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int), intent(in) :: coords(*)
+      integer(c_int) :: c_rtopo_topo_rank_at
+    end function
+
+    function c_rtopo_topo_sub(topo, keep, sub) bind(c, name='rtopo_topo_sub')
+      import
+      type(c_ptr), value :: topo
+      integer(c_int), value :: keep
+      type(c_ptr) :: sub
+      integer(c_int) :: c_rtopo_topo_sub
+    end function
+
+    function c_rtopo_bpc_dest(topo, vector, rank) bind(c, name='rtopo_bpc_dest')
+      import
+      type(c_ptr), value :: topo, vector
+      integer(c_int), value :: rank
+      integer(c_int) :: c_rtopo_bpc_dest
+    end function
+
+    function c_rtopo_start(req) bind(c, name='rtopo_start')
+      import
+      type(c_ptr), value :: req
+      integer(c_int) :: c_rtopo_start
+    end function
+
+    function c_rtopo_wait(req) bind(c, name='rtopo_wait')
+      import
+      type(c_ptr), value :: req
+      integer(c_int) :: c_rtopo_wait
+    end function
+
+    function c_rtopo_test(req, done) bind(c, name='rtopo_test')
+      import
+      type(c_ptr), value :: req
+      integer(c_int) :: done
+      integer(c_int) :: c_rtopo_test
+    end function
+
+    function c_rtopo_req_free(req) bind(c, name='rtopo_req_free')
+      import
+      type(c_ptr), value :: req
+      integer(c_int) :: c_rtopo_req_free
+    end function
+
+    function c_rtopo_shift(t, sendbuf, recvbuf, bytes, q) &
+        bind(c, name='rtopo_shift')
+      import
+      integer(c_int) :: c_rtopo_shift
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: q
+    end function
+
+    function c_rtopo_ishift(t, sendbuf, recvbuf, bytes, q, req) &
+        bind(c, name='rtopo_ishift')
+      import
+      integer(c_int) :: c_rtopo_ishift
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: q
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_shift_init(t, sendbuf, recvbuf, bytes, q, req) &
+        bind(c, name='rtopo_shift_init')
+      import
+      integer(c_int) :: c_rtopo_shift_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: q
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_shift_dim(t, dim, sendbuf, recvbuf, bytes, disp) &
+        bind(c, name='rtopo_shift_dim')
+      import
+      integer(c_int) :: c_rtopo_shift_dim
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: disp
+    end function
+
+    function c_rtopo_ishift_dim(t, dim, sendbuf, recvbuf, bytes, disp, req) &
+        bind(c, name='rtopo_ishift_dim')
+      import
+      integer(c_int) :: c_rtopo_ishift_dim
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: disp
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_shift_dim_init(t, dim, sendbuf, recvbuf, bytes, disp, req) &
+        bind(c, name='rtopo_shift_dim_init')
+      import
+      integer(c_int) :: c_rtopo_shift_dim_init
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: disp
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_shift_dim_rule(t, dim, sendbuf, recvbuf, bytes, a, b) &
+        bind(c, name='rtopo_shift_dim_rule')
+      import
+      integer(c_int) :: c_rtopo_shift_dim_rule
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: a
+      integer(c_int), value :: b
+    end function
+
+    function c_rtopo_ishift_dim_rule(t, dim, sendbuf, recvbuf, bytes, a, b, req) &
+        bind(c, name='rtopo_ishift_dim_rule')
+      import
+      integer(c_int) :: c_rtopo_ishift_dim_rule
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: a
+      integer(c_int), value :: b
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_shift_dim_rule_init(t, dim, sendbuf, recvbuf, bytes, a, b, req) &
+        bind(c, name='rtopo_shift_dim_rule_init')
+      import
+      integer(c_int) :: c_rtopo_shift_dim_rule_init
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: a
+      integer(c_int), value :: b
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_shift_fill(t, dim, sendbuf, recvbuf, bytes, disp) &
+        bind(c, name='rtopo_shift_fill')
+      import
+      integer(c_int) :: c_rtopo_shift_fill
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: disp
+    end function
+
+    function c_rtopo_ishift_fill(t, dim, sendbuf, recvbuf, bytes, disp, req) &
+        bind(c, name='rtopo_ishift_fill')
+      import
+      integer(c_int) :: c_rtopo_ishift_fill
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: disp
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_shift_fill_init(t, dim, sendbuf, recvbuf, bytes, disp, req) &
+        bind(c, name='rtopo_shift_fill_init')
+      import
+      integer(c_int) :: c_rtopo_shift_fill_init
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: disp
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_accumulate(t, dim, sendbuf, recvbuf, bytes, m) &
+        bind(c, name='rtopo_accumulate')
+      import
+      integer(c_int) :: c_rtopo_accumulate
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: m
+    end function
+
+    function c_rtopo_iaccumulate(t, dim, sendbuf, recvbuf, bytes, m, req) &
+        bind(c, name='rtopo_iaccumulate')
+      import
+      integer(c_int) :: c_rtopo_iaccumulate
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: m
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_accumulate_init(t, dim, sendbuf, recvbuf, bytes, m, req) &
+        bind(c, name='rtopo_accumulate_init')
+      import
+      integer(c_int) :: c_rtopo_accumulate_init
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: m
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_bpc(t, vector, sendbuf, recvbuf, bytes) &
+        bind(c, name='rtopo_bpc')
+      import
+      integer(c_int) :: c_rtopo_bpc
+      type(c_ptr), value :: t
+      type(c_ptr), value :: vector
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+    end function
+
+    function c_rtopo_ibpc(t, vector, sendbuf, recvbuf, bytes, req) &
+        bind(c, name='rtopo_ibpc')
+      import
+      integer(c_int) :: c_rtopo_ibpc
+      type(c_ptr), value :: t
+      type(c_ptr), value :: vector
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_bpc_init(t, vector, sendbuf, recvbuf, bytes, req) &
+        bind(c, name='rtopo_bpc_init')
+      import
+      integer(c_int) :: c_rtopo_bpc_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: vector
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: bytes
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_bcast(t, buf, count, dtype, root) &
+        bind(c, name='rtopo_bcast')
+      import
+      integer(c_int) :: c_rtopo_bcast
+      type(c_ptr), value :: t
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: root
+    end function
+
+    function c_rtopo_ibcast(t, buf, count, dtype, root, req) &
+        bind(c, name='rtopo_ibcast')
+      import
+      integer(c_int) :: c_rtopo_ibcast
+      type(c_ptr), value :: t
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: root
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_bcast_init(t, buf, count, dtype, root, req) &
+        bind(c, name='rtopo_bcast_init')
+      import
+      integer(c_int) :: c_rtopo_bcast_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: root
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_window_bcast(t, buf, count, dtype, group, w) &
+        bind(c, name='rtopo_window_bcast')
+      import
+      integer(c_int) :: c_rtopo_window_bcast
+      type(c_ptr), value :: t
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: group
+      integer(c_int), value :: w
+    end function
+
+    function c_rtopo_iwindow_bcast(t, buf, count, dtype, group, w, req) &
+        bind(c, name='rtopo_iwindow_bcast')
+      import
+      integer(c_int) :: c_rtopo_iwindow_bcast
+      type(c_ptr), value :: t
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: group
+      integer(c_int), value :: w
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_window_bcast_init(t, buf, count, dtype, group, w, req) &
+        bind(c, name='rtopo_window_bcast_init')
+      import
+      integer(c_int) :: c_rtopo_window_bcast_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: group
+      integer(c_int), value :: w
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_allreduce(t, sendbuf, recvbuf, count, dtype, op) &
+        bind(c, name='rtopo_allreduce')
+      import
+      integer(c_int) :: c_rtopo_allreduce
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+    end function
+
+    function c_rtopo_iallreduce(t, sendbuf, recvbuf, count, dtype, op, req) &
+        bind(c, name='rtopo_iallreduce')
+      import
+      integer(c_int) :: c_rtopo_iallreduce
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_allreduce_init(t, sendbuf, recvbuf, count, dtype, op, req) &
+        bind(c, name='rtopo_allreduce_init')
+      import
+      integer(c_int) :: c_rtopo_allreduce_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_scan(t, sendbuf, recvbuf, count, dtype, op) &
+        bind(c, name='rtopo_scan')
+      import
+      integer(c_int) :: c_rtopo_scan
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+    end function
+
+    function c_rtopo_iscan(t, sendbuf, recvbuf, count, dtype, op, req) &
+        bind(c, name='rtopo_iscan')
+      import
+      integer(c_int) :: c_rtopo_iscan
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_scan_init(t, sendbuf, recvbuf, count, dtype, op, req) &
+        bind(c, name='rtopo_scan_init')
+      import
+      integer(c_int) :: c_rtopo_scan_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_adjacent_sum(t, dim, sendbuf, recvbuf, count, dtype, op, m) &
+        bind(c, name='rtopo_adjacent_sum')
+      import
+      integer(c_int) :: c_rtopo_adjacent_sum
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      integer(c_int), value :: m
+    end function
+
+    function c_rtopo_iadjacent_sum(t, dim, sendbuf, recvbuf, count, dtype, op, m, req) &
+        bind(c, name='rtopo_iadjacent_sum')
+      import
+      integer(c_int) :: c_rtopo_iadjacent_sum
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      integer(c_int), value :: m
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_adjacent_sum_init(t, dim, sendbuf, recvbuf, count, dtype, op, m, req) &
+        bind(c, name='rtopo_adjacent_sum_init')
+      import
+      integer(c_int) :: c_rtopo_adjacent_sum_init
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      integer(c_int), value :: m
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_consecutive_sum(t, dim, sendbuf, recvbuf, count, dtype, op, m) &
+        bind(c, name='rtopo_consecutive_sum')
+      import
+      integer(c_int) :: c_rtopo_consecutive_sum
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      integer(c_int), value :: m
+    end function
+
+    function c_rtopo_iconsecutive_sum(t, dim, sendbuf, recvbuf, count, dtype, op, m, req) &
+        bind(c, name='rtopo_iconsecutive_sum')
+      import
+      integer(c_int) :: c_rtopo_iconsecutive_sum
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      integer(c_int), value :: m
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_consecutive_sum_init(t, dim, sendbuf, recvbuf, count, dtype, op, &
+        m, req) &
+        bind(c, name='rtopo_consecutive_sum_init')
+      import
+      integer(c_int) :: c_rtopo_consecutive_sum_init
+      type(c_ptr), value :: t
+      integer(c_int), value :: dim
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_int), value :: dtype
+      integer(c_int), value :: op
+      integer(c_int), value :: m
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_scatter(t, sendbuf, sendcount, recvbuf, count, stride, elem_size) &
+        bind(c, name='rtopo_scatter')
+      import
+      integer(c_int) :: c_rtopo_scatter
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      integer(c_size_t), value :: sendcount
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_size_t), value :: stride
+      integer(c_size_t), value :: elem_size
+    end function
+
+    function c_rtopo_iscatter(t, sendbuf, sendcount, recvbuf, count, stride, &
+        elem_size, req) &
+        bind(c, name='rtopo_iscatter')
+      import
+      integer(c_int) :: c_rtopo_iscatter
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      integer(c_size_t), value :: sendcount
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_size_t), value :: stride
+      integer(c_size_t), value :: elem_size
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_scatter_init(t, sendbuf, sendcount, recvbuf, count, stride, &
+        elem_size, req) &
+        bind(c, name='rtopo_scatter_init')
+      import
+      integer(c_int) :: c_rtopo_scatter_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      integer(c_size_t), value :: sendcount
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_size_t), value :: stride
+      integer(c_size_t), value :: elem_size
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_select_rank(t, selected, rank) &
+        bind(c, name='rtopo_select_rank')
+      import
+      integer(c_int) :: c_rtopo_select_rank
+      type(c_ptr), value :: t
+      type(c_ptr), value :: selected
+      type(c_ptr), value :: rank
+    end function
+
+    function c_rtopo_iselect_rank(t, selected, rank, req) &
+        bind(c, name='rtopo_iselect_rank')
+      import
+      integer(c_int) :: c_rtopo_iselect_rank
+      type(c_ptr), value :: t
+      type(c_ptr), value :: selected
+      type(c_ptr), value :: rank
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_select_rank_init(t, selected, rank, req) &
+        bind(c, name='rtopo_select_rank_init')
+      import
+      integer(c_int) :: c_rtopo_select_rank_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: selected
+      type(c_ptr), value :: rank
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_concentrate(t, sendrec, selected, recvrec, recsize, got) &
+        bind(c, name='rtopo_concentrate')
+      import
+      integer(c_int) :: c_rtopo_concentrate
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: selected
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+    end function
+
+    function c_rtopo_iconcentrate(t, sendrec, selected, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_iconcentrate')
+      import
+      integer(c_int) :: c_rtopo_iconcentrate
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: selected
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_concentrate_init(t, sendrec, selected, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_concentrate_init')
+      import
+      integer(c_int) :: c_rtopo_concentrate_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: selected
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_distribute(t, sendrec, dest, recvrec, recsize, got) &
+        bind(c, name='rtopo_distribute')
+      import
+      integer(c_int) :: c_rtopo_distribute
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+    end function
+
+    function c_rtopo_idistribute(t, sendrec, dest, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_idistribute')
+      import
+      integer(c_int) :: c_rtopo_idistribute
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_distribute_init(t, sendrec, dest, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_distribute_init')
+      import
+      integer(c_int) :: c_rtopo_distribute_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_generalize(t, sendrec, dest, recvrec, recsize, got) &
+        bind(c, name='rtopo_generalize')
+      import
+      integer(c_int) :: c_rtopo_generalize
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+    end function
+
+    function c_rtopo_igeneralize(t, sendrec, dest, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_igeneralize')
+      import
+      integer(c_int) :: c_rtopo_igeneralize
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_generalize_init(t, sendrec, dest, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_generalize_init')
+      import
+      integer(c_int) :: c_rtopo_generalize_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_random_write(t, sendrec, dest, recvrec, recsize, got) &
+        bind(c, name='rtopo_random_write')
+      import
+      integer(c_int) :: c_rtopo_random_write
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+    end function
+
+    function c_rtopo_irandom_write(t, sendrec, dest, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_irandom_write')
+      import
+      integer(c_int) :: c_rtopo_irandom_write
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_random_write_init(t, sendrec, dest, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_random_write_init')
+      import
+      integer(c_int) :: c_rtopo_random_write_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: dest
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_random_read(t, sendrec, src, recvrec, recsize, got) &
+        bind(c, name='rtopo_random_read')
+      import
+      integer(c_int) :: c_rtopo_random_read
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: src
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+    end function
+
+    function c_rtopo_irandom_read(t, sendrec, src, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_irandom_read')
+      import
+      integer(c_int) :: c_rtopo_irandom_read
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: src
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_random_read_init(t, sendrec, src, recvrec, recsize, got, req) &
+        bind(c, name='rtopo_random_read_init')
+      import
+      integer(c_int) :: c_rtopo_random_read_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendrec
+      type(c_ptr), value :: src
+      type(c_ptr), value :: recvrec
+      integer(c_size_t), value :: recsize
+      type(c_ptr), value :: got
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_sort(t, sendbuf, recvbuf, count, recsize, keytype, descending) &
+        bind(c, name='rtopo_sort')
+      import
+      integer(c_int) :: c_rtopo_sort
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_size_t), value :: recsize
+      integer(c_int), value :: keytype
+      integer(c_int), value :: descending
+    end function
+
+    function c_rtopo_isort(t, sendbuf, recvbuf, count, recsize, keytype, descending, req) &
+        bind(c, name='rtopo_isort')
+      import
+      integer(c_int) :: c_rtopo_isort
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_size_t), value :: recsize
+      integer(c_int), value :: keytype
+      integer(c_int), value :: descending
+      type(c_ptr) :: req
+    end function
+
+    function c_rtopo_sort_init(t, sendbuf, recvbuf, count, recsize, keytype, &
+        descending, req) &
+        bind(c, name='rtopo_sort_init')
+      import
+      integer(c_int) :: c_rtopo_sort_init
+      type(c_ptr), value :: t
+      type(c_ptr), value :: sendbuf
+      type(c_ptr), value :: recvbuf
+      integer(c_size_t), value :: count
+      integer(c_size_t), value :: recsize
+      integer(c_int), value :: keytype
+      integer(c_int), value :: descending
+      type(c_ptr) :: req
+    end function
+
+  end interface
+
+contains
+
+  ! ---- helpers --------------------------------------------------------
+
+  ! a C string as a Fortran string
+  function f08_string(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: cs(:)
+    integer :: i, n
+
+    if (.not. c_associated(p)) then
+      s = ''
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, cs, [n])
+    allocate(character(len=n) :: s)
+    do i = 1, n
+      s(i:i) = cs(i)
+    end do
+  end function
+
+  ! a status raised by the binding, with its detail
+  function f08_raise(st, detail) result(res)
+    integer(c_int), intent(in) :: st
+    character(len=*), intent(in) :: detail
+    integer(c_int) :: res
+
+    call f08_set_error(detail, len(detail, c_size_t))
+    res = st
+  end function
+
+  ! every call ends here: ierror, or a fatal error when it is absent
+  subroutine f08_status(st, name, ierror)
+    integer(c_int), intent(in) :: st
+    character(len=*), intent(in) :: name
+    integer, optional, intent(out) :: ierror
+
+    if (present(ierror)) ierror = int(st)
+    if (st == RTOPO_OK .or. present(ierror)) return
+    write (error_unit, '(a)') name // ' failed: ' // rtopo_err_name(int(st)) // ': ' // &
+        rtopo_strerror(int(st)) // ' (' // rtopo_last_error() // ')'
+    flush (output_unit)
+    flush (error_unit)
+    call c_exit(1_c_int)   ! not ERROR STOP, whose backtrace would bury the message
+  end subroutine
+
+  ! address and bytes of one buffer
+  function f08_buf(buf, addr, bytes, elem) result(st)
+    type(*), dimension(..), intent(in) :: buf
+    type(c_ptr), intent(out) :: addr
+    integer(c_size_t), intent(out) :: bytes, elem
+    integer(c_int) :: st
+
+    call f08_clear()
+    st = f08_c_buf(buf, addr, bytes, elem)
+    if (st /= RTOPO_OK) st = f08_raise(st, &
+        'the binding takes contiguous buffers of known size only')
+  end function
+
+  ! ... of a send and a receive buffer
+  function f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, elem) result(st)
+    type(*), dimension(..), intent(in) :: sendbuf, recvbuf
+    type(c_ptr), intent(out) :: sp, rp
+    integer(c_size_t), intent(out) :: sb, rb, elem
+    integer(c_int) :: st
+    integer(c_size_t) :: relem
+
+    st = f08_buf(sendbuf, sp, sb, elem)
+    if (st == RTOPO_OK) st = f08_buf(recvbuf, rp, rb, relem)
+  end function
+
+  ! a buffer of have bytes where need bytes go
+  function f08_fits(have, need, what) result(st)
+    integer(c_size_t), intent(in) :: have, need
+    character(len=*), intent(in) :: what
+    integer(c_int) :: st
+    character(len=64) :: h, n
+
+    st = RTOPO_OK
+    if (have >= need) return
+    write (h, '(i0)') have
+    write (n, '(i0)') need
+    st = f08_raise(RTOPO_ERR_INVAL, what // ' holds ' // trim(h) // ' bytes, the call needs ' &
+        // trim(n))
+  end function
+
+  ! bytes of count elements of datatype (0 for an unknown type, which the
+  ! C library then refuses)
+  function f08_typed(count, datatype) result(bytes)
+    integer, intent(in) :: count, datatype
+    integer(c_size_t) :: bytes
+
+    select case (datatype)
+    case (RTOPO_INT32, RTOPO_FLOAT)
+      bytes = 4
+    case (RTOPO_INT64, RTOPO_DOUBLE)
+      bytes = 8
+    case default
+      bytes = 0
+    end select
+    bytes = bytes * int(max(count, 0), c_size_t)
+  end function
+
+  ! a C function that returns a value or a negative status
+  subroutine f08_value(ret, val, name, ierror)
+    integer(c_int), intent(in) :: ret
+    integer, intent(out) :: val
+    character(len=*), intent(in) :: name
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    val = int(ret)
+    if (ret >= 0) then
+      call f08_status(int(RTOPO_OK, c_int), name, ierror)
+    else
+      call f08_status(ret, name, ierror)
+    end if
+  end subroutine
+
+  ! ---- errors and version ---------------------------------------------
+
+  function rtopo_strerror(status) result(s)
+    integer, intent(in) :: status
+    character(len=:), allocatable :: s
+
+    s = f08_string(c_rtopo_strerror(int(status, c_int)))
+  end function
+
+  function rtopo_err_name(status) result(s)
+    integer, intent(in) :: status
+    character(len=:), allocatable :: s
+
+    s = f08_string(c_rtopo_err_name(int(status, c_int)))
+  end function
+
+  ! the detail of the last error: the binding's own when it raised the
+  ! last one, else the C library's
+  function rtopo_last_error() result(s)
+    character(len=:), allocatable :: s
+    type(c_ptr) :: own
+
+    own = f08_error()
+    if (c_associated(own)) then
+      s = f08_string(own)
+    else
+      s = f08_string(c_rtopo_last_error())
+    end if
+  end function
+
+  function rtopo_version() result(s)
+    character(len=:), allocatable :: s
+
+    s = f08_string(c_rtopo_version())
+  end function
+
+  ! ---- context ---------------------------------------------------------
+
+  ! rtopo_config_t as optional arguments: rank, nranks, allgather and
+  ! allgather_arg for the out-of-band bootstrap; transport and timeout_ms
+  subroutine rtopo_init(ctx, ierror, rank, nranks, allgather, allgather_arg, transport, &
+      timeout_ms)
+    type(rtopo_ctx), intent(out) :: ctx
+    integer, optional, intent(out) :: ierror
+    integer, optional, intent(in) :: rank, nranks, timeout_ms
+    procedure(rtopo_allgather_function), optional :: allgather
+    type(c_ptr), optional, intent(in) :: allgather_arg
+    character(len=*), optional, intent(in) :: transport
+    type(f08_config) :: cfg
+    character(kind=c_char, len=:), allocatable, target :: ctransport
+    integer(c_int) :: st
+
+    call f08_clear()
+    cfg%size = c_sizeof(cfg)
+    cfg%rank = -1
+    cfg%nranks = 0
+    cfg%allgather = c_null_funptr
+    cfg%allgather_arg = c_null_ptr
+    cfg%transport = c_null_ptr
+    cfg%timeout_ms = 0
+    if (present(rank)) cfg%rank = int(rank, c_int)
+    if (present(nranks)) cfg%nranks = int(nranks, c_int)
+    if (present(allgather)) cfg%allgather = c_funloc(allgather)
+    if (present(allgather_arg)) cfg%allgather_arg = allgather_arg
+    if (present(transport)) then
+      ctransport = transport // c_null_char
+      cfg%transport = c_loc(ctransport)
+    end if
+    if (present(timeout_ms)) cfg%timeout_ms = int(timeout_ms, c_int)
+    st = c_rtopo_init(cfg, ctx%ptr)
+    call f08_status(st, 'rtopo_init', ierror)
+  end subroutine
+
+  subroutine rtopo_finalize(ctx, ierror)
+    type(rtopo_ctx), intent(inout) :: ctx
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: st
+
+    call f08_clear()
+    st = c_rtopo_finalize(ctx%ptr)
+    if (st == RTOPO_OK) ctx%ptr = c_null_ptr
+    call f08_status(st, 'rtopo_finalize', ierror)
+  end subroutine
+
+  subroutine rtopo_rank(ctx, rank, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, intent(out) :: rank
+    integer, optional, intent(out) :: ierror
+
+    call f08_value(c_rtopo_rank(ctx%ptr), rank, 'rtopo_rank', ierror)
+  end subroutine
+
+  subroutine rtopo_size(ctx, size, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+
+    call f08_value(c_rtopo_size(ctx%ptr), size, 'rtopo_size', ierror)
+  end subroutine
+
+  subroutine rtopo_barrier(ctx, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_barrier(ctx%ptr), 'rtopo_barrier', ierror)
+  end subroutine
+
+  ! ---- memory registration ---------------------------------------------
+
+  subroutine rtopo_mem_register(ctx, buf, mem, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    type(*), dimension(..), intent(in) :: buf
+    type(rtopo_mem), intent(out) :: mem
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: p
+    integer(c_size_t) :: b, el
+    integer(c_int) :: st
+
+    st = f08_buf(buf, p, b, el)
+    if (st == RTOPO_OK) st = c_rtopo_mem_register(ctx%ptr, p, b, mem%ptr)
+    call f08_status(st, 'rtopo_mem_register', ierror)
+  end subroutine
+
+  subroutine rtopo_mem_deregister(mem, ierror)
+    type(rtopo_mem), intent(inout) :: mem
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: st
+
+    call f08_clear()
+    st = c_rtopo_mem_deregister(mem%ptr)
+    if (st == RTOPO_OK) mem%ptr = c_null_ptr
+    call f08_status(st, 'rtopo_mem_deregister', ierror)
+  end subroutine
+
+  ! ---- topologies ------------------------------------------------------
+
+  subroutine rtopo_topo_ring(ctx, topo, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    type(rtopo_topo), intent(out) :: topo
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_ring(ctx%ptr, topo%ptr), 'rtopo_topo_ring', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_mesh(ctx, rows, cols, topo, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, intent(in) :: rows, cols
+    type(rtopo_topo), intent(out) :: topo
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_mesh(ctx%ptr, int(rows, c_int), int(cols, c_int), &
+        topo%ptr), 'rtopo_topo_mesh', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_hypercube(ctx, dim, topo, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, intent(in) :: dim
+    type(rtopo_topo), intent(out) :: topo
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_hypercube(ctx%ptr, int(dim, c_int), topo%ptr), &
+        'rtopo_topo_hypercube', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_hypercube_host(ctx, dim, host, topo, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, intent(in) :: dim, host
+    type(rtopo_topo), intent(out) :: topo
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_hypercube_host(ctx%ptr, int(dim, c_int), int(host, c_int), &
+        topo%ptr), 'rtopo_topo_hypercube_host', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_otis_mesh(ctx, n, topo, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, intent(in) :: n
+    type(rtopo_topo), intent(out) :: topo
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_otis_mesh(ctx%ptr, int(n, c_int), topo%ptr), &
+        'rtopo_topo_otis_mesh', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_otis_hypercube(ctx, n, topo, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, intent(in) :: n
+    type(rtopo_topo), intent(out) :: topo
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_otis_hypercube(ctx%ptr, int(n, c_int), topo%ptr), &
+        'rtopo_topo_otis_hypercube', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_free(topo, ierror)
+    type(rtopo_topo), intent(inout) :: topo
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: st
+
+    call f08_clear()
+    st = c_rtopo_topo_free(topo%ptr)
+    if (st == RTOPO_OK) topo%ptr = c_null_ptr
+    call f08_status(st, 'rtopo_topo_free', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_set_shift_algo(topo, algo, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: algo
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_set_shift_algo(topo%ptr, int(algo, c_int)), &
+        'rtopo_topo_set_shift_algo', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_set_scatter_algo(topo, algo, x, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: algo, x
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_set_scatter_algo(topo%ptr, int(algo, c_int), int(x, c_int)), &
+        'rtopo_topo_set_scatter_algo', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_set_coll_algo(topo, algo, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: algo
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_topo_set_coll_algo(topo%ptr, int(algo, c_int)), &
+        'rtopo_topo_set_coll_algo', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_rank(topo, rank, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(out) :: rank
+    integer, optional, intent(out) :: ierror
+
+    call f08_value(c_rtopo_topo_rank(topo%ptr), rank, 'rtopo_topo_rank', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_size(topo, size, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+
+    call f08_value(c_rtopo_topo_size(topo%ptr), size, 'rtopo_topo_size', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_ndims(topo, ndims, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(out) :: ndims
+    integer, optional, intent(out) :: ierror
+
+    call f08_value(c_rtopo_topo_ndims(topo%ptr), ndims, 'rtopo_topo_ndims', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_extent(topo, dim, extent, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    integer, intent(out) :: extent
+    integer, optional, intent(out) :: ierror
+
+    call f08_value(c_rtopo_topo_extent(topo%ptr, int(dim, c_int)), extent, &
+        'rtopo_topo_extent', ierror)
+  end subroutine
+
+  ! coords(1:ndims) receives the coordinates of dimensions 0 .. ndims-1
+  subroutine rtopo_topo_coords(topo, rank, coords, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: rank
+    integer, intent(inout) :: coords(:)
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: c(RTOPO_MAX_DIMS), st
+    integer :: n
+
+    call f08_clear()
+    n = int(c_rtopo_topo_ndims(topo%ptr))
+    if (n < 0) then
+      st = int(n, c_int)
+    else if (size(coords) < n) then
+      st = f08_raise(RTOPO_ERR_INVAL, 'coords has fewer elements than the topology has dimensions')
+    else
+      st = c_rtopo_topo_coords(topo%ptr, int(rank, c_int), c)
+      if (st == RTOPO_OK) coords(1:n) = int(c(1:n))
+    end if
+    call f08_status(st, 'rtopo_topo_coords', ierror)
+  end subroutine
+
+  subroutine rtopo_topo_rank_at(topo, coords, rank, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: coords(:)
+    integer, intent(out) :: rank
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: c(RTOPO_MAX_DIMS), st
+    integer :: n
+
+    call f08_clear()
+    n = int(c_rtopo_topo_ndims(topo%ptr))
+    rank = -1
+    if (n < 0) then
+      st = int(n, c_int)
+    else if (size(coords) < n) then
+      st = f08_raise(RTOPO_ERR_INVAL, 'coords has fewer elements than the topology has dimensions')
+    else
+      c = 0
+      c(1:n) = int(coords(1:n), c_int)
+      st = c_rtopo_topo_rank_at(topo%ptr, c)
+      if (st >= 0) then
+        rank = int(st)
+        st = RTOPO_OK
+      end if
+    end if
+    call f08_status(st, 'rtopo_topo_rank_at', ierror)
+  end subroutine
+
+  ! keep(k+1) .true. keeps dimension k, as remain_dims of MPI_Cart_sub
+  subroutine rtopo_topo_sub(topo, keep, sub, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    logical, intent(in) :: keep(:)
+    type(rtopo_topo), intent(out) :: sub
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: mask, st
+    integer :: k
+
+    call f08_clear()
+    if (size(keep) > RTOPO_MAX_DIMS) then
+      st = f08_raise(RTOPO_ERR_INVAL, 'keep has more elements than RTOPO_MAX_DIMS')
+    else
+      mask = 0
+      do k = 1, size(keep)
+        if (keep(k)) mask = ibset(mask, k - 1)
+      end do
+      st = c_rtopo_topo_sub(topo%ptr, mask, sub%ptr)
+    end if
+    call f08_status(st, 'rtopo_topo_sub', ierror)
+  end subroutine
+
+  subroutine rtopo_bpc_dest(topo, vector, rank, dest, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    character(len=*), intent(in) :: vector
+    integer, intent(in) :: rank
+    integer, intent(out) :: dest
+    integer, optional, intent(out) :: ierror
+    character(kind=c_char, len=len(vector) + 1), target :: cvec
+
+    cvec = vector // c_null_char
+    call f08_value(c_rtopo_bpc_dest(topo%ptr, c_loc(cvec), int(rank, c_int)), dest, &
+        'rtopo_bpc_dest', ierror)
+  end subroutine
+
+  ! ---- requests ----------------------------------------------------------
+
+  subroutine rtopo_start(request, ierror)
+    type(rtopo_request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_start(request%ptr), 'rtopo_start', ierror)
+  end subroutine
+
+  subroutine rtopo_wait(request, ierror)
+    type(rtopo_request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_wait(request%ptr), 'rtopo_wait', ierror)
+  end subroutine
+
+  subroutine rtopo_test(request, flag, ierror)
+    type(rtopo_request), intent(in) :: request
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: done, st
+
+    call f08_clear()
+    done = 0
+    st = c_rtopo_test(request%ptr, done)
+    flag = st == RTOPO_OK .and. done /= 0
+    call f08_status(st, 'rtopo_test', ierror)
+  end subroutine
+
+  subroutine rtopo_req_free(request, ierror)
+    type(rtopo_request), intent(inout) :: request
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: st
+
+    call f08_clear()
+    st = c_rtopo_req_free(request%ptr)
+    if (st == RTOPO_OK) request%ptr = c_null_ptr
+    call f08_status(st, 'rtopo_req_free', ierror)
+  end subroutine
+
+  ! ---- collectives: blocking, nonblocking (request) and persistent
+  ! (_init, then rtopo_start and rtopo_wait) --------------------------------
+
+  subroutine rtopo_shift(topo, sendbuf, recvbuf, q, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: q
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_shift(topo%ptr, sp, rp, sb, int(q, c_int))
+    call f08_status(st, 'rtopo_shift', ierror)
+  end subroutine rtopo_shift
+
+  subroutine rtopo_ishift(topo, sendbuf, recvbuf, q, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: q
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_ishift(topo%ptr, sp, rp, sb, int(q, c_int), &
+        request%ptr)
+    call f08_status(st, 'rtopo_ishift', ierror)
+  end subroutine rtopo_ishift
+
+  subroutine rtopo_shift_init(topo, sendbuf, recvbuf, q, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: q
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_shift_init(topo%ptr, sp, rp, sb, int(q, c_int), &
+        request%ptr)
+    call f08_status(st, 'rtopo_shift_init', ierror)
+  end subroutine rtopo_shift_init
+
+  subroutine rtopo_shift_dim(topo, dim, sendbuf, recvbuf, disp, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: disp
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_shift_dim(topo%ptr, int(dim, c_int), sp, rp, sb, &
+        int(disp, c_int))
+    call f08_status(st, 'rtopo_shift_dim', ierror)
+  end subroutine rtopo_shift_dim
+
+  subroutine rtopo_ishift_dim(topo, dim, sendbuf, recvbuf, disp, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: disp
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_ishift_dim(topo%ptr, int(dim, c_int), sp, rp, &
+        sb, int(disp, c_int), request%ptr)
+    call f08_status(st, 'rtopo_ishift_dim', ierror)
+  end subroutine rtopo_ishift_dim
+
+  subroutine rtopo_shift_dim_init(topo, dim, sendbuf, recvbuf, disp, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: disp
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_shift_dim_init(topo%ptr, int(dim, c_int), sp, &
+        rp, sb, int(disp, c_int), request%ptr)
+    call f08_status(st, 'rtopo_shift_dim_init', ierror)
+  end subroutine rtopo_shift_dim_init
+
+  subroutine rtopo_shift_dim_rule(topo, dim, sendbuf, recvbuf, a, b, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: a
+    integer, intent(in) :: b
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_shift_dim_rule(topo%ptr, int(dim, c_int), sp, &
+        rp, sb, int(a, c_int), int(b, c_int))
+    call f08_status(st, 'rtopo_shift_dim_rule', ierror)
+  end subroutine rtopo_shift_dim_rule
+
+  subroutine rtopo_ishift_dim_rule(topo, dim, sendbuf, recvbuf, a, b, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: a
+    integer, intent(in) :: b
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_ishift_dim_rule(topo%ptr, int(dim, c_int), sp, &
+        rp, sb, int(a, c_int), int(b, c_int), request%ptr)
+    call f08_status(st, 'rtopo_ishift_dim_rule', ierror)
+  end subroutine rtopo_ishift_dim_rule
+
+  subroutine rtopo_shift_dim_rule_init(topo, dim, sendbuf, recvbuf, a, b, request, &
+      ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: a
+    integer, intent(in) :: b
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_shift_dim_rule_init(topo%ptr, int(dim, c_int), &
+        sp, rp, sb, int(a, c_int), int(b, c_int), request%ptr)
+    call f08_status(st, 'rtopo_shift_dim_rule_init', ierror)
+  end subroutine rtopo_shift_dim_rule_init
+
+  subroutine rtopo_shift_fill(topo, dim, sendbuf, recvbuf, disp, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: disp
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_shift_fill(topo%ptr, int(dim, c_int), sp, rp, &
+        sb, int(disp, c_int))
+    call f08_status(st, 'rtopo_shift_fill', ierror)
+  end subroutine rtopo_shift_fill
+
+  subroutine rtopo_ishift_fill(topo, dim, sendbuf, recvbuf, disp, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: disp
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_ishift_fill(topo%ptr, int(dim, c_int), sp, rp, &
+        sb, int(disp, c_int), request%ptr)
+    call f08_status(st, 'rtopo_ishift_fill', ierror)
+  end subroutine rtopo_ishift_fill
+
+  subroutine rtopo_shift_fill_init(topo, dim, sendbuf, recvbuf, disp, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: disp
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_shift_fill_init(topo%ptr, int(dim, c_int), sp, &
+        rp, sb, int(disp, c_int), request%ptr)
+    call f08_status(st, 'rtopo_shift_fill_init', ierror)
+  end subroutine rtopo_shift_fill_init
+
+  subroutine rtopo_accumulate(topo, dim, sendbuf, recvbuf, m, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: m
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb * max(m, 0), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_accumulate(topo%ptr, int(dim, c_int), sp, rp, &
+        sb, int(m, c_int))
+    call f08_status(st, 'rtopo_accumulate', ierror)
+  end subroutine rtopo_accumulate
+
+  subroutine rtopo_iaccumulate(topo, dim, sendbuf, recvbuf, m, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: m
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb * max(m, 0), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_iaccumulate(topo%ptr, int(dim, c_int), sp, rp, &
+        sb, int(m, c_int), request%ptr)
+    call f08_status(st, 'rtopo_iaccumulate', ierror)
+  end subroutine rtopo_iaccumulate
+
+  subroutine rtopo_accumulate_init(topo, dim, sendbuf, recvbuf, m, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: m
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb * max(m, 0), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_accumulate_init(topo%ptr, int(dim, c_int), sp, &
+        rp, sb, int(m, c_int), request%ptr)
+    call f08_status(st, 'rtopo_accumulate_init', ierror)
+  end subroutine rtopo_accumulate_init
+
+  subroutine rtopo_bpc(topo, vector, sendbuf, recvbuf, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    character(len=*), intent(in) :: vector
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    character(kind=c_char, len=len(vector) + 1), target :: cvec
+    cvec = vector // c_null_char
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_bpc(topo%ptr, c_loc(cvec), sp, rp, sb)
+    call f08_status(st, 'rtopo_bpc', ierror)
+  end subroutine rtopo_bpc
+
+  subroutine rtopo_ibpc(topo, vector, sendbuf, recvbuf, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    character(len=*), intent(in) :: vector
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    character(kind=c_char, len=len(vector) + 1), target :: cvec
+    cvec = vector // c_null_char
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_ibpc(topo%ptr, c_loc(cvec), sp, rp, sb, request%ptr)
+    call f08_status(st, 'rtopo_ibpc', ierror)
+  end subroutine rtopo_ibpc
+
+  subroutine rtopo_bpc_init(topo, vector, sendbuf, recvbuf, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    character(len=*), intent(in) :: vector
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    character(kind=c_char, len=len(vector) + 1), target :: cvec
+    cvec = vector // c_null_char
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_bpc_init(topo%ptr, c_loc(cvec), sp, rp, sb, &
+        request%ptr)
+    call f08_status(st, 'rtopo_bpc_init', ierror)
+  end subroutine rtopo_bpc_init
+
+  subroutine rtopo_bcast(topo, buffer, count, datatype, root, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..) :: buffer
+    integer, intent(in) :: count, datatype
+    integer, intent(in) :: root
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: bp
+    integer(c_size_t) :: bb, el
+    integer(c_int) :: st
+    st = f08_buf(buffer, bp, bb, el)
+    if (st == RTOPO_OK) st = f08_fits(bb, f08_typed(count, datatype), 'buffer')
+    if (st == RTOPO_OK) st = c_rtopo_bcast(topo%ptr, bp, int(count, c_size_t), &
+        int(datatype, c_int), int(root, c_int))
+    call f08_status(st, 'rtopo_bcast', ierror)
+  end subroutine rtopo_bcast
+
+  subroutine rtopo_ibcast(topo, buffer, count, datatype, root, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), asynchronous :: buffer
+    integer, intent(in) :: count, datatype
+    integer, intent(in) :: root
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: bp
+    integer(c_size_t) :: bb, el
+    integer(c_int) :: st
+    st = f08_buf(buffer, bp, bb, el)
+    if (st == RTOPO_OK) st = f08_fits(bb, f08_typed(count, datatype), 'buffer')
+    if (st == RTOPO_OK) st = c_rtopo_ibcast(topo%ptr, bp, int(count, c_size_t), &
+        int(datatype, c_int), int(root, c_int), request%ptr)
+    call f08_status(st, 'rtopo_ibcast', ierror)
+  end subroutine rtopo_ibcast
+
+  subroutine rtopo_bcast_init(topo, buffer, count, datatype, root, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), asynchronous :: buffer
+    integer, intent(in) :: count, datatype
+    integer, intent(in) :: root
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: bp
+    integer(c_size_t) :: bb, el
+    integer(c_int) :: st
+    st = f08_buf(buffer, bp, bb, el)
+    if (st == RTOPO_OK) st = f08_fits(bb, f08_typed(count, datatype), 'buffer')
+    if (st == RTOPO_OK) st = c_rtopo_bcast_init(topo%ptr, bp, int(count, c_size_t), &
+        int(datatype, c_int), int(root, c_int), request%ptr)
+    call f08_status(st, 'rtopo_bcast_init', ierror)
+  end subroutine rtopo_bcast_init
+
+  subroutine rtopo_window_bcast(topo, buffer, count, datatype, group, w, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..) :: buffer
+    integer, intent(in) :: count, datatype
+    integer, intent(in) :: group
+    integer, intent(in) :: w
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: bp
+    integer(c_size_t) :: bb, el
+    integer(c_int) :: st
+    st = f08_buf(buffer, bp, bb, el)
+    if (st == RTOPO_OK) st = f08_fits(bb, f08_typed(count, datatype), 'buffer')
+    if (st == RTOPO_OK) st = c_rtopo_window_bcast(topo%ptr, bp, int(count, c_size_t), &
+        int(datatype, c_int), int(group, c_int), int(w, c_int))
+    call f08_status(st, 'rtopo_window_bcast', ierror)
+  end subroutine rtopo_window_bcast
+
+  subroutine rtopo_iwindow_bcast(topo, buffer, count, datatype, group, w, request, &
+      ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), asynchronous :: buffer
+    integer, intent(in) :: count, datatype
+    integer, intent(in) :: group
+    integer, intent(in) :: w
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: bp
+    integer(c_size_t) :: bb, el
+    integer(c_int) :: st
+    st = f08_buf(buffer, bp, bb, el)
+    if (st == RTOPO_OK) st = f08_fits(bb, f08_typed(count, datatype), 'buffer')
+    if (st == RTOPO_OK) st = c_rtopo_iwindow_bcast(topo%ptr, bp, int(count, c_size_t), &
+        int(datatype, c_int), int(group, c_int), int(w, c_int), request%ptr)
+    call f08_status(st, 'rtopo_iwindow_bcast', ierror)
+  end subroutine rtopo_iwindow_bcast
+
+  subroutine rtopo_window_bcast_init(topo, buffer, count, datatype, group, w, &
+      request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), asynchronous :: buffer
+    integer, intent(in) :: count, datatype
+    integer, intent(in) :: group
+    integer, intent(in) :: w
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: bp
+    integer(c_size_t) :: bb, el
+    integer(c_int) :: st
+    st = f08_buf(buffer, bp, bb, el)
+    if (st == RTOPO_OK) st = f08_fits(bb, f08_typed(count, datatype), 'buffer')
+    if (st == RTOPO_OK) st = c_rtopo_window_bcast_init(topo%ptr, bp, int(count, c_size_t), &
+        int(datatype, c_int), int(group, c_int), int(w, c_int), request%ptr)
+    call f08_status(st, 'rtopo_window_bcast_init', ierror)
+  end subroutine rtopo_window_bcast_init
+
+  subroutine rtopo_allreduce(topo, sendbuf, recvbuf, count, datatype, op, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_allreduce(topo%ptr, sp, rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int))
+    call f08_status(st, 'rtopo_allreduce', ierror)
+  end subroutine rtopo_allreduce
+
+  subroutine rtopo_iallreduce(topo, sendbuf, recvbuf, count, datatype, op, request, &
+      ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_iallreduce(topo%ptr, sp, rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), request%ptr)
+    call f08_status(st, 'rtopo_iallreduce', ierror)
+  end subroutine rtopo_iallreduce
+
+  subroutine rtopo_allreduce_init(topo, sendbuf, recvbuf, count, datatype, op, &
+      request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_allreduce_init(topo%ptr, sp, rp, int(count, &
+        c_size_t), &
+        int(datatype, c_int), int(op, c_int), request%ptr)
+    call f08_status(st, 'rtopo_allreduce_init', ierror)
+  end subroutine rtopo_allreduce_init
+
+  subroutine rtopo_scan(topo, sendbuf, recvbuf, count, datatype, op, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_scan(topo%ptr, sp, rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int))
+    call f08_status(st, 'rtopo_scan', ierror)
+  end subroutine rtopo_scan
+
+  subroutine rtopo_iscan(topo, sendbuf, recvbuf, count, datatype, op, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_iscan(topo%ptr, sp, rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), request%ptr)
+    call f08_status(st, 'rtopo_iscan', ierror)
+  end subroutine rtopo_iscan
+
+  subroutine rtopo_scan_init(topo, sendbuf, recvbuf, count, datatype, op, request, &
+      ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_scan_init(topo%ptr, sp, rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), request%ptr)
+    call f08_status(st, 'rtopo_scan_init', ierror)
+  end subroutine rtopo_scan_init
+
+  subroutine rtopo_adjacent_sum(topo, dim, sendbuf, recvbuf, count, datatype, op, &
+      m, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    integer, intent(in) :: m
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_adjacent_sum(topo%ptr, int(dim, c_int), sp, rp, &
+        int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), int(m, c_int))
+    call f08_status(st, 'rtopo_adjacent_sum', ierror)
+  end subroutine rtopo_adjacent_sum
+
+  subroutine rtopo_iadjacent_sum(topo, dim, sendbuf, recvbuf, count, datatype, op, &
+      m, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    integer, intent(in) :: m
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_iadjacent_sum(topo%ptr, int(dim, c_int), sp, rp, &
+        int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), int(m, c_int), request%ptr)
+    call f08_status(st, 'rtopo_iadjacent_sum', ierror)
+  end subroutine rtopo_iadjacent_sum
+
+  subroutine rtopo_adjacent_sum_init(topo, dim, sendbuf, recvbuf, count, datatype, &
+      op, m, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    integer, intent(in) :: m
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_adjacent_sum_init(topo%ptr, int(dim, c_int), sp, &
+        rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), int(m, c_int), request%ptr)
+    call f08_status(st, 'rtopo_adjacent_sum_init', ierror)
+  end subroutine rtopo_adjacent_sum_init
+
+  subroutine rtopo_consecutive_sum(topo, dim, sendbuf, recvbuf, count, datatype, &
+      op, m, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    integer, intent(in) :: m
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype) * max(m, 0), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_consecutive_sum(topo%ptr, int(dim, c_int), sp, &
+        rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), int(m, c_int))
+    call f08_status(st, 'rtopo_consecutive_sum', ierror)
+  end subroutine rtopo_consecutive_sum
+
+  subroutine rtopo_iconsecutive_sum(topo, dim, sendbuf, recvbuf, count, datatype, &
+      op, m, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    integer, intent(in) :: m
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype) * max(m, 0), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_iconsecutive_sum(topo%ptr, int(dim, c_int), sp, &
+        rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), int(m, c_int), request%ptr)
+    call f08_status(st, 'rtopo_iconsecutive_sum', ierror)
+  end subroutine rtopo_iconsecutive_sum
+
+  subroutine rtopo_consecutive_sum_init(topo, dim, sendbuf, recvbuf, count, &
+      datatype, op, m, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer, intent(in) :: dim
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, datatype, op
+    integer, intent(in) :: m
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(sb, f08_typed(count, datatype) * max(m, 0), 'sendbuf')
+    if (st == RTOPO_OK) st = f08_fits(rb, f08_typed(count, datatype), 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_consecutive_sum_init(topo%ptr, int(dim, c_int), &
+        sp, rp, int(count, c_size_t), &
+        int(datatype, c_int), int(op, c_int), int(m, c_int), request%ptr)
+    call f08_status(st, 'rtopo_consecutive_sum_init', ierror)
+  end subroutine rtopo_consecutive_sum_init
+
+  subroutine rtopo_scatter(topo, sendbuf, recvbuf, count, stride, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: count, stride
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, sel, rel
+    integer(c_int) :: st
+    st = f08_buf(sendbuf, sp, sb, sel)
+    if (st == RTOPO_OK) st = f08_buf(recvbuf, rp, rb, rel)
+    if (st == RTOPO_OK .and. sel /= rel) st = f08_raise(RTOPO_ERR_INVAL, &
+        'sendbuf and recvbuf have elements of different sizes')
+    if (st == RTOPO_OK .and. rb > 0) st = f08_fits(rb, int(max(count, 0), &
+        c_size_t) * rel, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_scatter(topo%ptr, sp, sb / sel, rp, int(count, &
+        c_size_t), &
+        int(stride, c_size_t), sel)
+    call f08_status(st, 'rtopo_scatter', ierror)
+  end subroutine rtopo_scatter
+
+  subroutine rtopo_iscatter(topo, sendbuf, recvbuf, count, stride, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, stride
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, sel, rel
+    integer(c_int) :: st
+    st = f08_buf(sendbuf, sp, sb, sel)
+    if (st == RTOPO_OK) st = f08_buf(recvbuf, rp, rb, rel)
+    if (st == RTOPO_OK .and. sel /= rel) st = f08_raise(RTOPO_ERR_INVAL, &
+        'sendbuf and recvbuf have elements of different sizes')
+    if (st == RTOPO_OK .and. rb > 0) st = f08_fits(rb, int(max(count, 0), &
+        c_size_t) * rel, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_iscatter(topo%ptr, sp, sb / sel, rp, int(count, &
+        c_size_t), &
+        int(stride, c_size_t), sel, request%ptr)
+    call f08_status(st, 'rtopo_iscatter', ierror)
+  end subroutine rtopo_iscatter
+
+  subroutine rtopo_scatter_init(topo, sendbuf, recvbuf, count, stride, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: count, stride
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, sel, rel
+    integer(c_int) :: st
+    st = f08_buf(sendbuf, sp, sb, sel)
+    if (st == RTOPO_OK) st = f08_buf(recvbuf, rp, rb, rel)
+    if (st == RTOPO_OK .and. sel /= rel) st = f08_raise(RTOPO_ERR_INVAL, &
+        'sendbuf and recvbuf have elements of different sizes')
+    if (st == RTOPO_OK .and. rb > 0) st = f08_fits(rb, int(max(count, 0), &
+        c_size_t) * rel, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_scatter_init(topo%ptr, sp, sb / sel, rp, &
+        int(count, c_size_t), &
+        int(stride, c_size_t), sel, request%ptr)
+    call f08_status(st, 'rtopo_scatter_init', ierror)
+  end subroutine rtopo_scatter_init
+
+  subroutine rtopo_select_rank(topo, selected, rank, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer(c_int), intent(in), target :: selected
+    integer(c_int64_t), intent(out), target :: rank
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: st
+    st = c_rtopo_select_rank(topo%ptr, c_loc(selected), c_loc(rank))
+    call f08_status(st, 'rtopo_select_rank', ierror)
+  end subroutine rtopo_select_rank
+
+  subroutine rtopo_iselect_rank(topo, selected, rank, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer(c_int), intent(in), target, asynchronous :: selected
+    integer(c_int64_t), intent(inout), target, asynchronous :: rank
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: st
+    st = c_rtopo_iselect_rank(topo%ptr, c_loc(selected), c_loc(rank), request%ptr)
+    call f08_status(st, 'rtopo_iselect_rank', ierror)
+  end subroutine rtopo_iselect_rank
+
+  subroutine rtopo_select_rank_init(topo, selected, rank, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    integer(c_int), intent(in), target, asynchronous :: selected
+    integer(c_int64_t), intent(inout), target, asynchronous :: rank
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    integer(c_int) :: st
+    st = c_rtopo_select_rank_init(topo%ptr, c_loc(selected), c_loc(rank), request%ptr)
+    call f08_status(st, 'rtopo_select_rank_init', ierror)
+  end subroutine rtopo_select_rank_init
+
+  subroutine rtopo_concentrate(topo, sendrec, selected, recvrec, got, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendrec
+    integer(c_int), intent(in), target :: selected
+    type(*), dimension(..) :: recvrec
+    integer(c_int), intent(out), target :: got
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_concentrate(topo%ptr, sp, c_loc(selected), rp, &
+        sb, c_loc(got))
+    call f08_status(st, 'rtopo_concentrate', ierror)
+  end subroutine rtopo_concentrate
+
+  subroutine rtopo_iconcentrate(topo, sendrec, selected, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int), intent(in), target, asynchronous :: selected
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_iconcentrate(topo%ptr, sp, c_loc(selected), rp, &
+        sb, c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_iconcentrate', ierror)
+  end subroutine rtopo_iconcentrate
+
+  subroutine rtopo_concentrate_init(topo, sendrec, selected, recvrec, got, request, &
+      ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int), intent(in), target, asynchronous :: selected
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_concentrate_init(topo%ptr, sp, c_loc(selected), &
+        rp, sb, c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_concentrate_init', ierror)
+  end subroutine rtopo_concentrate_init
+
+  subroutine rtopo_distribute(topo, sendrec, dest, recvrec, got, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendrec
+    integer(c_int64_t), intent(in), target :: dest
+    type(*), dimension(..) :: recvrec
+    integer(c_int), intent(out), target :: got
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_distribute(topo%ptr, sp, c_loc(dest), rp, sb, &
+        c_loc(got))
+    call f08_status(st, 'rtopo_distribute', ierror)
+  end subroutine rtopo_distribute
+
+  subroutine rtopo_idistribute(topo, sendrec, dest, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int64_t), intent(in), target, asynchronous :: dest
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_idistribute(topo%ptr, sp, c_loc(dest), rp, sb, &
+        c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_idistribute', ierror)
+  end subroutine rtopo_idistribute
+
+  subroutine rtopo_distribute_init(topo, sendrec, dest, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int64_t), intent(in), target, asynchronous :: dest
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_distribute_init(topo%ptr, sp, c_loc(dest), rp, &
+        sb, c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_distribute_init', ierror)
+  end subroutine rtopo_distribute_init
+
+  subroutine rtopo_generalize(topo, sendrec, dest, recvrec, got, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendrec
+    integer(c_int64_t), intent(in), target :: dest
+    type(*), dimension(..) :: recvrec
+    integer(c_int), intent(out), target :: got
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_generalize(topo%ptr, sp, c_loc(dest), rp, sb, &
+        c_loc(got))
+    call f08_status(st, 'rtopo_generalize', ierror)
+  end subroutine rtopo_generalize
+
+  subroutine rtopo_igeneralize(topo, sendrec, dest, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int64_t), intent(in), target, asynchronous :: dest
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_igeneralize(topo%ptr, sp, c_loc(dest), rp, sb, &
+        c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_igeneralize', ierror)
+  end subroutine rtopo_igeneralize
+
+  subroutine rtopo_generalize_init(topo, sendrec, dest, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int64_t), intent(in), target, asynchronous :: dest
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_generalize_init(topo%ptr, sp, c_loc(dest), rp, &
+        sb, c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_generalize_init', ierror)
+  end subroutine rtopo_generalize_init
+
+  subroutine rtopo_random_write(topo, sendrec, dest, recvrec, got, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendrec
+    integer(c_int64_t), intent(in), target :: dest
+    type(*), dimension(..) :: recvrec
+    integer(c_int), intent(out), target :: got
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_random_write(topo%ptr, sp, c_loc(dest), rp, sb, &
+        c_loc(got))
+    call f08_status(st, 'rtopo_random_write', ierror)
+  end subroutine rtopo_random_write
+
+  subroutine rtopo_irandom_write(topo, sendrec, dest, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int64_t), intent(in), target, asynchronous :: dest
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_irandom_write(topo%ptr, sp, c_loc(dest), rp, sb, &
+        c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_irandom_write', ierror)
+  end subroutine rtopo_irandom_write
+
+  subroutine rtopo_random_write_init(topo, sendrec, dest, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int64_t), intent(in), target, asynchronous :: dest
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_random_write_init(topo%ptr, sp, c_loc(dest), rp, &
+        sb, c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_random_write_init', ierror)
+  end subroutine rtopo_random_write_init
+
+  subroutine rtopo_random_read(topo, sendrec, src, recvrec, got, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendrec
+    integer(c_int64_t), intent(in), target :: src
+    type(*), dimension(..) :: recvrec
+    integer(c_int), intent(out), target :: got
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_random_read(topo%ptr, sp, c_loc(src), rp, sb, &
+        c_loc(got))
+    call f08_status(st, 'rtopo_random_read', ierror)
+  end subroutine rtopo_random_read
+
+  subroutine rtopo_irandom_read(topo, sendrec, src, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int64_t), intent(in), target, asynchronous :: src
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_irandom_read(topo%ptr, sp, c_loc(src), rp, sb, &
+        c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_irandom_read', ierror)
+  end subroutine rtopo_irandom_read
+
+  subroutine rtopo_random_read_init(topo, sendrec, src, recvrec, got, request, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendrec
+    integer(c_int64_t), intent(in), target, asynchronous :: src
+    type(*), dimension(..), asynchronous :: recvrec
+    integer(c_int), intent(inout), target, asynchronous :: got
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el
+    integer(c_int) :: st
+    st = f08_bufs(sendrec, recvrec, sp, sb, rp, rb, el)
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvrec')
+    if (st == RTOPO_OK) st = c_rtopo_random_read_init(topo%ptr, sp, c_loc(src), rp, &
+        sb, c_loc(got), request%ptr)
+    call f08_status(st, 'rtopo_random_read_init', ierror)
+  end subroutine rtopo_random_read_init
+
+  subroutine rtopo_sort(topo, sendbuf, recvbuf, keytype, descending, recsize, ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in) :: sendbuf
+    type(*), dimension(..) :: recvbuf
+    integer, intent(in) :: keytype
+    logical, intent(in), optional :: descending
+    integer, intent(in), optional :: recsize
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el, rs
+    integer(c_int) :: st, desc
+    desc = 0
+    if (present(descending)) then
+      if (descending) desc = 1
+    end if
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    rs = el
+    if (present(recsize)) rs = int(max(recsize, 0), c_size_t)
+    if (st == RTOPO_OK .and. rs == 0) st = f08_raise(RTOPO_ERR_INVAL, 'recsize is not positive')
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_sort(topo%ptr, sp, rp, sb / rs, rs, int(keytype, &
+        c_int), desc)
+    call f08_status(st, 'rtopo_sort', ierror)
+  end subroutine rtopo_sort
+
+  subroutine rtopo_isort(topo, sendbuf, recvbuf, keytype, request, descending, recsize, &
+      ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: keytype
+    logical, intent(in), optional :: descending
+    integer, intent(in), optional :: recsize
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el, rs
+    integer(c_int) :: st, desc
+    desc = 0
+    if (present(descending)) then
+      if (descending) desc = 1
+    end if
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    rs = el
+    if (present(recsize)) rs = int(max(recsize, 0), c_size_t)
+    if (st == RTOPO_OK .and. rs == 0) st = f08_raise(RTOPO_ERR_INVAL, 'recsize is not positive')
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_isort(topo%ptr, sp, rp, sb / rs, rs, &
+        int(keytype, c_int), desc, request%ptr)
+    call f08_status(st, 'rtopo_isort', ierror)
+  end subroutine rtopo_isort
+
+  subroutine rtopo_sort_init(topo, sendbuf, recvbuf, keytype, request, descending, recsize, &
+      ierror)
+    type(rtopo_topo), intent(in) :: topo
+    type(*), dimension(..), intent(in), asynchronous :: sendbuf
+    type(*), dimension(..), asynchronous :: recvbuf
+    integer, intent(in) :: keytype
+    logical, intent(in), optional :: descending
+    integer, intent(in), optional :: recsize
+    type(rtopo_request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    type(c_ptr) :: sp, rp
+    integer(c_size_t) :: sb, rb, el, rs
+    integer(c_int) :: st, desc
+    desc = 0
+    if (present(descending)) then
+      if (descending) desc = 1
+    end if
+    st = f08_bufs(sendbuf, recvbuf, sp, sb, rp, rb, el)
+    rs = el
+    if (present(recsize)) rs = int(max(recsize, 0), c_size_t)
+    if (st == RTOPO_OK .and. rs == 0) st = f08_raise(RTOPO_ERR_INVAL, 'recsize is not positive')
+    if (st == RTOPO_OK) st = f08_fits(rb, sb, 'recvbuf')
+    if (st == RTOPO_OK) st = c_rtopo_sort_init(topo%ptr, sp, rp, sb / rs, rs, &
+        int(keytype, c_int), desc, request%ptr)
+    call f08_status(st, 'rtopo_sort_init', ierror)
+  end subroutine rtopo_sort_init
+
+end module rtopo_f08
