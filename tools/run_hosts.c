@@ -571,12 +571,12 @@ static void rh_agent_env(void)
         if ((slash = strrchr(exe, '/'))) {
             strcpy(slash + 1, "rtopo-host-exec");
             if (!access(exe, X_OK)) {
-                setenv("RTOPO_HOST_EXEC", exe, 0);
+                setenv("RTOPORUN_HOST_EXEC", exe, 0);
                 return;
             }
         }
     }
-    setenv("RTOPO_HOST_EXEC", "rtopo-host-exec", 0);
+    setenv("RTOPORUN_HOST_EXEC", "rtopo-host-exec", 0);
 }
 
 int rh_exec_launcher(char **argv)
@@ -597,12 +597,12 @@ int rh_exec_launcher(char **argv)
     for (h = 0; h < rh.hosts; h++)
         p += snprintf(p, cap - (size_t)(p - map), "%s%s=%d", h ? "," : "",
                       rh_host_name(h), (int)rh.holder[h]);
-    setenv("RTOPO_HOSTS", map, 1);
+    setenv("RTOPORUN_HOSTS", map, 1);
     free(map);
     rh_agent_env();
     /* Open MPI (PRRTE) starts its daemons on the hosts with this agent */
-    setenv("PRTE_MCA_plm_ssh_agent", getenv("RTOPO_HOST_EXEC"), 0);
-    setenv("OMPI_MCA_plm_rsh_agent", getenv("RTOPO_HOST_EXEC"), 0);
+    setenv("PRTE_MCA_plm_ssh_agent", getenv("RTOPORUN_HOST_EXEC"), 0);
+    setenv("OMPI_MCA_plm_rsh_agent", getenv("RTOPORUN_HOST_EXEC"), 0);
     rh.launcher = fork();
     if (rh.launcher < 0) {
         rh_msg("fork: %m");

@@ -77,10 +77,10 @@ leftover() {
 
 # wait_lines PATTERN COUNT SEC: until $out has COUNT lines matching PATTERN
 wait_lines() {
-    i=0
+    _w=0
     while [ "$(grep -c -- "$1" "$out")" -lt "$2" ]; do
-        i=$((i + 1))
-        [ "$i" -gt $(( $3 * 10 )) ] && return 1
+        _w=$((_w + 1))
+        [ "$_w" -gt $(( $3 * 10 )) ] && return 1
         sleep 0.1
     done
     return 0
