@@ -352,9 +352,9 @@ int rh_setup(const struct rh_opts *o)
 
     rh.quiet = o->quiet;
     rh.info_file = o->info_file;
+    rh.hosts = o->hosts;
     if (!o->hosts || o->no_netns)
         return 0;
-    rh.hosts = o->hosts;
     if (o->host_link)
         one = rh_host_link_host(o->host_link, o->hosts, &one_rate);
     if (!getcwd(rh.cwd, sizeof(rh.cwd))) {
@@ -425,8 +425,8 @@ fallback:
     for (i = 0; i < 3; i++)
         if (orig[i] >= 0)
             close(orig[i]);
-    rh_msg("--hosts: no namespaces (%s): the hosts are emulated by "
-           "RTOPO_HOST_ID only", why);
+    rh_msg("--hosts: %s; emulating the hosts by RTOPO_HOST_ID only%s", why,
+           o->link_rate || o->host_link ? " (no link rates)" : "");
     return 0;
 }
 

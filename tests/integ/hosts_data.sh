@@ -5,7 +5,8 @@
 # allreduce, every byte checked); every rank reports the hostname of its
 # host (rtopo-host<h>, contiguous blocks); a file made in /dev/shm on one
 # host is seen by that host's ranks only and never in the machine's; the
-# leftover check after every job.  REPEAT rounds (default 2).
+# leftover check after every job; and, as nobody, the fallback to
+# RTOPO_HOST_ID with a one-line reason.  REPEAT rounds (default 2).
 . "$(dirname "$0")/hosts_lib.sh"
 repeat=${REPEAT:-2}
 n=8
@@ -59,4 +60,18 @@ while [ "$round" -lt "$repeat" ]; do
     leftover
     echo "round $round: ok"
 done
+# without the privileges: one line says why, RTOPO_HOST_ID emulates the hosts
+drop="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
+if command -v setpriv > /dev/null 2>&1 && $drop test -x "$RUN" 2>/dev/null; then
+    echo "+ as nobody: rtopo-run -n 4 --hosts 2"
+    timeout 60 $drop "$RUN" -n 4 --hosts 2 --timeout 50 sh -c 'echo "$RTOPO_HOST_ID"' > "$out" 2>&1 ||
+        fail "without privileges: exit status $?"
+    [ "$(grep -c '^rtopo-run: --hosts: .*; emulating the hosts by RTOPO_HOST_ID only$' "$out")" -eq 1 ] ||
+        fail "without privileges: no one-line reason"
+    for r in 0 1 2 3; do
+        grep -qx "\[$r\] host$((r / 2))" "$out" || fail "without privileges: rank $r not on host$((r / 2))"
+    done
+else
+    echo "(setpriv missing or the build tree closed to nobody: the fallback is not checked)"
+fi
 echo "emulated hosts: $repeat rounds ok"
