@@ -5,7 +5,8 @@
 # allreduce, every byte checked); every rank reports the hostname of its
 # host (rtopo-host<h>, contiguous blocks); a file made in /dev/shm on one
 # host is seen by that host's ranks only and never in the machine's; the
-# leftover check after every job; and, as nobody, the fallback to
+# leftover check after every job; --link-rate and --host-link put a tbf
+# of the rate on each host's eth0; and, as nobody, the fallback to
 # RTOPO_HOST_ID with a one-line reason.  REPEAT rounds (default 2).
 . "$(dirname "$0")/hosts_lib.sh"
 repeat=${REPEAT:-2}
@@ -60,6 +61,15 @@ while [ "$round" -lt "$repeat" ]; do
     leftover
     echo "round $round: ok"
 done
+# link rates: the token bucket on both ends of each host's link
+echo "+ rtopo-run -n 2 --hosts 2 --link-rate 100mbit --host-link 1:20mbit: tc qdisc show"
+timeout 60 "$RUN" -n 2 --hosts 2 --link-rate 100mbit --host-link 1:20mbit --timeout 50 \
+    --hosts-info "$info" sh -c 'tc qdisc show dev eth0' > "$out" 2>&1 ||
+    fail "link rates: exit status $?"
+grep -Eq '^\[0\] qdisc tbf .* rate 100Mbit ' "$out" || fail "host 0: no tbf of 100Mbit on eth0"
+grep -Eq '^\[1\] qdisc tbf .* rate 20Mbit ' "$out" || fail "host 1: no tbf of 20Mbit on eth0"
+leftover
+
 # without the privileges: one line says why, RTOPO_HOST_ID emulates the hosts
 drop="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
 if command -v setpriv > /dev/null 2>&1 && $drop test -x "$RUN" 2>/dev/null; then
