@@ -1519,11 +1519,16 @@ static int rr_hosts_args(struct rr_job *j, int nargs)
 {
     const char *need = NULL;
 
-    if (!j->hosts)
+    if (!j->hosts || j->ho.no_netns)
         need = j->ho.link_rate ? "--link-rate" : j->ho.host_link ? "--host-link" :
                j->exec_launcher ? "--exec-launcher" : NULL;
     if (need) {
-        fprintf(stderr, "rtopo-run: %s needs --hosts H\n", need);
+        fprintf(stderr, "rtopo-run: %s needs --hosts H%s\n", need,
+                j->hosts ? " in namespaces, not --no-netns" : "");
+        return -1;
+    }
+    if (!j->hosts && j->ho.no_netns) {
+        fprintf(stderr, "rtopo-run: --no-netns needs --hosts H\n");
         return -1;
     }
     if (j->ho.host_link && rh_host_link_ok(j->ho.host_link, j->hosts))
