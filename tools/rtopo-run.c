@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include "rtopo.h"
 #include "boot_wire.h"
+#include "run_hosts.h"
 
 #define RR_MAX_RANKS     4096
 /* A connection that is not a rank of the job costs a socket and a slot
@@ -109,6 +110,8 @@ struct rr_rank {
 struct rr_job {
     int n;
     int hosts;
+    struct rh_opts ho;         /* emulated hosts (run_hosts.h) */
+    int exec_launcher;         /* --exec-launcher: run argv on the head node */
     const char *transport;
     int64_t timeout_ms;
     int64_t grace_ms;
@@ -1069,7 +1072,7 @@ static int64_t rr_next_deadline(struct rr_job *j)
 static void rr_child(struct rr_job *j, int r, int out_w, int err_w)
 {
     char num[32];
-    int null_fd, base, extra, host;
+    int null_fd;
 
     sigprocmask(SIG_SETMASK, &j->oldmask, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -1105,15 +1108,9 @@ static void rr_child(struct rr_job *j, int r, int out_w, int err_w)
      * user set is kept. */
     setenv("IPATH_NO_BACKTRACE", "1", 0);
     setenv("HFI_NO_BACKTRACE", "1", 0);
-    if (j->hosts) {
-        /* contiguous blocks; the first n % hosts hosts hold one more */
-        base = j->n / j->hosts;
-        extra = j->n % j->hosts;
-        host = r < extra * (base + 1) ? r / (base + 1) :
-               extra + (r - extra * (base + 1)) / base;
-        snprintf(num, sizeof(num), "host%d", host);
-        setenv("RTOPO_HOST_ID", num, 1);
-    }
+    /* joins the rank's emulated host (RTOPO_HOST_ID at least) */
+    if (rh_rank_enter(j->n, r))
+        _exit(127);
     execv(j->path, j->argv);
     dprintf(2, "rtopo-run: cannot execute %s: %m\n", j->path);
     _exit(127);
@@ -1153,9 +1150,37 @@ static int rr_start(struct rr_job *j)
     return 0;
 }
 
+/*
+ * An emulated host whose link went down is lost to the job, as a node
+ * that stops answering is to a resource manager: its ranks are killed,
+ * and the others hear of each as of any rank that failed.
+ */
+static void rr_links(struct rr_job *j)
+{
+    char list[256];
+    int h, r, first, last;
+
+    while ((h = rh_link_event()) >= 0) {
+        first = last = -1;
+        for (r = 0; r < j->n; r++)
+            if (rh_host_of(j->n, j->hosts, r) == h) {
+                if (first < 0)
+                    first = r;
+                last = r;
+            }
+        snprintf(list, sizeof(list), first == last ? "rank %d" : "ranks %d-%d",
+                 first, last);
+        rr_msg(j, 0, "the link of host %s went down: killing its %s",
+               rh_host_name(h), list);
+        for (r = first; r >= 0 && r <= last; r++)
+            if (j->ranks[r].running)
+                kill(-j->ranks[r].pid, SIGKILL);
+    }
+}
+
 static int rr_loop(struct rr_job *j)
 {
-    enum { RR_P_SIG, RR_P_LISTEN, RR_P_STREAM, RR_P_CONN };
+    enum { RR_P_SIG, RR_P_LISTEN, RR_P_STREAM, RR_P_CONN, RR_P_LINKS };
     struct rr_pref { int kind; int rank; int which; struct rr_conn *c; };
     struct pollfd *pfd = NULL;
     struct rr_pref *ref = NULL;
@@ -1177,7 +1202,7 @@ static int rr_loop(struct rr_job *j)
         if (j->nrunning == 0 && (!open_streams || now >= j->t_drain))
             break;
 
-        need = 2 + (size_t)open_streams;
+        need = 3 + (size_t)open_streams;
         for (c = j->conns; c; c = c->next)
             need++;
         if (need > cap) {
@@ -1195,6 +1220,10 @@ static int rr_loop(struct rr_job *j)
         if (j->nrunning > 0) {
             pfd[k] = (struct pollfd){ .fd = j->listen_fd, .events = POLLIN };
             ref[k++] = (struct rr_pref){ .kind = RR_P_LISTEN };
+            if (rh_link_fd() >= 0) {
+                pfd[k] = (struct pollfd){ .fd = rh_link_fd(), .events = POLLIN };
+                ref[k++] = (struct rr_pref){ .kind = RR_P_LINKS };
+            }
         }
         for (r = 0; r < j->n; r++)
             for (w = 0; w < 2; w++)
@@ -1229,6 +1258,9 @@ static int rr_loop(struct rr_job *j)
             case RR_P_LISTEN:
                 rr_accept(j);
                 break;
+            case RR_P_LINKS:
+                rr_links(j);
+                break;
             case RR_P_STREAM:
                 rr_stream_read(j, ref[i].rank, ref[i].which);
                 break;
@@ -1261,9 +1293,11 @@ static int rr_loop(struct rr_job *j)
 
 static int rr_listen(struct rr_job *j)
 {
+    /* loopback, or the bridge of the emulated hosts (run_hosts.c) */
     struct sockaddr_in sa = { .sin_family = AF_INET,
-                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+                              .sin_addr.s_addr = rh_boot_addr() };
     socklen_t len = sizeof(sa);
+    char ip[INET_ADDRSTRLEN];
 
     j->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC |
                           SOCK_NONBLOCK, 0);
@@ -1274,10 +1308,12 @@ static int rr_listen(struct rr_job *j)
     if (bind(j->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
         listen(j->listen_fd, SOMAXCONN) ||
         getsockname(j->listen_fd, (struct sockaddr *)&sa, &len)) {
-        rr_msg(j, 0, "listening on 127.0.0.1: %m");
+        rr_msg(j, 0, "listening on %s: %m",
+               inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip)));
         return -1;
     }
-    snprintf(j->addr, sizeof(j->addr), "127.0.0.1:%u",
+    snprintf(j->addr, sizeof(j->addr), "%s:%u",
+             inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip)),
              (unsigned)ntohs(sa.sin_port));
     return 0;
 }
@@ -1378,12 +1414,20 @@ static void rr_cleanup(struct rr_job *j)
 
 static void rr_usage(FILE *f)
 {
-    fputs("usage: rtopo-run -n N [--transport T] [--hosts H] [--timeout SEC]\n"
-          "                 [--grace SEC] [--quiet] PROG [ARGS...]\n"
+    fputs("usage: rtopo-run -n N [--transport T] [--hosts H [HOST OPTIONS]]\n"
+          "                 [--timeout SEC] [--grace SEC] [--quiet] PROG [ARGS...]\n"
+          "       rtopo-run --hosts H [HOST OPTIONS] --exec-launcher LAUNCHER [ARGS...]\n"
           "  -n, --np N         start N ranks\n"
           "      --transport T  export RTOPO_TRANSPORT=T (ofi:rxm, ofi:tcp, "
           "ofi:shm, verbs, ...)\n"
-          "      --hosts H      spread the ranks over H emulated hosts\n"
+          "      --hosts H      spread the ranks over H emulated hosts (each in\n"
+          "                     namespaces of its own where permitted)\n"
+          "      --link-rate RATE   limit each host's link (tc tbf; 100mbit, 1gbit)\n"
+          "      --host-link H:RATE limit the link of host H to RATE\n"
+          "      --hosts-info FILE  write the pids of the job's namespaces and ranks\n"
+          "      --no-netns     emulate the hosts by RTOPO_HOST_ID only\n"
+          "      --exec-launcher    with --hosts: run PROG (another launcher, such as\n"
+          "                     mpirun) on the hosts' head node instead of ranks\n"
           "      --timeout SEC  end the job after SEC seconds (exit 124)\n"
           "      --grace SEC    after a rank fails, wait SEC seconds for the "
           "others (5)\n"
@@ -1469,12 +1513,58 @@ static int rr_transport_ok(const char *t)
            !strcmp(t, "shm") || (!strncmp(t, "ofi:", 4) && t[4]);
 }
 
+/* the options of the emulated hosts, once all are known; nargs: the
+ * words after the options */
+static int rr_hosts_args(struct rr_job *j, int nargs)
+{
+    const char *need = NULL;
+
+    if (!j->hosts || j->ho.no_netns)
+        need = j->ho.link_rate ? "--link-rate" : j->ho.host_link ? "--host-link" :
+               j->exec_launcher ? "--exec-launcher" : NULL;
+    if (need) {
+        fprintf(stderr, "rtopo-run: %s needs --hosts H%s\n", need,
+                j->hosts ? " in namespaces, not --no-netns" : "");
+        return -1;
+    }
+    if (!j->hosts && j->ho.no_netns) {
+        fprintf(stderr, "rtopo-run: --no-netns needs --hosts H\n");
+        return -1;
+    }
+    if (j->ho.host_link && rh_host_link_ok(j->ho.host_link, j->hosts))
+        return -1;
+    if (j->exec_launcher && (j->n || !nargs)) {
+        fprintf(stderr, "rtopo-run: %s\n", j->n ? "--exec-launcher starts no "
+                "ranks itself: -n N belongs to the launcher's command" :
+                "--exec-launcher: no launcher command");
+        return -1;
+    }
+    return 0;
+}
+
+/* tells run_hosts.c the ranks' pids (for --hosts-info) */
+static void rr_hosts_started(struct rr_job *j)
+{
+    pid_t *pids = calloc((size_t)j->n, sizeof(*pids));
+    int r;
+
+    for (r = 0; pids && r < j->n; r++)
+        pids[r] = j->ranks[r].pid;
+    rh_started(j->n, pids);
+    free(pids);
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "np",        required_argument, NULL, 'n' },
         { "transport", required_argument, NULL, 't' },
         { "hosts",     required_argument, NULL, 'H' },
+        { "link-rate", required_argument, NULL, 'L' },
+        { "host-link", required_argument, NULL, 'K' },
+        { "hosts-info", required_argument, NULL, 'I' },
+        { "no-netns",  no_argument,       NULL, 'N' },
+        { "exec-launcher", no_argument,   NULL, 'X' },
         { "timeout",   required_argument, NULL, 'T' },
         { "grace",     required_argument, NULL, 'g' },
         { "quiet",     no_argument,       NULL, 'q' },
@@ -1508,6 +1598,23 @@ int main(int argc, char **argv)
             if (rr_int("--hosts", optarg, 1, RR_MAX_RANKS, &j->hosts))
                 return 2;
             break;
+        case 'L':
+            if (rh_rate_ok("--link-rate", optarg))
+                return 2;
+            j->ho.link_rate = optarg;
+            break;
+        case 'K':
+            j->ho.host_link = optarg;   /* checked once --hosts is known */
+            break;
+        case 'I':
+            j->ho.info_file = optarg;
+            break;
+        case 'N':
+            j->ho.no_netns = 1;
+            break;
+        case 'X':
+            j->exec_launcher = 1;
+            break;
         case 'T':
             /* at least 1 ms: a timeout that rounds to 0 would be none */
             if (rr_seconds("--timeout", optarg, 1, &j->timeout_ms))
@@ -1535,6 +1642,21 @@ int main(int argc, char **argv)
             rr_usage(stderr);
             return 2;
         }
+    }
+    if (rr_hosts_args(j, argc - optind))
+        return 2;
+    if (j->exec_launcher) {
+        j->ho.hosts = j->hosts;
+        j->ho.quiet = j->quiet;
+        if (rh_setup(&j->ho) != 1) {
+            fprintf(stderr, "rtopo-run: --exec-launcher needs the hosts in "
+                    "namespaces\n");
+            return 1;
+        }
+        rh_started(0, NULL);
+        r = rh_exec_launcher(argv + optind);
+        rh_cleanup();
+        return r;
     }
     if (!j->n || optind >= argc) {
         fprintf(stderr, "rtopo-run: %s\n", !j->n ? "-n N is required" :
@@ -1571,6 +1693,10 @@ int main(int argc, char **argv)
     j->seq = 1;
     j->launcher = getpid();
 
+    j->ho.hosts = j->hosts;
+    j->ho.quiet = j->quiet;
+    if (rh_setup(&j->ho) < 0)
+        return 1;
     if (rr_fd_limit(j) || rr_listen(j) || rr_signals_setup(j))
         return 1;
     if (j->timeout_ms)
@@ -1580,8 +1706,10 @@ int main(int argc, char **argv)
         rr_set_exit(j, 1);
         rr_signal_ranks(j, SIGKILL);
     }
+    rr_hosts_started(j);
     if (rr_loop(j))
         rr_set_exit(j, 1);
     rr_cleanup(j);
+    rh_cleanup();
     return j->exit_code;
 }

@@ -10,7 +10,7 @@ expect_lines 2 '^\[[01]\] a$'
 expect_lines 2 '^\[[01]\] b$'
 expect_lines 2 '^\[[01]\] e$'
 
-run "$RUN" -n 4 --hosts 2 --transport ofi:tcp sh -c \
+run "$RUN" -n 4 --hosts 2 --no-netns --transport ofi:tcp sh -c \
     'echo "$RTOPO_RANK/$RTOPO_SIZE $RTOPO_HOST_ID $RTOPO_TRANSPORT ${#RTOPO_JOB_SECRET} ${RTOPO_BOOT_ADDR%:*}"'
 expect_rc 0
 expect_grep '^\[0\] 0/4 host0 ofi:tcp 64 127\.0\.0\.1$'

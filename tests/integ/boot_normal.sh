@@ -10,7 +10,7 @@ for n in 1 3 8; do
     expect_lines $n '^\[([0-9]+)\] rank \1: ok$'
 done
 
-run "$RUN" -n 8 --hosts 3 "$CHECK" normal
+run "$RUN" -n 8 --hosts 3 --no-netns "$CHECK" normal
 expect_rc 0
 expect_grep '^\[0\] hosts: host0 host0 host0 host1 host1 host1 host2 host2$'
 

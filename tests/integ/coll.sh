@@ -40,7 +40,7 @@ coll() {
     n=$1; shift
     hosts=
     if [ "$1" = --hosts ]; then
-        hosts="--hosts $2"; shift 2
+        hosts="--hosts $2 --no-netns"; shift 2
     fi
     case " $ranks " in *" $n "*) ;; *) return 0 ;; esac
     if [ -n "$TOPOS" ]; then

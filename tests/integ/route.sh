@@ -38,7 +38,7 @@ job() {
     n=$1; shift
     hosts=
     if [ "$1" = --hosts ]; then
-        hosts="--hosts $2"; shift 2
+        hosts="--hosts $2 --no-netns"; shift 2
     fi
     t0=$(date +%s%N)
     # shellcheck disable=SC2086
