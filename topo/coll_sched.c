@@ -2282,15 +2282,20 @@ static uint32_t rtopo__grp_route(const rtopo__cb_t *b, int G, int a, int bb, rto
 static uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop_t *h,
                                   uint32_t *lead_p)
 {
-    int n = b->n, G = r / n, P = r % n, G2 = d / n, P2 = d % n;
+    int n = b->n, G, P, G2, P2;
     rtopo__hop_t t[4 * 64 + 1];
     uint32_t nh, nt;
 
     *lead_p = 0;
+    /* off the OTIS topologies n is 0: no group coordinates to take */
     if (b->t->kind != RTOPO__TOPO_OTIS_MESH && b->t->kind != RTOPO__TOPO_OTIS_HYPERCUBE) {
         h[0] = (rtopo__hop_t){ .to = d, .link = RTOPO__LINK_DIRECT };
         return 1;
     }
+    G = r / n;
+    P = r % n;
+    G2 = d / n;
+    P2 = d % n;
     if (G == G2)
         return rtopo__grp_route(b, G, P, P2, h);
     nh = rtopo__grp_route(b, G, P, G2, h);

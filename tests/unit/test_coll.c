@@ -2225,6 +2225,44 @@ static void test_colsort_sched(void)
     rtopo__sched_free(s);
 }
 
+/* The column sort off the OTIS topologies (ranks as columns): its
+ * transposes are routed pair by pair, one DIRECT hop each, on a ring, a
+ * mesh and a hypercube; the route of a pair must not take OTIS group
+ * coordinates there (no groups: n is 0).  Every hop DIRECT, the schedule
+ * valid and the result sorted. */
+static void test_sort_direct_routes(void)
+{
+    static const int kinds[3][4] = {   /* kind, p, a, b */
+        { RTOPO__TOPO_RING, 5, 5, 0 }, { RTOPO__TOPO_MESH, 6, 2, 3 },
+        { RTOPO__TOPO_HYPERCUBE, 8, 3, 0 },
+    };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__sched_t *s;
+    uint32_t h, other;
+    int i;
+
+    budget_test();
+    fill_hook = sort_fill;
+    for (i = 0; i < 3; i++) {
+        tdesc(&t, kinds[i][0], kinds[i][1], kinds[i][2], kinds[i][3]);
+        budget_topo();
+        sort_coll(&c, RTOPO_COLL_TOPO, RTOPO_INT64, 3, 0, i == 1);
+        s = NULL;
+        if (coll_run(&t, &c, &s) != 0 || !s) {
+            (void)TU_CHECK(0, "%s: not built or wrong", cdesc(&t, &c));
+            continue;
+        }
+        TU_CHECK(s->algo == RTOPO_COLL_TOPO, "%s: built algo %d", cdesc(&t, &c), s->algo);
+        TU_CHECK(s->nhops > 0, "%s: no hop", cdesc(&t, &c));
+        for (h = 0, other = 0; h < s->nhops; h++)
+            other += s->hops[h].link != RTOPO__LINK_DIRECT;
+        TU_CHECK(other == 0, "%s: %u of %u hops not DIRECT", cdesc(&t, &c), other, s->nhops);
+        rtopo__sched_free(s);
+    }
+    fill_hook = NULL;
+}
+
 /* random targets (collisions, -1 and other negatives) of random_write /
  * random_read on OTIS-meshes n = 1, 4, 9, 16, records of 1, 8, 24 bytes
  * (n = 16: 8 bytes only) */
@@ -2297,6 +2335,8 @@ int tu_suite_coll(void)
         !CU_add_test(s, "sort: the schedule on Fig. 4", test_colsort_sched) ||
         !CU_add_test(s, "sort: algorithms, key types, counts", test_sort) ||
         !CU_add_test(s, "sort: OTIS-meshes of 4, 16 and 64 groups", test_sort_otis_sizes) ||
+        !CU_add_test(s, "sort: column sort routes on ring, mesh, hypercube",
+                     test_sort_direct_routes) ||
         !CU_add_test(s, "random_write and random_read", test_random_access))
         return CU_get_error();
     return CUE_SUCCESS;
