@@ -4,7 +4,7 @@
  * consecutive sums), selection ranks, the OTIS-mesh routing operations
  * (concentrate, distribute, generalize), BPC permutations and the sort.
  *
- * Each call describes itself as an rtopo__coll_t, topo/coll_sched.c turns
+ * Each call describes itself as an rtopo__coll_t, topo/coll_build.c turns
  * that into a schedule (the topology's own algorithm or the generic one,
  * or the faster of the two under the topology's cost model), and the
  * executor runs it like any other.  Plans are cached per arguments, so a

@@ -1,11 +1,12 @@
 /*
- * coll_ref.c - serial reference of the collectives of coll_sched.c.
+ * coll_ref.c - serial reference of the collectives whose schedules
+ * coll_build.c and its family files build.
  *
  * Rule: every rank's RECV is computed straight from the definitions in
  * rtopo_sched.h ("collectives"), rank by rank, with no schedule, no route
  * and no link: this is the oracle the generator's schedules are checked
  * against (tests/unit/test_coll.c, rtopo-sim otis --check), so it shares
- * nothing with coll_sched.c but the coordinates (cart_sched.c) and the
+ * nothing with the builders but the coordinates (cart_sched.c) and the
  * COMBINE kernel (kernel.c), which makes integer sums and products wrap
  * exactly as a schedule's kernels do.
  *

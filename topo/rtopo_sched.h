@@ -148,7 +148,7 @@ enum rtopo__kern_type {
 #define RTOPO__KERN_MERGE 8u   /* flags (SORT): the two halves of the range
                                   are sorted already: one merge */
 
-/* Routing slots (ROUTE kernels, coll_sched.c's concentrate, distribute
+/* Routing slots (ROUTE kernels, coll_route.c's concentrate, distribute
  * and generalize): `rec` bytes, a header of two int64 then the payload.
  * Header: tag = lo + 1 (0: the slot is empty) and hi: the record belongs
  * on every index in [lo, hi] (one index: lo == hi).  hi < 0 makes the
@@ -605,8 +605,8 @@ double rtopo__scatter_formula(int strategy, int x, int d, uint64_t M, uint64_t d
 int rtopo__scatter_algo_parse(const char *s, int *x_p);
 /* "auto", "seq", "binomial", "seqscatter", "decremental"; "?" otherwise */
 const char *rtopo__scatter_algo_name(int strategy);
-/* ---- collectives (coll_sched.c): broadcast, scan, allreduce, the OTIS
- * window broadcast and the line operations ----
+/* ---- collectives (coll_build.c and the coll_*.c families): broadcast,
+ * scan, allreduce, the OTIS window broadcast and the line operations ----
  * Every rank holds `count` elements of esize bytes per register (m =
  * count*esize bytes).  Buffers (per rank, what the caller passes):
  *  BCAST          RECV m: in on the root, out everywhere
@@ -659,7 +659,7 @@ enum rtopo__coll_op {
  * r*count .. r*count + count - 1 of the whole set in the order (desc:
  * descending); equal keys keep their order by (rank, index).  Leighton's
  * column sort (TOPO): on an OTIS topology of n groups, n a square, in
- * the paper's layout, sqrt(n) rows of p / sqrt(n) ranks (coll_sched.c);
+ * the paper's layout, sqrt(n) rows of p / sqrt(n) ranks (coll_sort.c);
  * elsewhere with the ranks as columns: each column holds
  * max(count, 2(p-1)^2) slots rounded up to a multiple of p (pads fill
  * it); transposes are all-to-all exchanges routed as the BPC routes are;

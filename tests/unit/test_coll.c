@@ -1,6 +1,6 @@
 /*
- * test_coll.c - the collectives (coll_sched.c) against their serial
- * reference (coll_ref.c).
+ * test_coll.c - the collectives (topo/coll_build.c and the coll_*.c
+ * families) against their serial reference (coll_ref.c).
  *
  * Every operation with the topology's algorithm, the generic one and
  * AUTO, on OTIS-meshes (n = 1, 4, 16, 64) and OTIS-hypercubes (n = 1, 2,

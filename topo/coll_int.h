@@ -1,0 +1,124 @@
+/*
+ * coll_int.h - what the schedule builders of the collectives share inside
+ * topo/ (coll_build.c and one file per family of algorithms): the builder
+ * state, registers, and the pieces one family borrows from another.  Not
+ * for use outside topo/.
+ */
+#ifndef RTOPO_COLL_INT_H
+#define RTOPO_COLL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rtopo_sched.h"
+
+/* a register: buffer << 16 | index; its bytes are [index*M + off, +len) */
+#define RG(buf, i) ((buf) << 16 | (i))
+#define RSEND(i) RG(RTOPO__BUF_SEND, (i))
+#define RRECV(i) RG(RTOPO__BUF_RECV, (i))
+#define RTMP(i) RG(RTOPO__BUF_TMP, (i))
+#define RNONE (-1)
+
+typedef struct rtopo__cb {
+    const rtopo__tdesc_t *t;
+    const rtopo__coll_t *c;
+    int n, s;               /* OTIS: group size; OTIS-mesh side, cube dim */
+    uint64_t M;             /* register bytes */
+    uint64_t off, len;      /* this piece */
+    uint32_t base;          /* first step of this piece */
+    uint32_t maxstep;       /* of the hops */
+    uint32_t ntmp;          /* TMP registers named */
+    uint64_t tbase;         /* TMP offset of register 0 */
+    rtopo__xfer_t *x;
+    rtopo__hop_t *h;
+    rtopo__kern_t *k;
+    uint32_t nx, nh, nk, cx, ch, ck;
+    int best;               /* routing sweeps: each rank keeps one record
+                               (ROUTE BEST), not every one it is on */
+    int err;
+} rtopo__cb_t;
+
+/* a cube of labels P (links P <-> P ^ 2^k): an OTIS-hypercube group, or
+ * the identity-embedded hypercube (one "group", CUBE_ID links) */
+typedef struct rtopo__cube {
+    int base;       /* rank of label 0 */
+    int d;          /* dimension */
+    int link;       /* RTOPO__LINK_CUBE or RTOPO__LINK_CUBE_ID */
+} rtopo__cube_t;
+
+/* the generic allreduce and scan for long vectors (reported as GENERIC) */
+#define RTOPO__COLL_RSAG 3
+#define RTOPO__COLL_CHAIN 4
+
+/* ---- builder primitives, phases (coll_build.c) */
+int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
+                        uint64_t toff, uint32_t delay);
+int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out_p);
+uint32_t rtopo__sched_last_step(const rtopo__sched_t *s);
+void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err);
+void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
+                   uint32_t step);
+void rtopo__cb_comb(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step);
+void rtopo__cb_copy(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step);
+void rtopo__cb_kern(rtopo__cb_t *b, int type, int rank, int sreg, int dreg,
+                    uint32_t step, int64_t arg);
+void rtopo__cb_move(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
+                    uint32_t step, int link, int dim, int dir);
+void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
+                     uint32_t step0, const rtopo__hop_t *hops, uint32_t nh);
+void rtopo__cb_step(rtopo__cb_t *b, uint32_t step);
+
+/* ---- OTIS group moves and the OTIS algorithms (coll_otis.c) */
+int rtopo__gl_rank(const rtopo__cb_t *b, int G, int link, int fixed, int pos);
+int rtopo__is_om(const rtopo__cb_t *b);
+uint32_t rtopo__cube_bcast(rtopo__cb_t *b, const rtopo__cube_t *q, int P0, int sreg,
+                           int dreg, uint32_t t0);
+uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int inc,
+                          int exc, int tot, int in0, uint32_t t0);
+uint32_t rtopo__cube_sum(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int out,
+                         int in0, uint32_t t0);
+void rtopo__gl_hop(rtopo__cb_t *b, int G, int link, int fixed, int from, int sreg,
+                   int to, int dreg, uint32_t step);
+void rtopo__oh_scan(rtopo__cb_t *b);
+void rtopo__om_scan(rtopo__cb_t *b);
+void rtopo__otis_allreduce(rtopo__cb_t *b);
+void rtopo__otis_bcast(rtopo__cb_t *b);
+void rtopo__otis_move(rtopo__cb_t *b, int G, int P, int sreg, int dreg, uint32_t step);
+void rtopo__otis_window(rtopo__cb_t *b);
+
+/* ---- generic algorithms on any topology (coll_generic.c) */
+void rtopo__gen_allreduce(rtopo__cb_t *b);
+void rtopo__gen_allreduce_rsag(rtopo__cb_t *b);
+void rtopo__gen_bcast(rtopo__cb_t *b);
+void rtopo__gen_scan(rtopo__cb_t *b);
+void rtopo__gen_scan_chain(rtopo__cb_t *b);
+
+/* ---- line operations (coll_line.c) */
+void rtopo__line_prog(rtopo__cb_t *b);
+
+/* ---- selection and routing (coll_route.c) */
+/* a routing's TMP slots, their offsets, and TMP as a buffer */
+enum { RT_H = 0, RT_H1, RT_TP, RT_TM, RT_IP, RT_IM, RT_S, RT_X, RT_NREG };
+#define RTA(b, r) ((b)->tbase + (uint64_t)(r) * (b)->M)
+#define RT_T RTOPO__BUF_TMP
+int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       const rtopo__model_t *model, rtopo__sched_t **s_p);
+void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
+                    uint64_t doff, uint64_t len, uint32_t step);
+void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
+                    uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
+                    uint64_t dlen, int64_t arg, uint32_t step);
+
+/* ---- BPC permutations and pair routes (coll_bpc.c) */
+uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop_t *h,
+                           uint32_t *lead_p);
+uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first);
+void rtopo__bpc_prog(rtopo__cb_t *b);
+
+/* ---- sort (coll_sort.c) */
+int rtopo__sort_nrows(const rtopo__tdesc_t *t);
+uint64_t rtopo__sort_rows_kk(uint64_t k, int R);
+void rtopo__sort_ms_prog(rtopo__cb_t *b);
+void rtopo__sort_prog(rtopo__cb_t *b);
+void rtopo__sort_rows_prog(rtopo__cb_t *b, int R);
+
+#endif
