@@ -311,7 +311,7 @@ uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
     return total;
 }
 
-void rtopo__bpc_prog(rtopo__cb_t *b)
+void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
 {
     int p = b->t->p, n = b->n, r;
     int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||

@@ -46,75 +46,6 @@
 #include "rtopo_sched.h"
 #include "coll_int.h"
 
-static const char *const rtopo__coll_names[RTOPO__COLL_NOPS] = {
-    [RTOPO__COLL_BCAST] = "bcast",
-    [RTOPO__COLL_WINDOW_BCAST] = "window_bcast",
-    [RTOPO__COLL_SCAN] = "scan",
-    [RTOPO__COLL_ALLREDUCE] = "allreduce",
-    [RTOPO__COLL_SHIFT_FILL] = "shift_fill",
-    [RTOPO__COLL_ACCUMULATE] = "accumulate",
-    [RTOPO__COLL_ADJACENT_SUM] = "adjacent_sum",
-    [RTOPO__COLL_CONSEC_SUM] = "consecutive_sum",
-    [RTOPO__COLL_SELECT_RANK] = "select_rank",
-    [RTOPO__COLL_CONCENTRATE] = "concentrate",
-    [RTOPO__COLL_DISTRIBUTE] = "distribute",
-    [RTOPO__COLL_GENERALIZE] = "generalize",
-    [RTOPO__COLL_RANDOM_WRITE] = "random_write",
-    [RTOPO__COLL_RANDOM_READ] = "random_read",
-    [RTOPO__COLL_BPC] = "bpc",
-    [RTOPO__COLL_SORT] = "sort",
-};
-
-const char *rtopo__coll_name(int op)
-{
-    return op > 0 && op < RTOPO__COLL_NOPS ? rtopo__coll_names[op] : "?";
-}
-
-const char *rtopo__coll_algo_name(int algo)
-{
-    return algo == RTOPO_COLL_AUTO ? "auto" : algo == RTOPO_COLL_TOPO ? "topo" :
-           algo == RTOPO_COLL_GENERIC ? "generic" : "?";
-}
-
-int rtopo__coll_algo_parse(const char *s)
-{
-    if (!s)
-        return -1;
-    if (!strcmp(s, "auto"))
-        return RTOPO_COLL_AUTO;
-    if (!strcmp(s, "topo") || !strcmp(s, "otis"))
-        return RTOPO_COLL_TOPO;
-    if (!strcmp(s, "generic"))
-        return RTOPO_COLL_GENERIC;
-    return -1;
-}
-
-uint64_t rtopo__coll_send_bytes(const rtopo__coll_t *c)
-{
-    uint64_t m = c->count * c->esize;
-
-    switch (c->op) {
-    case RTOPO__COLL_BCAST:
-    case RTOPO__COLL_WINDOW_BCAST:
-        return 0;
-    case RTOPO__COLL_SELECT_RANK:
-        return sizeof(int32_t);
-    case RTOPO__COLL_CONSEC_SUM:
-        return m * (uint64_t)(c->mm > 0 ? c->mm : 0);
-    default:
-        return m;
-    }
-}
-
-uint64_t rtopo__coll_recv_bytes(const rtopo__coll_t *c)
-{
-    uint64_t m = c->count * c->esize;
-
-    if (c->op == RTOPO__COLL_SELECT_RANK)
-        return sizeof(int64_t);
-    return c->op == RTOPO__COLL_ACCUMULATE ? m * (uint64_t)(c->mm > 0 ? c->mm : 0) : m;
-}
-
 /* ---- builder ------------------------------------------------------------ */
 
 void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err)
@@ -346,58 +277,6 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out
 
 /* ---- building ----------------------------------------------------------- */
 
-/* one piece of the program of algorithm `algo` (TOPO, GENERIC or RSAG) */
-static void rtopo__coll_prog(rtopo__cb_t *b, int algo)
-{
-    int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
-               b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
-
-    switch (b->c->op) {
-    case RTOPO__COLL_BCAST:
-        if (otis && algo == RTOPO_COLL_TOPO)
-            rtopo__otis_bcast(b);
-        else
-            rtopo__gen_bcast(b);
-        break;
-    case RTOPO__COLL_ALLREDUCE:
-        if (otis && algo == RTOPO_COLL_TOPO)
-            rtopo__otis_allreduce(b);
-        else if (algo == RTOPO__COLL_RSAG)
-            rtopo__gen_allreduce_rsag(b);
-        else
-            rtopo__gen_allreduce(b);
-        break;
-    case RTOPO__COLL_SCAN:
-        if (otis && algo == RTOPO_COLL_TOPO) {
-            if (rtopo__is_om(b))
-                rtopo__om_scan(b);
-            else
-                rtopo__oh_scan(b);
-        } else if (algo == RTOPO__COLL_CHAIN) {
-            rtopo__gen_scan_chain(b);
-        } else {
-            rtopo__gen_scan(b);
-        }
-        break;
-    case RTOPO__COLL_WINDOW_BCAST:
-        rtopo__otis_window(b);
-        break;
-    case RTOPO__COLL_BPC:
-        rtopo__bpc_prog(b);
-        break;
-    case RTOPO__COLL_SORT:
-        if (algo == RTOPO_COLL_GENERIC)
-            rtopo__sort_ms_prog(b);
-        else if (rtopo__sort_nrows(b->t) > 1)
-            rtopo__sort_rows_prog(b, rtopo__sort_nrows(b->t));
-        else
-            rtopo__sort_prog(b);
-        break;
-    default:
-        rtopo__line_prog(b);
-    }
-}
-
 /* Build with `pieces` pieces (>= 1). */
 static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
                              uint32_t pieces, rtopo__sched_t **s_p)
@@ -430,7 +309,7 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c, in
         b.off = done * c->esize;
         b.len = (c->count - done < per ? c->count - done : per) * c->esize;
         done += b.len / (c->esize ? c->esize : 1);
-        rtopo__coll_prog(&b, algo);
+        rtopo__coll_desc(c->op)->prog(&b, algo);
     }
     if (b.err) {
         st = rtopo__error(b.err, "%s: out of memory building the schedule",
@@ -465,100 +344,28 @@ out:
 
 static int rtopo__coll_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
 {
+    const rtopo__coll_desc_t *d = rtopo__coll_desc(c->op);
     const char *name = rtopo__coll_name(c->op);
-    int reduce = c->op == RTOPO__COLL_SCAN || c->op == RTOPO__COLL_ALLREDUCE ||
-                 c->op == RTOPO__COLL_ADJACENT_SUM || c->op == RTOPO__COLL_CONSEC_SUM;
-    int E, s;
 
     if (t->host)
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: not on a topology with a host "
                             "outside the cube", name);
-    if (c->op <= 0 || c->op >= RTOPO__COLL_NOPS)
+    if (!d)
         return rtopo__error(RTOPO_ERR_INVAL, "collective %d is unknown", c->op);
-    if (rtopo__coll_is_route(c->op)) {
+    if (d->flags & RTOPO__CF_ROUTE) {
         if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
             return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d is unknown", name,
                                 c->algo);
-        if (c->op == RTOPO__COLL_SELECT_RANK)
-            return RTOPO_OK;
-        if (t->kind != RTOPO__TOPO_OTIS_MESH && t->kind != RTOPO__TOPO_OTIS_HYPERCUBE)
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s runs on the OTIS-mesh and the "
-                                "OTIS-hypercube only, not on a %s", name,
-                                rtopo__topo_name(t->kind));
-        if (c->count != 1 || c->esize < 1 || c->esize > ((uint64_t)1 << 30))
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: records of %zu bytes (1 byte to "
-                                "1 GiB)", name, c->esize);
-        if (c->algo == RTOPO_COLL_GENERIC)
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s has no generic algorithm: it "
-                                "is the OTIS topologies' own", name);
-        return RTOPO_OK;
+        return d->check ? d->check(t, c) : RTOPO_OK;
     }
-    if (!c->esize || (reduce && (rtopo__dtype_size(c->dtype) != c->esize ||
-                                 c->rop < RTOPO_SUM || c->rop > RTOPO_MAX)))
+    if (!c->esize || ((d->flags & RTOPO__CF_REDUCE) &&
+                      (rtopo__dtype_size(c->dtype) != c->esize ||
+                       c->rop < RTOPO_SUM || c->rop > RTOPO_MAX)))
         return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d, operator %d, element size "
                             "%zu", name, c->dtype, c->rop, c->esize);
     if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
         return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d is unknown", name, c->algo);
-    switch (c->op) {
-    case RTOPO__COLL_BCAST:
-        if (c->root < 0 || c->root >= t->p)
-            return rtopo__error(RTOPO_ERR_INVAL, "bcast: root %d is not a rank of the "
-                                "topology (0..%d)", c->root, t->p - 1);
-        return RTOPO_OK;
-    case RTOPO__COLL_WINDOW_BCAST:
-        if (t->kind != RTOPO__TOPO_OTIS_MESH)
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "window_bcast needs an OTIS-mesh, "
-                                "not a %s", rtopo__topo_name(t->kind));
-        for (s = 1; s * s < t->n; s++)
-            ;
-        if (c->root < 0 || c->root >= t->n)
-            return rtopo__error(RTOPO_ERR_INVAL, "window_bcast: group %d is not one of "
-                                "0..%d", c->root, t->n - 1);
-        if (c->w < 1 || s % c->w)
-            return rtopo__error(RTOPO_ERR_INVAL, "window_bcast: w=%d does not divide the "
-                                "group side %d", c->w, s);
-        return RTOPO_OK;
-    case RTOPO__COLL_SCAN:
-    case RTOPO__COLL_ALLREDUCE:
-        return RTOPO_OK;
-    case RTOPO__COLL_SORT:
-        if (c->dtype < RTOPO_INT32 || c->dtype > RTOPO_DOUBLE ||
-            c->esize < rtopo__dtype_size(c->dtype) || c->esize > ((uint64_t)1 << 30))
-            return rtopo__error(RTOPO_ERR_INVAL, "sort: records of %zu bytes keyed by "
-                                "datatype %d (the key, one of RTOPO_INT32, RTOPO_INT64, "
-                                "RTOPO_FLOAT, RTOPO_DOUBLE, at the start of each record)",
-                                c->esize, c->dtype);
-        if (c->count > ((uint64_t)1 << 40) || (c->mm > 0 && (uint64_t)c->mm < c->count))
-            return rtopo__error(RTOPO_ERR_INVAL, "sort: %llu records per rank",
-                                (unsigned long long)c->count);
-        return RTOPO_OK;
-    case RTOPO__COLL_BPC:
-        if ((1 << c->bpc_bits) != t->p || c->bpc_bits > 30)
-            return rtopo__error(RTOPO_ERR_INVAL, "bpc: a vector of %d bits on %d ranks (a "
-                                "BPC permutation needs 2^k ranks and k entries)",
-                                c->bpc_bits, t->p);
-        for (s = 0, E = 0; s < c->bpc_bits; s++) {
-            if (c->bpc_to[s] < 0 || c->bpc_to[s] >= c->bpc_bits || (E >> c->bpc_to[s]) & 1)
-                return rtopo__error(RTOPO_ERR_INVAL, "bpc: the destination bits are not a "
-                                    "permutation of 0..%d", c->bpc_bits - 1);
-            E |= 1 << c->bpc_to[s];
-        }
-        return RTOPO_OK;
-    default:
-        break;
-    }
-    if (c->dim < 0 || c->dim >= rtopo__cart_ndims(t))
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: dimension %d is not one of 0..%d of the "
-                            "%s", name, c->dim, rtopo__cart_ndims(t) - 1,
-                            rtopo__topo_name(t->kind));
-    E = rtopo__cart_extent(t, c->dim);
-    if (c->op == RTOPO__COLL_SHIFT_FILL)
-        return RTOPO_OK;
-    if (c->mm < 1 || c->mm > E || (c->op == RTOPO__COLL_CONSEC_SUM && E % c->mm))
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: m=%d %s extent %d of dimension %d", name,
-                            c->mm, c->op == RTOPO__COLL_CONSEC_SUM ? "does not divide the" :
-                            "is not within 1..the", E, c->dim);
-    return RTOPO_OK;
+    return d->check ? d->check(t, c) : RTOPO_OK;
 }
 
 /* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
@@ -584,10 +391,11 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     return P > top ? top : P;
 }
 
-static int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
-                             const rtopo__model_t *model, rtopo__sched_t **s_p)
+int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    uint32_t P = algo == RTOPO__COLL_RSAG || c->op == RTOPO__COLL_SORT ? 1 : c->chunks;
+    uint32_t P = algo == RTOPO__COLL_RSAG ||
+                 (rtopo__coll_desc(c->op)->flags & RTOPO__CF_WHOLE) ? 1 : c->chunks;
     int st;
 
     if (!P) {
@@ -605,73 +413,58 @@ static int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, in
 int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    int st, otis, cand[4], ncand = 0, i;
-    rtopo__sched_t *best = NULL, *s = NULL;
-    rtopo__sim_result_t r;
-    double tbest = 0;
+    int st;
 
     if (!t || !c || !s_p)
         return rtopo__error(RTOPO_ERR_INVAL, "no topology, collective or output");
     if ((st = rtopo__coll_check(t, c)))
         return st;
-    if (rtopo__coll_is_route(c->op))
-        return rtopo__sched_route(t, c, model, s_p);
-    otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
-    if (c->op == RTOPO__COLL_SORT) {
-        /* the column sort while its pads stay within 4 columns of
-         * records, else (and for GENERIC) merge-split; each has a size
-         * beyond which its schedule would not fit a rank's memory */
-        int R = rtopo__sort_nrows(t);
-        uint64_t kk = R > 1 ? rtopo__sort_rows_kk(c->count, R) :
-                      2 * (uint64_t)(t->p - 1) * (uint64_t)(t->p - 1);
-        uint64_t Q = ((c->esize + 7) & ~(uint64_t)7) + 8;
-        int pow2 = (t->p & (t->p - 1)) == 0;
-        int col_ok = (kk > c->count ? kk : c->count) * Q * 3 <= ((uint64_t)1 << 31) &&
-                     (R > 1 || (uint64_t)t->p * (uint64_t)t->p <= ((uint64_t)1 << 20));
-        int ms_ok = pow2 || t->p <= RTOPO__SORT_ODDEVEN_MAX;
+    return rtopo__coll_desc(c->op)->build(t, c, model, s_p);
+}
 
-        if (c->count && !col_ok && !ms_ok)
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: %d ranks are too many for "
-                                "odd-even merge-split rounds (p rounds; up to %d ranks, or "
-                                "a power of two) and %llu records per rank too few for the "
-                                "column sort's scratch (each rank pads to 2(p-1)^2)",
-                                t->p, RTOPO__SORT_ODDEVEN_MAX,
-                                (unsigned long long)c->count);
-        if ((c->algo == RTOPO_COLL_TOPO && c->count && !col_ok) ||
-            (c->algo == RTOPO_COLL_GENERIC && c->count && !ms_ok))
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: the %s does not fit %d "
-                                "ranks with %llu records each (%s)",
-                                c->algo == RTOPO_COLL_TOPO ? "column sort" :
-                                "merge-split sort", t->p, (unsigned long long)c->count,
-                                c->algo == RTOPO_COLL_TOPO ? "its scratch of three runs "
-                                "of slots per rank exceeds 2 GiB" : "p rounds of odd-even "
-                                "transposition: use a power of two or the column sort");
-        if (c->algo == RTOPO_COLL_TOPO || c->algo == RTOPO_COLL_GENERIC)
-            return rtopo__coll_algo1(t, c, c->algo, model, s_p);
-        if (!col_ok || (ms_ok && kk > 4 * (c->count ? c->count : 1)))
-            return rtopo__coll_algo1(t, c, RTOPO_COLL_GENERIC, model, s_p);
-        if (!ms_ok)
-            return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
-        cand[ncand++] = RTOPO_COLL_TOPO;
-        cand[ncand++] = RTOPO_COLL_GENERIC;
-        goto choose;
-    }
-    if (c->op > RTOPO__COLL_ALLREDUCE)          /* one algorithm each */
-        return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
+/* The one algorithm of an op that has no other (TOPO). */
+int rtopo__coll_build_one(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
+}
+
+/* The broadcast, allreduce and scan: the OTIS algorithm, the generic one
+ * and, on more than two ranks, long_algo (RSAG, CHAIN; 0: none) for long
+ * vectors, as c->algo allows; the fastest under the model. */
+int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           const rtopo__model_t *model, int long_algo,
+                           rtopo__sched_t **s_p)
+{
+    int otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    int cand[4], ncand = 0;
+
     /* the candidates: the OTIS algorithm, the generic ones (two for the
      * allreduce: recursive doubling, and reduce-scatter + allgather) */
     if (otis && c->algo != RTOPO_COLL_GENERIC)
         cand[ncand++] = RTOPO_COLL_TOPO;
     if (!otis || c->algo != RTOPO_COLL_TOPO) {
         cand[ncand++] = RTOPO_COLL_GENERIC;
-        if (c->op == RTOPO__COLL_ALLREDUCE && t->p > 2)
-            cand[ncand++] = RTOPO__COLL_RSAG;
-        if (c->op == RTOPO__COLL_SCAN && t->p > 2)
-            cand[ncand++] = RTOPO__COLL_CHAIN;
+        if (long_algo && t->p > 2)
+            cand[ncand++] = long_algo;
     }
     if (ncand == 1)
         return rtopo__coll_algo1(t, c, cand[0], model, s_p);
-choose:
+    return rtopo__coll_choose(t, c, model, cand, ncand, s_p);
+}
+
+/* Builds each of the ncand algorithms cand[], runs it under model and
+ * keeps the fastest (a tie, relative 1e-12, to the earlier); RSAG and
+ * CHAIN are reported as GENERIC. */
+int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       const rtopo__model_t *model, const int *cand, int ncand,
+                       rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *best = NULL, *s = NULL;
+    rtopo__sim_result_t r;
+    double tbest = 0;
+    int st = RTOPO_OK, i;
+
     for (i = 0; i < ncand; i++) {
         if ((st = rtopo__coll_algo1(t, c, cand[i], model, &s)) ||
             (st = rtopo__sim_run(s, model, &r)))

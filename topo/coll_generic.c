@@ -228,3 +228,44 @@ void rtopo__gen_scan(rtopo__cb_t *b)
             rtopo__cb_comb(b, v + (1 << k), RTMP(k & 1), RRECV(0), (uint32_t)k + 1);
         }
 }
+
+/* ---- one piece of the broadcast, allreduce and scan: the OTIS algorithm
+ * (coll_otis.c) for TOPO on an OTIS topology, else the generic one that
+ * algo names ---- */
+
+static int rtopo__on_otis(const rtopo__cb_t *b)
+{
+    return b->t->kind == RTOPO__TOPO_OTIS_MESH || b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+}
+
+void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
+{
+    if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
+        rtopo__otis_bcast(b);
+    else
+        rtopo__gen_bcast(b);
+}
+
+void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
+{
+    if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
+        rtopo__otis_allreduce(b);
+    else if (algo == RTOPO__COLL_RSAG)
+        rtopo__gen_allreduce_rsag(b);
+    else
+        rtopo__gen_allreduce(b);
+}
+
+void rtopo__scan_prog(rtopo__cb_t *b, int algo)
+{
+    if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO) {
+        if (rtopo__is_om(b))
+            rtopo__om_scan(b);
+        else
+            rtopo__oh_scan(b);
+    } else if (algo == RTOPO__COLL_CHAIN) {
+        rtopo__gen_scan_chain(b);
+    } else {
+        rtopo__gen_scan(b);
+    }
+}

@@ -235,7 +235,7 @@ static uint32_t rtopo__line_op(rtopo__cb_t *b, int dim, int in, int out, int tmp
     }
 }
 
-void rtopo__line_prog(rtopo__cb_t *b)
+void rtopo__line_prog(rtopo__cb_t *b, int algo)
 {
     const rtopo__coll_t *c = b->c;
     int nin = c->op == RTOPO__COLL_CONSEC_SUM ? c->mm : 1;

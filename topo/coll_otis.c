@@ -430,3 +430,9 @@ void rtopo__oh_scan(rtopo__cb_t *b)
                 rtopo__cb_comb(b, G * n + P, RTMP(T_X), RRECV(0), t);
         }
 }
+
+/* one piece of the window broadcast (its one algorithm, whatever algo) */
+void rtopo__window_prog(rtopo__cb_t *b, int algo)
+{
+    rtopo__otis_window(b);
+}

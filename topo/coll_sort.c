@@ -425,3 +425,56 @@ void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
     rtopo__ms_blocks(b, S, R, C0, kk, Q, asc, &t);
     rtopo__sort_unpad(b, kk, C0, C1, t);
 }
+
+/* one piece of the sort's program: merge-split (GENERIC) or the column
+ * sort, in the paper's rows on an OTIS topology that has them */
+void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo)
+{
+    if (algo == RTOPO_COLL_GENERIC)
+        rtopo__sort_ms_prog(b);
+    else if (rtopo__sort_nrows(b->t) > 1)
+        rtopo__sort_rows_prog(b, rtopo__sort_nrows(b->t));
+    else
+        rtopo__sort_prog(b);
+}
+
+/* The sort's schedule: the column sort while its pads stay within 4
+ * columns of records, else (and for GENERIC) merge-split; each has a size
+ * beyond which its schedule would not fit a rank's memory. */
+int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    int R = rtopo__sort_nrows(t);
+    uint64_t kk = R > 1 ? rtopo__sort_rows_kk(c->count, R) :
+                  2 * (uint64_t)(t->p - 1) * (uint64_t)(t->p - 1);
+    uint64_t Q = ((c->esize + 7) & ~(uint64_t)7) + 8;
+    int pow2 = (t->p & (t->p - 1)) == 0;
+    int col_ok = (kk > c->count ? kk : c->count) * Q * 3 <= ((uint64_t)1 << 31) &&
+                 (R > 1 || (uint64_t)t->p * (uint64_t)t->p <= ((uint64_t)1 << 20));
+    int ms_ok = pow2 || t->p <= RTOPO__SORT_ODDEVEN_MAX;
+    static const int cand[2] = { RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC };
+
+    if (c->count && !col_ok && !ms_ok)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: %d ranks are too many for "
+                            "odd-even merge-split rounds (p rounds; up to %d ranks, or "
+                            "a power of two) and %llu records per rank too few for the "
+                            "column sort's scratch (each rank pads to 2(p-1)^2)",
+                            t->p, RTOPO__SORT_ODDEVEN_MAX,
+                            (unsigned long long)c->count);
+    if ((c->algo == RTOPO_COLL_TOPO && c->count && !col_ok) ||
+        (c->algo == RTOPO_COLL_GENERIC && c->count && !ms_ok))
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: the %s does not fit %d "
+                            "ranks with %llu records each (%s)",
+                            c->algo == RTOPO_COLL_TOPO ? "column sort" :
+                            "merge-split sort", t->p, (unsigned long long)c->count,
+                            c->algo == RTOPO_COLL_TOPO ? "its scratch of three runs "
+                            "of slots per rank exceeds 2 GiB" : "p rounds of odd-even "
+                            "transposition: use a power of two or the column sort");
+    if (c->algo == RTOPO_COLL_TOPO || c->algo == RTOPO_COLL_GENERIC)
+        return rtopo__coll_algo1(t, c, c->algo, model, s_p);
+    if (!col_ok || (ms_ok && kk > 4 * (c->count ? c->count : 1)))
+        return rtopo__coll_algo1(t, c, RTOPO_COLL_GENERIC, model, s_p);
+    if (!ms_ok)
+        return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
+    return rtopo__coll_choose(t, c, model, cand, 2, s_p);
+}
