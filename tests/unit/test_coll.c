@@ -78,13 +78,12 @@ static void tdesc(rtopo__tdesc_t *t, int kind, int p, int a, int b)
 
 static int reduces(int op)
 {
-    return op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ||
-           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
+    return rtopo__coll_desc(op) && (rtopo__coll_desc(op)->flags & RTOPO__CF_REDUCE);
 }
 
 static int byte_op(int op)
 {
-    return op == RTOPO__COLL_SHIFT_FILL || op == RTOPO__COLL_ACCUMULATE;
+    return rtopo__coll_desc(op) && (rtopo__coll_desc(op)->flags & RTOPO__CF_BYTES);
 }
 
 static int isqrt(int n)
@@ -2225,6 +2224,56 @@ static void test_colsort_sched(void)
     rtopo__sched_free(s);
 }
 
+/* The descriptor table: every op of enum rtopo__coll_op has one, with a
+ * name that parses back to it, a builder, a serial reference, and a
+ * piece program wherever the shared builder cuts registers into pieces
+ * (every op but the routings); the flags agree with the buffer sizes the
+ * runtime stages (a routing with an input names it; RECV_IN: no SEND). */
+static void test_desc_table(void)
+{
+    rtopo__coll_t c;
+    int op, n = 0;
+
+    CU_ASSERT(rtopo__coll_desc(0) == NULL);
+    CU_ASSERT(rtopo__coll_desc(RTOPO__COLL_NOPS) == NULL);
+    CU_ASSERT(rtopo__coll_parse("no_such_collective") < 0);
+    CU_ASSERT(strcmp(rtopo__coll_name(RTOPO__COLL_NOPS), "?") == 0);
+    for (op = 1; op < RTOPO__COLL_NOPS; op++) {
+        const rtopo__coll_desc_t *d = rtopo__coll_desc(op);
+
+        if (!TU_CHECK(d != NULL, "op %d has no descriptor", op))
+            continue;
+        n++;
+        TU_CHECK(d->name && rtopo__coll_parse(d->name) == op, "op %d: name %s", op,
+                 d->name ? d->name : "(none)");
+        TU_CHECK(d->build && d->ref, "%s: builder or reference missing", d->name);
+        TU_CHECK((d->flags & RTOPO__CF_ROUTE) ? d->prog == NULL : d->prog != NULL,
+                 "%s: piece program %s", d->name, d->prog ? "set" : "missing");
+        TU_CHECK(!(d->flags & RTOPO__CF_REDUCE) || !(d->flags & RTOPO__CF_BYTES),
+                 "%s: reduces bytes", d->name);
+        TU_CHECK(rtopo__coll_is_route(op) == !!(d->flags & RTOPO__CF_ROUTE),
+                 "%s: is_route disagrees", d->name);
+        memset(&c, 0, sizeof(c));
+        c.op = op;
+        c.count = 3;
+        c.esize = 8;
+        c.mm = 2;
+        if (d->flags & RTOPO__CF_RECV_IN)
+            TU_CHECK(rtopo__coll_send_bytes(&c) == 0, "%s: SEND of %llu bytes", d->name,
+                     (unsigned long long)rtopo__coll_send_bytes(&c));
+        else
+            TU_CHECK(rtopo__coll_send_bytes(&c) == (d->send_fixed ? d->send_fixed :
+                     (d->flags & RTOPO__CF_SEND_MM) ? 48u : 24u), "%s: SEND of %llu bytes",
+                     d->name, (unsigned long long)rtopo__coll_send_bytes(&c));
+        TU_CHECK(rtopo__coll_recv_bytes(&c) == (d->recv_fixed ? d->recv_fixed :
+                 (d->flags & RTOPO__CF_RECV_MM) ? 48u : 24u), "%s: RECV of %llu bytes",
+                 d->name, (unsigned long long)rtopo__coll_recv_bytes(&c));
+        if ((d->flags & RTOPO__CF_ROUTE) && d->key == RTOPO__CK_RECORD)
+            TU_CHECK(d->in_arg != NULL, "%s: routing input unnamed", d->name);
+    }
+    CU_ASSERT(n == RTOPO__COLL_NOPS - 1);
+}
+
 /* The column sort off the OTIS topologies (ranks as columns): its
  * transposes are routed pair by pair, one DIRECT hop each, on a ring, a
  * mesh and a hypercube; the route of a pair must not take OTIS group
@@ -2335,6 +2384,8 @@ int tu_suite_coll(void)
         !CU_add_test(s, "sort: the schedule on Fig. 4", test_colsort_sched) ||
         !CU_add_test(s, "sort: algorithms, key types, counts", test_sort) ||
         !CU_add_test(s, "sort: OTIS-meshes of 4, 16 and 64 groups", test_sort_otis_sizes) ||
+        !CU_add_test(s, "descriptor table: one complete entry per collective",
+                     test_desc_table) ||
         !CU_add_test(s, "sort: column sort routes on ring, mesh, hypercube",
                      test_sort_direct_routes) ||
         !CU_add_test(s, "random_write and random_read", test_random_access))
