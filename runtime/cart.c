@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
+#include "call_forms.h"
 
 #define RTOPO__INPLACE_SLOTS 4u
 #define RTOPO__INPLACE_MIN_PIECE (256u * 1024u)
@@ -140,44 +141,12 @@ out:
     return st;
 }
 
-int rtopo_shift_dim(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                    size_t bytes, int disp)
-{
-    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, 0, disp, RTOPO__CALL_BLOCK,
-                                 NULL);
-}
-
-int rtopo_ishift_dim(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                     size_t bytes, int disp, rtopo_req_t **req)
-{
-    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, 0, disp, RTOPO__CALL_START,
-                                 req);
-}
-
-int rtopo_shift_dim_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                         size_t bytes, int disp, rtopo_req_t **req)
-{
-    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, 0, disp, RTOPO__CALL_INIT,
-                                 req);
-}
-
-int rtopo_shift_dim_rule(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                         size_t bytes, int a, int b)
-{
-    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, a, b, RTOPO__CALL_BLOCK,
-                                 NULL);
-}
-
-int rtopo_ishift_dim_rule(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                          size_t bytes, int a, int b, rtopo_req_t **req)
-{
-    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, a, b, RTOPO__CALL_START,
-                                 req);
-}
-
-int rtopo_shift_dim_rule_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                              size_t bytes, int a, int b, rtopo_req_t **req)
-{
-    return rtopo__shift_dim_call(t, dim, sendbuf, recvbuf, bytes, a, b, RTOPO__CALL_INIT,
-                                 req);
-}
+/* blocking, nonblocking and persistent (call_forms.h) */
+RTOPO__CALL_FORMS(shift_dim, rtopo__shift_dim_call,
+                  (rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf, size_t bytes,
+                   int disp),
+                  (t, dim, sendbuf, recvbuf, bytes, 0, disp))
+RTOPO__CALL_FORMS(shift_dim_rule, rtopo__shift_dim_call,
+                  (rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf, size_t bytes,
+                   int a, int b),
+                  (t, dim, sendbuf, recvbuf, bytes, a, b))

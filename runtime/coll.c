@@ -4,7 +4,7 @@
  * consecutive sums), selection ranks, the OTIS-mesh routing operations
  * (concentrate, distribute, generalize), BPC permutations and the sort.
  *
- * Each call describes itself as an rtopo__coll_t, topo/coll_sched.c turns
+ * Each call describes itself as an rtopo__coll_t, topo/coll_build.c turns
  * that into a schedule (the topology's own algorithm or the generic one,
  * or the faster of the two under the topology's cost model), and the
  * executor runs it like any other.  Plans are cached per arguments, so a
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
+#include "call_forms.h"
 
 static int rtopo__coll_live(const rtopo_topo_t *t)
 {
@@ -92,9 +93,9 @@ static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *s
     key.param[0] = (int64_t)(c->dim & 0xff) | (int64_t)(c->w & 0xffffff) << 8 |
                    (int64_t)c->mm << 32;
     key.param[1] = c->disp;
-    if (c->op == RTOPO__COLL_SORT)
+    if (rtopo__coll_desc(c->op)->key == RTOPO__CK_SORT)
         key.param[0] = (int64_t)c->esize << 1 | (c->desc != 0);
-    if (c->op == RTOPO__COLL_BPC) {
+    if (rtopo__coll_desc(c->op)->key == RTOPO__CK_BPC) {
         /* the vector: the complement mask and the bit count, and a 64-bit
          * hash of the entries */
         uint64_t h = 1469598103934665603ull;
@@ -139,8 +140,7 @@ static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *s
         req->bad = RTOPO_ERR_INVAL;
         snprintf(req->badmsg, sizeof(req->badmsg), "%s: the %s pointer of rank %d is NULL",
                  rtopo__coll_name(c->op), in_len && !aux_in ?
-                 (c->op == RTOPO__COLL_CONCENTRATE ? "selected" :
-                  c->op == RTOPO__COLL_RANDOM_READ ? "src" : "dest") : "got",
+                 rtopo__coll_desc(c->op)->in_arg : "got",
                  rtopo_topo_rank(t));
     }
     st = rtopo__req_call(req, how, req_p);
@@ -164,23 +164,6 @@ static int rtopo__bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype
     return rtopo__coll_call(t, &c, NULL, buf, how, req);
 }
 
-int rtopo_bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype, int root)
-{
-    return rtopo__bcast(t, buf, count, dtype, root, 0, NULL);
-}
-
-int rtopo_ibcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
-                 int root, rtopo_req_t **req)
-{
-    return rtopo__bcast(t, buf, count, dtype, root, 1, req);
-}
-
-int rtopo_bcast_init(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
-                     int root, rtopo_req_t **req)
-{
-    return rtopo__bcast(t, buf, count, dtype, root, 2, req);
-}
-
 static int rtopo__reduce(rtopo_topo_t *t, int op, const void *sendbuf, void *recvbuf,
                          size_t count, rtopo_datatype_t dtype, rtopo_op_t rop, int how,
                          rtopo_req_t **req)
@@ -194,45 +177,6 @@ static int rtopo__reduce(rtopo_topo_t *t, int op, const void *sendbuf, void *rec
     return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
 }
 
-int rtopo_allreduce(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-                    rtopo_datatype_t dtype, rtopo_op_t op)
-{
-    return rtopo__reduce(t, RTOPO__COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0,
-                         NULL);
-}
-
-int rtopo_iallreduce(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-                     rtopo_datatype_t dtype, rtopo_op_t op, rtopo_req_t **req)
-{
-    return rtopo__reduce(t, RTOPO__COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 1,
-                         req);
-}
-
-int rtopo_allreduce_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-                         rtopo_datatype_t dtype, rtopo_op_t op, rtopo_req_t **req)
-{
-    return rtopo__reduce(t, RTOPO__COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 2,
-                         req);
-}
-
-int rtopo_scan(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-               rtopo_datatype_t dtype, rtopo_op_t op)
-{
-    return rtopo__reduce(t, RTOPO__COLL_SCAN, sendbuf, recvbuf, count, dtype, op, 0, NULL);
-}
-
-int rtopo_iscan(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-                rtopo_datatype_t dtype, rtopo_op_t op, rtopo_req_t **req)
-{
-    return rtopo__reduce(t, RTOPO__COLL_SCAN, sendbuf, recvbuf, count, dtype, op, 1, req);
-}
-
-int rtopo_scan_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-                    rtopo_datatype_t dtype, rtopo_op_t op, rtopo_req_t **req)
-{
-    return rtopo__reduce(t, RTOPO__COLL_SCAN, sendbuf, recvbuf, count, dtype, op, 2, req);
-}
-
 static int rtopo__window_bcast(rtopo_topo_t *t, void *buf, size_t count,
                                rtopo_datatype_t dtype, int group, int w, int how,
                                rtopo_req_t **req)
@@ -241,24 +185,6 @@ static int rtopo__window_bcast(rtopo_topo_t *t, void *buf, size_t count,
                         .root = group, .w = w };
 
     return rtopo__coll_call(t, &c, NULL, buf, how, req);
-}
-
-int rtopo_window_bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
-                       int group, int w)
-{
-    return rtopo__window_bcast(t, buf, count, dtype, group, w, 0, NULL);
-}
-
-int rtopo_iwindow_bcast(rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
-                        int group, int w, rtopo_req_t **req)
-{
-    return rtopo__window_bcast(t, buf, count, dtype, group, w, 1, req);
-}
-
-int rtopo_window_bcast_init(rtopo_topo_t *t, void *buf, size_t count,
-                            rtopo_datatype_t dtype, int group, int w, rtopo_req_t **req)
-{
-    return rtopo__window_bcast(t, buf, count, dtype, group, w, 2, req);
 }
 
 /* line operations: bytes (dtype < 0) or count elements of dtype */
@@ -280,94 +206,6 @@ static int rtopo__line(rtopo_topo_t *t, int op, int dim, const void *sendbuf,
     return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
 }
 
-int rtopo_shift_fill(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                     size_t bytes, int disp)
-{
-    return rtopo__line(t, RTOPO__COLL_SHIFT_FILL, dim, sendbuf, recvbuf, bytes, -1, 0, disp,
-                       0, 0, NULL);
-}
-
-int rtopo_ishift_fill(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                      size_t bytes, int disp, rtopo_req_t **req)
-{
-    return rtopo__line(t, RTOPO__COLL_SHIFT_FILL, dim, sendbuf, recvbuf, bytes, -1, 0, disp,
-                       0, 1, req);
-}
-
-int rtopo_shift_fill_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                          size_t bytes, int disp, rtopo_req_t **req)
-{
-    return rtopo__line(t, RTOPO__COLL_SHIFT_FILL, dim, sendbuf, recvbuf, bytes, -1, 0, disp,
-                       0, 2, req);
-}
-
-int rtopo_accumulate(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                     size_t bytes, int m)
-{
-    return rtopo__line(t, RTOPO__COLL_ACCUMULATE, dim, sendbuf, recvbuf, bytes, -1, 0, 0, m,
-                       0, NULL);
-}
-
-int rtopo_iaccumulate(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                      size_t bytes, int m, rtopo_req_t **req)
-{
-    return rtopo__line(t, RTOPO__COLL_ACCUMULATE, dim, sendbuf, recvbuf, bytes, -1, 0, 0, m,
-                       1, req);
-}
-
-int rtopo_accumulate_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                          size_t bytes, int m, rtopo_req_t **req)
-{
-    return rtopo__line(t, RTOPO__COLL_ACCUMULATE, dim, sendbuf, recvbuf, bytes, -1, 0, 0, m,
-                       2, req);
-}
-
-int rtopo_adjacent_sum(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                       size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m)
-{
-    return rtopo__line(t, RTOPO__COLL_ADJACENT_SUM, dim, sendbuf, recvbuf, count, dtype, op,
-                       0, m, 0, NULL);
-}
-
-int rtopo_iadjacent_sum(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                        size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m,
-                        rtopo_req_t **req)
-{
-    return rtopo__line(t, RTOPO__COLL_ADJACENT_SUM, dim, sendbuf, recvbuf, count, dtype, op,
-                       0, m, 1, req);
-}
-
-int rtopo_adjacent_sum_init(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                            size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m,
-                            rtopo_req_t **req)
-{
-    return rtopo__line(t, RTOPO__COLL_ADJACENT_SUM, dim, sendbuf, recvbuf, count, dtype, op,
-                       0, m, 2, req);
-}
-
-int rtopo_consecutive_sum(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                          size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m)
-{
-    return rtopo__line(t, RTOPO__COLL_CONSEC_SUM, dim, sendbuf, recvbuf, count, dtype, op,
-                       0, m, 0, NULL);
-}
-
-int rtopo_iconsecutive_sum(rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf,
-                           size_t count, rtopo_datatype_t dtype, rtopo_op_t op, int m,
-                           rtopo_req_t **req)
-{
-    return rtopo__line(t, RTOPO__COLL_CONSEC_SUM, dim, sendbuf, recvbuf, count, dtype, op,
-                       0, m, 1, req);
-}
-
-int rtopo_consecutive_sum_init(rtopo_topo_t *t, int dim, const void *sendbuf,
-                               void *recvbuf, size_t count, rtopo_datatype_t dtype,
-                               rtopo_op_t op, int m, rtopo_req_t **req)
-{
-    return rtopo__line(t, RTOPO__COLL_CONSEC_SUM, dim, sendbuf, recvbuf, count, dtype, op,
-                       0, m, 2, req);
-}
-
 /* ---- selection and routing ---------------------------------------------- */
 
 static int rtopo__select_rank(rtopo_topo_t *t, const int *selected, int64_t *rank, int how,
@@ -377,23 +215,6 @@ static int rtopo__select_rank(rtopo_topo_t *t, const int *selected, int64_t *ran
                         .esize = 1 };
 
     return rtopo__coll_call(t, &c, selected, rank, how, req);
-}
-
-int rtopo_select_rank(rtopo_topo_t *t, const int *selected, int64_t *rank)
-{
-    return rtopo__select_rank(t, selected, rank, 0, NULL);
-}
-
-int rtopo_iselect_rank(rtopo_topo_t *t, const int *selected, int64_t *rank,
-                       rtopo_req_t **req)
-{
-    return rtopo__select_rank(t, selected, rank, 1, req);
-}
-
-int rtopo_select_rank_init(rtopo_topo_t *t, const int *selected, int64_t *rank,
-                           rtopo_req_t **req)
-{
-    return rtopo__select_rank(t, selected, rank, 2, req);
 }
 
 /* concentrate (in: int selected) or distribute / generalize (in: int64
@@ -417,111 +238,6 @@ static int rtopo__route(rtopo_topo_t *t, int op, const void *sendrec, const void
     return rtopo__coll_call_aux(t, &c, sendrec, recvrec, in,
                                 op == RTOPO__COLL_CONCENTRATE ? sizeof(int) : sizeof(int64_t),
                                 got, sizeof(int), how, req);
-}
-
-int rtopo_concentrate(rtopo_topo_t *t, const void *sendrec, const int *selected,
-                      void *recvrec, size_t recsize, int *got)
-{
-    return rtopo__route(t, RTOPO__COLL_CONCENTRATE, sendrec, selected, recvrec, recsize, got,
-                        0, NULL);
-}
-
-int rtopo_iconcentrate(rtopo_topo_t *t, const void *sendrec, const int *selected,
-                       void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_CONCENTRATE, sendrec, selected, recvrec, recsize, got,
-                        1, req);
-}
-
-int rtopo_concentrate_init(rtopo_topo_t *t, const void *sendrec, const int *selected,
-                           void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_CONCENTRATE, sendrec, selected, recvrec, recsize, got,
-                        2, req);
-}
-
-int rtopo_distribute(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                     void *recvrec, size_t recsize, int *got)
-{
-    return rtopo__route(t, RTOPO__COLL_DISTRIBUTE, sendrec, dest, recvrec, recsize, got, 0,
-                        NULL);
-}
-
-int rtopo_idistribute(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                      void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_DISTRIBUTE, sendrec, dest, recvrec, recsize, got, 1,
-                        req);
-}
-
-int rtopo_distribute_init(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                          void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_DISTRIBUTE, sendrec, dest, recvrec, recsize, got, 2,
-                        req);
-}
-
-int rtopo_generalize(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                     void *recvrec, size_t recsize, int *got)
-{
-    return rtopo__route(t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got, 0,
-                        NULL);
-}
-
-int rtopo_igeneralize(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                      void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got, 1,
-                        req);
-}
-
-int rtopo_generalize_init(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                          void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got, 2,
-                        req);
-}
-
-int rtopo_random_write(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                       void *recvrec, size_t recsize, int *got)
-{
-    return rtopo__route(t, RTOPO__COLL_RANDOM_WRITE, sendrec, dest, recvrec, recsize, got,
-                        0, NULL);
-}
-
-int rtopo_irandom_write(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                        void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_RANDOM_WRITE, sendrec, dest, recvrec, recsize, got,
-                        1, req);
-}
-
-int rtopo_random_write_init(rtopo_topo_t *t, const void *sendrec, const int64_t *dest,
-                            void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_RANDOM_WRITE, sendrec, dest, recvrec, recsize, got,
-                        2, req);
-}
-
-int rtopo_random_read(rtopo_topo_t *t, const void *sendrec, const int64_t *src,
-                      void *recvrec, size_t recsize, int *got)
-{
-    return rtopo__route(t, RTOPO__COLL_RANDOM_READ, sendrec, src, recvrec, recsize, got, 0,
-                        NULL);
-}
-
-int rtopo_irandom_read(rtopo_topo_t *t, const void *sendrec, const int64_t *src,
-                       void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_RANDOM_READ, sendrec, src, recvrec, recsize, got, 1,
-                        req);
-}
-
-int rtopo_random_read_init(rtopo_topo_t *t, const void *sendrec, const int64_t *src,
-                           void *recvrec, size_t recsize, int *got, rtopo_req_t **req)
-{
-    return rtopo__route(t, RTOPO__COLL_RANDOM_READ, sendrec, src, recvrec, recsize, got, 2,
-                        req);
 }
 
 /* ---- BPC permutations --------------------------------------------------- */
@@ -555,24 +271,6 @@ static int rtopo__bpc(rtopo_topo_t *t, const char *vector, const void *sendbuf,
     return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
 }
 
-int rtopo_bpc(rtopo_topo_t *t, const char *vector, const void *sendbuf, void *recvbuf,
-              size_t bytes)
-{
-    return rtopo__bpc(t, vector, sendbuf, recvbuf, bytes, 0, NULL);
-}
-
-int rtopo_ibpc(rtopo_topo_t *t, const char *vector, const void *sendbuf, void *recvbuf,
-               size_t bytes, rtopo_req_t **req)
-{
-    return rtopo__bpc(t, vector, sendbuf, recvbuf, bytes, 1, req);
-}
-
-int rtopo_bpc_init(rtopo_topo_t *t, const char *vector, const void *sendbuf, void *recvbuf,
-                   size_t bytes, rtopo_req_t **req)
-{
-    return rtopo__bpc(t, vector, sendbuf, recvbuf, bytes, 2, req);
-}
-
 int rtopo_bpc_dest(rtopo_topo_t *t, const char *vector, int rank)
 {
     rtopo__coll_t c = { .op = RTOPO__COLL_BPC };
@@ -604,21 +302,69 @@ static int rtopo__sort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size
     return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
 }
 
-int rtopo_sort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-               size_t recsize, rtopo_datatype_t keytype, int descending)
-{
-    return rtopo__sort(t, sendbuf, recvbuf, count, recsize, keytype, descending, 0, NULL);
-}
 
-int rtopo_isort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-                size_t recsize, rtopo_datatype_t keytype, int descending, rtopo_req_t **req)
-{
-    return rtopo__sort(t, sendbuf, recvbuf, count, recsize, keytype, descending, 1, req);
-}
+/* ---- the public calls: blocking, nonblocking and persistent from one
+ * definition each (call_forms.h) ------------------------------------------ */
 
-int rtopo_sort_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
-                    size_t recsize, rtopo_datatype_t keytype, int descending,
-                    rtopo_req_t **req)
-{
-    return rtopo__sort(t, sendbuf, recvbuf, count, recsize, keytype, descending, 2, req);
-}
+RTOPO__CALL_FORMS(bcast, rtopo__bcast,
+                  (rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype, int root),
+                  (t, buf, count, dtype, root))
+RTOPO__CALL_FORMS(allreduce, rtopo__reduce,
+                  (rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                   rtopo_datatype_t dtype, rtopo_op_t op),
+                  (t, RTOPO__COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op))
+RTOPO__CALL_FORMS(scan, rtopo__reduce,
+                  (rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                   rtopo_datatype_t dtype, rtopo_op_t op),
+                  (t, RTOPO__COLL_SCAN, sendbuf, recvbuf, count, dtype, op))
+RTOPO__CALL_FORMS(window_bcast, rtopo__window_bcast,
+                  (rtopo_topo_t *t, void *buf, size_t count, rtopo_datatype_t dtype,
+                   int group, int w),
+                  (t, buf, count, dtype, group, w))
+RTOPO__CALL_FORMS(shift_fill, rtopo__line,
+                  (rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf, size_t bytes,
+                   int disp),
+                  (t, RTOPO__COLL_SHIFT_FILL, dim, sendbuf, recvbuf, bytes, -1, 0, disp, 0))
+RTOPO__CALL_FORMS(accumulate, rtopo__line,
+                  (rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf, size_t bytes,
+                   int m),
+                  (t, RTOPO__COLL_ACCUMULATE, dim, sendbuf, recvbuf, bytes, -1, 0, 0, m))
+RTOPO__CALL_FORMS(adjacent_sum, rtopo__line,
+                  (rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf, size_t count,
+                   rtopo_datatype_t dtype, rtopo_op_t op, int m),
+                  (t, RTOPO__COLL_ADJACENT_SUM, dim, sendbuf, recvbuf, count, dtype, op, 0, m))
+RTOPO__CALL_FORMS(consecutive_sum, rtopo__line,
+                  (rtopo_topo_t *t, int dim, const void *sendbuf, void *recvbuf, size_t count,
+                   rtopo_datatype_t dtype, rtopo_op_t op, int m),
+                  (t, RTOPO__COLL_CONSEC_SUM, dim, sendbuf, recvbuf, count, dtype, op, 0, m))
+RTOPO__CALL_FORMS(select_rank, rtopo__select_rank,
+                  (rtopo_topo_t *t, const int *selected, int64_t *rank),
+                  (t, selected, rank))
+RTOPO__CALL_FORMS(concentrate, rtopo__route,
+                  (rtopo_topo_t *t, const void *sendrec, const int *selected, void *recvrec,
+                   size_t recsize, int *got),
+                  (t, RTOPO__COLL_CONCENTRATE, sendrec, selected, recvrec, recsize, got))
+RTOPO__CALL_FORMS(distribute, rtopo__route,
+                  (rtopo_topo_t *t, const void *sendrec, const int64_t *dest, void *recvrec,
+                   size_t recsize, int *got),
+                  (t, RTOPO__COLL_DISTRIBUTE, sendrec, dest, recvrec, recsize, got))
+RTOPO__CALL_FORMS(generalize, rtopo__route,
+                  (rtopo_topo_t *t, const void *sendrec, const int64_t *dest, void *recvrec,
+                   size_t recsize, int *got),
+                  (t, RTOPO__COLL_GENERALIZE, sendrec, dest, recvrec, recsize, got))
+RTOPO__CALL_FORMS(random_write, rtopo__route,
+                  (rtopo_topo_t *t, const void *sendrec, const int64_t *dest, void *recvrec,
+                   size_t recsize, int *got),
+                  (t, RTOPO__COLL_RANDOM_WRITE, sendrec, dest, recvrec, recsize, got))
+RTOPO__CALL_FORMS(random_read, rtopo__route,
+                  (rtopo_topo_t *t, const void *sendrec, const int64_t *src, void *recvrec,
+                   size_t recsize, int *got),
+                  (t, RTOPO__COLL_RANDOM_READ, sendrec, src, recvrec, recsize, got))
+RTOPO__CALL_FORMS(bpc, rtopo__bpc,
+                  (rtopo_topo_t *t, const char *vector, const void *sendbuf, void *recvbuf,
+                   size_t bytes),
+                  (t, vector, sendbuf, recvbuf, bytes))
+RTOPO__CALL_FORMS(sort, rtopo__sort,
+                  (rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t count,
+                   size_t recsize, rtopo_datatype_t keytype, int descending),
+                  (t, sendbuf, recvbuf, count, recsize, keytype, descending))

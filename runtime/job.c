@@ -87,36 +87,47 @@ static const char *rtopo__keytype_name(int dtype)
            dtype == RTOPO_FLOAT ? "RTOPO_FLOAT" : dtype == RTOPO_DOUBLE ? "RTOPO_DOUBLE" : "?";
 }
 
+/* the name of an operation's root argument in messages: a collective's
+ * from its descriptor, "root" otherwise */
+static const char *rtopo__root_arg(const rtopo__opdesc_t *d)
+{
+    const rtopo__coll_desc_t *cd = d->kind == RTOPO__OP_COLL ?
+                                   rtopo__coll_desc((int)d->q) : NULL;
+
+    return cd && cd->root_arg ? cd->root_arg : "root";
+}
+
 /* the first difference between two collectives of coll.c in what only
- * they carry, or 0 */
+ * they carry (their descriptor's key form says what), or 0 */
 static int rtopo__coll_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out,
                             size_t n)
 {
+    const rtopo__coll_desc_t *d = rtopo__coll_desc((int)a->q);
     const char *name = rtopo__coll_name((int)a->q);
+    int key = d ? d->key : RTOPO__CK_ARGS;
     long long da = a->param[0] & 0xff, db = b->param[0] & 0xff;
     long long wa = (a->param[0] >> 8) & 0xffffff, wb = (b->param[0] >> 8) & 0xffffff;
     long long ma = a->param[0] >> 32, mb = b->param[0] >> 32;
 
     if (a->q != b->q)
         snprintf(out, n, "called %s, this rank %s", name, rtopo__coll_name((int)b->q));
-    else if (a->q == RTOPO__COLL_SORT && a->dtype != b->dtype)
+    else if (key == RTOPO__CK_SORT && a->dtype != b->dtype)
         snprintf(out, n, "called sort with key type %s, this rank with key type %s",
                  rtopo__keytype_name(a->dtype), rtopo__keytype_name(b->dtype));
-    else if (a->q == RTOPO__COLL_SORT && a->param[0] == b->param[0] && a->bytes != b->bytes &&
+    else if (key == RTOPO__CK_SORT && a->param[0] == b->param[0] && a->bytes != b->bytes &&
              (a->param[0] >> 1) > 0)
         snprintf(out, n, "called sort with count=%llu, this rank with count=%llu",
                  (unsigned long long)(a->bytes / (uint64_t)(a->param[0] >> 1)),
                  (unsigned long long)(b->bytes / (uint64_t)(a->param[0] >> 1)));
-    else if (a->q == RTOPO__COLL_SORT && a->param[0] != b->param[0])
+    else if (key == RTOPO__CK_SORT && a->param[0] != b->param[0])
         snprintf(out, n, "called sort with recsize=%lld %s, this rank with recsize=%lld "
                  "%s", (long long)(a->param[0] >> 1), a->param[0] & 1 ? "descending" :
                  "ascending", (long long)(b->param[0] >> 1),
                  b->param[0] & 1 ? "descending" : "ascending");
-    else if (a->q == RTOPO__COLL_BPC && (a->param[0] != b->param[0] ||
-                                         a->param[1] != b->param[1]))
+    else if (key == RTOPO__CK_BPC && (a->param[0] != b->param[0] ||
+                                      a->param[1] != b->param[1]))
         snprintf(out, n, "called bpc with another vector than this rank");
-    else if (rtopo__coll_is_route((int)a->q) && a->q != RTOPO__COLL_SELECT_RANK &&
-             a->bytes != b->bytes)
+    else if (key == RTOPO__CK_RECORD && a->bytes != b->bytes)
         snprintf(out, n, "called %s with recsize=%llu, this rank with recsize=%llu", name,
                  (unsigned long long)a->bytes, (unsigned long long)b->bytes);
     else if (da != db)
@@ -203,10 +214,8 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
                  (long long)(b->bytes / (uint64_t)a->param[1]));
     else if (a->root != b->root)
         snprintf(out, n, "called %s with %s=%d, this rank with %s=%d",
-                 rtopo__desc_name(a), a->kind == RTOPO__OP_COLL &&
-                 a->q == RTOPO__COLL_WINDOW_BCAST ? "group" : "root", a->root,
-                 a->kind == RTOPO__OP_COLL && a->q == RTOPO__COLL_WINDOW_BCAST ? "group" :
-                 "root", b->root);
+                 rtopo__desc_name(a), rtopo__root_arg(a), a->root, rtopo__root_arg(a),
+                 b->root);
     else if (a->dtype != b->dtype || a->op != b->op)
         snprintf(out, n, "called %s with datatype %d and operator %d, this rank with "
                  "datatype %d and operator %d", rtopo__desc_name(a), a->dtype, a->op,

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
+#include "call_forms.h"
 
 /* the largest block dimension x a strategy takes on a d-cube (-1: none) */
 static int rtopo__scatter_xmax(int algo, int d)
@@ -164,24 +165,8 @@ out:
     return st;
 }
 
-int rtopo_iscatter(rtopo_topo_t *t, const void *sendbuf, size_t sendcount, void *recvbuf,
-                   size_t count, size_t stride, size_t elem_size, rtopo_req_t **req)
-{
-    return rtopo__scatter_call(t, sendbuf, sendcount, recvbuf, count, stride, elem_size,
-                               RTOPO__CALL_START, req);
-}
-
-int rtopo_scatter_init(rtopo_topo_t *t, const void *sendbuf, size_t sendcount,
-                       void *recvbuf, size_t count, size_t stride, size_t elem_size,
-                       rtopo_req_t **req)
-{
-    return rtopo__scatter_call(t, sendbuf, sendcount, recvbuf, count, stride, elem_size,
-                               RTOPO__CALL_INIT, req);
-}
-
-int rtopo_scatter(rtopo_topo_t *t, const void *sendbuf, size_t sendcount, void *recvbuf,
-                  size_t count, size_t stride, size_t elem_size)
-{
-    return rtopo__scatter_call(t, sendbuf, sendcount, recvbuf, count, stride, elem_size,
-                               RTOPO__CALL_BLOCK, NULL);
-}
+/* blocking, nonblocking and persistent (call_forms.h) */
+RTOPO__CALL_FORMS(scatter, rtopo__scatter_call,
+                  (rtopo_topo_t *t, const void *sendbuf, size_t sendcount, void *recvbuf,
+                   size_t count, size_t stride, size_t elem_size),
+                  (t, sendbuf, sendcount, recvbuf, count, stride, elem_size))

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo_int.h"
+#include "call_forms.h"
 
 /* one shift call, blocking, nonblocking or persistent (how) */
 static int rtopo__shift_call(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,
@@ -55,19 +56,7 @@ static int rtopo__shift_call(rtopo_topo_t *t, const void *sendbuf, void *recvbuf
     return st;
 }
 
-int rtopo_ishift(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t bytes,
-                 int q, rtopo_req_t **req)
-{
-    return rtopo__shift_call(t, sendbuf, recvbuf, bytes, q, RTOPO__CALL_START, req);
-}
-
-int rtopo_shift_init(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t bytes,
-                     int q, rtopo_req_t **req)
-{
-    return rtopo__shift_call(t, sendbuf, recvbuf, bytes, q, RTOPO__CALL_INIT, req);
-}
-
-int rtopo_shift(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t bytes, int q)
-{
-    return rtopo__shift_call(t, sendbuf, recvbuf, bytes, q, RTOPO__CALL_BLOCK, NULL);
-}
+/* blocking, nonblocking and persistent (call_forms.h) */
+RTOPO__CALL_FORMS(shift, rtopo__shift_call,
+                  (rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size_t bytes, int q),
+                  (t, sendbuf, recvbuf, bytes, q))

@@ -259,10 +259,50 @@ const char *bench_coll_rop_name(int rop)
     return rop >= RTOPO_SUM && rop <= RTOPO_MAX ? coll_rops[rop - RTOPO_SUM] : "?";
 }
 
+/* the calls, blocking (req NULL) or persistent */
+static int coll_call_bcast(rtopo_topo_t *t, const void *sb, void *rb, size_t count,
+                           rtopo_datatype_t d, rtopo_op_t o, int root, rtopo_req_t **req)
+{
+    return req ? rtopo_bcast_init(t, rb, count, d, root, req) :
+           rtopo_bcast(t, rb, count, d, root);
+}
+
+static int coll_call_allreduce(rtopo_topo_t *t, const void *sb, void *rb, size_t count,
+                               rtopo_datatype_t d, rtopo_op_t o, int root, rtopo_req_t **req)
+{
+    return req ? rtopo_allreduce_init(t, sb, rb, count, d, o, req) :
+           rtopo_allreduce(t, sb, rb, count, d, o);
+}
+
+static int coll_call_scan(rtopo_topo_t *t, const void *sb, void *rb, size_t count,
+                          rtopo_datatype_t d, rtopo_op_t o, int root, rtopo_req_t **req)
+{
+    return req ? rtopo_scan_init(t, sb, rb, count, d, o, req) :
+           rtopo_scan(t, sb, rb, count, d, o);
+}
+
+static const bench_coll_t bench_colls[] = {
+    { RTOPO__COLL_BCAST, "rtopo_bcast", "rtopo_bcast_init", "MPI_Bcast", coll_call_bcast },
+    { RTOPO__COLL_ALLREDUCE, "rtopo_allreduce", "rtopo_allreduce_init", "MPI_Allreduce",
+      coll_call_allreduce },
+    { RTOPO__COLL_SCAN, "rtopo_scan", "rtopo_scan_init", "MPI_Scan", coll_call_scan },
+};
+
+const bench_coll_t *bench_coll_entry(int op)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(bench_colls) / sizeof(bench_colls[0]); i++)
+        if (bench_colls[i].op == op)
+            return &bench_colls[i];
+    return NULL;
+}
+
 int bench_coll_op_parse(const char *s)
 {
-    return !strcmp(s, "bcast") ? RTOPO__COLL_BCAST : !strcmp(s, "allreduce") ?
-           RTOPO__COLL_ALLREDUCE : !strcmp(s, "scan") ? RTOPO__COLL_SCAN : -1;
+    int op = rtopo__coll_parse(s);
+
+    return bench_coll_entry(op) ? op : -1;
 }
 
 /* element k of rank r's send data */
@@ -333,18 +373,10 @@ size_t bench_coll_diff(int dt, const void *got, const void *want, size_t count)
 int bench_coll_call(rtopo_topo_t *t, int op, const void *sb, void *rb, size_t count,
                     int dt, int rop, int root, rtopo_req_t **req)
 {
-    rtopo_datatype_t d = (rtopo_datatype_t)dt;
-    rtopo_op_t o = (rtopo_op_t)rop;
+    const bench_coll_t *b = bench_coll_entry(op);
 
-    switch (op) {
-    case RTOPO__COLL_BCAST:
-        return req ? rtopo_bcast_init(t, rb, count, d, root, req) :
-               rtopo_bcast(t, rb, count, d, root);
-    case RTOPO__COLL_ALLREDUCE:
-        return req ? rtopo_allreduce_init(t, sb, rb, count, d, o, req) :
-               rtopo_allreduce(t, sb, rb, count, d, o);
-    default:
-        return req ? rtopo_scan_init(t, sb, rb, count, d, o, req) :
-               rtopo_scan(t, sb, rb, count, d, o);
-    }
+    /* (another op: the scan, as before the table) */
+    return (b ? b : bench_coll_entry(RTOPO__COLL_SCAN))->call(t, sb, rb, count,
+                                                         (rtopo_datatype_t)dt,
+                                                         (rtopo_op_t)rop, root, req);
 }

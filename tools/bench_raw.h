@@ -88,7 +88,20 @@ const char *bench_coll_dtype_name(int dt);
 /* "sum", "prod", "min", "max" -> RTOPO_SUM ...; -1 otherwise */
 int bench_coll_rop_parse(const char *s);
 const char *bench_coll_rop_name(int rop);
-/* "bcast", "allreduce", "scan" -> RTOPO__COLL_*; -1 otherwise */
+/* The collectives the benches time, each its entry keyed by the
+ * collective's op (the descriptor's key, rtopo__coll_desc): the public
+ * names of the blocking and persistent calls, MPI's, and the call
+ * (blocking when req is NULL, else persistent; bcast: rb only). */
+typedef struct bench_coll {
+    int op;
+    const char *fn, *fn_init, *mpi_fn;
+    int (*call)(rtopo_topo_t *t, const void *sb, void *rb, size_t count,
+                rtopo_datatype_t dt, rtopo_op_t rop, int root, rtopo_req_t **req);
+} bench_coll_t;
+/* op's entry, NULL when the benches do not time it */
+const bench_coll_t *bench_coll_entry(int op);
+/* "bcast", "allreduce", "scan" (a collective's name with an entry) ->
+ * RTOPO__COLL_*; -1 otherwise */
 int bench_coll_op_parse(const char *s);
 /* rank r's send data (bcast: what the root r broadcasts) */
 void bench_coll_fill(int op, int dt, int rop, int r, void *buf, size_t count);

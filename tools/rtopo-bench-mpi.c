@@ -417,8 +417,7 @@ static void add_col(int kind, int persistent, int unreg, const char *name, const
 /* bcast, allreduce, scan: the MPI call, its datatype and operator */
 static const char *coll_mpi_fn(void)
 {
-    return B.coll == RTOPO__COLL_BCAST ? "MPI_Bcast" : B.coll == RTOPO__COLL_ALLREDUCE ?
-           "MPI_Allreduce" : "MPI_Scan";
+    return bench_coll_entry(B.coll) ? bench_coll_entry(B.coll)->mpi_fn : "MPI_Scan";
 }
 
 static const char *coll_mpi_dt(void)
@@ -2754,11 +2753,8 @@ int main(int argc, char **argv)
             if (B.sizes[i] % 8)
                 usage_error("%s --sizes: %ld bytes is not a whole number of 8-byte elements",
                             rtopo__coll_name(B.coll), B.sizes[i]);
-        B.fn = B.coll == RTOPO__COLL_BCAST ? "rtopo_bcast" : B.coll == RTOPO__COLL_ALLREDUCE ?
-               "rtopo_allreduce" : "rtopo_scan";
-        B.fn_init = B.coll == RTOPO__COLL_BCAST ? "rtopo_bcast_init" :
-                    B.coll == RTOPO__COLL_ALLREDUCE ? "rtopo_allreduce_init" :
-                    "rtopo_scan_init";
+        B.fn = bench_coll_entry(B.coll)->fn;
+        B.fn_init = bench_coll_entry(B.coll)->fn_init;
     } else if (have_coll_opt) {
         usage_error("--root, --op and --dtype go with bcast, allreduce and scan");
     }

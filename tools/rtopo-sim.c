@@ -1829,27 +1829,36 @@ static int dim_main(int argc, char **argv)
  * dimension shift (rtopo__sched_shift_dim) for kinds c, d, g, h; rank:
  * the selection ranks, concentrate, distribute and generalize: the
  * routing operations (rtopo__coll_is_route) */
+struct otis_opts;
+/* the operation's own arguments in the report: JSON members (json) or
+ * text lines (sim_args_* below) */
+typedef void otis_args_fn(const struct otis_opts *o, const rtopo__coll_t *c, int json);
+static otis_args_fn sim_args_none, sim_args_root, sim_args_window, sim_args_shift,
+    sim_args_values, sim_args_blocks, sim_args_bpc, sim_args_sort;
 static const struct {
     const char *name;
-    int op;
+    int op;                  /* the collective (its descriptor: rtopo__coll_desc) */
     const char *what;
+    otis_args_fn *args;
 } otis_ops[] = {
-    { "broadcast", RTOPO__COLL_BCAST, "data broadcast (2.1)" },
-    { "window_broadcast", RTOPO__COLL_WINDOW_BCAST, "window broadcast (2.2)" },
-    { "prefix_sum", RTOPO__COLL_SCAN, "prefix sum (2.3)" },
-    { "data_sum", RTOPO__COLL_ALLREDUCE, "data sum (2.4)" },
-    { "shift", RTOPO__COLL_SHIFT_FILL, "shift (2.6)" },
-    { "accumulate", RTOPO__COLL_ACCUMULATE, "data accumulation (2.7)" },
-    { "consecutive_sum", RTOPO__COLL_CONSEC_SUM, "consecutive sum (2.8)" },
-    { "adjacent_sum", RTOPO__COLL_ADJACENT_SUM, "adjacent sum (2.9)" },
-    { "rank", RTOPO__COLL_SELECT_RANK, "rank (2.5)" },
-    { "concentrate", RTOPO__COLL_CONCENTRATE, "concentrate (2.10)" },
-    { "distribute", RTOPO__COLL_DISTRIBUTE, "distribute (2.11)" },
-    { "generalize", RTOPO__COLL_GENERALIZE, "generalize (2.12)" },
-    { "bpc", RTOPO__COLL_BPC, "BPC permutation (2.13)" },
-    { "sort", RTOPO__COLL_SORT, "sort (2.14)" },
-    { "random_write", RTOPO__COLL_RANDOM_WRITE, "random access write (2.15)" },
-    { "random_read", RTOPO__COLL_RANDOM_READ, "random access read (2.15)" },
+    { "broadcast", RTOPO__COLL_BCAST, "data broadcast (2.1)", sim_args_root },
+    { "window_broadcast", RTOPO__COLL_WINDOW_BCAST, "window broadcast (2.2)",
+      sim_args_window },
+    { "prefix_sum", RTOPO__COLL_SCAN, "prefix sum (2.3)", sim_args_none },
+    { "data_sum", RTOPO__COLL_ALLREDUCE, "data sum (2.4)", sim_args_none },
+    { "shift", RTOPO__COLL_SHIFT_FILL, "shift (2.6)", sim_args_shift },
+    { "accumulate", RTOPO__COLL_ACCUMULATE, "data accumulation (2.7)", sim_args_values },
+    { "consecutive_sum", RTOPO__COLL_CONSEC_SUM, "consecutive sum (2.8)", sim_args_blocks },
+    { "adjacent_sum", RTOPO__COLL_ADJACENT_SUM, "adjacent sum (2.9)", sim_args_values },
+    { "rank", RTOPO__COLL_SELECT_RANK, "rank (2.5)", sim_args_none },
+    { "concentrate", RTOPO__COLL_CONCENTRATE, "concentrate (2.10)", sim_args_none },
+    { "distribute", RTOPO__COLL_DISTRIBUTE, "distribute (2.11)", sim_args_none },
+    { "generalize", RTOPO__COLL_GENERALIZE, "generalize (2.12)", sim_args_none },
+    { "bpc", RTOPO__COLL_BPC, "BPC permutation (2.13)", sim_args_bpc },
+    { "sort", RTOPO__COLL_SORT, "sort (2.14)", sim_args_sort },
+    { "random_write", RTOPO__COLL_RANDOM_WRITE, "random access write (2.15)",
+      sim_args_none },
+    { "random_read", RTOPO__COLL_RANDOM_READ, "random access read (2.15)", sim_args_none },
 };
 #define OTIS_NOPS ((int)(sizeof(otis_ops) / sizeof(otis_ops[0])))
 
@@ -1983,8 +1992,76 @@ static int otis_kind_dim(const rtopo__tdesc_t *t, int kind, int *circular_p)
 
 static int otis_reduces(int op)
 {
-    return op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ||
-           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
+    return (rtopo__coll_desc(op)->flags & RTOPO__CF_REDUCE) != 0;
+}
+
+static void sim_args_none(const otis_opts_t *o, const rtopo__coll_t *c, int json)
+{
+}
+
+static void sim_args_root(const otis_opts_t *o, const rtopo__coll_t *c, int json)
+{
+    if (json)
+        printf("\"root\":%d,", c->root);
+    else
+        printf("root            rank %d\n", c->root);
+}
+
+static void sim_args_window(const otis_opts_t *o, const rtopo__coll_t *c, int json)
+{
+    if (json)
+        printf("\"root\":%d,\"window\":%d,", c->root, c->w);
+    else
+        printf("window          %d x %d of group %d\n", c->w, c->w, c->root);
+}
+
+static void sim_args_shift(const otis_opts_t *o, const rtopo__coll_t *c, int json)
+{
+    if (json) {
+        if (o->kind)
+            printf("\"kind\":\"%c\",", o->kind);
+        printf("\"dim\":%d,\"s\":%ld,\"circular\":%s,", c->dim, o->s,
+               o->circular ? "true" : "false");
+        return;
+    }
+    printf("shift           ");
+    if (o->kind)
+        printf("(%c) ", o->kind);
+    printf("%ld along dimension %d, %s\n", o->s, c->dim,
+           o->circular ? "circular" : "zero fill");
+}
+
+static void sim_args_values(const otis_opts_t *o, const rtopo__coll_t *c, int json)
+{
+    if (json)
+        printf("\"dim\":%d,\"m\":%d,", c->dim, c->mm);
+    else
+        printf("%s M %d along dimension %d\n", "values         ", c->mm, c->dim);
+}
+
+static void sim_args_blocks(const otis_opts_t *o, const rtopo__coll_t *c, int json)
+{
+    if (json)
+        printf("\"dim\":%d,\"m\":%d,", c->dim, c->mm);
+    else
+        printf("%s M %d along dimension %d\n", "blocks         ", c->mm, c->dim);
+}
+
+static void sim_args_bpc(const otis_opts_t *o, const rtopo__coll_t *c, int json)
+{
+    if (json)
+        printf("\"vector\":\"%s\",", o->vector);
+    else
+        printf("vector          %s\n", o->vector);
+}
+
+static void sim_args_sort(const otis_opts_t *o, const rtopo__coll_t *c, int json)
+{
+    if (json)
+        printf("\"record\":%zu,\"desc\":%s,", c->esize, c->desc ? "true" : "false");
+    else
+        printf("records         %zu bytes, keyed by %s, %s\n", c->esize,
+               otis_dtype_names[c->dtype], c->desc ? "descending" : "ascending");
 }
 
 /* the collective of o with `count` elements (byte ops: bytes; the
@@ -2307,38 +2384,7 @@ static int otis_one(const otis_opts_t *o)
                    (unsigned long long)(c.count * c.esize));
         if (otis_reduces(c.op))
             printf("\"reduce\":\"%s\",", otis_rop_names[c.rop]);
-        switch (c.op) {
-        case RTOPO__COLL_BCAST:
-            printf("\"root\":%d,", c.root);
-            break;
-        case RTOPO__COLL_WINDOW_BCAST:
-            printf("\"root\":%d,\"window\":%d,", c.root, c.w);
-            break;
-        case RTOPO__COLL_SHIFT_FILL:
-            if (o->kind)
-                printf("\"kind\":\"%c\",", o->kind);
-            printf("\"dim\":%d,\"s\":%ld,\"circular\":%s,", c.dim, o->s,
-                   o->circular ? "true" : "false");
-            break;
-        case RTOPO__COLL_SCAN:
-        case RTOPO__COLL_ALLREDUCE:
-        case RTOPO__COLL_SELECT_RANK:
-        case RTOPO__COLL_CONCENTRATE:
-        case RTOPO__COLL_DISTRIBUTE:
-        case RTOPO__COLL_GENERALIZE:
-        case RTOPO__COLL_RANDOM_WRITE:
-        case RTOPO__COLL_RANDOM_READ:
-            break;
-        case RTOPO__COLL_BPC:
-            printf("\"vector\":\"%s\",", o->vector);
-            break;
-        case RTOPO__COLL_SORT:
-            printf("\"record\":%zu,\"desc\":%s,", c.esize, c.desc ? "true" : "false");
-            break;
-        default:
-            printf("\"dim\":%d,\"m\":%d,", c.dim, c.mm);
-            break;
-        }
+        otis_ops[o->opi].args(o, &c, 1);
         printf("\"algo\":\"%s\",\"algo_requested\":\"%s\",\"chunks\":%u,\"model\":\"%s\","
                "\"electronic_moves\":%d,\"otis_moves\":%u,\"other_moves\":%u,"
                "\"electronic\":%u,\"electronic_simd\":%u,\"steps\":%u,\"transfers\":%u,"
@@ -2378,42 +2424,7 @@ static int otis_one(const otis_opts_t *o)
         if (otis_reduces(c.op))
             printf(", %s", otis_rop_names[c.rop]);
         printf("\n");
-        switch (c.op) {
-        case RTOPO__COLL_BCAST:
-            printf("root            rank %d\n", c.root);
-            break;
-        case RTOPO__COLL_WINDOW_BCAST:
-            printf("window          %d x %d of group %d\n", c.w, c.w, c.root);
-            break;
-        case RTOPO__COLL_SHIFT_FILL:
-            printf("shift           ");
-            if (o->kind)
-                printf("(%c) ", o->kind);
-            printf("%ld along dimension %d, %s\n", o->s, c.dim,
-                   o->circular ? "circular" : "zero fill");
-            break;
-        case RTOPO__COLL_SCAN:
-        case RTOPO__COLL_ALLREDUCE:
-        case RTOPO__COLL_SELECT_RANK:
-        case RTOPO__COLL_CONCENTRATE:
-        case RTOPO__COLL_DISTRIBUTE:
-        case RTOPO__COLL_GENERALIZE:
-        case RTOPO__COLL_RANDOM_WRITE:
-        case RTOPO__COLL_RANDOM_READ:
-            break;
-        case RTOPO__COLL_BPC:
-            printf("vector          %s\n", o->vector);
-            break;
-        case RTOPO__COLL_SORT:
-            printf("records         %zu bytes, keyed by %s, %s\n", c.esize,
-                   otis_dtype_names[c.dtype], c.desc ? "descending" : "ascending");
-            break;
-        default:
-            printf("%s M %d along dimension %d\n",
-                   c.op == RTOPO__COLL_CONSEC_SUM ? "blocks         " : "values         ", c.mm,
-                   c.dim);
-            break;
-        }
+        otis_ops[o->opi].args(o, &c, 0);
         if (o->circular)
             printf("algorithm       shift-dim (circular dimension shift)\n");
         else

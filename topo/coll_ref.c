@@ -1,11 +1,12 @@
 /*
- * coll_ref.c - serial reference of the collectives of coll_sched.c.
+ * coll_ref.c - serial reference of the collectives whose schedules
+ * coll_build.c and its family files build.
  *
  * Rule: every rank's RECV is computed straight from the definitions in
  * rtopo_sched.h ("collectives"), rank by rank, with no schedule, no route
  * and no link: this is the oracle the generator's schedules are checked
  * against (tests/unit/test_coll.c, rtopo-sim otis --check), so it shares
- * nothing with coll_sched.c but the coordinates (cart_sched.c) and the
+ * nothing with the builders but the coordinates (cart_sched.c) and the
  * COMBINE kernel (kernel.c), which makes integer sums and products wrap
  * exactly as a schedule's kernels do.
  *
@@ -41,18 +42,7 @@
 #include "rtopo.h"
 #include "rtopo_sched.h"
 #include "log.h"
-
-static int rtopo__ref_reduces(int op)
-{
-    return op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ||
-           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
-}
-
-static int rtopo__ref_line_op(int op)
-{
-    return op == RTOPO__COLL_SHIFT_FILL || op == RTOPO__COLL_ACCUMULATE ||
-           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
-}
+#include "coll_int.h"
 
 /* The arguments, as rtopo__sched_coll takes them (a host endpoint first,
  * then the operation, its algorithm and its element type, then the
@@ -62,8 +52,9 @@ static int rtopo__ref_line_op(int op)
 static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint64_t *m_p,
                            int *E_p)
 {
+    const rtopo__coll_desc_t *d;
     const char *name;
-    int nd, E = 0, s;
+    int nd, E = 0, st;
     size_t es;
 
     if (!t || !c)
@@ -74,17 +65,17 @@ static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: the %s has a host endpoint, "
                             "collectives run on the nodes alone", name,
                             rtopo__topo_name(t->kind));
-    if (c->op <= 0 || c->op >= RTOPO__COLL_NOPS)
+    if (!(d = rtopo__coll_desc(c->op)))
         return rtopo__error(RTOPO_ERR_INVAL, "collective operation %d unknown", c->op);
     /* the reference has no algorithm, but takes what the generator takes */
     if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
         return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d unknown", name, c->algo);
     if ((nd = rtopo__cart_ndims(t)) < 0)
         return nd;
-    if (rtopo__coll_is_route(c->op)) {
+    if (d->flags & RTOPO__CF_ROUTE) {
         *E_p = 0;
         *m_p = 0;
-        if (c->op == RTOPO__COLL_SELECT_RANK)   /* fixed sizes: count, esize unused */
+        if (d->send_fixed)      /* fixed sizes (select_rank): count, esize unused */
             return RTOPO_OK;
         if (t->kind != RTOPO__TOPO_OTIS_MESH && t->kind != RTOPO__TOPO_OTIS_HYPERCUBE)
             return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh or an "
@@ -100,12 +91,9 @@ static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint
         *m_p = c->esize;
         return RTOPO_OK;
     }
-    if (c->op == RTOPO__COLL_WINDOW_BCAST && t->kind != RTOPO__TOPO_OTIS_MESH)
-        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh, not a %s",
-                            name, rtopo__topo_name(t->kind));
     if (!c->esize)
         return rtopo__error(RTOPO_ERR_INVAL, "%s: element size 0", name);
-    if (rtopo__ref_reduces(c->op)) {
+    if (d->flags & RTOPO__CF_REDUCE) {
         if (!(es = rtopo__dtype_size(c->dtype)))
             return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d unknown", name, c->dtype);
         if (es != c->esize)
@@ -117,61 +105,8 @@ static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint
     if (c->count > UINT64_MAX / c->esize)
         return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu elements of %zu bytes overflow",
                             name, (unsigned long long)c->count, c->esize);
-    switch (c->op) {
-    case RTOPO__COLL_BCAST:
-        if (c->root < 0 || c->root >= t->p)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: root %d out of 0..%d", name,
-                                c->root, t->p - 1);
-        break;
-    case RTOPO__COLL_BPC:
-        if (c->bpc_bits < 0 || c->bpc_bits > 30 || (1 << c->bpc_bits) != t->p)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: a vector of %d bits on %d ranks "
-                                "(2^k ranks need k entries)", name, c->bpc_bits, t->p);
-        for (s = 0, E = 0; s < c->bpc_bits; s++) {
-            if (c->bpc_to[s] < 0 || c->bpc_to[s] >= c->bpc_bits || (E >> c->bpc_to[s]) & 1)
-                return rtopo__error(RTOPO_ERR_INVAL, "%s: the destination bits are not a "
-                                    "permutation of 0..%d", name, c->bpc_bits - 1);
-            E |= 1 << c->bpc_to[s];
-        }
-        E = 0;
-        break;
-    case RTOPO__COLL_SORT:
-        if (c->dtype < RTOPO_INT32 || c->dtype > RTOPO_DOUBLE ||
-            c->esize < rtopo__dtype_size(c->dtype) || c->esize > ((size_t)1 << 30))
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: records of %zu bytes keyed by "
-                                "datatype %d", name, c->esize, c->dtype);
-        if (c->count > ((uint64_t)1 << 40) || (c->mm > 0 && (uint64_t)c->mm < c->count))
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu records per rank (column of "
-                                "%d)", name, (unsigned long long)c->count, c->mm);
-        break;
-    case RTOPO__COLL_WINDOW_BCAST:
-        s = rtopo__cart_extent(t, 2);
-        if (c->root < 0 || c->root >= t->n)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: root group %d out of 0..%d", name,
-                                c->root, t->n - 1);
-        if (c->w < 1 || c->w > s || s % c->w)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: window side %d does not divide "
-                                "the group side %d", name, c->w, s);
-        break;
-    default:
-        break;
-    }
-    if (rtopo__ref_line_op(c->op)) {
-        if (c->dim < 0 || c->dim >= nd)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: dimension %d out of 0..%d (%s)",
-                                name, c->dim, nd - 1, rtopo__topo_name(t->kind));
-        E = rtopo__cart_extent(t, c->dim);
-        if (c->op != RTOPO__COLL_SHIFT_FILL && (c->mm < 1 || c->mm > E))
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: M %d out of 1..%d (extent of "
-                                "dimension %d)", name, c->mm, E, c->dim);
-        if (c->op == RTOPO__COLL_CONSEC_SUM && E % c->mm)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: blocks of M %d do not tile "
-                                "dimension %d of extent %d", name, c->mm, c->dim, E);
-        if (c->op != RTOPO__COLL_SHIFT_FILL &&
-            c->count * c->esize > UINT64_MAX / (uint64_t)c->mm)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: %d blocks of %llu bytes overflow",
-                                name, c->mm, (unsigned long long)(c->count * c->esize));
-    }
+    if (d->ref_check && (st = d->ref_check(t, c, &E)))
+        return st;
     *m_p = c->count * c->esize;
     *E_p = E;
     return RTOPO_OK;
@@ -500,6 +435,274 @@ int rtopo__colsort_steps(int64_t *a, int r, int s, int steps)
     return RTOPO_OK;
 }
 
+/* ---- each collective's own checks and reference (its descriptor's
+ * ref_check and ref) ---- */
+
+int rtopo__ref_bcast_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
+{
+    if (c->root < 0 || c->root >= t->p)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: root %d out of 0..%d",
+                            rtopo__coll_name(c->op), c->root, t->p - 1);
+    return RTOPO_OK;
+}
+
+int rtopo__ref_bpc_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
+{
+    const char *name = rtopo__coll_name(c->op);
+    int s, E;
+
+    if (c->bpc_bits < 0 || c->bpc_bits > 30 || (1 << c->bpc_bits) != t->p)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: a vector of %d bits on %d ranks "
+                            "(2^k ranks need k entries)", name, c->bpc_bits, t->p);
+    for (s = 0, E = 0; s < c->bpc_bits; s++) {
+        if (c->bpc_to[s] < 0 || c->bpc_to[s] >= c->bpc_bits || (E >> c->bpc_to[s]) & 1)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: the destination bits are not a "
+                                "permutation of 0..%d", name, c->bpc_bits - 1);
+        E |= 1 << c->bpc_to[s];
+    }
+    return RTOPO_OK;
+}
+
+int rtopo__ref_sort_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
+{
+    const char *name = rtopo__coll_name(c->op);
+
+    if (c->dtype < RTOPO_INT32 || c->dtype > RTOPO_DOUBLE ||
+        c->esize < rtopo__dtype_size(c->dtype) || c->esize > ((size_t)1 << 30))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: records of %zu bytes keyed by "
+                            "datatype %d", name, c->esize, c->dtype);
+    if (c->count > ((uint64_t)1 << 40) || (c->mm > 0 && (uint64_t)c->mm < c->count))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu records per rank (column of "
+                            "%d)", name, (unsigned long long)c->count, c->mm);
+    return RTOPO_OK;
+}
+
+int rtopo__ref_window_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
+{
+    const char *name = rtopo__coll_name(c->op);
+    int s;
+
+    if (t->kind != RTOPO__TOPO_OTIS_MESH)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh, not a %s",
+                            name, rtopo__topo_name(t->kind));
+    s = rtopo__cart_extent(t, 2);
+    if (c->root < 0 || c->root >= t->n)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: root group %d out of 0..%d", name,
+                            c->root, t->n - 1);
+    if (c->w < 1 || c->w > s || s % c->w)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: window side %d does not divide "
+                            "the group side %d", name, c->w, s);
+    return RTOPO_OK;
+}
+
+/* a line operation: the dimension, then (blocks 1: M registers; 2: M
+ * registers that tile the dimension) M; *E_p the extent */
+static int rtopo__ref_line_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                int blocks, int *E_p)
+{
+    const char *name = rtopo__coll_name(c->op);
+    int nd = rtopo__cart_ndims(t), E;
+
+    if (c->dim < 0 || c->dim >= nd)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: dimension %d out of 0..%d (%s)",
+                            name, c->dim, nd - 1, rtopo__topo_name(t->kind));
+    E = rtopo__cart_extent(t, c->dim);
+    if (blocks && (c->mm < 1 || c->mm > E))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: M %d out of 1..%d (extent of "
+                            "dimension %d)", name, c->mm, E, c->dim);
+    if (blocks == 2 && E % c->mm)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: blocks of M %d do not tile "
+                            "dimension %d of extent %d", name, c->mm, c->dim, E);
+    if (blocks && c->count * c->esize > UINT64_MAX / (uint64_t)c->mm)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: %d blocks of %llu bytes overflow",
+                            name, c->mm, (unsigned long long)(c->count * c->esize));
+    *E_p = E;
+    return RTOPO_OK;
+}
+
+int rtopo__ref_fill_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
+{
+    return rtopo__ref_line_args(t, c, 0, E_p);
+}
+
+int rtopo__ref_blocks_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
+{
+    return rtopo__ref_line_args(t, c, 1, E_p);
+}
+
+int rtopo__ref_tiles_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
+{
+    return rtopo__ref_line_args(t, c, 2, E_p);
+}
+
+int rtopo__ref_routing(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E)
+{
+    if (!out)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no output",
+                            rtopo__coll_name(c->op));
+    return rtopo__ref_route(t, c, bufs, out, NULL);
+}
+
+int rtopo__ref_bcast(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                     uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E)
+{
+    int r;
+
+    for (r = 0; r < t->p; r++)
+        memcpy(out[r], bufs[c->root][RTOPO__BUF_RECV], m);
+    return RTOPO_OK;
+}
+
+int rtopo__ref_bpc(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                   uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E)
+{
+    int r;
+
+    for (r = 0; r < t->p; r++)
+        memcpy(out[rtopo__bpc_dest(c, r)], bufs[r][RTOPO__BUF_SEND], m);
+    return RTOPO_OK;
+}
+
+int rtopo__ref_sorted(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E)
+{
+    return rtopo__ref_sort(t, c, bufs, out);
+}
+
+/* (G, Px, Py) <- (root, Px mod w, Py mod w); P = Px*s + Py */
+int rtopo__ref_window(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E)
+{
+    int s = rtopo__cart_extent(t, 2), r, sx, sy, src;
+
+    for (r = 0; r < t->p; r++) {
+        sx = (r % t->n) / s;
+        sy = (r % t->n) % s;
+        src = c->root * t->n + (sx % c->w) * s + sy % c->w;
+        memcpy(out[r], bufs[src][RTOPO__BUF_RECV], m);
+    }
+    return RTOPO_OK;
+}
+
+int rtopo__ref_scan(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                    uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E)
+{
+    int r, st;
+
+    memcpy(out[0], bufs[0][RTOPO__BUF_SEND], m);
+    for (r = 1; r < t->p; r++) {
+        memcpy(out[r], out[r - 1], m);
+        if ((st = rtopo__ref_combine(c, out[r], bufs[r][RTOPO__BUF_SEND], m)))
+            return st;
+    }
+    return RTOPO_OK;
+}
+
+int rtopo__ref_allreduce(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                         uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E)
+{
+    int r, st;
+
+    memcpy(out[0], bufs[0][RTOPO__BUF_SEND], m);
+    for (r = 1; r < t->p; r++)
+        if ((st = rtopo__ref_combine(c, out[0], bufs[r][RTOPO__BUF_SEND], m)))
+            return st;
+    for (r = 1; r < t->p; r++)
+        memcpy(out[r], out[0], m);
+    return RTOPO_OK;
+}
+
+int rtopo__ref_shift_fill(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
+                          int E)
+{
+    int co[RTOPO__MAX_DIMS], r, st, src;
+    long long x;
+
+    for (r = 0; r < t->p; r++) {
+        if ((st = rtopo__cart_coords(t, r, co)))
+            return st;
+        x = (long long)co[c->dim] - c->disp;
+        if (x < 0 || x >= E) {
+            memset(out[r], 0, m);
+            continue;
+        }
+        if ((src = rtopo__ref_at(t, co, c->dim, (int)x)) < 0)
+            return src;
+        memcpy(out[r], bufs[src][RTOPO__BUF_SEND], m);
+    }
+    return RTOPO_OK;
+}
+
+int rtopo__ref_accumulate(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
+                          int E)
+{
+    int co[RTOPO__MAX_DIMS], r, st, src, i, pos;
+
+    for (r = 0; r < t->p; r++) {
+        if ((st = rtopo__cart_coords(t, r, co)))
+            return st;
+        pos = co[c->dim];
+        for (i = 0; i < c->mm; i++) {
+            if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
+                return src;
+            memcpy(out[r] + (uint64_t)i * m, bufs[src][RTOPO__BUF_SEND], m);
+        }
+    }
+    return RTOPO_OK;
+}
+
+int rtopo__ref_adjacent_sum(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
+                            int E)
+{
+    int co[RTOPO__MAX_DIMS], r, st, src, i, pos;
+
+    for (r = 0; r < t->p; r++) {
+        if ((st = rtopo__cart_coords(t, r, co)))
+            return st;
+        pos = co[c->dim];
+        memcpy(out[r], bufs[r][RTOPO__BUF_SEND], m);
+        for (i = 1; i < c->mm; i++) {
+            if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
+                return src;
+            if ((st = rtopo__ref_combine(c, out[r], bufs[src][RTOPO__BUF_SEND], m)))
+                return st;
+        }
+    }
+    return RTOPO_OK;
+}
+
+/* block j of every member of the rank's block */
+int rtopo__ref_consec_sum(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
+                          int E)
+{
+    int co[RTOPO__MAX_DIMS], r, st, src, i, pos, b, j;
+
+    for (r = 0; r < t->p; r++) {
+        if ((st = rtopo__cart_coords(t, r, co)))
+            return st;
+        pos = co[c->dim];
+        j = pos % c->mm;
+        b = pos - j;
+        for (i = 0; i < c->mm; i++) {
+            const uint8_t *blk;
+
+            if ((src = rtopo__ref_at(t, co, c->dim, b + i)) < 0)
+                return src;
+            blk = bufs[src][RTOPO__BUF_SEND] + (uint64_t)j * m;
+            if (!i)
+                memcpy(out[r], blk, m);
+            else if ((st = rtopo__ref_combine(c, out[r], blk, m)))
+                return st;
+        }
+    }
+    return RTOPO_OK;
+}
+
 int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                         uint8_t *const *const *bufs, int32_t *got)
 {
@@ -508,7 +711,8 @@ int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 
     if ((st = rtopo__ref_args(t, c, &m, &E)))
         return st;
-    if (!rtopo__coll_is_route(c->op) || c->op == RTOPO__COLL_SELECT_RANK)
+    if (!(rtopo__coll_desc(c->op)->flags & RTOPO__CF_ROUTE) ||
+        !rtopo__coll_desc(c->op)->in_arg)
         return rtopo__error(RTOPO_ERR_INVAL, "%s reference: the operation has no got",
                             rtopo__coll_name(c->op));
     if (!got)
@@ -520,24 +724,22 @@ int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                     uint8_t *const *const *bufs, uint8_t *const *out)
 {
-    int co[RTOPO__MAX_DIMS], p, r, i, E = 0, st, src, s, sx, sy;
+    const rtopo__coll_desc_t *d;
+    int p, r, E = 0, st;
     int need_send, need_recv;
     uint64_t m = 0, sb;
 
     if ((st = rtopo__ref_args(t, c, &m, &E)))
         return st;
     p = t->p;
-    if (rtopo__coll_is_route(c->op)) {
-        if (!out)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no output",
-                                rtopo__coll_name(c->op));
-        return rtopo__ref_route(t, c, bufs, out, NULL);
-    }
+    d = rtopo__coll_desc(c->op);
+    if (d->flags & RTOPO__CF_ROUTE)
+        return d->ref(t, c, bufs, out, 0, 0);
     if (!m)
         return RTOPO_OK;
     sb = rtopo__coll_send_bytes(c);
     need_send = sb > 0;
-    need_recv = c->op == RTOPO__COLL_BCAST || c->op == RTOPO__COLL_WINDOW_BCAST;
+    need_recv = (d->flags & RTOPO__CF_RECV_IN) != 0;
     if (!bufs || !out)
         return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no %s", rtopo__coll_name(c->op),
                             bufs ? "output" : "buffers");
@@ -548,97 +750,5 @@ int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                                 rtopo__coll_name(c->op), r,
                                 !out[r] ? "output" : !bufs[r] ? "SEND or RECV" :
                                 need_send && !bufs[r][RTOPO__BUF_SEND] ? "SEND" : "RECV");
-    switch (c->op) {
-    case RTOPO__COLL_BCAST:
-        for (r = 0; r < p; r++)
-            memcpy(out[r], bufs[c->root][RTOPO__BUF_RECV], m);
-        return RTOPO_OK;
-    case RTOPO__COLL_BPC:
-        for (r = 0; r < p; r++)
-            memcpy(out[rtopo__bpc_dest(c, r)], bufs[r][RTOPO__BUF_SEND], m);
-        return RTOPO_OK;
-    case RTOPO__COLL_SORT:
-        return rtopo__ref_sort(t, c, bufs, out);
-    case RTOPO__COLL_WINDOW_BCAST:
-        /* (G, Px, Py) <- (root, Px mod w, Py mod w); P = Px*s + Py */
-        s = rtopo__cart_extent(t, 2);
-        for (r = 0; r < p; r++) {
-            sx = (r % t->n) / s;
-            sy = (r % t->n) % s;
-            src = c->root * t->n + (sx % c->w) * s + sy % c->w;
-            memcpy(out[r], bufs[src][RTOPO__BUF_RECV], m);
-        }
-        return RTOPO_OK;
-    case RTOPO__COLL_SCAN:
-        memcpy(out[0], bufs[0][RTOPO__BUF_SEND], m);
-        for (r = 1; r < p; r++) {
-            memcpy(out[r], out[r - 1], m);
-            if ((st = rtopo__ref_combine(c, out[r], bufs[r][RTOPO__BUF_SEND], m)))
-                return st;
-        }
-        return RTOPO_OK;
-    case RTOPO__COLL_ALLREDUCE:
-        memcpy(out[0], bufs[0][RTOPO__BUF_SEND], m);
-        for (r = 1; r < p; r++)
-            if ((st = rtopo__ref_combine(c, out[0], bufs[r][RTOPO__BUF_SEND], m)))
-                return st;
-        for (r = 1; r < p; r++)
-            memcpy(out[r], out[0], m);
-        return RTOPO_OK;
-    default:
-        break;
-    }
-    /* line operations */
-    for (r = 0; r < p; r++) {
-        long long x;
-        int pos, b, j;
-
-        if ((st = rtopo__cart_coords(t, r, co)))
-            return st;
-        pos = co[c->dim];
-        switch (c->op) {
-        case RTOPO__COLL_SHIFT_FILL:
-            x = (long long)pos - c->disp;
-            if (x < 0 || x >= E) {
-                memset(out[r], 0, m);
-                break;
-            }
-            if ((src = rtopo__ref_at(t, co, c->dim, (int)x)) < 0)
-                return src;
-            memcpy(out[r], bufs[src][RTOPO__BUF_SEND], m);
-            break;
-        case RTOPO__COLL_ACCUMULATE:
-            for (i = 0; i < c->mm; i++) {
-                if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
-                    return src;
-                memcpy(out[r] + (uint64_t)i * m, bufs[src][RTOPO__BUF_SEND], m);
-            }
-            break;
-        case RTOPO__COLL_ADJACENT_SUM:
-            memcpy(out[r], bufs[r][RTOPO__BUF_SEND], m);
-            for (i = 1; i < c->mm; i++) {
-                if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
-                    return src;
-                if ((st = rtopo__ref_combine(c, out[r], bufs[src][RTOPO__BUF_SEND], m)))
-                    return st;
-            }
-            break;
-        default:   /* CONSEC_SUM: block j of every member of the rank's block */
-            j = pos % c->mm;
-            b = pos - j;
-            for (i = 0; i < c->mm; i++) {
-                const uint8_t *blk;
-
-                if ((src = rtopo__ref_at(t, co, c->dim, b + i)) < 0)
-                    return src;
-                blk = bufs[src][RTOPO__BUF_SEND] + (uint64_t)j * m;
-                if (!i)
-                    memcpy(out[r], blk, m);
-                else if ((st = rtopo__ref_combine(c, out[r], blk, m)))
-                    return st;
-            }
-            break;
-        }
-    }
-    return RTOPO_OK;
+    return d->ref(t, c, bufs, out, m, E);
 }

@@ -148,7 +148,7 @@ enum rtopo__kern_type {
 #define RTOPO__KERN_MERGE 8u   /* flags (SORT): the two halves of the range
                                   are sorted already: one merge */
 
-/* Routing slots (ROUTE kernels, coll_sched.c's concentrate, distribute
+/* Routing slots (ROUTE kernels, coll_route.c's concentrate, distribute
  * and generalize): `rec` bytes, a header of two int64 then the payload.
  * Header: tag = lo + 1 (0: the slot is empty) and hi: the record belongs
  * on every index in [lo, hi] (one index: lo == hi).  hi < 0 makes the
@@ -605,8 +605,8 @@ double rtopo__scatter_formula(int strategy, int x, int d, uint64_t M, uint64_t d
 int rtopo__scatter_algo_parse(const char *s, int *x_p);
 /* "auto", "seq", "binomial", "seqscatter", "decremental"; "?" otherwise */
 const char *rtopo__scatter_algo_name(int strategy);
-/* ---- collectives (coll_sched.c): broadcast, scan, allreduce, the OTIS
- * window broadcast and the line operations ----
+/* ---- collectives (coll_build.c and the coll_*.c families): broadcast,
+ * scan, allreduce, the OTIS window broadcast and the line operations ----
  * Every rank holds `count` elements of esize bytes per register (m =
  * count*esize bytes).  Buffers (per rank, what the caller passes):
  *  BCAST          RECV m: in on the root, out everywhere
@@ -659,7 +659,7 @@ enum rtopo__coll_op {
  * r*count .. r*count + count - 1 of the whole set in the order (desc:
  * descending); equal keys keep their order by (rank, index).  Leighton's
  * column sort (TOPO): on an OTIS topology of n groups, n a square, in
- * the paper's layout, sqrt(n) rows of p / sqrt(n) ranks (coll_sched.c);
+ * the paper's layout, sqrt(n) rows of p / sqrt(n) ranks (coll_sort.c);
  * elsewhere with the ranks as columns: each column holds
  * max(count, 2(p-1)^2) slots rounded up to a multiple of p (pads fill
  * it); transposes are all-to-all exchanges routed as the BPC routes are;
@@ -699,10 +699,7 @@ enum rtopo__coll_op {
  * single routing, which trusts the input's order, AUTO two routings
  * that check it (s->algo says RTOPO_COLL_AUTO). */
 #define RTOPO__ROUTE_AUX 16   /* TMP bytes staged by the caller */
-static inline int rtopo__coll_is_route(int op)
-{
-    return op >= RTOPO__COLL_SELECT_RANK && op <= RTOPO__COLL_RANDOM_READ;
-}
+int rtopo__coll_is_route(int op);    /* RTOPO__CF_ROUTE in its descriptor */
 typedef struct rtopo__coll {
     int op;           /* enum rtopo__coll_op */
     int algo;         /* rtopo_coll_algo_t: AUTO, TOPO, GENERIC */
@@ -723,6 +720,66 @@ typedef struct rtopo__coll {
                          the registers, piece j one step behind piece j-1;
                          0: the model picks; 1: whole registers */
 } rtopo__coll_t;
+/* ---- a collective as one unit ----
+ * One descriptor per collective, in the table of coll_desc.c indexed by
+ * enum rtopo__coll_op: what topo/ knows of it.  Everything that differs
+ * between collectives is read from here (the builder, the checks, the
+ * buffer sizes, the reference, the names in messages), not switched on
+ * the op.  The layers above keep what they own (the call forms in
+ * runtime/coll.c, the entries of rtopo-sim and the benches in tools/) in
+ * tables of their own indexed by the same op. */
+typedef struct rtopo__cb rtopo__cb_t;    /* a schedule being built (coll_int.h) */
+struct rtopo__model;
+enum rtopo__coll_flag {
+    RTOPO__CF_REDUCE = 1,      /* combines elements: reads dtype and rop */
+    RTOPO__CF_BYTES = 2,       /* moves bytes: esize 1, no datatype */
+    RTOPO__CF_ROUTE = 4,       /* selection and routing: records, input in TMP */
+    RTOPO__CF_LINE = 8,        /* along one dimension (dim) */
+    RTOPO__CF_RECV_IN = 16,    /* RECV is the input (no SEND) */
+    RTOPO__CF_SEND_MM = 32,    /* SEND holds mm registers */
+    RTOPO__CF_RECV_MM = 64,    /* RECV holds mm registers */
+    RTOPO__CF_WHOLE = 128      /* never cut into pipelined pieces */
+};
+/* How ranks compare a call's arguments (the runtime's plan key and its
+ * mismatch message): dim, w, mm, disp (ARGS); key type, count, record size
+ * and direction (SORT); the vector (BPC); the record size (RECORD). */
+enum rtopo__coll_keyform {
+    RTOPO__CK_ARGS = 0,
+    RTOPO__CK_SORT,
+    RTOPO__CK_BPC,
+    RTOPO__CK_RECORD
+};
+typedef struct rtopo__coll_desc {
+    const char *name;          /* "bcast": messages, plan names, rtopo-sim */
+    unsigned flags;            /* enum rtopo__coll_flag */
+    int key;                   /* enum rtopo__coll_keyform */
+    const char *root_arg;      /* the name of c->root in messages ("root",
+                                  "group"); NULL: the op takes none */
+    const char *in_arg;        /* routing: the input pointer's name */
+    uint32_t send_fixed;       /* bytes of SEND / RECV when they do not */
+    uint32_t recv_fixed;       /* follow count*esize (0: they do) */
+    const char *algos;         /* its algorithms, for help texts */
+    /* checks of the op's own arguments, after the common ones (NULL:
+     * none) */
+    int (*check)(const rtopo__tdesc_t *t, const rtopo__coll_t *c);
+    /* the schedule, arguments checked (rtopo__sched_coll calls it) */
+    int (*build)(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                 const struct rtopo__model *model, rtopo__sched_t **s_p);
+    /* one piece of the program of algorithm algo, for the builders that
+     * cut the registers into pieces (NULL: build does everything) */
+    void (*prog)(rtopo__cb_t *b, int algo);
+    /* the serial reference (coll_ref.c): its own checks of the op's
+     * arguments (NULL: none; *E_p: the extent of c->dim for the line
+     * operations), then every rank's RECV into out[r]; m: bytes of one
+     * register */
+    int (*ref_check)(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p);
+    int (*ref)(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+               uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E);
+} rtopo__coll_desc_t;
+/* the descriptor of op, NULL when op is not a collective */
+const rtopo__coll_desc_t *rtopo__coll_desc(int op);
+/* the op named name (rtopo__coll_desc(op)->name), < 0 if none */
+int rtopo__coll_parse(const char *name);
 /* The schedule of one collective on t (no host endpoint).  algo AUTO
  * builds the topology's own and the generic one, runs both under model
  * (NULL: defaults) and keeps the faster; s->algo holds RTOPO_COLL_TOPO or

@@ -1,6 +1,6 @@
 /*
- * test_coll.c - the collectives (coll_sched.c) against their serial
- * reference (coll_ref.c).
+ * test_coll.c - the collectives (topo/coll_build.c and the coll_*.c
+ * families) against their serial reference (coll_ref.c).
  *
  * Every operation with the topology's algorithm, the generic one and
  * AUTO, on OTIS-meshes (n = 1, 4, 16, 64) and OTIS-hypercubes (n = 1, 2,
@@ -78,13 +78,12 @@ static void tdesc(rtopo__tdesc_t *t, int kind, int p, int a, int b)
 
 static int reduces(int op)
 {
-    return op == RTOPO__COLL_SCAN || op == RTOPO__COLL_ALLREDUCE ||
-           op == RTOPO__COLL_ADJACENT_SUM || op == RTOPO__COLL_CONSEC_SUM;
+    return rtopo__coll_desc(op) && (rtopo__coll_desc(op)->flags & RTOPO__CF_REDUCE);
 }
 
 static int byte_op(int op)
 {
-    return op == RTOPO__COLL_SHIFT_FILL || op == RTOPO__COLL_ACCUMULATE;
+    return rtopo__coll_desc(op) && (rtopo__coll_desc(op)->flags & RTOPO__CF_BYTES);
 }
 
 static int isqrt(int n)
@@ -2225,6 +2224,94 @@ static void test_colsort_sched(void)
     rtopo__sched_free(s);
 }
 
+/* The descriptor table: every op of enum rtopo__coll_op has one, with a
+ * name that parses back to it, a builder, a serial reference, and a
+ * piece program wherever the shared builder cuts registers into pieces
+ * (every op but the routings); the flags agree with the buffer sizes the
+ * runtime stages (a routing with an input names it; RECV_IN: no SEND). */
+static void test_desc_table(void)
+{
+    rtopo__coll_t c;
+    int op, n = 0;
+
+    CU_ASSERT(rtopo__coll_desc(0) == NULL);
+    CU_ASSERT(rtopo__coll_desc(RTOPO__COLL_NOPS) == NULL);
+    CU_ASSERT(rtopo__coll_parse("no_such_collective") < 0);
+    CU_ASSERT(strcmp(rtopo__coll_name(RTOPO__COLL_NOPS), "?") == 0);
+    for (op = 1; op < RTOPO__COLL_NOPS; op++) {
+        const rtopo__coll_desc_t *d = rtopo__coll_desc(op);
+
+        if (!TU_CHECK(d != NULL, "op %d has no descriptor", op))
+            continue;
+        n++;
+        TU_CHECK(d->name && rtopo__coll_parse(d->name) == op, "op %d: name %s", op,
+                 d->name ? d->name : "(none)");
+        TU_CHECK(d->build && d->ref, "%s: builder or reference missing", d->name);
+        TU_CHECK((d->flags & RTOPO__CF_ROUTE) ? d->prog == NULL : d->prog != NULL,
+                 "%s: piece program %s", d->name, d->prog ? "set" : "missing");
+        TU_CHECK(!(d->flags & RTOPO__CF_REDUCE) || !(d->flags & RTOPO__CF_BYTES),
+                 "%s: reduces bytes", d->name);
+        TU_CHECK(rtopo__coll_is_route(op) == !!(d->flags & RTOPO__CF_ROUTE),
+                 "%s: is_route disagrees", d->name);
+        memset(&c, 0, sizeof(c));
+        c.op = op;
+        c.count = 3;
+        c.esize = 8;
+        c.mm = 2;
+        if (d->flags & RTOPO__CF_RECV_IN)
+            TU_CHECK(rtopo__coll_send_bytes(&c) == 0, "%s: SEND of %llu bytes", d->name,
+                     (unsigned long long)rtopo__coll_send_bytes(&c));
+        else
+            TU_CHECK(rtopo__coll_send_bytes(&c) == (d->send_fixed ? d->send_fixed :
+                     (d->flags & RTOPO__CF_SEND_MM) ? 48u : 24u), "%s: SEND of %llu bytes",
+                     d->name, (unsigned long long)rtopo__coll_send_bytes(&c));
+        TU_CHECK(rtopo__coll_recv_bytes(&c) == (d->recv_fixed ? d->recv_fixed :
+                 (d->flags & RTOPO__CF_RECV_MM) ? 48u : 24u), "%s: RECV of %llu bytes",
+                 d->name, (unsigned long long)rtopo__coll_recv_bytes(&c));
+        if ((d->flags & RTOPO__CF_ROUTE) && d->key == RTOPO__CK_RECORD)
+            TU_CHECK(d->in_arg != NULL, "%s: routing input unnamed", d->name);
+    }
+    CU_ASSERT(n == RTOPO__COLL_NOPS - 1);
+}
+
+/* The column sort off the OTIS topologies (ranks as columns): its
+ * transposes are routed pair by pair, one DIRECT hop each, on a ring, a
+ * mesh and a hypercube; the route of a pair must not take OTIS group
+ * coordinates there (no groups: n is 0).  Every hop DIRECT, the schedule
+ * valid and the result sorted. */
+static void test_sort_direct_routes(void)
+{
+    static const int kinds[3][4] = {   /* kind, p, a, b */
+        { RTOPO__TOPO_RING, 5, 5, 0 }, { RTOPO__TOPO_MESH, 6, 2, 3 },
+        { RTOPO__TOPO_HYPERCUBE, 8, 3, 0 },
+    };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__sched_t *s;
+    uint32_t h, other;
+    int i;
+
+    budget_test();
+    fill_hook = sort_fill;
+    for (i = 0; i < 3; i++) {
+        tdesc(&t, kinds[i][0], kinds[i][1], kinds[i][2], kinds[i][3]);
+        budget_topo();
+        sort_coll(&c, RTOPO_COLL_TOPO, RTOPO_INT64, 3, 0, i == 1);
+        s = NULL;
+        if (coll_run(&t, &c, &s) != 0 || !s) {
+            (void)TU_CHECK(0, "%s: not built or wrong", cdesc(&t, &c));
+            continue;
+        }
+        TU_CHECK(s->algo == RTOPO_COLL_TOPO, "%s: built algo %d", cdesc(&t, &c), s->algo);
+        TU_CHECK(s->nhops > 0, "%s: no hop", cdesc(&t, &c));
+        for (h = 0, other = 0; h < s->nhops; h++)
+            other += s->hops[h].link != RTOPO__LINK_DIRECT;
+        TU_CHECK(other == 0, "%s: %u of %u hops not DIRECT", cdesc(&t, &c), other, s->nhops);
+        rtopo__sched_free(s);
+    }
+    fill_hook = NULL;
+}
+
 /* random targets (collisions, -1 and other negatives) of random_write /
  * random_read on OTIS-meshes n = 1, 4, 9, 16, records of 1, 8, 24 bytes
  * (n = 16: 8 bytes only) */
@@ -2297,6 +2384,10 @@ int tu_suite_coll(void)
         !CU_add_test(s, "sort: the schedule on Fig. 4", test_colsort_sched) ||
         !CU_add_test(s, "sort: algorithms, key types, counts", test_sort) ||
         !CU_add_test(s, "sort: OTIS-meshes of 4, 16 and 64 groups", test_sort_otis_sizes) ||
+        !CU_add_test(s, "descriptor table: one complete entry per collective",
+                     test_desc_table) ||
+        !CU_add_test(s, "sort: column sort routes on ring, mesh, hypercube",
+                     test_sort_direct_routes) ||
         !CU_add_test(s, "random_write and random_read", test_random_access))
         return CU_get_error();
     return CUE_SUCCESS;

@@ -1,0 +1,360 @@
+/*
+ * coll_bpc.c - bit-permute-complement permutations: the vector, the
+ * destination of a rank, routes between two ranks and their rounds.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+#include "coll_int.h"
+
+/* ---- BPC permutations ---------------------------------------------------- */
+
+int rtopo__bpc_dest(const rtopo__coll_t *c, int r)
+{
+    int i, d = 0;
+
+    for (i = 0; i < c->bpc_bits; i++)
+        d |= (((r >> i) & 1) ^ (int)((c->bpc_neg >> i) & 1)) << c->bpc_to[i];
+    return d;
+}
+
+int rtopo__bpc_parse(const char *vec, int k, rtopo__coll_t *c)
+{
+    static const char *const names[5] = { "identity", "reversal", "shuffle", "unshuffle",
+                                          "transpose" };
+    int i, n = 0, seen = 0, nm;
+    const char *q;
+    size_t L;
+
+    if (!vec)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: the vector is NULL");
+    if (k < 0 || k > 30)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: %d index bits (0..30)", k);
+    while (*vec == ' ')
+        vec++;
+    for (L = strlen(vec); L && vec[L - 1] == ' '; L--)
+        ;
+    c->bpc_bits = k;
+    c->bpc_neg = 0;
+    for (nm = 0; nm < 5 && (strlen(names[nm]) != L || strncmp(vec, names[nm], L)); nm++)
+        ;
+    if (nm == 4 && k % 2)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: transpose needs an even number of index "
+                            "bits, not %d", k);
+    if (nm < 5) {
+        for (i = 0; i < k; i++)
+            c->bpc_to[i] = (int8_t)(nm == 0 ? i : nm == 1 ? k - 1 - i : nm == 2 ? (i + 1) % k :
+                                    nm == 3 ? (i + k - 1) % k : (i + k / 2) % k);
+        return RTOPO_OK;
+    }
+    /* "[A_(k-1), ..., A_0]": the first entry is the most significant */
+    {
+        int open = vec[0] == '[';
+
+        if (open != (L > 0 && vec[L - 1] == ']') || !L ||
+            strcspn(vec + open, "[]") < L - 2 * (size_t)open)
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" is not a vector [A_%d, ..., "
+                                "A_0] of signed bit numbers, nor identity, transpose, "
+                                "reversal, shuffle, unshuffle", vec, k - 1);
+        q = vec + open;
+    }
+    while (*q && *q != ']') {
+        int neg = 0, v = 0, digits = 0;
+
+        while (*q == ' ')
+            q++;
+        if (*q == '-' || *q == '+') {
+            neg = *q == '-';
+            q++;
+        }
+        while (*q >= '0' && *q <= '9' && digits < 3) {
+            v = v * 10 + (*q++ - '0');
+            digits++;
+        }
+        while (*q == ' ')
+            q++;
+        if (!digits || (*q && *q != ',' && *q != ']'))
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" is not a vector [A_%d, ..., "
+                                "A_0] of signed bit numbers, nor identity, transpose, "
+                                "reversal, shuffle, unshuffle", vec, k - 1);
+        if (n >= k || v >= k)
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" does not fit %d index bits "
+                                "(%d ranks): %s", vec, k, 1 << k,
+                                n >= k ? "too many entries" : "an entry names a bit beyond "
+                                "the index");
+        if (seen & (1 << v))
+            return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" names bit %d twice (the "
+                                "entries' magnitudes must be a permutation of 0..%d)", vec,
+                                v, k - 1);
+        seen |= 1 << v;
+        /* entry n is A_(k-1-n) */
+        c->bpc_to[k - 1 - n] = (int8_t)v;
+        if (neg)
+            c->bpc_neg |= 1u << (k - 1 - n);
+        n++;
+        if (*q == ',') {
+            q++;
+            while (*q == ' ')
+                q++;
+            if (!*q || *q == ']')
+                return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" ends with a comma",
+                                    vec);
+        }
+    }
+    if (n != k)
+        return rtopo__error(RTOPO_ERR_INVAL, "bpc: \"%s\" has %d entries, the %d ranks need "
+                            "%d (one per index bit)", vec, n, 1 << k, k);
+    return RTOPO_OK;
+}
+
+/* hops of the route in a group from position a to b (row then column on
+ * the OTIS-mesh, low dimension first on the OTIS-hypercube) */
+static uint32_t rtopo__grp_route(const rtopo__cb_t *b, int G, int a, int bb, rtopo__hop_t *h)
+{
+    uint32_t nh = 0;
+    int s = b->s, base = G * b->n;
+
+    if (rtopo__is_om(b)) {
+        int ax = a / s, ay = a % s, bx = bb / s, by = bb % s;
+
+        while (ay != by) {
+            int dir = by > ay ? 1 : -1;
+
+            ay += dir;
+            h[nh++] = (rtopo__hop_t){ .to = base + ax * s + ay, .link = RTOPO__LINK_ROW,
+                                      .dir = (int8_t)dir };
+        }
+        while (ax != bx) {
+            int dir = bx > ax ? 1 : -1;
+
+            ax += dir;
+            h[nh++] = (rtopo__hop_t){ .to = base + ax * s + ay, .link = RTOPO__LINK_COL,
+                                      .dir = (int8_t)dir };
+        }
+    } else {
+        int k;
+
+        for (k = 0; k < s; k++)
+            if (((a ^ bb) >> k) & 1) {
+                a ^= 1 << k;
+                h[nh++] = (rtopo__hop_t){ .to = base + a, .link = RTOPO__LINK_CUBE,
+                                          .dim = (uint8_t)k };
+            }
+    }
+    return nh;
+}
+
+/* hops of the route from rank r = (G, P) to rank d = (G', P'), the
+ * shorter of two on OTIS topologies: in G to P = G', OTIS, in G' to P';
+ * or OTIS to (P, G), in P to (P, G'), OTIS to (G', P), in G' to P' (the
+ * way a group's coordinates change, two OTIS moves).  One DIRECT hop
+ * elsewhere.  *lead_p: idle steps before the first hop, 1 on a route
+ * that changes G only from a rank (G, G): its OTIS hops would stay put,
+ * and waiting one step keeps its electronic hops in the steps of the
+ * other ranks' (a lock step that counts fewer moves) */
+uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop_t *h,
+                           uint32_t *lead_p)
+{
+    int n = b->n, G, P, G2, P2;
+    rtopo__hop_t t[4 * 64 + 1];
+    uint32_t nh, nt;
+
+    *lead_p = 0;
+    /* off the OTIS topologies n is 0: no group coordinates to take */
+    if (b->t->kind != RTOPO__TOPO_OTIS_MESH && b->t->kind != RTOPO__TOPO_OTIS_HYPERCUBE) {
+        h[0] = (rtopo__hop_t){ .to = d, .link = RTOPO__LINK_DIRECT };
+        return 1;
+    }
+    G = r / n;
+    P = r % n;
+    G2 = d / n;
+    P2 = d % n;
+    if (G == G2)
+        return rtopo__grp_route(b, G, P, P2, h);
+    nh = rtopo__grp_route(b, G, P, G2, h);
+    h[nh++] = (rtopo__hop_t){ .to = G2 * n + G, .link = RTOPO__LINK_OTIS };
+    nh += rtopo__grp_route(b, G2, G, P2, h + nh);
+    if (P == G || P2 == G2) {       /* no electronic hop to save */
+        *lead_p = P == G && P2 == P;
+        return nh;
+    }
+    t[0] = (rtopo__hop_t){ .to = P * n + G, .link = RTOPO__LINK_OTIS };
+    nt = 1 + rtopo__grp_route(b, P, G, G2, t + 1);
+    t[nt++] = (rtopo__hop_t){ .to = G2 * n + P, .link = RTOPO__LINK_OTIS };
+    nt += rtopo__grp_route(b, G2, P, P2, t + nt);
+    if (nt >= nh)
+        return nh;
+    memcpy(h, t, sizeof(*t) * nt);
+    return nt;
+}
+
+/* Phases of a round of routes on an OTIS topology: a route is up to
+ * three legs in groups joined by OTIS hops, and a leg moves along one
+ * link class after the other (row then column; cube dimensions upward).
+ * Phase (leg, class) of every route of the round takes the same steps,
+ * as many as its longest route needs: a step then moves along one class
+ * only, in at most two directions, where routes of different lengths in
+ * lock step mix all four (the SIMD count per step).  Restamps the hops of
+ * transfers x0.. from step `first` on; returns the steps the round
+ * takes, or 0 (steps left as they were) when its routes are not of that
+ * form or the phases would not take fewer SIMD moves. */
+#define RTOPO__PH_LEGS 3
+#define RTOPO__PH_MAX (RTOPO__PH_LEGS * (64 + 1))
+
+static int rtopo__ph_class(const rtopo__hop_t *h)
+{
+    if (h->link == RTOPO__LINK_ROW)
+        return 0;
+    if (h->link == RTOPO__LINK_COL)
+        return 1;
+    return h->link == RTOPO__LINK_CUBE ? h->dim : -1;
+}
+
+/* SIMD moves (as rtopo__sched_moves counts them) of the hops of transfers
+ * x0.. in steps first.. first + nsteps - 1, stamped stamp[] or as they are */
+static uint32_t rtopo__ph_simd(const rtopo__cb_t *b, uint32_t x0, uint32_t first,
+                               uint32_t nsteps, const uint32_t *stamp)
+{
+    uint64_t *seen = calloc(nsteps ? nsteps : 1, sizeof(*seen) * 2);
+    uint32_t x, i, k = 0, n = 0;
+
+    if (!seen)
+        return UINT32_MAX;
+    for (x = x0; x < b->nx; x++)
+        for (i = 0; i < b->x[x].nhops; i++, k++) {
+            const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
+            uint32_t s = (stamp ? stamp[k] : h->step) - first;
+            int c = rtopo__ph_class(h), bit;
+
+            if (c < 0 || s >= nsteps)
+                continue;
+            bit = 2 * c + (h->dir > 0);
+            if (!((seen[2 * s + bit / 64] >> (bit % 64)) & 1)) {
+                seen[2 * s + bit / 64] |= 1ull << (bit % 64);
+                n++;
+            }
+        }
+    free(seen);
+    return n;
+}
+
+uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
+{
+    int nc = rtopo__is_om(b) ? 2 : b->s;
+    uint32_t len[RTOPO__PH_MAX] = { 0 }, start[RTOPO__PH_MAX + 1], x, i, k, nh = 0;
+    uint32_t old_end = first, total, *stamp = NULL;
+
+    if (b->err || (b->t->kind != RTOPO__TOPO_OTIS_MESH &&
+                   b->t->kind != RTOPO__TOPO_OTIS_HYPERCUBE) || nc > 64)
+        return 0;
+    /* the longest run of each phase */
+    for (x = x0; x < b->nx; x++) {
+        uint32_t cnt[RTOPO__PH_MAX] = { 0 };
+        int leg = 0, last = -1;
+
+        for (i = 0; i < b->x[x].nhops; i++) {
+            const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
+            int c = rtopo__ph_class(h), ph;
+
+            if (h->step >= old_end)
+                old_end = h->step + 1;
+            if (h->link == RTOPO__LINK_OTIS) {
+                ph = leg * (nc + 1) + nc;
+                leg++;
+                last = -1;
+            } else if (c < last || c < 0) {
+                return 0;
+            } else {
+                ph = leg * (nc + 1) + c;
+                last = c;
+            }
+            if (leg > RTOPO__PH_LEGS || (h->link == RTOPO__LINK_OTIS && leg == RTOPO__PH_LEGS))
+                return 0;
+            if (++cnt[ph] > len[ph])
+                len[ph] = cnt[ph];
+        }
+        nh += b->x[x].nhops;
+    }
+    for (k = 0, start[0] = 0; k < RTOPO__PH_MAX; k++)
+        start[k + 1] = start[k] + len[k];
+    total = start[RTOPO__PH_MAX];
+    if (!nh || !(stamp = calloc(nh, sizeof(*stamp))))
+        return 0;
+    for (x = x0, k = 0; x < b->nx; x++) {
+        uint32_t cnt[RTOPO__PH_MAX] = { 0 };
+        int leg = 0;
+
+        for (i = 0; i < b->x[x].nhops; i++, k++) {
+            const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
+            int ph = h->link == RTOPO__LINK_OTIS ? leg++ * (nc + 1) + nc
+                                                 : leg * (nc + 1) + rtopo__ph_class(h);
+
+            stamp[k] = first + start[ph] + cnt[ph]++;
+        }
+    }
+    if (rtopo__ph_simd(b, x0, first, total > old_end - first ? total : old_end - first,
+                       stamp) >=
+        rtopo__ph_simd(b, x0, first, total > old_end - first ? total : old_end - first,
+                       NULL)) {
+        free(stamp);
+        return 0;
+    }
+    for (x = x0, k = 0; x < b->nx; x++)
+        for (i = 0; i < b->x[x].nhops; i++, k++)
+            b->h[b->x[x].hop0 + i].step = stamp[k];
+    free(stamp);
+    rtopo__cb_step(b, first + total - 1);
+    return total;
+}
+
+void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
+{
+    int p = b->t->p, n = b->n, r;
+    int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
+               b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    rtopo__hop_t h[4 * 64 + 1];
+    uint32_t A = 0, x0 = b->nx;
+
+    /* lock step: every route's OTIS hop in step A, after the longest
+     * first leg in a group (then in phases, when they move fewer) */
+    for (r = 0; otis && r < p; r++) {
+        int d = rtopo__bpc_dest(b->c, r);
+        uint32_t L1 = r / n != d / n ? rtopo__grp_route(b, r / n, r % n, d / n, h) : 0;
+
+        A = L1 > A ? L1 : A;
+    }
+    for (r = 0; r < p; r++) {
+        int d = rtopo__bpc_dest(b->c, r);
+        uint32_t nh = 0;
+
+        if (d == r) {
+            rtopo__cb_copy(b, r, RSEND(0), RRECV(0), 0);
+            continue;
+        }
+        if (!otis) {
+            h[0] = (rtopo__hop_t){ .to = d, .link = RTOPO__LINK_DIRECT };
+            nh = 1;
+        } else if (r / n == d / n) {
+            nh = rtopo__grp_route(b, r / n, r % n, d % n, h);
+        } else {
+            nh = rtopo__grp_route(b, r / n, r % n, d / n, h);
+            h[nh++] = (rtopo__hop_t){ .to = (d / n) * n + r / n, .link = RTOPO__LINK_OTIS };
+            nh += rtopo__grp_route(b, d / n, r / n, d % n, h + nh);
+        }
+        rtopo__cb_route(b, r, RSEND(0), d, RRECV(0), 0, h, nh);
+        if (otis && !b->err && b->len && r / n != d / n) {
+            uint32_t i, L1, j = b->nh - nh;
+
+            for (L1 = 0; b->h[j + L1].link != RTOPO__LINK_OTIS; L1++)
+                ;
+            for (i = L1; i < nh; i++)
+                b->h[j + i].step = b->base + A + i - L1;
+            rtopo__cb_step(b, b->base + A + nh - 1 - L1);
+        }
+    }
+    rtopo__ph_align(b, x0, b->base);
+}

@@ -1,0 +1,546 @@
+/*
+ * coll_build.c - the schedule of a collective: the builder every family of
+ * algorithms writes into (coll_otis.c, coll_generic.c, coll_line.c,
+ * coll_route.c, coll_bpc.c, coll_sort.c), the choice among candidates,
+ * pipelining in pieces, and the moves counted from a schedule.
+ *
+ * The OTIS algorithms are those of Wang and Sahni for the OTIS-mesh
+ * (n groups of n processors, each group a sqrt(n) x sqrt(n) mesh without
+ * wraparound, OTIS links (G,P) <-> (P,G)), adapted to the OTIS-hypercube
+ * (each group a cube on the labels P).  Like the paper's programs they are
+ * sequences of "move a register one link along one class, then compute
+ * locally": here a register is a range of count*esize bytes of SEND, RECV
+ * or TMP (TMP holds as many registers as the algorithm names), a move is
+ * a one-hop transfer, and the computing is a COMBINE kernel or a local
+ * copy.  Which ranks hold a value is known when the schedule is built, so
+ * no identity element is ever needed: a rank that has nothing to combine
+ * simply does not.
+ *
+ * Steps follow the paper's MIMD model: moves of different directions run
+ * in the same step where the algorithm allows (a broadcast from the middle
+ * of a row goes both ways at once); rtopo__sched_moves counts both the
+ * MIMD steps and what a SIMD machine (one dimension and direction per
+ * step) would need.  The group sum runs to the middle processor, which is
+ * the paper's MIMD data sum and, serialised, its SIMD one.
+ *
+ * Long registers are cut into pieces: the program runs once per piece on
+ * that piece's bytes, piece j one step behind piece j-1, so a chain of h
+ * moves costs about (h + pieces - 1) piece times instead of h whole ones.
+ * The pieces are independent (their byte ranges never meet), the edges
+ * are inferred from steps and ranges.
+ *
+ * The generic algorithms (any topology): binomial tree broadcast;
+ * allreduce by recursive doubling (with the usual fold for a size that is
+ * not a power of two) or, for long vectors, by reduce-scatter and
+ * allgather; the scan by recursive doubling or, for long vectors, along a
+ * pipelined chain; over DIRECT connections, or over the identity cube
+ * links on a hypercube.  Each candidate is built and the cost model keeps
+ * the fastest.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+#include "coll_int.h"
+
+/* ---- builder ------------------------------------------------------------ */
+
+void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err)
+{
+    uint32_t c = *cap ? *cap : 64;
+    void *q;
+
+    if (need <= *cap)
+        return p;
+    while (c < need)
+        c *= 2;
+    q = realloc(p, (size_t)c * esz);
+    if (!q) {
+        *err = RTOPO_ERR_NOMEM;
+        return p;
+    }
+    *cap = c;
+    return q;
+}
+
+static uint64_t rtopo__cb_addr(const rtopo__cb_t *b, int reg)
+{
+    return (uint64_t)(reg & 0xffff) * b->M + b->off +
+           ((reg >> 16) == RTOPO__BUF_TMP ? b->tbase : 0);
+}
+
+static void rtopo__cb_reg(rtopo__cb_t *b, int reg)
+{
+    if ((reg >> 16) == RTOPO__BUF_TMP && (uint32_t)(reg & 0xffff) + 1 > b->ntmp)
+        b->ntmp = (uint32_t)(reg & 0xffff) + 1;
+}
+
+void rtopo__cb_step(rtopo__cb_t *b, uint32_t step)
+{
+    if (step > b->maxstep)
+        b->maxstep = step;
+}
+
+/* Transfer of register sreg of `src` to register dreg of `dst` along
+ * nh hops (hops[i].to, .link, .dim, .dir), hop i in step step0 + i; no
+ * hops: a copy in step step0. */
+void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
+                     uint32_t step0, const rtopo__hop_t *hops, uint32_t nh)
+{
+    rtopo__xfer_t *x;
+    uint32_t i;
+
+    if (b->err || !b->len)
+        return;
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
+    if (b->err)
+        return;
+    rtopo__cb_reg(b, sreg);
+    rtopo__cb_reg(b, dreg);
+    x = &b->x[b->nx++];
+    memset(x, 0, sizeof(*x));
+    x->src = src;
+    x->dst = dst;
+    x->src_buf = (uint8_t)(sreg >> 16);
+    x->dst_buf = (uint8_t)(dreg >> 16);
+    x->src_off = rtopo__cb_addr(b, sreg);
+    x->dst_off = rtopo__cb_addr(b, dreg);
+    x->len = b->len;
+    x->nhops = nh;
+    x->hop0 = b->nh;
+    x->step = nh ? 0 : b->base + step0;
+    for (i = 0; i < nh; i++) {
+        b->h[b->nh] = hops[i];
+        b->h[b->nh].step = b->base + step0 + i;
+        b->nh++;
+    }
+    if (nh)
+        rtopo__cb_step(b, b->base + step0 + nh - 1);
+}
+
+/* one hop (or a copy when from == to) in step `step` */
+void rtopo__cb_move(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
+                    uint32_t step, int link, int dim, int dir)
+{
+    rtopo__hop_t h = { .to = to, .link = (uint8_t)link, .dim = (uint8_t)dim,
+                       .dir = (int8_t)dir };
+
+    if (from == to) {
+        if (sreg != dreg)
+            rtopo__cb_route(b, from, sreg, to, dreg, step, NULL, 0);
+        return;
+    }
+    rtopo__cb_route(b, from, sreg, to, dreg, step, &h, 1);
+}
+
+void rtopo__cb_copy(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step)
+{
+    if (sreg != dreg)
+        rtopo__cb_route(b, rank, sreg, rank, dreg, step, NULL, 0);
+}
+
+void rtopo__cb_kern(rtopo__cb_t *b, int type, int rank, int sreg, int dreg,
+                    uint32_t step, int64_t arg)
+{
+    rtopo__kern_t *k;
+
+    if (b->err || !b->len)
+        return;
+    b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
+    if (b->err)
+        return;
+    k = &b->k[b->nk++];
+    memset(k, 0, sizeof(*k));
+    k->rank = rank;
+    k->type = (uint8_t)type;
+    k->dtype = (uint8_t)b->c->dtype;
+    k->op = (uint8_t)b->c->rop;
+    k->step = b->base + step;
+    if (sreg != RNONE) {
+        rtopo__cb_reg(b, sreg);
+        k->src_buf = (uint8_t)(sreg >> 16);
+        k->src_off = rtopo__cb_addr(b, sreg);
+    }
+    rtopo__cb_reg(b, dreg);
+    k->dst_buf = (uint8_t)(dreg >> 16);
+    k->dst_off = rtopo__cb_addr(b, dreg);
+    k->len = b->len;
+    k->arg = arg;
+}
+
+/* dreg = dreg op sreg */
+void rtopo__cb_comb(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step)
+{
+    rtopo__cb_kern(b, RTOPO__KERN_COMBINE, rank, sreg, dreg, step, 0);
+}
+
+/* dreg = sreg op dreg's current value, into dreg; dreg RNONE-safe: when
+ * `have` is 0 the value is just copied */
+void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
+                   uint32_t step)
+{
+    if (have)
+        rtopo__cb_comb(b, rank, sreg, dreg, step);
+    else
+        rtopo__cb_copy(b, rank, sreg, dreg, step);
+}
+
+uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
+{
+    uint32_t i, m = s->nsteps ? s->nsteps - 1 : 0;
+
+    for (i = 0; i < s->nxfers; i++)
+        if (!s->xfers[i].nhops && s->xfers[i].step > m)
+            m = s->xfers[i].step;
+    for (i = 0; i < s->nkerns; i++)
+        if (s->kerns[i].step > m)
+            m = s->kerns[i].step;
+    return m;
+}
+
+/* ---- phases: one operation's schedule inside another's TMP ------------- */
+
+/* Every range of s moves: SEND to TMP + soff, RECV to TMP + roff, TMP by
+ * toff; every step by `delay`; TMP becomes one size for all ranks,
+ * covering every range; the edges are inferred again. */
+int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
+                        uint64_t toff, uint32_t delay)
+{
+    uint64_t top = 0;
+    uint32_t i;
+    int j;
+
+    for (i = 0; i < s->nxfers + s->nkerns; i++) {
+        uint8_t *bf[2];
+        uint64_t *of[2], len[2];
+
+        if (i < s->nxfers) {
+            rtopo__xfer_t *x = &s->xfers[i];
+
+            bf[0] = &x->src_buf, of[0] = &x->src_off, bf[1] = &x->dst_buf, of[1] = &x->dst_off;
+            len[0] = len[1] = x->len;
+            if (!x->nhops)
+                x->step += delay;
+        } else {
+            rtopo__kern_t *k = &s->kerns[i - s->nxfers];
+
+            bf[0] = &k->src_buf, of[0] = &k->src_off, bf[1] = &k->dst_buf, of[1] = &k->dst_off;
+            rtopo__kern_src(k, &len[0]);
+            len[1] = k->len;
+            k->step += delay;
+        }
+        for (j = 0; j < 2; j++) {
+            *of[j] += *bf[j] == RTOPO__BUF_SEND ? soff : *bf[j] == RTOPO__BUF_RECV ? roff : toff;
+            *bf[j] = RTOPO__BUF_TMP;
+            if (*of[j] + len[j] > top)
+                top = *of[j] + len[j];
+        }
+    }
+    for (i = 0; i < s->nhops; i++)
+        s->hops[i].step += delay;
+    if (s->nhops)
+        s->nsteps += delay;
+    free(s->tmp_rank);
+    s->tmp_rank = NULL;
+    if (s->tmp_bytes + toff > top)
+        top = s->tmp_bytes + toff;
+    s->tmp_bytes = top;
+    s->ndeps = 0;
+    return rtopo__sched_deps_infer(s, 0);
+}
+
+/* b after a, into *out_p (a and b freed): b's steps start after every
+ * node of a, local ones included */
+int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out_p)
+{
+    uint32_t last = rtopo__sched_last_step(a) + 1, i;
+
+    if (last > a->nsteps) {
+        uint32_t d = last - a->nsteps;
+
+        for (i = 0; i < b->nhops; i++)
+            b->hops[i].step += d;
+        for (i = 0; i < b->nxfers; i++)
+            if (!b->xfers[i].nhops)
+                b->xfers[i].step += d;
+        for (i = 0; i < b->nkerns; i++)
+            b->kerns[i].step += d;
+        if (b->nhops)
+            b->nsteps += d;
+    }
+    return rtopo__sched_concat(a, b, 0, out_p);
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+/* Build with `pieces` pieces (>= 1). */
+static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
+                             uint32_t pieces, rtopo__sched_t **s_p)
+{
+    rtopo__cb_t b;
+    rtopo__sched_t *s = NULL;
+    uint64_t per, done = 0, M = c->count * c->esize;
+    uint32_t j;
+    int st;
+
+    memset(&b, 0, sizeof(b));
+    b.t = t;
+    b.c = c;
+    b.M = M;
+    if (t->kind == RTOPO__TOPO_OTIS_MESH) {
+        b.n = t->n;
+        for (b.s = 1; b.s * b.s < t->n; b.s++)
+            ;
+    } else if (t->kind == RTOPO__TOPO_OTIS_HYPERCUBE) {
+        b.n = t->n;
+        b.s = t->dim;
+    }
+    if (pieces < 1)
+        pieces = 1;
+    if (pieces > c->count)
+        pieces = c->count ? (uint32_t)c->count : 1;
+    per = c->count ? (c->count + pieces - 1) / pieces : 0;
+    for (j = 0; j < pieces && !b.err; j++) {
+        b.base = j;
+        b.off = done * c->esize;
+        b.len = (c->count - done < per ? c->count - done : per) * c->esize;
+        done += b.len / (c->esize ? c->esize : 1);
+        rtopo__coll_desc(c->op)->prog(&b, algo);
+    }
+    if (b.err) {
+        st = rtopo__error(b.err, "%s: out of memory building the schedule",
+                          rtopo__coll_name(c->op));
+        goto out;
+    }
+    if ((st = rtopo__sched_alloc(t, b.nx, b.nh, &s)))
+        goto out;
+    if (b.nx)
+        memcpy(s->xfers, b.x, sizeof(*b.x) * b.nx);
+    if (b.nh)
+        memcpy(s->hops, b.h, sizeof(*b.h) * b.nh);
+    if (b.nk) {
+        if ((st = rtopo__sched_add_kerns(s, b.nk, NULL)))
+            goto out;
+        memcpy(s->kerns, b.k, sizeof(*b.k) * b.nk);
+    }
+    s->algo = algo;
+    s->nsteps = b.nh ? b.maxstep + 1 : 0;
+    s->tmp_bytes = b.tbase + (uint64_t)b.ntmp * M;
+    if ((st = rtopo__sched_deps_infer(s, 0)))
+        goto out;
+    *s_p = s;
+    s = NULL;
+out:
+    rtopo__sched_free(s);
+    free(b.x);
+    free(b.h);
+    free(b.k);
+    return st;
+}
+
+static int rtopo__coll_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
+{
+    const rtopo__coll_desc_t *d = rtopo__coll_desc(c->op);
+    const char *name = rtopo__coll_name(c->op);
+
+    if (t->host)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: not on a topology with a host "
+                            "outside the cube", name);
+    if (!d)
+        return rtopo__error(RTOPO_ERR_INVAL, "collective %d is unknown", c->op);
+    if (d->flags & RTOPO__CF_ROUTE) {
+        if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
+            return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d is unknown", name,
+                                c->algo);
+        return d->check ? d->check(t, c) : RTOPO_OK;
+    }
+    if (!c->esize || ((d->flags & RTOPO__CF_REDUCE) &&
+                      (rtopo__dtype_size(c->dtype) != c->esize ||
+                       c->rop < RTOPO_SUM || c->rop > RTOPO_MAX)))
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d, operator %d, element size "
+                            "%zu", name, c->dtype, c->rop, c->esize);
+    if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d is unknown", name, c->algo);
+    return d->check ? d->check(t, c) : RTOPO_OK;
+}
+
+/* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
+ * h steps, pieces of at least 8 KiB, at most 64. */
+static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t *c,
+                                   const rtopo__model_t *model)
+{
+    rtopo__model_t def;
+    double ts, tw, h = s->nsteps > 1 ? s->nsteps - 1 : 0, best;
+    uint64_t m = c->count * c->esize;
+    uint32_t P, top = (uint32_t)(m / 8192);
+
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    ts = model->ts[RTOPO__LINK_DIRECT];
+    tw = model->tw[RTOPO__LINK_DIRECT];
+    if (h < 2 || top < 2 || ts <= 0)
+        return 1;
+    best = sqrt((h - 1) * (double)m * tw / ts);
+    P = best < 1 ? 1 : best > 64 ? 64 : (uint32_t)(best + 0.5);
+    return P > top ? top : P;
+}
+
+int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    uint32_t P = algo == RTOPO__COLL_RSAG ||
+                 (rtopo__coll_desc(c->op)->flags & RTOPO__CF_WHOLE) ? 1 : c->chunks;
+    int st;
+
+    if (!P) {
+        if ((st = rtopo__coll_build(t, c, algo, 1, s_p)))
+            return st;
+        P = rtopo__coll_pieces(*s_p, c, model);
+        if (P <= 1)
+            return RTOPO_OK;
+        rtopo__sched_free(*s_p);
+        *s_p = NULL;
+    }
+    return rtopo__coll_build(t, c, algo, P, s_p);
+}
+
+int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    int st;
+
+    if (!t || !c || !s_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "no topology, collective or output");
+    if ((st = rtopo__coll_check(t, c)))
+        return st;
+    return rtopo__coll_desc(c->op)->build(t, c, model, s_p);
+}
+
+/* The one algorithm of an op that has no other (TOPO). */
+int rtopo__coll_build_one(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
+}
+
+/* The broadcast, allreduce and scan: the OTIS algorithm, the generic one
+ * and, on more than two ranks, long_algo (RSAG, CHAIN; 0: none) for long
+ * vectors, as c->algo allows; the fastest under the model. */
+int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           const rtopo__model_t *model, int long_algo,
+                           rtopo__sched_t **s_p)
+{
+    int otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    int cand[4], ncand = 0;
+
+    /* the candidates: the OTIS algorithm, the generic ones (two for the
+     * allreduce: recursive doubling, and reduce-scatter + allgather) */
+    if (otis && c->algo != RTOPO_COLL_GENERIC)
+        cand[ncand++] = RTOPO_COLL_TOPO;
+    if (!otis || c->algo != RTOPO_COLL_TOPO) {
+        cand[ncand++] = RTOPO_COLL_GENERIC;
+        if (long_algo && t->p > 2)
+            cand[ncand++] = long_algo;
+    }
+    if (ncand == 1)
+        return rtopo__coll_algo1(t, c, cand[0], model, s_p);
+    return rtopo__coll_choose(t, c, model, cand, ncand, s_p);
+}
+
+/* Builds each of the ncand algorithms cand[], runs it under model and
+ * keeps the fastest (a tie, relative 1e-12, to the earlier); RSAG and
+ * CHAIN are reported as GENERIC. */
+int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       const rtopo__model_t *model, const int *cand, int ncand,
+                       rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *best = NULL, *s = NULL;
+    rtopo__sim_result_t r;
+    double tbest = 0;
+    int st = RTOPO_OK, i;
+
+    for (i = 0; i < ncand; i++) {
+        if ((st = rtopo__coll_algo1(t, c, cand[i], model, &s)) ||
+            (st = rtopo__sim_run(s, model, &r)))
+            goto out;
+        if (!best || r.model_time < tbest * (1 - 1e-12)) {
+            rtopo__sched_free(best);
+            best = s;
+            tbest = r.model_time;
+        } else {
+            rtopo__sched_free(s);
+        }
+        s = NULL;
+    }
+    if (best->algo == RTOPO__COLL_RSAG || best->algo == RTOPO__COLL_CHAIN)
+        best->algo = RTOPO_COLL_GENERIC;
+    *s_p = best;
+    best = NULL;
+out:
+    rtopo__sched_free(s);
+    rtopo__sched_free(best);
+    return st;
+}
+
+/* ---- moves -------------------------------------------------------------- */
+
+static int rtopo__hop_cmp(const void *x, const void *y)
+{
+    const rtopo__hop_t *a = x, *b = y;
+
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    if (a->link != b->link)
+        return a->link < b->link ? -1 : 1;
+    if (a->dim != b->dim)
+        return a->dim < b->dim ? -1 : 1;
+    return a->dir < b->dir ? -1 : a->dir > b->dir;
+}
+
+static int rtopo__link_electronic(int link)
+{
+    return link == RTOPO__LINK_RING || link == RTOPO__LINK_ROW || link == RTOPO__LINK_COL ||
+           link == RTOPO__LINK_CUBE;
+}
+
+void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
+{
+    rtopo__hop_t *h;
+    uint32_t i;
+
+    memset(mv, 0, sizeof(*mv));
+    if (!s->nhops || !(h = malloc(sizeof(*h) * s->nhops)))
+        return;
+    memcpy(h, s->hops, sizeof(*h) * s->nhops);
+    qsort(h, s->nhops, sizeof(*h), rtopo__hop_cmp);
+    for (i = 0; i < s->nhops; i++) {
+        int first_of_step = i == 0 || h[i].step != h[i - 1].step;
+        int new_group = first_of_step || rtopo__hop_cmp(&h[i], &h[i - 1]) != 0;
+        int e = rtopo__link_electronic(h[i].link);
+        uint32_t j;
+        int seen_e = 0, seen_o = 0, seen_x = 0;
+
+        if (new_group && e)
+            mv->electronic_simd++;
+        if (!first_of_step)
+            continue;
+        for (j = i; j < s->nhops && h[j].step == h[i].step; j++) {
+            if (rtopo__link_electronic(h[j].link))
+                seen_e = 1;
+            else if (h[j].link == RTOPO__LINK_OTIS)
+                seen_o = 1;
+            else
+                seen_x = 1;
+        }
+        mv->electronic += (uint32_t)seen_e;
+        mv->otis += (uint32_t)seen_o;
+        mv->other += (uint32_t)seen_x;
+    }
+    free(h);
+}

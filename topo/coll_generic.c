@@ -1,0 +1,271 @@
+/*
+ * coll_generic.c - the generic broadcast, allreduce and scan of any
+ * topology: binomial tree, recursive doubling, reduce-scatter plus
+ * allgather, pipelined chain (coll_build.c keeps the fastest).
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+#include "coll_int.h"
+
+/* ---- generic algorithms ------------------------------------------------- */
+
+static int rtopo__is_cube(const rtopo__cb_t *b)
+{
+    return b->t->kind == RTOPO__TOPO_HYPERCUBE;
+}
+
+static void rtopo__direct(rtopo__cb_t *b, int from, int sreg, int to, int dreg, uint32_t step)
+{
+    rtopo__cb_move(b, from, sreg, to, dreg, step, RTOPO__LINK_DIRECT, 0, 0);
+}
+
+/* binomial tree from the root (relative ranks v = r - root mod p) */
+void rtopo__gen_bcast(rtopo__cb_t *b)
+{
+    int p = b->t->p, root = b->c->root, v;
+    uint32_t k = 0;
+
+    if (rtopo__is_cube(b)) {
+        rtopo__cube_t q = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
+
+        rtopo__cube_bcast(b, &q, root, RRECV(0), RRECV(0), 0);
+        return;
+    }
+    for (k = 0; (1L << k) < p; k++)
+        for (v = 0; v < (1 << k) && v + (1 << k) < p; v++)
+            rtopo__direct(b, (v + root) % p, RRECV(0), (v + (1 << k) + root) % p, RRECV(0),
+                          k + 1);
+}
+
+/* recursive doubling; the q = 2^floor(log2 p) lowest ranks take the rest's
+ * values first and hand them the result last */
+void rtopo__gen_allreduce(rtopo__cb_t *b)
+{
+    int p = b->t->p, q = 1, v, k;
+    uint32_t t = 0;
+
+    if (rtopo__is_cube(b)) {
+        rtopo__cube_t c = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
+
+        rtopo__cube_sum(b, &c, RSEND(0), RRECV(0), 0, 0);
+        return;
+    }
+    while (q * 2 <= p)
+        q *= 2;
+    for (v = 0; v < p; v++)
+        rtopo__cb_copy(b, v, RSEND(0), RRECV(0), 0);
+    if (p > q) {
+        t++;
+        for (v = q; v < p; v++) {
+            rtopo__direct(b, v, RSEND(0), v - q, RTMP(0), t);
+            rtopo__cb_comb(b, v - q, RTMP(0), RRECV(0), t);
+        }
+    }
+    for (k = 0; (1 << k) < q; k++) {
+        t++;
+        for (v = 0; v < q; v++) {
+            rtopo__direct(b, v, RRECV(0), v ^ (1 << k), RTMP(k & 1), t);
+            rtopo__cb_comb(b, v, RTMP(k & 1), RRECV(0), t);
+        }
+    }
+    if (p > q) {
+        t++;
+        for (v = q; v < p; v++)
+            rtopo__direct(b, v - q, RRECV(0), v, RRECV(0), t);
+    }
+}
+
+/* the transfer of elements [e0, e1) of the current piece (a copy when
+ * from == to) */
+static void rtopo__cb_part(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
+                           uint32_t step, int link, int dim, uint64_t e0, uint64_t e1)
+{
+    uint64_t off = b->off, len = b->len;
+
+    if (e1 <= e0)
+        return;
+    b->off = off + e0 * b->c->esize;
+    b->len = (e1 - e0) * b->c->esize;
+    rtopo__cb_move(b, from, sreg, to, dreg, step, link, dim, 0);
+    b->off = off;
+    b->len = len;
+}
+
+static void rtopo__cb_part_comb(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step,
+                                uint64_t e0, uint64_t e1)
+{
+    uint64_t off = b->off, len = b->len;
+
+    if (e1 <= e0)
+        return;
+    b->off = off + e0 * b->c->esize;
+    b->len = (e1 - e0) * b->c->esize;
+    rtopo__cb_comb(b, rank, sreg, dreg, step);
+    b->off = off;
+    b->len = len;
+}
+
+/* Reduce-scatter by recursive halving, then allgather by recursive
+ * doubling (Rabenseifner's allreduce): each rank sends and combines
+ * about twice its vector, where recursive doubling moves it log2(p)
+ * times; the ranks past the largest power of two fold in first and take
+ * the result last, as in rtopo__gen_allreduce. */
+void rtopo__gen_allreduce_rsag(rtopo__cb_t *b)
+{
+    int p = b->t->p, q = 1, lg = 0, v, k, cube = rtopo__is_cube(b);
+    int link = cube ? RTOPO__LINK_CUBE_ID : RTOPO__LINK_DIRECT;
+    uint64_t n = b->len / b->c->esize, *lo, *hi, *nlo;
+    uint32_t t = 0;
+
+    while (q * 2 <= p) {
+        q *= 2;
+        lg++;
+    }
+    lo = calloc((size_t)q, sizeof(*lo));
+    hi = calloc((size_t)q, sizeof(*hi));
+    nlo = calloc((size_t)q * 2, sizeof(*nlo));
+    if (!lo || !hi || !nlo) {
+        b->err = RTOPO_ERR_NOMEM;
+        goto out;
+    }
+    for (v = 0; v < p; v++)
+        rtopo__cb_copy(b, v, RSEND(0), RRECV(0), 0);
+    if (p > q) {
+        t++;
+        for (v = q; v < p; v++) {
+            rtopo__direct(b, v, RSEND(0), v - q, RTMP(0), t);
+            rtopo__cb_comb(b, v - q, RTMP(0), RRECV(0), t);
+        }
+    }
+    for (v = 0; v < q; v++)
+        hi[v] = n;
+    for (k = 0; k < lg; k++) {
+        int mask = q >> (k + 1), in = RTMP(1 + (k & 1));
+
+        t++;
+        for (v = 0; v < q; v++) {
+            uint64_t mid = lo[v] + (hi[v] - lo[v]) / 2;
+            int up = (v & mask) != 0;
+
+            /* send the half the partner keeps; combine the half we keep */
+            rtopo__cb_part(b, v, RRECV(0), v ^ mask, in, t, link, lg - 1 - k,
+                           up ? lo[v] : mid, up ? mid : hi[v]);
+            rtopo__cb_part_comb(b, v, in, RRECV(0), t, up ? mid : lo[v], up ? hi[v] : mid);
+            nlo[2 * v] = up ? mid : lo[v];
+            nlo[2 * v + 1] = up ? hi[v] : mid;
+        }
+        for (v = 0; v < q; v++) {
+            lo[v] = nlo[2 * v];
+            hi[v] = nlo[2 * v + 1];
+        }
+    }
+    for (k = lg - 1; k >= 0; k--) {
+        int mask = q >> (k + 1);
+
+        t++;
+        for (v = 0; v < q; v++)
+            rtopo__cb_part(b, v, RRECV(0), v ^ mask, RRECV(0), t, link, lg - 1 - k, lo[v],
+                           hi[v]);
+        for (v = 0; v < q; v++) {
+            int w = v ^ mask;
+
+            nlo[2 * v] = lo[v] < lo[w] ? lo[v] : lo[w];
+            nlo[2 * v + 1] = hi[v] > hi[w] ? hi[v] : hi[w];
+        }
+        for (v = 0; v < q; v++) {
+            lo[v] = nlo[2 * v];
+            hi[v] = nlo[2 * v + 1];
+        }
+    }
+    if (p > q) {
+        t++;
+        for (v = q; v < p; v++)
+            rtopo__direct(b, v - q, RRECV(0), v, RRECV(0), t);
+    }
+out:
+    free(lo);
+    free(hi);
+    free(nlo);
+}
+
+/* the scan along a chain of the ranks: rank v takes the prefix of v - 1,
+ * adds its own and passes it on; long vectors are pipelined in pieces, so
+ * each rank moves its vector once, where recursive doubling moves it
+ * log2(p) times */
+void rtopo__gen_scan_chain(rtopo__cb_t *b)
+{
+    int p = b->t->p, v;
+
+    rtopo__cb_copy(b, 0, RSEND(0), RRECV(0), 0);
+    for (v = 1; v < p; v++) {
+        rtopo__direct(b, v - 1, v == 1 ? RSEND(0) : RRECV(0), v, RTMP(0), (uint32_t)v);
+        rtopo__cb_copy(b, v, RTMP(0), RRECV(0), (uint32_t)v);
+        rtopo__cb_comb(b, v, RSEND(0), RRECV(0), (uint32_t)v);
+    }
+}
+
+/* recursive doubling scan: in round k rank v adds in what v - 2^k holds */
+void rtopo__gen_scan(rtopo__cb_t *b)
+{
+    int p = b->t->p, v, k;
+
+    if (rtopo__is_cube(b)) {
+        rtopo__cube_t c = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
+
+        rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1, 0);
+        return;
+    }
+    for (v = 0; v < p; v++)
+        rtopo__cb_copy(b, v, RSEND(0), RRECV(0), 0);
+    for (k = 0; (1 << k) < p; k++)
+        for (v = 0; v + (1 << k) < p; v++) {
+            rtopo__direct(b, v, RRECV(0), v + (1 << k), RTMP(k & 1), (uint32_t)k + 1);
+            rtopo__cb_comb(b, v + (1 << k), RTMP(k & 1), RRECV(0), (uint32_t)k + 1);
+        }
+}
+
+/* ---- one piece of the broadcast, allreduce and scan: the OTIS algorithm
+ * (coll_otis.c) for TOPO on an OTIS topology, else the generic one that
+ * algo names ---- */
+
+static int rtopo__on_otis(const rtopo__cb_t *b)
+{
+    return b->t->kind == RTOPO__TOPO_OTIS_MESH || b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+}
+
+void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
+{
+    if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
+        rtopo__otis_bcast(b);
+    else
+        rtopo__gen_bcast(b);
+}
+
+void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
+{
+    if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
+        rtopo__otis_allreduce(b);
+    else if (algo == RTOPO__COLL_RSAG)
+        rtopo__gen_allreduce_rsag(b);
+    else
+        rtopo__gen_allreduce(b);
+}
+
+void rtopo__scan_prog(rtopo__cb_t *b, int algo)
+{
+    if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO) {
+        if (rtopo__is_om(b))
+            rtopo__om_scan(b);
+        else
+            rtopo__oh_scan(b);
+    } else if (algo == RTOPO__COLL_CHAIN) {
+        rtopo__gen_scan_chain(b);
+    } else {
+        rtopo__gen_scan(b);
+    }
+}

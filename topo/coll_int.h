@@ -1,0 +1,169 @@
+/*
+ * coll_int.h - what the schedule builders of the collectives share inside
+ * topo/ (coll_build.c and one file per family of algorithms): the builder
+ * state, registers, and the pieces one family borrows from another.  Not
+ * for use outside topo/.
+ */
+#ifndef RTOPO_COLL_INT_H
+#define RTOPO_COLL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rtopo_sched.h"
+
+/* a register: buffer << 16 | index; its bytes are [index*M + off, +len) */
+#define RG(buf, i) ((buf) << 16 | (i))
+#define RSEND(i) RG(RTOPO__BUF_SEND, (i))
+#define RRECV(i) RG(RTOPO__BUF_RECV, (i))
+#define RTMP(i) RG(RTOPO__BUF_TMP, (i))
+#define RNONE (-1)
+
+struct rtopo__cb {         /* rtopo__cb_t (rtopo_sched.h) */
+    const rtopo__tdesc_t *t;
+    const rtopo__coll_t *c;
+    int n, s;               /* OTIS: group size; OTIS-mesh side, cube dim */
+    uint64_t M;             /* register bytes */
+    uint64_t off, len;      /* this piece */
+    uint32_t base;          /* first step of this piece */
+    uint32_t maxstep;       /* of the hops */
+    uint32_t ntmp;          /* TMP registers named */
+    uint64_t tbase;         /* TMP offset of register 0 */
+    rtopo__xfer_t *x;
+    rtopo__hop_t *h;
+    rtopo__kern_t *k;
+    uint32_t nx, nh, nk, cx, ch, ck;
+    int best;               /* routing sweeps: each rank keeps one record
+                               (ROUTE BEST), not every one it is on */
+    int err;
+};
+
+/* a cube of labels P (links P <-> P ^ 2^k): an OTIS-hypercube group, or
+ * the identity-embedded hypercube (one "group", CUBE_ID links) */
+typedef struct rtopo__cube {
+    int base;       /* rank of label 0 */
+    int d;          /* dimension */
+    int link;       /* RTOPO__LINK_CUBE or RTOPO__LINK_CUBE_ID */
+} rtopo__cube_t;
+
+/* the generic allreduce and scan for long vectors (reported as GENERIC) */
+#define RTOPO__COLL_RSAG 3
+#define RTOPO__COLL_CHAIN 4
+
+/* ---- builder primitives, phases (coll_build.c) */
+int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
+                        uint64_t toff, uint32_t delay);
+int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out_p);
+uint32_t rtopo__sched_last_step(const rtopo__sched_t *s);
+/* the schedule of algorithm algo, cut into c->chunks pieces (0: the model
+ * picks; RSAG and RTOPO__CF_WHOLE ops: whole registers) */
+int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p);
+int rtopo__coll_build_one(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          const rtopo__model_t *model, rtopo__sched_t **s_p);
+int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           const rtopo__model_t *model, int long_algo,
+                           rtopo__sched_t **s_p);
+int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       const rtopo__model_t *model, const int *cand, int ncand,
+                       rtopo__sched_t **s_p);
+void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err);
+void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
+                   uint32_t step);
+void rtopo__cb_comb(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step);
+void rtopo__cb_copy(rtopo__cb_t *b, int rank, int sreg, int dreg, uint32_t step);
+void rtopo__cb_kern(rtopo__cb_t *b, int type, int rank, int sreg, int dreg,
+                    uint32_t step, int64_t arg);
+void rtopo__cb_move(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
+                    uint32_t step, int link, int dim, int dir);
+void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
+                     uint32_t step0, const rtopo__hop_t *hops, uint32_t nh);
+void rtopo__cb_step(rtopo__cb_t *b, uint32_t step);
+
+/* ---- OTIS group moves and the OTIS algorithms (coll_otis.c) */
+int rtopo__gl_rank(const rtopo__cb_t *b, int G, int link, int fixed, int pos);
+int rtopo__is_om(const rtopo__cb_t *b);
+uint32_t rtopo__cube_bcast(rtopo__cb_t *b, const rtopo__cube_t *q, int P0, int sreg,
+                           int dreg, uint32_t t0);
+uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int inc,
+                          int exc, int tot, int in0, uint32_t t0);
+uint32_t rtopo__cube_sum(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int out,
+                         int in0, uint32_t t0);
+void rtopo__gl_hop(rtopo__cb_t *b, int G, int link, int fixed, int from, int sreg,
+                   int to, int dreg, uint32_t step);
+void rtopo__oh_scan(rtopo__cb_t *b);
+void rtopo__om_scan(rtopo__cb_t *b);
+void rtopo__otis_allreduce(rtopo__cb_t *b);
+void rtopo__otis_bcast(rtopo__cb_t *b);
+void rtopo__otis_move(rtopo__cb_t *b, int G, int P, int sreg, int dreg, uint32_t step);
+void rtopo__otis_window(rtopo__cb_t *b);
+void rtopo__window_prog(rtopo__cb_t *b, int algo);
+
+/* ---- generic algorithms on any topology (coll_generic.c) */
+void rtopo__gen_allreduce(rtopo__cb_t *b);
+void rtopo__gen_allreduce_rsag(rtopo__cb_t *b);
+void rtopo__gen_bcast(rtopo__cb_t *b);
+void rtopo__gen_scan(rtopo__cb_t *b);
+void rtopo__gen_scan_chain(rtopo__cb_t *b);
+void rtopo__bcast_prog(rtopo__cb_t *b, int algo);
+void rtopo__allreduce_prog(rtopo__cb_t *b, int algo);
+void rtopo__scan_prog(rtopo__cb_t *b, int algo);
+
+/* ---- line operations (coll_line.c) */
+void rtopo__line_prog(rtopo__cb_t *b, int algo);
+
+/* ---- selection and routing (coll_route.c) */
+/* a routing's TMP slots, their offsets, and TMP as a buffer */
+enum { RT_H = 0, RT_H1, RT_TP, RT_TM, RT_IP, RT_IM, RT_S, RT_X, RT_NREG };
+#define RTA(b, r) ((b)->tbase + (uint64_t)(r) * (b)->M)
+#define RT_T RTOPO__BUF_TMP
+int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       const rtopo__model_t *model, rtopo__sched_t **s_p);
+void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
+                    uint64_t doff, uint64_t len, uint32_t step);
+void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
+                    uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
+                    uint64_t dlen, int64_t arg, uint32_t step);
+
+/* ---- BPC permutations and pair routes (coll_bpc.c) */
+uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop_t *h,
+                           uint32_t *lead_p);
+uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first);
+void rtopo__bpc_prog(rtopo__cb_t *b, int algo);
+
+/* ---- sort (coll_sort.c) */
+int rtopo__sort_nrows(const rtopo__tdesc_t *t);
+uint64_t rtopo__sort_rows_kk(uint64_t k, int R);
+void rtopo__sort_ms_prog(rtopo__cb_t *b);
+void rtopo__sort_prog(rtopo__cb_t *b);
+void rtopo__sort_rows_prog(rtopo__cb_t *b, int R);
+void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo);
+int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p);
+
+/* ---- each collective's own checks and serial reference (coll_ref.c);
+ * the descriptor's ref_check and ref ---- */
+#define RTOPO__REF_CHECK(f) \
+    int f(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
+#define RTOPO__REF(f)                                                       \
+    int f(const rtopo__tdesc_t *t, const rtopo__coll_t *c,                  \
+          uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m, int E)
+RTOPO__REF_CHECK(rtopo__ref_bcast_check);
+RTOPO__REF_CHECK(rtopo__ref_bpc_check);
+RTOPO__REF_CHECK(rtopo__ref_sort_check);
+RTOPO__REF_CHECK(rtopo__ref_window_check);
+RTOPO__REF_CHECK(rtopo__ref_fill_check);      /* dim */
+RTOPO__REF_CHECK(rtopo__ref_blocks_check);    /* dim, 1 <= M <= E */
+RTOPO__REF_CHECK(rtopo__ref_tiles_check);     /* dim, M divides E */
+RTOPO__REF(rtopo__ref_routing);
+RTOPO__REF(rtopo__ref_bcast);
+RTOPO__REF(rtopo__ref_bpc);
+RTOPO__REF(rtopo__ref_sorted);
+RTOPO__REF(rtopo__ref_window);
+RTOPO__REF(rtopo__ref_scan);
+RTOPO__REF(rtopo__ref_allreduce);
+RTOPO__REF(rtopo__ref_shift_fill);
+RTOPO__REF(rtopo__ref_accumulate);
+RTOPO__REF(rtopo__ref_adjacent_sum);
+RTOPO__REF(rtopo__ref_consec_sum);
+
+#endif

@@ -1,0 +1,884 @@
+/*
+ * coll_route.c - selection ranks and the data-dependent routings of the
+ * OTIS topologies: concentrate, distribute, generalize, random write and
+ * random read, and the phases that chain one schedule after another.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+#include "coll_int.h"
+
+/* ---- selection and routing ---------------------------------------------- *
+ * Wang and Sahni route records whose destinations depend on the data over
+ * fixed link patterns: every move is made whether a register holds a
+ * record or not, and each rank decides locally what to keep and what to
+ * pass on.  Here a register is a slot (rtopo_sched.h: a header [lo + 1,
+ * hi] and the payload), the deciding is done by ROUTE kernels, and a
+ * sweep is the pattern "every rank of every group line passes its
+ * transit slot one link on, s - 1 times, both ways at once where the
+ * phase needs both": a record moving up a line at most once per step
+ * never meets another moving its way, so one transit slot per direction
+ * suffices, and a rank holds at most two records (one that stays, one
+ * that arrived) in its two H slots.
+ *
+ * Concentrate (the k-th selected record to rank k = (k / n, k mod n)):
+ * ranks by the prefix sum; in each group, rows then columns to position
+ * k mod n (right, left, up, down: 4(s-1) SIMD moves); OTIS; rows then
+ * columns to position k / n (only up is ever needed: 3(s-1)); OTIS.
+ * Distribute runs the same path backwards (OTIS; down the columns, then
+ * the rows, to position d / n; OTIS; columns and rows to d mod n).
+ * 7(s-1) electronic and 2 OTIS moves (SIMD) per routing, the paper's.
+ *
+ * Generalize, checked (RTOPO_COLL_AUTO): a distribute whose records cover
+ * [d_i, d_(i+1) - 1], the sweeps leaving a copy on every position a
+ * record covers; the upper ends come first, by a concentrate-like routing
+ * of every d_i to rank i - 1, which lets each sender check the order.
+ *
+ * Generalize in one routing (RTOPO_COLL_TOPO, the paper's): the
+ * distribute's path with open records (rtopo_sched.h: each may belong
+ * anywhere from d_i on, and names its sender i).  Each sweep passes on
+ * every record that could be wanted further along (the MOVE predicates
+ * as they are: an open record reaches to the end of every line), and
+ * each rank keeps, of the record it holds and those it sees pass, the
+ * one with the largest d_i among those that reach it (BEST).  For
+ * senders 0..q with d_0 < ... < d_q this leaves on position P of group
+ * g, before the second OTIS move, the record of the last sender i with
+ * i mod n = g and d_i / n <= P, and on rank j at the end that of the
+ * last one with d_i <= j.  The record T a rank wants survives each
+ * half's column sweep on T's column in the rank's row: a record on that
+ * column with a later destination comes from a sender at least s places
+ * after T among the group's records, so its destination (its position
+ * d_i / n in the first half) lies beyond the row; and it gets there, the
+ * first half's columns only going down since d_T >= T.  The row sweep
+ * then brings it.  Only records that meet are checked against each
+ * other, and dest(i) >= i: no rank sees where a range ends, so senders
+ * with gaps, or destinations out of order whose records never meet, go
+ * unnoticed. */
+/* (the slots RT_*, RTA and RT_T: coll_int.h) */
+
+void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
+                    uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
+                    uint64_t dlen, int64_t arg, uint32_t step)
+{
+    rtopo__kern_t *k;
+
+    if (b->err)
+        return;
+    b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
+    if (b->err)
+        return;
+    k = &b->k[b->nk++];
+    memset(k, 0, sizeof(*k));
+    k->rank = rank;
+    k->type = op ? RTOPO__KERN_ROUTE : RTOPO__KERN_FILL;
+    k->dtype = RTOPO_INT64;
+    k->op = (uint8_t)op;
+    k->flags = (uint8_t)flags;
+    k->step = b->base + step;
+    k->src_buf = (uint8_t)sbuf;
+    k->src_off = soff;
+    k->slen = slen;
+    k->dst_buf = (uint8_t)dbuf;
+    k->dst_off = doff;
+    k->len = dlen;
+    k->rec = (uint32_t)b->M;
+    k->arg = arg;
+}
+
+/* an empty slot (op 0: a zero FILL) */
+static void rtopo__rt_clear(rtopo__cb_t *b, int rank, int reg, uint32_t step)
+{
+    rtopo__rt_kern(b, rank, 0, 0, RT_T, 0, 0, RT_T, RTA(b, reg), b->M, 0, step);
+}
+
+void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
+                    uint64_t doff, uint64_t len, uint32_t step)
+{
+    rtopo__xfer_t *x;
+
+    if (b->err)
+        return;
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    if (b->err)
+        return;
+    x = &b->x[b->nx++];
+    memset(x, 0, sizeof(*x));
+    x->src = x->dst = rank;
+    x->src_buf = (uint8_t)sbuf;
+    x->dst_buf = (uint8_t)dbuf;
+    x->src_off = soff;
+    x->dst_off = doff;
+    x->len = len;
+    x->hop0 = b->nh;
+    x->step = b->base + step;
+}
+
+/* One sweep over every line along `link` of every group: the split in
+ * step t0, then s - 1 steps of passing on (dirs: 1 up the line, 2 down,
+ * 3 both); a record that arrives stays where it belongs (b->best: where
+ * it is the best of those that reach the rank).  Returns its last step. */
+static uint32_t rtopo__rt_sweep(rtopo__cb_t *b, int link, int xf, int view, int dirs,
+                                uint32_t t0)
+{
+    int n = b->n, s = b->s, G, f, pos, k;
+    int keep = b->best ? RTOPO__RT_BEST : RTOPO__RT_MOVE;
+    unsigned fl = (unsigned)(xf << 2 | view << 4);
+    uint64_t M = b->M;
+
+    for (G = 0; G < n; G++)
+        for (f = 0; f < s; f++)
+            for (pos = 0; pos < s; pos++) {
+                int r = rtopo__gl_rank(b, G, link, f, pos);
+                int64_t arg = pos | (int64_t)f << 16 | (int64_t)G << 32 | (int64_t)s << 48;
+
+                if (dirs & 1)
+                    rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_PLUS |
+                                   RTOPO__RT_CLEAR, RT_T, RTA(b, RT_H), 2 * M, RT_T,
+                                   RTA(b, RT_TP), M, arg, t0);
+                if (dirs & 2)
+                    rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_MINUS |
+                                   RTOPO__RT_CLEAR, RT_T, RTA(b, RT_H), 2 * M, RT_T,
+                                   RTA(b, RT_TM), M, arg, t0);
+                rtopo__rt_kern(b, r, RTOPO__RT_PRUNE, fl | (unsigned)dirs, RT_T, 0, 0, RT_T,
+                               RTA(b, RT_H), 2 * M, arg, t0);
+                for (k = 1; k < s; k++) {
+                    uint32_t t = t0 + (uint32_t)k;
+
+                    /* a record up the line is at most k - 1 past its start */
+                    if ((dirs & 1) && pos >= k - 1 && pos <= s - 2)
+                        rtopo__gl_hop(b, G, link, f, pos, RTMP(RT_TP), pos + 1, RTMP(RT_IP),
+                                      t);
+                    if ((dirs & 1) && pos >= k) {
+                        rtopo__rt_kern(b, r, keep, fl | RTOPO__RT_KEEP, RT_T,
+                                       RTA(b, RT_IP), M, RT_T, RTA(b, RT_H), 2 * M, arg, t);
+                        rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_PLUS |
+                                       RTOPO__RT_CLEAR, RT_T, RTA(b, RT_IP), M, RT_T,
+                                       RTA(b, RT_TP), M, arg, t);
+                    }
+                    if ((dirs & 2) && pos >= 1 && pos <= s - k)
+                        rtopo__gl_hop(b, G, link, f, pos, RTMP(RT_TM), pos - 1, RTMP(RT_IM),
+                                      t);
+                    if ((dirs & 2) && pos <= s - 1 - k) {
+                        rtopo__rt_kern(b, r, keep, fl | RTOPO__RT_KEEP, RT_T,
+                                       RTA(b, RT_IM), M, RT_T, RTA(b, RT_H), 2 * M, arg, t);
+                        rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_MINUS |
+                                       RTOPO__RT_CLEAR, RT_T, RTA(b, RT_IM), M, RT_T,
+                                       RTA(b, RT_TM), M, arg, t);
+                    }
+                }
+            }
+    return t0 + (uint32_t)(s > 1 ? s - 1 : 0);
+}
+
+/* every rank's record (at most one) to its OTIS partner: packed in step
+ * t, moved in t + 1; returns t + 1 */
+static uint32_t rtopo__rt_otis(rtopo__cb_t *b, uint32_t t)
+{
+    int n = b->n, G, P;
+
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++)
+            rtopo__rt_kern(b, G * n + P, RTOPO__RT_PACK, 0, RT_T, RTA(b, RT_H), 2 * b->M,
+                           RT_T, RTA(b, RT_S), b->M, 0, t);
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++) {
+            rtopo__otis_move(b, G, P, RTMP(RT_S), RTMP(RT_H), t + 1);
+            rtopo__rt_clear(b, G * n + P, RT_H1, t + 1);
+        }
+    return t + 1;
+}
+
+/* OTIS-hypercube: one exchange across bit c of the records' places, on
+ * cube dimension c mod d of every group of 2^d (the records' places are
+ * the ranks' own for c < d, their OTIS partners' for c >= d): the split
+ * in step t (what belongs across, by the view, into TP; PRUNE keeps what
+ * belongs here), the move and the keeping in t + 1.  Returns t + 1. */
+static uint32_t rtopo__rt_cube(rtopo__cb_t *b, int d, int c, int view, uint32_t t)
+{
+    int n = b->n, j = c % d, G, P, r;
+    unsigned fl = (unsigned)(RTOPO__RT_XCUBE << 2 | view << 4);
+    uint64_t M = b->M;
+
+    for (G = 0; G < n; G++)
+        for (P = 0; P < n; P++) {
+            /* me: this rank's side of the line, bit c of the place A */
+            int64_t me = (P >> j) & 1, A = c >= d ? P * n + G : G * n + P;
+            int64_t arg = me | (int64_t)c << 16 | A << 32;
+
+            r = G * n + P;
+            rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_CLEAR |
+                           (me ? RTOPO__RT_MINUS : RTOPO__RT_PLUS), RT_T, RTA(b, RT_H), 2 * M,
+                           RT_T, RTA(b, RT_TP), M, arg, t);
+            rtopo__rt_kern(b, r, RTOPO__RT_PRUNE, fl | 3, RT_T, 0, 0, RT_T, RTA(b, RT_H),
+                           2 * M, arg, t);
+            rtopo__cb_move(b, r ^ (1 << j), RTMP(RT_TP), r, RTMP(RT_IP), t + 1,
+                           RTOPO__LINK_CUBE, j, 0);
+            rtopo__rt_kern(b, r, RTOPO__RT_MOVE, fl | RTOPO__RT_KEEP, RT_T, RTA(b, RT_IP), M,
+                           RT_T, RTA(b, RT_H), 2 * M, arg, t + 1);
+        }
+    return t + 1;
+}
+
+/* OTIS-hypercube: the index bits from the lowest (conc) or the highest
+ * (dist), those of P in the groups, those of G between two OTIS moves:
+ * 2d electronic and 2 OTIS moves for groups of 2^d */
+static uint32_t rtopo__rt_cube_route(rtopo__cb_t *b, int conc, uint32_t t)
+{
+    int d = 0, c;
+
+    while ((1 << d) < b->n)
+        d++;
+    if (conc) {
+        for (c = 0; c < d; c++)
+            t = rtopo__rt_cube(b, d, c, RTOPO__RT_VBIT, t);
+        t = rtopo__rt_otis(b, t);
+        for (c = d; c < 2 * d; c++)
+            t = rtopo__rt_cube(b, d, c, RTOPO__RT_VBIT, t);
+        return rtopo__rt_otis(b, t);
+    }
+    t = rtopo__rt_otis(b, t);
+    for (c = 2 * d - 1; c >= d; c--)
+        t = rtopo__rt_cube(b, d, c, RTOPO__RT_VHALF, t);
+    t = rtopo__rt_otis(b, t);
+    for (c = d - 1; c >= 0; c--)
+        t = rtopo__rt_cube(b, d, c, RTOPO__RT_VHALF, t);
+    return t;
+}
+
+/* to position lo mod n in the group, OTIS, to position lo / n, OTIS */
+static uint32_t rtopo__rt_conc(rtopo__cb_t *b, uint32_t t)
+{
+    if (!rtopo__is_om(b))
+        return rtopo__rt_cube_route(b, 1, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XMOD, RTOPO__RT_VCOLPT, 3, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XMOD, RTOPO__RT_VROWS, 3, t);
+    t = rtopo__rt_otis(b, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XDIV, RTOPO__RT_VCOLPT, 3, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 2, t);
+    return rtopo__rt_otis(b, t);
+}
+
+/* OTIS, to (the positions of) [lo, hi] / n, OTIS, to [lo, hi] in the group */
+static uint32_t rtopo__rt_dist(rtopo__cb_t *b, uint32_t t)
+{
+    if (!rtopo__is_om(b))
+        return rtopo__rt_cube_route(b, 0, t);
+    t = rtopo__rt_otis(b, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XDIV, RTOPO__RT_VROWS, 1, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XDIV, RTOPO__RT_VINROW, 3, t);
+    t = rtopo__rt_otis(b, t);
+    t = rtopo__rt_sweep(b, RTOPO__LINK_COL, RTOPO__RT_XGRP, RTOPO__RT_VROWS, 3, t);
+    return rtopo__rt_sweep(b, RTOPO__LINK_ROW, RTOPO__RT_XGRP, RTOPO__RT_VINROW, 3, t);
+}
+
+/* the routing program (one piece: slots of b->M bytes) */
+static void rtopo__rt_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    int p = b->t->p, r;
+    uint64_t M = b->M, R = c->esize;
+    uint32_t t = 0;
+
+    b->ntmp = RT_NREG;
+    for (r = 0; r < p; r++) {
+        rtopo__rt_clear(b, r, RT_H1, 0);
+        switch (c->op) {
+        case RTOPO__COLL_CONCENTRATE:
+            rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_H) + RTOPO__RT_HDR, R,
+                           0);
+            rtopo__rt_kern(b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
+                           RTA(b, RT_H), RTOPO__RT_HDR, 0, 0);
+            break;
+        case RTOPO__COLL_DISTRIBUTE:
+            if (!rtopo__is_om(b) || c->algo != RTOPO_COLL_TOPO)
+                goto prev;              /* checked, below */
+            rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_H) + RTOPO__RT_HDR, R,
+                           0);
+            rtopo__rt_kern(b, r, RTOPO__RT_HDIST, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H),
+                           RTOPO__RT_HDR, p, 0);
+            break;
+        case RTOPO__COLL_GENERALIZE:
+            if (b->best) {
+                rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_H) + RTOPO__RT_HDR,
+                               R, 0);
+                rtopo__rt_kern(b, r, RTOPO__RT_HOPEN, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H),
+                               RTOPO__RT_HDR, r | (int64_t)p << 32, 0);
+                break;
+            }
+            /* fall through */
+        default:
+        prev:
+            rtopo__rt_kern(b, r, RTOPO__RT_HPREV, 0, RT_T, 0, 8, RT_T, RTA(b, RT_H), M, r,
+                           0);
+        }
+    }
+    if (c->op == RTOPO__COLL_CONCENTRATE) {
+        t = rtopo__rt_conc(b, t);
+    } else if ((c->op == RTOPO__COLL_DISTRIBUTE && rtopo__is_om(b) &&
+                c->algo == RTOPO_COLL_TOPO) || b->best) {
+        t = rtopo__rt_dist(b, t);
+    } else {
+        /* each rank learns the next destination, builds its record
+         * covering [d_i, d_(i+1) - 1], then distributes it; a checked
+         * distribute (RTOPO_COLL_AUTO, and the OTIS-hypercube's) checks
+         * that d_i < d_(i+1) and that no sender is missing, its record
+         * staying [d_i, d_i]: one routing alone may deliver destinations
+         * out of order */
+        t = rtopo__rt_conc(b, t) + 1;
+        for (r = 0; r < p; r++) {
+            rtopo__rt_copy(b, r, RTOPO__BUF_SEND, 0, RT_T, RTA(b, RT_X) + RTOPO__RT_HDR, R,
+                           t);
+            rtopo__rt_kern(b, r, RTOPO__RT_HDIST, 0, RT_T, 0, 8, RT_T, RTA(b, RT_X),
+                           RTOPO__RT_HDR, p, t);
+            rtopo__rt_kern(b, r, RTOPO__RT_HGEN, c->op == RTOPO__COLL_DISTRIBUTE, RT_T,
+                           RTA(b, RT_H), 2 * M, RT_T, RTA(b, RT_X), RTOPO__RT_HDR, p, t);
+            rtopo__rt_copy(b, r, RT_T, RTA(b, RT_X), RT_T, RTA(b, RT_H), M, t + 1);
+            rtopo__rt_clear(b, r, RT_H1, t + 1);
+        }
+        t = rtopo__rt_dist(b, t + 1);
+    }
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kern(b, r, RTOPO__RT_UNPACK, 0, RT_T, RTA(b, RT_H), 2 * M,
+                       RTOPO__BUF_RECV, 0, R, r, t);
+        rtopo__rt_kern(b, r, RTOPO__RT_GOT, 0, RT_T, RTA(b, RT_H), 2 * M, RT_T, 8,
+                       sizeof(int32_t), 0, t);
+    }
+}
+
+/* The ranks: the int32 flag at (sbuf, soff) becomes f (int64 0/1) at
+ * TMP[16], the prefix sum of f the inclusive count at TMP[24]; the scan
+ * keeps its own TMP from 32.  One step before the scan normalises f. */
+static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model_t *model,
+                           int sbuf, uint64_t soff, rtopo__sched_t **s_p)
+{
+    rtopo__coll_t sc = { .op = RTOPO__COLL_SCAN, .algo = algo, .dtype = RTOPO_INT64,
+                         .rop = RTOPO_SUM, .count = 1, .esize = 8, .chunks = 1 };
+    rtopo__sched_t *s = NULL;
+    uint32_t k0;
+    int st, r;
+
+    if ((st = rtopo__sched_coll(t, &sc, model, &s)) ||
+        (st = rtopo__phase_rebase(s, 16, 24, 32, 1)))
+        goto fail;
+    if ((st = rtopo__sched_add_kerns(s, (uint32_t)t->p, &k0)))
+        goto fail;
+    for (r = 0; r < t->p; r++) {
+        rtopo__kern_t *k = &s->kerns[k0 + (uint32_t)r];
+
+        memset(k, 0, sizeof(*k));
+        k->rank = r;
+        k->type = RTOPO__KERN_ROUTE;
+        k->op = RTOPO__RT_NORM;
+        k->dtype = RTOPO_INT64;
+        k->rec = RTOPO__RT_HDR;
+        k->src_buf = (uint8_t)sbuf;
+        k->src_off = soff;
+        k->slen = sizeof(int32_t);
+        k->dst_buf = RTOPO__BUF_TMP;
+        k->dst_off = 16;
+        k->len = 8;
+    }
+    s->ndeps = 0;
+    if ((st = rtopo__sched_deps_infer(s, 0)))
+        goto fail;
+    *s_p = s;
+    return RTOPO_OK;
+fail:
+    rtopo__sched_free(s);
+    return st;
+}
+
+/* A builder of a routing phase: slots of M bytes in TMP from tbase. */
+static void rtopo__rt_init(rtopo__cb_t *b, const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           uint64_t M, uint64_t tbase)
+{
+    memset(b, 0, sizeof(*b));
+    b->t = t;
+    b->c = c;
+    b->n = t->n;
+    for (b->s = 1; b->s * b->s < t->n; b->s++)
+        ;
+    b->M = M;
+    b->len = M;
+    b->tbase = tbase;
+    b->ntmp = RT_NREG;
+}
+
+/* the builder's nodes as a schedule (edges not inferred yet); frees them */
+static int rtopo__rt_done(rtopo__cb_t *b, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s = NULL;
+    int st = b->err;
+
+    if (!st && !(st = rtopo__sched_alloc(b->t, b->nx, b->nh, &s))) {
+        if (b->nx)
+            memcpy(s->xfers, b->x, sizeof(*b->x) * b->nx);
+        if (b->nh)
+            memcpy(s->hops, b->h, sizeof(*b->h) * b->nh);
+        if (!(st = rtopo__sched_add_kerns(s, b->nk, NULL)) && b->nk)
+            memcpy(s->kerns, b->k, sizeof(*b->k) * b->nk);
+        s->algo = RTOPO_COLL_TOPO;
+        s->nsteps = b->nh ? b->maxstep + 1 : 0;
+        s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
+    }
+    if (st == RTOPO_ERR_NOMEM)
+        st = rtopo__error(st, "%s: out of memory building the schedule",
+                          rtopo__coll_name(b->c->op));
+    free(b->x);
+    free(b->h);
+    free(b->k);
+    if (st) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    *s_p = s;
+    return RTOPO_OK;
+}
+
+/* Random access write, the paper's five steps: the tuples (destination,
+ * record) sorted by destination (equal ones in rank order); a tuple
+ * whose successor has the same destination steps back (the last writer
+ * wins); the others are ranked, concentrated, and distributed to their
+ * destinations.  TMP: the aux bytes, the ranks' phase, F (the key, then
+ * the flag), the tuples T0 (unsorted) and T1 (sorted), the sort's TMP,
+ * the routing slots. */
+static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    rtopo__coll_t sc = { .op = RTOPO__COLL_SORT, .algo = RTOPO_COLL_AUTO,
+                         .dtype = RTOPO_INT64, .count = 1, .chunks = 1 };
+    rtopo__sched_t *rk = NULL, *so = NULL, *b1 = NULL, *b2 = NULL, *x = NULL;
+    uint64_t R = c->esize, TR = 8 + ((R + 7) & ~(uint64_t)7), F, T0, T1, ST, BB;
+    uint32_t i, k0, tt;
+    rtopo__cb_t b;
+    int st, r, p = t->p;
+
+    sc.esize = TR;
+    /* the ranks of the tuples that stay, from the flag at F (set below) */
+    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+        return st;
+    F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
+    T0 = F + 8;
+    T1 = T0 + TR;
+    ST = T1 + TR;
+    for (i = 0; i < rk->nkerns; i++)
+        if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
+            rk->kerns[i].src_off = F;
+    rk->ndeps = 0;
+    if ((st = rtopo__sched_deps_infer(rk, 0)))
+        goto out;
+    /* 1: the tuples, sorted by destination */
+    if ((st = rtopo__sched_coll(t, &sc, model, &so)) ||
+        (st = rtopo__phase_rebase(so, T0, T1, ST, 1)) ||
+        (st = rtopo__sched_add_kerns(so, (uint32_t)p, &k0)))
+        goto out;
+    BB = (so->tmp_bytes + 7) & ~(uint64_t)7;
+    for (r = 0; r < p; r++) {
+        rtopo__kern_t *k = &so->kerns[k0 + (uint32_t)r];
+
+        memset(k, 0, sizeof(*k));
+        k->rank = r;
+        k->type = RTOPO__KERN_ROUTE;
+        k->op = RTOPO__RT_KEYOF;
+        k->dtype = RTOPO_INT64;
+        k->rec = RTOPO__RT_HDR;
+        k->src_buf = k->dst_buf = RTOPO__BUF_TMP;
+        k->slen = k->len = 8;
+        k->dst_off = T0;
+        k->arg = p;
+    }
+    {
+        rtopo__sched_t *cp = NULL;
+
+        rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
+        for (r = 0; r < p; r++)
+            rtopo__rt_copy(&b, r, RTOPO__BUF_SEND, 0, RT_T, T0 + 8, R, 0);
+        if ((st = rtopo__rt_done(&b, &cp)))
+            goto out;
+        /* the record copies join the sort's first step (before it) */
+        if ((st = rtopo__sched_concat(cp, so, 0, &x)))
+            goto out;
+        so = x;
+        x = NULL;
+    }
+    /* 2: each tuple learns its successor's destination (routed to the
+     * rank before it, as the generalize learns its end), and F becomes
+     * the flag of the tuples that stay */
+    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_clear(&b, r, RT_H1, 0);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HPREV, 0, RT_T, T1, 8, RT_T, RTA(&b, RT_H), b.M, r,
+                       0);
+    }
+    tt = rtopo__rt_conc(&b, 0);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, F, 8, tt);
+        rtopo__rt_kern(&b, r, RTOPO__RT_DEDUP, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, F, 8, 0,
+                       tt);
+    }
+    if ((st = rtopo__rt_done(&b, &b1)))
+        goto out;
+    /* 3, 4, 5: ranked (rk), concentrated, distributed by destination */
+    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + TR, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, RTA(&b, RT_H) + RTOPO__RT_HDR, TR, 0);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
+                       RTA(&b, RT_H), RTOPO__RT_HDR, 0, 0);
+        rtopo__rt_clear(&b, r, RT_H1, 0);
+    }
+    tt = rtopo__rt_conc(&b, 0);
+    for (r = 0; r < p; r++)
+        rtopo__rt_kern(&b, r, RTOPO__RT_REHDR, 0, RT_T, 0, 0, RT_T, RTA(&b, RT_H), 2 * b.M, 0,
+                       tt);
+    tt = rtopo__rt_dist(&b, tt);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kern(&b, r, RTOPO__RT_UNPACK, 0, RT_T, RTA(&b, RT_H), 2 * b.M,
+                       RTOPO__BUF_RECV, 0, R, r, tt);
+        if (!b.err)
+            b.k[b.nk - 1].urec = 8;
+        rtopo__rt_kern(&b, r, RTOPO__RT_GOT, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, 8,
+                       sizeof(int32_t), 0, tt);
+    }
+    if ((st = rtopo__rt_done(&b, &b2)))
+        goto out;
+    if ((st = rtopo__phase_then(so, b1, &x)))
+        goto gone;
+    if ((st = rtopo__phase_then(x, rk, &so)))
+        goto gone2;
+    if ((st = rtopo__phase_then(so, b2, s_p)))
+        goto gone3;
+    (*s_p)->algo = RTOPO_COLL_TOPO;
+    return RTOPO_OK;
+gone:
+    so = b1 = NULL;
+    goto out;
+gone2:
+    x = rk = NULL;
+    goto out;
+gone3:
+    so = b2 = NULL;
+out:
+    rtopo__sched_free(rk);
+    rtopo__sched_free(so);
+    rtopo__sched_free(b1);
+    rtopo__sched_free(b2);
+    rtopo__sched_free(x);
+    return st;
+}
+
+static void rtopo__rt_kernu(rtopo__cb_t *b, int rank, int op, int sbuf, uint64_t soff,
+                            uint64_t slen, uint64_t doff, uint64_t dlen, int64_t arg,
+                            uint32_t urec, uint32_t step)
+{
+    rtopo__rt_kern(b, rank, op, 0, sbuf, soff, slen, RT_T, doff, dlen, arg, step);
+    if (!b->err)
+        b->k[b->nk - 1].urec = urec;
+}
+
+/* A sort of one record of esize bytes per rank from TMP + in to TMP + out,
+ * its own TMP from TMP + st, one step late (step 0 is the caller's). */
+static int rtopo__phase_sort(const rtopo__tdesc_t *t, const rtopo__model_t *model,
+                             uint64_t esize, uint64_t in, uint64_t out, uint64_t st,
+                             rtopo__sched_t **s_p)
+{
+    rtopo__coll_t sc = { .op = RTOPO__COLL_SORT, .algo = RTOPO_COLL_AUTO,
+                         .dtype = RTOPO_INT64, .count = 1, .esize = esize, .chunks = 1 };
+    int rc = rtopo__sched_coll(t, &sc, model, s_p);
+
+    if (!rc && (rc = rtopo__phase_rebase(*s_p, in, out, st, 1))) {
+        rtopo__sched_free(*s_p);
+        *s_p = NULL;
+    }
+    return rc;
+}
+
+/* Append kernels to s (edges inferred again by the caller's next step):
+ * one per rank, k[r] made by fill(r) */
+static int rtopo__phase_kerns(rtopo__sched_t *s, int p, uint32_t *k0)
+{
+    int st = rtopo__sched_add_kerns(s, (uint32_t)p, k0);
+
+    if (!st)
+        memset(&s->kerns[*k0], 0, sizeof(s->kerns[0]) * (size_t)p);
+    return st;
+}
+
+/* Random access read, after the paper: the requests (source, reader)
+ * sorted by source; the first request of each source stays (its
+ * predecessor's source routed to it), is ranked, concentrated,
+ * distributed to its source, loaded with the data there, concentrated
+ * back, and generalized over the positions of its source's requests;
+ * each position pairs its reader with the data, and a sort by reader
+ * delivers.  TMP: aux, the ranks' phase, F, the requests T0 / T1,
+ * the answers F2 / T3, the sorts' TMP, the routing slots. */
+static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *rk = NULL, *s1 = NULL, *s2 = NULL, *b1 = NULL, *b2 = NULL, *x = NULL;
+    uint64_t R = c->esize, R8 = (R + 7) & ~(uint64_t)7, F, T0, T1, F2, T3, ST, BB;
+    uint64_t M2 = RTOPO__RT_HDR + 32 + R8;
+    uint32_t i, k0, tt;
+    rtopo__cb_t b;
+    int st, r, p = t->p;
+
+    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+        return st;
+    F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
+    T0 = F + 8;
+    T1 = T0 + 16;
+    F2 = T1 + 16;
+    T3 = F2 + 16 + R8;
+    ST = T3 + 16 + R8;
+    for (i = 0; i < rk->nkerns; i++)
+        if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
+            rk->kerns[i].src_off = F;
+    rk->ndeps = 0;
+    if ((st = rtopo__sched_deps_infer(rk, 0)) ||
+        (st = rtopo__phase_sort(t, model, 16, T0, T1, ST, &s1)) ||
+        (st = rtopo__phase_sort(t, model, 16 + R8, F2, T3, ST, &s2)))
+        goto out;
+    BB = s1->tmp_bytes > s2->tmp_bytes ? s1->tmp_bytes : s2->tmp_bytes;
+    BB = (BB + 7) & ~(uint64_t)7;
+    /* 1: the requests (source or INT64_MAX, reader), sorted by source */
+    if ((st = rtopo__phase_kerns(s1, 2 * p, &k0)))
+        goto out;
+    for (r = 0; r < p; r++) {
+        rtopo__kern_t *k = &s1->kerns[k0 + 2 * (uint32_t)r];
+
+        k->rank = r;
+        k->type = RTOPO__KERN_ROUTE;
+        k->op = RTOPO__RT_KEYOF;
+        k->dtype = RTOPO_INT64;
+        k->rec = RTOPO__RT_HDR;
+        k->src_buf = k->dst_buf = RTOPO__BUF_TMP;
+        k->slen = k->len = 8;
+        k->dst_off = T0;
+        k->arg = p;
+        k[1].rank = r;
+        k[1].type = RTOPO__KERN_FILL;
+        k[1].dtype = RTOPO_INT64;
+        k[1].dst_buf = RTOPO__BUF_TMP;
+        k[1].dst_off = T0 + 8;
+        k[1].len = 8;
+        k[1].arg = r;
+    }
+    /* 2: the first request of each source stays: F = its flag */
+    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_clear(&b, r, RT_H1, 0);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_HNEXT, RT_T, T1, 8, RTA(&b, RT_H), b.M, r,
+                        (uint32_t)p, 0);
+    }
+    tt = rtopo__rt_dist(&b, 0);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, F, 8, tt);
+        rtopo__rt_kern(&b, r, RTOPO__RT_DEDUP, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, F, 8, 0,
+                       tt);
+    }
+    if ((st = rtopo__rt_done(&b, &b1)))
+        goto out;
+    /* 3..8 (ranks: rk) */
+    rtopo__rt_init(&b, t, c, M2, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, RTA(&b, RT_H) + RTOPO__RT_HDR, 16, 0);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
+                       RTA(&b, RT_H), RTOPO__RT_HDR, 0, 0);
+        rtopo__rt_clear(&b, r, RT_H1, 0);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_STASH, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, r, 16, 0);
+    }
+    tt = rtopo__rt_conc(&b, 0);                         /* 4: concentrate */
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kernu(&b, r, RTOPO__RT_STASH, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, r, 24, tt);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_REHDR, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, 0, 0, tt);
+    }
+    tt = rtopo__rt_dist(&b, tt);                        /* 5: to the source */
+    for (r = 0; r < p; r++) {                           /* 6: load */
+        rtopo__rt_kernu(&b, r, RTOPO__RT_LOAD, RTOPO__BUF_SEND, 0, R, RTA(&b, RT_H), 2 * M2,
+                        0, 32, tt);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_REHDR, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, 0, 24, tt);
+    }
+    tt = rtopo__rt_conc(&b, tt);                        /* 7: back */
+    /* 8: generalize over the positions [J, next J - 1] */
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kern(&b, r, RTOPO__RT_PACK, 0, RT_T, RTA(&b, RT_H), 2 * M2, RT_T,
+                       RTA(&b, RT_X), M2, 0, tt);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_FIELD, RT_T, RTA(&b, RT_X), M2, F, 8, 0, 16, tt);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HPREV, 0, RT_T, F, 8, RT_T, RTA(&b, RT_H), M2, r, tt);
+        rtopo__rt_clear(&b, r, RT_H1, tt);
+    }
+    tt = rtopo__rt_conc(&b, tt);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kernu(&b, r, RTOPO__RT_REHDR, RT_T, 0, 0, RTA(&b, RT_X), M2, 0, 16, tt);
+        rtopo__rt_kern(&b, r, RTOPO__RT_HGEN, 0, RT_T, RTA(&b, RT_H), 2 * M2, RT_T,
+                       RTA(&b, RT_X), RTOPO__RT_HDR, p, tt);
+        rtopo__rt_copy(&b, r, RT_T, RTA(&b, RT_X), RT_T, RTA(&b, RT_H), M2, tt + 1);
+        rtopo__rt_clear(&b, r, RT_H1, tt + 1);
+    }
+    tt = rtopo__rt_dist(&b, tt + 1);
+    for (r = 0; r < p; r++) {                           /* the answers */
+        rtopo__rt_copy(&b, r, RT_T, T1 + 8, RT_T, F2, 8, tt);
+        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, F2 + 8, 8, tt);
+        rtopo__rt_kernu(&b, r, RTOPO__RT_JOIN, RT_T, RTA(&b, RT_H), 2 * M2, F2, 16 + R8, 0,
+                        32, tt);
+    }
+    if ((st = rtopo__rt_done(&b, &b2)))
+        goto out;
+    /* 9: sorted by reader; each reader takes its answer */
+    tt = rtopo__sched_last_step(s2);
+    if ((st = rtopo__phase_kerns(s2, 2 * p, &k0)))
+        goto out;
+    for (r = 0; r < p; r++) {
+        rtopo__kern_t *k = &s2->kerns[k0 + 2 * (uint32_t)r];
+
+        k->rank = k[1].rank = r;
+        k->type = k[1].type = RTOPO__KERN_ROUTE;
+        k->dtype = k[1].dtype = RTOPO_INT64;
+        k->rec = k[1].rec = RTOPO__RT_HDR;
+        k->step = k[1].step = tt;
+        k->op = RTOPO__RT_TAKE;
+        k->src_buf = RTOPO__BUF_TMP;
+        k->src_off = T3;
+        k->slen = 16 + R8;
+        k->dst_buf = RTOPO__BUF_RECV;
+        k->len = R;
+        k[1].op = RTOPO__RT_NORM;
+        k[1].src_buf = k[1].dst_buf = RTOPO__BUF_TMP;
+        k[1].src_off = T3 + 8;
+        k[1].slen = 4;
+        k[1].dst_off = 8;
+        k[1].len = 8;
+    }
+    if ((st = rtopo__phase_then(s1, b1, &x)))
+        goto gone1;
+    if ((st = rtopo__phase_then(x, rk, &s1)))
+        goto gone2;
+    if ((st = rtopo__phase_then(s1, b2, &x)))
+        goto gone3;
+    if ((st = rtopo__phase_then(x, s2, s_p)))
+        goto gone4;
+    (*s_p)->algo = RTOPO_COLL_TOPO;
+    return RTOPO_OK;
+gone1:
+    s1 = b1 = NULL;
+    goto out;
+gone2:
+    x = rk = NULL;
+    goto out;
+gone3:
+    s1 = b2 = NULL;
+    goto out;
+gone4:
+    x = s2 = NULL;
+out:
+    rtopo__sched_free(rk);
+    rtopo__sched_free(s1);
+    rtopo__sched_free(s2);
+    rtopo__sched_free(b1);
+    rtopo__sched_free(b2);
+    rtopo__sched_free(x);
+    return st;
+}
+
+int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *rk = NULL, *rt = NULL;
+    rtopo__cb_t b;
+    uint32_t k0, last;
+    int st, r;
+
+    memset(&b, 0, sizeof(b));
+    if (c->op == RTOPO__COLL_RANDOM_WRITE)
+        return rtopo__sched_raw(t, c, model, s_p);
+    if (c->op == RTOPO__COLL_RANDOM_READ)
+        return rtopo__sched_rar(t, c, model, s_p);
+    if (c->op == RTOPO__COLL_SELECT_RANK) {
+        if ((st = rtopo__rt_ranks(t, c->algo, model, RTOPO__BUF_SEND, 0, &rk)))
+            return st;
+        last = rtopo__sched_last_step(rk);
+        if ((st = rtopo__sched_add_kerns(rk, (uint32_t)t->p, &k0)))
+            goto out;
+        for (r = 0; r < t->p; r++) {
+            rtopo__kern_t *k = &rk->kerns[k0 + (uint32_t)r];
+
+            memset(k, 0, sizeof(*k));
+            k->rank = r;
+            k->type = RTOPO__KERN_ROUTE;
+            k->op = RTOPO__RT_XRANK;
+            k->dtype = RTOPO_INT64;
+            k->rec = RTOPO__RT_HDR;
+            k->step = last;
+            k->src_buf = RTOPO__BUF_TMP;
+            k->src_off = 16;
+            k->slen = 16;
+            k->dst_buf = RTOPO__BUF_RECV;
+            k->len = 8;
+        }
+        rk->ndeps = 0;
+        if ((st = rtopo__sched_deps_infer(rk, 0)))
+            goto out;
+        *s_p = rk;
+        return RTOPO_OK;
+    }
+    b.t = t;
+    b.c = c;
+    b.n = t->n;
+    for (b.s = 1; b.s * b.s < t->n; b.s++)
+        ;
+    b.M = RTOPO__RT_HDR + ((c->esize + 7) & ~(uint64_t)7);
+    if (b.M < RTOPO__RT_HDR + 8)
+        b.M = RTOPO__RT_HDR + 8;
+    b.len = b.M;
+    b.tbase = RTOPO__ROUTE_AUX;
+    b.best = c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_TOPO &&
+             t->kind == RTOPO__TOPO_OTIS_MESH;
+    if (c->op == RTOPO__COLL_CONCENTRATE) {
+        if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+            return st;
+        b.tbase = (rk->tmp_bytes + 7) & ~(uint64_t)7;
+    }
+    rtopo__rt_prog(&b);
+    if (b.err) {
+        st = rtopo__error(b.err, "%s: out of memory building the schedule",
+                          rtopo__coll_name(c->op));
+        goto out;
+    }
+    if ((st = rtopo__sched_alloc(t, b.nx, b.nh, &rt)))
+        goto out;
+    if (b.nx)
+        memcpy(rt->xfers, b.x, sizeof(*b.x) * b.nx);
+    if (b.nh)
+        memcpy(rt->hops, b.h, sizeof(*b.h) * b.nh);
+    if ((st = rtopo__sched_add_kerns(rt, b.nk, NULL)))
+        goto out;
+    memcpy(rt->kerns, b.k, sizeof(*b.k) * b.nk);
+    /* the distribute and the generalize have two algorithms on the
+     * OTIS-mesh: AUTO names the checked one */
+    rt->algo = (c->op == RTOPO__COLL_GENERALIZE || c->op == RTOPO__COLL_DISTRIBUTE) &&
+               c->algo != RTOPO_COLL_TOPO && rtopo__is_om(&b) ? RTOPO_COLL_AUTO :
+               RTOPO_COLL_TOPO;
+    rt->nsteps = b.nh ? b.maxstep + 1 : 0;
+    rt->tmp_bytes = b.tbase + (uint64_t)RT_NREG * b.M;
+    if (rk) {
+        st = rtopo__phase_then(rk, rt, s_p);
+        rk = rt = NULL;
+        if (!st)
+            (*s_p)->algo = RTOPO_COLL_TOPO;
+        goto out;
+    }
+    if ((st = rtopo__sched_deps_infer(rt, 0)))
+        goto out;
+    *s_p = rt;
+    rt = NULL;
+out:
+    rtopo__sched_free(rk);
+    rtopo__sched_free(rt);
+    free(b.x);
+    free(b.h);
+    free(b.k);
+    return st;
+}

@@ -1,0 +1,480 @@
+/*
+ * coll_sort.c - the sort: merge-split (bitonic or odd-even) and
+ * Leighton's column sort, with the ranks as columns or, on an OTIS
+ * topology, in the paper's rows.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "log.h"
+#include "rtopo_sched.h"
+#include "coll_int.h"
+
+/* ---- sort: merge-split, and Leighton's column sort ---------------------- */
+
+static void rtopo__raw_kern(rtopo__cb_t *b, int type, int op, unsigned flags, int rank,
+                            int sbuf, uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
+                            uint64_t dlen, uint32_t rec, int64_t arg, uint32_t step)
+{
+    uint64_t M = b->M;
+
+    b->M = rec;
+    rtopo__rt_kern(b, rank, op, flags, sbuf, soff, slen, dbuf, doff, dlen, arg, step);
+    b->M = M;
+    if (!b->err) {
+        b->k[b->nk - 1].type = (uint8_t)type;
+        b->k[b->nk - 1].dtype = (uint8_t)b->c->dtype;
+        b->k[b->nk - 1].urec = (uint32_t)b->c->esize;
+    }
+}
+
+/* bytes [soff, +len) of TMP on r to [doff, +len) of dbuf on d, leaving in
+ * step t + 1 (or t + 2 after an idle step); returns the steps the route
+ * takes */
+static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, int d,
+                                int dbuf, uint64_t doff, uint64_t len, uint32_t t)
+{
+    rtopo__hop_t h[4 * 64 + 1];
+    uint32_t lead, nh = 0, i;
+
+    if (b->err || !len)
+        return 0;
+    if (r == d) {
+        rtopo__rt_copy(b, r, sbuf, soff, dbuf, doff, len, t + 1);
+        return 0;
+    }
+    nh = rtopo__pair_route(b, r, d, h, &lead);
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
+    if (b->err)
+        return 0;
+    memset(&b->x[b->nx], 0, sizeof(b->x[0]));
+    b->x[b->nx].src = r;
+    b->x[b->nx].dst = d;
+    b->x[b->nx].src_buf = (uint8_t)sbuf;
+    b->x[b->nx].dst_buf = (uint8_t)dbuf;
+    b->x[b->nx].src_off = soff;
+    b->x[b->nx].dst_off = doff;
+    b->x[b->nx].len = len;
+    b->x[b->nx].nhops = nh;
+    b->x[b->nx].hop0 = b->nh;
+    b->nx++;
+    for (i = 0; i < nh; i++) {
+        b->h[b->nh] = h[i];
+        b->h[b->nh].step = b->base + t + 1 + lead + i;
+        b->nh++;
+    }
+    rtopo__cb_step(b, b->base + t + lead + nh);
+    return lead + nh;
+}
+
+/* steps of the round of raw_sends that began at step t with transfer x0
+ * (Lm: its longest route), in phases where they move fewer */
+static uint32_t rtopo__round_len(rtopo__cb_t *b, uint32_t x0, uint32_t t, uint32_t Lm)
+{
+    uint32_t L = rtopo__ph_align(b, x0, b->base + t + 1);
+
+    return L ? L : Lm;
+}
+
+/* Merge-split rounds in every block of m consecutive ranks (nb blocks,
+ * in the same steps), kk slots of Q bytes per rank at C of TMP: each rank
+ * sorts its slots; then in every round partners swap them into C + kk*Q,
+ * each merges the two runs and keeps the lower or the upper half.
+ * Bitonic when m is a power of two (d(d+1)/2 rounds), odd-even
+ * transposition otherwise (m rounds).  fl[x]: the kernel flags of the
+ * blocks of parity x (a descending block sorts in the reverse order). */
+static void rtopo__ms_blocks(rtopo__cb_t *b, int m, int nb, uint64_t C, uint64_t kk,
+                             uint64_t Q, const unsigned fl[2], uint32_t *t_p)
+{
+    int d = 0, st, j, rounds, q, r, a;
+    int64_t seq = (int64_t)(Q - 8);
+    uint32_t t = *t_p, L, Lm;
+
+    if (!kk)
+        return;
+    while ((1 << d) < m)
+        d++;
+    for (r = 0; r < m * nb; r++)
+        rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, fl[(r / m) & 1], r, RT_T, 0, 0, RT_T, C,
+                        kk * Q, (uint32_t)Q, seq, t);
+    rounds = (1 << d) == m ? d * (d + 1) / 2 : m;
+    for (q = 0; q < rounds; q++) {
+        int stage = 0, bit = 0;
+
+        if ((1 << d) == m) {        /* round q: stage, bit */
+            for (st = 1, j = q; j >= st; j -= st, st++)
+                ;
+            stage = st;
+            bit = stage - 1 - j;
+        }
+        for (r = 0, Lm = 0; r < m * nb; r++) {
+            a = r % m;
+            j = (1 << d) == m ? a ^ (1 << bit) : ((a & 1) == (q & 1) ? a + 1 : a - 1);
+            if (j < 0 || j >= m)
+                continue;
+            L = rtopo__raw_send(b, r, RT_T, C, r - a + j, RT_T, C + kk * Q, kk * Q, t);
+            Lm = L > Lm ? L : Lm;
+        }
+        t += Lm + 1;
+        for (r = 0; r < m * nb; r++) {
+            /* ascending pairs (in the block's order) keep the lower half
+             * on the lower rank */
+            int asc, low;
+
+            a = r % m;
+            j = (1 << d) == m ? a ^ (1 << bit) : ((a & 1) == (q & 1) ? a + 1 : a - 1);
+            if (j < 0 || j >= m)
+                continue;
+            asc = (1 << d) == m ? stage == d || !((a >> stage) & 1) : 1;
+            low = (a < j) == asc;
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, fl[(r / m) & 1] | RTOPO__KERN_MERGE, r,
+                            RT_T, 0, 0, RT_T, C, 2 * kk * Q, (uint32_t)Q, seq, t);
+            if (!low)
+                rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T,
+                                C + kk * Q, kk * Q, RT_T, C, kk * Q, (uint32_t)Q, 1, t);
+        }
+    }
+    *t_p = t;
+}
+
+/* Every rank's count records from SEND into kk slots at C0 of TMP (pads
+ * after them), numbered in the order of (rank, index), at the current
+ * step t */
+static void rtopo__sort_pack(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint32_t t)
+{
+    int p = b->t->p, r;
+    uint64_t k = b->c->count, R = b->c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
+
+    for (r = 0; r < p; r++)
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SPACK,
+                        b->c->desc ? RTOPO__KERN_DESC : 0, r, RTOPO__BUF_SEND, 0, k * R, RT_T,
+                        C0, kk * Q, (uint32_t)Q, (int64_t)((uint64_t)r * k), t);
+}
+
+/* The sorted order in p runs of kk slots at C0 of TMP, pads last, to the
+ * callers' k records per rank in RECV: rank x's records [x*k, x*k + k)
+ * come from the runs they lie in (through C1 when kk > k). */
+static void rtopo__sort_unpad(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint64_t C1,
+                              uint32_t t)
+{
+    int p = b->t->p, j, x;
+    uint64_t k = b->c->count, R = b->c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8, lo, hi;
+    uint32_t L, Lm, x0;
+
+    if (kk == k) {
+        for (j = 0; j < p; j++)
+            rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, j, RT_T, C0, kk * Q,
+                            RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+        return;
+    }
+    for (j = 0, Lm = 0, x0 = b->nx; j < p; j++)
+        for (x = 0; x < p; x++) {
+            lo = (uint64_t)x * k > (uint64_t)j * kk ? (uint64_t)x * k : (uint64_t)j * kk;
+            hi = (uint64_t)(x + 1) * k < (uint64_t)(j + 1) * kk ? (uint64_t)(x + 1) * k :
+                 (uint64_t)(j + 1) * kk;
+            if (lo >= hi)
+                continue;
+            L = rtopo__raw_send(b, j, RT_T, C0 + (lo - (uint64_t)j * kk) * Q, x, RT_T,
+                                C1 + (lo - (uint64_t)x * k) * Q, (hi - lo) * Q, t);
+            Lm = L > Lm ? L : Lm;
+        }
+    t += rtopo__round_len(b, x0, t, Lm) + 1;
+    for (x = 0; x < p; x++)
+        rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, x, RT_T, C1, k * Q,
+                        RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
+}
+
+/* Merge-split sort (the generic algorithm): the ranks as one block.  TMP:
+ * two runs of count slots. */
+void rtopo__sort_ms_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    uint64_t k = c->count, Q = ((c->esize + 7) & ~(uint64_t)7) + 8;
+    uint32_t t = 0;
+    unsigned up = c->desc ? RTOPO__KERN_DESC : 0;
+    const unsigned fl[2] = { up | RTOPO__KERN_SEQ, up | RTOPO__KERN_SEQ };
+
+    if (!k)
+        return;
+    b->ntmp = 0;
+    b->tbase = 2 * k * Q;
+    rtopo__sort_pack(b, k, 0, t);
+    rtopo__ms_blocks(b, b->t->p, 1, 0, k, Q, fl, &t);
+    rtopo__sort_unpad(b, k, 0, 0, t);
+}
+
+/* Leighton's column sort with the ranks as the columns of a kk x p matrix
+ * (rtopo_sort(3)): kk = max(count, 2(p-1)^2) rounded up to a multiple of
+ * p, or c->mm; the transforms are all-to-all exchanges of dealt piles.
+ * TMP: three columns of slots. */
+void rtopo__sort_prog(rtopo__cb_t *b)
+{
+    const rtopo__coll_t *c = b->c;
+    int p = b->t->p, j, x, rnd;
+    uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
+    uint64_t kk, per, C0, C1, C2;
+    uint32_t t = 0, L, Lm, x0;
+    unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
+    int64_t seq = (int64_t)(Q - 8);
+
+    if (!k)
+        return;
+    kk = (uint64_t)2 * (uint64_t)(p - 1) * (uint64_t)(p - 1);
+    kk = c->mm > 0 ? (uint64_t)c->mm : kk > k ? kk : k;
+    kk = (kk + (uint64_t)p - 1) / (uint64_t)p * (uint64_t)p;
+    per = kk / (uint64_t)p;
+    C0 = 0;
+    C1 = kk * Q;
+    C2 = 2 * kk * Q;
+    b->ntmp = 0;
+    b->tbase = 3 * kk * Q;       /* TMP bytes (no registers) */
+    /* 1: into slots, sort each column */
+    rtopo__sort_pack(b, kk, C0, t);
+    for (j = 0; j < p; j++) {
+        rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0, kk * Q,
+                        (uint32_t)Q, seq, t);
+    }
+    if (p > 1) {
+        /* 2: transpose (column j's slot i to column i mod p, row
+         * j*per + i/p): deal into piles, pile x to column x's block j */
+        for (j = 0, Lm = 0, x0 = b->nx; j < p; j++) {
+            rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, j, RT_T, C0, kk * Q,
+                            RT_T, C1, kk * Q, (uint32_t)Q, p, t);
+            for (x = 0; x < p; x++) {
+                L = rtopo__raw_send(b, j, RT_T, C1 + (uint64_t)x * per * Q, x, RT_T,
+                                    C0 + (uint64_t)j * per * Q, per * Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+        }
+        t += rtopo__round_len(b, x0, t, Lm) + 1;
+        /* 3: sort; 4: the inverse transform (block x of column j back to
+         * column x's pile j, undealt) */
+        for (j = 0, Lm = 0, x0 = b->nx; j < p; j++) {
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0,
+                            kk * Q, (uint32_t)Q, seq, t);
+            for (x = 0; x < p; x++) {
+                L = rtopo__raw_send(b, j, RT_T, C0 + (uint64_t)x * per * Q, x, RT_T,
+                                    C1 + (uint64_t)j * per * Q, per * Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+        }
+        t += rtopo__round_len(b, x0, t, Lm) + 1;
+        /* 5: sort, alternately ascending and descending */
+        for (j = 0; j < p; j++) {
+            rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_UNDEAL, 0, j, RT_T, C1, kk * Q,
+                            RT_T, C0, kk * Q, (uint32_t)Q, p, t);
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, j & 1 ? (up ^ RTOPO__KERN_DESC) | seqf |
+                            RTOPO__KERN_SEQDESC : up | seqf, j, RT_T, 0, 0, RT_T, C0, kk * Q,
+                            (uint32_t)Q, seq, t);
+        }
+        /* 6: compare-exchange of neighbouring columns, row by row, pairs
+         * (0,1), (2,3), ... then (1,2), (3,4), ...: the right column
+         * comes to the left one and goes back */
+        for (rnd = 0; rnd < 2; rnd++) {
+            for (j = rnd, Lm = 0; j + 1 < p; j += 2) {
+                L = rtopo__raw_send(b, j + 1, RT_T, C0, j, RT_T, C2, kk * Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+            t += Lm + 1;
+            for (j = rnd; j + 1 < p; j += 2) {
+                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, j, RT_T, C0, kk * Q, RT_T,
+                                C2, kk * Q, (uint32_t)Q, seq, t);
+                rtopo__raw_send(b, j, RT_T, C2, j + 1, RT_T, C0, kk * Q, t);
+            }
+            t += Lm + 1;
+        }
+        /* 7: sort */
+        for (j = 0; j < p; j++)
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0,
+                            kk * Q, (uint32_t)Q, seq, t);
+    }
+    rtopo__sort_unpad(b, kk, C0, C1, t);
+}
+
+/* Seed 004's sort (2.13): Leighton's column sort with the roles of rows
+ * and columns exchanged, on an array of R rows, row j being the S = p/R
+ * consecutive ranks j*S .. j*S + S - 1 (on an OTIS-mesh of N groups, R =
+ * N^(1/2) rows of N^(3/2) processors, the row index being Gx).  A row of
+ * L = S*kk slots (kk per rank) is a column of Leighton's method; L >=
+ * 2(R-1)^2 holds for every OTIS-mesh.  The row sorts are merge-split
+ * rounds among the row's ranks, all rows at once; the transform of step 2
+ * (row j's position i to row i mod R, position j*L/R + i/R) and its
+ * inverse are fixed permutations (bit rotations of the record index, i.e.
+ * BPC permutations, when R and kk are powers of two), each record on its
+ * own route; the compare-exchange of step 6 pairs rank j*S + a with
+ * (j+1)*S + a.  The result, row-major, is the rank order.  kk is k
+ * rounded up to a divisor of R or to a multiple of R (pads sort last).
+ * TMP: three runs of kk slots. */
+int rtopo__sort_nrows(const rtopo__tdesc_t *t)
+{
+    int R = 1, S;
+
+    if (t->kind != RTOPO__TOPO_OTIS_MESH && t->kind != RTOPO__TOPO_OTIS_HYPERCUBE)
+        return 0;
+    while ((R + 1) * (R + 1) <= t->n)
+        R++;
+    if (R * R != t->n)
+        return 0;
+    S = t->p / R;
+    return (S & (S - 1)) == 0 || S <= RTOPO__SORT_ODDEVEN_MAX ? R : 0;
+}
+
+uint64_t rtopo__sort_rows_kk(uint64_t k, int R)
+{
+    uint64_t kk = k ? k : 1;
+
+    while (kk < (uint64_t)R && R % kk)
+        kk++;
+    if (kk > (uint64_t)R)
+        kk = (kk + (uint64_t)R - 1) / (uint64_t)R * (uint64_t)R;
+    return kk;
+}
+
+/* where record u of rank r goes in the transform (fwd) or comes from
+ * (its inverse) */
+static void rtopo__sort_rows_map(int R, int S, uint64_t kk, int r, uint64_t u, int fwd,
+                                 int *rank, uint64_t *slot)
+{
+    uint64_t L = (uint64_t)S * kk, i = (uint64_t)(r % S) * kk + u, j = (uint64_t)(r / S), x, i2;
+
+    if (fwd) {
+        x = i % (uint64_t)R;
+        i2 = j * (L / (uint64_t)R) + i / (uint64_t)R;
+    } else {
+        x = i / (L / (uint64_t)R);
+        i2 = i % (L / (uint64_t)R) * (uint64_t)R + j;
+    }
+    *rank = (int)(x * (uint64_t)S + i2 / kk);
+    *slot = i2 % kk;
+}
+
+void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
+{
+    const rtopo__coll_t *c = b->c;
+    int p = b->t->p, S = p / R, r, j, dst, step;
+    uint64_t k = c->count, E = c->esize, Q = ((E + 7) & ~(uint64_t)7) + 8;
+    uint64_t kk = rtopo__sort_rows_kk(k, R), C0 = 0, C1 = kk * Q, C2 = 2 * kk * Q, u, v;
+    uint64_t per = kk / (uint64_t)R, Cd = per ? C0 : C1;
+    uint32_t t = 0, L, Lm, x0;
+    unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
+    const unsigned asc[2] = { up | seqf, up | seqf };
+    const unsigned alt[2] = { up | seqf, (up ^ RTOPO__KERN_DESC) | seqf | RTOPO__KERN_SEQDESC };
+
+    if (!k)
+        return;
+    b->ntmp = 0;
+    b->tbase = 3 * kk * Q;
+    /* 1: sort the rows */
+    rtopo__sort_pack(b, kk, C0, t);
+    rtopo__ms_blocks(b, S, R, C0, kk, Q, asc, &t);
+    for (step = 2; step <= 4; step += 2) {
+        /* 2: the transform, into Cd; 4: its inverse, back to C0.  Runs
+         * of kk/R slots (dealt into R piles) when R divides kk, single
+         * slots otherwise */
+        int fwd = step == 2;
+
+        for (r = 0, Lm = 0, x0 = b->nx; r < p; r++) {
+            if (per && fwd)
+                rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T, C0, kk * Q,
+                                RT_T, C1, kk * Q, (uint32_t)Q, R, t);
+            for (u = 0; u < kk; u += per ? per : 1) {
+                /* the pile's first slot is its number */
+                rtopo__sort_rows_map(R, S, kk, r, per && fwd ? u / per : u, fwd, &dst, &v);
+                if (per && fwd)     /* pile u / per */
+                    L = rtopo__raw_send(b, r, RT_T, C1 + u / per * per * Q, dst, RT_T,
+                                        C0 + v * Q, per * Q, t);
+                else if (per)       /* to pile r / S of dst */
+                    L = rtopo__raw_send(b, r, RT_T, C0 + u * Q, dst, RT_T,
+                                        C1 + (uint64_t)(r / S) * per * Q, per * Q, t);
+                else
+                    L = rtopo__raw_send(b, r, RT_T, (fwd ? C0 : C1) + u * Q, dst, RT_T,
+                                        (fwd ? C1 : C0) + v * Q, Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+        }
+        t += rtopo__round_len(b, x0, t, Lm) + 1;
+        if (per && !fwd)
+            for (r = 0; r < p; r++)
+                rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_UNDEAL, 0, r, RT_T, C1,
+                                kk * Q, RT_T, C0, kk * Q, (uint32_t)Q, R, t);
+        /* 3: sort the rows; 5: alternately ascending and descending */
+        rtopo__ms_blocks(b, S, R, fwd ? Cd : C0, kk, Q, fwd ? asc : alt, &t);
+    }
+    /* 6: compare-exchange of neighbouring rows, position by position,
+     * pairs (0,1), (2,3), ... then (1,2), (3,4), ...: rank (j+1)*S + a
+     * comes to j*S + a and goes back */
+    for (step = 0; step < 2; step++) {
+        for (j = step, Lm = 0; j + 1 < R; j += 2)
+            for (r = j * S; r < (j + 1) * S; r++) {
+                L = rtopo__raw_send(b, r + S, RT_T, C0, r, RT_T, C2, kk * Q, t);
+                Lm = L > Lm ? L : Lm;
+            }
+        t += Lm + 1;
+        for (j = step; j + 1 < R; j += 2)
+            for (r = j * S; r < (j + 1) * S; r++) {
+                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, r, RT_T, C0, kk * Q, RT_T,
+                                C2, kk * Q, (uint32_t)Q, (int64_t)(Q - 8), t);
+                rtopo__raw_send(b, r, RT_T, C2, r + S, RT_T, C0, kk * Q, t);
+            }
+        t += Lm + 1;
+    }
+    /* 7: sort the rows */
+    rtopo__ms_blocks(b, S, R, C0, kk, Q, asc, &t);
+    rtopo__sort_unpad(b, kk, C0, C1, t);
+}
+
+/* one piece of the sort's program: merge-split (GENERIC) or the column
+ * sort, in the paper's rows on an OTIS topology that has them */
+void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo)
+{
+    if (algo == RTOPO_COLL_GENERIC)
+        rtopo__sort_ms_prog(b);
+    else if (rtopo__sort_nrows(b->t) > 1)
+        rtopo__sort_rows_prog(b, rtopo__sort_nrows(b->t));
+    else
+        rtopo__sort_prog(b);
+}
+
+/* The sort's schedule: the column sort while its pads stay within 4
+ * columns of records, else (and for GENERIC) merge-split; each has a size
+ * beyond which its schedule would not fit a rank's memory. */
+int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    int R = rtopo__sort_nrows(t);
+    uint64_t kk = R > 1 ? rtopo__sort_rows_kk(c->count, R) :
+                  2 * (uint64_t)(t->p - 1) * (uint64_t)(t->p - 1);
+    uint64_t Q = ((c->esize + 7) & ~(uint64_t)7) + 8;
+    int pow2 = (t->p & (t->p - 1)) == 0;
+    int col_ok = (kk > c->count ? kk : c->count) * Q * 3 <= ((uint64_t)1 << 31) &&
+                 (R > 1 || (uint64_t)t->p * (uint64_t)t->p <= ((uint64_t)1 << 20));
+    int ms_ok = pow2 || t->p <= RTOPO__SORT_ODDEVEN_MAX;
+    static const int cand[2] = { RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC };
+
+    if (c->count && !col_ok && !ms_ok)
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: %d ranks are too many for "
+                            "odd-even merge-split rounds (p rounds; up to %d ranks, or "
+                            "a power of two) and %llu records per rank too few for the "
+                            "column sort's scratch (each rank pads to 2(p-1)^2)",
+                            t->p, RTOPO__SORT_ODDEVEN_MAX,
+                            (unsigned long long)c->count);
+    if ((c->algo == RTOPO_COLL_TOPO && c->count && !col_ok) ||
+        (c->algo == RTOPO_COLL_GENERIC && c->count && !ms_ok))
+        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: the %s does not fit %d "
+                            "ranks with %llu records each (%s)",
+                            c->algo == RTOPO_COLL_TOPO ? "column sort" :
+                            "merge-split sort", t->p, (unsigned long long)c->count,
+                            c->algo == RTOPO_COLL_TOPO ? "its scratch of three runs "
+                            "of slots per rank exceeds 2 GiB" : "p rounds of odd-even "
+                            "transposition: use a power of two or the column sort");
+    if (c->algo == RTOPO_COLL_TOPO || c->algo == RTOPO_COLL_GENERIC)
+        return rtopo__coll_algo1(t, c, c->algo, model, s_p);
+    if (!col_ok || (ms_ok && kk > 4 * (c->count ? c->count : 1)))
+        return rtopo__coll_algo1(t, c, RTOPO_COLL_GENERIC, model, s_p);
+    if (!ms_ok)
+        return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
+    return rtopo__coll_choose(t, c, model, cand, 2, s_p);
+}
