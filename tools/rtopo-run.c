@@ -840,7 +840,8 @@ static void rr_rank_exited(struct rr_job *j, int r, int status)
 }
 
 /* Is name the native shm transport's segment of a rank with this pid:
- * rtopo-shm-<uid>-<job>-<rank>-<pid>, uid ours? */
+ * rtopo-shm-<uid>-<job>-<rank>-<nonce>-<pid> (or, from earlier releases,
+ * without the nonce), uid ours? */
 static int rr_shm_native(const char *name, pid_t pid)
 {
     char prefix[32], suffix[24];
@@ -858,7 +859,7 @@ static int rr_shm_native(const char *name, pid_t pid)
         else if (*p < '0' || *p > '9')
             return 0;
     }
-    return dashes == 1;
+    return dashes == 1 || dashes == 2;
 }
 
 /*
@@ -869,7 +870,7 @@ static int rr_shm_native(const char *name, pid_t pid)
  * rtopo-run, ended without rtopo_finalize) leaves its files behind, and a
  * later process that gets the same pid then fails to create its own
  * (EBUSY).  The native shm transport's segment,
- * /dev/shm/rtopo-shm-<uid>-<job>-<rank>-<pid>, stays behind the same way
+ * /dev/shm/rtopo-shm-<uid>-<job>-<rank>-<nonce>-<pid>, stays behind the same way
  * (the transport's next open sweeps it too, but only on this host and
  * only for its user).  Called while the rank is a zombie, not reaped
  * yet: its pid belongs to no other process, so every file named after it
