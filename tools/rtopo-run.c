@@ -1487,10 +1487,20 @@ int main(int argc, char **argv)
                           .listen_fd = -1, .sig_fd = -1 };
     struct rr_job *j = &job;
     unsigned char key[32];
+    unsigned char seen[128] = { 0 };
     int opt, r;
 
     opterr = 0;   /* the messages below name the program as rtopo-run */
     while ((opt = getopt_long(argc, argv, "+:n:qhV", opts, NULL)) != -1) {
+        /* an option given twice is a mistake, not "the last one wins" */
+        if (opt > 0 && opt < 128 && strchr("ntHTgq", opt) && seen[opt]++) {
+            for (r = 0; opts[r].val != opt; r++)
+                ;
+            fprintf(stderr, "rtopo-run: --%s%s given more than once\n", opts[r].name,
+                    opt == 'n' ? " (-n)" : opt == 'q' ? " (-q)" : "");
+            rr_usage(stderr);
+            return 2;
+        }
         switch (opt) {
         case 'n':
             if (rr_int("-n", optarg, 1, RR_MAX_RANKS, &j->n))

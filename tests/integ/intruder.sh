@@ -10,7 +10,8 @@
 #  - the job exits 0: every byte every rank received is right, every call
 #    returned RTOPO_OK;
 #  - the intruder handed more than 1000 messages to the provider, more
-#    than 100 of them writes;
+#    than 100 of them writes and, unless INTRUDER_KINDS leaves them out,
+#    more than 100 0-byte messages with an immediate;
 #  - every rank counted forged messages (they arrived and were dropped);
 #  - no rank's resident memory (VmRSS) grew by 1 MB or more (10 MB on
 #    ofi:rxm, see below) from the end of the warm-up to the end of the
@@ -95,7 +96,8 @@ for tr in ${INTRUDER_TRANSPORTS:-${TRANSPORT:-ofi:tcp ofi:rxm}}; do
     sent=${sent:-0}
     [ "$sent" -gt $MIN_SENT ] || why="$why intruder-sent-only-$sent"
     writes=$(field write "$iline")
-    writes=${writes:-0}
+    ik=$(field immkey "$iline")
+    writes=$((${writes:-0} + ${ik:-0}))
     [ "$writes" -gt $MIN_WRITES ] || why="$why intruder-wrote-only-$writes"
     # the immediates, when asked for (all kinds by default)
     case ${INTRUDER_KINDS:-senddata} in *senddata*)
