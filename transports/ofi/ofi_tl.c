@@ -954,8 +954,8 @@ static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
         /* a message (fi_senddata, fi_injectdata) that carries CQ data took
          * a posted receive, and so does a write on providers with
          * FI_RX_CQ_DATA (elsewhere op_context means nothing here) */
-        if (op && op->kind == OFI_OP_RECV &&
-            ((e->flags & FI_RECV) || (t->info->mode & FI_RX_CQ_DATA)))
+        if (((e->flags & FI_RECV) || (t->info->mode & FI_RX_CQ_DATA)) && op &&
+            op->kind == OFI_OP_RECV)
             t->repost[t->nrepost++] = op->index;
         /* The engine's windows are written, never sent to: only a remote
          * write, which the provider let into a region registered here
