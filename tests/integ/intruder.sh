@@ -10,7 +10,7 @@
 #  - the job exits 0: every byte every rank received is right, every call
 #    returned RTOPO_OK;
 #  - the intruder handed more than 1000 messages to the provider, more
-#    than 100 of them writes and, unless INTRUDER_KINDS leaves them out,
+#    than 100 of them writes (20 on ofi:rxm, see below) and, unless INTRUDER_KINDS leaves them out,
 #    more than 100 0-byte messages with an immediate;
 #  - every rank counted forged messages (they arrived and were dropped);
 #  - no rank's resident memory (VmRSS) grew by 1 MB or more (10 MB on
@@ -55,9 +55,12 @@ failed=0
 # INTRUDER_TRANSPORTS (or TRANSPORT) selects the transports (INTRUDER_KINDS
 # the kinds of forgery, as intruder --kinds).
 for tr in ${INTRUDER_TRANSPORTS:-${TRANSPORT:-ofi:tcp ofi:rxm}}; do
+    # rxm closes a connection whose write names an unknown key, and the
+    # intruder gives each write that finds it closed 50 ms: fewer writes
+    # get through there (40 to 80 in 3 s on a loaded machine)
     case $tr in
-    ofi:rxm) max_rss_kb=10240 ;;
-    *) max_rss_kb=$MAX_RSS_KB ;;
+    ofi:rxm) max_rss_kb=10240 min_writes=20 ;;
+    *) max_rss_kb=$MAX_RSS_KB min_writes=$MIN_WRITES ;;
     esac
     if ! "$INFO" --check "$tr" >/dev/null 2>&1; then
         echo "== $tr: not usable here (rtopo-info --check): skipped"
@@ -98,7 +101,7 @@ for tr in ${INTRUDER_TRANSPORTS:-${TRANSPORT:-ofi:tcp ofi:rxm}}; do
     writes=$(field write "$iline")
     ik=$(field immkey "$iline")
     writes=$((${writes:-0} + ${ik:-0}))
-    [ "$writes" -gt $MIN_WRITES ] || why="$why intruder-wrote-only-$writes"
+    [ "$writes" -gt $min_writes ] || why="$why intruder-wrote-only-$writes"
     # the immediates, when asked for (all kinds by default)
     case ${INTRUDER_KINDS:-senddata} in *senddata*)
         sd=$(field senddata "$iline")
