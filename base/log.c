@@ -16,13 +16,28 @@ static const char *const rtopo__level_names[] = {
 
 static __thread char rtopo__last_error[256];
 
-void rtopo__log_set_level(const char *name)
+int rtopo__log_level_of(const char *name)
 {
     int i;
 
-    for (i = 0; i <= RTOPO__LOG_TRACE; i++)
-        if (name && !strcasecmp(name, rtopo__level_names[i]))
-            rtopo__log_level = i;
+    for (i = 0; name && i <= RTOPO__LOG_TRACE; i++)
+        if (!strcasecmp(name, rtopo__level_names[i]))
+            return i;
+    return -1;
+}
+
+/* NULL or "": unchanged */
+int rtopo__log_set_level(const char *name)
+{
+    int i = rtopo__log_level_of(name);
+
+    if (!name || !*name)
+        return RTOPO_OK;
+    if (i < 0)
+        return rtopo__error(RTOPO_ERR_INVAL, "RTOPO_LOG_LEVEL '%s' is not one of error, "
+                            "warn, info, debug, trace", name);
+    rtopo__log_level = i;
+    return RTOPO_OK;
 }
 
 static void rtopo__log_vemit(int level, const char *file, int line,

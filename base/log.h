@@ -19,7 +19,11 @@ enum { RTOPO__LOG_ERROR = 0, RTOPO__LOG_WARN, RTOPO__LOG_INFO,
 extern int rtopo__log_level;
 extern int rtopo__log_rank;
 
-void rtopo__log_set_level(const char *name);
+/* the level of a name (error, warn, info, debug, trace; any case), or -1 */
+int rtopo__log_level_of(const char *name);
+/* sets the level by name: RTOPO_ERR_INVAL for another name; NULL or "":
+ * unchanged */
+int rtopo__log_set_level(const char *name);
 void rtopo__log_emit(int level, const char *file, int line, const char *func,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int rtopo__error_set(int status, int level, const char *file, int line,

@@ -134,6 +134,13 @@ int rtopo__boot_open(const rtopo_config_t *cfg, const char *method,
                             "allgather callback, or RTOPO_BOOT=single)");
 #endif
     } else if (!strcmp(method, "single")) {
+        /* a job of one, which RTOPO_SIZE or RTOPO_RANK must not contradict */
+        if (p.size > 1 || p.rank > 0)
+            return rtopo__error(RTOPO_ERR_INVAL,
+                                "bootstrap method single runs a job of 1 rank, but "
+                                "RTOPO_%s is %d (start a job of several ranks with "
+                                "rtopo-run)", p.size > 1 ? "SIZE" : "RANK",
+                                p.size > 1 ? (int)p.size : (int)p.rank);
         st = rtopo__boot_single_open(&b);
     } else {
         return rtopo__error(RTOPO_ERR_INVAL,

@@ -26,6 +26,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include "rtopo_int.h"
 
 #define RTOPO__EV_BATCH 32
@@ -46,29 +47,75 @@ void rtopo__hook_add(rtopo_ctx_t *ctx, rtopo__hook_fn fn)
         ctx->hooks[ctx->nhooks++] = fn;
 }
 
-int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx,
-                     uint32_t *slot_p)
+/* splitmix64: slot indexes and keys from a seed of getrandom(), so that
+ * nobody outside the process can tell which windows are open or what their
+ * writers' immediates look like */
+static uint64_t rtopo__slot_rand(rtopo_ctx_t *ctx)
 {
-    uint32_t slot;
+    uint64_t z = (ctx->slot_rng += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A window takes a free slot at random and a fresh 17-bit key; its writer
+ * gets both in the id (rtopo_int.h, RTOPO__IMM_OF). */
+int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx, int peer,
+                     uint32_t *id_p)
+{
+    uint64_t r;
+    uint32_t slot, j;
 
     if (ctx->nslot_free == 0)
         return rtopo__error(RTOPO_ERR_NOMEM, "more than %u windows open", RTOPO__MAX_SLOTS);
-    slot = ctx->slot_free[--ctx->nslot_free];
+    r = rtopo__slot_rand(ctx);
+    j = (uint32_t)(r % ctx->nslot_free);
+    slot = ctx->slot_free[j];
+    ctx->slot_free[j] = ctx->slot_free[--ctx->nslot_free];
     ctx->slots[slot].fn = fn;
     ctx->slots[slot].owner = owner;
     ctx->slots[slot].idx = idx;
-    *slot_p = slot;
+    ctx->slots[slot].peer = peer;
+    ctx->slots[slot].key = (uint32_t)(r >> 40) & ((1u << (32 - RTOPO__SLOT_BITS)) - 1u);
+    *id_p = slot | (ctx->slots[slot].key << RTOPO__SLOT_BITS);
     return RTOPO_OK;
 }
 
 /* After a failure a peer may still write to the old slot: reuse 0 closes
  * it for good rather than handing it to a later operation. */
-void rtopo__slot_close(rtopo_ctx_t *ctx, uint32_t slot, int reuse)
+void rtopo__slot_close(rtopo_ctx_t *ctx, uint32_t id, int reuse)
 {
+    uint32_t slot = RTOPO__SLOT_INDEX(id);
+
     ctx->slots[slot].fn = NULL;
     ctx->slots[slot].owner = NULL;
     if (reuse)
         ctx->slot_free[ctx->nslot_free++] = slot;
+}
+
+/* A write with immediate landed.  The transport raises TL_EV_IMM only for
+ * a remote write into a region registered here (tl.h); its window must be
+ * open, written by the rank it was opened to (where the transport names
+ * the writer), and the immediate, once its key is taken out, must name a
+ * piece the window expects.  Anything else is dropped and counted. */
+static void rtopo__on_imm_ev(rtopo_ctx_t *ctx, const rtopo__tl_event_t *ev)
+{
+    uint32_t slot = RTOPO__IMM_SLOT(ev->imm);
+    const char *why = NULL;
+
+    if (!ctx->slots[slot].fn) {
+        rtopo__debug("write for closed window slot %u", slot);
+        return;
+    }
+    if (ev->peer >= 0 && ev->peer != ctx->slots[slot].peer)
+        why = "from another rank than the window's writer";
+    else if (!ctx->slots[slot].fn(ctx->slots[slot].owner, ctx->slots[slot].idx,
+                                  ev->imm ^ ctx->slots[slot].key, ev->len))
+        why = "for no piece the window expects";
+    if (why && !ctx->forged++)
+        rtopo__warn("dropping a write with immediate %s (rank %d); further ones "
+                    "are dropped silently", why, ev->peer);
 }
 
 /* ---- tracked control messages ------------------------------------------ */
@@ -313,7 +360,6 @@ int rtopo__progress(rtopo_ctx_t *ctx)
 {
     rtopo__tl_event_t ev[RTOPO__EV_BATCH];
     int n, i, total;
-    uint32_t slot;
 
     n = ctx->tlops->poll(ctx->tl, ev, RTOPO__EV_BATCH);
     if (n < 0)
@@ -321,12 +367,12 @@ int rtopo__progress(rtopo_ctx_t *ctx)
     for (i = 0; i < n; i++) {
         switch (ev[i].type) {
         case RTOPO__TL_EV_IMM:
-            slot = RTOPO__IMM_SLOT(ev[i].imm);
-            if (ctx->slots[slot].fn)
-                ctx->slots[slot].fn(ctx->slots[slot].owner, ctx->slots[slot].idx,
-                                    ev[i].imm);
-            else
-                rtopo__debug("write for closed window slot %u", slot);
+            rtopo__on_imm_ev(ctx, &ev[i]);
+            break;
+        case RTOPO__TL_EV_DROPPED:
+            if (!ctx->forged++)
+                rtopo__warn("the transport dropped a message that no rank of this job "
+                            "sent: %s; further ones are dropped silently", ev[i].msg);
             break;
         case RTOPO__TL_EV_RECV:
             rtopo__on_ctrl(ctx, ev[i].data, ev[i].len);
@@ -470,6 +516,8 @@ int rtopo__engine_init(rtopo_ctx_t *ctx)
     ctx->msgbuf = malloc(ctx->ctrl_size);
     if (!ctx->pq || !ctx->pq_list || !ctx->msgbuf)
         return RTOPO_ERR_NOMEM;
+    if (getrandom(&ctx->slot_rng, sizeof(ctx->slot_rng), 0) != (ssize_t)sizeof(ctx->slot_rng))
+        return rtopo__error(RTOPO_ERR_INVAL, "getrandom: %m");
     return RTOPO_OK;
 }
 

@@ -430,7 +430,7 @@ static void rtopo__release_slots(rtopo__op_t *op, int reuse)
 
     for (i = 0; i < op->plan->nrecv; i++) {
         rtopo__rstate_t *r = &op->rs[i];
-        if (r->mode && ctx->slots[r->slot].owner == op)
+        if (r->mode && ctx->slots[RTOPO__SLOT_INDEX(r->slot)].owner == op)
             rtopo__slot_close(ctx, r->slot, reuse);
     }
 }
@@ -625,7 +625,7 @@ static void rtopo__op_track_done(rtopo__track_t *t)
     rtopo__op_check(op);
 }
 
-static void rtopo__on_imm(void *owner, int ridx, uint32_t imm);
+static int rtopo__on_imm(void *owner, int ridx, uint32_t imm, size_t len);
 
 static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
 {
@@ -637,7 +637,7 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
     uint32_t k;
     int st;
 
-    if ((st = rtopo__slot_open(ctx, rtopo__on_imm, op, ridx, &r->slot)))
+    if ((st = rtopo__slot_open(ctx, rtopo__on_imm, op, ridx, e->peer, &r->slot)))
         return st;
     rtopo__msg_init(op, &m, RTOPO__MSG_RTR, e->xfer, e->hop);
     m.slot = r->slot;
@@ -1056,8 +1056,7 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
         rtopo__mismatch(op, m, "a receive window");
         return;
     }
-    if (m->slot >= RTOPO__MAX_SLOTS ||
-        (m->mode != RTOPO__WIN_DIRECT && m->mode != RTOPO__WIN_STAGED) ||
+    if ((m->mode != RTOPO__WIN_DIRECT && m->mode != RTOPO__WIN_STAGED) ||
         (m->mode == RTOPO__WIN_STAGED && m->nslots > 64)) {
         rtopo__mismatch(op, m, "a malformed receive window");
         return;
@@ -1276,34 +1275,47 @@ static void rtopo__drain_staged(rtopo__op_t *op, int ridx)
         rtopo__recv_done(op, ridx);
 }
 
-static void rtopo__on_imm(void *owner, int ridx, uint32_t imm)
+/* A piece of a window landed (the engine checked its slot and writer).
+ * A piece the window cannot hold, one that came already, or a length that
+ * is not the piece's is not the writer's: 0, dropped. */
+static int rtopo__on_imm(void *owner, int ridx, uint32_t imm, size_t len)
 {
     rtopo__op_t *op = owner;
     rtopo__rstate_t *r = &op->rs[ridx];
     uint32_t piece = RTOPO__IMM_PIECE(imm);
+    uint64_t sz;
 
     if (r->done)
-        return;
-    r->heard = 1;
-    r->arrived++;
+        return 1;
     if (r->mode == RTOPO__WIN_DIRECT) {
+        /* the writer picks the piece size: each piece holds a byte at least */
+        if ((uint64_t)piece >= r->len || len > r->len ||
+            (r->last_seen && (piece >= r->npieces || r->arrived >= r->npieces)) ||
+            (RTOPO__IMM_LAST(imm) && (r->last_seen || r->arrived > piece)))
+            return 0;
+        r->heard = 1;
+        r->arrived++;
         if (RTOPO__IMM_LAST(imm)) {
             r->last_seen = 1;
             r->npieces = piece + 1;
         }
         if (r->last_seen && r->arrived == r->npieces)
             rtopo__recv_done(op, ridx);
-        return;
+        return 1;
     }
-    if (piece >= r->npieces) {
-        rtopo__op_error(op, RTOPO_ERR_MISMATCH, op->plan->recv[ridx].peer,
-                        "piece %u beyond the window's %u", piece, r->npieces);
-        return;
-    }
+    sz = r->len - (uint64_t)piece * r->unit;
+    if (piece >= r->npieces || RTOPO__IMM_LAST(imm) != (piece + 1 == r->npieces) ||
+        (len && len != (sz < r->unit ? sz : r->unit)) ||
+        r->slot_piece[piece % r->ring.k] == piece || piece < r->ring.tail ||
+        piece >= r->ring.tail + r->ring.k)
+        return 0;
+    r->heard = 1;
+    r->arrived++;
     r->slot_piece[piece % r->ring.k] = piece;
     if (op->plan->recv[ridx].fwd < 0)
         rtopo__drain_staged(op, ridx);
     /* forwarding: rtopo__advance sends it on */
+    return 1;
 }
 
 /* ---- sending ----------------------------------------------------------- */
@@ -1355,7 +1367,7 @@ static void rtopo__advance_send(rtopo__op_t *op, int si)
         w->send_idx = si;
         w->piece = n;
         st = ctx->tlops->write(ctx->tl, e->peer, src, sz, lmr, &s->rkey, roff,
-                               RTOPO__IMM(s->rslot, n + 1 == s->npieces, n),
+                               RTOPO__IMM_OF(s->rslot, n + 1 == s->npieces, n),
                                RTOPO__TL_IMM, &w->comp);
         if (st == RTOPO_ERR_BUSY) {
             w->op = NULL;

@@ -157,6 +157,9 @@ int rtopo__params_load(rtopo__params_t *p)
         return st;
     RTOPO_PARAMS_MAP(RTOPO__PLOAD)
 #undef RTOPO__PLOAD
+    if (rtopo__log_level_of(p->log_level) < 0)
+        return rtopo__error(RTOPO_ERR_INVAL, "RTOPO_LOG_LEVEL '%s' is not one of error, "
+                            "warn, info, debug, trace", p->log_level);
     return RTOPO_OK;
 }
 

@@ -88,7 +88,7 @@
        "th (5us, 1ns), bw (10G), chunk, ports, lanes, tk, with an optional "  \
        "link class prefix (host.ts=2us); every rank must give the same")     \
     XX(LOG_LEVEL, log_level, STR, "warn",                                     \
-       "log verbosity: error, warn, info, debug, trace")                      \
+       "log verbosity: error, warn, info, debug, trace (any other: error)")  \
     XX(RANK, rank, INT, "-1",                                                 \
        "this process's rank: decimal, -1 (none) to 2147483647 (set by "       \
        "rtopo-run)")                                                           \

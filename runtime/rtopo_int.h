@@ -61,6 +61,15 @@
 #define RTOPO__IMM_SLOT(imm)  ((imm) >> 17)
 #define RTOPO__IMM_LAST(imm)  (((imm) >> 16) & 1u)
 #define RTOPO__IMM_PIECE(imm) ((imm) & 0xffffu)
+/* A window's id, as RTR tells it to the writer: slot index (15 bits) and
+ * a random key (17 bits) drawn when the window opens.  The writer sends
+ * RTOPO__IMM_OF(id, ...): the key XORed into the last and piece bits, so
+ * an immediate made without the id lands on a random piece, which the
+ * receiver refuses (rtopo__slot_open, engine.c). */
+#define RTOPO__SLOT_INDEX(id) ((id) & (RTOPO__MAX_SLOTS - 1u))
+#define RTOPO__SLOT_KEY(id)   ((uint32_t)(id) >> RTOPO__SLOT_BITS)
+#define RTOPO__IMM_OF(id, last, piece) \
+    (RTOPO__IMM(RTOPO__SLOT_INDEX(id), last, piece) ^ RTOPO__SLOT_KEY(id))
 
 #define rtopo__container_of(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
@@ -171,7 +180,9 @@ typedef struct rtopo__cmsg {
 } rtopo__cmsg_t;
 
 typedef void (*rtopo__am_fn)(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len);
-typedef void (*rtopo__imm_fn)(void *owner, int idx, uint32_t imm);
+/* imm with the key taken out, len the bytes written (0: not told);
+ * returns 0 for a write the window never expected (counted as forged) */
+typedef int (*rtopo__imm_fn)(void *owner, int idx, uint32_t imm, size_t len);
 typedef void (*rtopo__hook_fn)(rtopo_ctx_t *ctx);
 
 /* ring of K slots released in piece order (see protocol above) */
@@ -522,11 +533,14 @@ struct rtopo_ctx {
     rtopo__cmsg_t *cmsg_all;    /* every one allocated: queued, free, or with
                                    the transport (freed when it closes) */
     uint8_t *msgbuf;            /* builds untracked messages */
-    uint64_t forged;            /* control messages dropped: not from the job */
+    uint64_t forged;            /* control messages and immediates dropped:
+                                   not from the job */
     /* slot table for incoming windows */
-    struct { rtopo__imm_fn fn; void *owner; int32_t idx; } *slots;
+    struct { rtopo__imm_fn fn; void *owner; int32_t idx; int32_t peer;
+             uint32_t key; } *slots;
     uint32_t *slot_free;
     uint32_t nslot_free;
+    uint64_t slot_rng;          /* draws slot indexes and keys */
     rtopo__model_t model;       /* RTOPO_MODEL over the built-in constants */
     int model_measure;          /* RTOPO_MODEL=auto: measure per kind of pair */
     struct rtopo__calib calib[2][2];    /* measured: [node pair, host pair]
@@ -601,8 +615,9 @@ int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
                       const void *payload, size_t plen, rtopo__track_t *track,
                       rtopo__track_t *kept);
 void rtopo__peer_drop(rtopo_ctx_t *ctx, int peer);
-int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx,
-                     uint32_t *slot_p);
+/* opens a window written by `peer`; *id_p: its id (RTOPO__SLOT_INDEX/KEY) */
+int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx, int peer,
+                     uint32_t *id_p);
 void rtopo__slot_close(rtopo_ctx_t *ctx, uint32_t slot, int reuse);
 int rtopo__thread_start(rtopo_ctx_t *ctx);
 void rtopo__thread_stop(rtopo_ctx_t *ctx);

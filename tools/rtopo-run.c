@@ -843,7 +843,8 @@ static void rr_rank_exited(struct rr_job *j, int r, int status)
 }
 
 /* Is name the native shm transport's segment of a rank with this pid:
- * rtopo-shm-<uid>-<job>-<rank>-<pid>, uid ours? */
+ * rtopo-shm-<uid>-<job>-<rank>-<nonce>-<pid> (or, from earlier releases,
+ * without the nonce), uid ours? */
 static int rr_shm_native(const char *name, pid_t pid)
 {
     char prefix[32], suffix[24];
@@ -861,7 +862,7 @@ static int rr_shm_native(const char *name, pid_t pid)
         else if (*p < '0' || *p > '9')
             return 0;
     }
-    return dashes == 1;
+    return dashes == 1 || dashes == 2;
 }
 
 /*
@@ -872,7 +873,7 @@ static int rr_shm_native(const char *name, pid_t pid)
  * rtopo-run, ended without rtopo_finalize) leaves its files behind, and a
  * later process that gets the same pid then fails to create its own
  * (EBUSY).  The native shm transport's segment,
- * /dev/shm/rtopo-shm-<uid>-<job>-<rank>-<pid>, stays behind the same way
+ * /dev/shm/rtopo-shm-<uid>-<job>-<rank>-<nonce>-<pid>, stays behind the same way
  * (the transport's next open sweeps it too, but only on this host and
  * only for its user).  Called while the rank is a zombie, not reaped
  * yet: its pid belongs to no other process, so every file named after it
@@ -1576,10 +1577,20 @@ int main(int argc, char **argv)
                           .listen_fd = -1, .sig_fd = -1 };
     struct rr_job *j = &job;
     unsigned char key[32];
+    unsigned char seen[128] = { 0 };
     int opt, r;
 
     opterr = 0;   /* the messages below name the program as rtopo-run */
     while ((opt = getopt_long(argc, argv, "+:n:qhV", opts, NULL)) != -1) {
+        /* an option given twice is a mistake, not "the last one wins" */
+        if (opt > 0 && opt < 128 && strchr("ntHTgq", opt) && seen[opt]++) {
+            for (r = 0; opts[r].val != opt; r++)
+                ;
+            fprintf(stderr, "rtopo-run: --%s%s given more than once\n", opts[r].name,
+                    opt == 'n' ? " (-n)" : opt == 'q' ? " (-q)" : "");
+            rr_usage(stderr);
+            return 2;
+        }
         switch (opt) {
         case 'n':
             if (rr_int("-n", optarg, 1, RR_MAX_RANKS, &j->n))

@@ -17,6 +17,11 @@
  *    one of them whenever it waits;
  *  - writes with immediate on one peer connection raise TL_EV_IMM only
  *    after their data is visible in target memory;
+ *  - TL_EV_IMM comes only from a completed remote write into a region
+ *    registered here for remote write, never from a message that carries
+ *    an immediate (or CQ data) of its own; where the backend can tell the
+ *    writer, peer names it, and a write from a connection of no rank of
+ *    the job raises TL_EV_DROPPED instead;
  *  - a failed connection or completion yields TL_EV_ERROR naming the peer,
  *    with the backend's own status text in `msg`.
  *
@@ -95,6 +100,10 @@ enum rtopo__tl_ev_type {
     RTOPO__TL_EV_IMM,              /* a write with immediate landed: peer, imm,
                                       len (0 when the provider does not say) */
     RTOPO__TL_EV_ERROR,            /* peer (or -1), status, ctx (or NULL), msg */
+    RTOPO__TL_EV_DROPPED,          /* something that no rank of the job can
+                                      have sent arrived and was dropped (an
+                                      immediate on a message, a write from
+                                      an unknown connection): msg says what */
 };
 
 typedef struct rtopo__tl_event {

@@ -16,6 +16,7 @@ BOOT_TESTS = \
 	tests/integ/boot_leave.sh \
 	tests/integ/boot_secret.sh \
 	tests/integ/boot_frames.sh \
-	tests/integ/boot_idle.sh
+	tests/integ/boot_idle.sh \
+	tests/integ/boot_contradict.sh
 TESTS += $(BOOT_TESTS)
 EXTRA_DIST += $(BOOT_TESTS) tests/integ/boot_lib.sh

@@ -3,8 +3,8 @@
  * messages over libfabric (run by intruder.sh).
  *
  *   intruder [--seconds S] [--wait-ms MS] [--first-seq N] [--kinds LIST] [FILE]
- *   (FILE: $INTRUDER_ADDRS; LIST: some of eager,rtr,abort,flood,odd,write; all
- *   by default)
+ *   (FILE: $INTRUDER_ADDRS; LIST: some of eager,rtr,abort,flood,odd,write,
+ *   senddata,immkey; all by default)
  *
  * It does not know the job secret, is not started by rtopo-run and links
  * only libfabric: from rtopo it takes nothing but the message layout
@@ -34,13 +34,19 @@
  *    of 4 KiB of 0xEE straight into the rank's memory, at offset 0 (or
  *    address 0 where addresses are virtual) of keys 0..63, with and
  *    without immediate data: no engine message at all, only keys guessed
- *    as small integers.
+ *    as small integers;
+ *  - window immediates (the 32-bit immediate of the engine's windows:
+ *    slot 0..63, last piece, piece 0 - what the engine's first windows
+ *    took before slots were drawn at random - and random ones) carried as
+ *    remote CQ data by 0-byte messages (fi_senddata), throughout;
+ *  - the same immediates on 0-byte writes (fi_writedata) under keys
+ *    guessed as small integers and at random, in the second half.
  * Sends that the provider cannot take yet (-FI_EAGAIN) are retried while
  * the CQ is driven, for at most 50 ms each (a rank that does not poll then
  * costs nothing more); then it waits for its sends to complete, creates
  * FILE.done and prints
- *   INTRUDER sent=N eager=N rtr=N abort=N flood=N odd=N write=N skipped=N
- *            completed=N cq_errors=N secs=S
+ *   INTRUDER sent=N eager=N rtr=N abort=N flood=N odd=N write=N senddata=N
+ *            immkey=N skipped=N completed=N cq_errors=N secs=S
  * Exit 0 when it could run the attack (whatever the ranks did), 1 when it
  * could not set up (no file, no provider, no endpoint).
  */
@@ -102,6 +108,8 @@ static struct {
     size_t inject;
     /* counts */
     unsigned long sent, eager, rtr, abort_, flood, odd, write, skipped, completed, cq_errors;
+    unsigned long senddata, immkey;
+    uint64_t imm;          /* CQ data of POST_SENDDATA and POST_WRITEIMM */
 } I;
 
 static double now_s(void)
@@ -203,7 +211,7 @@ static int parse(const char *path, struct target *t)
     return 0;
 }
 
-static int setup(const struct target *t)
+static int setup(const struct target *t, int want_rma)
 {
     struct fi_info *hints;
     struct fi_cq_attr cq_attr = { 0 };
@@ -217,7 +225,8 @@ static int setup(const struct target *t)
         if (!hints)
             return -1;
         hints->caps = FI_MSG | FI_SEND | FI_RECV;
-        if (pass)
+        /* the immediate attacks need writes: full capabilities first */
+        if (pass != want_rma)
             hints->caps |= FI_RMA | FI_WRITE | FI_REMOTE_WRITE;
         hints->mode = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
         hints->ep_attr->type = FI_EP_RDM;
@@ -324,7 +333,7 @@ static void drive_cq(void)
     }
 }
 
-enum { POST_SEND, POST_WRITE, POST_WRITEDATA };
+enum { POST_SEND, POST_WRITE, POST_WRITEDATA, POST_SENDDATA, POST_WRITEIMM };
 
 /* one forged message (POST_SEND: msg, len bytes) or RDMA write of len
  * bytes of 0xEE under key `key` at offset or address 0 (POST_WRITE, and
@@ -357,6 +366,12 @@ static int post_msg(int r, int kind, const void *msg, size_t len, uint64_t key,
             if (kind == POST_SEND) {
                 memcpy(buf, msg, len);
                 ret = fi_send(I.ep, buf, len, fi_mr_desc(I.mr), I.peer[r], &I.ctx[b].fctx);
+            } else if (kind == POST_SENDDATA) {
+                ret = fi_senddata(I.ep, buf, 0, fi_mr_desc(I.mr), I.imm, I.peer[r],
+                                  &I.ctx[b].fctx);
+            } else if (kind == POST_WRITEIMM) {
+                ret = fi_writedata(I.ep, buf, 0, fi_mr_desc(I.mr), I.imm, I.peer[r], 0,
+                                   key, &I.ctx[b].fctx);
             } else {
                 memset(buf, 0xEE, len);
                 if (kind == POST_WRITEDATA)
@@ -404,9 +419,9 @@ int main(int argc, char **argv)
     double seconds = 3.0, start, deadline, end;
     int wait_ms = 20000, i, r, p;
     unsigned long round = 0, flood_seq = 0, first = 0;
-    const char *kinds = "eager,rtr,abort,flood,odd,write";
-    int k_eager, k_rtr, k_abort, k_flood, k_odd, k_write;
-    unsigned long nwrite = 0;
+    const char *kinds = "eager,rtr,abort,flood,odd,write,senddata,immkey";
+    int k_eager, k_rtr, k_abort, k_flood, k_odd, k_write, k_senddata, k_immkey;
+    unsigned long nwrite = 0, nimm = 0;
     char aux[4200];
     struct target T;
     union {
@@ -428,7 +443,8 @@ int main(int argc, char **argv)
             path = argv[i];
         else {
             fprintf(stderr, "usage: %s [--seconds S] [--wait-ms MS] [--first-seq N] "
-                    "[--kinds eager,rtr,abort,flood,odd,write] [FILE]\n", argv[0]);
+                    "[--kinds eager,rtr,abort,flood,odd,write,senddata,immkey] [FILE]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -443,6 +459,8 @@ int main(int argc, char **argv)
     k_flood = strstr(kinds, "flood") != NULL;
     k_odd = strstr(kinds, "odd") != NULL;
     k_write = strstr(kinds, "write") != NULL;
+    k_senddata = strstr(kinds, "senddata") != NULL;
+    k_immkey = strstr(kinds, "immkey") != NULL;
     /* the file appears whole (written to .tmp, then renamed) */
     end = now_s() + wait_ms / 1000.0;
     while (access(path, F_OK) != 0 || parse(path, &T) != 0) {
@@ -453,7 +471,7 @@ int main(int argc, char **argv)
         nap_ms(5);
     }
     p = T.p;
-    if (setup(&T))
+    if (setup(&T, k_write || k_immkey))
         return 1;
     printf("intruder: provider %s (inject %zu), %d ranks, topology %u, attacking for "
            "%.1f s\n", I.info->fabric_attr->prov_name, I.inject, p, T.topo, seconds);
@@ -540,6 +558,17 @@ int main(int argc, char **argv)
                                         I.bufsize, nwrite % 64, deadline);
                     nwrite++;
                 }
+                /* window immediates: slot 0..63, last piece 0, and random */
+                if (k_senddata || (k_immkey && now_s() > start + seconds / 2)) {
+                    I.imm = nimm % 4 == 3 ? (uint32_t)rnd64()
+                                          : ((uint32_t)(nimm / 4 % 64) << 17) | (1u << 16);
+                    if (k_senddata)
+                        I.senddata += post_msg(r, POST_SENDDATA, NULL, 0, 0, deadline);
+                    if (k_immkey && now_s() > start + seconds / 2)
+                        I.immkey += post_msg(r, POST_WRITEIMM, NULL, 0,
+                                             nimm % 2 ? rnd64() : nimm / 2 % 64, deadline);
+                    nimm++;
+                }
                 /* the flood: 4 KiB for operations far ahead, kept if accepted */
                 if (!k_flood)
                     continue;
@@ -574,9 +603,9 @@ int main(int argc, char **argv)
         nap_ms(1);
     }
     printf("INTRUDER sent=%lu eager=%lu rtr=%lu abort=%lu flood=%lu odd=%lu write=%lu "
-           "skipped=%lu completed=%lu cq_errors=%lu rounds=%lu secs=%.2f\n", I.sent, I.eager,
-           I.rtr, I.abort_, I.flood, I.odd, I.write, I.skipped, I.completed, I.cq_errors, round,
-           now_s() - start);
+           "senddata=%lu immkey=%lu skipped=%lu completed=%lu cq_errors=%lu rounds=%lu "
+           "secs=%.2f\n", I.sent, I.eager, I.rtr, I.abort_, I.flood, I.odd, I.write,
+           I.senddata, I.immkey, I.skipped, I.completed, I.cq_errors, round, now_s() - start);
     fflush(stdout);
     snprintf(aux, sizeof(aux), "%s.done", path);
     if ((f = fopen(aux, "w")))

@@ -1,17 +1,21 @@
 #!/bin/sh
 # A process outside the job, without the job secret, sends forged
 # engine control messages (EAGER with its own bytes, ABORT with status 0 and
-# RTOPO_ERR_PEER, RTR windows, a flood of far-future EAGER), and RDMA
-# writes under guessed keys, to the ranks of a 4-rank job that shifts a
-# ring 300 times, on ofi:tcp.
+# RTOPO_ERR_PEER, RTR windows, a flood of far-future EAGER), RDMA
+# writes under guessed keys, and window immediates as the CQ data of 0-byte
+# messages (fi_senddata) and of 0-byte writes under guessed keys, to the
+# ranks of a 4-rank job that shifts a ring 300 times, on ofi:tcp and
+# ofi:rxm (TRANSPORT, or INTRUDER_TRANSPORTS, names others).
 # Passes when, on every transport that is usable here:
 #  - the job exits 0: every byte every rank received is right, every call
 #    returned RTOPO_OK;
 #  - the intruder handed more than 1000 messages to the provider, more
-#    than 100 of them writes;
+#    than 100 of them writes (20 on ofi:rxm, see below) and, unless INTRUDER_KINDS leaves them out,
+#    more than 100 0-byte messages with an immediate;
 #  - every rank counted forged messages (they arrived and were dropped);
-#  - no rank's resident memory (VmRSS) grew by 1 MB or more from the end of
-#    the warm-up to the end of the attack.
+#  - no rank's resident memory (VmRSS) grew by 1 MB or more (10 MB on
+#    ofi:rxm, see below) from the end of the warm-up to the end of the
+#    attack.
 # The table also shows the growth of malloc'd bytes in use (heap+), to tell
 # new allocations from pages of existing ones being touched.  Knobs:
 # INTRUDER_SECONDS (3), INTRUDER_ITERS (300), INTRUDER_NAP_MS (10).
@@ -19,7 +23,7 @@
 # none could run (or the libfabric transport is not built).
 . "$(dirname "$0")/common.sh"
 RANKPROG="$top_builddir/tests/integ/intruder_rank"
-INTRUDER="$top_builddir/tests/integ/intruder"
+INTRUDER=${INTRUDER:-"$top_builddir/tests/integ/intruder"}
 NP=4
 ITERS=${INTRUDER_ITERS:-300}
 NAP_MS=${INTRUDER_NAP_MS:-10}
@@ -45,12 +49,19 @@ rows=""
 ran=0
 failed=0
 # ofi:tcp is the libfabric transport rtopo takes by default (ofi, auto).
-# ofi:rxm is left out: in a third to a half of the runs one rank's rxm takes a
-# second 16 MiB chunk for its receive buffers during the attack, inside
-# libfabric (1.17) and whatever rtopo posts; rtopo(7) SECURITY says so.
-# INTRUDER_TRANSPORTS selects the transports (INTRUDER_KINDS the kinds of
-# forgery, as intruder --kinds).
-for tr in ${INTRUDER_TRANSPORTS:-ofi:tcp}; do
+# On ofi:rxm a rank's rxm may take another chunk for its receive buffers
+# during the attack, inside libfabric (1.17) and whatever rtopo posts:
+# growth up to 10 MB passes there; rtopo(7) SECURITY says so.
+# INTRUDER_TRANSPORTS (or TRANSPORT) selects the transports (INTRUDER_KINDS
+# the kinds of forgery, as intruder --kinds).
+for tr in ${INTRUDER_TRANSPORTS:-${TRANSPORT:-ofi:tcp ofi:rxm}}; do
+    # rxm closes a connection whose write names an unknown key, and the
+    # intruder gives each write that finds it closed 50 ms: fewer writes
+    # get through there (40 to 80 in 3 s on a loaded machine)
+    case $tr in
+    ofi:rxm) max_rss_kb=10240 min_writes=20 ;;
+    *) max_rss_kb=$MAX_RSS_KB min_writes=$MIN_WRITES ;;
+    esac
     if ! "$INFO" --check "$tr" >/dev/null 2>&1; then
         echo "== $tr: not usable here (rtopo-info --check): skipped"
         rows="$rows$tr skipped - - - - - - - -
@@ -88,8 +99,14 @@ for tr in ${INTRUDER_TRANSPORTS:-ofi:tcp}; do
     sent=${sent:-0}
     [ "$sent" -gt $MIN_SENT ] || why="$why intruder-sent-only-$sent"
     writes=$(field write "$iline")
-    writes=${writes:-0}
-    [ "$writes" -gt $MIN_WRITES ] || why="$why intruder-wrote-only-$writes"
+    ik=$(field immkey "$iline")
+    writes=$((${writes:-0} + ${ik:-0}))
+    [ "$writes" -gt $min_writes ] || why="$why intruder-wrote-only-$writes"
+    # the immediates, when asked for (all kinds by default)
+    case ${INTRUDER_KINDS:-senddata} in *senddata*)
+        sd=$(field senddata "$iline")
+        [ "${sd:-0}" -gt $MIN_WRITES ] || why="$why intruder-senddata-only-${sd:-0}" ;;
+    esac
 
     nres=0 okall=0 badall=0 failall=0 forged="" growmax=0 heapmax=0
     for r in $(seq 0 $((NP - 1))); do
@@ -130,7 +147,7 @@ for tr in ${INTRUDER_TRANSPORTS:-ofi:tcp}; do
         else
             g=$((r1 - r0))
             [ $g -gt $growmax ] && growmax=$g
-            [ $g -lt $MAX_RSS_KB ] || why="$why rank-$r-rss-grew-${g}kB"
+            [ $g -lt $max_rss_kb ] || why="$why rank-$r-rss-grew-${g}kB"
         fi
     done
     forged=${forged#,}
@@ -148,7 +165,7 @@ done
 echo
 echo "summary (shifts: all ranks; RSS+/heap+: the largest growth of one rank during"
 echo "the attack, in kB; heap+: malloc'd bytes in use, to tell new allocations from"
-echo "pages of existing ones; limit on RSS+: < $MAX_RSS_KB kB)"
+echo "pages of existing ones; limit on RSS+: < $MAX_RSS_KB kB, on ofi:rxm < 10240 kB)"
 printf '%-8s %-7s %-9s %-7s %-6s %-28s %-7s %-7s %-9s %s\n' transport "job rc" \
     "shifts ok" corrupt failed "forged dropped (per rank)" "RSS+" "heap+" "intr sent" \
     verdict

@@ -67,7 +67,7 @@ for how in kill exit3 exit0; do
         fail "$how: rank 0 was not told of rank 1's failure"
     for r in 0 1; do
         p=$(sed -n "s/^\\[$r\\] pid \\([0-9][0-9]*\\)\$/\\1/p" "$out")
-        grep -Eq "^rtopo-run: removed 1 shared-memory region left by rank $r \(pid $p\): /dev/shm/rtopo-shm-$uid-[0-9]+-$r-$p\$" "$out" ||
+        grep -Eq "^rtopo-run: removed 1 shared-memory region left by rank $r \(pid $p\): /dev/shm/rtopo-shm-$uid-[0-9]+-$r-[0-9]+-$p\$" "$out" ||
             fail "$how: rtopo-run did not report removing the segment of rank $r"
     done
     no_leftovers "$how" $(sed -n 's/^\[[01]\] pid \([0-9][0-9]*\)$/\1/p' "$out")

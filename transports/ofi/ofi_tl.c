@@ -75,6 +75,7 @@ struct ofi_tl {
     int nranks;
     fi_addr_t *peer_addr;
     int source;           /* FI_SOURCE: completions carry the sender */
+    int imm_source;       /* ... of remote writes too (not rxm) */
     char (*blob)[RTOPO__TL_ADDR_MAX];   /* peers' addresses, to name senders */
     size_t *blob_len;
     int *src_rank;        /* source fi_addr -> rank (-2: not looked up yet) */
@@ -101,6 +102,7 @@ struct ofi_tl {
     struct fi_cq_data_entry stash;
     fi_addr_t stash_from;
     int have_stash;
+    uint64_t dropped;     /* completions refused: not from the job */
     uint64_t idle_since;  /* no-fd waits: when the CQ was last found empty
                              after an event (0: an event since) */
     char prov_name[48];
@@ -539,6 +541,7 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     if (!strcmp(t->prov_name, "shm"))
         ofi_shm_unlink_stale();
     t->source = !!(t->info->caps & FI_SOURCE);
+    t->imm_source = strstr(t->prov_name, "ofi_rxm") == NULL;
     t->mr_virt = !!(t->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
     t->mr_prov_key = !!(t->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     t->mr_endpoint = !!(t->info->domain_attr->mr_mode & FI_MR_ENDPOINT);
@@ -924,6 +927,16 @@ static int ofi_src_rank(struct ofi_tl *t, fi_addr_t from)
     return t->src_rank[from];
 }
 
+/* an event for something dropped: not from a rank of the job */
+static int ofi_dropped(struct ofi_tl *t, rtopo__tl_event_t *ev, const char *what)
+{
+    t->dropped++;
+    ev->type = RTOPO__TL_EV_DROPPED;
+    ev->peer = -1;
+    snprintf(ev->msg, sizeof(ev->msg), "%s: %s", t->prov_name, what);
+    return 1;
+}
+
 /* translate one completion; returns 1 if it produced an event */
 static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
                         fi_addr_t from, rtopo__tl_event_t *ev)
@@ -931,19 +944,32 @@ static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
     struct ofi_op *op = e->op_context;
 
     memset(ev, 0, sizeof(*ev));
-    /* rxm fills the source of remote CQ data unreliably: name senders of
-     * control messages only (the engine's messages carry it anyway) */
+    /* rxm fills the source of remote CQ data unreliably (index 0 for
+     * every writer, libfabric 1.17): name senders of control messages, and
+     * writers where the provider names them right (imm_source) */
     ev->peer = -1;
     if (t->source && (e->flags & FI_RECV) && !(e->flags & FI_REMOTE_CQ_DATA))
         ev->peer = ofi_src_rank(t, from);
     if (e->flags & FI_REMOTE_CQ_DATA) {
+        /* a message (fi_senddata, fi_injectdata) that carries CQ data took
+         * a posted receive, and so does a write on providers with
+         * FI_RX_CQ_DATA (elsewhere op_context means nothing here) */
+        if (((e->flags & FI_RECV) || (t->info->mode & FI_RX_CQ_DATA)) && op &&
+            op->kind == OFI_OP_RECV)
+            t->repost[t->nrepost++] = op->index;
+        /* The engine's windows are written, never sent to: only a remote
+         * write, which the provider let into a region registered here
+         * under its key, is a window's immediate.  Data on a message is
+         * nobody's in the job. */
+        if (!(e->flags & FI_REMOTE_WRITE) || (e->flags & (FI_RECV | FI_MSG)))
+            return ofi_dropped(t, ev, "remote CQ data on a message, not a write");
         ev->type = RTOPO__TL_EV_IMM;
+        /* the native tcp and shm providers name the writer; the engine
+         * then takes the immediate only from the window's own writer */
+        if (t->source && t->imm_source)
+            ev->peer = ofi_src_rank(t, from);
         ev->imm = (uint32_t)e->data;
         ev->len = e->len;
-        /* providers with FI_RX_CQ_DATA consume a posted receive for it;
-         * elsewhere op_context means nothing here */
-        if ((t->info->mode & FI_RX_CQ_DATA) && op && op->kind == OFI_OP_RECV)
-            t->repost[t->nrepost++] = op->index;
         return 1;
     }
     if (!op)

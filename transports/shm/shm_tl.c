@@ -2,8 +2,10 @@
  * shm_tl.c - native shared-memory backend of the transport ops table.
  *
  * For ranks on one Linux host ("shm").  Each process owns one POSIX
- * shared-memory segment, /dev/shm/rtopo-shm-<uid>-<job>-<rank>-<pid>
- * (mode 0600; job: the launcher's pid), holding
+ * shared-memory segment, /dev/shm/rtopo-shm-<uid>-<job>-<rank>-<nonce>-<pid>
+ * (mode 0600; job: the launcher's pid; nonce: 48 random bits, so that no
+ * other user can create the name first; drawn again if the name exists),
+ * holding
  *  - a header: identity, the doorbell its owner sleeps on, and the table
  *    of the owner's regions open to remote writes;
  *  - one receive ring per possible sender: receiver-owned, one producer,
@@ -351,7 +353,8 @@ static uint64_t shm_host_id(void)
 
 /* ---- segment names and stale segments ----------------------------------- */
 
-/* "rtopo-shm-<uid>-<job>-<rank>-<pid>" of uid: returns the pid, or 0 */
+/* "rtopo-shm-<uid>-<job>-<rank>[-<nonce>]-<pid>" of uid: returns the pid,
+ * or 0 (names without a nonce: segments of earlier releases) */
 static pid_t shm_name_pid(const char *name, uid_t uid)
 {
     char prefix[32];
@@ -372,7 +375,7 @@ static pid_t shm_name_pid(const char *name, uid_t uid)
             return 0;
         }
     }
-    if (dashes != 2 || !last)
+    if (dashes < 2 || dashes > 3 || !last)
         return 0;
     return (pid_t)strtol(last, NULL, 10);
 }
@@ -656,10 +659,22 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
     t->nmr_free = SHM_NMR;
 
     shm_sweep_stale();
-    snprintf(t->name, sizeof(t->name), "/" SHM_PREFIX "%u-%ld-%d-%ld",
-             (unsigned)geteuid(), (long)getppid(), t->rank, (long)t->pid);
     st = RTOPO_ERR_TRANSPORT;
-    t->fd = shm_open(t->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    /* a name nobody can tell in advance: whoever creates it first (another
+     * user may create files in /dev/shm too) would own it */
+    for (i = 0; i < 16; i++) {
+        if (getrandom(&base, sizeof(base), 0) != (ssize_t)sizeof(base)) {
+            rtopo__error(st, "getrandom: %m");
+            goto err;
+        }
+        snprintf(t->name, sizeof(t->name), "/" SHM_PREFIX "%u-%ld-%d-%llu-%ld",
+                 (unsigned)geteuid(), (long)getppid(), t->rank,
+                 (unsigned long long)(base >> 16), (long)t->pid);
+        t->fd = shm_open(t->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+        if (t->fd >= 0 || errno != EEXIST)
+            break;
+        rtopo__info("shm: %s exists (not ours): another name", t->name);
+    }
     if (t->fd < 0) {
         rtopo__error(st, "shm_open(%s): %m", t->name);
         goto err;

@@ -180,6 +180,7 @@ struct vrb_tl {
 
     struct vrb_peer *peers;
     uint32_t *qpn_key;              /* open addressing: qp_num -> rank */
+    uint64_t dropped;               /* completions refused: not from the job */
     int *qpn_val;
     unsigned qpn_mask;
 
@@ -1439,6 +1440,20 @@ static int vrb_wc(struct vrb_tl *t, const struct ibv_wc *wc, rtopo__tl_event_t *
         }
         ev->peer = peer;
         ev->len = wc->byte_len;
+        /* only a write with immediate over the queue pair of a rank of
+         * the job is a window's immediate (the engine checks the rank);
+         * an immediate on a send, or anything over a queue pair of no
+         * rank, is dropped */
+        if (peer < 0 || (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM &&
+                         (wc->wc_flags & IBV_WC_WITH_IMM))) {
+            t->dropped++;
+            ev->type = RTOPO__TL_EV_DROPPED;
+            ev->peer = -1;
+            snprintf(ev->msg, sizeof(ev->msg), "verbs: %s over qp 0x%x",
+                     peer < 0 ? "a message or write" : "an immediate on a send",
+                     wc->qp_num);
+            return 1;
+        }
         if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
             ev->type = RTOPO__TL_EV_IMM;
             ev->imm = ntohl(wc->imm_data);
