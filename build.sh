@@ -54,9 +54,17 @@ if [ -n "$missing" ]; then
     fi
 fi
 
+# each part's time, in seconds, in BUILDDIR/times (.ci/run prints them)
+started=$(date +%s)
+took() {  # PART: the time since the last call (or the start) for PART
+    now=$(date +%s)
+    echo "$1 $((now - started))" >>times
+    started=$now
+}
 [ -x configure ] || ./autogen.sh
 mkdir -p "$builddir"
 cd "$builddir"
+: >times
 # the packages configure may find, installed now (one line)
 # shellcheck disable=SC2086
 seen=$(dpkg-query -W -f='${Package} ${Status}\n' $packages $check_packages 2>/dev/null |
@@ -70,6 +78,7 @@ else
 fi
 echo "== build"
 make -j"$jobs"
+took configure+build
 
 case $what in
 build)
@@ -83,8 +92,9 @@ demo)
     ;;
 check)
     echo "== make check"
-    make -j"$jobs" check || { cat test-suite.log; exit 1; }
-    echo "== make distcheck"
+    make -j"$jobs" check || { took "make-check(failed)"; cat test-suite.log; exit 1; }
+    took make-check
+    echo "== make distcheck (a smoke subset of the tests: CHECK_SUBSET=smoke)"
     if ! make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror; then
         # the distcheck tree is left in place when it fails
         for log in rtopo-*/_build/*/test-suite.log rtopo-*/_build/test-suite.log; do
@@ -92,7 +102,9 @@ check)
             echo "== $log"
             cat "$log"
         done
+        took "distcheck(failed)"
         exit 1
     fi
+    took distcheck
     ;;
 esac
