@@ -92,7 +92,7 @@ one() {
         fails=$(( fails + 1 ))
         sed 's/^/    /' "$out"
         echo "== $n ranks, $topo, $c: FAILED ($ms ms)$why"
-        echo "   reproduce: RTOPO_TIMEOUT_MS=60000 RTOPO_SPIN_US=0 $RUN -n $n --transport $tr $COLL --topo $topo --error $c"
+        echo "   reproduce: RTOPO_TIMEOUT_MS=600000 RTOPO_SPIN_US=0 $RUN -n $n --transport $tr $COLL --topo $topo --error $c"
     else
         echo "== $n ranks, $topo, $c: ok ($ms ms)"
         [ -z "$tag" ] || grep ": $tag: " "$out" | head -2 | sed 's/^/    /'
