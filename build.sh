@@ -8,6 +8,9 @@
 #
 # Packages are installed with apt-get when the script runs as root and
 # something is missing; otherwise it only reports what is missing.
+# configure runs again when the packages installed of those below differ
+# from the ones its last run saw (check adds clang, which turns the fuzz
+# harnesses on), recorded in BUILDDIR/build-packages.
 set -eu
 cd "$(dirname "$0")"
 what=${1:-build}
@@ -25,11 +28,12 @@ esac
 
 packages="autoconf automake libtool pkg-config make gcc libfabric-dev
   libfabric-bin librdmacm-dev libibverbs-dev ibverbs-providers nettle-dev
-  libpmix-dev openmpi-bin libopenmpi-dev libcunit1-dev mandoc gnuplot-nox"
+  libpmix-dev openmpi-bin libopenmpi-dev libcunit1-dev mandoc man-db gnuplot-nox"
 # make check also builds and runs the libFuzzer harnesses: clang, its
 # fuzzer and sanitizer runtimes, and llvm-symbolizer for their reports
+check_packages="clang libclang-rt-dev llvm"
 if [ "$what" = check ]; then
-    packages="$packages clang libclang-rt-dev llvm"
+    packages="$packages $check_packages"
 fi
 
 missing=""
@@ -50,13 +54,31 @@ if [ -n "$missing" ]; then
     fi
 fi
 
-echo "== configure"
+# each part's time, in seconds, in BUILDDIR/times (.ci/run prints them)
+started=$(date +%s)
+took() {  # PART: the time since the last call (or the start) for PART
+    now=$(date +%s)
+    echo "$1 $((now - started))" >>times
+    started=$now
+}
 [ -x configure ] || ./autogen.sh
 mkdir -p "$builddir"
 cd "$builddir"
-[ -f Makefile ] || ../configure --enable-werror
+: >times
+# the packages configure may find, installed now (one line)
+# shellcheck disable=SC2086
+seen=$(dpkg-query -W -f='${Package} ${Status}\n' $packages $check_packages 2>/dev/null |
+    sed -n 's/ install ok installed$//p' | sort -u | tr '\n' ' ')
+if [ -f Makefile ] && [ -f build-packages ] && [ "$(cat build-packages)" = "$seen" ]; then
+    echo "== configure: already done with these packages"
+else
+    echo "== configure"
+    ../configure --enable-werror
+    echo "$seen" >build-packages
+fi
 echo "== build"
 make -j"$jobs"
+took configure+build
 
 case $what in
 build)
@@ -70,8 +92,9 @@ demo)
     ;;
 check)
     echo "== make check"
-    make -j"$jobs" check || { cat test-suite.log; exit 1; }
-    echo "== make distcheck"
+    make -j"$jobs" check || { took "make-check(failed)"; cat test-suite.log; exit 1; }
+    took make-check
+    echo "== make distcheck (a smoke subset of the tests: CHECK_SUBSET=smoke)"
     if ! make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror; then
         # the distcheck tree is left in place when it fails
         for log in rtopo-*/_build/*/test-suite.log rtopo-*/_build/test-suite.log; do
@@ -79,7 +102,9 @@ check)
             echo "== $log"
             cat "$log"
         done
+        took "distcheck(failed)"
         exit 1
     fi
+    took distcheck
     ;;
 esac

@@ -60,7 +60,12 @@ int main(int argc, char **argv)
     if (all || tr) {
         printf("\ntransports (in order of preference for RTOPO_TRANSPORT=auto):\n");
         for (i = 0; (ops = rtopo__tl_get(i)) != NULL; i++) {
-            printf("  %s: %s\n", ops->name, ops->available(NULL) ? "usable" : "not usable here");
+            /* available(NULL) asks whether RTOPO_TRANSPORT=auto may pick
+             * the transport, available(name) whether it works when named */
+            int named = ops->available(ops->name), picked = ops->available(NULL);
+
+            printf("  %s: %s\n", ops->name, !named ? "not usable here" :
+                   picked ? "usable" : "usable when named (RTOPO_TRANSPORT=auto does not pick it)");
             if (ops->info)
                 ops->info(NULL, print_line, NULL);
         }

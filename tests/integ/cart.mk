@@ -3,6 +3,6 @@
 check_PROGRAMS += tests/integ/cart_check
 tests_integ_cart_check_SOURCES = tests/integ/cart_check.c tests/integ/integ_util.h
 tests_integ_cart_check_LDADD = librtopo.la
-CART_TESTS = tests/integ/cart_tcp.sh tests/integ/cart_shm.sh tests/integ/cart_errors.sh
+CART_TESTS = tests/integ/cart_errors.sh
 TESTS += $(CART_TESTS)
-EXTRA_DIST += $(CART_TESTS) tests/integ/cart.sh
+EXTRA_DIST += $(CART_TESTS)

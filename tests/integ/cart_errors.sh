@@ -1,7 +1,8 @@
 #!/bin/sh
 # Errors of the dimension shifts (cart_check --error CASE), one job per
 # case on 4 ranks (2x2 mesh) and on 9 (3x3), over $TRANSPORT (default
-# ofi:tcp), RTOPO_TIMEOUT_MS=60000 so that nothing may wait for it:
+# ofi:tcp), RTOPO_TIMEOUT_MS=600000 so that no code can come
+# from a timeout (jobs cut off at 300 s: a hang):
 #   baddim            dim 2 and -1, a rank out of range, a coordinate out
 #                     of range, a sub-topology mask beyond the dimensions:
 #                     RTOPO_ERR_INVAL on every rank, then a good shift
@@ -13,14 +14,12 @@
 # Every rank must print a passing verdict, every mismatch case must end in
 # RTOPO_ERR_MISMATCH on every rank (in the shift, or in the barrier that
 # follows a shift this rank could complete alone), every MISMATCH message
-# must name the argument with both values, and each job must end within
-# MAX_MS (default 8000 ms; the job is cut at 20 s).
+# must name the argument with both values; a job is cut at 300 s (a hang).
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
 CART="$top_builddir/tests/integ/cart_check"
-max_ms=${MAX_MS:-8000}
-export RTOPO_TIMEOUT_MS=60000 RTOPO_SPIN_US=0
+export RTOPO_TIMEOUT_MS=600000 RTOPO_SPIN_US=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 fails=0
@@ -37,13 +36,12 @@ names_re() {
 for n in 4 9; do
     for c in baddim mismatch-disp mismatch-rule mismatch-inplace mismatch-dim; do
         t0=$(date +%s%N)
-        timeout 20 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 15 --grace 2 \
+        timeout 330 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 300 --grace 2 \
             "$CART" --error "$c" >"$out" 2>&1
         rc=$?
         ms=$(( ($(date +%s%N) - t0) / 1000000 ))
         why=
         [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc"
-        [ "$ms" -le "$max_ms" ] || why="$why; took $ms ms (limit $max_ms)"
         np=$(grep -c ': verdict: pass' "$out")
         [ "$np" -eq "$n" ] || why="$why; $np of $n ranks passed"
         if [ "$c" != baddim ]; then

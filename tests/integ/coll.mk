@@ -8,11 +8,10 @@
 check_PROGRAMS += tests/integ/coll_check
 tests_integ_coll_check_SOURCES = tests/integ/coll_check.c tests/integ/integ_util.h
 tests_integ_coll_check_LDADD = librtopo.la
-COLL_TESTS = tests/integ/coll_tcp.sh tests/integ/coll_shm.sh tests/integ/coll_natshm.sh \
-	tests/integ/coll_errors.sh tests/integ/mpirun_coll.sh tests/integ/mpirun_route.sh
+COLL_TESTS = tests/integ/coll_errors.sh tests/integ/mpirun_coll.sh tests/integ/mpirun_route.sh
 TESTS += $(COLL_TESTS)
 # mpi_coll_check and mpi_route_check are built by mpirun_coll.sh and
 # mpirun_route.sh with mpicc, when MPI is there
-EXTRA_DIST += $(COLL_TESTS) tests/integ/coll.sh tests/integ/mpi_coll_check.c \
+EXTRA_DIST += $(COLL_TESTS) tests/integ/mpi_coll_check.c \
 	tests/integ/mpi_route_check.c
 CLEANFILES += tests/integ/mpi_coll_check tests/integ/mpi_route_check

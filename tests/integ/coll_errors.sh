@@ -1,7 +1,7 @@
 #!/bin/sh
 # Wrong calls of the collectives (coll_check --error CASE, one job per
-# case) over $TRANSPORT (default ofi:tcp), RTOPO_TIMEOUT_MS=60000 so that
-# nothing may wait for it.  Jobs: every case on 16 ranks (OTIS-mesh n=4);
+# case) over $TRANSPORT (default ofi:tcp), RTOPO_TIMEOUT_MS=600000 so
+# that no code can come from a timeout (jobs cut off at 300 s: a hang).  Jobs: every case on 16 ranks (OTIS-mesh n=4);
 # badargs, mismatch-root, mismatch-m-consec and null-send on 4 ranks
 # (OTIS-hypercube n=2); badargs on a ring of 4.  What each case does is at
 # the head of coll_check.c; in short:
@@ -19,15 +19,14 @@
 #   null-send, null-recv   rank p/2 passes a NULL buffer: RTOPO_ERR_INVAL on
 #               every rank through the job's abort, every message of those
 #               naming the NULL buffer
-# Every rank must print a passing verdict and each job must end within
-# MAX_MS (default 8000 ms; the job is cut at 20 s).  CASES restricts the
+# Every rank must print a passing verdict; a job is cut at 300 s (a
+# hang).  CASES restricts the
 # cases run (names as above).
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
 COLL="$top_builddir/tests/integ/coll_check"
-max_ms=${MAX_MS:-8000}
-export RTOPO_TIMEOUT_MS=60000 RTOPO_SPIN_US=0
+export RTOPO_TIMEOUT_MS=600000 RTOPO_SPIN_US=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 fails=0 jobs=0
@@ -60,13 +59,12 @@ one() {
     fi
     jobs=$(( jobs + 1 ))
     t0=$(date +%s%N)
-    timeout 20 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 15 --grace 2 \
+    timeout 330 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 300 --grace 2 \
         "$COLL" --topo "$topo" --error "$c" >"$out" 2>&1
     rc=$?
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     why=
     [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc"
-    [ "$ms" -le "$max_ms" ] || why="$why; took $ms ms (limit $max_ms)"
     r=0
     while [ "$r" -lt "$n" ]; do
         nv=$(grep -c "^\[$r\] rank $r: verdict: " "$out")
@@ -94,7 +92,7 @@ one() {
         fails=$(( fails + 1 ))
         sed 's/^/    /' "$out"
         echo "== $n ranks, $topo, $c: FAILED ($ms ms)$why"
-        echo "   reproduce: RTOPO_TIMEOUT_MS=60000 RTOPO_SPIN_US=0 $RUN -n $n --transport $tr $COLL --topo $topo --error $c"
+        echo "   reproduce: RTOPO_TIMEOUT_MS=600000 RTOPO_SPIN_US=0 $RUN -n $n --transport $tr $COLL --topo $topo --error $c"
     else
         echo "== $n ranks, $topo, $c: ok ($ms ms)"
         [ -z "$tag" ] || grep ": $tag: " "$out" | head -2 | sed 's/^/    /'

@@ -4,6 +4,4 @@
 check_PROGRAMS += tests/integ/route_check
 tests_integ_route_check_SOURCES = tests/integ/route_check.c tests/integ/integ_util.h
 tests_integ_route_check_LDADD = librtopo.la
-ROUTE_TESTS = tests/integ/route_tcp.sh tests/integ/route_natshm.sh
-TESTS += $(ROUTE_TESTS)
-EXTRA_DIST += $(ROUTE_TESTS) tests/integ/route.sh
+# (the matrix in Makefile.include runs route.sh)

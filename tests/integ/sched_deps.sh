@@ -6,7 +6,7 @@
 # executor and by the simulator and compared byte for byte.
 # Transports: $TRANSPORT when set (skipped when it is not usable), else
 # ofi:tcp and ofi:shm (skipped when neither is).  RANKS overrides the
-# list of job sizes.
+# list of job sizes.  A job is cut off at 20 minutes (a hang).
 . "$(dirname "$0")/common.sh"
 CHECK="$top_builddir/tests/integ/sched_check"
 if [ -n "${TRANSPORT:-}" ]; then
@@ -31,7 +31,7 @@ for tr in $transports; do
     for p in ${RANKS:-1 2 3 4 5 8}; do
         t0=$(date +%s)
         echo "+ rtopo-run -n $p --transport $tr sched_check"
-        timeout 180 "$RUN" -n $p --transport "$tr" --quiet "$CHECK" || {
+        timeout 1200 "$RUN" -n $p --transport "$tr" --quiet "$CHECK" || {
             echo "FAILED: $tr, $p ranks (exit status $?)"
             exit 1
         }

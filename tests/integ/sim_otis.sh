@@ -63,7 +63,7 @@ run() {
     desc=$1
     shift
     runs=$((runs + 1))
-    json=$(timeout 120 "$SIM" otis "$@" --check --json --seed "$seed")
+    json=$(timeout 900 "$SIM" otis "$@" --check --json --seed "$seed")
     rc=$?
     [ "$rc" = 0 ] || { fail "$desc: exit status $rc"; return 1; }
     printf '%s\n' "$json" >>"$all"
@@ -258,7 +258,7 @@ for N in 4 16 64; do
             d="$t generalize --algo topo --model $m, seed $((seed + k))"
             [ "$m" = simd ] && want=$((7 * s1)) || want=$((4 * s1))
             runs=$((runs + 1))
-            json=$(timeout 120 "$SIM" otis generalize --topo "$t" --algo topo --model "$m" \
+            json=$(timeout 900 "$SIM" otis generalize --topo "$t" --algo topo --model "$m" \
                    --record $((k % 2 ? 13 : 8)) --check --json --seed $((seed + k)))
             rc=$?
             if [ "$rc" != 0 ] || [ "$(field correct)" != 1 ]; then
@@ -314,7 +314,7 @@ done
 wellformed || fail "some JSON objects do not parse"
 
 # the text report
-out=$(timeout 60 "$SIM" otis data_sum --topo otis-mesh:16 --algo topo --check --seed "$seed") ||
+out=$(timeout 600 "$SIM" otis data_sum --topo otis-mesh:16 --algo topo --check --seed "$seed") ||
     fail "text output: exit status $?"
 printf '%s\n' "$out" | grep -q '^correct  *yes' || fail "text output: no 'correct yes'"
 printf '%s\n' "$out" | grep -q '^moves (SIMD)  *24 electronic, 1 OTIS' ||
@@ -358,7 +358,7 @@ for args in "bpc --topo otis-mesh:4 --vector '[0, 1]'" "bpc --topo ring:6" \
     "distribute --topo otis-mesh:4 --count 2" "rank --topo otis-mesh:4 --dtype int64" \
     "generalize --topo otis-mesh:4 --dim 1 --m 1"; do
     # shellcheck disable=SC2086
-    timeout 60 "$SIM" otis $args >/dev/null 2>&1
+    timeout 600 "$SIM" otis $args >/dev/null 2>&1
     rc=$?
     [ "$rc" = 2 ] || fail "'rtopo-sim otis $args' exited $rc, expected 2"
 done

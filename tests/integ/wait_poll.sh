@@ -28,7 +28,7 @@ grep -q "completion queue without a wait object (RTOPO_WAIT=poll)" "$out" ||
     { cat "$out"; echo "FAIL: RTOPO_WAIT=poll left the wait object in place"; exit 1; }
 echo "+ a rank dies (2 ranks, ofi:tcp)"
 start=$(date +%s)
-RTOPO_TIMEOUT_MS=10000 run 2 ofi:tcp --error die >"$out" 2>&1
+RTOPO_TIMEOUT_MS=600000 run 2 ofi:tcp --error die >"$out" 2>&1
 rc=$?
 [ $rc -ne 0 ] || { cat "$out"; echo "FAIL: rtopo-run exited 0 although rank 1 died"; exit 1; }
 grep -q "rank 0: die -> RTOPO_ERR_PEER" "$out" ||

@@ -1,2 +1,0 @@
-#!/bin/sh
-TRANSPORT=ofi:shm exec sh "$(dirname "$0")/scatter.sh"

@@ -1,2 +1,0 @@
-#!/bin/sh
-TRANSPORT=ofi:tcp exec sh "$(dirname "$0")/shift_cube.sh"
