@@ -28,10 +28,12 @@ esac
 
 packages="autoconf automake libtool pkg-config make gcc libfabric-dev
   libfabric-bin librdmacm-dev libibverbs-dev ibverbs-providers nettle-dev
-  libpmix-dev openmpi-bin libopenmpi-dev libcunit1-dev mandoc man-db gnuplot-nox"
+  libpmix-dev openmpi-bin libopenmpi-dev libcunit1-dev mandoc man-db gnuplot-nox
+  gfortran"
 # make check also builds and runs the libFuzzer harnesses: clang, its
-# fuzzer and sanitizer runtimes, and llvm-symbolizer for their reports
-check_packages="clang libclang-rt-dev llvm"
+# fuzzer and sanitizer runtimes, and llvm-symbolizer for their reports;
+# cmake for the installed package test, xmllint for the drawn SVGs
+check_packages="clang libclang-rt-dev llvm cmake libxml2-utils"
 if [ "$what" = check ]; then
     packages="$packages $check_packages"
 fi
