@@ -519,10 +519,7 @@ static void rtopo__op_ended(rtopo__op_t *op)
 
 static void rtopo__op_finish(rtopo__op_t *op)
 {
-    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
-
-    if (req->aux_out_len)
-        memcpy(req->aux_out, req->tmp + 8, req->aux_out_len);
+    op->owner->finished(op);
     rtopo__release_slots(op, 1);
     rtopo__list_del(&op->ctx->active, op);
     op->active = 0;
@@ -533,13 +530,10 @@ static void rtopo__op_finish(rtopo__op_t *op)
 /* a failed operation whose writes and messages have all completed */
 static void rtopo__zombie_done(rtopo__op_t *op)
 {
-    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
-
     op->zombie = 0;
     rtopo__list_del(&op->ctx->zombies, op);
     rtopo__op_free_state(op, 1);
-    if (req->orphan)
-        rtopo__req_destroy(req);
+    op->owner->reaped(op);
 }
 
 /* Ends the operation on this rank with status (the job is failed already,
@@ -582,7 +576,7 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     }
 }
 
-void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status)
+static void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status)
 {
     while (ctx->active)
         rtopo__op_fail(ctx->active, status);
@@ -1586,4 +1580,5 @@ void rtopo__exec_init(rtopo_ctx_t *ctx)
     rtopo__am_set(ctx, RTOPO__MSG_RTR, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_CREDIT, rtopo__on_op_msg);
     rtopo__hook_add(ctx, rtopo__advance_all);
+    rtopo__on_job_failed(ctx, rtopo__op_fail_all);
 }

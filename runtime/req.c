@@ -24,6 +24,30 @@ static void rtopo__req_active(rtopo_req_t *req, int on)
     req->user_active = on;
 }
 
+/* the operation completed: the results outside the receive buffer */
+static void rtopo__req_finished(rtopo__op_t *op)
+{
+    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
+
+    if (req->aux_out_len)
+        memcpy(req->aux_out, req->tmp + 8, req->aux_out_len);
+}
+
+/* a failed operation's last completion came: a request the caller freed
+ * meanwhile goes now */
+static void rtopo__req_reaped(rtopo__op_t *op)
+{
+    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
+
+    if (req->orphan)
+        rtopo__req_destroy(req);
+}
+
+static const struct rtopo__op_owner rtopo__req_owner = {
+    .finished = rtopo__req_finished,
+    .reaped = rtopo__req_reaped,
+};
+
 int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
                     size_t sbytes, void *recvbuf, size_t rbytes, int how,
                     rtopo_req_t **req_p)
@@ -62,6 +86,7 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
     req->op.ctx = ctx;
     req->op.topo = t;
     req->op.plan = plan;
+    req->op.owner = &rtopo__req_owner;
     req->persistent = persistent;
     req->sendbuf = sendbuf;
     req->recvbuf = recvbuf;

@@ -173,6 +173,10 @@ typedef struct rtopo__cmsg {
 typedef void (*rtopo__am_fn)(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len);
 typedef void (*rtopo__imm_fn)(void *owner, int idx, uint32_t imm);
 typedef void (*rtopo__hook_fn)(rtopo_ctx_t *ctx);
+/* the engine lost a peer (job.c decides what that means for the job) */
+typedef void (*rtopo__peer_lost_fn)(rtopo_ctx_t *ctx, int peer, int status, const char *why);
+/* the job failed (exec.c fails the operations in flight) */
+typedef void (*rtopo__job_failed_fn)(rtopo_ctx_t *ctx, int status);
 
 /* ring of K slots released in piece order (see protocol above) */
 typedef struct rtopo__ring {
@@ -387,7 +391,16 @@ typedef struct rtopo__op {
     int running;            /* rtopo__parts_run is on the stack */
     char errmsg[256];       /* why it failed, for the caller's thread */
     struct rtopo__op *next, *prev;   /* ctx active list */
+    const struct rtopo__op_owner *owner;
 } rtopo__op_t;
+
+/* What the owner of an operation (a request, req.c) does when the
+ * operation completes, and when a failed one's last write or message
+ * completes (its state is freed then). */
+struct rtopo__op_owner {
+    void (*finished)(rtopo__op_t *op);
+    void (*reaped)(rtopo__op_t *op);
+};
 
 struct rtopo_req {
     rtopo__op_t op;
@@ -514,6 +527,8 @@ struct rtopo_ctx {
     rtopo__am_fn am[RTOPO__MSG_COUNT];
     rtopo__hook_fn hooks[RTOPO__MAX_HOOKS];
     int nhooks;
+    rtopo__peer_lost_fn peer_lost;      /* registered by job.c */
+    rtopo__job_failed_fn job_failed;    /* registered by exec.c */
     rtopo__track_t track;       /* job-level control messages */
     rtopo__peerq_t *pq;
     int *pq_list;
@@ -549,9 +564,6 @@ void rtopo__handle_del(const void *p);
 int rtopo__handle_ok(const void *p, int type);
 
 /* ctx.c */
-int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer);
-void rtopo__peer_failed(rtopo_ctx_t *ctx, int peer, int status, const char *why);
-int rtopo__check_failures(rtopo_ctx_t *ctx);
 int rtopo__ctx_enter(rtopo_ctx_t *ctx);   /* lock; INVAL for a dead ctx */
 /* lock the context of a handle found live (a topology or a request: the
  * context outlives them, so it needs no lookup of its own) */
@@ -600,7 +612,12 @@ int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
 int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
                       const void *payload, size_t plen, rtopo__track_t *track,
                       rtopo__track_t *kept);
-void rtopo__peer_drop(rtopo_ctx_t *ctx, int peer);
+int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer);
+/* Asks the bootstrap whether the launcher reported a dead rank (cheap
+ * enough to run every time the engine is about to block); a lost peer is
+ * reported to the layer above through rtopo__on_peer_lost. */
+int rtopo__check_failures(rtopo_ctx_t *ctx);
+void rtopo__on_peer_lost(rtopo_ctx_t *ctx, rtopo__peer_lost_fn fn);
 int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx,
                      uint32_t *slot_p);
 void rtopo__slot_close(rtopo_ctx_t *ctx, uint32_t slot, int reuse);
@@ -620,6 +637,8 @@ void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__op
 enum { RTOPO__BARRIER_USER = 0, RTOPO__BARRIER_FINALIZE = 1 };
 int rtopo__barrier(rtopo_ctx_t *ctx, int kind);
 void rtopo__job_op_started(rtopo_ctx_t *ctx);
+/* the layer above hears of a failed job through fn */
+void rtopo__on_job_failed(rtopo_ctx_t *ctx, rtopo__job_failed_fn fn);
 void rtopo__flush_job(rtopo_ctx_t *ctx, int limit_ms);
 int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out,
                      size_t n);
@@ -658,7 +677,6 @@ int rtopo__op_drain(rtopo__op_t *op, int limit_ms);
 /* frees the failed operations still waiting for completions (and their
  * freed requests): only once the transport is closed */
 void rtopo__op_reap_zombies(rtopo_ctx_t *ctx);
-void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status);
 /* frees the per-run state an operation keeps between starts (it is
  * neither active nor a zombie) */
 void rtopo__op_release(rtopo__op_t *op);
