@@ -318,6 +318,21 @@ int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p)
     return st;
 }
 
+int rtopo__req_run(rtopo_req_t *req)
+{
+    int st = rtopo__req_start(req);
+
+    if (st)
+        return st;
+    rtopo__op_wait(&req->op);
+    return rtopo__req_seen(req);
+}
+
+void rtopo__req_free(rtopo_req_t *req)
+{
+    rtopo__req_drop(req);
+}
+
 #define RTOPO__REQ_ENTER(req)                                                 \
     do {                                                                      \
         if (!(req))                                                           \

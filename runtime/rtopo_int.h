@@ -698,6 +698,11 @@ int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p);
 void rtopo__req_destroy(rtopo_req_t *req);
 /* frees a request that is on no list (a topology's spare) */
 void rtopo__req_release(rtopo_req_t *req);
+/* starts a request and waits for it, as rtopo_start and rtopo_wait do
+ * (context entered): the runtime's own requests (calib.c) */
+int rtopo__req_run(rtopo_req_t *req);
+/* what rtopo_req_free does, context entered, the request not in flight */
+void rtopo__req_free(rtopo_req_t *req);
 /* a persistent request running any schedule (tools, tests); takes s */
 int rtopo__req_sched(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                      const void *sendbuf, size_t sbytes, void *recvbuf, size_t rbytes,
