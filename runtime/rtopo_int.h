@@ -580,6 +580,11 @@ int rtopo__topo_model(rtopo_topo_t *t);           /* collective, at creation */
 void rtopo__topo_destroy(rtopo_topo_t *t);
 
 /* mem.c */
+/* internal 0: the caller's (a handle), 1: a staging block, 2: the
+ * caller's buffer for one operation (not linked: no other finds it);
+ * access: RTOPO__TL_ACCESS_* */
+int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
+                   unsigned access, struct rtopo_mem **mem_p);
 struct rtopo_mem *rtopo__mem_find(rtopo_ctx_t *ctx, const void *buf, size_t len);
 int rtopo__stage_get(rtopo_ctx_t *ctx, size_t len, struct rtopo_mem **mem_p);
 void rtopo__stage_put(struct rtopo_mem *mem);
