@@ -31,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "calib.h"
+#include "req.h"
+#include "mem.h"
 
 #define RTOPO__CAL_SMALL 8
 #define RTOPO__CAL_BIG (256 * 1024)

@@ -26,7 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "req.h"
+#include "job.h"
 
 #define RTOPO__INPLACE_SLOTS 4u
 #define RTOPO__INPLACE_MIN_PIECE (256u * 1024u)

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 #include <pthread.h>
-#include "rtopo_int.h"
+#include "ctx.h"
 
 int rtopo__ctx_enter(rtopo_ctx_t *ctx)
 {

@@ -26,7 +26,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "engine.h"
 
 #define RTOPO__EV_BATCH 32
 #define RTOPO__WAIT_SLICE_MS 20

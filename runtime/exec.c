@@ -34,7 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "exec.h"
+#include "engine.h"
+#include "mem.h"
+#include "job.h"
 
 uint32_t rtopo__sig(const rtopo__opdesc_t *d)
 {
@@ -294,8 +297,8 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
 
     /* a shift repeated: the plan of the topology's spare request, found
      * without building the key */
-    if (t->spare) {
-        plan = t->spare->op.plan;
+    if (t->spare_plan) {
+        plan = t->spare_plan;
         if (plan->key.kind == RTOPO__OP_SHIFT && plan->key.q == q &&
             plan->key.bytes == bytes && plan->key.algo == (uint8_t)algo) {
             plan->refs++;
@@ -1574,11 +1577,21 @@ void rtopo__op_reap_zombies(rtopo_ctx_t *ctx)
         rtopo__zombie_done(ctx->zombies);
 }
 
+static int rtopo__op_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
+                         rtopo__opdesc_t *d)
+{
+    rtopo__op_t *op = rtopo__op_lookup(ctx, topo_id, seq);
+
+    if (op)
+        *d = op->plan->desc;
+    return op != NULL;
+}
+
 void rtopo__exec_init(rtopo_ctx_t *ctx)
 {
     rtopo__am_set(ctx, RTOPO__MSG_EAGER, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_RTR, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_CREDIT, rtopo__on_op_msg);
     rtopo__hook_add(ctx, rtopo__advance_all);
-    rtopo__on_job_failed(ctx, rtopo__op_fail_all);
+    rtopo__on_job_failed(ctx, rtopo__op_fail_all, rtopo__op_desc);
 }

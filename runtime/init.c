@@ -13,7 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
-#include "rtopo_int.h"
+#include "calib.h"
+#include "engine.h"
+#include "mem.h"
+#include "job.h"
+#include "req.h"
+#include "topo_api.h"
 #include "size.h"
 #include "clock.h"
 #include "cpus.h"

@@ -36,7 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "job.h"
+#include "engine.h"
 
 /* ---- arguments and their differences ------------------------------------ */
 
@@ -244,9 +245,10 @@ void rtopo__topo_opdesc(const rtopo_topo_t *topo, rtopo__opdesc_t *d)
 
 /* ---- job-wide abort ---------------------------------------------------- */
 
-void rtopo__on_job_failed(rtopo_ctx_t *ctx, rtopo__job_failed_fn fn)
+void rtopo__on_job_failed(rtopo_ctx_t *ctx, rtopo__job_failed_fn fn, rtopo__op_desc_fn desc)
 {
     ctx->job_failed = fn;
+    ctx->op_desc = desc;
 }
 
 /* the operations in flight fail with the job (exec.c registers how) */
@@ -341,14 +343,10 @@ void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__op
 static int rtopo__my_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
                           rtopo__opdesc_t *d)
 {
-    rtopo__op_t *op;
     rtopo_topo_t *t;
 
-    for (op = ctx->active; op; op = op->next)
-        if (op->topo->id == topo_id && op->seq == seq) {
-            *d = op->plan->desc;
-            return 2;
-        }
+    if (ctx->op_desc && ctx->op_desc(ctx, topo_id, seq, d))   /* in flight */
+        return 2;
     if (topo_id < ctx->next_topo_id && ctx->tlast[topo_id].valid &&
         ctx->tlast[topo_id].seq == seq) {      /* ended here already */
         *d = ctx->tlast[topo_id].desc;

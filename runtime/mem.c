@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "memmon.h"
-#include "rtopo_int.h"
+#include "mem.h"
 
 /* internal 0: the caller's (a handle), 1: a staging block, 2: the
  * caller's buffer for one operation (not linked: no other finds it);

@@ -6,7 +6,9 @@
 #include "config.h"
 #include <stdint.h>
 #include <stdlib.h>
-#include "rtopo_int.h"
+#include "mem.h"
+#include "engine.h"
+#include "exec.h"
 
 int rtopo_mem_register(rtopo_ctx_t *ctx, void *buf, size_t len, rtopo_mem_t **mem_p)
 {

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "req.h"
+#include "mem.h"
+#include "job.h"
 
 /* the request is in flight for the caller from its start until the caller
  * sees it complete; the context counts those */
@@ -64,6 +66,7 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
          * does not set anew is reset here, field by field: clearing the
          * whole request costs more than the rest of a small call. */
         t->spare = NULL;
+        t->spare_plan = NULL;
         rtopo__plan_put(plan);          /* the spare holds a reference */
         req->started = 0;
         req->aux_in = NULL;
@@ -142,6 +145,7 @@ void rtopo__req_destroy(rtopo_req_t *req)
         rtopo__req_release(t->spare);
         req->op.inplace_copy = NULL;
         t->spare = req;
+        t->spare_plan = req->op.plan;
         return;
     }
     rtopo__req_release(req);

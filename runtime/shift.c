@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "req.h"
 
 /* one shift call, blocking, nonblocking or persistent (how) */
 static int rtopo__shift_call(rtopo_topo_t *t, const void *sendbuf, void *recvbuf,

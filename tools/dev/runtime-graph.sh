@@ -2,6 +2,8 @@
 # runtime-graph.sh - the file-level call and include graph of runtime/.
 #
 # usage: tools/dev/runtime-graph.sh [BUILDDIR] [SRCDIR]    (defaults: build .)
+#        LEVELS=FILE takes the levels from FILE instead of SRCDIR/runtime/README.md
+#        (to hold an older tree against today's levels).
 #
 # A file calls another when its object file leaves a symbol undefined that
 # the other's object defines (nm); it includes another when it names a
@@ -30,8 +32,14 @@ for c in "$s"/runtime/*.c; do
         >>"$tmp/inc"
     printf '%s %s\n' "$f" "$(wc -l <"$c")" >>"$tmp/lines"
 done
+hl=0
+for h in "$s"/runtime/*.h; do
+    case $(basename "$h") in boot*|params.h) continue ;; esac
+    hl=$((hl + $(wc -l <"$h")))
+    printf '  %6d %s\n' "$(wc -l <"$h")" "$(basename "$h")"
+done >"$tmp/hdr"
 # levels from the README block
-sed -n 's/^ *L\([0-9]*\) [^:]*: *\(.*\)$/\1 \2/p' "$s"/runtime/README.md 2>/dev/null |
+sed -n 's/^ *L\([0-9]*\) [^:]*: *\(.*\)$/\1 \2/p' "${LEVELS:-$s/runtime/README.md}" 2>/dev/null |
     awk '{ for (i = 2; i <= NF; i++) { sub(/\.c$/, "", $i); print $i, $1 } }' >"$tmp/lvl"
 
 awk -v tmp="$tmp" '
@@ -75,6 +83,8 @@ END {
         printf "  %6d %s.c (%s)\n", lines[name[i]], name[i], name[i] in lvl ? "L" lvl[name[i]] : "-"
         tot += lines[name[i]]
     }
+    print "lines per internal header"
+    while ((getline l < (tmp "/hdr")) > 0) print l
     printf "summary: %d files, %d lines, %d edges, %d circles, largest %d files, %d upward edges\n", \
         n, tot, ne, nc, big, nu
 }' "$tmp/files" "$tmp/def" "$tmp/und" "$tmp/inc" "$tmp/lvl" "$tmp/lines"
