@@ -17,7 +17,7 @@
  *  - LOCAL starts: the copy or kernel runs; its inputs are complete.
  * Forwarding hops are no parts: their windows open at start and pieces
  * move on the moment they land.  The protocol is described in
- * rtopo_int.h.
+ * wire.h.
  *
  * Cost: a hop of L bytes in pieces of U over h hops takes about
  * ts + L*tw + (h-1)*(ts + U*tw) once the windows are open (one RTR round
@@ -403,7 +403,7 @@ static int rtopo__op_send(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
 
 /* the payload of an eager hop that originates here: one message, or
  * fragments of about equal size where the transport delivers messages
- * of at most ctx->eager_frag payload bytes by itself (rtopo_int.h).
+ * of at most ctx->eager_frag payload bytes by itself (wire.h).
  * The source stays as it is until s->sent has no message left in the
  * transport, which may send from it. */
 static int rtopo__eager_send(rtopo__op_t *op, rtopo__sstate_t *s, int peer, rtopo__msg_t *m)
