@@ -287,7 +287,7 @@ static int rtopo__req_start(rtopo_req_t *req)
 
 /* what rtopo_req_free does (context entered): a request whose
  * operation still has writes or messages out is freed when they are in */
-static void rtopo__req_drop(rtopo_req_t *req)
+void rtopo__req_free(rtopo_req_t *req)
 {
     if (req->op.zombie) {
         req->orphan = 1;
@@ -306,7 +306,7 @@ int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p)
         return RTOPO_OK;
     }
     if ((st = rtopo__req_start(req))) {
-        rtopo__req_drop(req);
+        rtopo__req_free(req);
         if (how == RTOPO__CALL_START)
             *req_p = NULL;
         return st;
@@ -318,7 +318,7 @@ int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p)
     /* blocking: what rtopo_wait and rtopo_req_free do, in one entry */
     rtopo__op_wait(&req->op);
     st = rtopo__req_seen(req);
-    rtopo__req_drop(req);
+    rtopo__req_free(req);
     return st;
 }
 
@@ -330,11 +330,6 @@ int rtopo__req_run(rtopo_req_t *req)
         return st;
     rtopo__op_wait(&req->op);
     return rtopo__req_seen(req);
-}
-
-void rtopo__req_free(rtopo_req_t *req)
-{
-    rtopo__req_drop(req);
 }
 
 #define RTOPO__REQ_ENTER(req)                                                 \
@@ -404,7 +399,7 @@ int rtopo_req_free(rtopo_req_t *req)
         rtopo__ctx_leave(ctx);
         return rtopo__error(RTOPO_ERR_BUSY, "request is still active: wait for it first");
     }
-    rtopo__req_drop(req);
+    rtopo__req_free(req);
     rtopo__ctx_leave(ctx);
     return RTOPO_OK;
 }
