@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "calib.h"
+#include "exec.h"
 #include "req.h"
 #include "mem.h"
 

@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "mem.h"
 #include "job.h"
+#include "exec.h"
 #include "req.h"
 #include "topo_api.h"
 #include "size.h"

@@ -19,6 +19,7 @@
 #include "calib.h"
 #include "engine.h"
 #include "job.h"
+#include "exec.h"
 #include "req.h"
 
 /* The descriptor and the labels of a hypercube fed by job rank `host`
