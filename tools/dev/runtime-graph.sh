@@ -39,7 +39,8 @@ for h in "$s"/runtime/*.h; do
     printf '  %6d %s\n' "$(wc -l <"$h")" "$(basename "$h")"
 done >"$tmp/hdr"
 # levels from the README block
-sed -n 's/^ *L\([0-9]*\) [^:]*: *\(.*\)$/\1 \2/p' "${LEVELS:-$s/runtime/README.md}" 2>/dev/null |
+lv=${LEVELS:-$s/runtime/README.md}
+sed -n 's/^ *L\([0-9]*\) [^:]*: *\(.*\)$/\1 \2/p' "$lv" 2>/dev/null |
     awk '{ for (i = 2; i <= NF; i++) { sub(/\.c$/, "", $i); print $i, $1 } }' >"$tmp/lvl"
 
 awk -v tmp="$tmp" '
@@ -67,7 +68,8 @@ END {
     for (i = 1; i <= n; i++) {
         if (seen[i]) continue
         m = 0; l = ""
-        for (j = 1; j <= n; j++) if (r[i, j] && r[j, i]) { seen[j] = 1; m++; l = l " " name[j] }
+        for (j = 1; j <= n; j++)
+            if (r[i, j] && r[j, i]) { seen[j] = 1; m++; l = l " " name[j] }
         if (m > 1) { nc++; if (m > big) big = m; printf "  %d files:%s\n", m, l }
     }
     print "upward edges (from a lower level to a higher one)"
@@ -75,16 +77,21 @@ END {
     for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) {
         a = name[i]; c = name[j]
         if (!((a, c) in e) || !(a in lvl) || !(c in lvl)) continue
-        if (lvl[a] + 0 < lvl[c] + 0) { nu++; printf "  %s (L%d) -> %s (L%d):%s\n", a, lvl[a], c, lvl[c], why[a, c] }
+        if (lvl[a] + 0 < lvl[c] + 0) {
+            nu++
+            printf "  %s (L%d) -> %s (L%d):%s\n", a, lvl[a], c, lvl[c], why[a, c]
+        }
     }
     print "lines per file (level)"
     tot = 0
     for (i = 1; i <= n; i++) {
-        printf "  %6d %s.c (%s)\n", lines[name[i]], name[i], name[i] in lvl ? "L" lvl[name[i]] : "-"
+        printf "  %6d %s.c (%s)\n", lines[name[i]], name[i],
+            name[i] in lvl ? "L" lvl[name[i]] : "-"
         tot += lines[name[i]]
     }
     print "lines per internal header"
     while ((getline l < (tmp "/hdr")) > 0) print l
-    printf "summary: %d files, %d lines, %d edges, %d circles, largest %d files, %d upward edges\n", \
+    printf "summary: %d files, %d lines, %d edges, %d circles, largest %d files, " \
+        "%d upward edges\n", \
         n, tot, ne, nc, big, nu
 }' "$tmp/files" "$tmp/def" "$tmp/und" "$tmp/inc" "$tmp/lvl" "$tmp/lines"
