@@ -31,7 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "calib.h"
+#include "exec.h"
+#include "req.h"
+#include "mem.h"
 
 #define RTOPO__CAL_SMALL 8
 #define RTOPO__CAL_BIG (256 * 1024)
@@ -118,8 +121,8 @@ static int rtopo__cal_bcast(const rtopo_topo_t *t, int root, size_t n, rtopo__sc
     return RTOPO_OK;
 }
 
-/* Runs s once on every rank of t (iters times, timing each start to
- * completion); the median in *sec_p. */
+/* Runs s on every rank of t, iters times, as a plan of the runtime's own
+ * (timing each start to completion); the median in *sec_p. */
 static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n,
                           const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
                           int iters, double *sec_p)
@@ -135,16 +138,15 @@ static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n
         return st;
     }
     st = rtopo__req_sched(t, s, &d, sbuf, sbytes, rbuf, rbytes, &req);
-    if (!st)
-        req->op.internal = 1;
-    rtopo__ctx_leave(t->ctx);
-    if (st)
+    if (st) {
+        rtopo__ctx_leave(t->ctx);
         return st;
+    }
+    req->op.internal = 1;
     for (i = 0; i < iters && i < 32 && !st; i++) {
         uint64_t t0 = rtopo__now_ns();
 
-        if (!(st = rtopo_start(req)))
-            st = rtopo_wait(req);
+        st = rtopo__req_run(req);
         tm[i] = (double)(rtopo__now_ns() - t0) * 1e-9;
         for (j = i; j > 0 && tm[j - 1] > tm[j]; j--) {   /* insertion sort */
             double x = tm[j];
@@ -153,7 +155,8 @@ static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n
             tm[j - 1] = x;
         }
     }
-    rtopo_req_free(req);
+    rtopo__req_free(req);
+    rtopo__ctx_leave(t->ctx);
     if (!st && sec_p)
         *sec_p = tm[(i - 1) / 2];
     return st;

@@ -26,7 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "req.h"
+#include "job.h"
 #include "call_forms.h"
 
 #define RTOPO__INPLACE_SLOTS 4u

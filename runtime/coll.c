@@ -18,7 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "req.h"
+#include "job.h"
 #include "call_forms.h"
 
 static int rtopo__coll_live(const rtopo_topo_t *t)

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include "rtopo_int.h"
+#include "engine.h"
 
 #define RTOPO__EV_BATCH 32
 #define RTOPO__WAIT_SLICE_MS 20
@@ -47,6 +47,11 @@ void rtopo__hook_add(rtopo_ctx_t *ctx, rtopo__hook_fn fn)
         ctx->hooks[ctx->nhooks++] = fn;
 }
 
+void rtopo__on_peer_lost(rtopo_ctx_t *ctx, rtopo__peer_lost_fn fn)
+{
+    ctx->peer_lost = fn;
+}
+
 /* splitmix64: slot indexes and keys from a seed of getrandom(), so that
  * nobody outside the process can tell which windows are open or what their
  * writers' immediates look like */
@@ -60,7 +65,7 @@ static uint64_t rtopo__slot_rand(rtopo_ctx_t *ctx)
 }
 
 /* A window takes a free slot at random and a fresh 17-bit key; its writer
- * gets both in the id (rtopo_int.h, RTOPO__IMM_OF). */
+ * gets both in the id (wire.h, RTOPO__IMM_OF). */
 int rtopo__slot_open(rtopo_ctx_t *ctx, rtopo__imm_fn fn, void *owner, int idx, int peer,
                      uint32_t *id_p)
 {
@@ -191,6 +196,8 @@ static void rtopo__pq_push(rtopo_ctx_t *ctx, rtopo__cmsg_t *c)
     }
 }
 
+static void rtopo__peer_failed(rtopo_ctx_t *ctx, int peer, int status, const char *why);
+
 /* hands queued messages to the transport, peer by peer, each in order */
 static int rtopo__pq_flush(rtopo_ctx_t *ctx)
 {
@@ -224,8 +231,9 @@ static int rtopo__pq_flush(rtopo_ctx_t *ctx)
     return n;
 }
 
-/* a dead peer's queued messages complete with an error */
-void rtopo__peer_drop(rtopo_ctx_t *ctx, int peer)
+/* A dead peer: its queued messages complete with an error, and the layer
+ * above (job.c) hears of it. */
+static void rtopo__peer_failed(rtopo_ctx_t *ctx, int peer, int status, const char *why)
 {
     rtopo__peerq_t *q = &ctx->pq[peer];
     rtopo__cmsg_t *c;
@@ -235,6 +243,31 @@ void rtopo__peer_drop(rtopo_ctx_t *ctx, int peer)
         rtopo__cmsg_done(&c->comp, RTOPO_ERR_PEER, peer, "peer failed");
     }
     q->tail = NULL;
+    if (ctx->peer_lost)
+        ctx->peer_lost(ctx, peer, status, why);
+}
+
+int rtopo__check_failures(rtopo_ctx_t *ctx)
+{
+    int rank = -1, ret;
+
+    ret = rtopo__boot_poll_failure(ctx->boot, &rank);
+    if (ret > 0)
+        rtopo__peer_failed(ctx, rank, RTOPO_ERR_PEER, "reported by the launcher");
+    return ctx->failed;
+}
+
+int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer)
+{
+    int st;
+
+    if (ctx->connected[peer])
+        return RTOPO_OK;
+    st = ctx->tlops->connect(ctx->tl, peer, ctx->peers[peer].addr,
+                             ctx->peers[peer].addr_len);
+    if (st == RTOPO_OK)
+        ctx->connected[peer] = 1;
+    return st;
 }
 
 /* The message is copied (its payload too, unless kept says it stays

@@ -17,7 +17,7 @@
  *  - LOCAL starts: the copy or kernel runs; its inputs are complete.
  * Forwarding hops are no parts: their windows open at start and pieces
  * move on the moment they land.  The protocol is described in
- * rtopo_int.h.
+ * wire.h.
  *
  * Cost: a hop of L bytes in pieces of U over h hops takes about
  * ts + L*tw + (h-1)*(ts + U*tw) once the windows are open (one RTR round
@@ -34,7 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "exec.h"
+#include "engine.h"
+#include "mem.h"
+#include "job.h"
 
 uint32_t rtopo__sig(const rtopo__opdesc_t *d)
 {
@@ -294,8 +297,8 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
 
     /* a shift repeated: the plan of the topology's spare request, found
      * without building the key */
-    if (t->spare) {
-        plan = t->spare->op.plan;
+    if (t->spare_plan) {
+        plan = t->spare_plan;
         if (plan->key.kind == RTOPO__OP_SHIFT && plan->key.q == q &&
             plan->key.bytes == bytes && plan->key.algo == (uint8_t)algo) {
             plan->refs++;
@@ -400,7 +403,7 @@ static int rtopo__op_send(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
 
 /* the payload of an eager hop that originates here: one message, or
  * fragments of about equal size where the transport delivers messages
- * of at most ctx->eager_frag payload bytes by itself (rtopo_int.h).
+ * of at most ctx->eager_frag payload bytes by itself (wire.h).
  * The source stays as it is until s->sent has no message left in the
  * transport, which may send from it. */
 static int rtopo__eager_send(rtopo__op_t *op, rtopo__sstate_t *s, int peer, rtopo__msg_t *m)
@@ -519,10 +522,7 @@ static void rtopo__op_ended(rtopo__op_t *op)
 
 static void rtopo__op_finish(rtopo__op_t *op)
 {
-    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
-
-    if (req->aux_out_len)
-        memcpy(req->aux_out, req->tmp + 8, req->aux_out_len);
+    op->owner->finished(op);
     rtopo__release_slots(op, 1);
     rtopo__list_del(&op->ctx->active, op);
     op->active = 0;
@@ -533,13 +533,10 @@ static void rtopo__op_finish(rtopo__op_t *op)
 /* a failed operation whose writes and messages have all completed */
 static void rtopo__zombie_done(rtopo__op_t *op)
 {
-    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
-
     op->zombie = 0;
     rtopo__list_del(&op->ctx->zombies, op);
     rtopo__op_free_state(op, 1);
-    if (req->orphan)
-        rtopo__req_destroy(req);
+    op->owner->reaped(op);
 }
 
 /* Ends the operation on this rank with status (the job is failed already,
@@ -582,7 +579,7 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     }
 }
 
-void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status)
+static void rtopo__op_fail_all(rtopo_ctx_t *ctx, int status)
 {
     while (ctx->active)
         rtopo__op_fail(ctx->active, status);
@@ -1592,10 +1589,21 @@ void rtopo__op_reap_zombies(rtopo_ctx_t *ctx)
         rtopo__zombie_done(ctx->zombies);
 }
 
+static int rtopo__op_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
+                         rtopo__opdesc_t *d)
+{
+    rtopo__op_t *op = rtopo__op_lookup(ctx, topo_id, seq);
+
+    if (op)
+        *d = op->plan->desc;
+    return op != NULL;
+}
+
 void rtopo__exec_init(rtopo_ctx_t *ctx)
 {
     rtopo__am_set(ctx, RTOPO__MSG_EAGER, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_RTR, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_CREDIT, rtopo__on_op_msg);
     rtopo__hook_add(ctx, rtopo__advance_all);
+    rtopo__on_job_failed(ctx, rtopo__op_fail_all, rtopo__op_desc);
 }

@@ -19,7 +19,8 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "rtopo_int.h"
+#include "rtopo.h"
+#include "handle.h"
 
 #define RTOPO__TOMB ((uintptr_t)1)
 

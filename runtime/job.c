@@ -36,7 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "job.h"
+#include "engine.h"
 
 /* ---- arguments and their differences ------------------------------------ */
 
@@ -253,6 +254,19 @@ void rtopo__topo_opdesc(const rtopo_topo_t *topo, rtopo__opdesc_t *d)
 
 /* ---- job-wide abort ---------------------------------------------------- */
 
+void rtopo__on_job_failed(rtopo_ctx_t *ctx, rtopo__job_failed_fn fn, rtopo__op_desc_fn desc)
+{
+    ctx->job_failed = fn;
+    ctx->op_desc = desc;
+}
+
+/* the operations in flight fail with the job (exec.c registers how) */
+static void rtopo__job_failed(rtopo_ctx_t *ctx, int status)
+{
+    if (ctx->job_failed)
+        ctx->job_failed(ctx, status);
+}
+
 #define RTOPO__ABORT_NAMED 1u       /* msg flags: the text names what differs */
 /* ctx->abort_sent: what this rank's ABORTs carried so far */
 enum { RTOPO__SENT = 1, RTOPO__SENT_NAMED = 2, RTOPO__SENT_DESC = 4 };
@@ -331,21 +345,17 @@ void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__op
         rtopo__warn("%s", ctx->failmsg);
     }
     rtopo__abort_send(ctx, status, culprit, d, topo_id, seq);
-    rtopo__op_fail_all(ctx, status);
+    rtopo__job_failed(ctx, status);
 }
 
 /* this rank's arguments for the operation an ABORT speaks of, if known */
 static int rtopo__my_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
                           rtopo__opdesc_t *d)
 {
-    rtopo__op_t *op;
     rtopo_topo_t *t;
 
-    for (op = ctx->active; op; op = op->next)
-        if (op->topo->id == topo_id && op->seq == seq) {
-            *d = op->plan->desc;
-            return 2;
-        }
+    if (ctx->op_desc && ctx->op_desc(ctx, topo_id, seq, d))   /* in flight */
+        return 2;
     if (topo_id < ctx->next_topo_id && ctx->tlast[topo_id].valid &&
         ctx->tlast[topo_id].seq == seq) {      /* ended here already */
         *d = ctx->tlast[topo_id].desc;
@@ -393,7 +403,7 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t 
         }
         rtopo__abort_send(ctx, RTOPO_ERR_MISMATCH, m->src, known == 2 ? &mine : NULL,
                           m->topo_id, m->seq);
-        rtopo__op_fail_all(ctx, ctx->failed);
+        rtopo__job_failed(ctx, ctx->failed);
         return;
     }
     if (len > sizeof(*m)) {
@@ -425,7 +435,7 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t 
      * that has them for this operation broadcasts them */
     if (known == 2 && ctx->failed == RTOPO_ERR_MISMATCH)
         rtopo__abort_send(ctx, ctx->failed, ctx->failed_rank, &mine, m->topo_id, m->seq);
-    rtopo__op_fail_all(ctx, ctx->failed);
+    rtopo__job_failed(ctx, ctx->failed);
 }
 
 static int rtopo__named_or_not_mismatch(void *arg)
@@ -736,8 +746,20 @@ static void rtopo__job_hook(rtopo_ctx_t *ctx)
     ctx->grace_fire = 0;
 }
 
+/* A dead rank dooms every operation in flight and every later one: the
+ * collectives involve all ranks of the job. */
+static void rtopo__job_peer_lost(rtopo_ctx_t *ctx, int peer, int status, const char *why)
+{
+    if (ctx->closing)
+        return;
+    if (!ctx->failed || ctx->failed_rank != peer)
+        rtopo__job_abort(ctx, status, peer, NULL, 0, RTOPO__NOSEQ, "rank %d failed (%s)",
+                         peer, why);
+}
+
 void rtopo__job_init(rtopo_ctx_t *ctx)
 {
+    rtopo__on_peer_lost(ctx, rtopo__job_peer_lost);
     rtopo__hook_add(ctx, rtopo__job_hook);
     rtopo__am_set(ctx, RTOPO__MSG_HELLO, rtopo__on_hello);
     rtopo__am_set(ctx, RTOPO__MSG_BARRIER, rtopo__on_barrier);

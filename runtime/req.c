@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "req.h"
+#include "mem.h"
+#include "job.h"
 
 /* the request is in flight for the caller from its start until the caller
  * sees it complete; the context counts those */
@@ -23,6 +25,30 @@ static void rtopo__req_active(rtopo_req_t *req, int on)
         req->op.ctx->nuser_active += on ? 1 : -1;
     req->user_active = on;
 }
+
+/* the operation completed: the results outside the receive buffer */
+static void rtopo__req_finished(rtopo__op_t *op)
+{
+    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
+
+    if (req->aux_out_len)
+        memcpy(req->aux_out, req->tmp + 8, req->aux_out_len);
+}
+
+/* a failed operation's last completion came: a request the caller freed
+ * meanwhile goes now */
+static void rtopo__req_reaped(rtopo__op_t *op)
+{
+    rtopo_req_t *req = rtopo__container_of(op, rtopo_req_t, op);
+
+    if (req->orphan)
+        rtopo__req_destroy(req);
+}
+
+static const struct rtopo__op_owner rtopo__req_owner = {
+    .finished = rtopo__req_finished,
+    .reaped = rtopo__req_reaped,
+};
 
 int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
                     size_t sbytes, void *recvbuf, size_t rbytes, int how,
@@ -40,6 +66,7 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
          * does not set anew is reset here, field by field: clearing the
          * whole request costs more than the rest of a small call. */
         t->spare = NULL;
+        t->spare_plan = NULL;
         rtopo__plan_put(plan);          /* the spare holds a reference */
         req->started = 0;
         req->aux_in = NULL;
@@ -62,6 +89,7 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
     req->op.ctx = ctx;
     req->op.topo = t;
     req->op.plan = plan;
+    req->op.owner = &rtopo__req_owner;
     req->persistent = persistent;
     req->sendbuf = sendbuf;
     req->recvbuf = recvbuf;
@@ -117,6 +145,7 @@ void rtopo__req_destroy(rtopo_req_t *req)
         rtopo__req_release(t->spare);
         req->op.inplace_copy = NULL;
         t->spare = req;
+        t->spare_plan = req->op.plan;
         return;
     }
     rtopo__req_release(req);
@@ -258,7 +287,7 @@ static int rtopo__req_start(rtopo_req_t *req)
 
 /* what rtopo_req_free does (context entered): a request whose
  * operation still has writes or messages out is freed when they are in */
-static void rtopo__req_drop(rtopo_req_t *req)
+void rtopo__req_free(rtopo_req_t *req)
 {
     if (req->op.zombie) {
         req->orphan = 1;
@@ -277,7 +306,7 @@ int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p)
         return RTOPO_OK;
     }
     if ((st = rtopo__req_start(req))) {
-        rtopo__req_drop(req);
+        rtopo__req_free(req);
         if (how == RTOPO__CALL_START)
             *req_p = NULL;
         return st;
@@ -289,8 +318,18 @@ int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p)
     /* blocking: what rtopo_wait and rtopo_req_free do, in one entry */
     rtopo__op_wait(&req->op);
     st = rtopo__req_seen(req);
-    rtopo__req_drop(req);
+    rtopo__req_free(req);
     return st;
+}
+
+int rtopo__req_run(rtopo_req_t *req)
+{
+    int st = rtopo__req_start(req);
+
+    if (st)
+        return st;
+    rtopo__op_wait(&req->op);
+    return rtopo__req_seen(req);
 }
 
 #define RTOPO__REQ_ENTER(req)                                                 \
@@ -360,7 +399,7 @@ int rtopo_req_free(rtopo_req_t *req)
         rtopo__ctx_leave(ctx);
         return rtopo__error(RTOPO_ERR_BUSY, "request is still active: wait for it first");
     }
-    rtopo__req_drop(req);
+    rtopo__req_free(req);
     rtopo__ctx_leave(ctx);
     return RTOPO_OK;
 }

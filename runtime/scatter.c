@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "req.h"
 #include "call_forms.h"
 
 /* the largest block dimension x a strategy takes on a d-cube (-1: none) */

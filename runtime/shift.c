@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "req.h"
 #include "call_forms.h"
 
 /* one shift call, blocking, nonblocking or persistent (how) */

@@ -15,7 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "topo_api.h"
+#include "calib.h"
+#include "engine.h"
+#include "job.h"
+#include "exec.h"
+#include "req.h"
 
 /* The descriptor and the labels of a hypercube fed by job rank `host`
  * (rtopo_topo_hypercube_host): with 2^dim + 1 ranks the host is outside
