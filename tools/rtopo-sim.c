@@ -89,47 +89,12 @@ static void usage(FILE *f)
 
 static int bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "rtopo-sim: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try rtopo-sim --help)\n");
-    return 2;
+    return sim_bad(fmt, arg);
 }
 
 static int parse_int(const char *s, long *v)
 {
-    char *end;
-
-    errno = 0;
-    *v = strtol(s, &end, 10);
-    return errno || end == s || *end ? -1 : 0;
-}
-
-static int parse_bytes(const char *s, uint64_t *v)
-{
-    unsigned long long n;
-    char *end;
-    int shift = 0;
-
-    if (!s || *s == '-')
-        return -1;
-    errno = 0;
-    n = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (shift && (!strcasecmp(end, "ib") || !strcasecmp(end, "b")))
-        end += strlen(end);
-    if (!shift && !strcasecmp(end, "b"))
-        end++;
-    if (*end || (shift && n > (UINT64_MAX >> shift)))
-        return -1;
-    *v = (uint64_t)n << shift;
-    return 0;
+    return sim_parse_int(s, v);
 }
 
 /* seconds, with an optional unit s, ms, us, ns */
@@ -156,30 +121,7 @@ static int parse_time(const char *s, double *v)
 
 static int parse_model(const char *list, rtopo__model_t *m)
 {
-    if (rtopo__model_parse(list, m))
-        return bad("--model: %s", rtopo_last_error());
-    return 0;
-}
-
-/* the helpers sim_opts.c applies to the values */
-int sim_bad(const char *fmt, const char *arg)
-{
-    return bad(fmt, arg);
-}
-
-int sim_parse_int(const char *s, long *v)
-{
-    return parse_int(s, v);
-}
-
-int sim_parse_bytes(const char *s, uint64_t *v)
-{
-    return parse_bytes(s, v);
-}
-
-int sim_parse_model(const char *list, void *model)
-{
-    return parse_model(list, model);
+    return sim_parse_model(list, m);
 }
 
 static int parse_topo(const char *s, int p_max_log, rtopo__tdesc_t *t)

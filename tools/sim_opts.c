@@ -2,9 +2,65 @@
  * sim_opts.c - rtopo-sim's table-driven option parser (sim_opts.h).
  */
 #include "config.h"
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include "rtopo.h"
 #include "sim_opts.h"
+
+int sim_bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "rtopo-sim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(try rtopo-sim --help)\n");
+    return 2;
+}
+
+int sim_parse_int(const char *s, long *v)
+{
+    char *end;
+
+    errno = 0;
+    *v = strtol(s, &end, 10);
+    return errno || end == s || *end ? -1 : 0;
+}
+
+int sim_parse_bytes(const char *s, uint64_t *v)
+{
+    unsigned long long n;
+    char *end;
+    int shift = 0;
+
+    if (!s || *s == '-')
+        return -1;
+    errno = 0;
+    n = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (shift && (!strcasecmp(end, "ib") || !strcasecmp(end, "b")))
+        end += strlen(end);
+    if (!shift && !strcasecmp(end, "b"))
+        end++;
+    if (*end || (shift && n > (UINT64_MAX >> shift)))
+        return -1;
+    *v = (uint64_t)n << shift;
+    return 0;
+}
+
+int sim_parse_model(const char *list, rtopo__model_t *m)
+{
+    if (rtopo__model_parse(list, m))
+        return sim_bad("--model: %s", rtopo_last_error());
+    return 0;
+}
 
 static void store_int(void *field, size_t size, long long v)
 {
@@ -43,7 +99,7 @@ static int apply(const sim_opt_t *t, void *opts, const char *arg)
         memcpy(field, &u, sizeof(u));
         break;
     case SIM_OPT_MODEL:
-        if ((rc = sim_parse_model(arg, field)))
+        if ((rc = sim_parse_model(arg, (rtopo__model_t *)(void *)field)))
             return rc;
         break;
     case SIM_OPT_FN:

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "rtopo_sched.h"
 
 enum {
     SIM_OPT_HELP,       /* --help: the usage on stdout, exit status 0 */
@@ -47,11 +48,14 @@ typedef struct sim_opt {
 #define SIM_FN(name, fn) { name, SIM_OPT_FN, 1, 0, 0, SIM_NONE, 0, 0, NULL, fn }
 #define SIM_OPTS_MAX 48
 
-/* rtopo-sim's helpers (rtopo-sim.c) */
+/* "rtopo-sim: " fmt with arg, the hint to --help; returns 2 */
 int sim_bad(const char *fmt, const char *arg);
+/* a decimal integer (long); 0 or -1 */
 int sim_parse_int(const char *s, long *v);
+/* a byte count with an optional K, M, G suffix (x1024, then B or iB); 0 or -1 */
 int sim_parse_bytes(const char *s, uint64_t *v);
-int sim_parse_model(const char *list, void *model);
+/* --model LIST into m (rtopo__model_parse); 0, or 2 after the message */
+int sim_parse_model(const char *list, rtopo__model_t *m);
 
 /* Parses argv[first..] with the n options of tab into opts: -1 when all
  * were good (then no argument is left over), else the exit status (0
