@@ -7,17 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "clock.h"
 #include "bench_raw.h"
 
 int bench_raw_open(bench_raw_t *r, rtopo_ctx_t *ctx, long q, rtopo_mem_t *smem,
                    rtopo_mem_t *rmem)
 {
-    int p = ctx->size, me = ctx->rank;
-    rtopo__rkey_t mine = rmem->rkey;
+    int p = rtopo__tool_size(ctx), me = rtopo__tool_rank(ctx);
+    rtopo__rkey_t mine = rtopo__tool_mem_rkey(rmem);
 
     r->ctx = ctx;
+    rtopo__tool_raw(ctx, &r->tl);
     r->smem = smem;
     r->rmem = rmem;
+    r->sbuf = rtopo__tool_mem_buf(smem);
+    r->rbuf = rtopo__tool_mem_buf(rmem);
+    r->smr = rtopo__tool_mem_mr(smem);
     r->dst = (int)(((me + q) % p + p) % p);
     r->src = (int)(((me - q) % p + p) % p);
     r->done = r->imm = r->writes = r->rounds = 0;
@@ -25,7 +30,7 @@ int bench_raw_open(bench_raw_t *r, rtopo_ctx_t *ctx, long q, rtopo_mem_t *smem,
     r->rkeys = malloc(sizeof(*r->rkeys) * (size_t)p);
     if (!r->rkeys)
         return RTOPO_ERR_NOMEM;
-    if (rtopo__boot_allgather(ctx->boot, &mine, r->rkeys, sizeof(mine))) {
+    if (rtopo__tool_allgather(ctx, &mine, r->rkeys, sizeof(mine))) {
         free(r->rkeys);
         r->rkeys = NULL;
         return RTOPO_ERR_BOOTSTRAP;
@@ -42,10 +47,10 @@ void bench_raw_peers(bench_raw_t *r, int dst, int src)
 int bench_raw_begin(bench_raw_t *r)
 {
     r->done = r->imm = r->writes = r->rounds = 0;
-    if (r->dst != r->ctx->rank)
-        rtopo__connect_peer(r->ctx, r->dst);
-    if (r->src != r->ctx->rank)
-        rtopo__connect_peer(r->ctx, r->src);
+    if (r->dst != r->tl.rank)
+        rtopo__tool_connect(r->ctx, r->dst);
+    if (r->src != r->tl.rank)
+        rtopo__tool_connect(r->ctx, r->src);
     return RTOPO_OK;
 }
 
@@ -53,11 +58,11 @@ int bench_raw_begin(bench_raw_t *r)
  * before this rank's own write of this round completed. */
 static int raw_poll(bench_raw_t *r, int block)
 {
-    rtopo_ctx_t *ctx = r->ctx;
+    const rtopo__tool_raw_t *tl = &r->tl;
     rtopo__tl_event_t ev[32];
     int n, i;
 
-    n = ctx->tlops->poll(ctx->tl, ev, 32);
+    n = tl->ops->poll(tl->tl, ev, 32);
     if (n < 0) {
         r->what = "raw poll";
         return n;
@@ -74,8 +79,8 @@ static int raw_poll(bench_raw_t *r, int block)
         }
     }
     if (n == 0 && block)
-        ctx->tlops->wait(ctx->tl, 20);
-    else if (n == 0 && ctx->yield_idle)
+        tl->ops->wait(tl->tl, 20);
+    else if (n == 0 && tl->yield_idle)
         sched_yield();    /* as the engine's waits do */
     return RTOPO_OK;
 }
@@ -85,13 +90,13 @@ static int raw_poll(bench_raw_t *r, int block)
  * more ranks than processors: yielding after each empty poll) */
 static int raw_wait(bench_raw_t *r)
 {
-    uint64_t last = rtopo__now_ns(), spin = (uint64_t)r->ctx->params.spin_us * 1000;
+    uint64_t last = rtopo__now_ns(), spin = r->tl.spin_ns;
     long before;
     int st;
 
     while (r->done < r->writes || r->imm < r->rounds) {
         before = r->done + r->imm;
-        if ((st = raw_poll(r, !r->ctx->poll_only && rtopo__now_ns() - last > spin)))
+        if ((st = raw_poll(r, !r->tl.poll_only && rtopo__now_ns() - last > spin)))
             return st;
         if (r->done + r->imm != before)
             last = rtopo__now_ns();
@@ -101,12 +106,12 @@ static int raw_wait(bench_raw_t *r)
 
 int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
 {
-    rtopo_ctx_t *ctx = r->ctx;
-    size_t off = 0, piece, unit = rtopo__tl_write_unit(&ctx->tlattr);
+    const rtopo__tool_raw_t *tl = &r->tl;
+    size_t off = 0, piece, unit = rtopo__tl_write_unit(tl->attr);
     int st;
 
-    if (r->dst == ctx->rank) {   /* a line that does not move */
-        memcpy(r->rmem->buf, r->smem->buf, bytes);
+    if (r->dst == tl->rank) {   /* a line that does not move */
+        memcpy(r->rbuf, r->sbuf, bytes);
         return RTOPO_OK;
     }
     /* writes above the transport's limit, or its preferred write size,
@@ -114,10 +119,10 @@ int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
      * immediate */
     do {
         piece = bytes - off < unit ? bytes - off : unit;
-        while ((st = ctx->tlops->write(ctx->tl, r->dst, r->smem->buf + off, piece,
-                                       r->smem->mr, &r->rkeys[r->dst], off, tag,
-                                       off + piece == bytes ? RTOPO__TL_IMM : 0,
-                                       NULL)) == RTOPO_ERR_BUSY)
+        while ((st = tl->ops->write(tl->tl, r->dst, r->sbuf + off, piece, r->smr,
+                                    &r->rkeys[r->dst], off, tag,
+                                    off + piece == bytes ? RTOPO__TL_IMM : 0,
+                                    NULL)) == RTOPO_ERR_BUSY)
             if ((st = raw_poll(r, 0)))   /* connection still being set up */
                 return st;
         if (st) {
@@ -135,16 +140,16 @@ int bench_raw_round(bench_raw_t *r, size_t bytes, uint32_t tag)
  * region, in pieces, the last one with the immediate */
 static int raw_post(bench_raw_t *r, int dst, size_t soff, size_t bytes, uint32_t tag)
 {
-    rtopo_ctx_t *ctx = r->ctx;
-    size_t off = 0, piece, unit = rtopo__tl_write_unit(&ctx->tlattr);
+    const rtopo__tool_raw_t *tl = &r->tl;
+    size_t off = 0, piece, unit = rtopo__tl_write_unit(tl->attr);
     int st;
 
     do {
         piece = bytes - off < unit ? bytes - off : unit;
-        while ((st = ctx->tlops->write(ctx->tl, dst, r->smem->buf + soff + off, piece,
-                                       r->smem->mr, &r->rkeys[dst], off, tag,
-                                       off + piece == bytes ? RTOPO__TL_IMM : 0,
-                                       NULL)) == RTOPO_ERR_BUSY)
+        while ((st = tl->ops->write(tl->tl, dst, r->sbuf + soff + off, piece, r->smr,
+                                    &r->rkeys[dst], off, tag,
+                                    off + piece == bytes ? RTOPO__TL_IMM : 0,
+                                    NULL)) == RTOPO_ERR_BUSY)
             if ((st = raw_poll(r, 0)))   /* queue full, or connection being set up */
                 return st;
         if (st) {
@@ -163,20 +168,20 @@ int bench_raw_scatter_begin(bench_raw_t *r, int root, const int *node, int nnode
 
     r->done = r->imm = r->writes = r->rounds = 0;
     for (i = 0; i < nnodes; i++)
-        if (node[i] != root && (r->ctx->rank == root || r->ctx->rank == node[i]))
-            rtopo__connect_peer(r->ctx, r->ctx->rank == root ? node[i] : root);
+        if (node[i] != root && (r->tl.rank == root || r->tl.rank == node[i]))
+            rtopo__tool_connect(r->ctx, r->tl.rank == root ? node[i] : root);
     return RTOPO_OK;
 }
 
 int bench_raw_scatter_round(bench_raw_t *r, int root, const int *node, int nnodes,
                             size_t bytes, size_t stride, uint32_t tag)
 {
-    int i, st, me = r->ctx->rank;
+    int i, st, me = r->tl.rank;
 
     if (me == root) {
         for (i = 0; i < nnodes; i++) {
             if (node[i] == me)
-                memcpy(r->rmem->buf, r->smem->buf + (size_t)i * stride, bytes);
+                memcpy(r->rbuf, r->sbuf + (size_t)i * stride, bytes);
             else if (bytes && (st = raw_post(r, node[i], (size_t)i * stride, bytes, tag)))
                 return st;
         }
@@ -196,17 +201,20 @@ void bench_raw_close(bench_raw_t *r)
 
 const char *bench_buffers_desc(const rtopo_ctx_t *ctx, int unreg, char *buf, size_t len)
 {
+    rtopo__tool_state_t st;
+
+    rtopo__tool_state(ctx, &st);
     if (!unreg)
         snprintf(buf, len, "registered buffers");
-    else if (!ctx->reg_op_min)
+    else if (!st.reg_op_min)
         snprintf(buf, len, "unregistered buffers (staged)");
-    else if (ctx->reg_op_min == 1)
+    else if (st.reg_op_min == 1)
         snprintf(buf, len, "unregistered buffers (registered for each operation%s)",
-                 ctx->rcache.mon ? ", the registration cached" : "");
+                 st.rcache_on ? ", the registration cached" : "");
     else
         snprintf(buf, len, "unregistered buffers (registered for each operation from %zu "
-                 "bytes up, %ssmaller ones staged)", ctx->reg_op_min,
-                 ctx->rcache.mon ? "the registration cached, " : "");
+                 "bytes up, %ssmaller ones staged)", st.reg_op_min,
+                 st.rcache_on ? "the registration cached, " : "");
     return buf;
 }
 

@@ -18,12 +18,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "rtopo_int.h"
+#include "rtopo_tool.h"
 
 typedef struct bench_raw {
     rtopo_ctx_t *ctx;
+    rtopo__tool_raw_t tl;       /* the context's transport */
     rtopo_mem_t *smem;          /* registered source region */
     rtopo_mem_t *rmem;          /* registered destination region */
+    uint8_t *sbuf, *rbuf;       /* ... their addresses */
+    struct rtopo__tl_mr *smr;   /* ... the source's registration */
     rtopo__rkey_t *rkeys;       /* every rank's destination region */
     int dst, src;               /* (i+q) mod p, (i-q) mod p */
     long done, imm;             /* completions and incoming writes seen */

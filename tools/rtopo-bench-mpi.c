@@ -93,7 +93,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <mpi.h>
-#include "rtopo_int.h"
+#include "rtopo_tool.h"
+#include "bench_common.h"
 #include "bench_raw.h"
 #include "bench_fabric.h"
 
@@ -261,75 +262,11 @@ static void usage(FILE *f)
             "bpc: rtopo_bpc against MPI_Sendrecv with the partner from rtopo_bpc_dest\n");
 }
 
-static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    if (env_rank() == 0) {
-        fputs("rtopo-bench-mpi: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        usage(stderr);
-    }
-    exit(2);
-}
-
-static long parse_long(const char *opt, const char *s, long lo, long hi)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 0);
-    if (errno || end == s || *end)
-        usage_error("%s '%s' is not an integer", opt, s);
-    if (v < lo)
-        usage_error("%s must be at least %ld (got %ld)", opt, lo, v);
-    if (v > hi)
-        usage_error("%s must be at most %ld (got %ld)", opt, hi, v);
-    return v;
-}
-
 static void parse_sizes(const char *s)
 {
-    const char *arg = s;
-    long lo, hi, v;
-    char *end;
-
-    B.nsizes = 0;
-    if (sscanf(s, "%ld:%ld", &lo, &hi) == 2 && !strchr(s, ',')) {
-        if (lo < 0 || hi < lo || hi > INT_MAX)
-            usage_error("--sizes %s: need 0 <= MIN <= MAX <= %d", arg, INT_MAX);
-        B.sizes[B.nsizes++] = lo;
-        for (v = lo ? lo * 2 : 1; v <= hi && B.nsizes < MAX_SIZES; v *= 2)
-            B.sizes[B.nsizes++] = v;
-        return;
-    }
-    while (*s && B.nsizes < MAX_SIZES) {
-        errno = 0;
-        v = strtol(s, &end, 0);
-        if (errno || end == s || v < 0 || v > INT_MAX || (*end && *end != ','))
-            usage_error("--sizes '%s' is not a list of %s (%s) up to %d, or MIN:MAX", arg,
-                        B.xop == XOP_SORT ? "record counts" : "byte counts",
-                        B.xop == XOP_SORT ? "1,64,..." : "8,1024,...", INT_MAX);
-        B.sizes[B.nsizes++] = v;
-        s = *end == ',' ? end + 1 : end;
-    }
-    if (B.nsizes == 0)
-        usage_error("--sizes '%s' names no size", arg);
-}
-
-/* a comma-separated list of the words a and b, as a bit mask */
-static int parse_pair(const char *opt, const char *s, const char *a, const char *b)
-{
-    int mask = bench_parse_pair(s, a, b);
-
-    if (mask <= 0)
-        usage_error("%s '%s': a comma-separated list of %s and %s", opt, s, a, b);
-    return mask;
+    B.nsizes = bench_parse_sizes(s, B.sizes, MAX_SIZES, INT_MAX,
+                                 B.xop == XOP_SORT ? "record counts" : "byte counts",
+                                 B.xop == XOP_SORT ? "1,64,..." : "8,1024,...");
 }
 
 /* bcast, allreduce, scan, sort: --algo, a list of topo, generic, auto,
@@ -344,7 +281,7 @@ static int parse_calgos(const char *s)
         if (!strcmp(tok, "all"))
             a = -1;
         else if ((a = rtopo__coll_algo_parse(tok)) < 0)
-            usage_error("--algo '%s': a list of topo, generic and auto, or all", tok);
+            bench_usage_error("--algo '%s': a list of topo, generic and auto, or all", tok);
         mask |= a < 0 ? 7 : 1 << a;
     }
     return mask;
@@ -977,12 +914,6 @@ static void run_block(col_t *c, size_t n, double *t, int cnt, int warm)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* shift-dim: the traffic of the schedule rtopo runs for n bytes (the
  * plan of a request with these arguments, the one the blocking call
  * caches too), counted by the simulator: link hops over all ranks, and
@@ -992,7 +923,7 @@ static void sched_traffic(const rtopo_req_t *req, size_t n, unsigned long long *
 {
     rtopo__model_t model;
     rtopo__sim_result_t sim;
-    const rtopo__sched_t *s = req->op.plan->sched;
+    const rtopo__sched_t *s = rtopo__tool_req_sched(req);
     uint64_t bytes = 0;
     uint32_t x;
     int c;
@@ -1039,7 +970,7 @@ static void xop_plan(int i, int k, size_t v)
         fail("rtopo_topo_set_coll_algo", st);
     if ((st = xop_call(c, v, &req)))
         fail(B.fn_init, st);
-    s = req->op.plan->sched;
+    s = rtopo__tool_req_sched(req);
     B.ran[i][k] = s->algo;
     B.steps[i][k] = (int)s->nsteps;
     sched_traffic(req, size_bytes((long)v), &B.xmoves[i][k], &B.xblocks[i][k]);
@@ -1064,7 +995,7 @@ static void coll_plan(int i, int k, size_t n)
         fail("rtopo_topo_set_coll_algo", st);
     if ((st = coll_call(c, n, &req)))
         fail(B.fn_init, st);
-    s = req->op.plan->sched;
+    s = rtopo__tool_req_sched(req);
     B.ran[i][k] = s->algo;
     B.steps[i][k] = (int)s->nsteps;
     if (c->persistent)
@@ -1134,7 +1065,7 @@ static void measure(void)
                                                  MPI_MAX, MPI_COMM_WORLD));
         for (k = 0; k < B.ncol; k++) {
             double *v = t + (size_t)k * it;
-            qsort(v, (size_t)it, sizeof(*v), cmp_double);
+            qsort(v, (size_t)it, sizeof(*v), bench_cmp_double);
             B.med[i][k] = it % 2 ? v[it / 2] : (v[it / 2 - 1] + v[it / 2]) / 2;
             B.min[i][k] = v[0];
         }
@@ -1374,9 +1305,9 @@ static void print_header(FILE *f)
                 B.topo, B.algo, B.q, B.q, B.size);
     fprintf(f, "# rtopo %s: transport %s, provider %s, eager limit %llu bytes, waits %s%s; "
             "bootstrap over MPI_Allgather\n", rtopo_version(), tr && *tr ? tr : "auto",
-            B.ctx->tlattr.provider, (unsigned long long)B.ctx->params.eager_limit,
-            B.ctx->poll_only ? "poll (RTOPO_WAIT=poll)" : "poll, then sleep",
-            B.ctx->oversub ? ", yielding the processor between polls (more ranks than "
+            rtopo__tool_provider(B.ctx), (unsigned long long)rtopo__tool_params(B.ctx)->eager_limit,
+            bench_state(B.ctx)->poll_only ? "poll (RTOPO_WAIT=poll)" : "poll, then sleep",
+            bench_state(B.ctx)->oversub ? ", yielding the processor between polls (more ranks than "
                              "processors)" : "");
     fprintf(f, "# MPI: %s; %s\n", mpi_lib,
             mpi_env[0] ? mpi_env : "no OMPI_MCA_pml/btl/mtl set (Open MPI chooses)");
@@ -1588,10 +1519,11 @@ static int write_json(const char *path)
     fprintf(f, ",\"rtopo_transport\":");
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
-    json_str(f, B.ctx->tlattr.provider);
+    json_str(f, rtopo__tool_provider(B.ctx));
     fprintf(f, ",\"rtopo_wait\":\"%s\",\"rtopo_yields\":%s,\"rtopo_eager_limit\":%llu",
-            B.ctx->poll_only ? "poll" : "block", B.ctx->oversub ? "true" : "false",
-            (unsigned long long)B.ctx->params.eager_limit);
+            bench_state(B.ctx)->poll_only ? "poll" : "block",
+            bench_state(B.ctx)->oversub ? "true" : "false",
+            (unsigned long long)rtopo__tool_params(B.ctx)->eager_limit);
     if (fk >= 0) {
         fprintf(f, ",\"fabric_column\":{\"api\":\"%s\",\"provider\":",
                 B.fab.verbs ? "libibverbs" : "libfabric");
@@ -1824,15 +1756,8 @@ static void sc_usage_error(const char *fmt, ...)
 {
     va_list ap;
 
-    if (env_rank() == 0) {
-        fputs("rtopo-bench-mpi scatter: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        usage(stderr);
-    }
-    exit(2);
+    va_start(ap, fmt);
+    bench_usage_verror("rtopo-bench-mpi scatter", fmt, ap);
 }
 
 static void sc_add(int kind, int algo, int x, const char *name)
@@ -1903,14 +1828,14 @@ static void sc_label(const sc_col_t *c, char *out, size_t n)
  * the topology's model is the same everywhere) */
 static void sc_choices(void)
 {
-    rtopo__tdesc_t td = S.t->desc;
+    rtopo__tdesc_t td = *rtopo__tool_desc(S.t);
     rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(21)];
     rtopo__sched_t *s = NULL;
     int ncand = 0, ca = 0, cx = 0, k, c2;
 
     if (!S.outside && rtopo__tdesc_add_host(&td))
         return;
-    if (rtopo__sched_scatter_auto_cand(&td, S.M, S.delta, (size_t)S.esize, &S.t->model,
+    if (rtopo__sched_scatter_auto_cand(&td, S.M, S.delta, (size_t)S.esize, rtopo__tool_model(S.t),
                                        S.outside ? -1 : 0, RTOPO__SCATTER_AUTO, cand, &ncand,
                                        &ca, &cx, &s))
         return;
@@ -2128,7 +2053,7 @@ static void sc_measure(int si, int iters, int block, int warmup)
                                              MPI_MAX, MPI_COMM_WORLD));
     for (k = 0; k < S.ncol; k++) {
         double *v = t + (size_t)k * it;
-        qsort(v, (size_t)it, sizeof(*v), cmp_double);
+        qsort(v, (size_t)it, sizeof(*v), bench_cmp_double);
         S.med[si][k] = it % 2 ? v[it / 2] : (v[it / 2 - 1] + v[it / 2]) / 2;
         S.min[si][k] = v[0];
         sc_label(&S.col[k], S.label[si][k], sizeof(S.label[si][k]));
@@ -2153,7 +2078,7 @@ static void sc_print(FILE *f)
             "on node 0", S.esize);
     fprintf(f, "# rtopo %s: transport %s, provider %s, %s buffers%s; bootstrap over "
             "MPI_Allgather\n", rtopo_version(), tr && *tr ? tr : "auto",
-            B.ctx->tlattr.provider, S.unreg ? "unregistered" : "registered",
+            rtopo__tool_provider(B.ctx), S.unreg ? "unregistered" : "registered",
             S.persistent ? ", persistent requests" : "");
     fprintf(f, "# MPI: %s; %s\n", mpi_lib,
             mpi_env[0] ? mpi_env : "no OMPI_MCA_pml/btl/mtl set (Open MPI chooses)");
@@ -2199,10 +2124,11 @@ static int sc_json(const char *path)
             S.outside ? "outside" : "node 0", S.esize);
     json_str(f, tr && *tr ? tr : "auto");
     fprintf(f, ",\"rtopo_provider\":");
-    json_str(f, B.ctx->tlattr.provider);
+    json_str(f, rtopo__tool_provider(B.ctx));
     fprintf(f, ",\"rtopo_wait\":\"%s\",\"rtopo_yields\":%s,\"rtopo_eager_limit\":%llu",
-            B.ctx->poll_only ? "poll" : "block", B.ctx->oversub ? "true" : "false",
-            (unsigned long long)B.ctx->params.eager_limit);
+            bench_state(B.ctx)->poll_only ? "poll" : "block",
+            bench_state(B.ctx)->oversub ? "true" : "false",
+            (unsigned long long)rtopo__tool_params(B.ctx)->eager_limit);
     fprintf(f, ",\"mpi_library\":");
     json_str(f, mpi_lib);
     fprintf(f, ",\"unit\":\"us\",\"results\":[");
@@ -2243,24 +2169,24 @@ static int scatter_main(int argc, char **argv)
         for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
             if (!strcmp(o, with_value[k]) && i + 1 >= argc)
                 sc_usage_error("%s needs a value", o);
-        if (!strcmp(o, "--d")) S.d = (int)parse_long(o, argv[++i], 0, 20);
+        if (!strcmp(o, "--d")) S.d = (int)bench_parse_long(o, argv[++i], 0, 20);
         else if (!strcmp(o, "--sizes")) parse_sizes(argv[++i]);
-        else if (!strcmp(o, "--esize")) S.esize = (int)parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--esize")) S.esize = (int)bench_parse_long(o, argv[++i], 1, 1 << 20);
         else if (!strcmp(o, "--overlap")) {
             S.overlap = argv[++i];
             if (strcmp(S.overlap, "max") && strcmp(S.overlap, "half"))
-                parse_long(o, S.overlap, 0, INT_MAX);
+                bench_parse_long(o, S.overlap, 0, INT_MAX);
         } else if (!strcmp(o, "--algo")) S.algo = argv[++i];
         else if (!strcmp(o, "--x")) {
             if (strcmp(argv[++i], "all") && strcmp(argv[i], "model"))
                 sc_usage_error("--x is all or model (got '%s')", argv[i]);
             S.xall = !strcmp(argv[i], "all");
         }
-        else if (!strcmp(o, "--iters")) B.iters = (int)parse_long(o, argv[++i], 1, 1 << 20);
-        else if (!strcmp(o, "--block")) B.block = (int)parse_long(o, argv[++i], 1, 1 << 20);
-        else if (!strcmp(o, "--warmup")) B.warmup = (int)parse_long(o, argv[++i], 0, 1 << 20);
+        else if (!strcmp(o, "--iters")) B.iters = (int)bench_parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--block")) B.block = (int)bench_parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--warmup")) B.warmup = (int)bench_parse_long(o, argv[++i], 0, 1 << 20);
         else if (!strcmp(o, "--buffers")) {
-            int m = parse_pair(o, argv[++i], "registered", "unregistered");
+            int m = bench_parse_pair_opt(o, argv[++i], "registered", "unregistered");
             if (m == 3)
                 sc_usage_error("--buffers: one of registered, unregistered for scatter");
             S.unreg = m == 2;
@@ -2276,7 +2202,7 @@ static int scatter_main(int argc, char **argv)
         if (M < 1)
             sc_usage_error("--sizes: windows of at least 1 element (got %ld)", M);
         S.ovl[i] = !strcmp(S.overlap, "max") ? M - 1 : !strcmp(S.overlap, "half") ? M / 2 :
-                   parse_long("--overlap", S.overlap, 0, INT_MAX);
+                   bench_parse_long("--overlap", S.overlap, 0, INT_MAX);
         if (S.ovl[i] > M - 1)
             sc_usage_error("--overlap %ld: windows of %ld elements overlap by at most %ld",
                            S.ovl[i], M, M - 1);
@@ -2314,7 +2240,7 @@ static int scatter_main(int argc, char **argv)
     S.node = malloc(sizeof(int) * (size_t)S.nodes);
     for (i = 0; i < S.nodes; i++)
         S.node[i] = S.outside ? i + 1 : i;
-    if (B.ctx->thread_on)
+    if (bench_state(B.ctx)->thread_on)
         S.raw = 0;
     sc_setup_cols();
     mpi_check("MPI_Type_contiguous", MPI_Type_contiguous(S.esize, MPI_BYTE, &S.elem));
@@ -2396,7 +2322,7 @@ static int scatter_main(int argc, char **argv)
  * message for a bad dimension. */
 static int dim_setup(void)
 {
-    const rtopo__tdesc_t *desc = &B.t->desc;
+    const rtopo__tdesc_t *desc = rtopo__tool_desc(B.t);
     int nd = rtopo_topo_ndims(B.t), dims[RTOPO__MAX_DIMS], periods[RTOPO__MAX_DIMS];
     int mc[RTOPO__MAX_DIMS], rc[RTOPO__MAX_DIMS], j, line, pos, d, L, cube;
     rtopo__dimshift_t ds;
@@ -2414,11 +2340,11 @@ static int dim_setup(void)
     ds.dim = B.dim;
     ds.a = B.have_rule ? B.rule_a : 0;
     ds.b = B.have_rule ? B.rule_b : B.q;
-    line = rtopo__cart_line(desc, B.dim, B.t->me, &pos);
+    line = rtopo__cart_line(desc, B.dim, rtopo__tool_me(B.t), &pos);
     d = rtopo__dimshift_disp(desc, &ds, line);
-    B.dst = rtopo__topo_job_rank(B.t, rtopo__cart_member(desc, B.dim, line,
+    B.dst = rtopo__tool_job_rank(B.t, rtopo__cart_member(desc, B.dim, line,
                                                          (pos + d) % B.extent));
-    B.src = rtopo__topo_job_rank(B.t, rtopo__cart_member(desc, B.dim, line,
+    B.src = rtopo__tool_job_rank(B.t, rtopo__cart_member(desc, B.dim, line,
                                                          (pos - d + B.extent) % B.extent));
     B.moving = 0;
     for (L = 0; L < rtopo__cart_nlines(desc, B.dim); L++)
@@ -2474,7 +2400,7 @@ static int coll_setup(void)
                             .esize = 8, .root = B.root };
         if (!(B.calgos & (1 << a)))
             continue;
-        if ((st = rtopo__sched_coll(&B.t->desc, &c, &B.t->model, &s))) {
+        if ((st = rtopo__sched_coll(rtopo__tool_desc(B.t), &c, rtopo__tool_model(B.t), &s))) {
             snprintf(B.nocoll[a], sizeof(B.nocoll[a]), "%s (%s)", rtopo_strerror(st),
                      rtopo_last_error());
             continue;
@@ -2650,6 +2576,10 @@ int main(int argc, char **argv)
     int have_vector = 0, have_fabric_opt = 0;
     char title[512], what[96];
 
+    /* only rank 0 prints usage messages */
+    bench_cli.prog = "rtopo-bench-mpi";
+    bench_cli.usage = usage;
+    bench_cli.quiet = env_rank() != 0;
     for (i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             if (env_rank() == 0)
@@ -2676,31 +2606,31 @@ int main(int argc, char **argv)
         o = argv[i];
         for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
             if (!strcmp(o, with_value[k]) && i + 1 >= argc)
-                usage_error("%s needs a value", o);
+                bench_usage_error("%s needs a value", o);
         if (!strcmp(o, "--topo")) B.topo = argv[++i];
         else if (!strcmp(o, "--algo")) {
             B.algo = argv[++i];
             have_algo = 1;
         }
         else if (!strcmp(o, "--q")) {
-            B.q = parse_long(o, argv[++i], -(1L << 30), 1L << 30);
+            B.q = bench_parse_long(o, argv[++i], -(1L << 30), 1L << 30);
             have_q = 1;
         }
         else if (!strcmp(o, "--sizes")) parse_sizes(argv[++i]);
-        else if (!strcmp(o, "--iters")) B.iters = (int)parse_long(o, argv[++i], 1, 1 << 20);
-        else if (!strcmp(o, "--block")) B.block = (int)parse_long(o, argv[++i], 1, 1 << 20);
-        else if (!strcmp(o, "--warmup")) B.warmup = (int)parse_long(o, argv[++i], 0, 1 << 20);
+        else if (!strcmp(o, "--iters")) B.iters = (int)bench_parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--block")) B.block = (int)bench_parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--warmup")) B.warmup = (int)bench_parse_long(o, argv[++i], 0, 1 << 20);
         else if (!strcmp(o, "--modes"))
-            B.modes = parse_pair(o, argv[++i], "blocking", "persistent");
+            B.modes = bench_parse_pair_opt(o, argv[++i], "blocking", "persistent");
         else if (!strcmp(o, "--buffers"))
-            B.buffers = parse_pair(o, argv[++i], "registered", "unregistered");
+            B.buffers = bench_parse_pair_opt(o, argv[++i], "registered", "unregistered");
         else if (!strcmp(o, "--unregistered")) B.buffers = 2;
         else if (!strcmp(o, "--no-raw")) B.raw = 0;
         else if (!strcmp(o, "--fabric")) {
             B.fabric_kind = argv[++i];
             if (!*B.fabric_kind)
-                usage_error("--fabric needs a provider: shm, tcp, tcp;ofi_rxm, verbs[:DEVICE], "
-                            "another libfabric provider, or none");
+                bench_usage_error("--fabric needs a provider: shm, tcp, tcp;ofi_rxm, verbs[:DEVICE], "
+                                  "another libfabric provider, or none");
             B.fabric = strcmp(B.fabric_kind, "none") != 0;
             have_fabric_opt = 1;
         } else if (!strcmp(o, "--no-fabric")) {
@@ -2710,17 +2640,17 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(o, "--json")) B.json = argv[++i];
         else if (!strcmp(o, "--plot")) B.plot = argv[++i];
-        else if (!strcmp(o, "--dim")) B.dim = (int)parse_long(o, argv[++i], 0, 31);
+        else if (!strcmp(o, "--dim")) B.dim = (int)bench_parse_long(o, argv[++i], 0, 31);
         else if (!strcmp(o, "--disp")) {
-            B.q = parse_long(o, argv[++i], INT_MIN, INT_MAX);
+            B.q = bench_parse_long(o, argv[++i], INT_MIN, INT_MAX);
             B.have_disp = 1;
         } else if (!strcmp(o, "--rule")) {
             char *comma = strchr(argv[++i], ',');
             if (!comma)
-                usage_error("--rule '%s': expected A,B (line L shifts by A*L + B)", argv[i]);
+                bench_usage_error("--rule '%s': expected A,B (line L shifts by A*L + B)", argv[i]);
             *comma = '\0';
-            B.rule_a = parse_long("--rule A", argv[i], INT_MIN, INT_MAX);
-            B.rule_b = parse_long("--rule B", comma + 1, INT_MIN, INT_MAX);
+            B.rule_a = bench_parse_long("--rule A", argv[i], INT_MIN, INT_MAX);
+            B.rule_b = bench_parse_long("--rule B", comma + 1, INT_MIN, INT_MAX);
             B.have_rule = 1;
         }
         else if (!strcmp(o, "--inplace")) B.inplace = 1;
@@ -2729,67 +2659,67 @@ int main(int argc, char **argv)
             have_vector = 1;
         }
         else if (!strcmp(o, "--root")) {
-            B.root = (int)parse_long(o, argv[++i], 0, INT_MAX);
+            B.root = (int)bench_parse_long(o, argv[++i], 0, INT_MAX);
             have_coll_opt = 1;
         } else if (!strcmp(o, "--op")) {
             if ((B.rop = bench_coll_rop_parse(argv[++i])) < 0)
-                usage_error("--op '%s': sum, prod, min or max", argv[i]);
+                bench_usage_error("--op '%s': sum, prod, min or max", argv[i]);
             have_coll_opt = 1;
         } else if (!strcmp(o, "--dtype")) {
             if ((B.dtype = bench_coll_dtype_parse(argv[++i])) < 0)
-                usage_error("--dtype '%s': int64 or double", argv[i]);
+                bench_usage_error("--dtype '%s': int64 or double", argv[i]);
             have_coll_opt = 1;
         }
-        else usage_error("unknown option '%s'", o);
+        else bench_usage_error("unknown option '%s'", o);
     }
     if (B.coll) {
         if (have_q)
-            usage_error("%s takes no --q", rtopo__coll_name(B.coll));
+            bench_usage_error("%s takes no --q", rtopo__coll_name(B.coll));
         if (B.coll == RTOPO__COLL_BCAST ? B.rop != RTOPO_SUM : B.root != 0)
-            usage_error("%s takes no %s", rtopo__coll_name(B.coll),
-                        B.coll == RTOPO__COLL_BCAST ? "--op" : "--root");
+            bench_usage_error("%s takes no %s", rtopo__coll_name(B.coll),
+                              B.coll == RTOPO__COLL_BCAST ? "--op" : "--root");
         B.calgos = parse_calgos(have_algo ? B.algo : "all");
         for (i = 0; i < B.nsizes; i++)
             if (B.sizes[i] % 8)
-                usage_error("%s --sizes: %ld bytes is not a whole number of 8-byte elements",
-                            rtopo__coll_name(B.coll), B.sizes[i]);
+                bench_usage_error("%s --sizes: %ld bytes is not a whole number of 8-byte elements",
+                                  rtopo__coll_name(B.coll), B.sizes[i]);
         B.fn = bench_coll_entry(B.coll)->fn;
         B.fn_init = bench_coll_entry(B.coll)->fn_init;
     } else if (have_coll_opt) {
-        usage_error("--root, --op and --dtype go with bcast, allreduce and scan");
+        bench_usage_error("--root, --op and --dtype go with bcast, allreduce and scan");
     }
     if (have_vector && B.xop != XOP_BPC)
-        usage_error("--vector goes with bpc");
+        bench_usage_error("--vector goes with bpc");
     if (have_fabric_opt && (B.coll || B.xop))
-        usage_error("--fabric and --no-fabric go with the shift and shift-dim");
+        bench_usage_error("--fabric and --no-fabric go with the shift and shift-dim");
     if (B.coll || B.xop)
         B.fabric = 0;
     if (B.xop) {
         const char *name = B.xop == XOP_SORT ? "sort" : "bpc";
 
         if (have_q)
-            usage_error("%s takes no --q", name);
+            bench_usage_error("%s takes no --q", name);
         if (have_algo && B.xop == XOP_BPC)
-            usage_error("bpc takes no --algo (a BPC permutation has one schedule)");
+            bench_usage_error("bpc takes no --algo (a BPC permutation has one schedule)");
         if (B.xop == XOP_SORT && !(B.calgos = parse_calgos(have_algo ? B.algo : "all")))
-            usage_error("sort --algo '%s' names no algorithm", B.algo);
+            bench_usage_error("sort --algo '%s' names no algorithm", B.algo);
         for (i = 0; i < B.nsizes; i++)
             if (B.xop == XOP_SORT && B.sizes[i] > (long)(INT_MAX / SORT_REC))
-                usage_error("sort --sizes: %ld records of %zu bytes exceed MPI's count "
-                            "(%ld records at most)", B.sizes[i], SORT_REC,
-                            (long)(INT_MAX / SORT_REC));
+                bench_usage_error("sort --sizes: %ld records of %zu bytes exceed MPI's count "
+                                  "(%ld records at most)", B.sizes[i], SORT_REC,
+                                  (long)(INT_MAX / SORT_REC));
         if (B.xop == XOP_SORT)
             B.raw = 0;   /* no raw write is a sort */
         B.fn = B.xop == XOP_SORT ? "rtopo_sort" : "rtopo_bpc";
         B.fn_init = B.xop == XOP_SORT ? "rtopo_sort_init" : "rtopo_bpc_init";
     }
     if (!B.dimmode && (B.dim >= 0 || B.have_disp || B.have_rule || B.inplace))
-        usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
+        bench_usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
     if (B.have_disp && B.have_rule)
-        usage_error("shift-dim: give --disp or --rule, not both");
+        bench_usage_error("shift-dim: give --disp or --rule, not both");
     if (B.dimmode && (strcmp(B.algo, "auto") || have_q))
-        usage_error("shift-dim takes no --algo or --q (its routes follow the lines; the "
-                    "displacement is --disp)");
+        bench_usage_error("shift-dim takes no --algo or --q (its routes follow the lines; the "
+                          "displacement is --disp)");
     if (B.dimmode) {
         B.fn = B.have_rule ? "rtopo_shift_dim_rule" : "rtopo_shift_dim";
         B.fn_init = B.have_rule ? "rtopo_shift_dim_rule_init" : "rtopo_shift_dim_init";
@@ -2797,7 +2727,7 @@ int main(int argc, char **argv)
     if (sscanf(B.topo, "mesh:%dx%d", &B.rows, &B.cols_mesh) != 2)
         B.rows = B.cols_mesh = 0;
     if (!B.coll && !B.xop && rtopo__shift_algo_parse(B.algo) < 0)
-        usage_error("unknown algorithm '%s'", B.algo);
+        bench_usage_error("unknown algorithm '%s'", B.algo);
     if (B.plot && env_rank() == 0 && !have_gnuplot())
         fprintf(stderr, "rtopo-bench-mpi: --plot %s needs gnuplot, which is not on the PATH "
                 "(Debian: apt-get install gnuplot-nox); measuring without the plot\n", B.plot);
@@ -2857,7 +2787,7 @@ int main(int argc, char **argv)
     /* the raw write needs a peer, and the completion queue to itself; of
      * the collectives only the broadcast is a data movement it can do */
     if ((B.coll ? B.coll != RTOPO__COLL_BCAST || B.size < 2 : B.xop ? !B.moving :
-         B.dimmode ? !B.moving : B.dst == B.rank) || B.ctx->thread_on)
+         B.dimmode ? !B.moving : B.dst == B.rank) || bench_state(B.ctx)->thread_on)
         B.raw = 0;
     alloc_bufs();
     if (!B.coll && !B.xop)
@@ -2872,15 +2802,15 @@ int main(int argc, char **argv)
     if (B.raw && B.dimmode)
         bench_raw_peers(&B.rawt, B.dst, B.src);
     if (B.raw && B.xop)
-        bench_raw_peers(&B.rawt, rtopo__topo_job_rank(B.t, B.bdst),
-                        rtopo__topo_job_rank(B.t, B.bsrc));
+        bench_raw_peers(&B.rawt, rtopo__tool_job_rank(B.t, B.bdst),
+                        rtopo__tool_job_rank(B.t, B.bsrc));
     describe_mpi();
 
     measure();
 
     if (B.rank == 0) {
         print_header(stdout);
-        if (B.ctx->thread_on)
+        if (bench_state(B.ctx)->thread_on)
             printf("# raw   = not measured with RTOPO_PROGRESS=thread\n");
         print_tables(stdout);
         fflush(stdout);
@@ -2902,7 +2832,7 @@ int main(int argc, char **argv)
         if (snprintf(title, sizeof(title), "rtopo-bench-mpi: %d ranks, %s, %s; rtopo %s "
                      "(provider %s); %s%s%s", B.size, B.topo, what,
                      getenv("RTOPO_TRANSPORT") ? getenv("RTOPO_TRANSPORT") : "auto",
-                     B.ctx->tlattr.provider, mpi_lib, mpi_env[0] ? ", " : "", mpi_env) < 0)
+                     rtopo__tool_provider(B.ctx), mpi_lib, mpi_env[0] ? ", " : "", mpi_env) < 0)
             title[0] = 0;
         for (k = 0; title[k]; k++)   /* the title goes inside double quotes */
             if (title[k] == '"' || title[k] == '\\')

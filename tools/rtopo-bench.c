@@ -56,7 +56,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rtopo_int.h"
+#include "rtopo_tool.h"
+#include "bench_common.h"
 #include "bench_raw.h"
 
 struct stat3 { double med, min; };
@@ -109,57 +110,10 @@ static void usage(FILE *f)
 }
 
 /* a mistake on the command line: what it is, then the usage; exit 2 */
-static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("rtopo-bench: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    usage(stderr);
-    exit(2);
-}
-
-static long parse_long(const char *opt, const char *s, long lo, long hi)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 0);
-    if (errno || end == s || *end)
-        usage_error("%s '%s' is not an integer", opt, s);
-    if (v < lo)
-        usage_error("%s must be at least %ld (got %ld)", opt, lo, v);
-    if (v > hi)
-        usage_error("%s must be at most %ld (got %ld)", opt, hi, v);
-    return v;
-}
-
-/* --modes, --buffers: a comma-separated list of the words a and b, as a
- * bit mask */
-static int parse_pair(const char *opt, const char *s, const char *a, const char *b)
-{
-    int mask = bench_parse_pair(s, a, b);
-
-    if (mask <= 0)
-        usage_error("%s '%s': a comma-separated list of %s and %s", opt, s, a, b);
-    return mask;
-}
-
 static void fail(const char *what, int st)
 {
     fprintf(stderr, "rtopo-bench: %s: %s (%s)\n", what, rtopo_strerror(st), rtopo_last_error());
     exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* this rank's median and minimum, then the slowest rank's median and the
@@ -169,11 +123,11 @@ static struct stat3 reduce(double *t, int n)
     struct stat3 mine, *all;
     int i, p = rtopo_size(B.ctx);
 
-    qsort(t, (size_t)n, sizeof(*t), cmp_double);
+    qsort(t, (size_t)n, sizeof(*t), bench_cmp_double);
     mine.med = t[n / 2];
     mine.min = t[0];
     all = malloc(sizeof(*all) * (size_t)p);
-    if (!all || rtopo__boot_allgather(B.ctx->boot, &mine, all, sizeof(mine)))
+    if (!all || rtopo__tool_allgather(B.ctx, &mine, all, sizeof(mine)))
         fail("allgather", RTOPO_ERR_BOOTSTRAP);
     for (i = 0; i < p; i++) {
         if (all[i].med > mine.med)
@@ -203,7 +157,7 @@ static void raw_shift(bench_raw_t *raw, size_t bytes, double *t, int n, int warm
     uint64_t t0;
 
     bench_raw_begin(raw);
-    rtopo__boot_barrier(B.ctx->boot);
+    rtopo__tool_barrier(B.ctx);
     for (i = -warmup; i < n; i++) {
         t0 = rtopo__now_ns();
         if ((st = bench_raw_round(raw, bytes, (uint32_t)(i & 0xffff))))
@@ -211,7 +165,7 @@ static void raw_shift(bench_raw_t *raw, size_t bytes, double *t, int n, int warm
         if (i >= 0)
             t[i] = (double)(rtopo__now_ns() - t0) * 1e-3;
     }
-    rtopo__boot_barrier(B.ctx->boot);
+    rtopo__tool_barrier(B.ctx);
 }
 
 /* ---- rtopo -------------------------------------------------------------- */
@@ -297,7 +251,7 @@ static void bench_shift(void)
 {
     char bdesc[128];
     rtopo_ctx_t *ctx = B.ctx;
-    int me = ctx->rank, i, a, st, algos[8], nalgo = 0;
+    int me = rtopo__tool_rank(ctx), i, a, st, algos[8], nalgo = 0;
     size_t maxb = 0;
     uint8_t *sb, *rb, *usb, *urb;
     rtopo_mem_t *smem = NULL, *rmem = NULL;
@@ -331,7 +285,7 @@ static void bench_shift(void)
         }
     }
     rtopo__model_default(&model);
-    if (((B.q % ctx->size) + ctx->size) % ctx->size == 0)
+    if (((B.q % rtopo__tool_size(ctx)) + rtopo__tool_size(ctx)) % rtopo__tool_size(ctx) == 0)
         B.baseline = 0;   /* a local copy: nothing to compare with */
     /* rtopo's buffers: the registered ones, or separate unregistered ones */
     usb = sb;
@@ -345,7 +299,7 @@ static void bench_shift(void)
     }
     for (a = 0; a < nalgo; a++) {
         rtopo__sched_t *probe;
-        ok[a] = rtopo__sched_shift(&topo->desc, algos[a], B.q, 1, &model, &probe) == 0;
+        ok[a] = rtopo__sched_shift(rtopo__tool_desc(topo), algos[a], B.q, 1, &model, &probe) == 0;
         if (ok[a]) {
             chosen[a] = probe->algo;
             rtopo__sched_free(probe);
@@ -385,7 +339,7 @@ static void bench_shift(void)
     /* model calibrated on the baseline: ts from the smallest size, tw from
      * the largest */
     rtopo__model_default(&model);
-    model.chunk = ctx->params.chunk_size;
+    model.chunk = rtopo__tool_params(ctx)->chunk_size;
     if (B.baseline && B.nsizes >= 2) {
         ts = raw[0].med * 1e-6;
         tw = (raw[B.nsizes - 1].med * 1e-6 - ts) / (double)(B.sizes[B.nsizes - 1] - B.sizes[0]);
@@ -399,7 +353,8 @@ static void bench_shift(void)
 
     if (me == 0) {
         printf("# rtopo-bench shift: %d rank%s, topology %s, q %ld, transport %s, %s%s\n",
-               ctx->size, ctx->size == 1 ? "" : "s", B.topo, B.q, ctx->tlattr.provider,
+               rtopo__tool_size(ctx), rtopo__tool_size(ctx) == 1 ? "" : "s", B.topo, B.q,
+               rtopo__tool_provider(ctx),
                bench_buffers_desc(ctx, B.unreg, bdesc, sizeof(bdesc)),
                B.persistent ? ", persistent" : "");
         if (B.baseline && tw > 0)
@@ -424,7 +379,7 @@ static void bench_shift(void)
             rtopo__sim_result_t sim;
             double pred = -1;
 
-            if (rtopo__sched_shift(&topo->desc, algos[a], B.q, n, &model, &s) == 0) {
+            if (rtopo__sched_shift(rtopo__tool_desc(topo), algos[a], B.q, n, &model, &s) == 0) {
                 if (rtopo__sim_run(s, &model, &sim) == 0)
                     pred = sim.model_time * 1e6;
                 rtopo__sched_free(s);
@@ -455,7 +410,8 @@ static void bench_shift(void)
                 if (!ok[a] || algos[a] == RTOPO_SHIFT_AUTO)
                     continue;
                 pp[n] = 1e30;
-                if (rtopo__sched_shift(&topo->desc, algos[a], B.q, (size_t)B.sizes[i], &model,
+                if (rtopo__sched_shift(rtopo__tool_desc(topo), algos[a], B.q,
+                                       (size_t)B.sizes[i], &model,
                                        &s) == 0) {
                     if (rtopo__sim_run(s, &model, &sim) == 0)
                         pp[n] = sim.model_time;
@@ -496,14 +452,13 @@ static void bench_shift(void)
 /* one transfer 0 -> h over h ring hops */
 static struct stat3 route_once(rtopo_topo_t *topo, int h, size_t bytes, uint8_t *sb, uint8_t *rb)
 {
-    rtopo__opdesc_t d;
     rtopo__sched_t *s;
     rtopo_req_t *req;
-    int it = iters_for(bytes), i, k, st;
+    int it = iters_for(bytes), i, k, st, me = rtopo__tool_rank(B.ctx);
     double *t = malloc(sizeof(double) * (size_t)it);
     uint64_t t0;
 
-    if ((st = rtopo__sched_alloc(&topo->desc, 1, (uint32_t)h, &s)))
+    if ((st = rtopo__sched_alloc(rtopo__tool_desc(topo), 1, (uint32_t)h, &s)))
         fail("schedule", st);
     s->algo = RTOPO_SHIFT_RING;
     s->nsteps = (uint32_t)h;
@@ -520,8 +475,7 @@ static struct stat3 route_once(rtopo_topo_t *topo, int h, size_t bytes, uint8_t 
         s->hops[k].link = RTOPO__LINK_RING;
         s->hops[k].dir = 1;
     }
-    rtopo__opdesc_sched(&d, topo, 700 + h, bytes);
-    if ((st = rtopo__req_sched(topo, s, &d, sb, bytes, rb, bytes, &req)))
+    if ((st = rtopo__tool_sched_req(topo, s, 700 + h, sb, bytes, rb, bytes, &req)))
         fail("route request", st);
     for (i = -B.warmup; i < it; i++) {
         rtopo_barrier(B.ctx);
@@ -529,7 +483,7 @@ static struct stat3 route_once(rtopo_topo_t *topo, int h, size_t bytes, uint8_t 
         if ((st = rtopo_start(req)) || (st = rtopo_wait(req)))
             fail("route", st);
         if (i >= 0)
-            t[i] = B.ctx->rank == h ? (double)(rtopo__now_ns() - t0) * 1e-3 : 0;
+            t[i] = me == h ? (double)(rtopo__now_ns() - t0) * 1e-3 : 0;
     }
     rtopo_req_free(req);
     struct stat3 r = reduce(t, it);
@@ -546,8 +500,8 @@ static void bench_route(void)
     uint8_t *sb, *rb;
     int i, st;
 
-    if (ctx->size < B.hops + 1) {
-        if (ctx->rank == 0)
+    if (rtopo__tool_size(ctx) < B.hops + 1) {
+        if (rtopo__tool_rank(ctx) == 0)
             fprintf(stderr, "rtopo-bench: route over %d hop%s needs %d ranks\n", B.hops,
                     B.hops == 1 ? "" : "s", B.hops + 1);
         exit(2);
@@ -558,17 +512,18 @@ static void bench_route(void)
     if ((st = rtopo_mem_register(ctx, sb, maxb, &smem)) ||
         (st = rtopo_mem_register(ctx, rb, maxb, &rmem)))
         fail("rtopo_mem_register", st);
-    if (ctx->rank == 0)
+    if (rtopo__tool_rank(ctx) == 0)
         printf("# rtopo-bench route: rank 0 -> rank %d over %d ring hops, pipelined in "
                "%zu-byte chunks (depth %ld), against one hop; transport %s\n"
-               "%12s %14s %14s %9s %12s\n", B.hops, B.hops, ctx->params.chunk_size,
-               ctx->params.pipeline_depth, ctx->tlattr.provider, "bytes", "1 hop (us)",
+               "%12s %14s %14s %9s %12s\n", B.hops, B.hops, rtopo__tool_params(ctx)->chunk_size,
+               rtopo__tool_params(ctx)->pipeline_depth, rtopo__tool_provider(ctx), "bytes",
+               "1 hop (us)",
                "H hops (us)", "ratio", "H-hop MB/s");
     for (i = 0; i < B.nsizes; i++) {
         size_t n = (size_t)B.sizes[i];
         struct stat3 one = route_once(topo, 1, n, sb, rb);
         struct stat3 many = route_once(topo, B.hops, n, sb, rb);
-        if (ctx->rank == 0)
+        if (rtopo__tool_rank(ctx) == 0)
             printf("%12zu %14.2f %14.2f %9.3f %12.1f\n", n, one.med, many.med,
                    many.med / one.med, mbps(n, many.med));
     }
@@ -635,12 +590,12 @@ static int sc_cols(sc_col_t *c, int d)
     for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         a = rtopo__scatter_algo_parse(tok, &x);
         if (a < 0)
-            usage_error("--algo: unknown scatter strategy '%s' (seq, binomial, "
-                        "seqscatter[:X], decremental[:X], auto, all)", tok);
+            bench_usage_error("--algo: unknown scatter strategy '%s' (seq, binomial, "
+                              "seqscatter[:X], decremental[:X], auto, all)", tok);
         xmax = a == RTOPO_SCATTER_SEQSCATTER ? d : a == RTOPO_SCATTER_DECREMENTAL ?
                (d ? d - 1 : 0) : -1;
         if (x > xmax)
-            usage_error("--algo %s: x goes from 0 to %d on a %d-cube", tok, xmax, d);
+            bench_usage_error("--algo %s: x goes from 0 to %d on a %d-cube", tok, xmax, d);
         if (xmax < 0 || a == RTOPO_SCATTER_AUTO || x >= 0)
             sc_add(c, &n, a, xmax < 0 ? -1 : x);
         else if (B.xall)
@@ -663,13 +618,13 @@ static struct stat3 reduce_slowest(const double *t, int n)
     struct stat3 res;
 
     mx = malloc(sizeof(double) * (size_t)n);
-    if (!all || !mx || rtopo__boot_allgather(B.ctx->boot, t, all, sizeof(double) * (size_t)n))
+    if (!all || !mx || rtopo__tool_allgather(B.ctx, t, all, sizeof(double) * (size_t)n))
         fail("allgather", RTOPO_ERR_BOOTSTRAP);
     for (i = 0; i < n; i++)
         for (mx[i] = 0, r = 0; r < p; r++)
             if (all[(size_t)r * (size_t)n + (size_t)i] > mx[i])
                 mx[i] = all[(size_t)r * (size_t)n + (size_t)i];
-    qsort(mx, (size_t)n, sizeof(*mx), cmp_double);
+    qsort(mx, (size_t)n, sizeof(*mx), bench_cmp_double);
     res.med = n % 2 ? mx[n / 2] : (mx[n / 2 - 1] + mx[n / 2]) / 2;
     res.min = mx[0];
     free(all);
@@ -696,7 +651,8 @@ static void sc_check(const struct sc_run *r, const uint8_t *rb, const char *what
     for (k = 0; k < wb; k++)
         if (rb[k] != sc_pat(off + k)) {
             fprintf(stderr, "rtopo-bench: rank %d (node %d): %s, window of %zu elements: "
-                    "byte %zu is 0x%02x, expected 0x%02x\n", B.ctx->rank, r->me_node, what,
+                    "byte %zu is 0x%02x, expected 0x%02x\n", rtopo__tool_rank(B.ctx), r->me_node,
+                    what,
                     r->M, k, rb[k], sc_pat(off + k));
             exit(1);
         }
@@ -718,7 +674,7 @@ static void sc_block(struct sc_run *r, sc_col_t *c, double *t, int n, int warm, 
         if ((st = rtopo_barrier(B.ctx)))
             fail("rtopo_barrier", st);
         bench_raw_scatter_begin(r->raw, r->host, r->node, r->nodes);
-        rtopo__boot_barrier(B.ctx->boot);
+        rtopo__tool_barrier(B.ctx);
     } else {
         if ((st = rtopo_topo_set_scatter_algo(r->topo, (rtopo_scatter_algo_t)c->algo, c->x)))
             fail("rtopo_topo_set_scatter_algo", st);
@@ -731,7 +687,7 @@ static void sc_block(struct sc_run *r, sc_col_t *c, double *t, int n, int warm, 
             if ((st = rtopo_barrier(B.ctx)))
                 fail("rtopo_barrier", st);
         } else {
-            rtopo__boot_barrier(B.ctx->boot);
+            rtopo__tool_barrier(B.ctx);
         }
         t0 = rtopo__now_ns();
         if (!c)
@@ -753,14 +709,14 @@ static void sc_block(struct sc_run *r, sc_col_t *c, double *t, int n, int warm, 
     if (req)
         rtopo_req_free(req);
     if (!c)
-        rtopo__boot_barrier(B.ctx->boot);
+        rtopo__tool_barrier(B.ctx);
 }
 
 static void bench_scatter(void)
 {
     char bdesc[128];
     rtopo_ctx_t *ctx = B.ctx;
-    int p = ctx->size, d = B.d, outside, i, k, st, ncol, me = ctx->rank;
+    int p = rtopo__tool_size(ctx), d = B.d, outside, i, k, st, ncol, me = rtopo__tool_rank(ctx);
     sc_col_t col[64];
     struct sc_run r;
     rtopo_mem_t *smem, *rmem;
@@ -799,12 +755,12 @@ static void bench_scatter(void)
     for (i = 0; i < B.nsizes; i++) {
         long M = B.sizes[i];
         if (M < 1)
-            usage_error("scatter --sizes: windows of at least 1 element (got %ld)", M);
+            bench_usage_error("scatter --sizes: windows of at least 1 element (got %ld)", M);
         ovl[i] = !strcmp(B.overlap, "max") ? M - 1 : !strcmp(B.overlap, "half") ? M / 2 :
-                 parse_long("--overlap", B.overlap, 0, LONG_MAX);
+                 bench_parse_long("--overlap", B.overlap, 0, LONG_MAX);
         if (ovl[i] > M - 1)
-            usage_error("--overlap %ld: windows of %ld elements overlap by at most %ld",
-                        ovl[i], M, M - 1);
+            bench_usage_error("--overlap %ld: windows of %ld elements overlap by at most %ld",
+                              ovl[i], M, M - 1);
         if (((size_t)(r.nodes - 1) * (size_t)(M - ovl[i]) + (size_t)M) * r.es > maxs)
             maxs = ((size_t)(r.nodes - 1) * (size_t)(M - ovl[i]) + (size_t)M) * r.es;
         if ((size_t)M * r.es > maxr)
@@ -826,7 +782,7 @@ static void bench_scatter(void)
             fail("memory", RTOPO_ERR_NOMEM);
         memcpy(r.sa, r.rsa, maxs + 64);
     }
-    if (ctx->thread_on)
+    if (bench_state(ctx)->thread_on)
         B.baseline = 0;    /* the thread would take the raw completions */
     if (B.baseline && (st = bench_raw_open(&rawt, ctx, 0, smem, rmem)))
         fail(rawt.what, st);
@@ -835,14 +791,14 @@ static void bench_scatter(void)
     pred = calloc((size_t)B.nsizes, sizeof(*pred));
     if (!res || !pred)
         fail("memory", RTOPO_ERR_NOMEM);
-    td = r.topo->desc;
+    td = *rtopo__tool_desc(r.topo);
     if (!outside && (st = rtopo__tdesc_add_host(&td)))
         fail("descriptor", st);
 
     if (me == 0) {
         printf("# rtopo-bench scatter: %d ranks, hypercube of dimension %d, host rank %d %s, "
                "transport %s, %s%s\n", p, d, B.host, outside ? "outside the cube" :
-               "on a node", ctx->tlattr.provider,
+               "on a node", rtopo__tool_provider(ctx),
                bench_buffers_desc(ctx, B.unreg, bdesc, sizeof(bdesc)),
                B.persistent ? ", persistent requests" : "");
         printf("# timing: barrier, t0, one scatter, t1 on every rank; per iteration the "
@@ -878,7 +834,7 @@ static void bench_scatter(void)
         for (a = 0; a < ncol; a++)
             pred[i][a] = -1;
         pred[i][64] = -1;
-        if (rtopo__sched_scatter_auto_cand(&td, r.M, r.stride, r.es, &r.topo->model,
+        if (rtopo__sched_scatter_auto_cand(&td, r.M, r.stride, r.es, rtopo__tool_model(r.topo),
                                            outside ? -1 : B.host, RTOPO__SCATTER_AUTO, cand,
                                            &ncand, &ca, &cx, &s) == RTOPO_OK) {
             rtopo__sched_free(s);
@@ -1080,7 +1036,7 @@ static void dim_traffic(rtopo_topo_t *topo, const uint8_t *sb, uint8_t *rb, size
     tr->model_us = -1;
     if ((st = dim_start(topo, sb, rb, n, &req)))
         fail("rtopo_shift_dim_init", st);
-    s = req->op.plan->sched;
+    s = rtopo__tool_req_sched(req);
     for (x = 0; x < s->nxfers; x++)
         tr->link_bytes += s->xfers[x].len * s->xfers[x].nhops;
     if (rtopo__sim_run(s, model, &sim) == 0) {
@@ -1106,14 +1062,14 @@ static void dim_verify(rtopo_topo_t *topo, size_t n, const uint8_t *sb, uint8_t 
     if (!n)
         return;
     if (sb != rb)
-        memset((uint8_t *)sb, B.ctx->rank + 1, n);
-    memset(rb, sb == rb ? B.ctx->rank + 1 : 0, n);
+        memset((uint8_t *)sb, rtopo__tool_rank(B.ctx) + 1, n);
+    memset(rb, sb == rb ? rtopo__tool_rank(B.ctx) + 1 : 0, n);
     rtopo_barrier(B.ctx);
     if ((st = dim_call(topo, sb, rb, n)))
         fail("shift_dim (check)", st);
     if (rb[0] != (uint8_t)(src + 1) || rb[n - 1] != (uint8_t)(src + 1)) {
         fprintf(stderr, "rtopo-bench: rank %d: shift-dim, %zu bytes: received %u...%u, "
-                "expected %u from rank %d\n", B.ctx->rank, n, rb[0], rb[n - 1],
+                "expected %u from rank %d\n", rtopo__tool_rank(B.ctx), n, rb[0], rb[n - 1],
                 (unsigned)(uint8_t)(src + 1), src);
         exit(1);
     }
@@ -1123,7 +1079,7 @@ static void bench_shift_dim(void)
 {
     char bdesc[128];
     rtopo_ctx_t *ctx = B.ctx;
-    int me = ctx->rank, i, st, nd, E, line, pos, d, dst, src, moving = 0, L;
+    int me = rtopo__tool_rank(ctx), i, st, nd, E, line, pos, d, dst, src, moving = 0, L;
     size_t maxb;
     uint8_t *sb, *rb, *usb, *urb, *isb, *irb;
     rtopo_mem_t *smem = NULL, *rmem = NULL;
@@ -1148,15 +1104,15 @@ static void bench_shift_dim(void)
         exit(2);
     }
     dim_ds(&ds);
-    line = rtopo__cart_line(&topo->desc, B.dim, topo->me, &pos);
-    d = rtopo__dimshift_disp(&topo->desc, &ds, line);
-    dst = rtopo__topo_job_rank(topo, rtopo__cart_member(&topo->desc, B.dim, line,
+    line = rtopo__cart_line(rtopo__tool_desc(topo), B.dim, rtopo__tool_me(topo), &pos);
+    d = rtopo__dimshift_disp(rtopo__tool_desc(topo), &ds, line);
+    dst = rtopo__tool_job_rank(topo, rtopo__cart_member(rtopo__tool_desc(topo), B.dim, line,
                                                           (pos + d) % E));
-    src = rtopo__topo_job_rank(topo, rtopo__cart_member(&topo->desc, B.dim, line,
+    src = rtopo__tool_job_rank(topo, rtopo__cart_member(rtopo__tool_desc(topo), B.dim, line,
                                                           (pos - d + E) % E));
-    for (L = 0; L < rtopo__cart_nlines(&topo->desc, B.dim); L++)
-        moving |= rtopo__dimshift_disp(&topo->desc, &ds, L) != 0;
-    if (!moving || ctx->thread_on)
+    for (L = 0; L < rtopo__cart_nlines(rtopo__tool_desc(topo), B.dim); L++)
+        moving |= rtopo__dimshift_disp(rtopo__tool_desc(topo), &ds, L) != 0;
+    if (!moving || bench_state(ctx)->thread_on)
         B.baseline = 0;   /* local copies only, or the thread would take the raw events */
     maxb = alloc_bufs(&sb, &rb, me);
     if ((st = rtopo_mem_register(ctx, sb, maxb, &smem)) ||
@@ -1204,7 +1160,7 @@ static void bench_shift_dim(void)
     }
     /* model fitted to the baseline, as for shift */
     rtopo__model_default(&model);
-    model.chunk = ctx->params.chunk_size;
+    model.chunk = rtopo__tool_params(ctx)->chunk_size;
     if (B.baseline && B.nsizes >= 2) {
         ts = raw[0].med * 1e-6;
         tw = (raw[B.nsizes - 1].med * 1e-6 - ts) / (double)(B.sizes[B.nsizes - 1] - B.sizes[0]);
@@ -1221,9 +1177,10 @@ static void bench_shift_dim(void)
         snprintf(what, sizeof(what), "disp %ld", B.q);
     if (me == 0) {
         printf("# rtopo-bench shift-dim: %d rank%s, topology %s, dimension %d (%d lines of "
-               "%d), %s, transport %s, %s%s%s\n", ctx->size, ctx->size == 1 ? "" : "s",
-               B.topo, B.dim, rtopo__cart_nlines(&topo->desc, B.dim), E, what,
-               ctx->tlattr.provider, bench_buffers_desc(ctx, B.unreg, bdesc, sizeof(bdesc)),
+               "%d), %s, transport %s, %s%s%s\n", rtopo__tool_size(ctx),
+               rtopo__tool_size(ctx) == 1 ? "" : "s",
+               B.topo, B.dim, rtopo__cart_nlines(rtopo__tool_desc(topo), B.dim), E, what,
+               rtopo__tool_provider(ctx), bench_buffers_desc(ctx, B.unreg, bdesc, sizeof(bdesc)),
                B.persistent ? ", persistent" : "", B.inplace ? ", in place" : "");
         if (B.baseline)
             printf("# raw: one raw RDMA write with immediate to the line neighbour (i + d(L)), "
@@ -1244,7 +1201,7 @@ static void bench_shift_dim(void)
 
         dim_traffic(topo, isb, irb, n, &model, &tr);
         if (n)
-            per = (double)tr.link_bytes / ((double)ctx->size * (double)n);
+            per = (double)tr.link_bytes / ((double)rtopo__tool_size(ctx) * (double)n);
         if (me != 0)
             continue;
         if (B.baseline)
@@ -1326,7 +1283,7 @@ static void cl_block(const cl_col_t *c, size_t bytes, double *t, int n, int warm
     rtopo_req_t *req = NULL;
     uint8_t *rb = cl_rbuf(c);
     size_t cnt = bytes / 8, k;
-    int i, st, me = B.ctx->rank;
+    int i, st, me = rtopo__tool_rank(B.ctx);
     uint64_t t0;
 
     if (B.coll != RTOPO__COLL_BCAST || me != CL.root_job)
@@ -1335,8 +1292,8 @@ static void cl_block(const cl_col_t *c, size_t bytes, double *t, int n, int warm
         /* no engine traffic may be left for the raw poll to take */
         if ((st = rtopo_barrier(B.ctx)))
             fail("rtopo_barrier", st);
-        bench_raw_scatter_begin(&CL.raw, CL.root_job, CL.ranks, B.ctx->size);
-        rtopo__boot_barrier(B.ctx->boot);
+        bench_raw_scatter_begin(&CL.raw, CL.root_job, CL.ranks, rtopo__tool_size(B.ctx));
+        rtopo__tool_barrier(B.ctx);
     } else {
         if ((st = rtopo_topo_set_coll_algo(CL.topo, (rtopo_coll_algo_t)c->algo)))
             fail("rtopo_topo_set_coll_algo", st);
@@ -1347,12 +1304,13 @@ static void cl_block(const cl_col_t *c, size_t bytes, double *t, int n, int warm
     }
     for (i = -warm; i < n; i++) {
         if (c->raw)
-            rtopo__boot_barrier(B.ctx->boot);
+            rtopo__tool_barrier(B.ctx);
         else if ((st = rtopo_barrier(B.ctx)))
             fail("rtopo_barrier", st);
         t0 = rtopo__now_ns();
         if (c->raw)
-            st = bench_raw_scatter_round(&CL.raw, CL.root_job, CL.ranks, B.ctx->size, bytes,
+            st = bench_raw_scatter_round(&CL.raw, CL.root_job, CL.ranks, rtopo__tool_size(B.ctx),
+                                         bytes,
                                          0, (uint32_t)(i & 0xffff));
         else if (req)
             st = (st = rtopo_start(req)) ? st : rtopo_wait(req);
@@ -1366,7 +1324,7 @@ static void cl_block(const cl_col_t *c, size_t bytes, double *t, int n, int warm
     }
     rtopo_req_free(req);
     if (c->raw)
-        rtopo__boot_barrier(B.ctx->boot);
+        rtopo__tool_barrier(B.ctx);
     if ((k = bench_coll_diff(B.dtype, rb, CL.exp, cnt)) < cnt) {
         fprintf(stderr, "rtopo-bench: rank %d: %s %s %s, %zu bytes: element %zu is %.17g, "
                 "expected %.17g\n", me, B.op, c->raw ? "raw" : c->variant,
@@ -1390,11 +1348,11 @@ static int cl_sched(int a, size_t bytes, int *ran, int *steps, double *model_us)
     *ran = a;
     *steps = -1;
     *model_us = -1;
-    if ((st = rtopo__sched_coll(&CL.topo->desc, &c, &CL.topo->model, &s)))
+    if ((st = rtopo__sched_coll(rtopo__tool_desc(CL.topo), &c, rtopo__tool_model(CL.topo), &s)))
         return st;
     *ran = s->algo;
     *steps = (int)s->nsteps;
-    if (rtopo__sim_run(s, &CL.topo->model, &sim) == 0)
+    if (rtopo__sim_run(s, rtopo__tool_model(CL.topo), &sim) == 0)
         *model_us = sim.model_time * 1e6;
     rtopo__sched_free(s);
     return RTOPO_OK;
@@ -1403,7 +1361,8 @@ static int cl_sched(int a, size_t bytes, int *ran, int *steps, double *model_us)
 static void bench_coll(void)
 {
     rtopo_ctx_t *ctx = B.ctx;
-    int p = ctx->size, me = ctx->rank, i, a, v, k, st, ncol = 0, calgos = 0, b;
+    int p = rtopo__tool_size(ctx), me = rtopo__tool_rank(ctx);
+    int i, a, v, k, st, ncol = 0, calgos = 0, b;
     char list[64], *tok, *save = NULL, nocoll[3][160];
     rtopo_mem_t *smem, *rmem;
     cl_col_t col[16];
@@ -1417,12 +1376,12 @@ static void bench_coll(void)
         else if ((a = rtopo__coll_algo_parse(tok)) >= 0)
             calgos |= 1 << a;
         else
-            usage_error("--algo '%s': a list of topo, generic and auto, or all", tok);
+            bench_usage_error("--algo '%s': a list of topo, generic and auto, or all", tok);
     }
     for (i = 0; i < B.nsizes; i++)
         if (B.sizes[i] % 8)
-            usage_error("%s --sizes: %ld bytes is not a whole number of 8-byte elements", B.op,
-                        B.sizes[i]);
+            bench_usage_error("%s --sizes: %ld bytes is not a whole number of 8-byte elements", B.op,
+                              B.sizes[i]);
     if ((st = make_topo(&CL.topo)))
         fail("topology", st);
     if (B.root >= p) {
@@ -1441,8 +1400,8 @@ static void bench_coll(void)
                      rtopo_last_error());
     }
     /* the root's data: the topology rank is the job rank (no sub-topology) */
-    CL.root_job = rtopo__topo_job_rank(CL.topo, B.root);
-    if (B.coll != RTOPO__COLL_BCAST || p < 2 || ctx->thread_on)
+    CL.root_job = rtopo__tool_job_rank(CL.topo, B.root);
+    if (B.coll != RTOPO__COLL_BCAST || p < 2 || bench_state(ctx)->thread_on)
         B.baseline = 0;   /* no raw write reduces; the thread would take the raw events */
     if (B.baseline) {
         col[ncol].raw = 1;
@@ -1500,14 +1459,14 @@ static void bench_coll(void)
         if (B.coll == RTOPO__COLL_BCAST)
             printf("# rtopo-bench bcast: %d ranks, topology %s, root %d: every rank gets the "
                    "root's count = bytes/8 %s elements; transport %s\n", p, B.topo, B.root,
-                   bench_coll_dtype_name(B.dtype), ctx->tlattr.provider);
+                   bench_coll_dtype_name(B.dtype), rtopo__tool_provider(ctx));
         else
             printf("# rtopo-bench %s: %d ranks, topology %s, operator %s: rank r gets the %s, "
                    "element by element, of the count = bytes/8 %s elements of %s; transport "
                    "%s\n", B.op, p, B.topo, bench_coll_rop_name(B.rop),
                    bench_coll_rop_name(B.rop), bench_coll_dtype_name(B.dtype),
                    B.coll == RTOPO__COLL_SCAN ? "ranks 0..r (inclusive prefix)" : "every rank",
-                   ctx->tlattr.provider);
+                   rtopo__tool_provider(ctx));
         printf("# timing: barrier, t0, one %s, t1 on every rank; per iteration the slowest "
                "rank; median and min over the iterations (%d blocks, each column in turn; "
                "every element of every result checked after each block)\n", B.op, BLOCKS);
@@ -1632,29 +1591,7 @@ static void bench_coll(void)
 
 static void parse_sizes(const char *s)
 {
-    const char *arg = s;
-    long lo, hi, v;
-    char *end;
-
-    B.nsizes = 0;
-    if (sscanf(s, "%ld:%ld", &lo, &hi) == 2 && !strchr(s, ',')) {
-        if (lo < 0 || hi < lo)
-            usage_error("--sizes %s: need 0 <= MIN <= MAX", arg);
-        B.sizes[B.nsizes++] = lo;
-        for (v = lo ? lo * 2 : 1; v <= hi && B.nsizes < 64; v *= 2)
-            B.sizes[B.nsizes++] = v;
-        return;
-    }
-    while (*s && B.nsizes < 64) {
-        v = strtol(s, &end, 0);
-        if (end == s || v < 0 || (*end && *end != ','))
-            usage_error("--sizes '%s' is not a list of byte counts (8,1024,...) "
-                        "or MIN:MAX", arg);
-        B.sizes[B.nsizes++] = v;
-        s = *end == ',' ? end + 1 : end;
-    }
-    if (B.nsizes == 0)
-        usage_error("--sizes '%s' names no size", arg);
+    B.nsizes = bench_parse_sizes(s, B.sizes, 64, 0, "byte counts", "8,1024,...");
 }
 
 int main(int argc, char **argv)
@@ -1668,18 +1605,20 @@ int main(int argc, char **argv)
     size_t k;
     int i, st, have_q = 0, have_coll_opt = 0;
 
+    bench_cli.prog = "rtopo-bench";
+    bench_cli.usage = usage;
     for (i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
         }
     if (argc < 2)
-        usage_error("no operation given (shift, shift-dim, route, scatter, bcast, allreduce "
-                    "or scan)");
+        bench_usage_error("no operation given (shift, shift-dim, route, scatter, bcast, allreduce "
+                          "or scan)");
     if (strcmp(argv[1], "shift") && strcmp(argv[1], "shift-dim") && strcmp(argv[1], "route") &&
         strcmp(argv[1], "scatter") && bench_coll_op_parse(argv[1]) < 0)
-        usage_error("unknown operation '%s' (shift, shift-dim, route, scatter, bcast, "
-                    "allreduce or scan)", argv[1]);
+        bench_usage_error("unknown operation '%s' (shift, shift-dim, route, scatter, bcast, "
+                          "allreduce or scan)", argv[1]);
     B.op = argv[1];
     B.coll = bench_coll_op_parse(B.op) > 0 ? bench_coll_op_parse(B.op) : 0;
     /* scatter: window elements; shift and route: bytes */
@@ -1691,81 +1630,81 @@ int main(int argc, char **argv)
         o = argv[i];
         for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
             if (!strcmp(o, with_value[k]) && i + 1 >= argc)
-                usage_error("%s needs a value", o);
+                bench_usage_error("%s needs a value", o);
         if (!strcmp(o, "--topo")) B.topo = argv[++i];
         else if (!strcmp(o, "--algo")) B.algo = argv[++i];
         else if (!strcmp(o, "--q")) {
-            B.q = parse_long(o, argv[++i], LONG_MIN, LONG_MAX);
+            B.q = bench_parse_long(o, argv[++i], LONG_MIN, LONG_MAX);
             have_q = 1;
         }
         else if (!strcmp(o, "--sizes")) parse_sizes(argv[++i]);
-        else if (!strcmp(o, "--iters")) B.iters = (int)parse_long(o, argv[++i], 1, INT_MAX);
-        else if (!strcmp(o, "--warmup")) B.warmup = (int)parse_long(o, argv[++i], 0, INT_MAX);
-        else if (!strcmp(o, "--hops")) B.hops = (int)parse_long(o, argv[++i], 1, INT_MAX - 1);
-        else if (!strcmp(o, "--d")) B.d = (int)parse_long(o, argv[++i], 0, 20);
-        else if (!strcmp(o, "--host")) B.host = (int)parse_long(o, argv[++i], 0, INT_MAX);
-        else if (!strcmp(o, "--esize")) B.esize = (int)parse_long(o, argv[++i], 1, 1 << 20);
+        else if (!strcmp(o, "--iters")) B.iters = (int)bench_parse_long(o, argv[++i], 1, INT_MAX);
+        else if (!strcmp(o, "--warmup")) B.warmup = (int)bench_parse_long(o, argv[++i], 0, INT_MAX);
+        else if (!strcmp(o, "--hops")) B.hops = (int)bench_parse_long(o, argv[++i], 1, INT_MAX - 1);
+        else if (!strcmp(o, "--d")) B.d = (int)bench_parse_long(o, argv[++i], 0, 20);
+        else if (!strcmp(o, "--host")) B.host = (int)bench_parse_long(o, argv[++i], 0, INT_MAX);
+        else if (!strcmp(o, "--esize")) B.esize = (int)bench_parse_long(o, argv[++i], 1, 1 << 20);
         else if (!strcmp(o, "--overlap")) {
             B.overlap = argv[++i];
             if (strcmp(B.overlap, "max") && strcmp(B.overlap, "half"))
-                parse_long(o, B.overlap, 0, LONG_MAX);
+                bench_parse_long(o, B.overlap, 0, LONG_MAX);
         } else if (!strcmp(o, "--x")) {
             if (strcmp(argv[++i], "all") && strcmp(argv[i], "model"))
-                usage_error("--x is all or model (got '%s')", argv[i]);
+                bench_usage_error("--x is all or model (got '%s')", argv[i]);
             B.xall = !strcmp(argv[i], "all");
         }
-        else if (!strcmp(o, "--dim")) B.dim = (int)parse_long(o, argv[++i], 0, 31);
+        else if (!strcmp(o, "--dim")) B.dim = (int)bench_parse_long(o, argv[++i], 0, 31);
         else if (!strcmp(o, "--disp")) {
-            B.q = parse_long(o, argv[++i], INT_MIN, INT_MAX);
+            B.q = bench_parse_long(o, argv[++i], INT_MIN, INT_MAX);
             B.have_disp = 1;
         }
         else if (!strcmp(o, "--rule")) {
             char *comma = strchr(argv[++i], ',');
             if (!comma)
-                usage_error("--rule '%s': expected A,B (line L shifts by A*L + B)", argv[i]);
+                bench_usage_error("--rule '%s': expected A,B (line L shifts by A*L + B)", argv[i]);
             *comma = '\0';
-            B.ra = parse_long("--rule A", argv[i], INT_MIN, INT_MAX);
-            B.rb = parse_long("--rule B", comma + 1, INT_MIN, INT_MAX);
+            B.ra = bench_parse_long("--rule A", argv[i], INT_MIN, INT_MAX);
+            B.rb = bench_parse_long("--rule B", comma + 1, INT_MIN, INT_MAX);
             B.have_rule = 1;
         }
         else if (!strcmp(o, "--inplace")) B.inplace = 1;
         else if (!strcmp(o, "--modes"))
-            B.modes = parse_pair(o, argv[++i], "blocking", "persistent");
+            B.modes = bench_parse_pair_opt(o, argv[++i], "blocking", "persistent");
         else if (!strcmp(o, "--buffers"))
-            B.buffers = parse_pair(o, argv[++i], "registered", "unregistered");
+            B.buffers = bench_parse_pair_opt(o, argv[++i], "registered", "unregistered");
         else if (!strcmp(o, "--root")) {
-            B.root = (int)parse_long(o, argv[++i], 0, INT_MAX);
+            B.root = (int)bench_parse_long(o, argv[++i], 0, INT_MAX);
             have_coll_opt = 1;
         } else if (!strcmp(o, "--op")) {
             if ((B.rop = bench_coll_rop_parse(argv[++i])) < 0)
-                usage_error("--op '%s': sum, prod, min or max", argv[i]);
+                bench_usage_error("--op '%s': sum, prod, min or max", argv[i]);
             have_coll_opt = 1;
         } else if (!strcmp(o, "--dtype")) {
             if ((B.dtype = bench_coll_dtype_parse(argv[++i])) < 0)
-                usage_error("--dtype '%s': int64 or double", argv[i]);
+                bench_usage_error("--dtype '%s': int64 or double", argv[i]);
             have_coll_opt = 1;
         }
         else if (!strcmp(o, "--unregistered")) B.unreg = 1;
         else if (!strcmp(o, "--persistent")) B.persistent = 1;
         else if (!strcmp(o, "--no-baseline")) B.baseline = 0;
         else if (!strcmp(o, "--json")) B.json = 1;
-        else usage_error("unknown option '%s'", o);
+        else bench_usage_error("unknown option '%s'", o);
     }
     if (strcmp(B.op, "shift-dim") && (B.dim >= 0 || B.have_disp || B.have_rule || B.inplace))
-        usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
+        bench_usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
     if (B.have_disp && B.have_rule)
-        usage_error("shift-dim: give --disp or --rule, not both");
+        bench_usage_error("shift-dim: give --disp or --rule, not both");
     if (!strcmp(B.op, "shift-dim") && (have_q || strcmp(B.algo, "auto")))
-        usage_error("shift-dim takes no --q or --algo (the displacement is --disp)");
+        bench_usage_error("shift-dim takes no --q or --algo (the displacement is --disp)");
     if (!B.coll && (have_coll_opt || B.modes || B.buffers))
-        usage_error("--modes, --buffers, --root, --op and --dtype go with bcast, allreduce "
-                    "and scan");
+        bench_usage_error("--modes, --buffers, --root, --op and --dtype go with bcast, allreduce "
+                          "and scan");
     if (B.coll) {
         if (have_q)
-            usage_error("%s takes no --q", B.op);
+            bench_usage_error("%s takes no --q", B.op);
         if (B.coll == RTOPO__COLL_BCAST ? B.rop != RTOPO_SUM : B.root != 0)
-            usage_error("%s takes no %s", B.op, B.coll == RTOPO__COLL_BCAST ? "--op" :
-                        "--root");
+            bench_usage_error("%s takes no %s", B.op, B.coll == RTOPO__COLL_BCAST ? "--op" :
+                              "--root");
         /* --persistent and --unregistered as for the other operations */
         if (!B.modes)
             B.modes = B.persistent ? 2 : 1;

@@ -1,6 +1,6 @@
 /*
  * rtopo-run - start N ranks on this machine, wire their environment,
- * run the bootstrap rendezvous (runtime/boot_wire.h), forward their
+ * run the bootstrap rendezvous (runtime/boot/boot_wire.h), forward their
  * output prefixed by rank, and end the job when a rank fails.
  *
  * One poll() loop over: a signalfd (SIGCHLD and the signals forwarded

@@ -23,7 +23,7 @@
  */
 #include "config.h"
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +34,7 @@
 #include "log.h"
 #include "rtopo_sched.h"
 #include "sim_draw.h"
+#include "sim_opts.h"
 
 #define SIM_ROUNDS_CAP   4096u                 /* hops printed in JSON by default */
 #define SIM_CHECK_CAP    (64ull << 20)          /* bytes over all ranks for --check */
@@ -91,47 +92,12 @@ static void usage(FILE *f)
 
 static int bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "rtopo-sim: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try rtopo-sim --help)\n");
-    return 2;
+    return sim_bad(fmt, arg);
 }
 
 static int parse_int(const char *s, long *v)
 {
-    char *end;
-
-    errno = 0;
-    *v = strtol(s, &end, 10);
-    return errno || end == s || *end ? -1 : 0;
-}
-
-static int parse_bytes(const char *s, uint64_t *v)
-{
-    unsigned long long n;
-    char *end;
-    int shift = 0;
-
-    if (!s || *s == '-')
-        return -1;
-    errno = 0;
-    n = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (shift && (!strcasecmp(end, "ib") || !strcasecmp(end, "b")))
-        end += strlen(end);
-    if (!shift && !strcasecmp(end, "b"))
-        end++;
-    if (*end || (shift && n > (UINT64_MAX >> shift)))
-        return -1;
-    *v = (uint64_t)n << shift;
-    return 0;
+    return sim_parse_int(s, v);
 }
 
 /* seconds, with an optional unit s, ms, us, ns */
@@ -158,9 +124,7 @@ static int parse_time(const char *s, double *v)
 
 static int parse_model(const char *list, rtopo__model_t *m)
 {
-    if (rtopo__model_parse(list, m))
-        return bad("--model: %s", rtopo_last_error());
-    return 0;
+    return sim_parse_model(list, m);
 }
 
 static int parse_topo(const char *s, int p_max_log, rtopo__tdesc_t *t)
@@ -600,6 +564,7 @@ typedef struct scat_opts {
     int have_M, have_overlap;
     size_t esize;
     int strategy, x, host_node;
+    int sx, have_x;        /* --strategy's X (-1: none), --x given */
     char *model_str;
     rtopo__model_t model;
     int check, json;
@@ -1210,30 +1175,70 @@ out:
     return rc;
 }
 
+static int scat_opt_d(void *opts, const char *arg)
+{
+    scat_opts_t *o = opts;
+    long v;
+
+    if (parse_int(arg, &v) || v < 0 || v > SCAT_D_MAX) {
+        fprintf(stderr, "rtopo-sim: --d '%s': a dimension from 0 to %d\n", arg, SCAT_D_MAX);
+        return 2;
+    }
+    o->d = (int)v;
+    return 0;
+}
+
+static int scat_opt_strategy(void *opts, const char *arg)
+{
+    scat_opts_t *o = opts;
+
+    o->strategy = rtopo__scatter_algo_parse(arg, &o->sx);
+    if (o->strategy < 0)
+        return bad("--strategy '%s': expected auto, seq, binomial, "
+                   "seqscatter[:X] or decremental[:X]", arg);
+    return 0;
+}
+
+static int scat_opt_versus(void *opts, const char *arg)
+{
+    scat_opts_t *o = opts;
+
+    if (!strcmp(arg, "overlap"))
+        o->versus = 0;
+    else if (!strcmp(arg, "d") || !strcmp(arg, "dimension"))
+        o->versus = 1;
+    else
+        return bad("--versus '%s': overlap or d", arg);
+    return 0;
+}
+
+static const sim_opt_t scat_optab[] = {
+    { "d", SIM_OPT_FN, 1, 0, 0, SIM_HAVE(scat_opts_t, have_d), 0, 0, NULL, scat_opt_d },
+    SIM_BYTES(scat_opts_t, "M", M, SIM_HAVE(scat_opts_t, have_M), 1, 1ll << 32,
+              "--M '%s': elements per window, 1 to 2^32"),
+    SIM_BYTES(scat_opts_t, "overlap", overlap, SIM_HAVE(scat_opts_t, have_overlap), 0, -1,
+              "--overlap '%s': a number of elements"),
+    SIM_FN("strategy", scat_opt_strategy),
+    SIM_INT(scat_opts_t, "x", x, SIM_HAVE(scat_opts_t, have_x), 0, 30,
+            "--x '%s': a block dimension"),
+    SIM_BYTES(scat_opts_t, "esize", esize, SIM_NONE, 1, 4096,
+              "--esize '%s': bytes per element, 1 to 4096"),
+    SIM_INT(scat_opts_t, "host-node", host_node, SIM_NONE, 0, (1L << SCAT_D_MAX) - 1,
+            "--host-node '%s': a node label"),
+    SIM_STR(scat_opts_t, "model", model_str, SIM_NONE),
+    SIM_FLAG(scat_opts_t, "check", check, SIM_NONE),
+    SIM_FLAG(scat_opts_t, "json", json, SIM_NONE),
+    SIM_INT(scat_opts_t, "figure", figure, SIM_NONE, 1, 2, "--figure '%s': 1 or 2"),
+    SIM_FN("versus", scat_opt_versus),
+    SIM_STR(scat_opts_t, "out", out, SIM_NONE),
+    SIM_STR(scat_opts_t, "csv", csv, SIM_NONE),
+    SIM_HELP_OPT,
+};
+
 static int scatter_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "d", required_argument, NULL, 'd' },
-        { "M", required_argument, NULL, 'M' },
-        { "overlap", required_argument, NULL, 'k' },
-        { "strategy", required_argument, NULL, 's' },
-        { "x", required_argument, NULL, 'x' },
-        { "esize", required_argument, NULL, 'e' },
-        { "host-node", required_argument, NULL, 'H' },
-        { "model", required_argument, NULL, 'm' },
-        { "check", no_argument, NULL, 'c' },
-        { "json", no_argument, NULL, 'j' },
-        { "figure", required_argument, NULL, 'f' },
-        { "versus", required_argument, NULL, 'v' },
-        { "out", required_argument, NULL, 'o' },
-        { "csv", required_argument, NULL, 'C' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
     scat_opts_t o;
-    int c, rc, sx = -1, have_x = 0;
-    long v;
-    uint64_t u;
+    int rc, sx, have_x;
 
     memset(&o, 0, sizeof(o));
     o.M = 100;
@@ -1241,89 +1246,13 @@ static int scatter_main(int argc, char **argv)
     o.x = -1;
     o.host_node = -1;
     o.versus = -1;
-    optind = 2;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            if (parse_int(optarg, &v) || v < 0 || v > SCAT_D_MAX) {
-                fprintf(stderr, "rtopo-sim: --d '%s': a dimension from 0 to %d\n", optarg,
-                        SCAT_D_MAX);
-                return 2;
-            }
-            o.d = (int)v;
-            o.have_d = 1;
-            break;
-        case 'M':
-            if (parse_bytes(optarg, &u) || !u || u > (1ull << 32))
-                return bad("--M '%s': elements per window, 1 to 2^32", optarg);
-            o.M = u;
-            o.have_M = 1;
-            break;
-        case 'k':
-            if (parse_bytes(optarg, &o.overlap))
-                return bad("--overlap '%s': a number of elements", optarg);
-            o.have_overlap = 1;
-            break;
-        case 's':
-            o.strategy = rtopo__scatter_algo_parse(optarg, &sx);
-            if (o.strategy < 0)
-                return bad("--strategy '%s': expected auto, seq, binomial, "
-                           "seqscatter[:X] or decremental[:X]", optarg);
-            break;
-        case 'x':
-            if (parse_int(optarg, &v) || v < 0 || v > 30)
-                return bad("--x '%s': a block dimension", optarg);
-            o.x = (int)v;
-            have_x = 1;
-            break;
-        case 'e':
-            if (parse_bytes(optarg, &u) || !u || u > 4096)
-                return bad("--esize '%s': bytes per element, 1 to 4096", optarg);
-            o.esize = (size_t)u;
-            break;
-        case 'H':
-            if (parse_int(optarg, &v) || v < 0 || v >= (1L << SCAT_D_MAX))
-                return bad("--host-node '%s': a node label", optarg);
-            o.host_node = (int)v;
-            break;
-        case 'm':
-            o.model_str = optarg;
-            break;
-        case 'c':
-            o.check = 1;
-            break;
-        case 'j':
-            o.json = 1;
-            break;
-        case 'f':
-            if (parse_int(optarg, &v) || v < 1 || v > 2)
-                return bad("--figure '%s': 1 or 2", optarg);
-            o.figure = (int)v;
-            break;
-        case 'v':
-            if (!strcmp(optarg, "overlap"))
-                o.versus = 0;
-            else if (!strcmp(optarg, "d") || !strcmp(optarg, "dimension"))
-                o.versus = 1;
-            else
-                return bad("--versus '%s': overlap or d", optarg);
-            break;
-        case 'o':
-            o.out = optarg;
-            break;
-        case 'C':
-            o.csv = optarg;
-            break;
-        case 'h':
-            scatter_usage(stdout);
-            return 0;
-        default:
-            scatter_usage(stderr);
-            return 2;
-        }
-    }
-    if (optind < argc)
-        return bad("unexpected argument '%s'", argv[optind]);
+    o.sx = -1;
+    rc = sim_opts_parse(argc, argv, 2, scat_optab, (int)(sizeof(scat_optab) /
+                        sizeof(scat_optab[0])), &o, scatter_usage);
+    if (rc >= 0)
+        return rc;
+    sx = o.sx;
+    have_x = o.have_x;
     if (sx >= 0 && have_x && sx != o.x)
         return bad("--x and --strategy name different block dimensions%s", "");
     if (sx >= 0)
@@ -1681,104 +1610,62 @@ static int dim_one(const dim_opts_t *o, long a, long b, int first, int *failed)
     return 0;
 }
 
+static int dim_opt_rule(void *opts, const char *arg)
+{
+    dim_opts_t *o = opts;
+    const char *comma = strchr(arg, ',');
+    char *a;
+    int ok;
+
+    if (!comma)
+        return bad("--rule '%s': expected A,B (line L shifts by A*L + B)", arg);
+    if (!(a = strndup(arg, (size_t)(comma - arg)))) {
+        fprintf(stderr, "rtopo-sim: out of memory\n");
+        return 1;
+    }
+    ok = !parse_int(a, &o->a) && !parse_int(comma + 1, &o->b) && o->a >= INT32_MIN &&
+         o->a <= INT32_MAX && o->b >= INT32_MIN && o->b <= INT32_MAX;
+    free(a);
+    if (!ok)
+        return bad("--rule '%s': A and B must be integers (int range)", arg);
+    return 0;
+}
+
+static const sim_opt_t dim_optab[] = {
+    SIM_STR(dim_opts_t, "topo", topo_str, SIM_NONE),
+    SIM_INT(dim_opts_t, "dim", dim, SIM_HAVE(dim_opts_t, have_dim), 0, RTOPO__MAX_DIMS - 1,
+            "--dim '%s': a dimension number (0, 1, ...)"),
+    SIM_INT(dim_opts_t, "disp", disp, SIM_HAVE(dim_opts_t, have_disp), INT32_MIN, INT32_MAX,
+            "--disp '%s': an integer (int range)"),
+    { "rule", SIM_OPT_FN, 1, 0, 0, SIM_HAVE(dim_opts_t, have_rule), 0, 0, NULL, dim_opt_rule },
+    SIM_FLAG(dim_opts_t, "all-disp", all_disp, SIM_NONE),
+    SIM_BYTES(dim_opts_t, "bytes", bytes, SIM_NONE, 0, 1ll << 46,
+              "--bytes '%s': expected a byte count up to 2^46 (K, M, G suffixes)"),
+    SIM_FLAG(dim_opts_t, "inplace", inplace, SIM_NONE),
+    SIM_BYTES(dim_opts_t, "piece", piece, SIM_NONE, 1, -1,
+              "--piece '%s': a byte count of at least 1"),
+    SIM_INT(dim_opts_t, "slots", slots, SIM_NONE, 1, 1024, "--slots '%s': 1 to 1024"),
+    SIM_MODEL(dim_opts_t, "model", model),
+    SIM_FLAG(dim_opts_t, "check", check, SIM_NONE),
+    SIM_FLAG(dim_opts_t, "json", json, SIM_NONE),
+    SIM_FLAG(dim_opts_t, "rounds", rounds, SIM_NONE),
+    SIM_HELP_OPT,
+};
+
 static int dim_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "topo", required_argument, NULL, 't' },
-        { "dim", required_argument, NULL, 'k' },
-        { "disp", required_argument, NULL, 'd' },
-        { "rule", required_argument, NULL, 'R' },
-        { "all-disp", no_argument, NULL, 'A' },
-        { "bytes", required_argument, NULL, 'b' },
-        { "inplace", no_argument, NULL, 'i' },
-        { "piece", required_argument, NULL, 'P' },
-        { "slots", required_argument, NULL, 'S' },
-        { "model", required_argument, NULL, 'm' },
-        { "check", no_argument, NULL, 'c' },
-        { "json", no_argument, NULL, 'j' },
-        { "rounds", no_argument, NULL, 'r' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
     dim_opts_t o;
-    int c, rc, failed = 0, E, modes;
+    int rc, failed = 0, E, modes;
     long d;
-    char *comma;
 
     memset(&o, 0, sizeof(o));
     o.bytes = 1 << 20;
     o.slots = DIM_SLOTS;
     rtopo__model_default(&o.model);
-    optind = 2;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            o.topo_str = optarg;
-            break;
-        case 'k':
-            if (parse_int(optarg, &o.dim) || o.dim < 0 || o.dim >= RTOPO__MAX_DIMS)
-                return bad("--dim '%s': a dimension number (0, 1, ...)", optarg);
-            o.have_dim = 1;
-            break;
-        case 'd':
-            if (parse_int(optarg, &o.disp) || o.disp < INT32_MIN || o.disp > INT32_MAX)
-                return bad("--disp '%s': an integer (int range)", optarg);
-            o.have_disp = 1;
-            break;
-        case 'R':
-            comma = strchr(optarg, ',');
-            if (!comma)
-                return bad("--rule '%s': expected A,B (line L shifts by A*L + B)", optarg);
-            *comma = '\0';
-            if (parse_int(optarg, &o.a) || parse_int(comma + 1, &o.b) ||
-                o.a < INT32_MIN || o.a > INT32_MAX || o.b < INT32_MIN || o.b > INT32_MAX) {
-                *comma = ',';
-                return bad("--rule '%s': A and B must be integers (int range)", optarg);
-            }
-            o.have_rule = 1;
-            break;
-        case 'A':
-            o.all_disp = 1;
-            break;
-        case 'b':
-            if (parse_bytes(optarg, &o.bytes) || o.bytes > (1ull << 46))
-                return bad("--bytes '%s': expected a byte count up to 2^46 (K, M, G "
-                           "suffixes)", optarg);
-            break;
-        case 'i':
-            o.inplace = 1;
-            break;
-        case 'P':
-            if (parse_bytes(optarg, &o.piece) || !o.piece)
-                return bad("--piece '%s': a byte count of at least 1", optarg);
-            break;
-        case 'S':
-            if (parse_int(optarg, &o.slots) || o.slots < 1 || o.slots > 1024)
-                return bad("--slots '%s': 1 to 1024", optarg);
-            break;
-        case 'm':
-            if ((rc = parse_model(optarg, &o.model)))
-                return rc;
-            break;
-        case 'c':
-            o.check = 1;
-            break;
-        case 'j':
-            o.json = 1;
-            break;
-        case 'r':
-            o.rounds = 1;
-            break;
-        case 'h':
-            dim_usage(stdout);
-            return 0;
-        default:
-            dim_usage(stderr);
-            return 2;
-        }
-    }
-    if (optind < argc)
-        return bad("unexpected argument '%s'", argv[optind]);
+    rc = sim_opts_parse(argc, argv, 2, dim_optab, (int)(sizeof(dim_optab) /
+                        sizeof(dim_optab[0])), &o, dim_usage);
+    if (rc >= 0)
+        return rc;
     if (!o.topo_str)
         return bad("shift-dim: --topo is required%s", "");
     if (!o.have_dim)
@@ -1879,6 +1766,7 @@ typedef struct otis_opts {
                                  access operations, sort: bytes */
     const char *vector;       /* bpc: the vector (rtopo__bpc_parse) */
     int have_vector, have_desc;
+    const char *along;        /* --along */
     int circular;             /* shift kinds c, d, g, h */
     int mimd;                 /* --model mimd: electronic_moves is MIMD */
     rtopo__model_t model;     /* --cost */
@@ -2470,41 +2358,117 @@ static int otis_one(const otis_opts_t *o)
     return ok == 0 ? 1 : 0;
 }
 
+static int otis_opt_model(void *opts, const char *arg)
+{
+    otis_opts_t *o = opts;
+
+    if (!strcmp(arg, "simd") || !strcmp(arg, "mimd"))
+        o->mimd = arg[0] == 'm';
+    else
+        return bad("--model '%s': simd or mimd (cost parameters: --cost)", arg);
+    return 0;
+}
+
+static int otis_opt_dtype(void *opts, const char *arg)
+{
+    otis_opts_t *o = opts;
+    int i;
+
+    for (i = 0; i < 4 && strcmp(arg, otis_dtype_names[i]); i++)
+        ;
+    if (i == 4)
+        return bad("--dtype '%s': int32, int64, float or double", arg);
+    o->c.dtype = i;
+    return 0;
+}
+
+static int otis_opt_op(void *opts, const char *arg)
+{
+    otis_opts_t *o = opts;
+    int i;
+
+    for (i = 0; i < 4 && strcmp(arg, otis_rop_names[i]); i++)
+        ;
+    if (i == 4)
+        return bad("--op '%s': sum, prod, min or max", arg);
+    o->c.rop = i;
+    return 0;
+}
+
+static int otis_opt_algo(void *opts, const char *arg)
+{
+    otis_opts_t *o = opts;
+
+    if ((o->c.algo = rtopo__coll_algo_parse(arg)) < 0)
+        return bad("--algo '%s': auto, topo or generic", arg);
+    return 0;
+}
+
+static int otis_opt_kind(void *opts, const char *arg)
+{
+    otis_opts_t *o = opts;
+
+    if (strlen(arg) != 1 || arg[0] < 'a' || arg[0] > 'h')
+        return bad("--kind '%s': one of a b c d e f g h", arg);
+    o->kind = arg[0];
+    return 0;
+}
+
+static int otis_opt_seed(void *opts, const char *arg)
+{
+    otis_opts_t *o = opts;
+    long v;
+
+    if (parse_int(arg, &v) || v < 0)
+        return bad("--seed '%s': a non-negative integer", arg);
+    o->seed = (uint64_t)v ? (uint64_t)v : 1;   /* xorshift needs a non-zero state */
+    return 0;
+}
+
+#define OTIS_HAVE(f) SIM_HAVE(otis_opts_t, f)
+static const sim_opt_t otis_optab[] = {
+    SIM_STR(otis_opts_t, "topo", topo_str, SIM_NONE),
+    SIM_FN("model", otis_opt_model),
+    SIM_INT(otis_opts_t, "count", c.count, OTIS_HAVE(have_count), 0, 1L << 30,
+            "--count '%s': 0 to 2^30 elements"),
+    { "dtype", SIM_OPT_FN, 1, 0, 0, OTIS_HAVE(have_dtype), 0, 0, NULL, otis_opt_dtype },
+    { "op", SIM_OPT_FN, 1, 0, 0, OTIS_HAVE(have_op), 0, 0, NULL, otis_opt_op },
+    SIM_FN("algo", otis_opt_algo),
+    SIM_INT(otis_opts_t, "chunks", c.chunks, OTIS_HAVE(have_chunks), 0, 1 << 20,
+            "--chunks '%s': 0 (the model picks) to 2^20"),
+    SIM_INT(otis_opts_t, "root", c.root, OTIS_HAVE(have_root), INT32_MIN, INT32_MAX,
+            "--root '%s': an integer"),
+    SIM_INT(otis_opts_t, "window", c.w, OTIS_HAVE(have_w), INT32_MIN, INT32_MAX,
+            "--window '%s': an integer"),
+    { "kind", SIM_OPT_FN, 1, 0, 0, OTIS_HAVE(have_kind), 0, 0, NULL, otis_opt_kind },
+    SIM_INT(otis_opts_t, "s", s, OTIS_HAVE(have_s), INT32_MIN, INT32_MAX,
+            "--s '%s': an integer (int range)"),
+    SIM_INT(otis_opts_t, "dim", c.dim, OTIS_HAVE(have_dim), 0, RTOPO__MAX_DIMS - 1,
+            "--dim '%s': a dimension number (0, 1, ...)"),
+    SIM_STR(otis_opts_t, "along", along, SIM_NONE),
+    SIM_INT(otis_opts_t, "m", c.mm, OTIS_HAVE(have_mm), INT32_MIN, INT32_MAX,
+            "--m/--block '%s': an integer"),
+    SIM_INT(otis_opts_t, "block", c.mm, OTIS_HAVE(have_mm), INT32_MIN, INT32_MAX,
+            "--m/--block '%s': an integer"),
+    SIM_BYTES(otis_opts_t, "record", record, OTIS_HAVE(have_record), 1, 1ll << 30,
+              "--record '%s': 1 byte to 1G (suffixes K, M, G)"),
+    SIM_STR(otis_opts_t, "vector", vector, OTIS_HAVE(have_vector)),
+    SIM_FLAG(otis_opts_t, "desc", c.desc, OTIS_HAVE(have_desc)),
+    SIM_MODEL(otis_opts_t, "cost", model),
+    SIM_FLAG(otis_opts_t, "check", check, SIM_NONE),
+    SIM_FLAG(otis_opts_t, "json", json, SIM_NONE),
+    SIM_FLAG(otis_opts_t, "rounds", rounds, SIM_NONE),
+    { "seed", SIM_OPT_FN, 1, 0, 0, SIM_NONE, 0, 0, NULL, otis_opt_seed },
+    SIM_HELP_OPT,
+};
+#undef OTIS_HAVE
+
 static int otis_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "topo", required_argument, NULL, 't' },
-        { "model", required_argument, NULL, 'M' },
-        { "count", required_argument, NULL, 'n' },
-        { "dtype", required_argument, NULL, 'T' },
-        { "op", required_argument, NULL, 'o' },
-        { "algo", required_argument, NULL, 'a' },
-        { "chunks", required_argument, NULL, 'C' },
-        { "root", required_argument, NULL, 'R' },
-        { "window", required_argument, NULL, 'w' },
-        { "kind", required_argument, NULL, 'K' },
-        { "s", required_argument, NULL, 's' },
-        { "dim", required_argument, NULL, 'd' },
-        { "along", required_argument, NULL, 'A' },
-        { "m", required_argument, NULL, 'm' },
-        { "block", required_argument, NULL, 'm' },
-        { "record", required_argument, NULL, 'E' },
-        { "vector", required_argument, NULL, 'V' },
-        { "desc", no_argument, NULL, 'D' },
-        { "cost", required_argument, NULL, 'c' },
-        { "check", no_argument, NULL, 'k' },
-        { "json", no_argument, NULL, 'j' },
-        { "rounds", no_argument, NULL, 'r' },
-        { "seed", required_argument, NULL, 'S' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
     otis_opts_t o;
-    const char *along = NULL;
+    const char *along;
     char opname[32];
-    long v;
-    uint64_t u;
-    int c, i, rc, op, nd;
+    int i, rc, op, nd, first;
 
     memset(&o, 0, sizeof(o));
     o.c.algo = RTOPO_COLL_AUTO;
@@ -2531,134 +2495,15 @@ static int otis_main(int argc, char **argv)
                        "prefix_sum, data_sum, shift, accumulate, consecutive_sum, "
                        "adjacent_sum, rank, concentrate, distribute, generalize, bpc, sort, "
                        "random_write, random_read)", argv[2]);
-        optind = 3;
+        first = 3;
     } else {
-        optind = 2;
+        first = 2;
     }
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            o.topo_str = optarg;
-            break;
-        case 'M':
-            if (!strcmp(optarg, "simd") || !strcmp(optarg, "mimd"))
-                o.mimd = optarg[0] == 'm';
-            else
-                return bad("--model '%s': simd or mimd (cost parameters: --cost)", optarg);
-            break;
-        case 'n':
-            if (parse_int(optarg, &v) || v < 0 || v > (1L << 30))
-                return bad("--count '%s': 0 to 2^30 elements", optarg);
-            o.c.count = (uint64_t)v;
-            o.have_count = 1;
-            break;
-        case 'T':
-            for (i = 0; i < 4 && strcmp(optarg, otis_dtype_names[i]); i++)
-                ;
-            if (i == 4)
-                return bad("--dtype '%s': int32, int64, float or double", optarg);
-            o.c.dtype = i;
-            o.have_dtype = 1;
-            break;
-        case 'o':
-            for (i = 0; i < 4 && strcmp(optarg, otis_rop_names[i]); i++)
-                ;
-            if (i == 4)
-                return bad("--op '%s': sum, prod, min or max", optarg);
-            o.c.rop = i;
-            o.have_op = 1;
-            break;
-        case 'a':
-            if ((o.c.algo = rtopo__coll_algo_parse(optarg)) < 0)
-                return bad("--algo '%s': auto, topo or generic", optarg);
-            break;
-        case 'C':
-            if (parse_int(optarg, &v) || v < 0 || v > 1 << 20)
-                return bad("--chunks '%s': 0 (the model picks) to 2^20", optarg);
-            o.c.chunks = (uint32_t)v;
-            o.have_chunks = 1;
-            break;
-        case 'R':
-            if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
-                return bad("--root '%s': an integer", optarg);
-            o.c.root = (int)v;
-            o.have_root = 1;
-            break;
-        case 'w':
-            if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
-                return bad("--window '%s': an integer", optarg);
-            o.c.w = (int)v;
-            o.have_w = 1;
-            break;
-        case 'K':
-            if (strlen(optarg) != 1 || optarg[0] < 'a' || optarg[0] > 'h')
-                return bad("--kind '%s': one of a b c d e f g h", optarg);
-            o.kind = optarg[0];
-            o.have_kind = 1;
-            break;
-        case 's':
-            if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
-                return bad("--s '%s': an integer (int range)", optarg);
-            o.s = v;
-            o.have_s = 1;
-            break;
-        case 'd':
-            if (parse_int(optarg, &v) || v < 0 || v >= RTOPO__MAX_DIMS)
-                return bad("--dim '%s': a dimension number (0, 1, ...)", optarg);
-            o.c.dim = (int)v;
-            o.have_dim = 1;
-            break;
-        case 'A':
-            along = optarg;
-            break;
-        case 'm':
-            if (parse_int(optarg, &v) || v < INT32_MIN || v > INT32_MAX)
-                return bad("--m/--block '%s': an integer", optarg);
-            o.c.mm = (int)v;
-            o.have_mm = 1;
-            break;
-        case 'E':
-            if (parse_bytes(optarg, &u) || u < 1 || u > (1ull << 30))
-                return bad("--record '%s': 1 byte to 1G (suffixes K, M, G)", optarg);
-            o.record = u;
-            o.have_record = 1;
-            break;
-        case 'V':
-            o.vector = optarg;
-            o.have_vector = 1;
-            break;
-        case 'D':
-            o.c.desc = 1;
-            o.have_desc = 1;
-            break;
-        case 'c':
-            if ((rc = parse_model(optarg, &o.model)))
-                return rc;
-            break;
-        case 'k':
-            o.check = 1;
-            break;
-        case 'j':
-            o.json = 1;
-            break;
-        case 'r':
-            o.rounds = 1;
-            break;
-        case 'S':
-            if (parse_int(optarg, &v) || v < 0)
-                return bad("--seed '%s': a non-negative integer", optarg);
-            o.seed = (uint64_t)v ? (uint64_t)v : 1;   /* xorshift needs a non-zero state */
-            break;
-        case 'h':
-            otis_usage(stdout);
-            return 0;
-        default:
-            otis_usage(stderr);
-            return 2;
-        }
-    }
-    if (optind < argc)
-        return bad("unexpected argument '%s'", argv[optind]);
+    rc = sim_opts_parse(argc, argv, first, otis_optab, (int)(sizeof(otis_optab) /
+                        sizeof(otis_optab[0])), &o, otis_usage);
+    if (rc >= 0)
+        return rc;
+    along = o.along;
     if (o.opi < 0)
         return bad("otis: give the operation first (rtopo-sim otis --help)%s", "");
     if (!o.topo_str)
@@ -2762,24 +2607,37 @@ static int otis_main(int argc, char **argv)
     return otis_one(&o);
 }
 
+static int shift_opt_algo(void *opts, const char *arg)
+{
+    sim_opts_t *o = opts;
+
+    o->algo = rtopo__shift_algo_parse(arg);
+    if (o->algo < 0)
+        return bad("--algo '%s': expected auto, ring, mesh, hypercube, "
+                   "ecube or direct", arg);
+    return 0;
+}
+
+static const sim_opt_t shift_optab[] = {
+    SIM_STR(sim_opts_t, "topo", topo_str, SIM_NONE),
+    SIM_INT(sim_opts_t, "q", q, SIM_HAVE(sim_opts_t, have_q), LONG_MIN, LONG_MAX,
+            "--q '%s': not an integer"),
+    SIM_FLAG(sim_opts_t, "all-q", all_q, SIM_NONE),
+    SIM_FN("algo", shift_opt_algo),
+    SIM_BYTES(sim_opts_t, "bytes", bytes, SIM_NONE, 0, -1,
+              "--bytes '%s': expected a byte count (K, M, G suffixes)"),
+    SIM_MODEL(sim_opts_t, "model", model),
+    SIM_FLAG(sim_opts_t, "check", check, SIM_NONE),
+    SIM_FLAG(sim_opts_t, "json", json, SIM_NONE),
+    SIM_FLAG(sim_opts_t, "rounds", rounds, SIM_NONE),
+    SIM_HELP_OPT,
+};
+
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "topo", required_argument, NULL, 't' },
-        { "q", required_argument, NULL, 'q' },
-        { "all-q", no_argument, NULL, 'A' },
-        { "algo", required_argument, NULL, 'a' },
-        { "bytes", required_argument, NULL, 'b' },
-        { "model", required_argument, NULL, 'm' },
-        { "check", no_argument, NULL, 'c' },
-        { "json", no_argument, NULL, 'j' },
-        { "rounds", no_argument, NULL, 'r' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
     sim_opts_t o;
     const char *op;
-    int c, rc, failed = 0;
+    int rc, failed = 0;
     long q;
 
     /* errors are reported here, once, with rtopo_last_error() */
@@ -2809,54 +2667,10 @@ int main(int argc, char **argv)
         return otis_main(argc, argv);
     if (strcmp(op, "shift"))
         return bad("unknown operation '%s' (supported: shift, shift-dim, scatter, otis)", op);
-    optind = 2;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            o.topo_str = optarg;
-            break;
-        case 'q':
-            if (parse_int(optarg, &o.q))
-                return bad("--q '%s': not an integer", optarg);
-            o.have_q = 1;
-            break;
-        case 'A':
-            o.all_q = 1;
-            break;
-        case 'a':
-            o.algo = rtopo__shift_algo_parse(optarg);
-            if (o.algo < 0)
-                return bad("--algo '%s': expected auto, ring, mesh, hypercube, "
-                           "ecube or direct", optarg);
-            break;
-        case 'b':
-            if (parse_bytes(optarg, &o.bytes))
-                return bad("--bytes '%s': expected a byte count (K, M, G "
-                           "suffixes)", optarg);
-            break;
-        case 'm':
-            if ((rc = parse_model(optarg, &o.model)))
-                return rc;
-            break;
-        case 'c':
-            o.check = 1;
-            break;
-        case 'j':
-            o.json = 1;
-            break;
-        case 'r':
-            o.rounds = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (optind < argc)
-        return bad("unexpected argument '%s'", argv[optind]);
+    rc = sim_opts_parse(argc, argv, 2, shift_optab, (int)(sizeof(shift_optab) /
+                        sizeof(shift_optab[0])), &o, usage);
+    if (rc >= 0)
+        return rc;
     if (!o.topo_str)
         return bad("%s: --topo is required", op);
     if (o.have_q == o.all_q)

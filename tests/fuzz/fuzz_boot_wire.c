@@ -1,8 +1,8 @@
 /*
  * fuzz_boot_wire.c - libFuzzer harness for the bootstrap wire format
- * (runtime/boot_wire.h), on both ends of the rendezvous:
+ * (runtime/boot/boot_wire.h), on both ends of the rendezvous:
  *
- *  - the rank's end (runtime/boot_env.c): what the bootstrap address
+ *  - the rank's end (runtime/boot/boot_env.c): what the bootstrap address
  *    answers, before authentication (CHALLENGE, WELCOME, REFUSE: the
  *    frame header, the pre-authentication size limit, the server's MAC)
  *    and after it (RESULT, ABORT, FAILED of the allgather rounds and of

@@ -415,7 +415,7 @@ void rtopo__tl_job_size(int nranks)
     (void)nranks;
 }
 
-/* runtime/boot_pmix.c is not linked in (boot.c names it with HAVE_PMIX) */
+/* runtime/boot/boot_pmix.c is not linked in (boot.c names it with HAVE_PMIX) */
 int rtopo__boot_pmix_open(int timeout_ms, struct rtopo__boot **boot_p)
 {
     return rtopo__error(RTOPO_ERR_BOOTSTRAP, "no PMIx in the fuzz harnesses");

@@ -2,7 +2,7 @@
  * boot.h - bootstrap: how a process learns its rank, the job size and its
  * peers' transport addresses.
  *
- * Methods (runtime/boot_*.c), tried in this order by rtopo__boot_open():
+ * Methods (runtime/boot/boot_*.c), tried in this order by rtopo__boot_open():
  *   oob    the caller's allgather callback in rtopo_config_t (MPI interop)
  *   env    rtopo-run: RTOPO_RANK/RTOPO_SIZE/RTOPO_BOOT_ADDR/RTOPO_JOB_SECRET;
  *          a TCP rendezvous with the launcher, every connection
