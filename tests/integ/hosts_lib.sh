@@ -25,6 +25,17 @@ fail() {
     exit 1
 }
 
+# One hosts test at a time: the leftover check knows a namespace by its
+# inode number, which the kernel hands to the next namespace made once the
+# old one is gone, so a job of another hosts test running meanwhile would
+# look like a leftover of this one.  The wait is bounded (the others'
+# length; each is bounded itself).
+exec 9>"$builddir/tests/integ/hosts.lock"
+if ! flock -w 1800 9; then
+    echo "FAIL: another hosts test held tests/integ/hosts.lock for 30 minutes"
+    exit 1
+fi
+
 # skipped where the namespaces cannot be made
 if [ "$(id -u)" != 0 ]; then
     echo "emulated hosts need root (namespaces, veth, bridge): skipped"
@@ -64,7 +75,14 @@ leftover() {
     live=$(readlink /proc/[0-9]*/ns/net /proc/[0-9]*/ns/mnt /proc/[0-9]*/ns/uts 2>/dev/null | sort -u)
     for ns in $ns_seen; do
         if printf '%s\n' "$live" | grep -qxF "$ns"; then
-            fail "leftover: namespace $ns of the job is still in use"
+            who=
+            for d in /proc/[0-9]*; do
+                for t in net mnt uts; do
+                    [ "$(readlink "$d/ns/$t" 2>/dev/null)" = "$ns" ] &&
+                        who="$who ${d#/proc/}:$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)"
+                done
+            done
+            fail "leftover: namespace $ns of the job is still in use by:$who"
         fi
     done
     for p in $(awk '$1 == "rank" { print $4 }' "$info"); do

@@ -749,6 +749,10 @@ static void ofi_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
     rkey->addr = (uint64_t)(uintptr_t)mr->buf;
 }
 
+/* An error that says the connection to the peer, or the peer itself, is
+ * gone is the peer's failure (libfabric's codes are the system's errno
+ * values; it has no name for EPIPE, which a send to a peer that was just
+ * killed gets). */
 static int ofi_status_of(int err)
 {
     switch (err) {
@@ -757,8 +761,12 @@ static int ofi_status_of(int err)
     case FI_ECONNABORTED:
     case FI_ENOTCONN:
     case FI_EHOSTUNREACH:
+    case FI_ENETUNREACH:
+    case FI_ENETDOWN:
+    case FI_ESHUTDOWN:
     case FI_ETIMEDOUT:
     case FI_EIO:
+    case EPIPE:
         return RTOPO_ERR_PEER;
     default:
         return RTOPO_ERR_TRANSPORT;
