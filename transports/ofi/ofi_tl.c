@@ -751,8 +751,8 @@ static void ofi_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
 
 /* An error that says the connection to the peer, or the peer itself, is
  * gone is the peer's failure (libfabric's codes are the system's errno
- * values; it has no name for EPIPE, which a send to a peer that was just
- * killed gets). */
+ * values; it has no name for EPIPE, a send on a connection that the peer
+ * has closed). */
 static int ofi_status_of(int err)
 {
     switch (err) {
