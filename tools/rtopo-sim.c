@@ -965,28 +965,6 @@ static int scat_best(int d, int strat, uint64_t M, uint64_t overlap, size_t esiz
     return RTOPO_OK;
 }
 
-/* program to draw with: $GNUPLOT or gnuplot, looked up in PATH; NULL if
- * there is none */
-static char *scat_gnuplot(void)
-{
-    const char *prog = getenv("GNUPLOT"), *path = getenv("PATH"), *p, *e;
-    char buf[4096];
-
-    if (!prog || !*prog)
-        prog = "gnuplot";
-    if (strchr(prog, '/'))
-        return access(prog, X_OK) ? NULL : strdup(prog);
-    for (p = path ? path : "/usr/bin:/bin"; *p; p = *e ? e + 1 : e) {
-        e = strchr(p, ':');
-        if (!e)
-            e = p + strlen(p);
-        if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), e > p ? p : ".",
-                             prog) < sizeof(buf) && !access(buf, X_OK))
-            return strdup(buf);
-    }
-    return NULL;
-}
-
 /* `s` as one sh word */
 static void scat_shquote(char *dst, size_t len, const char *s)
 {
@@ -1094,7 +1072,7 @@ static int scat_figure(const scat_opts_t *o)
     }
     if (!o->out)
         goto out;
-    prog = scat_gnuplot();
+    prog = sim_find_gnuplot();
     if (!prog) {
         fprintf(stderr, "rtopo-sim: cannot draw %s: %s not found%s (Debian package "
                 "gnuplot-nox)%s%s\n", o->out, getenv("GNUPLOT") && *getenv("GNUPLOT") ?

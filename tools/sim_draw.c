@@ -621,7 +621,9 @@ static const char *const link_color[RTOPO__LINK_COUNT] = {
     "#7a2fa8",  /* cube-id */
 };
 
-static char *find_gnuplot(void)
+/* program to draw with: $GNUPLOT or gnuplot, looked up in PATH; NULL if
+ * there is none (rtopo-sim scatter --figure uses it too) */
+char *sim_find_gnuplot(void)
 {
     const char *prog = getenv("GNUPLOT"), *path = getenv("PATH"), *p, *e;
     char buf[4096];
@@ -1219,7 +1221,7 @@ int sim_draw(const rtopo__sched_t *s, const char *fmt, ...)
              topo[0] == 'O' ? "an" : "a", topo, s->nsteps,
              s->nsteps == 1 ? "" : "s", s->nhops);
     svg = !strcmp(strrchr(sim_draw_path, '.'), ".svg");
-    prog = find_gnuplot();
+    prog = sim_find_gnuplot();
     if (!prog)
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "cannot draw %s: %s not found%s "
                             "(Debian package gnuplot-nox)", sim_draw_path,

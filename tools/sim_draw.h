@@ -28,6 +28,10 @@ extern const char *sim_draw_path;
  * stderr) when FILE is missing, repeated or not *.png / *.svg. */
 int sim_draw_option(int *argc, char **argv);
 
+/* the gnuplot to run ($GNUPLOT, or gnuplot in PATH), malloc'd; NULL if
+ * there is none */
+char *sim_find_gnuplot(void);
+
 /* Draw s into sim_draw_path; the title is printf-like.  One schedule per
  * run: a second call fails.  RTOPO_OK, or RTOPO_ERR_UNSUPPORTED (no
  * gnuplot), RTOPO_ERR_INVAL (gnuplot failed, a second schedule),
