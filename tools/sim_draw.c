@@ -854,6 +854,42 @@ static void hop_arrow(const rtopo__sched_t *sc, const layout_t *L, int from,
     a[3] = dy * (1 - 2 * NODE_R / len);
 }
 
+/* The hops over link class c in rounds [r0, r1) as gnuplot vectors: the
+ * arrows, or (stubs) the second halves of wraparound hops; a NaN line when
+ * there is none.  Returns whether any was written. */
+static int gp_hops(FILE *f, const rtopo__sched_t *s, const layout_t *L, int c,
+                   uint32_t r0, uint32_t r1, int stubs)
+{
+    uint32_t i, j;
+    int any = 0;
+
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        int fr = x->src;
+
+        for (j = 0; j < x->nhops; j++) {
+            const rtopo__hop_t *hp = &s->hops[x->hop0 + j];
+            double a[4], stub[4];
+            int hs;
+
+            if (hp->link == c && hp->step >= r0 && hp->step < r1) {
+                hop_arrow(s, L, fr, hp, a, stub, &hs);
+                if (!stubs) {
+                    fprintf(f, "%g %g %g %g\n", a[0], a[1], a[2], a[3]);
+                    any = 1;
+                } else if (hs) {
+                    fprintf(f, "%g %g %g %g\n", stub[0], stub[1], stub[2], stub[3]);
+                    any = 1;
+                }
+            }
+            fr = hp->to;
+        }
+    }
+    if (!any)
+        fprintf(f, "NaN NaN NaN NaN\n");
+    return any;
+}
+
 typedef struct panel {
     uint32_t r0, r1;        /* rounds [r0, r1) */
 } panel_t;
@@ -999,48 +1035,9 @@ static int draw_detail(FILE *f, const rtopo__sched_t *s, const layout_t *L,
             int any = 0;
 
             fprintf(f, "$a%d_%d << EOD\n", k, c);
-            for (i = 0; i < s->nxfers; i++) {
-                const rtopo__xfer_t *x = &s->xfers[i];
-                int fr = x->src;
-
-                for (j = 0; j < x->nhops; j++) {
-                    const rtopo__hop_t *hp = &s->hops[x->hop0 + j];
-                    double a[4], stub[4];
-                    int hs;
-
-                    if (hp->link == c && hp->step >= pan[k].r0 && hp->step < pan[k].r1) {
-                        hop_arrow(s, L, fr, hp, a, stub, &hs);
-                        fprintf(f, "%g %g %g %g\n", a[0], a[1], a[2], a[3]);
-                        any = 1;
-                    }
-                    fr = hp->to;
-                }
-            }
-            if (!any)
-                fprintf(f, "NaN NaN NaN NaN\n");
+            gp_hops(f, s, L, c, pan[k].r0, pan[k].r1, 0);
             fprintf(f, "EOD\n$s%d_%d << EOD\n", k, c);
-            any = 0;
-            for (i = 0; i < s->nxfers; i++) {
-                const rtopo__xfer_t *x = &s->xfers[i];
-                int fr = x->src;
-
-                for (j = 0; j < x->nhops; j++) {
-                    const rtopo__hop_t *hp = &s->hops[x->hop0 + j];
-                    double a[4], stub[4];
-                    int hs;
-
-                    if (hp->link == c && hp->step >= pan[k].r0 && hp->step < pan[k].r1) {
-                        hop_arrow(s, L, fr, hp, a, stub, &hs);
-                        if (hs) {
-                            fprintf(f, "%g %g %g %g\n", stub[0], stub[1], stub[2], stub[3]);
-                            any = 1;
-                        }
-                    }
-                    fr = hp->to;
-                }
-            }
-            if (!any)
-                fprintf(f, "NaN NaN NaN NaN\n");
+            any = gp_hops(f, s, L, c, pan[k].r0, pan[k].r1, 1);
             stubs[k * RTOPO__LINK_COUNT + c] = (char)any;
             fprintf(f, "EOD\n");
         }
