@@ -28,7 +28,7 @@
  * A request to rank 0 cannot name a lower rank: there the rank-claiming
  * kinds claim rank 0.  Every request must end in RDMA_CM_EVENT_REJECTED;
  * one that gets ESTABLISHED is counted as accepted (and disconnected).
- * The reject says why (struct vrb_rej): a request whose reason is not the
+ * The reject says why (struct rvb_rej): a request whose reason is not the
  * one expected for its kind and target (format for none and old, a rank
  * that does not connect to the target for rank and for claims on rank 0,
  * authentication otherwise) counts as wrong_reason, so a refusal for a
@@ -60,7 +60,7 @@
 #define CM_MAGIC    0x72766232u    /* "rvb2" */
 #define EV_WAIT_MS  5000
 
-enum { REJ_FORMAT = 1, REJ_RANK, REJ_AUTH };   /* VRB_REJ_* */
+enum { REJ_FORMAT = 1, REJ_RANK, REJ_AUTH };   /* RVB_REJ_* */
 
 struct vaddr {          /* the verbs address blob */
     uint32_t magic, rank, ip;

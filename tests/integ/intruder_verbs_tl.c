@@ -43,7 +43,7 @@
 #define TMO_S      15.0
 #define CTRL_SIZE  256
 #define CM_MAGIC   0x72766232u    /* "rvb2", transports/verbs/verbs_tl.c */
-#define REJ_AUTH   3              /* VRB_REJ_AUTH */
+#define REJ_AUTH   3              /* RVB_REJ_AUTH */
 
 struct vaddr {                    /* the verbs address blob */
     uint32_t magic, rank, ip;

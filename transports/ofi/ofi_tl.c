@@ -39,22 +39,22 @@
 #include "log.h"
 #include "tl.h"
 
-#define OFI_NRECV      64     /* pre-posted control receive buffers */
-#define OFI_NBOUNCE    256    /* control send bounce buffers */
-#define OFI_NOPS       8192   /* in-flight operation contexts */
-#define OFI_POLL_BATCH 32
-#define OFI_SOCK_WRITE ((size_t)256 * 1024)   /* write size on the socket providers */
+#define ROFI_NRECV      64     /* pre-posted control receive buffers */
+#define ROFI_NBOUNCE    256    /* control send bounce buffers */
+#define ROFI_NOPS       8192   /* in-flight operation contexts */
+#define ROFI_POLL_BATCH 32
+#define ROFI_SOCK_WRITE ((size_t)256 * 1024)   /* write size on the socket providers */
 
-enum ofi_op_kind { OFI_OP_FREE = 0, OFI_OP_WRITE, OFI_OP_SEND, OFI_OP_RECV };
+enum rofi_op_kind { ROFI_OP_FREE = 0, ROFI_OP_WRITE, ROFI_OP_SEND, ROFI_OP_RECV };
 
 /* provider-owned context (FI_CONTEXT2 space) plus our bookkeeping */
-struct ofi_op {
+struct rofi_op {
     struct fi_context2 fctx;
     int kind;
     int peer;
     int index;            /* recv buffer / bounce buffer index */
     void *ctx;            /* engine context */
-    struct ofi_op *next_free;
+    struct rofi_op *next_free;
 };
 
 struct rtopo__tl_mr {
@@ -64,7 +64,7 @@ struct rtopo__tl_mr {
     int remote;
 };
 
-struct ofi_tl {
+struct rofi_tl {
     struct fi_info *info;
     struct fid_fabric *fabric;
     struct fid_domain *domain;
@@ -88,16 +88,16 @@ struct ofi_tl {
     size_t ctrl_size;
     char *recv_bufs;
     struct fid_mr *recv_mr;
-    struct ofi_op *recv_ops[OFI_NRECV];
-    int repost[OFI_NRECV];
+    struct rofi_op *recv_ops[ROFI_NRECV];
+    int repost[ROFI_NRECV];
     int nrepost;
     char *bounce_bufs;
     char *inject_buf;     /* the pieces of an injected message, joined */
     struct fid_mr *bounce_mr;
-    int bounce_free[OFI_NBOUNCE];
+    int bounce_free[ROFI_NBOUNCE];
     int nbounce_free;
-    struct ofi_op *ops;
-    struct ofi_op *free_ops;
+    struct rofi_op *ops;
+    struct rofi_op *free_ops;
     /* one completion taken out by fi_cq_sread, delivered by the next poll */
     struct fi_cq_data_entry stash;
     fi_addr_t stash_from;
@@ -108,9 +108,9 @@ struct ofi_tl {
     char prov_name[48];
 };
 
-static inline struct ofi_tl *ofi_tl(struct rtopo__tl *tl)
+static inline struct rofi_tl *rofi_tl(struct rtopo__tl *tl)
 {
-    return (struct ofi_tl *)tl;
+    return (struct rofi_tl *)tl;
 }
 
 /* The providers a transport string names, in order of preference:
@@ -121,10 +121,10 @@ static inline struct ofi_tl *ofi_tl(struct rtopo__tl *tl)
  * 16 MiB steps; "ofi:X" provider X.  native[i]: candidate i must be
  * the native tcp provider, not tcp under rxm.  Returns the count, 0 for a
  * string that is not ours. */
-#define OFI_MAX_CAND 3
+#define ROFI_MAX_CAND 3
 
-static int ofi_candidates(const char *transport, const char *prov[OFI_MAX_CAND],
-                          int native[OFI_MAX_CAND])
+static int rofi_candidates(const char *transport, const char *prov[ROFI_MAX_CAND],
+                           int native[ROFI_MAX_CAND])
 {
     int n = 0, tcp = 0, rxm = 0;
 
@@ -154,12 +154,12 @@ static int ofi_candidates(const char *transport, const char *prov[OFI_MAX_CAND],
     return n;
 }
 
-static int ofi_match(const char *transport)
+static int rofi_match(const char *transport)
 {
     return transport && (!strcmp(transport, "ofi") || !strncmp(transport, "ofi:", 4));
 }
 
-static struct fi_info *ofi_hints(const char *prov, int source)
+static struct fi_info *rofi_hints(const char *prov, int source)
 {
     struct fi_info *hints = fi_allocinfo();
 
@@ -180,18 +180,18 @@ static struct fi_info *ofi_hints(const char *prov, int source)
 
 /* fi_getinfo for the transport: its candidate providers in turn, each
  * first with FI_SOURCE so that events name their peer */
-static int ofi_getinfo(const char *transport, struct fi_info **info_p, int quiet)
+static int rofi_getinfo(const char *transport, struct fi_info **info_p, int quiet)
 {
-    const char *prov[OFI_MAX_CAND];
+    const char *prov[ROFI_MAX_CAND];
     struct fi_info *hints, *info = NULL;
-    int native[OFI_MAX_CAND], n, c, source, ret = -FI_ENODATA;
+    int native[ROFI_MAX_CAND], n, c, source, ret = -FI_ENODATA;
 
-    n = ofi_candidates(transport, prov, native);
+    n = rofi_candidates(transport, prov, native);
     if (n == 0)
         return RTOPO_ERR_INVAL;
     for (c = 0; c < n && ret; c++) {
         for (source = 1; source >= 0; source--) {
-            hints = ofi_hints(prov[c], source);
+            hints = rofi_hints(prov[c], source);
             if (!hints)
                 return RTOPO_ERR_NOMEM;
             ret = fi_getinfo(FI_VERSION(1, 12), NULL, NULL, 0, hints, &info);
@@ -227,11 +227,11 @@ static int ofi_getinfo(const char *transport, struct fi_info **info_p, int quiet
     return RTOPO_OK;
 }
 
-static int ofi_available(const char *transport)
+static int rofi_available(const char *transport)
 {
     struct fi_info *info;
 
-    if (ofi_getinfo(transport, &info, 1) != RTOPO_OK)
+    if (rofi_getinfo(transport, &info, 1) != RTOPO_OK)
         return 0;
     fi_freeinfo(info);
     return 1;
@@ -245,15 +245,15 @@ static int ofi_available(const char *transport)
  * about 12 MiB of it resident.  Tell libfabric the job's size instead,
  * unless the user did; only ever less than libfabric's default, and in
  * vain when something in the process has called libfabric before. */
-#define OFI_UNIVERSE_MIN 16
-#define OFI_UNIVERSE_DEFAULT 1024
+#define ROFI_UNIVERSE_MIN 16
+#define ROFI_UNIVERSE_DEFAULT 1024
 
-static void ofi_job_size(int nranks)
+static void rofi_job_size(int nranks)
 {
     char v[16];
-    int u = nranks < OFI_UNIVERSE_MIN ? OFI_UNIVERSE_MIN : nranks;
+    int u = nranks < ROFI_UNIVERSE_MIN ? ROFI_UNIVERSE_MIN : nranks;
 
-    if (nranks <= 0 || u >= OFI_UNIVERSE_DEFAULT || getenv("FI_UNIVERSE_SIZE"))
+    if (nranks <= 0 || u >= ROFI_UNIVERSE_DEFAULT || getenv("FI_UNIVERSE_SIZE"))
         return;
     snprintf(v, sizeof(v), "%d", u);
     if (setenv("FI_UNIVERSE_SIZE", v, 0) == 0)
@@ -272,10 +272,10 @@ static void ofi_job_size(int nranks)
  * took 2.2x Open MPI's time as rendezvous, 1.4x eager; 16 KiB and more
  * inside rxm's rendezvous, 3.4x).  shm and the others keep the engine's
  * default. */
-#define OFI_SOCK_EAGER (64 * 1024)
-#define OFI_RXM_EAGER_DEFAULT 16384
+#define ROFI_SOCK_EAGER (64 * 1024)
+#define ROFI_RXM_EAGER_DEFAULT 16384
 
-static size_t ofi_env_size(const char *name, size_t dflt)
+static size_t rofi_env_size(const char *name, size_t dflt)
 {
     const char *v = getenv(name);
     char *end;
@@ -288,20 +288,20 @@ static size_t ofi_env_size(const char *name, size_t dflt)
     return errno || *end || x == 0 ? dflt : (size_t)x;
 }
 
-static size_t ofi_eager_default(const char *transport, size_t hdr)
+static size_t rofi_eager_default(const char *transport, size_t hdr)
 {
     struct fi_info *info;
     const char *prov;
     size_t eager = 0, rxm, buf;
 
-    if (ofi_getinfo(transport, &info, 1) != RTOPO_OK)
+    if (rofi_getinfo(transport, &info, 1) != RTOPO_OK)
         return 0;
     prov = info->fabric_attr->prov_name;
     if (!strcmp(prov, "tcp") || !strcmp(prov, "net")) {
-        eager = OFI_SOCK_EAGER;
+        eager = ROFI_SOCK_EAGER;
     } else if (!strcmp(prov, "tcp;ofi_rxm") || !strcmp(prov, "net;ofi_rxm")) {
-        rxm = ofi_env_size("FI_OFI_RXM_EAGER_LIMIT", OFI_RXM_EAGER_DEFAULT);
-        buf = ofi_env_size("FI_OFI_RXM_BUFFER_SIZE", OFI_RXM_EAGER_DEFAULT);
+        rxm = rofi_env_size("FI_OFI_RXM_EAGER_LIMIT", ROFI_RXM_EAGER_DEFAULT);
+        buf = rofi_env_size("FI_OFI_RXM_BUFFER_SIZE", ROFI_RXM_EAGER_DEFAULT);
         rxm = rxm < buf ? rxm : buf;
         if (rxm > hdr)
             eager = rxm - hdr;
@@ -310,9 +310,9 @@ static size_t ofi_eager_default(const char *transport, size_t hdr)
     return eager;
 }
 
-static struct ofi_op *ofi_op_get(struct ofi_tl *t, int kind, int peer, void *ctx)
+static struct rofi_op *rofi_op_get(struct rofi_tl *t, int kind, int peer, void *ctx)
 {
-    struct ofi_op *op = t->free_ops;
+    struct rofi_op *op = t->free_ops;
 
     if (!op)
         return NULL;
@@ -324,16 +324,16 @@ static struct ofi_op *ofi_op_get(struct ofi_tl *t, int kind, int peer, void *ctx
     return op;
 }
 
-static void ofi_op_put(struct ofi_tl *t, struct ofi_op *op)
+static void rofi_op_put(struct rofi_tl *t, struct rofi_op *op)
 {
-    op->kind = OFI_OP_FREE;
+    op->kind = ROFI_OP_FREE;
     op->next_free = t->free_ops;
     t->free_ops = op;
 }
 
-static int ofi_post_recv(struct ofi_tl *t, int i)
+static int rofi_post_recv(struct rofi_tl *t, int i)
 {
-    struct ofi_op *op = t->recv_ops[i];
+    struct rofi_op *op = t->recv_ops[i];
     ssize_t ret;
 
     do {
@@ -353,8 +353,8 @@ static int ofi_post_recv(struct ofi_tl *t, int i)
  * Keys are therefore drawn at random over the provider's key size (8 bytes
  * on those), not counted up from 1, so they cannot be guessed; a key
  * already in use is drawn again. */
-static int ofi_reg(struct ofi_tl *t, void *buf, size_t len, uint64_t access,
-                   struct fid_mr **mr_p)
+static int rofi_reg(struct rofi_tl *t, void *buf, size_t len, uint64_t access,
+                    struct fid_mr **mr_p)
 {
     size_t ksize = t->info->domain_attr->mr_key_size;
     uint64_t key = 0;
@@ -384,9 +384,9 @@ static int ofi_reg(struct ofi_tl *t, void *buf, size_t len, uint64_t access,
     return RTOPO_OK;
 }
 
-static void ofi_close(struct rtopo__tl *tl)
+static void rofi_close(struct rtopo__tl *tl)
 {
-    struct ofi_tl *t = ofi_tl(tl);
+    struct rofi_tl *t = rofi_tl(tl);
 
     if (!t)
         return;
@@ -433,7 +433,7 @@ static void ofi_close(struct rtopo__tl *tl)
  * a dead process's.  Those of our user are removed; a file we cannot
  * tell about (no /proc/self/maps) is kept.
  */
-static int ofi_shm_name_ours(const char *name, const char *prefix, size_t n)
+static int rofi_shm_name_ours(const char *name, const char *prefix, size_t n)
 {
     const char *p;
 
@@ -446,7 +446,7 @@ static int ofi_shm_name_ours(const char *name, const char *prefix, size_t n)
 }
 
 /* is /dev/shm/<name> mapped by this process?  1 when unsure */
-static int ofi_shm_mapped(const char *name)
+static int rofi_shm_mapped(const char *name)
 {
     char line[4352], path[300];
     size_t plen, len;
@@ -469,7 +469,7 @@ static int ofi_shm_mapped(const char *name)
 }
 
 /* removes the stale regions of our pid; returns how many */
-static int ofi_shm_unlink_stale(void)
+static int rofi_shm_unlink_stale(void)
 {
     char prefix[32];
     struct dirent *d;
@@ -482,10 +482,10 @@ static int ofi_shm_unlink_stale(void)
         return 0;
     n = (size_t)snprintf(prefix, sizeof(prefix), "%ld:", (long)getpid());
     while ((d = readdir(dir))) {
-        if (!ofi_shm_name_ours(d->d_name, prefix, n) ||
+        if (!rofi_shm_name_ours(d->d_name, prefix, n) ||
             fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
             !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-            ofi_shm_mapped(d->d_name))
+            rofi_shm_mapped(d->d_name))
             continue;
         if (!unlinkat(dirfd(dir), d->d_name, 0)) {
             rtopo__info("removed /dev/shm/%s, left by an earlier process with "
@@ -497,7 +497,7 @@ static int ofi_shm_unlink_stale(void)
     return removed;
 }
 
-static int ofi_ep_setup(struct ofi_tl *t)
+static int rofi_ep_setup(struct rofi_tl *t)
 {
     int ret;
 
@@ -511,7 +511,7 @@ static int ofi_ep_setup(struct ofi_tl *t)
 
 /* writes one byte of every page (a memset after malloc may become a
  * calloc, which leaves fresh pages untouched) */
-static void ofi_touch(void *buf, size_t len)
+static void rofi_touch(void *buf, size_t len)
 {
     volatile char *p = buf;
     size_t pg = (size_t)sysconf(_SC_PAGESIZE), i;
@@ -520,11 +520,11 @@ static void ofi_touch(void *buf, size_t len)
         p[i] = 0;
 }
 
-static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
+static int rofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
 {
     struct fi_cq_attr cq_attr = { 0 };
     struct fi_av_attr av_attr = { 0 };
-    struct ofi_tl *t;
+    struct rofi_tl *t;
     int ret, st, i;
 
     t = calloc(1, sizeof(*t));
@@ -534,12 +534,12 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->nranks = params->nranks;
     t->ctrl_size = params->ctrl_size;
 
-    st = ofi_getinfo(params->name, &t->info, 0);
+    st = rofi_getinfo(params->name, &t->info, 0);
     if (st)
         goto err;
     snprintf(t->prov_name, sizeof(t->prov_name), "%s", t->info->fabric_attr->prov_name);
     if (!strcmp(t->prov_name, "shm"))
-        ofi_shm_unlink_stale();
+        rofi_shm_unlink_stale();
     t->source = !!(t->info->caps & FI_SOURCE);
     t->imm_source = strstr(t->prov_name, "ofi_rxm") == NULL;
     t->mr_virt = !!(t->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
@@ -584,7 +584,7 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
         rtopo__error(st, "fi_av_open: %s", fi_strerror(-ret));
         goto err;
     }
-    ret = ofi_ep_setup(t);
+    ret = rofi_ep_setup(t);
     if (ret == -FI_EBUSY && !strcmp(t->prov_name, "shm")) {
         /* a region under our name that the sweep above kept (or that
          * appeared since): libfabric has removed it; once more, with a
@@ -594,8 +594,8 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
         if (t->ep)
             fi_close(&t->ep->fid);
         t->ep = NULL;
-        ofi_shm_unlink_stale();
-        ret = ofi_ep_setup(t);
+        rofi_shm_unlink_stale();
+        ret = rofi_ep_setup(t);
     }
     if (ret) {
         rtopo__error(st, "endpoint set-up on %s: %s", t->prov_name, fi_strerror(-ret));
@@ -606,45 +606,45 @@ static int ofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->peer_addr = malloc(sizeof(*t->peer_addr) * (size_t)t->nranks);
     t->blob = calloc((size_t)t->nranks, sizeof(*t->blob));
     t->blob_len = calloc((size_t)t->nranks, sizeof(*t->blob_len));
-    t->ops = calloc(OFI_NOPS, sizeof(*t->ops));
-    t->recv_bufs = malloc(OFI_NRECV * t->ctrl_size);
-    t->bounce_bufs = malloc(OFI_NBOUNCE * t->ctrl_size);
+    t->ops = calloc(ROFI_NOPS, sizeof(*t->ops));
+    t->recv_bufs = malloc(ROFI_NRECV * t->ctrl_size);
+    t->bounce_bufs = malloc(ROFI_NBOUNCE * t->ctrl_size);
     t->inject_buf = malloc(t->info->tx_attr->inject_size + 1);
     if (!t->peer_addr || !t->blob || !t->blob_len || !t->ops || !t->recv_bufs ||
         !t->bounce_bufs || !t->inject_buf)
         goto err;
     for (i = 0; i < t->nranks; i++)
         t->peer_addr[i] = FI_ADDR_NOTAVAIL;
-    for (i = OFI_NOPS - 1; i >= 0; i--)
-        ofi_op_put(t, &t->ops[i]);
-    for (i = 0; i < OFI_NBOUNCE; i++)
-        t->bounce_free[i] = OFI_NBOUNCE - 1 - i;
-    t->nbounce_free = OFI_NBOUNCE;
+    for (i = ROFI_NOPS - 1; i >= 0; i--)
+        rofi_op_put(t, &t->ops[i]);
+    for (i = 0; i < ROFI_NBOUNCE; i++)
+        t->bounce_free[i] = ROFI_NBOUNCE - 1 - i;
+    t->nbounce_free = ROFI_NBOUNCE;
     /* every posted receive buffer is resident from the start: what
      * arrives (a flood from outside the job included) fills pages the
      * process already has, and the memory a rank uses does not creep up
      * as the buffers turn */
-    ofi_touch(t->recv_bufs, OFI_NRECV * t->ctrl_size);
+    rofi_touch(t->recv_bufs, ROFI_NRECV * t->ctrl_size);
 
-    if ((st = ofi_reg(t, t->recv_bufs, OFI_NRECV * t->ctrl_size, FI_RECV, &t->recv_mr)) ||
-        (st = ofi_reg(t, t->bounce_bufs, OFI_NBOUNCE * t->ctrl_size, FI_SEND, &t->bounce_mr)))
+    if ((st = rofi_reg(t, t->recv_bufs, ROFI_NRECV * t->ctrl_size, FI_RECV, &t->recv_mr)) ||
+        (st = rofi_reg(t, t->bounce_bufs, ROFI_NBOUNCE * t->ctrl_size, FI_SEND, &t->bounce_mr)))
         goto err;
-    for (i = 0; i < OFI_NRECV; i++) {
-        t->recv_ops[i] = ofi_op_get(t, OFI_OP_RECV, -1, NULL);
+    for (i = 0; i < ROFI_NRECV; i++) {
+        t->recv_ops[i] = rofi_op_get(t, ROFI_OP_RECV, -1, NULL);
         t->recv_ops[i]->index = i;
-        if ((st = ofi_post_recv(t, i)))
+        if ((st = rofi_post_recv(t, i)))
             goto err;
     }
     *tl_p = (struct rtopo__tl *)t;
     return RTOPO_OK;
 err:
-    ofi_close((struct rtopo__tl *)t);
+    rofi_close((struct rtopo__tl *)t);
     return st;
 }
 
-static void ofi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
+static void rofi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
 {
-    struct ofi_tl *t = ofi_tl(tl);
+    struct rofi_tl *t = rofi_tl(tl);
 
     int sock = !strcmp(t->prov_name, "tcp") || !strcmp(t->prov_name, "net") ||
                !strcmp(t->prov_name, "tcp;ofi_rxm") || !strcmp(t->prov_name, "net;ofi_rxm");
@@ -656,7 +656,7 @@ static void ofi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
      * with Open MPI's tcp BTL.  Posted as 256 KiB writes, all at once,
      * both directions move in turn (rtopo-bench-mpi: 2 MiB shifts in
      * half the time; 64 KiB pieces are slower, 8 MiB is unchanged). */
-    attr->write_unit = sock ? OFI_SOCK_WRITE : 0;
+    attr->write_unit = sock ? ROFI_SOCK_WRITE : 0;
     attr->inject_max = t->info->tx_attr->inject_size;
     attr->blocking_wait = t->cq_fd_wait;
     /* shm's inject writes into the peer's queue itself; tcp and rxm may
@@ -668,9 +668,9 @@ static void ofi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
     snprintf(attr->provider, sizeof(attr->provider), "ofi:%s", t->prov_name);
 }
 
-static int ofi_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
+static int rofi_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
 {
-    struct ofi_tl *t = ofi_tl(tl);
+    struct rofi_tl *t = rofi_tl(tl);
     int ret = fi_getname(&t->ep->fid, blob, len);
 
     if (ret)
@@ -678,9 +678,9 @@ static int ofi_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
     return RTOPO_OK;
 }
 
-static int ofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
+static int rofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
 {
-    struct ofi_tl *t = ofi_tl(tl);
+    struct rofi_tl *t = rofi_tl(tl);
     size_t i;
     int ret;
 
@@ -704,10 +704,10 @@ static int ofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t 
     return RTOPO_OK;
 }
 
-static int ofi_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned access,
-                       struct rtopo__tl_mr **mr_p)
+static int rofi_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned access,
+                        struct rtopo__tl_mr **mr_p)
 {
-    struct ofi_tl *t = ofi_tl(tl);
+    struct rofi_tl *t = rofi_tl(tl);
     struct rtopo__tl_mr *mr = calloc(1, sizeof(*mr));
     uint64_t acc = FI_WRITE | FI_SEND | FI_RECV;
     int st;
@@ -716,7 +716,7 @@ static int ofi_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned acc
         return RTOPO_ERR_NOMEM;
     if (access & RTOPO__TL_ACCESS_REMOTE_WRITE)
         acc |= FI_REMOTE_WRITE;
-    st = ofi_reg(t, buf, len, acc, &mr->mr);
+    st = rofi_reg(t, buf, len, acc, &mr->mr);
     if (st) {
         free(mr);
         return st;
@@ -728,7 +728,7 @@ static int ofi_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned acc
     return RTOPO_OK;
 }
 
-static int ofi_mem_dereg(struct rtopo__tl_mr *mr)
+static int rofi_mem_dereg(struct rtopo__tl_mr *mr)
 {
     int ret;
 
@@ -742,8 +742,8 @@ static int ofi_mem_dereg(struct rtopo__tl_mr *mr)
 }
 
 /* the address is always the virtual one; writers on providers without
- * FI_MR_VIRT_ADDR use only the offset (see ofi_write) */
-static void ofi_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
+ * FI_MR_VIRT_ADDR use only the offset (see rofi_write) */
+static void rofi_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
 {
     rkey->key = fi_mr_key(mr->mr);
     rkey->addr = (uint64_t)(uintptr_t)mr->buf;
@@ -753,7 +753,7 @@ static void ofi_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
  * gone is the peer's failure (libfabric's codes are the system's errno
  * values; it has no name for EPIPE, a send on a connection that the peer
  * has closed). */
-static int ofi_status_of(int err)
+static int rofi_status_of(int err)
 {
     switch (err) {
     case FI_ECONNREFUSED:
@@ -773,13 +773,13 @@ static int ofi_status_of(int err)
     }
 }
 
-static int ofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
-                     struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey,
-                     uint64_t roffset, uint32_t imm, unsigned flags, void *ctx)
+static int rofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
+                      struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey,
+                      uint64_t roffset, uint32_t imm, unsigned flags, void *ctx)
 {
-    struct ofi_tl *t = ofi_tl(tl);
+    struct rofi_tl *t = rofi_tl(tl);
     uint64_t raddr = (t->mr_virt ? rkey->addr : 0) + roffset;
-    struct ofi_op *op;
+    struct rofi_op *op;
     ssize_t ret;
 
     if (peer < 0 || peer >= t->nranks || t->peer_addr[peer] == FI_ADDR_NOTAVAIL)
@@ -799,11 +799,11 @@ static int ofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
         if (ret)
-            return rtopo__error(ofi_status_of((int)-ret), "fi_inject_write to rank %d: %s",
+            return rtopo__error(rofi_status_of((int)-ret), "fi_inject_write to rank %d: %s",
                                 peer, fi_strerror((int)-ret));
         return RTOPO_OK;
     }
-    op = ofi_op_get(t, OFI_OP_WRITE, peer, ctx);
+    op = rofi_op_get(t, ROFI_OP_WRITE, peer, ctx);
     if (!op)
         return RTOPO_ERR_BUSY;
     if (flags & RTOPO__TL_IMM)
@@ -813,10 +813,10 @@ static int ofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
         ret = fi_write(t->ep, buf, len, lmr ? fi_mr_desc(lmr->mr) : NULL,
                        t->peer_addr[peer], raddr, rkey->key, &op->fctx);
     if (ret) {
-        ofi_op_put(t, op);
+        rofi_op_put(t, op);
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
-        return rtopo__error(ofi_status_of((int)-ret), "fi_write to rank %d: %s", peer,
+        return rtopo__error(rofi_status_of((int)-ret), "fi_write to rank %d: %s", peer,
                             fi_strerror((int)-ret));
     }
     return RTOPO_OK;
@@ -827,12 +827,12 @@ static int ofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
  * pieces lie where the provider needs no local registration (its buffers
  * stay valid until the completion, tl.h); else they are joined in a
  * registered bounce buffer. */
-static int ofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
-                     const void *payload, size_t plen, void *ctx)
+static int rofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
+                      const void *payload, size_t plen, void *ctx)
 {
-    struct ofi_tl *t = ofi_tl(tl);
+    struct rofi_tl *t = rofi_tl(tl);
     size_t len = hlen + plen;
-    struct ofi_op *op;
+    struct rofi_op *op;
     struct iovec iov[2];
     char *bb;
     ssize_t ret;
@@ -854,12 +854,12 @@ static int ofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hle
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
         if (ret)
-            return rtopo__error(ofi_status_of((int)-ret), "fi_inject to rank %d: %s",
+            return rtopo__error(rofi_status_of((int)-ret), "fi_inject to rank %d: %s",
                                 peer, fi_strerror((int)-ret));
         return RTOPO_OK;
     }
     if (ctx && !t->mr_local && (plen == 0 || t->info->tx_attr->iov_limit >= 2)) {
-        op = ofi_op_get(t, OFI_OP_SEND, peer, ctx);
+        op = rofi_op_get(t, ROFI_OP_SEND, peer, ctx);
         if (!op)
             return RTOPO_ERR_BUSY;
         iov[0].iov_base = (void *)hdr;
@@ -868,17 +868,17 @@ static int ofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hle
         iov[1].iov_len = plen;
         ret = fi_sendv(t->ep, iov, NULL, plen ? 2 : 1, t->peer_addr[peer], &op->fctx);
         if (ret) {
-            ofi_op_put(t, op);
+            rofi_op_put(t, op);
             if (ret == -FI_EAGAIN)
                 return RTOPO_ERR_BUSY;
-            return rtopo__error(ofi_status_of((int)-ret), "fi_sendv to rank %d: %s", peer,
+            return rtopo__error(rofi_status_of((int)-ret), "fi_sendv to rank %d: %s", peer,
                                 fi_strerror((int)-ret));
         }
         return RTOPO_OK;
     }
     if (t->nbounce_free == 0)
         return RTOPO_ERR_BUSY;
-    op = ofi_op_get(t, OFI_OP_SEND, peer, ctx);
+    op = rofi_op_get(t, ROFI_OP_SEND, peer, ctx);
     if (!op)
         return RTOPO_ERR_BUSY;
     op->index = t->bounce_free[--t->nbounce_free];
@@ -889,24 +889,24 @@ static int ofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hle
     ret = fi_send(t->ep, bb, len, fi_mr_desc(t->bounce_mr), t->peer_addr[peer], &op->fctx);
     if (ret) {
         t->bounce_free[t->nbounce_free++] = op->index;
-        ofi_op_put(t, op);
+        rofi_op_put(t, op);
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
-        return rtopo__error(ofi_status_of((int)-ret), "fi_send to rank %d: %s", peer,
+        return rtopo__error(rofi_status_of((int)-ret), "fi_send to rank %d: %s", peer,
                             fi_strerror((int)-ret));
     }
     return RTOPO_OK;
 }
 
-static int ofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+static int rofi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
 {
-    return ofi_sendv(tl, peer, buf, len, NULL, 0, ctx);
+    return rofi_sendv(tl, peer, buf, len, NULL, 0, ctx);
 }
 
 /* Names the sender of a completion by the address behind its source
  * fi_addr rather than by insertion order, which rxm does not keep for
  * peers that connected before they were inserted. */
-static int ofi_src_rank(struct ofi_tl *t, fi_addr_t from)
+static int rofi_src_rank(struct rofi_tl *t, fi_addr_t from)
 {
     char addr[RTOPO__TL_ADDR_MAX];
     size_t len = sizeof(addr), n;
@@ -936,7 +936,7 @@ static int ofi_src_rank(struct ofi_tl *t, fi_addr_t from)
 }
 
 /* an event for something dropped: not from a rank of the job */
-static int ofi_dropped(struct ofi_tl *t, rtopo__tl_event_t *ev, const char *what)
+static int rofi_dropped(struct rofi_tl *t, rtopo__tl_event_t *ev, const char *what)
 {
     t->dropped++;
     ev->type = RTOPO__TL_EV_DROPPED;
@@ -946,10 +946,10 @@ static int ofi_dropped(struct ofi_tl *t, rtopo__tl_event_t *ev, const char *what
 }
 
 /* translate one completion; returns 1 if it produced an event */
-static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
-                        fi_addr_t from, rtopo__tl_event_t *ev)
+static int rofi_complete(struct rofi_tl *t, const struct fi_cq_data_entry *e,
+                         fi_addr_t from, rtopo__tl_event_t *ev)
 {
-    struct ofi_op *op = e->op_context;
+    struct rofi_op *op = e->op_context;
 
     memset(ev, 0, sizeof(*ev));
     /* rxm fills the source of remote CQ data unreliably (index 0 for
@@ -957,25 +957,25 @@ static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
      * writers where the provider names them right (imm_source) */
     ev->peer = -1;
     if (t->source && (e->flags & FI_RECV) && !(e->flags & FI_REMOTE_CQ_DATA))
-        ev->peer = ofi_src_rank(t, from);
+        ev->peer = rofi_src_rank(t, from);
     if (e->flags & FI_REMOTE_CQ_DATA) {
         /* a message (fi_senddata, fi_injectdata) that carries CQ data took
          * a posted receive, and so does a write on providers with
          * FI_RX_CQ_DATA (elsewhere op_context means nothing here) */
         if (((e->flags & FI_RECV) || (t->info->mode & FI_RX_CQ_DATA)) && op &&
-            op->kind == OFI_OP_RECV)
+            op->kind == ROFI_OP_RECV)
             t->repost[t->nrepost++] = op->index;
         /* The engine's windows are written, never sent to: only a remote
          * write, which the provider let into a region registered here
          * under its key, is a window's immediate.  Data on a message is
          * nobody's in the job. */
         if (!(e->flags & FI_REMOTE_WRITE) || (e->flags & (FI_RECV | FI_MSG)))
-            return ofi_dropped(t, ev, "remote CQ data on a message, not a write");
+            return rofi_dropped(t, ev, "remote CQ data on a message, not a write");
         ev->type = RTOPO__TL_EV_IMM;
         /* the native tcp and shm providers name the writer; the engine
          * then takes the immediate only from the window's own writer */
         if (t->source && t->imm_source)
-            ev->peer = ofi_src_rank(t, from);
+            ev->peer = rofi_src_rank(t, from);
         ev->imm = (uint32_t)e->data;
         ev->len = e->len;
         return 1;
@@ -983,32 +983,32 @@ static int ofi_complete(struct ofi_tl *t, const struct fi_cq_data_entry *e,
     if (!op)
         return 0;
     switch (op->kind) {
-    case OFI_OP_RECV:
+    case ROFI_OP_RECV:
         ev->type = RTOPO__TL_EV_RECV;
         ev->data = t->recv_bufs + (size_t)op->index * t->ctrl_size;
         ev->len = e->len;
         t->repost[t->nrepost++] = op->index;
         return 1;
-    case OFI_OP_WRITE:
+    case ROFI_OP_WRITE:
         ev->type = RTOPO__TL_EV_WRITE_DONE;
         ev->peer = op->peer;
         ev->ctx = op->ctx;
-        ofi_op_put(t, op);
+        rofi_op_put(t, op);
         return 1;
-    case OFI_OP_SEND:
+    case ROFI_OP_SEND:
         ev->type = RTOPO__TL_EV_SEND_DONE;
         ev->peer = op->peer;
         ev->ctx = op->ctx;
         if (op->index >= 0)
             t->bounce_free[t->nbounce_free++] = op->index;
-        ofi_op_put(t, op);
+        rofi_op_put(t, op);
         return ev->ctx != NULL;
     }
     return 0;
 }
 
-static ssize_t ofi_cq_read(struct ofi_tl *t, struct fi_cq_data_entry *ent,
-                           fi_addr_t *from, size_t n)
+static ssize_t rofi_cq_read(struct rofi_tl *t, struct fi_cq_data_entry *ent,
+                            fi_addr_t *from, size_t n)
 {
     size_t i;
     ssize_t ret;
@@ -1021,33 +1021,33 @@ static ssize_t ofi_cq_read(struct ofi_tl *t, struct fi_cq_data_entry *ent,
     return ret;
 }
 
-static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
+static int rofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
 {
-    struct ofi_tl *t = ofi_tl(tl);
-    struct fi_cq_data_entry ent[OFI_POLL_BATCH];
-    fi_addr_t from[OFI_POLL_BATCH];
+    struct rofi_tl *t = rofi_tl(tl);
+    struct fi_cq_data_entry ent[ROFI_POLL_BATCH];
+    fi_addr_t from[ROFI_POLL_BATCH];
     struct fi_cq_err_entry err;
-    struct ofi_op *op;
+    struct rofi_op *op;
     ssize_t ret;
     int n = 0, i, st;
 
     /* receive buffers handed out by the previous poll are free again */
     while (t->nrepost > 0)
-        if ((st = ofi_post_recv(t, t->repost[--t->nrepost])))
+        if ((st = rofi_post_recv(t, t->repost[--t->nrepost])))
             return st;
     if (t->have_stash && max > 0) {
         t->have_stash = 0;
-        n += ofi_complete(t, &t->stash, t->stash_from, &ev[n]);
+        n += rofi_complete(t, &t->stash, t->stash_from, &ev[n]);
     }
-    if (max - n > OFI_POLL_BATCH)
-        max = n + OFI_POLL_BATCH;
+    if (max - n > ROFI_POLL_BATCH)
+        max = n + ROFI_POLL_BATCH;
     if (max - n <= 0)
         return n;
-    ret = ofi_cq_read(t, ent, from, (size_t)(max - n));
+    ret = rofi_cq_read(t, ent, from, (size_t)(max - n));
     if (ret > 0) {
         t->idle_since = 0;
         for (i = 0; i < ret; i++)
-            n += ofi_complete(t, &ent[i], from[i], &ev[n]);
+            n += rofi_complete(t, &ent[i], from[i], &ev[n]);
         return n;
     }
     if (ret == -FI_EAGAIN)
@@ -1062,18 +1062,18 @@ static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
     ev[n].type = RTOPO__TL_EV_ERROR;
     ev[n].peer = op ? op->peer : -1;
     ev[n].ctx = op ? op->ctx : NULL;
-    ev[n].status = ofi_status_of(err.err);
+    ev[n].status = rofi_status_of(err.err);
     snprintf(ev[n].msg, sizeof(ev[n].msg), "%s: %s", t->prov_name,
              fi_cq_strerror(t->cq, err.prov_errno, err.err_data, NULL, 0));
     if (op) {
-        if (op->kind == OFI_OP_RECV) {
+        if (op->kind == ROFI_OP_RECV) {
             if (err.err != FI_ECANCELED)
                 t->repost[t->nrepost++] = op->index;
         } else {
-            if (op->kind == OFI_OP_SEND)
+            if (op->kind == ROFI_OP_SEND)
                 if (op->index >= 0)
             t->bounce_free[t->nbounce_free++] = op->index;
-            ofi_op_put(t, op);
+            rofi_op_put(t, op);
         }
     }
     return n + 1;
@@ -1083,13 +1083,13 @@ static int ofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
  * the CQ: 0.2 ms for the first 20 ms without an event, which keeps a
  * message that comes soon close to on time, then 2 ms, so that a rank
  * left waiting long (for a peer that computes) costs next to no CPU. */
-#define OFI_NAP_SHORT_NS 200000ull
-#define OFI_NAP_LONG_NS 2000000ull
-#define OFI_NAP_SHORT_FOR_NS 20000000ull
+#define ROFI_NAP_SHORT_NS 200000ull
+#define ROFI_NAP_LONG_NS 2000000ull
+#define ROFI_NAP_SHORT_FOR_NS 20000000ull
 
-static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
+static int rofi_wait(struct rtopo__tl *tl, int timeout_ms)
 {
-    struct ofi_tl *t = ofi_tl(tl);
+    struct rofi_tl *t = rofi_tl(tl);
     uint64_t t0, now, nap, end;
     struct timespec ts;
     ssize_t ret;
@@ -1112,7 +1112,7 @@ static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
     if (!t->idle_since)
         t->idle_since = t0;
     for (now = t0;;) {
-        ret = ofi_cq_read(t, &t->stash, &t->stash_from, 1);
+        ret = rofi_cq_read(t, &t->stash, &t->stash_from, 1);
         if (ret == 1) {
             t->have_stash = 1;
             t->idle_since = 0;
@@ -1120,7 +1120,7 @@ static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
         }
         if (ret != -FI_EAGAIN || now >= end)
             return RTOPO_OK;
-        nap = now - t->idle_since < OFI_NAP_SHORT_FOR_NS ? OFI_NAP_SHORT_NS : OFI_NAP_LONG_NS;
+        nap = now - t->idle_since < ROFI_NAP_SHORT_FOR_NS ? ROFI_NAP_SHORT_NS : ROFI_NAP_LONG_NS;
         if (nap > end - now)
             nap = end - now;
         ts.tv_sec = 0;
@@ -1130,8 +1130,8 @@ static int ofi_wait(struct rtopo__tl *tl, int timeout_ms)
     }
 }
 
-static void ofi_info(const char *transport, void (*out)(const char *line, void *arg),
-                     void *arg)
+static void rofi_info(const char *transport, void (*out)(const char *line, void *arg),
+                      void *arg)
 {
     static const char *const names[] = { "ofi:rxm", "ofi:tcp", "ofi:shm" };
     struct fi_info *info;
@@ -1145,7 +1145,7 @@ static void ofi_info(const char *transport, void (*out)(const char *line, void *
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (transport && strcmp(transport, names[i]))
             continue;
-        if (ofi_getinfo(names[i], &info, 1) == RTOPO_OK) {
+        if (rofi_getinfo(names[i], &info, 1) == RTOPO_OK) {
             /* providers without a limit report SIZE_MAX (UINT64_MAX where
              * size_t is 64 bits; a 32-bit size_t cannot hold UINT64_MAX) */
             char maxw[24] = "unlimited";
@@ -1170,22 +1170,22 @@ static void ofi_info(const char *transport, void (*out)(const char *line, void *
 const struct rtopo__tl_ops rtopo__tl_ofi = {
     .size = sizeof(struct rtopo__tl_ops),
     .name = "ofi",
-    .match = ofi_match,
-    .available = ofi_available,
-    .open = ofi_open,
-    .close = ofi_close,
-    .query = ofi_query,
-    .addr_get = ofi_addr_get,
-    .connect = ofi_connect,
-    .mem_reg = ofi_mem_reg,
-    .mem_dereg = ofi_mem_dereg,
-    .mem_rkey = ofi_mem_rkey,
-    .write = ofi_write,
-    .send = ofi_send,
-    .poll = ofi_poll,
-    .wait = ofi_wait,
-    .info = ofi_info,
-    .job_size = ofi_job_size,
-    .eager_default = ofi_eager_default,
-    .sendv = ofi_sendv,
+    .match = rofi_match,
+    .available = rofi_available,
+    .open = rofi_open,
+    .close = rofi_close,
+    .query = rofi_query,
+    .addr_get = rofi_addr_get,
+    .connect = rofi_connect,
+    .mem_reg = rofi_mem_reg,
+    .mem_dereg = rofi_mem_dereg,
+    .mem_rkey = rofi_mem_rkey,
+    .write = rofi_write,
+    .send = rofi_send,
+    .poll = rofi_poll,
+    .wait = rofi_wait,
+    .info = rofi_info,
+    .job_size = rofi_job_size,
+    .eager_default = rofi_eager_default,
+    .sendv = rofi_sendv,
 };

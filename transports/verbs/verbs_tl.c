@@ -23,7 +23,7 @@
  * nonce and both QP numbers, checked by the initiator when the connection
  * is established (the reply's private data arrives with that event),
  * before it lets anything out.  A REQ holds 56 bytes of private data after
- * rdma_cm's own header on IB and RoCE, a REP 196: struct vrb_req fills
+ * rdma_cm's own header on IB and RoCE, a REP 196: struct rvb_req fills
  * the REQ exactly.
  *
  * Receives: writes with immediate also consume an SRQ receive; the SRQ is
@@ -53,36 +53,36 @@
 #include "log.h"
 #include "tl.h"
 
-#define VRB_MAGIC        0x72766231u   /* "rvb1": address blob */
-#define VRB_CM_MAGIC     0x72766232u   /* "rvb2": connection private data */
-#define VRB_NONCE        16
-#define VRB_MAC          SHA256_DIGEST_SIZE
-#define VRB_KEY_MAX      32            /* key material per rank (a token: 8) */
-#define VRB_REQ_PRIV_MAX 56            /* IB/RoCE REQ: 92 bytes - rdma_cm's 36 */
-#define VRB_REP_PRIV_MAX 196           /* IB/RoCE REP */
-#define VRB_NREJ_LOG     16            /* rejected sources logged by name */
-#define VRB_SQ_DEPTH     256           /* send WRs per QP */
-#define VRB_NOPS         2048          /* send WRs in flight, all QPs */
-#define VRB_NRECV        512           /* SRQ receive buffers */
-#define VRB_NBOUNCE      256           /* bounce slots (pinned: 1 MiB) */
-#define VRB_INJECT_MAX   4096          /* inject writes copied up to this size */
-#define VRB_INLINE_REQ   256           /* max_inline_data asked of each QP */
-#define VRB_CM_TIMEOUT   2000          /* address/route resolution, ms */
-#define VRB_NSTASH       32
-#define VRB_RECV_BIT     (1ull << 63)  /* wr_id of a receive */
+#define RVB_MAGIC        0x72766231u   /* "rvb1": address blob */
+#define RVB_CM_MAGIC     0x72766232u   /* "rvb2": connection private data */
+#define RVB_NONCE        16
+#define RVB_MAC          SHA256_DIGEST_SIZE
+#define RVB_KEY_MAX      32            /* key material per rank (a token: 8) */
+#define RVB_REQ_PRIV_MAX 56            /* IB/RoCE REQ: 92 bytes - rdma_cm's 36 */
+#define RVB_REP_PRIV_MAX 196           /* IB/RoCE REP */
+#define RVB_NREJ_LOG     16            /* rejected sources logged by name */
+#define RVB_SQ_DEPTH     256           /* send WRs per QP */
+#define RVB_NOPS         2048          /* send WRs in flight, all QPs */
+#define RVB_NRECV        512           /* SRQ receive buffers */
+#define RVB_NBOUNCE      256           /* bounce slots (pinned: 1 MiB) */
+#define RVB_INJECT_MAX   4096          /* inject writes copied up to this size */
+#define RVB_INLINE_REQ   256           /* max_inline_data asked of each QP */
+#define RVB_CM_TIMEOUT   2000          /* address/route resolution, ms */
+#define RVB_NSTASH       32
+#define RVB_RECV_BIT     (1ull << 63)  /* wr_id of a receive */
 
-enum vrb_state {
-    VRB_IDLE = 0,       /* connect() not called, no request seen */
-    VRB_WAIT,           /* higher rank: waiting for the peer's request */
-    VRB_RESOLVING,      /* lower rank: address/route resolution */
-    VRB_CONNECTING,     /* QP created, rdma_connect/accept sent */
-    VRB_CONNECTED,
-    VRB_FAILED,
+enum rvb_state {
+    RVB_IDLE = 0,       /* connect() not called, no request seen */
+    RVB_WAIT,           /* higher rank: waiting for the peer's request */
+    RVB_RESOLVING,      /* lower rank: address/route resolution */
+    RVB_CONNECTING,     /* QP created, rdma_connect/accept sent */
+    RVB_CONNECTED,
+    RVB_FAILED,
 };
 
-enum vrb_op_kind { VRB_OP_WRITE = 1, VRB_OP_SEND, VRB_OP_SILENT };
+enum rvb_op_kind { RVB_OP_WRITE = 1, RVB_OP_SEND, RVB_OP_SILENT };
 
-struct vrb_addr {           /* the address blob */
+struct rvb_addr {           /* the address blob */
     uint32_t magic;
     uint32_t rank;
     uint32_t ip;            /* network order */
@@ -90,46 +90,46 @@ struct vrb_addr {           /* the address blob */
     uint16_t pad;
 };
 
-struct vrb_req {            /* rdma_connect private data */
-    uint32_t magic;         /* VRB_CM_MAGIC, network order */
+struct rvb_req {            /* rdma_connect private data */
+    uint32_t magic;         /* RVB_CM_MAGIC, network order */
     uint32_t rank;          /* the initiator, network order */
-    uint8_t nonce[VRB_NONCE];
-    uint8_t mac[VRB_MAC];   /* vrb_mac(VRB_REQ, ..., responder qpn 0) */
+    uint8_t nonce[RVB_NONCE];
+    uint8_t mac[RVB_MAC];   /* rvb_mac(RVB_REQ, ..., responder qpn 0) */
 };
 
-struct vrb_rep {            /* rdma_accept private data */
+struct rvb_rep {            /* rdma_accept private data */
     uint32_t magic;
     uint32_t rank;          /* the responder */
-    uint8_t mac[VRB_MAC];   /* vrb_mac(VRB_REP, ...) over the request's nonce */
+    uint8_t mac[RVB_MAC];   /* rvb_mac(RVB_REP, ...) over the request's nonce */
 };
 
-struct vrb_rej {            /* rdma_reject private data: why, for the initiator */
+struct rvb_rej {            /* rdma_reject private data: why, for the initiator */
     uint32_t magic;
-    uint32_t reason;        /* VRB_REJ_* */
+    uint32_t reason;        /* RVB_REJ_* */
 };
 
-enum { VRB_REJ_FORMAT = 1, VRB_REJ_RANK, VRB_REJ_AUTH, VRB_REJ_DUPLICATE, VRB_REJ_QP };
+enum { RVB_REJ_FORMAT = 1, RVB_REJ_RANK, RVB_REJ_AUTH, RVB_REJ_DUPLICATE, RVB_REJ_QP };
 
-_Static_assert(sizeof(struct vrb_req) <= VRB_REQ_PRIV_MAX, "REQ private data too large");
-_Static_assert(sizeof(struct vrb_rep) <= VRB_REP_PRIV_MAX, "REP private data too large");
+_Static_assert(sizeof(struct rvb_req) <= RVB_REQ_PRIV_MAX, "REQ private data too large");
+_Static_assert(sizeof(struct rvb_rep) <= RVB_REP_PRIV_MAX, "REP private data too large");
 
-struct vrb_key {
+struct rvb_key {
     uint8_t len;
-    uint8_t b[VRB_KEY_MAX];
+    uint8_t b[RVB_KEY_MAX];
 };
 
-struct vrb_peer {
+struct rvb_peer {
     int state;
     int reported;           /* a TL_EV_ERROR went out for this peer */
-    int status;             /* why it failed (VRB_FAILED) */
-    uint8_t nonce[VRB_NONCE];   /* of our request (we are the lower rank) */
+    int status;             /* why it failed (RVB_FAILED) */
+    uint8_t nonce[RVB_NONCE];   /* of our request (we are the lower rank) */
     struct rdma_cm_id *id;
     struct ibv_qp *qp;
     int sq_used;
     struct sockaddr_in addr;
 };
 
-struct vrb_op {
+struct rvb_op {
     void *ctx;
     int kind;
     int peer;
@@ -137,11 +137,11 @@ struct vrb_op {
     int next;               /* free list */
 };
 
-struct vrb_mr {
+struct rvb_mr {
     struct ibv_mr *mr;
 };
 
-struct vrb_tl {
+struct rvb_tl {
     int rank;
     int nranks;
     size_t ctrl_size;
@@ -175,10 +175,10 @@ struct vrb_tl {
     int *bfree;
     int nbfree;
 
-    struct vrb_op *ops;
+    struct rvb_op *ops;
     int op_free;
 
-    struct vrb_peer *peers;
+    struct rvb_peer *peers;
     uint32_t *qpn_key;              /* open addressing: qp_num -> rank */
     uint64_t dropped;               /* completions refused: not from the job */
     int *qpn_val;
@@ -186,7 +186,7 @@ struct vrb_tl {
 
     rtopo__tl_event_t *pend;        /* events raised outside the CQ */
     int npend, pend_cap;
-    struct ibv_wc stash[VRB_NSTASH];  /* CQ entries read by wait() */
+    struct ibv_wc stash[RVB_NSTASH];  /* CQ entries read by wait() */
     int nstash;
 
     uint32_t max_inline;
@@ -194,34 +194,34 @@ struct vrb_tl {
     size_t inject_max;
     int sq_depth;
 
-    struct vrb_key *keys;           /* per rank, from set_auth() */
-    uint32_t rej_src[VRB_NREJ_LOG]; /* sources whose rejection was logged */
+    struct rvb_key *keys;           /* per rank, from set_auth() */
+    uint32_t rej_src[RVB_NREJ_LOG]; /* sources whose rejection was logged */
     int nrej_src;
     unsigned long nrejected;
 };
 
-static inline struct vrb_tl *vrb_tl(struct rtopo__tl *tl)
+static inline struct rvb_tl *rvb_tl(struct rtopo__tl *tl)
 {
-    return (struct vrb_tl *)tl;
+    return (struct rvb_tl *)tl;
 }
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static int vrb_match(const char *transport)
+static int rvb_match(const char *transport)
 {
     return transport != NULL &&
            (!strcmp(transport, "verbs") || !strncmp(transport, "verbs:", 6));
 }
 
 /* device named in "verbs:<device>", or NULL */
-static const char *vrb_devname(const char *transport)
+static const char *rvb_devname(const char *transport)
 {
     if (transport && !strncmp(transport, "verbs:", 6) && transport[6])
         return transport + 6;
     return NULL;
 }
 
-static void vrb_memlock_str(char *buf, size_t len)
+static void rvb_memlock_str(char *buf, size_t len)
 {
     struct rlimit rl;
 
@@ -234,12 +234,12 @@ static void vrb_memlock_str(char *buf, size_t len)
 }
 
 /* errno of a failed allocation of pinned memory, with the memlock limit */
-static int vrb_pin_error(const char *what, size_t len)
+static int rvb_pin_error(const char *what, size_t len)
 {
     char lim[32];
     int err = errno;
 
-    vrb_memlock_str(lim, sizeof(lim));
+    rvb_memlock_str(lim, sizeof(lim));
     errno = err;
     if (err == ENOMEM || err == EPERM || err == EAGAIN)
         return rtopo__error(RTOPO_ERR_NOMEM, "%s (%zu bytes): %m; memlock limit "
@@ -247,14 +247,14 @@ static int vrb_pin_error(const char *what, size_t len)
     return rtopo__error(RTOPO_ERR_TRANSPORT, "%s (%zu bytes): %m", what, len);
 }
 
-static int vrb_is_ipv4_gid(const union ibv_gid *gid)
+static int rvb_is_ipv4_gid(const union ibv_gid *gid)
 {
     static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
     return !memcmp(gid->raw, prefix, sizeof(prefix));
 }
 
-static const char *vrb_gid_type_str(unsigned type)
+static const char *rvb_gid_type_str(unsigned type)
 {
     switch (type) {
     case IBV_GID_TYPE_IB:      return "IB";
@@ -265,7 +265,7 @@ static const char *vrb_gid_type_str(unsigned type)
 }
 
 /* GID type as the kernel lists it in sysfs ("IB/RoCE v1", "RoCE v2") */
-static int vrb_sysfs_gid_type(const char *dev, int port, int idx, char *buf, size_t len)
+static int rvb_sysfs_gid_type(const char *dev, int port, int idx, char *buf, size_t len)
 {
     char path[256];
     FILE *f;
@@ -286,7 +286,7 @@ static int vrb_sysfs_gid_type(const char *dev, int port, int idx, char *buf, siz
 
 /* IPv4 of the port: the RoCE v2 GID holding an IPv4-mapped address; on
  * InfiniBand, the first IPv4 address of the device's (IPoIB) net devices. */
-static int vrb_port_ipv4(struct ibv_context *ctx, uint8_t port, int link_layer,
+static int rvb_port_ipv4(struct ibv_context *ctx, uint8_t port, int link_layer,
                          struct in_addr *ip, int *gid_idx)
 {
     struct ibv_gid_entry ent[256];
@@ -302,7 +302,7 @@ static int vrb_port_ipv4(struct ibv_context *ctx, uint8_t port, int link_layer,
         n = ibv_query_gid_table(ctx, ent, 256, 0);
         for (k = 0; k < n; k++) {
             if (ent[k].port_num != port || ent[k].gid_type != IBV_GID_TYPE_ROCE_V2 ||
-                !vrb_is_ipv4_gid(&ent[k].gid))
+                !rvb_is_ipv4_gid(&ent[k].gid))
                 continue;
             memcpy(&ip->s_addr, ent[k].gid.raw + 12, 4);
             *gid_idx = ent[k].gid_index;
@@ -317,8 +317,8 @@ static int vrb_port_ipv4(struct ibv_context *ctx, uint8_t port, int link_layer,
 
             if (ibv_query_gid(ctx, port, k, &gid))
                 break;
-            if (vrb_is_ipv4_gid(&gid) &&
-                !vrb_sysfs_gid_type(ibv_get_device_name(ctx->device), port, k, type,
+            if (rvb_is_ipv4_gid(&gid) &&
+                !rvb_sysfs_gid_type(ibv_get_device_name(ctx->device), port, k, type,
                                     sizeof(type)) && !strcmp(type, "RoCE v2")) {
                 memcpy(&ip->s_addr, gid.raw + 12, 4);
                 *gid_idx = k;
@@ -354,9 +354,9 @@ static int vrb_port_ipv4(struct ibv_context *ctx, uint8_t port, int link_layer,
 
 /* ---- availability ------------------------------------------------------------ */
 
-static int vrb_available(const char *transport)
+static int rvb_available(const char *transport)
 {
-    const char *want = vrb_devname(transport);
+    const char *want = rvb_devname(transport);
     struct ibv_device **list;
     int n, i, ok = 0;
 
@@ -389,7 +389,7 @@ static int vrb_available(const char *transport)
 
 /* ---- small tables --------------------------------------------------------------- */
 
-static void vrb_qpn_add(struct vrb_tl *t, uint32_t qpn, int rank)
+static void rvb_qpn_add(struct rvb_tl *t, uint32_t qpn, int rank)
 {
     unsigned h = (qpn * 2654435761u) & t->qpn_mask;
 
@@ -399,7 +399,7 @@ static void vrb_qpn_add(struct vrb_tl *t, uint32_t qpn, int rank)
     t->qpn_val[h] = rank;
 }
 
-static int vrb_qpn_find(struct vrb_tl *t, uint32_t qpn)
+static int rvb_qpn_find(struct rvb_tl *t, uint32_t qpn)
 {
     unsigned h = (qpn * 2654435761u) & t->qpn_mask;
 
@@ -412,10 +412,10 @@ static int vrb_qpn_find(struct vrb_tl *t, uint32_t qpn)
 }
 
 /* An event for the next poll(), for what does not come out of the CQ. */
-static void vrb_raise(struct vrb_tl *t, int peer, int status, void *ctx, const char *fmt, ...)
+static void rvb_raise(struct rvb_tl *t, int peer, int status, void *ctx, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-static void vrb_raise(struct vrb_tl *t, int peer, int status, void *ctx, const char *fmt, ...)
+static void rvb_raise(struct rvb_tl *t, int peer, int status, void *ctx, const char *fmt, ...)
 {
     rtopo__tl_event_t *ev;
     va_list ap;
@@ -441,24 +441,24 @@ static void vrb_raise(struct vrb_tl *t, int peer, int status, void *ctx, const c
 }
 
 /* The connection to `peer` is gone: one TL_EV_ERROR, later ops get PEER. */
-static void vrb_peer_fail(struct vrb_tl *t, int peer, int status, const char *why)
+static void rvb_peer_fail(struct rvb_tl *t, int peer, int status, const char *why)
 {
-    struct vrb_peer *p = &t->peers[peer];
+    struct rvb_peer *p = &t->peers[peer];
 
-    if (p->state != VRB_FAILED) {
+    if (p->state != RVB_FAILED) {
         rtopo__debug("rank %d: %s", peer, why);
         p->status = status;
     }
-    p->state = VRB_FAILED;
+    p->state = RVB_FAILED;
     if (!p->reported) {
         p->reported = 1;
-        vrb_raise(t, peer, status, NULL, "rank %d: %s", peer, why);
+        rvb_raise(t, peer, status, NULL, "rank %d: %s", peer, why);
     }
 }
 
-static struct vrb_op *vrb_op_get(struct vrb_tl *t)
+static struct rvb_op *rvb_op_get(struct rvb_tl *t)
 {
-    struct vrb_op *op;
+    struct rvb_op *op;
 
     if (t->op_free < 0)
         return NULL;
@@ -468,7 +468,7 @@ static struct vrb_op *vrb_op_get(struct vrb_tl *t)
     return op;
 }
 
-static void vrb_op_put(struct vrb_tl *t, struct vrb_op *op)
+static void rvb_op_put(struct rvb_tl *t, struct rvb_op *op)
 {
     if (op->bounce >= 0)
         t->bfree[t->nbfree++] = op->bounce;
@@ -477,7 +477,7 @@ static void vrb_op_put(struct vrb_tl *t, struct vrb_op *op)
     t->op_free = (int)(op - t->ops);
 }
 
-static int vrb_post_recv(struct vrb_tl *t, const int *slots, int n)
+static int rvb_post_recv(struct rvb_tl *t, const int *slots, int n)
 {
     struct ibv_recv_wr wr[32], *bad;
     struct ibv_sge sge[32];
@@ -490,7 +490,7 @@ static int vrb_post_recv(struct vrb_tl *t, const int *slots, int n)
             sge[k].addr = (uintptr_t)(t->rbuf + (size_t)slots[i + k] * t->rslot);
             sge[k].length = (uint32_t)t->rslot;
             sge[k].lkey = t->rmr->lkey;
-            wr[k].wr_id = VRB_RECV_BIT | (uint64_t)slots[i + k];
+            wr[k].wr_id = RVB_RECV_BIT | (uint64_t)slots[i + k];
             wr[k].sg_list = &sge[k];
             wr[k].num_sge = 1;
             wr[k].next = k + 1 < m ? &wr[k + 1] : NULL;
@@ -506,20 +506,20 @@ static int vrb_post_recv(struct vrb_tl *t, const int *slots, int n)
 
 /* ---- lifecycle ----------------------------------------------------------------- */
 
-static void vrb_close(struct rtopo__tl *tl)
+static void rvb_close(struct rtopo__tl *tl)
 {
-    struct vrb_tl *t = vrb_tl(tl);
+    struct rvb_tl *t = rvb_tl(tl);
     int i;
 
     if (t == NULL)
         return;
     for (i = 0; t->peers && i < t->nranks; i++) {
-        struct vrb_peer *p = &t->peers[i];
+        struct rvb_peer *p = &t->peers[i];
 
         if (p->id == NULL)
             continue;
         /* the peer may be dead: disconnect does not wait for it */
-        if (p->state == VRB_CONNECTED)
+        if (p->state == RVB_CONNECTED)
             rdma_disconnect(p->id);
         if (p->id->qp)
             rdma_destroy_qp(p->id);
@@ -568,7 +568,7 @@ static void vrb_close(struct rtopo__tl *tl)
 /* Choose the device (named, or the first with an active port and an
  * IPv4 address) among rdma_cm's contexts, so the PD and CQ live on the
  * same context as the QPs rdma_cm creates. */
-static int vrb_pick_device(struct vrb_tl *t, const char *want)
+static int rvb_pick_device(struct rvb_tl *t, const char *want)
 {
     int n = 0, i;
     uint8_t p;
@@ -591,7 +591,7 @@ static int vrb_pick_device(struct vrb_tl *t, const char *want)
             if (ibv_query_port(ctx, p, &t->port_attr) ||
                 t->port_attr.state != IBV_PORT_ACTIVE)
                 continue;
-            if (vrb_port_ipv4(ctx, p, t->port_attr.link_layer, &ip, &t->gid_idx)) {
+            if (rvb_port_ipv4(ctx, p, t->port_attr.link_layer, &ip, &t->gid_idx)) {
                 rtopo__debug("device %s port %u: no IPv4 address", name, p);
                 continue;
             }
@@ -608,10 +608,10 @@ static int vrb_pick_device(struct vrb_tl *t, const char *want)
                         want ? " on device " : "", want ? want : "");
 }
 
-static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
+static int rvb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
 {
     struct ibv_srq_init_attr srq_attr;
-    struct vrb_tl *t;
+    struct rvb_tl *t;
     char ipstr[INET_ADDRSTRLEN];
     int status, i, cqe, flags;
     unsigned size;
@@ -627,18 +627,18 @@ static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->ctrl_size = params->ctrl_size ? params->ctrl_size : 256;
     t->op_free = -1;
 
-    status = vrb_pick_device(t, vrb_devname(params->name));
+    status = rvb_pick_device(t, rvb_devname(params->name));
     if (status)
         goto err;
 
-    t->sq_depth = VRB_SQ_DEPTH < t->dev_attr.max_qp_wr ? VRB_SQ_DEPTH : t->dev_attr.max_qp_wr;
-    t->nrecv = VRB_NRECV < t->dev_attr.max_srq_wr ? VRB_NRECV : t->dev_attr.max_srq_wr;
+    t->sq_depth = RVB_SQ_DEPTH < t->dev_attr.max_qp_wr ? RVB_SQ_DEPTH : t->dev_attr.max_qp_wr;
+    t->nrecv = RVB_NRECV < t->dev_attr.max_srq_wr ? RVB_NRECV : t->dev_attr.max_srq_wr;
     if (t->dev_attr.max_srq == 0 || t->nrecv <= 0) {
         status = rtopo__error(RTOPO_ERR_UNSUPPORTED, "device %s has no shared receive "
                               "queues", t->devname);
         goto err;
     }
-    cqe = VRB_NOPS + t->nrecv + 16;
+    cqe = RVB_NOPS + t->nrecv + 16;
     if (cqe > t->dev_attr.max_cqe) {
         status = rtopo__error(RTOPO_ERR_UNSUPPORTED, "device %s: cq of %d entries "
                               "above its limit %d", t->devname, cqe, t->dev_attr.max_cqe);
@@ -647,7 +647,7 @@ static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
 
     t->pd = ibv_alloc_pd(t->ctx);
     if (t->pd == NULL) {
-        status = vrb_pin_error("ibv_alloc_pd", 0);
+        status = rvb_pin_error("ibv_alloc_pd", 0);
         goto err;
     }
     t->cch = ibv_create_comp_channel(t->ctx);
@@ -659,7 +659,7 @@ static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     fcntl(t->cch->fd, F_SETFL, flags | O_NONBLOCK);
     t->cq = ibv_create_cq(t->ctx, cqe, NULL, t->cch, 0);
     if (t->cq == NULL) {
-        status = vrb_pin_error("ibv_create_cq", (size_t)cqe * sizeof(struct ibv_wc));
+        status = rvb_pin_error("ibv_create_cq", (size_t)cqe * sizeof(struct ibv_wc));
         goto err;
     }
     memset(&srq_attr, 0, sizeof(srq_attr));
@@ -667,18 +667,18 @@ static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     srq_attr.attr.max_sge = 1;
     t->srq = ibv_create_srq(t->pd, &srq_attr);
     if (t->srq == NULL) {
-        status = vrb_pin_error("ibv_create_srq", 0);
+        status = rvb_pin_error("ibv_create_srq", 0);
         goto err;
     }
 
     /* receive slots: one control message each, 64-byte aligned */
     t->rslot = (t->ctrl_size + 63) & ~(size_t)63;
     t->rbuf = aligned_alloc(4096, ((size_t)t->nrecv * t->rslot + 4095) & ~(size_t)4095);
-    t->bslot = t->rslot > VRB_INJECT_MAX ? t->rslot : VRB_INJECT_MAX;
-    t->bbuf = aligned_alloc(4096, (size_t)VRB_NBOUNCE * t->bslot);
+    t->bslot = t->rslot > RVB_INJECT_MAX ? t->rslot : RVB_INJECT_MAX;
+    t->bbuf = aligned_alloc(4096, (size_t)RVB_NBOUNCE * t->bslot);
     t->repost = malloc(t->nrecv * sizeof(*t->repost));
-    t->bfree = malloc(VRB_NBOUNCE * sizeof(*t->bfree));
-    t->ops = calloc(VRB_NOPS, sizeof(*t->ops));
+    t->bfree = malloc(RVB_NBOUNCE * sizeof(*t->bfree));
+    t->ops = calloc(RVB_NOPS, sizeof(*t->ops));
     t->peers = calloc(t->nranks, sizeof(*t->peers));
     t->keys = calloc(t->nranks, sizeof(*t->keys));
     for (size = 16; size < 2u * (unsigned)t->nranks; size *= 2)
@@ -693,26 +693,26 @@ static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     }
     for (i = 0; i < (int)size; i++)
         t->qpn_val[i] = -1;
-    for (i = VRB_NOPS - 1; i >= 0; i--) {
+    for (i = RVB_NOPS - 1; i >= 0; i--) {
         t->ops[i].next = t->op_free;
         t->op_free = i;
     }
-    for (i = 0; i < VRB_NBOUNCE; i++)
-        t->bfree[i] = VRB_NBOUNCE - 1 - i;
-    t->nbfree = VRB_NBOUNCE;
+    for (i = 0; i < RVB_NBOUNCE; i++)
+        t->bfree[i] = RVB_NBOUNCE - 1 - i;
+    t->nbfree = RVB_NBOUNCE;
     t->rmr = ibv_reg_mr(t->pd, t->rbuf, (size_t)t->nrecv * t->rslot, IBV_ACCESS_LOCAL_WRITE);
     if (t->rmr == NULL) {
-        status = vrb_pin_error("ibv_reg_mr of receive buffers", (size_t)t->nrecv * t->rslot);
+        status = rvb_pin_error("ibv_reg_mr of receive buffers", (size_t)t->nrecv * t->rslot);
         goto err;
     }
-    t->bmr = ibv_reg_mr(t->pd, t->bbuf, (size_t)VRB_NBOUNCE * t->bslot, IBV_ACCESS_LOCAL_WRITE);
+    t->bmr = ibv_reg_mr(t->pd, t->bbuf, (size_t)RVB_NBOUNCE * t->bslot, IBV_ACCESS_LOCAL_WRITE);
     if (t->bmr == NULL) {
-        status = vrb_pin_error("ibv_reg_mr of bounce buffers", (size_t)VRB_NBOUNCE * t->bslot);
+        status = rvb_pin_error("ibv_reg_mr of bounce buffers", (size_t)RVB_NBOUNCE * t->bslot);
         goto err;
     }
     for (i = 0; i < t->nrecv; i++)
         t->repost[i] = i;
-    status = vrb_post_recv(t, t->repost, t->nrecv);
+    status = rvb_post_recv(t, t->repost, t->nrecv);
     if (status)
         goto err;
 
@@ -753,13 +753,13 @@ static int vrb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     return RTOPO_OK;
 
 err:
-    vrb_close((struct rtopo__tl *)t);
+    rvb_close((struct rtopo__tl *)t);
     return status;
 }
 
-static void vrb_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
+static void rvb_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
 {
-    struct vrb_tl *t = vrb_tl(tl);
+    struct rvb_tl *t = rvb_tl(tl);
 
     memset(attr, 0, sizeof(*attr));
     attr->max_write = t->port_attr.max_msg_sz;
@@ -772,16 +772,16 @@ static void vrb_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
 
 /* ---- connection ------------------------------------------------------------- */
 
-static int vrb_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
+static int rvb_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
 {
-    struct vrb_tl *t = vrb_tl(tl);
-    struct vrb_addr a;
+    struct rvb_tl *t = rvb_tl(tl);
+    struct rvb_addr a;
 
     if (*len < sizeof(a))
         return rtopo__error(RTOPO_ERR_INVAL, "address buffer of %zu bytes, need %zu",
                             *len, sizeof(a));
     memset(&a, 0, sizeof(a));
-    a.magic = htonl(VRB_MAGIC);
+    a.magic = htonl(RVB_MAGIC);
     a.rank = htonl(t->rank);
     a.ip = t->sin.sin_addr.s_addr;
     a.port = t->sin.sin_port;
@@ -790,13 +790,13 @@ static int vrb_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
     return RTOPO_OK;
 }
 
-static int vrb_create_qp(struct vrb_tl *t, struct rdma_cm_id *id, int peer)
+static int rvb_create_qp(struct rvb_tl *t, struct rdma_cm_id *id, int peer)
 {
     struct ibv_qp_init_attr qa;
     int inl;
 
-    /* the largest inline size the device takes, from VRB_INLINE_REQ down */
-    for (inl = VRB_INLINE_REQ;; inl /= 2) {
+    /* the largest inline size the device takes, from RVB_INLINE_REQ down */
+    for (inl = RVB_INLINE_REQ;; inl /= 2) {
         memset(&qa, 0, sizeof(qa));
         qa.send_cq = t->cq;
         qa.recv_cq = t->cq;
@@ -808,7 +808,7 @@ static int vrb_create_qp(struct vrb_tl *t, struct rdma_cm_id *id, int peer)
         if (!rdma_create_qp(id, t->pd, &qa))
             break;
         if (errno == ENOMEM)
-            return vrb_pin_error("rdma_create_qp", 0);
+            return rvb_pin_error("rdma_create_qp", 0);
         if (inl == 0)
             return rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_create_qp for rank %d: %m",
                                 peer);
@@ -819,24 +819,24 @@ static int vrb_create_qp(struct vrb_tl *t, struct rdma_cm_id *id, int peer)
     if (!t->inline_known || qa.cap.max_inline_data < t->max_inline)
         t->max_inline = qa.cap.max_inline_data;
     t->inline_known = 1;
-    vrb_qpn_add(t, id->qp->qp_num, peer);
+    rvb_qpn_add(t, id->qp->qp_num, peer);
     return RTOPO_OK;
 }
 
-static int vrb_set_auth(struct rtopo__tl *tl, int peer, const void *key, size_t len)
+static int rvb_set_auth(struct rtopo__tl *tl, int peer, const void *key, size_t len)
 {
-    struct vrb_tl *t = vrb_tl(tl);
+    struct rvb_tl *t = rvb_tl(tl);
 
-    if (peer < 0 || peer >= t->nranks || (len && key == NULL) || len > VRB_KEY_MAX)
+    if (peer < 0 || peer >= t->nranks || (len && key == NULL) || len > RVB_KEY_MAX)
         return rtopo__error(RTOPO_ERR_INVAL, "key of %zu bytes for rank %d (limit %d, "
-                            "%d ranks)", len, peer, VRB_KEY_MAX, t->nranks);
+                            "%d ranks)", len, peer, RVB_KEY_MAX, t->nranks);
     if (len)
         memcpy(t->keys[peer].b, key, len);
     t->keys[peer].len = (uint8_t)len;
     return RTOPO_OK;
 }
 
-enum { VRB_REQ = 0, VRB_REP = 1 };
+enum { RVB_REQ = 0, RVB_REP = 1 };
 
 /* HMAC-SHA256 keyed with the initiator's then the responder's key
  * material (each led by its length), over a label naming the message,
@@ -844,13 +844,13 @@ enum { VRB_REQ = 0, VRB_REP = 1 };
  * messages carry (the responder's is 0 in the request: it has none yet).
  * Without set_auth() the keys are empty: the handshake still runs but
  * proves nothing, which only tests that drive the table directly do. */
-static void vrb_mac(const struct vrb_tl *t, int kind, int init, int resp,
-                    const uint8_t nonce[VRB_NONCE], uint32_t init_qpn, uint32_t resp_qpn,
-                    uint8_t mac[VRB_MAC])
+static void rvb_mac(const struct rvb_tl *t, int kind, int init, int resp,
+                    const uint8_t nonce[RVB_NONCE], uint32_t init_qpn, uint32_t resp_qpn,
+                    uint8_t mac[RVB_MAC])
 {
     static const char *const labels[] = { "rtopo verbs request", "rtopo verbs accept" };
-    const struct vrb_key *ki = &t->keys[init], *kr = &t->keys[resp];
-    uint8_t key[2 * (VRB_KEY_MAX + 1)], w[16];
+    const struct rvb_key *ki = &t->keys[init], *kr = &t->keys[resp];
+    uint8_t key[2 * (RVB_KEY_MAX + 1)], w[16];
     struct hmac_sha256_ctx h;
     size_t kl = 0;
     uint32_t v[4];
@@ -870,14 +870,14 @@ static void vrb_mac(const struct vrb_tl *t, int kind, int init, int resp,
     /* the label's NUL ends it */
     hmac_sha256_update(&h, strlen(labels[kind]) + 1, (const uint8_t *)labels[kind]);
     hmac_sha256_update(&h, 8, w);
-    hmac_sha256_update(&h, VRB_NONCE, nonce);
+    hmac_sha256_update(&h, RVB_NONCE, nonce);
     hmac_sha256_update(&h, 8, w + 8);
-    hmac_sha256_digest(&h, VRB_MAC, mac);
+    hmac_sha256_digest(&h, RVB_MAC, mac);
     memset(&h, 0, sizeof(h));
     memset(key, 0, sizeof(key));
 }
 
-static void vrb_conn_param(struct rdma_conn_param *cp, const void *priv, size_t len)
+static void rvb_conn_param(struct rdma_conn_param *cp, const void *priv, size_t len)
 {
     memset(cp, 0, sizeof(*cp));
     cp->private_data = priv;
@@ -888,11 +888,11 @@ static void vrb_conn_param(struct rdma_conn_param *cp, const void *priv, size_t 
     cp->rnr_retry_count = 7;          /* infinite: a full SRQ stalls, not fails */
 }
 
-static int vrb_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
+static int rvb_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
 {
-    struct vrb_tl *t = vrb_tl(tl);
-    struct vrb_peer *p;
-    struct vrb_addr a;
+    struct rvb_tl *t = rvb_tl(tl);
+    struct rvb_peer *p;
+    struct rvb_addr a;
     char ipstr[INET_ADDRSTRLEN];
 
     if (peer < 0 || peer >= t->nranks || peer == t->rank)
@@ -902,7 +902,7 @@ static int vrb_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t 
         return rtopo__error(RTOPO_ERR_INVAL, "address of rank %d: %zu bytes, expected %zu",
                             peer, len, sizeof(a));
     memcpy(&a, blob, sizeof(a));
-    if (ntohl(a.magic) != VRB_MAGIC || (int)ntohl(a.rank) != peer)
+    if (ntohl(a.magic) != RVB_MAGIC || (int)ntohl(a.rank) != peer)
         return rtopo__error(RTOPO_ERR_INVAL, "address of rank %d is not a verbs address "
                             "of that rank", peer);
     p = &t->peers[peer];
@@ -910,10 +910,10 @@ static int vrb_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t 
     p->addr.sin_family = AF_INET;
     p->addr.sin_addr.s_addr = a.ip;
     p->addr.sin_port = a.port;
-    if (p->state != VRB_IDLE)
+    if (p->state != RVB_IDLE)
         return RTOPO_OK;              /* already requested by the peer, or connected */
     if (peer < t->rank) {
-        p->state = VRB_WAIT;          /* the peer connects to us */
+        p->state = RVB_WAIT;          /* the peer connects to us */
         return RTOPO_OK;
     }
 
@@ -926,20 +926,20 @@ static int vrb_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t 
 
         src.sin_port = 0;
         if (rdma_resolve_addr(p->id, (struct sockaddr *)&src, (struct sockaddr *)&p->addr,
-                              VRB_CM_TIMEOUT)) {
+                              RVB_CM_TIMEOUT)) {
             rdma_destroy_id(p->id);
             p->id = NULL;
             return rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_resolve_addr %s for rank %d: %m",
                                 ipstr, peer);
         }
     }
-    p->state = VRB_RESOLVING;
+    p->state = RVB_RESOLVING;
     rtopo__debug("rank %d: resolving %s:%u", peer, ipstr, ntohs(a.port));
     return RTOPO_OK;
 }
 
 /* Check what rdma_cm chose: path MTU against the port, the source GID. */
-static void vrb_log_path(struct vrb_tl *t, int peer, struct ibv_qp *qp)
+static void rvb_log_path(struct rvb_tl *t, int peer, struct ibv_qp *qp)
 {
     struct ibv_qp_attr qa;
     struct ibv_qp_init_attr qia;
@@ -959,14 +959,14 @@ static void vrb_log_path(struct vrb_tl *t, int peer, struct ibv_qp *qp)
 /* Refuses a connection request, saying why in the reject's private data
  * (for a genuine rank that got it wrong), and logs it once per source
  * address: a flood from one source costs one line. */
-static void vrb_reject(struct vrb_tl *t, struct rdma_cm_id *id, long claimed, uint32_t reason,
+static void rvb_reject(struct rvb_tl *t, struct rdma_cm_id *id, long claimed, uint32_t reason,
                        const char *why)
 {
-    struct vrb_rej rej;
+    struct rvb_rej rej;
     struct sockaddr *sa = rdma_get_peer_addr(id);
     uint32_t ip = 0;
     char src[INET_ADDRSTRLEN + 8] = "an unknown address", who[40] = "";
-    int i, n = t->nrej_src < VRB_NREJ_LOG ? t->nrej_src : VRB_NREJ_LOG;
+    int i, n = t->nrej_src < RVB_NREJ_LOG ? t->nrej_src : RVB_NREJ_LOG;
 
     if (sa && sa->sa_family == AF_INET) {
         ip = ((struct sockaddr_in *)sa)->sin_addr.s_addr;
@@ -979,16 +979,16 @@ static void vrb_reject(struct vrb_tl *t, struct rdma_cm_id *id, long claimed, ui
         snprintf(who, sizeof(who), " (claims rank %ld)", claimed);
     if (i < n) {
         rtopo__debug("connection request from %s%s rejected: %s", src, who, why);
-    } else if (t->nrej_src < VRB_NREJ_LOG) {
+    } else if (t->nrej_src < RVB_NREJ_LOG) {
         t->rej_src[t->nrej_src++] = ip;
         rtopo__warn("connection request from %s%s rejected: %s; further rejected "
                     "requests from %s are not logged", src, who, why, src);
-    } else if (t->nrej_src++ == VRB_NREJ_LOG) {
+    } else if (t->nrej_src++ == RVB_NREJ_LOG) {
         rtopo__warn("connection request from %s%s rejected: %s; rejected requests from "
                     "%d sources so far, no further ones are logged", src, who, why,
-                    VRB_NREJ_LOG + 1);
+                    RVB_NREJ_LOG + 1);
     }
-    rej.magic = htonl(VRB_CM_MAGIC);
+    rej.magic = htonl(RVB_CM_MAGIC);
     rej.reason = htonl(reason);
     if (rdma_reject(id, &rej, sizeof(rej)))
         rtopo__debug("rdma_reject: %m");
@@ -997,139 +997,139 @@ static void vrb_reject(struct vrb_tl *t, struct rdma_cm_id *id, long claimed, ui
 /* Returns an id to destroy once the event is acked (a rejected request):
  * rdma_destroy_id() waits for the acks of its events.  Nothing about the
  * claimed rank changes before the request has authenticated. */
-static struct rdma_cm_id *vrb_on_request(struct vrb_tl *t, struct rdma_cm_event *e)
+static struct rdma_cm_id *rvb_on_request(struct rvb_tl *t, struct rdma_cm_event *e)
 {
     struct rdma_cm_id *id = e->id;
     const struct rdma_conn_param *in = &e->param.conn;
     struct rdma_conn_param cp;
-    struct vrb_req req;
-    struct vrb_rep rep;
-    uint8_t mac[VRB_MAC];
-    struct vrb_peer *p;
+    struct rvb_req req;
+    struct rvb_rep rep;
+    uint8_t mac[RVB_MAC];
+    struct rvb_peer *p;
     uint32_t claimed;
     int peer;
 
     if (in->private_data == NULL || in->private_data_len < sizeof(req)) {
-        vrb_reject(t, id, -1, VRB_REJ_FORMAT, "no rtopo authenticator");
+        rvb_reject(t, id, -1, RVB_REJ_FORMAT, "no rtopo authenticator");
         return id;
     }
     memcpy(&req, in->private_data, sizeof(req));
-    if (ntohl(req.magic) != VRB_CM_MAGIC) {
-        vrb_reject(t, id, -1, VRB_REJ_FORMAT, ntohl(req.magic) == VRB_MAGIC ?
+    if (ntohl(req.magic) != RVB_CM_MAGIC) {
+        rvb_reject(t, id, -1, RVB_REJ_FORMAT, ntohl(req.magic) == RVB_MAGIC ?
                    "request of an older rtopo without an authenticator" :
                    "not an rtopo connection request");
         return id;
     }
     claimed = ntohl(req.rank);
     if (claimed >= (uint32_t)t->rank) {
-        vrb_reject(t, id, (long)claimed, VRB_REJ_RANK, claimed < (uint32_t)t->nranks ?
+        rvb_reject(t, id, (long)claimed, RVB_REJ_RANK, claimed < (uint32_t)t->nranks ?
                    "not a lower rank" : "no such rank");
         return id;
     }
     peer = (int)claimed;
-    vrb_mac(t, VRB_REQ, peer, t->rank, req.nonce, in->qp_num, 0, mac);
-    if (!memeql_sec(mac, req.mac, VRB_MAC)) {
-        vrb_reject(t, id, peer, VRB_REJ_AUTH, "authentication failed (not from a rank of "
+    rvb_mac(t, RVB_REQ, peer, t->rank, req.nonce, in->qp_num, 0, mac);
+    if (!memeql_sec(mac, req.mac, RVB_MAC)) {
+        rvb_reject(t, id, peer, RVB_REJ_AUTH, "authentication failed (not from a rank of "
                    "this job)");
         return id;
     }
     p = &t->peers[peer];
-    if (p->id || (p->state != VRB_IDLE && p->state != VRB_WAIT)) {
+    if (p->id || (p->state != RVB_IDLE && p->state != RVB_WAIT)) {
         /* one connection per pair and job: a second request, even an
          * authentic one (replayed), is refused */
-        vrb_reject(t, id, peer, VRB_REJ_DUPLICATE, "that rank has connected already");
+        rvb_reject(t, id, peer, RVB_REJ_DUPLICATE, "that rank has connected already");
         return id;
     }
-    if (vrb_create_qp(t, id, peer)) {
-        vrb_reject(t, id, peer, VRB_REJ_QP, "cannot create a qp");
-        vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "cannot create a qp");
+    if (rvb_create_qp(t, id, peer)) {
+        rvb_reject(t, id, peer, RVB_REJ_QP, "cannot create a qp");
+        rvb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "cannot create a qp");
         return id;
     }
     id->context = p;
     p->id = id;
     memset(&rep, 0, sizeof(rep));
-    rep.magic = htonl(VRB_CM_MAGIC);
+    rep.magic = htonl(RVB_CM_MAGIC);
     rep.rank = htonl((uint32_t)t->rank);
-    vrb_mac(t, VRB_REP, peer, t->rank, req.nonce, in->qp_num, id->qp->qp_num, rep.mac);
-    vrb_conn_param(&cp, &rep, sizeof(rep));
+    rvb_mac(t, RVB_REP, peer, t->rank, req.nonce, in->qp_num, id->qp->qp_num, rep.mac);
+    rvb_conn_param(&cp, &rep, sizeof(rep));
     if (rdma_accept(id, &cp)) {
         rtopo__warn("rdma_accept for rank %d: %m", peer);
-        vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_accept failed");
+        rvb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_accept failed");
         return NULL;
     }
-    p->state = VRB_CONNECTING;
+    p->state = RVB_CONNECTING;
     rtopo__debug("rank %d: request authenticated and accepted, qp 0x%x", peer, id->qp->qp_num);
     return NULL;
 }
 
 /* The initiator's check of the accept: 0 when the responder proved it. */
-static int vrb_check_rep(struct vrb_tl *t, int peer, const struct rdma_cm_event *e)
+static int rvb_check_rep(struct rvb_tl *t, int peer, const struct rdma_cm_event *e)
 {
     const struct rdma_conn_param *in = &e->param.conn;
-    uint8_t mac[VRB_MAC];
-    struct vrb_rep rep;
+    uint8_t mac[RVB_MAC];
+    struct rvb_rep rep;
 
     if (in->private_data == NULL || in->private_data_len < sizeof(rep))
         return -1;
     memcpy(&rep, in->private_data, sizeof(rep));
-    if (ntohl(rep.magic) != VRB_CM_MAGIC || ntohl(rep.rank) != (uint32_t)peer)
+    if (ntohl(rep.magic) != RVB_CM_MAGIC || ntohl(rep.rank) != (uint32_t)peer)
         return -1;
-    vrb_mac(t, VRB_REP, t->rank, peer, t->peers[peer].nonce, e->id->qp->qp_num,
+    rvb_mac(t, RVB_REP, t->rank, peer, t->peers[peer].nonce, e->id->qp->qp_num,
             in->qp_num, mac);
-    return memeql_sec(mac, rep.mac, VRB_MAC) ? 0 : -1;
+    return memeql_sec(mac, rep.mac, RVB_MAC) ? 0 : -1;
 }
 
 /* The lower rank's request, once its QP exists. */
-static int vrb_send_request(struct vrb_tl *t, int peer, struct rdma_cm_id *id)
+static int rvb_send_request(struct rvb_tl *t, int peer, struct rdma_cm_id *id)
 {
-    struct vrb_peer *p = &t->peers[peer];
+    struct rvb_peer *p = &t->peers[peer];
     struct rdma_conn_param cp;
-    struct vrb_req req;
+    struct rvb_req req;
 
-    if (getrandom(p->nonce, VRB_NONCE, 0) != VRB_NONCE)
+    if (getrandom(p->nonce, RVB_NONCE, 0) != RVB_NONCE)
         return rtopo__error(RTOPO_ERR_TRANSPORT, "getrandom: %m");
     memset(&req, 0, sizeof(req));
-    req.magic = htonl(VRB_CM_MAGIC);
+    req.magic = htonl(RVB_CM_MAGIC);
     req.rank = htonl((uint32_t)t->rank);
-    memcpy(req.nonce, p->nonce, VRB_NONCE);
-    vrb_mac(t, VRB_REQ, t->rank, peer, p->nonce, id->qp->qp_num, 0, req.mac);
-    vrb_conn_param(&cp, &req, sizeof(req));
+    memcpy(req.nonce, p->nonce, RVB_NONCE);
+    rvb_mac(t, RVB_REQ, t->rank, peer, p->nonce, id->qp->qp_num, 0, req.mac);
+    rvb_conn_param(&cp, &req, sizeof(req));
     if (rdma_connect(id, &cp))
         return rtopo__error(RTOPO_ERR_TRANSPORT, "rdma_connect to rank %d: %m", peer);
     return RTOPO_OK;
 }
 
-static struct rdma_cm_id *vrb_cm_event(struct vrb_tl *t, struct rdma_cm_event *e)
+static struct rdma_cm_id *rvb_cm_event(struct rvb_tl *t, struct rdma_cm_event *e)
 {
-    struct vrb_peer *p = e->id->context;
+    struct rvb_peer *p = e->id->context;
     int peer = p ? (int)(p - t->peers) : -1;
 
     if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-        return vrb_on_request(t, e);
+        return rvb_on_request(t, e);
     if (peer < 0)
         return NULL;    /* listening id: device removal and such show on the QPs */
     switch (e->event) {
     case RDMA_CM_EVENT_ADDR_RESOLVED:
-        if (rdma_resolve_route(e->id, VRB_CM_TIMEOUT))
-            vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_resolve_route failed");
+        if (rdma_resolve_route(e->id, RVB_CM_TIMEOUT))
+            rvb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_resolve_route failed");
         break;
     case RDMA_CM_EVENT_ROUTE_RESOLVED:
-        if (vrb_create_qp(t, e->id, peer)) {
-            vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "cannot create a qp");
+        if (rvb_create_qp(t, e->id, peer)) {
+            rvb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "cannot create a qp");
             break;
         }
-        if (vrb_send_request(t, peer, e->id)) {
-            vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_connect failed");
+        if (rvb_send_request(t, peer, e->id)) {
+            rvb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, "rdma_connect failed");
             break;
         }
-        p->state = VRB_CONNECTING;
+        p->state = RVB_CONNECTING;
         break;
     case RDMA_CM_EVENT_ESTABLISHED:
-        if (p->state != VRB_CONNECTING)
+        if (p->state != RVB_CONNECTING)
             break;
         /* the active side: the QP is ready to send, but nothing goes out
          * before the responder has proved it belongs to the job */
-        if (peer > t->rank && vrb_check_rep(t, peer, e)) {
+        if (peer > t->rank && rvb_check_rep(t, peer, e)) {
             char ipstr[INET_ADDRSTRLEN];
 
             inet_ntop(AF_INET, &p->addr.sin_addr, ipstr, sizeof(ipstr));
@@ -1137,12 +1137,12 @@ static struct rdma_cm_id *vrb_cm_event(struct vrb_tl *t, struct rdma_cm_event *e
                         "(%s:%u is not that rank of this job): disconnected", peer, ipstr,
                         ntohs(p->addr.sin_port));
             rdma_disconnect(e->id);
-            vrb_peer_fail(t, peer, RTOPO_ERR_AUTH, "the accept of our connection request "
+            rvb_peer_fail(t, peer, RTOPO_ERR_AUTH, "the accept of our connection request "
                           "failed authentication");
             break;
         }
-        p->state = VRB_CONNECTED;
-        vrb_log_path(t, peer, e->id->qp);
+        p->state = RVB_CONNECTED;
+        rvb_log_path(t, peer, e->id->qp);
         break;
     case RDMA_CM_EVENT_ADDR_ERROR:
     case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -1154,26 +1154,26 @@ static struct rdma_cm_id *vrb_cm_event(struct vrb_tl *t, struct rdma_cm_event *e
     case RDMA_CM_EVENT_ADDR_CHANGE: {
         char why[64];
 
-        const struct vrb_rej *rej = e->param.conn.private_data;
+        const struct rvb_rej *rej = e->param.conn.private_data;
         int status = RTOPO_ERR_PEER;
 
         /* our half too: the QP goes to error and its sends flush */
-        if (e->event == RDMA_CM_EVENT_DISCONNECTED && p->state == VRB_CONNECTED)
+        if (e->event == RDMA_CM_EVENT_DISCONNECTED && p->state == RVB_CONNECTED)
             rdma_disconnect(e->id);
         snprintf(why, sizeof(why), "%s (status %d)", rdma_event_str(e->event), e->status);
         if (e->event == RDMA_CM_EVENT_REJECTED && rej &&
             e->param.conn.private_data_len >= sizeof(*rej) &&
-            ntohl(rej->magic) == VRB_CM_MAGIC) {
+            ntohl(rej->magic) == RVB_CM_MAGIC) {
             uint32_t r = ntohl(rej->reason);
 
-            status = r == VRB_REJ_AUTH ? RTOPO_ERR_AUTH : RTOPO_ERR_PEER;
+            status = r == RVB_REJ_AUTH ? RTOPO_ERR_AUTH : RTOPO_ERR_PEER;
             snprintf(why, sizeof(why), "the rank refused our connection: %s",
-                     r == VRB_REJ_AUTH ? "authentication failed" :
-                     r == VRB_REJ_DUPLICATE ? "connected already" :
-                     r == VRB_REJ_RANK ? "wrong rank" :
-                     r == VRB_REJ_QP ? "it cannot create a qp" : "bad request");
+                     r == RVB_REJ_AUTH ? "authentication failed" :
+                     r == RVB_REJ_DUPLICATE ? "connected already" :
+                     r == RVB_REJ_RANK ? "wrong rank" :
+                     r == RVB_REJ_QP ? "it cannot create a qp" : "bad request");
         }
-        vrb_peer_fail(t, peer, status, why);
+        rvb_peer_fail(t, peer, status, why);
         break;
     }
     default:
@@ -1182,13 +1182,13 @@ static struct rdma_cm_id *vrb_cm_event(struct vrb_tl *t, struct rdma_cm_event *e
     return NULL;
 }
 
-static void vrb_cm_progress(struct vrb_tl *t)
+static void rvb_cm_progress(struct rvb_tl *t)
 {
     struct rdma_cm_event *e;
 
     /* the channel is non-blocking: EAGAIN ends the loop */
     while (rdma_get_cm_event(t->ech, &e) == 0) {
-        struct rdma_cm_id *gone = vrb_cm_event(t, e);
+        struct rdma_cm_id *gone = rvb_cm_event(t, e);
 
         rdma_ack_cm_event(e);
         if (gone)
@@ -1198,11 +1198,11 @@ static void vrb_cm_progress(struct vrb_tl *t)
 
 /* ---- memory ---------------------------------------------------------------- */
 
-static int vrb_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned access,
+static int rvb_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned access,
                        struct rtopo__tl_mr **mr_p)
 {
-    struct vrb_tl *t = vrb_tl(tl);
-    struct vrb_mr *m;
+    struct rvb_tl *t = rvb_tl(tl);
+    struct rvb_mr *m;
     int acc = IBV_ACCESS_LOCAL_WRITE;
 
     if (buf == NULL || len == 0 || mr_p == NULL)
@@ -1214,7 +1214,7 @@ static int vrb_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned acc
         return rtopo__error(RTOPO_ERR_NOMEM, "mem_reg");
     m->mr = ibv_reg_mr(t->pd, buf, len, acc);
     if (m->mr == NULL) {
-        int status = vrb_pin_error("ibv_reg_mr", len);
+        int status = rvb_pin_error("ibv_reg_mr", len);
 
         free(m);
         return status;
@@ -1223,9 +1223,9 @@ static int vrb_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned acc
     return RTOPO_OK;
 }
 
-static int vrb_mem_dereg(struct rtopo__tl_mr *mr)
+static int rvb_mem_dereg(struct rtopo__tl_mr *mr)
 {
-    struct vrb_mr *m = (struct vrb_mr *)mr;
+    struct rvb_mr *m = (struct rvb_mr *)mr;
     int ret;
 
     if (m == NULL)
@@ -1239,9 +1239,9 @@ static int vrb_mem_dereg(struct rtopo__tl_mr *mr)
     return RTOPO_OK;
 }
 
-static void vrb_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
+static void rvb_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
 {
-    struct vrb_mr *m = (struct vrb_mr *)mr;
+    struct rvb_mr *m = (struct rvb_mr *)mr;
 
     rkey->key = m->mr->rkey;
     rkey->addr = (uint64_t)(uintptr_t)m->mr->addr;
@@ -1250,22 +1250,22 @@ static void vrb_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
 /* ---- data movement ------------------------------------------------------------ */
 
 /* A peer able to take one more send WR, or the status to return. */
-static int vrb_ready(struct vrb_tl *t, int peer, struct vrb_peer **p_p)
+static int rvb_ready(struct rvb_tl *t, int peer, struct rvb_peer **p_p)
 {
-    struct vrb_peer *p;
+    struct rvb_peer *p;
 
     if (peer < 0 || peer >= t->nranks || peer == t->rank)
         return rtopo__error(RTOPO_ERR_INVAL, "rank %d out of range", peer);
     p = &t->peers[peer];
     switch (p->state) {
-    case VRB_CONNECTED:
+    case RVB_CONNECTED:
         break;
-    case VRB_FAILED:
+    case RVB_FAILED:
         if (p->status == RTOPO_ERR_AUTH)
             return rtopo__error(RTOPO_ERR_AUTH, "connection to rank %d failed "
                                 "authentication", peer);
         return rtopo__error_quiet(RTOPO_ERR_PEER, "connection to rank %d failed", peer);
-    case VRB_IDLE:
+    case RVB_IDLE:
         /* a lower rank's request may still come; our own needs connect() */
         if (peer > t->rank)
             return rtopo__error(RTOPO_ERR_INVAL, "rank %d: connect() not called", peer);
@@ -1279,8 +1279,8 @@ static int vrb_ready(struct vrb_tl *t, int peer, struct vrb_peer **p_p)
     return RTOPO_OK;
 }
 
-static int vrb_post(struct vrb_tl *t, struct vrb_peer *p, int peer, struct ibv_send_wr *wr,
-                    struct vrb_op *op)
+static int rvb_post(struct rvb_tl *t, struct rvb_peer *p, int peer, struct ibv_send_wr *wr,
+                    struct rvb_op *op)
 {
     struct ibv_send_wr *bad;
     int ret;
@@ -1289,7 +1289,7 @@ static int vrb_post(struct vrb_tl *t, struct vrb_peer *p, int peer, struct ibv_s
     wr->send_flags |= IBV_SEND_SIGNALED;
     ret = ibv_post_send(p->qp, wr, &bad);
     if (ret) {
-        vrb_op_put(t, op);
+        rvb_op_put(t, op);
         if (ret == ENOMEM)
             return RTOPO_ERR_BUSY;
         errno = ret;
@@ -1299,16 +1299,16 @@ static int vrb_post(struct vrb_tl *t, struct vrb_peer *p, int peer, struct ibv_s
     return RTOPO_OK;
 }
 
-static int vrb_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
+static int rvb_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                      struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey, uint64_t roffset,
                      uint32_t imm, unsigned flags, void *ctx)
 {
-    struct vrb_tl *t = vrb_tl(tl);
-    struct vrb_mr *m = (struct vrb_mr *)lmr;
+    struct rvb_tl *t = rvb_tl(tl);
+    struct rvb_mr *m = (struct rvb_mr *)lmr;
     struct ibv_send_wr wr;
     struct ibv_sge sge;
-    struct vrb_peer *p;
-    struct vrb_op *op;
+    struct rvb_peer *p;
+    struct rvb_op *op;
     int status;
 
     if (len > t->port_attr.max_msg_sz)
@@ -1322,7 +1322,7 @@ static int vrb_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
     if (!(flags & RTOPO__TL_INJECT) && len > t->max_inline && m == NULL)
         return rtopo__error(RTOPO_ERR_INVAL, "write of %zu bytes without a registration",
                             len);
-    status = vrb_ready(t, peer, &p);
+    status = rvb_ready(t, peer, &p);
     if (status)
         return status;
 
@@ -1336,10 +1336,10 @@ static int vrb_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
         if (t->nbfree == 0)
             return RTOPO_ERR_BUSY;
     }
-    op = vrb_op_get(t);
+    op = rvb_op_get(t);
     op->ctx = ctx;
     op->peer = peer;
-    op->kind = (flags & RTOPO__TL_INJECT) ? VRB_OP_SILENT : VRB_OP_WRITE;
+    op->kind = (flags & RTOPO__TL_INJECT) ? RVB_OP_SILENT : RVB_OP_WRITE;
     if ((flags & RTOPO__TL_INJECT) && !(wr.send_flags & IBV_SEND_INLINE)) {
         op->bounce = t->bfree[--t->nbfree];
         sge.addr = (uintptr_t)(t->bbuf + (size_t)op->bounce * t->bslot);
@@ -1356,28 +1356,28 @@ static int vrb_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
     } else {
         wr.opcode = IBV_WR_RDMA_WRITE;
     }
-    return vrb_post(t, p, peer, &wr, op);
+    return rvb_post(t, p, peer, &wr, op);
 }
 
 /* inline up to max_inline (the pieces joined on the stack: QPs take one
  * gather entry), else both copied into one bounce slot */
-static int vrb_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
+static int rvb_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
                      const void *payload, size_t plen, void *ctx)
 {
-    struct vrb_tl *t = vrb_tl(tl);
+    struct rvb_tl *t = rvb_tl(tl);
     size_t len = hlen + plen;
-    char inl[VRB_INLINE_REQ];
+    char inl[RVB_INLINE_REQ];
     struct ibv_send_wr wr;
     struct ibv_sge sge;
-    struct vrb_peer *p;
-    struct vrb_op *op;
+    struct rvb_peer *p;
+    struct rvb_op *op;
     char *b;
     int status;
 
     if (len > t->ctrl_size || (hlen && hdr == NULL) || (plen && payload == NULL))
         return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes (limit %zu)",
                             len, t->ctrl_size);
-    status = vrb_ready(t, peer, &p);
+    status = rvb_ready(t, peer, &p);
     if (status)
         return status;
     memset(&wr, 0, sizeof(wr));
@@ -1385,11 +1385,11 @@ static int vrb_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hle
         b = inl;
         sge.lkey = 0;
         wr.send_flags = IBV_SEND_INLINE;
-        op = vrb_op_get(t);
+        op = rvb_op_get(t);
     } else {
         if (t->nbfree == 0)
             return RTOPO_ERR_BUSY;
-        op = vrb_op_get(t);
+        op = rvb_op_get(t);
         op->bounce = t->bfree[--t->nbfree];
         b = t->bbuf + (size_t)op->bounce * t->bslot;
         sge.lkey = t->bmr->lkey;
@@ -1402,40 +1402,40 @@ static int vrb_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hle
     sge.length = (uint32_t)len;
     op->ctx = ctx;
     op->peer = peer;
-    op->kind = VRB_OP_SEND;
+    op->kind = RVB_OP_SEND;
     wr.opcode = IBV_WR_SEND;
     wr.sg_list = &sge;
     wr.num_sge = len ? 1 : 0;
-    return vrb_post(t, p, peer, &wr, op);
+    return rvb_post(t, p, peer, &wr, op);
 }
 
-static int vrb_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+static int rvb_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
 {
-    return vrb_sendv(tl, peer, buf, len, NULL, 0, ctx);
+    return rvb_sendv(tl, peer, buf, len, NULL, 0, ctx);
 }
 
 /* ---- completions ---------------------------------------------------------------- */
 
-static int vrb_wc_remote(enum ibv_wc_status s)
+static int rvb_wc_remote(enum ibv_wc_status s)
 {
     return s == IBV_WC_RETRY_EXC_ERR || s == IBV_WC_RNR_RETRY_EXC_ERR ||
            s == IBV_WC_WR_FLUSH_ERR || s == IBV_WC_REM_ABORT_ERR;
 }
 
 /* One work completion to at most one event; returns 1 if ev was filled. */
-static int vrb_wc(struct vrb_tl *t, const struct ibv_wc *wc, rtopo__tl_event_t *ev)
+static int rvb_wc(struct rvb_tl *t, const struct ibv_wc *wc, rtopo__tl_event_t *ev)
 {
     memset(ev, 0, sizeof(*ev));
-    if (wc->wr_id & VRB_RECV_BIT) {
-        int slot = (int)(wc->wr_id & ~VRB_RECV_BIT);
-        int peer = vrb_qpn_find(t, wc->qp_num);
+    if (wc->wr_id & RVB_RECV_BIT) {
+        int slot = (int)(wc->wr_id & ~RVB_RECV_BIT);
+        int peer = rvb_qpn_find(t, wc->qp_num);
 
         /* handed back at the next poll(): RECV data stays valid until then */
         t->repost[t->nrepost++] = slot;
         if (wc->status != IBV_WC_SUCCESS) {
             if (wc->status == IBV_WC_WR_FLUSH_ERR || peer < 0)
                 return 0;
-            vrb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, ibv_wc_status_str(wc->status));
+            rvb_peer_fail(t, peer, RTOPO_ERR_TRANSPORT, ibv_wc_status_str(wc->status));
             return 0;
         }
         ev->peer = peer;
@@ -1463,61 +1463,61 @@ static int vrb_wc(struct vrb_tl *t, const struct ibv_wc *wc, rtopo__tl_event_t *
         }
         return 1;
     } else {
-        struct vrb_op *op = &t->ops[wc->wr_id];
-        struct vrb_peer *p = &t->peers[op->peer];
+        struct rvb_op *op = &t->ops[wc->wr_id];
+        struct rvb_peer *p = &t->peers[op->peer];
         int kind = op->kind, peer = op->peer;
         void *ctx = op->ctx;
 
         p->sq_used--;
-        vrb_op_put(t, op);
+        rvb_op_put(t, op);
         if (wc->status == IBV_WC_SUCCESS) {
             /* a send nobody tracks completes without an event (tl.h) */
-            if (kind == VRB_OP_SILENT || (kind == VRB_OP_SEND && ctx == NULL))
+            if (kind == RVB_OP_SILENT || (kind == RVB_OP_SEND && ctx == NULL))
                 return 0;
-            ev->type = kind == VRB_OP_SEND ? RTOPO__TL_EV_SEND_DONE : RTOPO__TL_EV_WRITE_DONE;
+            ev->type = kind == RVB_OP_SEND ? RTOPO__TL_EV_SEND_DONE : RTOPO__TL_EV_WRITE_DONE;
             ev->peer = peer;
             ev->ctx = ctx;
             return 1;
         }
         /* the QP is in error now: everything after it flushes */
-        if (p->state != VRB_FAILED)
+        if (p->state != RVB_FAILED)
             rtopo__debug("rank %d: completion %s (vendor 0x%x)", peer,
                          ibv_wc_status_str(wc->status), wc->vendor_err);
-        vrb_peer_fail(t, peer, vrb_wc_remote(wc->status) ? RTOPO_ERR_PEER :
+        rvb_peer_fail(t, peer, rvb_wc_remote(wc->status) ? RTOPO_ERR_PEER :
                       RTOPO_ERR_TRANSPORT, ibv_wc_status_str(wc->status));
-        if (kind == VRB_OP_SILENT)
+        if (kind == RVB_OP_SILENT)
             return 0;
         ev->type = RTOPO__TL_EV_ERROR;
         ev->peer = peer;
         ev->ctx = ctx;
-        ev->status = vrb_wc_remote(wc->status) ? RTOPO_ERR_PEER : RTOPO_ERR_TRANSPORT;
+        ev->status = rvb_wc_remote(wc->status) ? RTOPO_ERR_PEER : RTOPO_ERR_TRANSPORT;
         snprintf(ev->msg, sizeof(ev->msg), "%s", ibv_wc_status_str(wc->status));
         return 1;
     }
 }
 
-static int vrb_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
+static int rvb_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
 {
-    struct vrb_tl *t = vrb_tl(tl);
+    struct rvb_tl *t = rvb_tl(tl);
     struct ibv_wc wc[32];
     int n = 0, status, i, k, got;
 
     if (max <= 0)
         return 0;
     if (t->nrepost) {
-        status = vrb_post_recv(t, t->repost, t->nrepost);
+        status = rvb_post_recv(t, t->repost, t->nrepost);
         t->nrepost = 0;
         if (status)
             return status;
     }
-    vrb_cm_progress(t);
+    rvb_cm_progress(t);
 
     while (n < max && t->npend) {
         ev[n++] = t->pend[0];
         memmove(t->pend, t->pend + 1, --t->npend * sizeof(*t->pend));
     }
     for (k = 0; n < max && k < t->nstash; k++)
-        n += vrb_wc(t, &t->stash[k], &ev[n]);
+        n += rvb_wc(t, &t->stash[k], &ev[n]);
     memmove(t->stash, t->stash + k, (t->nstash - k) * sizeof(*t->stash));
     t->nstash -= k;
 
@@ -1528,7 +1528,7 @@ static int vrb_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
         if (got < 0)
             return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_poll_cq failed");
         for (i = 0; i < got; i++)
-            n += vrb_wc(t, &wc[i], &ev[n]);
+            n += rvb_wc(t, &wc[i], &ev[n]);
         if (got < want)
             break;
     }
@@ -1540,9 +1540,9 @@ static int vrb_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
     return n;
 }
 
-static int vrb_wait(struct rtopo__tl *tl, int timeout_ms)
+static int rvb_wait(struct rtopo__tl *tl, int timeout_ms)
 {
-    struct vrb_tl *t = vrb_tl(tl);
+    struct rvb_tl *t = rvb_tl(tl);
     struct pollfd pfd[2];
     struct ibv_cq *cq;
     void *cq_ctx;
@@ -1554,7 +1554,7 @@ static int vrb_wait(struct rtopo__tl *tl, int timeout_ms)
      * raise no notification */
     if (ibv_req_notify_cq(t->cq, 0))
         return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_req_notify_cq failed");
-    ret = ibv_poll_cq(t->cq, VRB_NSTASH, t->stash);
+    ret = ibv_poll_cq(t->cq, RVB_NSTASH, t->stash);
     if (ret < 0)
         return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_poll_cq failed");
     t->nstash = ret;
@@ -1582,15 +1582,15 @@ static int vrb_wait(struct rtopo__tl *tl, int timeout_ms)
 
 /* ---- info ---------------------------------------------------------------------- */
 
-static void vrb_info(const char *transport, void (*out)(const char *line, void *arg),
+static void rvb_info(const char *transport, void (*out)(const char *line, void *arg),
                      void *arg)
 {
-    const char *want = vrb_devname(transport);
+    const char *want = rvb_devname(transport);
     struct ibv_device **list;
     char line[256], lim[32];
     int n = 0, i;
 
-    vrb_memlock_str(lim, sizeof(lim));
+    rvb_memlock_str(lim, sizeof(lim));
     list = ibv_get_device_list(&n);
     snprintf(line, sizeof(line), "verbs: %d rdma device(s), memlock limit %s", list ? n : 0,
              lim);
@@ -1624,7 +1624,7 @@ static void vrb_info(const char *transport, void (*out)(const char *line, void *
 
             if (ibv_query_port(ctx, p, &pa))
                 continue;
-            if (!vrb_port_ipv4(ctx, p, pa.link_layer, &ip, &gidx))
+            if (!rvb_port_ipv4(ctx, p, pa.link_layer, &ip, &gidx))
                 inet_ntop(AF_INET, &ip, ipstr, sizeof(ipstr));
             snprintf(line, sizeof(line), "verbs: %s port %u: %s, active_mtu %d, max_mtu %d, "
                      "link layer %s, max_msg_sz %u, ipv4 %s", name, p,
@@ -1642,11 +1642,11 @@ static void vrb_info(const char *transport, void (*out)(const char *line, void *
                     break;
                 if (!memcmp(&gid, &zero, sizeof(gid)))
                     continue;
-                if (vrb_sysfs_gid_type(name, p, k, type, sizeof(type))) {
+                if (rvb_sysfs_gid_type(name, p, k, type, sizeof(type))) {
                     struct ibv_gid_entry e;
 
                     snprintf(type, sizeof(type), "%s", ibv_query_gid_ex(ctx, p, k, &e, 0) ?
-                             "?" : vrb_gid_type_str(e.gid_type));
+                             "?" : rvb_gid_type_str(e.gid_type));
                 }
                 inet_ntop(AF_INET6, gid.raw, gs, sizeof(gs));
                 snprintf(line, sizeof(line), "verbs: %s port %u gid[%d] %s %s%s", name, p, k,
@@ -1663,21 +1663,21 @@ static void vrb_info(const char *transport, void (*out)(const char *line, void *
 const struct rtopo__tl_ops rtopo__tl_verbs = {
     .size = sizeof(struct rtopo__tl_ops),
     .name = "verbs",
-    .match = vrb_match,
-    .available = vrb_available,
-    .open = vrb_open,
-    .close = vrb_close,
-    .query = vrb_query,
-    .addr_get = vrb_addr_get,
-    .connect = vrb_connect,
-    .mem_reg = vrb_mem_reg,
-    .mem_dereg = vrb_mem_dereg,
-    .mem_rkey = vrb_mem_rkey,
-    .write = vrb_write,
-    .send = vrb_send,
-    .poll = vrb_poll,
-    .wait = vrb_wait,
-    .info = vrb_info,
-    .set_auth = vrb_set_auth,
-    .sendv = vrb_sendv,
+    .match = rvb_match,
+    .available = rvb_available,
+    .open = rvb_open,
+    .close = rvb_close,
+    .query = rvb_query,
+    .addr_get = rvb_addr_get,
+    .connect = rvb_connect,
+    .mem_reg = rvb_mem_reg,
+    .mem_dereg = rvb_mem_dereg,
+    .mem_rkey = rvb_mem_rkey,
+    .write = rvb_write,
+    .send = rvb_send,
+    .poll = rvb_poll,
+    .wait = rvb_wait,
+    .info = rvb_info,
+    .set_auth = rvb_set_auth,
+    .sendv = rvb_sendv,
 };
