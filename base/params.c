@@ -26,6 +26,9 @@ static const struct rtopo__param_row rtopo__param_rows[] = {
 
 #define RTOPO__NPARAMS (int)(sizeof(rtopo__param_rows) / sizeof(rtopo__param_rows[0]))
 
+/* from_env has a bit per row */
+typedef char rtopo__params_fit_from_env[RTOPO__P_COUNT <= 64 ? 1 : -1];
+
 int rtopo__params_row(int i, const char **name, const char **type,
                       const char **def, const char **help)
 {
@@ -153,8 +156,11 @@ int rtopo__params_load(rtopo__params_t *p)
     v = getenv("RTOPO_" #N);                                                  \
     if ((st = RTOPO__PSET_##t("RTOPO_" #N, f, d)) != RTOPO_OK)                \
         return st;                                                            \
-    if (v && *v && (st = RTOPO__PSET_##t("RTOPO_" #N, f, v)) != RTOPO_OK)     \
-        return st;
+    if (v && *v) {                                                            \
+        if ((st = RTOPO__PSET_##t("RTOPO_" #N, f, v)) != RTOPO_OK)            \
+            return st;                                                        \
+        p->from_env |= 1ull << RTOPO__P_##N;                                  \
+    }
     RTOPO_PARAMS_MAP(RTOPO__PLOAD)
 #undef RTOPO__PLOAD
     if (rtopo__log_level_of(p->log_level) < 0)

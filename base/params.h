@@ -107,7 +107,18 @@
        "host identity of this rank (default: the host name; rtopo-run "      \
        "--hosts sets it per emulated host)")
 
+/* RTOPO__P_<NAME>: the row of each variable, its bit in from_env */
+enum {
+#define RTOPO__PINDEX(N, f, t, d, h) RTOPO__P_##N,
+    RTOPO_PARAMS_MAP(RTOPO__PINDEX)
+#undef RTOPO__PINDEX
+    RTOPO__P_COUNT
+};
+
 typedef struct rtopo__params {
+    /* bit RTOPO__P_<NAME> set: the variable was set (not empty) in the
+     * environment, so its value is the user's, not the default */
+    unsigned long long from_env;
 #define RTOPO__PFIELD_STR(f) const char *f;
 #define RTOPO__PFIELD_INT(f) long f;
 #define RTOPO__PFIELD_SIZE(f) size_t f;
@@ -115,6 +126,10 @@ typedef struct rtopo__params {
     RTOPO_PARAMS_MAP(RTOPO__PFIELD)
 #undef RTOPO__PFIELD
 } rtopo__params_t;
+
+/* Whether variable NAME (without the RTOPO_ prefix) came from the
+ * environment, in a table filled by rtopo__params_load. */
+#define RTOPO__PARAM_FROM_ENV(p, NAME) (((p)->from_env >> RTOPO__P_##NAME) & 1)
 
 /* Fill *p from the environment; returns RTOPO_ERR_INVAL on a malformed value. */
 int rtopo__params_load(rtopo__params_t *p);

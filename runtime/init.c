@@ -210,10 +210,10 @@ out:
 static void rtopo__eager_pick(rtopo_ctx_t *ctx, const struct rtopo__tl_ops *ops,
                               const char *name, size_t base, rtopo__tl_params_t *tp)
 {
-    const char *env = getenv("RTOPO_EAGER_LIMIT");
     size_t eager = base;
 
-    if ((env == NULL || *env == '\0') && RTOPO__TL_HAS(ops, eager_default)) {
+    if (!RTOPO__PARAM_FROM_ENV(&ctx->params, EAGER_LIMIT) &&
+        RTOPO__TL_HAS(ops, eager_default)) {
         size_t d = ops->eager_default(name, RTOPO__MSG_HDR);
         if (d)
             eager = d;

@@ -49,6 +49,17 @@ static void test_params(void)
     CU_ASSERT_EQUAL(p.eager_limit, 8192);
     CU_ASSERT_EQUAL(p.timeout_ms, 60000);
     CU_ASSERT_STRING_EQUAL(p.shift_algo, "auto");
+    CU_ASSERT_FALSE(RTOPO__PARAM_FROM_ENV(&p, EAGER_LIMIT));
+    /* set but empty: the default, as if unset */
+    setenv("RTOPO_EAGER_LIMIT", "", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
+    CU_ASSERT_FALSE(RTOPO__PARAM_FROM_ENV(&p, EAGER_LIMIT));
+    /* the default's value given explicitly is still the user's choice */
+    setenv("RTOPO_EAGER_LIMIT", "8192", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
+    CU_ASSERT_EQUAL(p.eager_limit, 8192);
+    CU_ASSERT_TRUE(RTOPO__PARAM_FROM_ENV(&p, EAGER_LIMIT));
+    CU_ASSERT_FALSE(RTOPO__PARAM_FROM_ENV(&p, TIMEOUT_MS));
 
     setenv("RTOPO_EAGER_LIMIT", "64k", 1);
     setenv("RTOPO_CHUNK_SIZE", "1MiB", 1);
@@ -57,6 +68,10 @@ static void test_params(void)
     CU_ASSERT_EQUAL(p.eager_limit, 65536);
     CU_ASSERT_EQUAL(p.chunk_size, 1 << 20);
     CU_ASSERT_EQUAL(p.timeout_ms, 16);
+    CU_ASSERT_TRUE(RTOPO__PARAM_FROM_ENV(&p, EAGER_LIMIT));
+    CU_ASSERT_TRUE(RTOPO__PARAM_FROM_ENV(&p, CHUNK_SIZE));
+    CU_ASSERT_TRUE(RTOPO__PARAM_FROM_ENV(&p, TIMEOUT_MS));
+    CU_ASSERT_FALSE(RTOPO__PARAM_FROM_ENV(&p, PIPELINE_DEPTH));
     setenv("RTOPO_CHUNK_SIZE", "1g", 1);
     CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
     CU_ASSERT_EQUAL(p.chunk_size, (size_t)1 << 30);
