@@ -1142,6 +1142,14 @@ static void rofi_info(const char *transport, void (*out)(const char *line, void 
              FI_MAJOR(fi_version()), FI_MINOR(fi_version()), FI_MAJOR_VERSION,
              FI_MINOR_VERSION);
     out(line, arg);
+    if (transport == NULL) {
+        /* libfabric's own settings this backend reads, for the listing;
+         * rtopo(7) describes them */
+        snprintf(line, sizeof(line), "reads libfabric's FI_UNIVERSE_SIZE (unset: rtopo "
+                 "sets the job's size), FI_OFI_RXM_EAGER_LIMIT and FI_OFI_RXM_BUFFER_SIZE "
+                 "(unset RTOPO_EAGER_LIMIT over ofi:rxm: the smaller, less the header)");
+        out(line, arg);
+    }
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (transport && strcmp(transport, names[i]))
             continue;
