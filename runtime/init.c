@@ -317,6 +317,8 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->rank = ctx->boot->rank;
     ctx->size = ctx->boot->size;
     rtopo__log_rank = ctx->rank;
+    if ((st = rtopo__boot_locate(ctx->boot)))
+        goto err;
 
     transport = RTOPO__CFG_HAS(cfg, transport) && cfg->transport ? cfg->transport
                                                                  : ctx->params.transport;
@@ -327,6 +329,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->ctrl_size = RTOPO__CTRL_HDR + eager_base;
     tp.ctrl_size = ctx->ctrl_size;
     tp.poll_only = ctx->poll_only;
+    tp.local = ctx->boot->local;
     rtopo__tl_job_size(ctx->size);
     if (!strcmp(transport, "auto")) {
         /* every rank on one machine: rtopo's shared memory; otherwise the

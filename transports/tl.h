@@ -58,6 +58,10 @@ typedef struct rtopo__tl_params {
     int poll_only;         /* waits poll and never sleep (RTOPO_WAIT=poll):
                               only the progress thread calls wait(), so a
                               kernel wait object may be left out */
+    const unsigned char *local; /* per rank: 1 when it runs in this rank's
+                              network stack (same kernel and network
+                              namespace: loopback reaches it); NULL:
+                              unknown.  Valid while the transport is open */
 } rtopo__tl_params_t;
 
 typedef struct rtopo__tl_attr {

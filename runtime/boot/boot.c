@@ -163,3 +163,57 @@ int rtopo__boot_open(const rtopo_config_t *cfg, const char *method,
     *boot_p = b;
     return RTOPO_OK;
 }
+
+/* This process's network stack: the running kernel (its boot id) and
+ * the network namespace.  Two ranks with the same reach each other over
+ * loopback; the host name does not tell (emulated hosts share the
+ * machine, containers may share a name). */
+static void rtopo__boot_stack_id(char *out, size_t n)
+{
+    char boot[48] = "", ns[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+    ssize_t k;
+
+    if (f) {
+        if (!fgets(boot, sizeof(boot), f))
+            boot[0] = '\0';
+        boot[strcspn(boot, "\n")] = '\0';
+        fclose(f);
+    }
+    k = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
+    ns[k > 0 ? k : 0] = '\0';
+    snprintf(out, n, "%s|%s", boot, ns);
+}
+
+int rtopo__boot_locate(struct rtopo__boot *b)
+{
+    char me[112], (*all)[112];
+    int r, st;
+
+    free(b->local);
+    b->local = calloc((size_t)b->size, 1);
+    if (!b->local)
+        return RTOPO_ERR_NOMEM;
+    b->one_stack = 1;
+    if (b->size == 1) {
+        b->local[0] = 1;
+        return RTOPO_OK;
+    }
+    memset(me, 0, sizeof(me));
+    rtopo__boot_stack_id(me, sizeof(me));
+    all = calloc((size_t)b->size, sizeof(*all));
+    if (!all)
+        return RTOPO_ERR_NOMEM;
+    st = rtopo__boot_allgather(b, me, all, sizeof(me));
+    for (r = 0; st == RTOPO_OK && r < b->size; r++) {
+        /* an id that could not be read matches nothing but itself */
+        b->local[r] = r == b->rank ||
+                      (me[0] != '|' && !memcmp(all[r], me, sizeof(me)));
+        b->one_stack &= b->local[r];
+    }
+    free(all);
+    if (st == RTOPO_OK)
+        rtopo__debug("%s network stack: %s", b->one_stack ? "every rank in this"
+                     : "ranks in several", me);
+    return st;
+}

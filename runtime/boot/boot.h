@@ -15,6 +15,7 @@
 #define RTOPO_BOOT_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include "rtopo.h"
 
 struct rtopo__boot;
@@ -36,6 +37,11 @@ struct rtopo__boot {
     int rank;
     int size;
     char host_id[64];   /* identity of the host this rank runs on */
+    /* set by rtopo__boot_locate: per rank, 1 when it runs in this rank's
+     * network stack (the same running kernel and network namespace, so
+     * that loopback reaches it); one_stack: every rank of the job does */
+    unsigned char *local;
+    int one_stack;
 };
 
 /* Picks the method (see above); timeout_ms bounds every blocking step. */
@@ -57,7 +63,13 @@ static inline int rtopo__boot_poll_failure(struct rtopo__boot *b, int *rank)
 }
 static inline void rtopo__boot_close(struct rtopo__boot *b)
 {
+    free(b->local);
+    b->local = NULL;
     b->ops->close(b);
 }
+
+/* One allgather, on every rank alike: which ranks share this rank's
+ * network stack (fills b->local and b->one_stack). */
+int rtopo__boot_locate(struct rtopo__boot *b);
 
 #endif

@@ -28,6 +28,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/random.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -106,6 +110,7 @@ struct rofi_tl {
     uint64_t idle_since;  /* no-fd waits: when the CQ was last found empty
                              after an event (0: an event since) */
     char prov_name[48];
+    const unsigned char *local;   /* params->local */
 };
 
 static inline struct rofi_tl *rofi_tl(struct rtopo__tl *tl)
@@ -235,6 +240,112 @@ static int rofi_available(const char *transport)
         return 0;
     fi_freeinfo(info);
     return 1;
+}
+
+/* Is the socket address a loopback one (127.0.0.0/8, ::1, or an IPv4
+ * loopback address mapped into IPv6)?  0 for anything else, other
+ * address formats included. */
+static int rofi_loopback(const void *addr, size_t len)
+{
+    const struct sockaddr *sa = addr;
+    const struct sockaddr_in6 *s6 = addr;
+
+    if (!addr || len < sizeof(sa->sa_family))
+        return 0;
+    if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+        return (ntohl(((const struct sockaddr_in *)addr)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6 && len >= sizeof(*s6))
+        return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+               (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) && s6->sin6_addr.s6_addr[12] == 127);
+    return 0;
+}
+
+static int rofi_inet(const struct fi_info *i)
+{
+    const struct sockaddr *sa = i->src_addr;
+
+    return sa && i->src_addrlen >= sizeof(sa->sa_family) &&
+           (sa->sa_family == AF_INET || sa->sa_family == AF_INET6);
+}
+
+/* the interface the user named for the provider: libfabric's own
+ * FI_<PROVIDER>_IFACE (FI_TCP_IFACE, FI_SOCKETS_IFACE...); FI_TCP_IFACE
+ * also for "net", the tcp provider's name before libfabric 1.18 */
+static const char *rofi_iface_env(const char *prov, char *var, size_t n)
+{
+    const char *v;
+    size_t i, k = strcspn(prov, ";");
+
+    i = (size_t)snprintf(var, n, "FI_");
+    for (; k-- && i + 7 < n; prov++)
+        var[i++] = (char)toupper((unsigned char)*prov);
+    snprintf(var + i, n - i, "_IFACE");
+    if ((v = getenv(var)) && *v)
+        return v;
+    if (!strcmp(var, "FI_NET_IFACE") && (v = getenv("FI_TCP_IFACE")) && *v) {
+        snprintf(var, n, "FI_TCP_IFACE");
+        return v;
+    }
+    return NULL;
+}
+
+/* The address a rank publishes.  libfabric's socket providers list one
+ * entry per interface address and bind the endpoint to the entry's
+ * source address; the first is not loopback.  Unless the user named the
+ * interface (rofi_iface_env), a job whose ranks all run in this network
+ * stack takes loopback, which needs no network and reaches them all, and
+ * any other job the first interface that is not loopback, as libfabric
+ * orders them.  A named interface takes its first entry (libfabric <
+ * 1.18 appends loopback even to a filtered list).  *info_p becomes that
+ * entry alone. */
+static int rofi_pick_addr(struct fi_info **info_p, const rtopo__tl_params_t *params)
+{
+    struct fi_info *list = *info_p, *i, *pick = NULL;
+    const char *want, *why;
+    char var[40], host[INET6_ADDRSTRLEN] = "";
+    int one = params->local != NULL, r;
+
+    if (!rofi_inet(list))
+        return RTOPO_OK;
+    for (r = 0; one && r < params->nranks; r++)
+        one = params->local[r];
+    want = rofi_iface_env(list->fabric_attr->prov_name, var, sizeof(var));
+    for (i = list; i && !pick; i = i->next) {
+        if (!rofi_inet(i))
+            continue;
+        if (want)
+            pick = i->domain_attr->name && !strcmp(i->domain_attr->name, want) ? i : NULL;
+        else if (params->local)
+            pick = rofi_loopback(i->src_addr, i->src_addrlen) == one ? i : NULL;
+    }
+    if (want)
+        why = var;
+    else if (!params->local)
+        why = "libfabric's first";
+    else
+        why = one ? "every rank in this network stack" : "ranks in other network stacks";
+    if (!pick) {
+        pick = list;
+        if (want || params->local)
+            why = "libfabric's first: no other";
+    }
+    if (pick != list) {
+        if (!(*info_p = fi_dupinfo(pick))) {
+            *info_p = list;
+            return rtopo__error(RTOPO_ERR_NOMEM, "fi_dupinfo");
+        }
+        fi_freeinfo(list);
+    }
+    pick = *info_p;
+    if (pick->src_addr && ((struct sockaddr *)pick->src_addr)->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((struct sockaddr_in *)pick->src_addr)->sin_addr, host,
+                  sizeof(host));
+    else if (pick->src_addr)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)pick->src_addr)->sin6_addr, host,
+                  sizeof(host));
+    rtopo__info("address %s on %s (%s)", host,
+                pick->domain_attr->name ? pick->domain_attr->name : "?", why);
+    return RTOPO_OK;
 }
 
 /* libfabric sizes some of what a provider sets up by FI_UNIVERSE_SIZE,
@@ -533,8 +644,11 @@ static int rofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->rank = params->rank;
     t->nranks = params->nranks;
     t->ctrl_size = params->ctrl_size;
+    t->local = params->local;
 
     st = rofi_getinfo(params->name, &t->info, 0);
+    if (!st)
+        st = rofi_pick_addr(&t->info, params);
     if (st)
         goto err;
     snprintf(t->prov_name, sizeof(t->prov_name), "%s", t->info->fabric_attr->prov_name);
@@ -688,6 +802,16 @@ static int rofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t
         return rtopo__error(RTOPO_ERR_INVAL, "peer %d out of range", peer);
     if (t->peer_addr[peer] != FI_ADDR_NOTAVAIL)
         return RTOPO_OK;
+    /* a loopback address reaches only the ranks of its own network
+     * stack: from elsewhere a connection would go to this stack's own
+     * loopback, to nobody or to the wrong process */
+    if (t->local && !t->local[peer] && rofi_loopback(blob, len) &&
+        (t->info->addr_format == FI_SOCKADDR || t->info->addr_format == FI_SOCKADDR_IN ||
+         t->info->addr_format == FI_SOCKADDR_IN6))
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "rank %d published a loopback address, "
+                            "which ranks in other network stacks cannot reach (an "
+                            "interface variable, FI_TCP_IFACE or the like, names "
+                            "loopback?)", peer);
     ret = fi_av_insert(t->av, blob, 1, &t->peer_addr[peer], 0, NULL);
     if (ret != 1) {
         t->peer_addr[peer] = FI_ADDR_NOTAVAIL;
