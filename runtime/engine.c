@@ -24,6 +24,7 @@
 #include "config.h"
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -267,6 +268,15 @@ int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer)
                              ctx->peers[peer].addr_len);
     if (st == RTOPO_OK)
         ctx->connected[peer] = 1;
+    else if (st != RTOPO_ERR_BUSY && st != RTOPO_ERR_NOMEM) {
+        /* both ends by rank and host: the hosts tell a wrong address */
+        char why[200];
+
+        snprintf(why, sizeof(why), "%s", rtopo_last_error());
+        st = rtopo__error(st, "rank %d on %s cannot connect to rank %d on %s: %s",
+                          ctx->rank, ctx->peers[ctx->rank].host, peer,
+                          ctx->peers[peer].host, why);
+    }
     return st;
 }
 
