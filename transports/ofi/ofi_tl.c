@@ -1273,6 +1273,10 @@ static void rofi_info(const char *transport, void (*out)(const char *line, void 
                  "sets the job's size), FI_OFI_RXM_EAGER_LIMIT and FI_OFI_RXM_BUFFER_SIZE "
                  "(unset RTOPO_EAGER_LIMIT over ofi:rxm: the smaller, less the header)");
         out(line, arg);
+        snprintf(line, sizeof(line), "reads libfabric's FI_TCP_IFACE (also for net), "
+                 "FI_<PROVIDER>_IFACE: the interface whose address ranks publish (unset: "
+                 "loopback when every rank shares a network stack, else the first other)");
+        out(line, arg);
     }
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (transport && strcmp(transport, names[i]))
