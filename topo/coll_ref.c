@@ -572,44 +572,51 @@ int rtopo__ref_shift_fill(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return RTOPO_OK;
 }
 
-int rtopo__ref_accumulate(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                          uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
-                          int E)
+/* The line operations: rank r walks the mm members of its line from
+ * coordinate `first` on (mod E), taking each one's register, or with
+ * tiles its block j (first: the start of r's block of mm, j: r's place
+ * in it; else first is r itself), into block i of out[r] (blocks) or
+ * reduced into out[r] in that order. */
+static int rtopo__ref_line(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
+                           int E, int blocks, int tiles)
 {
-    int co[RTOPO__MAX_DIMS], r, st, src, i, pos;
+    int co[RTOPO__MAX_DIMS], r, st, src, i, pos, j, first;
 
     for (r = 0; r < t->p; r++) {
         if ((st = rtopo__cart_coords(t, r, co)))
             return st;
         pos = co[c->dim];
+        j = tiles ? pos % c->mm : 0;
+        first = pos - j;
         for (i = 0; i < c->mm; i++) {
-            if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
+            uint8_t *to = out[r] + (blocks ? (uint64_t)i * m : 0);
+            const uint8_t *in;
+
+            if ((src = rtopo__ref_at(t, co, c->dim, (first + i) % E)) < 0)
                 return src;
-            memcpy(out[r] + (uint64_t)i * m, bufs[src][RTOPO__BUF_SEND], m);
+            in = bufs[src][RTOPO__BUF_SEND] + (uint64_t)j * m;
+            if (blocks || !i)
+                memcpy(to, in, m);
+            else if ((st = rtopo__ref_combine(c, to, in, m)))
+                return st;
         }
     }
     return RTOPO_OK;
+}
+
+int rtopo__ref_accumulate(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
+                          int E)
+{
+    return rtopo__ref_line(t, c, bufs, out, m, E, 1, 0);
 }
 
 int rtopo__ref_adjacent_sum(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                             uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
                             int E)
 {
-    int co[RTOPO__MAX_DIMS], r, st, src, i, pos;
-
-    for (r = 0; r < t->p; r++) {
-        if ((st = rtopo__cart_coords(t, r, co)))
-            return st;
-        pos = co[c->dim];
-        memcpy(out[r], bufs[r][RTOPO__BUF_SEND], m);
-        for (i = 1; i < c->mm; i++) {
-            if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
-                return src;
-            if ((st = rtopo__ref_combine(c, out[r], bufs[src][RTOPO__BUF_SEND], m)))
-                return st;
-        }
-    }
-    return RTOPO_OK;
+    return rtopo__ref_line(t, c, bufs, out, m, E, 0, 0);
 }
 
 /* block j of every member of the rank's block */
@@ -617,27 +624,7 @@ int rtopo__ref_consec_sum(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                           uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
                           int E)
 {
-    int co[RTOPO__MAX_DIMS], r, st, src, i, pos, b, j;
-
-    for (r = 0; r < t->p; r++) {
-        if ((st = rtopo__cart_coords(t, r, co)))
-            return st;
-        pos = co[c->dim];
-        j = pos % c->mm;
-        b = pos - j;
-        for (i = 0; i < c->mm; i++) {
-            const uint8_t *blk;
-
-            if ((src = rtopo__ref_at(t, co, c->dim, b + i)) < 0)
-                return src;
-            blk = bufs[src][RTOPO__BUF_SEND] + (uint64_t)j * m;
-            if (!i)
-                memcpy(out[r], blk, m);
-            else if ((st = rtopo__ref_combine(c, out[r], blk, m)))
-                return st;
-        }
-    }
-    return RTOPO_OK;
+    return rtopo__ref_line(t, c, bufs, out, m, E, 0, 1);
 }
 
 /* a routing's got: where a record lands */
