@@ -311,7 +311,7 @@ uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
     return total;
 }
 
-void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
+static void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
 {
     int p = b->t->p, n = b->n, r;
     int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
@@ -357,4 +357,11 @@ void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
         }
     }
     rtopo__ph_align(b, x0, b->base);
+}
+
+/* a BPC permutation (its one algorithm) */
+int rtopo__bpc_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                     const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_build_one(t, c, rtopo__bpc_prog, model, s_p);
 }

@@ -2,7 +2,10 @@
  * coll_build.c - the schedule of a collective: the builder every family of
  * algorithms writes into (coll_otis.c, coll_generic.c, coll_line.c,
  * coll_route.c, coll_bpc.c, coll_sort.c), the choice among candidates,
- * pipelining in pieces, and the moves counted from a schedule.
+ * pipelining in pieces, and the moves counted from a schedule.  The
+ * bottom of the collectives' files: it runs the piece program a family
+ * hands it and calls no family, nor the descriptor table (coll_desc.c,
+ * which checks a collective's arguments and picks its family's builder).
  *
  * The OTIS algorithms are those of Wang and Sahni for the OTIS-mesh
  * (n groups of n processors, each group a sqrt(n) x sqrt(n) mesh without
@@ -84,6 +87,32 @@ void rtopo__cb_step(rtopo__cb_t *b, uint32_t step)
         b->maxstep = step;
 }
 
+/* room for one more transfer (zeroed), NULL once out of memory */
+static rtopo__xfer_t *rtopo__cb_newx(rtopo__cb_t *b)
+{
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    if (b->err)
+        return NULL;
+    memset(&b->x[b->nx], 0, sizeof(b->x[0]));
+    return &b->x[b->nx++];
+}
+
+/* one more kernel (zeroed but for its rank and step), NULL once out of
+ * memory */
+static rtopo__kern_t *rtopo__cb_newk(rtopo__cb_t *b, int rank, uint32_t step)
+{
+    rtopo__kern_t *k;
+
+    b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
+    if (b->err)
+        return NULL;
+    k = &b->k[b->nk++];
+    memset(k, 0, sizeof(*k));
+    k->rank = rank;
+    k->step = b->base + step;
+    return k;
+}
+
 /* Transfer of register sreg of `src` to register dreg of `dst` along
  * nh hops (hops[i].to, .link, .dim, .dir), hop i in step step0 + i; no
  * hops: a copy in step step0. */
@@ -95,14 +124,11 @@ void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
 
     if (b->err || !b->len)
         return;
-    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
     b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
-    if (b->err)
+    if (b->err || !(x = rtopo__cb_newx(b)))
         return;
     rtopo__cb_reg(b, sreg);
     rtopo__cb_reg(b, dreg);
-    x = &b->x[b->nx++];
-    memset(x, 0, sizeof(*x));
     x->src = src;
     x->dst = dst;
     x->src_buf = (uint8_t)(sreg >> 16);
@@ -148,18 +174,11 @@ void rtopo__cb_kern(rtopo__cb_t *b, int type, int rank, int sreg, int dreg,
 {
     rtopo__kern_t *k;
 
-    if (b->err || !b->len)
+    if (b->err || !b->len || !(k = rtopo__cb_newk(b, rank, step)))
         return;
-    b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
-    if (b->err)
-        return;
-    k = &b->k[b->nk++];
-    memset(k, 0, sizeof(*k));
-    k->rank = rank;
     k->type = (uint8_t)type;
     k->dtype = (uint8_t)b->c->dtype;
     k->op = (uint8_t)b->c->rop;
-    k->step = b->base + step;
     if (sreg != RNONE) {
         rtopo__cb_reg(b, sreg);
         k->src_buf = (uint8_t)(sreg >> 16);
@@ -187,6 +206,101 @@ void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
         rtopo__cb_comb(b, rank, sreg, dreg, step);
     else
         rtopo__cb_copy(b, rank, sreg, dreg, step);
+}
+
+/* k: rank r's ROUTE kernel op on whole records, from (sbuf, soff, slen)
+ * into (dbuf, doff, len), in step `step` */
+void rtopo__rt_set(rtopo__kern_t *k, int r, int op, int sbuf, uint64_t soff, uint64_t slen,
+                   int dbuf, uint64_t doff, uint64_t len, uint32_t step)
+{
+    memset(k, 0, sizeof(*k));
+    k->rank = r;
+    k->type = RTOPO__KERN_ROUTE;
+    k->op = (uint8_t)op;
+    k->dtype = RTOPO_INT64;
+    k->rec = RTOPO__RT_HDR;
+    k->step = step;
+    k->src_buf = (uint8_t)sbuf;
+    k->src_off = soff;
+    k->slen = slen;
+    k->dst_buf = (uint8_t)dbuf;
+    k->dst_off = doff;
+    k->len = len;
+}
+
+/* a ROUTE kernel (op; op 0: a zero FILL) on byte ranges of whole
+ * records of b->M bytes */
+void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
+                    uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
+                    uint64_t dlen, int64_t arg, uint32_t step)
+{
+    rtopo__kern_t *k;
+
+    if (b->err || !(k = rtopo__cb_newk(b, rank, step)))
+        return;
+    rtopo__rt_set(k, rank, op, sbuf, soff, slen, dbuf, doff, dlen, b->base + step);
+    k->type = op ? RTOPO__KERN_ROUTE : RTOPO__KERN_FILL;
+    k->flags = (uint8_t)flags;
+    k->rec = (uint32_t)b->M;
+    k->arg = arg;
+}
+
+/* a local copy of len bytes between byte offsets */
+void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
+                    uint64_t doff, uint64_t len, uint32_t step)
+{
+    rtopo__xfer_t *x;
+
+    if (b->err || !(x = rtopo__cb_newx(b)))
+        return;
+    x->src = x->dst = rank;
+    x->src_buf = (uint8_t)sbuf;
+    x->dst_buf = (uint8_t)dbuf;
+    x->src_off = soff;
+    x->dst_off = doff;
+    x->len = len;
+    x->hop0 = b->nh;
+    x->step = b->base + step;
+}
+
+/* The builder's nodes as a schedule of algorithm algo (its edges not
+ * inferred yet; TMP: b->tbase and the b->ntmp registers of b->M bytes),
+ * into *s_p; frees the builder's arrays, also on failure. */
+int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s = NULL;
+    int st;
+
+    if (b->err) {
+        st = rtopo__error(b->err, "%s: out of memory building the schedule",
+                          rtopo__coll_name(b->c->op));
+        goto out;
+    }
+    if ((st = rtopo__sched_alloc(b->t, b->nx, b->nh, &s)))
+        goto out;
+    if (b->nx)
+        memcpy(s->xfers, b->x, sizeof(*b->x) * b->nx);
+    if (b->nh)
+        memcpy(s->hops, b->h, sizeof(*b->h) * b->nh);
+    if (b->nk) {
+        if ((st = rtopo__sched_add_kerns(s, b->nk, NULL)))
+            goto out;
+        memcpy(s->kerns, b->k, sizeof(*b->k) * b->nk);
+    }
+    s->algo = algo;
+    s->nsteps = b->nh ? b->maxstep + 1 : 0;
+    s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
+    *s_p = s;
+    s = NULL;
+out:
+    rtopo__sched_free(s);
+    free(b->x);
+    free(b->h);
+    free(b->k);
+    b->x = NULL;
+    b->h = NULL;
+    b->k = NULL;
+    return st;
 }
 
 uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
@@ -277,9 +391,10 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out
 
 /* ---- building ----------------------------------------------------------- */
 
-/* Build with `pieces` pieces (>= 1). */
-static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
-                             uint32_t pieces, rtopo__sched_t **s_p)
+/* Build with `pieces` pieces (>= 1), prog writing each. */
+static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             rtopo__prog_fn *prog, int algo, uint32_t pieces,
+                             rtopo__sched_t **s_p)
 {
     rtopo__cb_t b;
     rtopo__sched_t *s = NULL;
@@ -309,63 +424,14 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c, in
         b.off = done * c->esize;
         b.len = (c->count - done < per ? c->count - done : per) * c->esize;
         done += b.len / (c->esize ? c->esize : 1);
-        rtopo__coll_desc(c->op)->prog(&b, algo);
+        prog(&b, algo);
     }
-    if (b.err) {
-        st = rtopo__error(b.err, "%s: out of memory building the schedule",
-                          rtopo__coll_name(c->op));
-        goto out;
+    if ((st = rtopo__cb_sched(&b, algo, &s)) || (st = rtopo__sched_deps_infer(s, 0))) {
+        rtopo__sched_free(s);
+        return st;
     }
-    if ((st = rtopo__sched_alloc(t, b.nx, b.nh, &s)))
-        goto out;
-    if (b.nx)
-        memcpy(s->xfers, b.x, sizeof(*b.x) * b.nx);
-    if (b.nh)
-        memcpy(s->hops, b.h, sizeof(*b.h) * b.nh);
-    if (b.nk) {
-        if ((st = rtopo__sched_add_kerns(s, b.nk, NULL)))
-            goto out;
-        memcpy(s->kerns, b.k, sizeof(*b.k) * b.nk);
-    }
-    s->algo = algo;
-    s->nsteps = b.nh ? b.maxstep + 1 : 0;
-    s->tmp_bytes = b.tbase + (uint64_t)b.ntmp * M;
-    if ((st = rtopo__sched_deps_infer(s, 0)))
-        goto out;
     *s_p = s;
-    s = NULL;
-out:
-    rtopo__sched_free(s);
-    free(b.x);
-    free(b.h);
-    free(b.k);
-    return st;
-}
-
-static int rtopo__coll_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
-{
-    const rtopo__coll_desc_t *d = rtopo__coll_desc(c->op);
-    const char *name = rtopo__coll_name(c->op);
-
-    if (t->host)
-        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: not on a topology with a host "
-                            "outside the cube", name);
-    if (!d)
-        return rtopo__error(RTOPO_ERR_INVAL, "collective %d is unknown", c->op);
-    if (d->flags & RTOPO__CF_ROUTE) {
-        if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d is unknown", name,
-                                c->algo);
-        return d->check ? d->check(t, c) : RTOPO_OK;
-    }
-    if (!c->esize || ((d->flags & RTOPO__CF_REDUCE) &&
-                      (rtopo__dtype_size(c->dtype) != c->esize ||
-                       c->rop < RTOPO_SUM || c->rop > RTOPO_MAX)))
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d, operator %d, element size "
-                            "%zu", name, c->dtype, c->rop, c->esize);
-    if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d is unknown", name, c->algo);
-    return d->check ? d->check(t, c) : RTOPO_OK;
+    return RTOPO_OK;
 }
 
 /* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
@@ -391,15 +457,15 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     return P > top ? top : P;
 }
 
-int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
-                      const rtopo__model_t *model, rtopo__sched_t **s_p)
+int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      rtopo__prog_fn *prog, int algo, const rtopo__model_t *model,
+                      rtopo__sched_t **s_p)
 {
-    uint32_t P = algo == RTOPO__COLL_RSAG ||
-                 (rtopo__coll_desc(c->op)->flags & RTOPO__CF_WHOLE) ? 1 : c->chunks;
+    uint32_t P = algo == RTOPO__COLL_RSAG ? 1 : c->chunks;
     int st;
 
     if (!P) {
-        if ((st = rtopo__coll_build(t, c, algo, 1, s_p)))
+        if ((st = rtopo__coll_build(t, c, prog, algo, 1, s_p)))
             return st;
         P = rtopo__coll_pieces(*s_p, c, model);
         if (P <= 1)
@@ -407,34 +473,23 @@ int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
         rtopo__sched_free(*s_p);
         *s_p = NULL;
     }
-    return rtopo__coll_build(t, c, algo, P, s_p);
-}
-
-int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                      const rtopo__model_t *model, rtopo__sched_t **s_p)
-{
-    int st;
-
-    if (!t || !c || !s_p)
-        return rtopo__error(RTOPO_ERR_INVAL, "no topology, collective or output");
-    if ((st = rtopo__coll_check(t, c)))
-        return st;
-    return rtopo__coll_desc(c->op)->build(t, c, model, s_p);
+    return rtopo__coll_build(t, c, prog, algo, P, s_p);
 }
 
 /* The one algorithm of an op that has no other (TOPO). */
 int rtopo__coll_build_one(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                          const rtopo__model_t *model, rtopo__sched_t **s_p)
+                          rtopo__prog_fn *prog, const rtopo__model_t *model,
+                          rtopo__sched_t **s_p)
 {
-    return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
+    return rtopo__coll_algo1(t, c, prog, RTOPO_COLL_TOPO, model, s_p);
 }
 
 /* The broadcast, allreduce and scan: the OTIS algorithm, the generic one
  * and, on more than two ranks, long_algo (RSAG, CHAIN; 0: none) for long
  * vectors, as c->algo allows; the fastest under the model. */
 int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                           const rtopo__model_t *model, int long_algo,
-                           rtopo__sched_t **s_p)
+                           rtopo__prog_fn *prog, const rtopo__model_t *model,
+                           int long_algo, rtopo__sched_t **s_p)
 {
     int otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     int cand[4], ncand = 0;
@@ -449,16 +504,16 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             cand[ncand++] = long_algo;
     }
     if (ncand == 1)
-        return rtopo__coll_algo1(t, c, cand[0], model, s_p);
-    return rtopo__coll_choose(t, c, model, cand, ncand, s_p);
+        return rtopo__coll_algo1(t, c, prog, cand[0], model, s_p);
+    return rtopo__coll_choose(t, c, prog, model, cand, ncand, s_p);
 }
 
 /* Builds each of the ncand algorithms cand[], runs it under model and
  * keeps the fastest (a tie, relative 1e-12, to the earlier); RSAG and
  * CHAIN are reported as GENERIC. */
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                       const rtopo__model_t *model, const int *cand, int ncand,
-                       rtopo__sched_t **s_p)
+                       rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
+                       int ncand, rtopo__sched_t **s_p)
 {
     rtopo__sched_t *best = NULL, *s = NULL;
     rtopo__sim_result_t r;
@@ -466,7 +521,7 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     int st = RTOPO_OK, i;
 
     for (i = 0; i < ncand; i++) {
-        if ((st = rtopo__coll_algo1(t, c, cand[i], model, &s)) ||
+        if ((st = rtopo__coll_algo1(t, c, prog, cand[i], model, &s)) ||
             (st = rtopo__sim_run(s, model, &r)))
             goto out;
         if (!best || r.model_time < tbest * (1 - 1e-12)) {

@@ -238,7 +238,7 @@ static int rtopo__on_otis(const rtopo__cb_t *b)
     return b->t->kind == RTOPO__TOPO_OTIS_MESH || b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
 }
 
-void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
+static void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
 {
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
         rtopo__otis_bcast(b);
@@ -246,7 +246,7 @@ void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
         rtopo__gen_bcast(b);
 }
 
-void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
+static void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
 {
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
         rtopo__otis_allreduce(b);
@@ -256,7 +256,7 @@ void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
         rtopo__gen_allreduce(b);
 }
 
-void rtopo__scan_prog(rtopo__cb_t *b, int algo)
+static void rtopo__scan_prog(rtopo__cb_t *b, int algo)
 {
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO) {
         if (rtopo__is_om(b))
@@ -268,4 +268,24 @@ void rtopo__scan_prog(rtopo__cb_t *b, int algo)
     } else {
         rtopo__gen_scan(b);
     }
+}
+
+/* ---- builders: the candidates of the broadcast, allreduce and scan ---- */
+
+int rtopo__bcast_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_build_cand(t, c, rtopo__bcast_prog, model, 0, s_p);
+}
+
+int rtopo__allreduce_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_build_cand(t, c, rtopo__allreduce_prog, model, RTOPO__COLL_RSAG, s_p);
+}
+
+int rtopo__scan_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_build_cand(t, c, rtopo__scan_prog, model, RTOPO__COLL_CHAIN, s_p);
 }

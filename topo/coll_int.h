@@ -3,6 +3,14 @@
  * topo/ (coll_build.c and one file per family of algorithms): the builder
  * state, registers, and the pieces one family borrows from another.  Not
  * for use outside topo/.
+ *
+ * The files stand in levels (topo/README.md), each calling only its own
+ * and those below: the builder (coll_build.c) and the names
+ * (coll_names.c); the families, each exporting the builders the
+ * descriptor table points to (a family may build another's collective as
+ * a phase of its own: the routings build a scan and a sort); the
+ * reference (coll_ref.c); the descriptor table and the entries
+ * rtopo__sched_coll and rtopo__coll_ref (coll_desc.c).
  */
 #ifndef RTOPO_COLL_INT_H
 #define RTOPO_COLL_INT_H
@@ -50,22 +58,28 @@ typedef struct rtopo__cube {
 #define RTOPO__COLL_CHAIN 4
 
 /* ---- builder primitives, phases (coll_build.c) */
+/* one piece of a collective's program of algorithm algo, which the
+ * builder runs once per piece of the registers */
+typedef void rtopo__prog_fn(rtopo__cb_t *b, int algo);
 int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
                         uint64_t toff, uint32_t delay);
 int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out_p);
 uint32_t rtopo__sched_last_step(const rtopo__sched_t *s);
-/* the schedule of algorithm algo, cut into c->chunks pieces (0: the model
- * picks; RSAG and RTOPO__CF_WHOLE ops: whole registers) */
-int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int algo,
-                      const rtopo__model_t *model, rtopo__sched_t **s_p);
+/* the schedule of prog's algorithm algo, cut into c->chunks pieces (0:
+ * the model picks; 1, and always for RSAG: whole registers) */
+int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      rtopo__prog_fn *prog, int algo, const rtopo__model_t *model,
+                      rtopo__sched_t **s_p);
 int rtopo__coll_build_one(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                          const rtopo__model_t *model, rtopo__sched_t **s_p);
+                          rtopo__prog_fn *prog, const rtopo__model_t *model,
+                          rtopo__sched_t **s_p);
 int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                           const rtopo__model_t *model, int long_algo,
-                           rtopo__sched_t **s_p);
+                           rtopo__prog_fn *prog, const rtopo__model_t *model,
+                           int long_algo, rtopo__sched_t **s_p);
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                       const rtopo__model_t *model, const int *cand, int ncand,
-                       rtopo__sched_t **s_p);
+                       rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
+                       int ncand, rtopo__sched_t **s_p);
+int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p);
 void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err);
 void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
                    uint32_t step);
@@ -78,6 +92,15 @@ void rtopo__cb_move(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
 void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
                      uint32_t step0, const rtopo__hop_t *hops, uint32_t nh);
 void rtopo__cb_step(rtopo__cb_t *b, uint32_t step);
+/* byte-addressed nodes of the routings (registers of whole records); k
+ * as a schedule's ROUTE kernel op on records with RTOPO__RT_HDR headers */
+void rtopo__rt_set(rtopo__kern_t *k, int r, int op, int sbuf, uint64_t soff, uint64_t slen,
+                   int dbuf, uint64_t doff, uint64_t len, uint32_t step);
+void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
+                    uint64_t doff, uint64_t len, uint32_t step);
+void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
+                    uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
+                    uint64_t dlen, int64_t arg, uint32_t step);
 
 /* ---- OTIS group moves and the OTIS algorithms (coll_otis.c) */
 int rtopo__gl_rank(const rtopo__cb_t *b, int G, int link, int fixed, int pos);
@@ -96,7 +119,8 @@ void rtopo__otis_allreduce(rtopo__cb_t *b);
 void rtopo__otis_bcast(rtopo__cb_t *b);
 void rtopo__otis_move(rtopo__cb_t *b, int G, int P, int sreg, int dreg, uint32_t step);
 void rtopo__otis_window(rtopo__cb_t *b);
-void rtopo__window_prog(rtopo__cb_t *b, int algo);
+int rtopo__window_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                        const rtopo__model_t *model, rtopo__sched_t **s_p);
 
 /* ---- generic algorithms on any topology (coll_generic.c) */
 void rtopo__gen_allreduce(rtopo__cb_t *b);
@@ -104,31 +128,33 @@ void rtopo__gen_allreduce_rsag(rtopo__cb_t *b);
 void rtopo__gen_bcast(rtopo__cb_t *b);
 void rtopo__gen_scan(rtopo__cb_t *b);
 void rtopo__gen_scan_chain(rtopo__cb_t *b);
-void rtopo__bcast_prog(rtopo__cb_t *b, int algo);
-void rtopo__allreduce_prog(rtopo__cb_t *b, int algo);
-void rtopo__scan_prog(rtopo__cb_t *b, int algo);
+/* the broadcast, allreduce and scan: the OTIS algorithm and the generic
+ * ones, the fastest under the model as c->algo allows */
+int rtopo__bcast_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                       const rtopo__model_t *model, rtopo__sched_t **s_p);
+int rtopo__allreduce_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           const rtopo__model_t *model, rtopo__sched_t **s_p);
+int rtopo__scan_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p);
 
 /* ---- line operations (coll_line.c) */
-void rtopo__line_prog(rtopo__cb_t *b, int algo);
+int rtopo__line_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p);
 
-/* ---- selection and routing (coll_route.c) */
+/* ---- selection and routing (coll_route.c; the nodes: coll_build.c) */
 /* a routing's TMP slots, their offsets, and TMP as a buffer */
 enum { RT_H = 0, RT_H1, RT_TP, RT_TM, RT_IP, RT_IM, RT_S, RT_X, RT_NREG };
 #define RTA(b, r) ((b)->tbase + (uint64_t)(r) * (b)->M)
 #define RT_T RTOPO__BUF_TMP
 int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        const rtopo__model_t *model, rtopo__sched_t **s_p);
-void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
-                    uint64_t doff, uint64_t len, uint32_t step);
-void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
-                    uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
-                    uint64_t dlen, int64_t arg, uint32_t step);
 
 /* ---- BPC permutations and pair routes (coll_bpc.c) */
 uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop_t *h,
                            uint32_t *lead_p);
 uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first);
-void rtopo__bpc_prog(rtopo__cb_t *b, int algo);
+int rtopo__bpc_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                     const rtopo__model_t *model, rtopo__sched_t **s_p);
 
 /* ---- sort (coll_sort.c) */
 int rtopo__sort_nrows(const rtopo__tdesc_t *t);
@@ -136,12 +162,14 @@ uint64_t rtopo__sort_rows_kk(uint64_t k, int R);
 void rtopo__sort_ms_prog(rtopo__cb_t *b);
 void rtopo__sort_prog(rtopo__cb_t *b);
 void rtopo__sort_rows_prog(rtopo__cb_t *b, int R);
-void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo);
+/* the sort's own argument checks (the descriptor's check) and builder */
+int rtopo__sort_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c);
 int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const rtopo__model_t *model, rtopo__sched_t **s_p);
 
 /* ---- each collective's own checks and serial reference (coll_ref.c);
- * the descriptor's ref_check and ref ---- */
+ * the descriptor's ref_check and ref; rtopo__coll_ref (coll_desc.c) has
+ * checked the arguments all share ---- */
 #define RTOPO__REF_CHECK(f) \
     int f(const rtopo__tdesc_t *t, const rtopo__coll_t *c, int *E_p)
 #define RTOPO__REF(f)                                                       \
@@ -165,5 +193,8 @@ RTOPO__REF(rtopo__ref_shift_fill);
 RTOPO__REF(rtopo__ref_accumulate);
 RTOPO__REF(rtopo__ref_adjacent_sum);
 RTOPO__REF(rtopo__ref_consec_sum);
+/* a routing's output got (got[r]: 1 where a record lands) */
+int rtopo__ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                   uint8_t *const *const *bufs, int32_t *got);
 
 #endif

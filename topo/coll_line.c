@@ -235,7 +235,7 @@ static uint32_t rtopo__line_op(rtopo__cb_t *b, int dim, int in, int out, int tmp
     }
 }
 
-void rtopo__line_prog(rtopo__cb_t *b, int algo)
+static void rtopo__line_prog(rtopo__cb_t *b, int algo)
 {
     const rtopo__coll_t *c = b->c;
     int nin = c->op == RTOPO__COLL_CONSEC_SUM ? c->mm : 1;
@@ -259,4 +259,11 @@ void rtopo__line_prog(rtopo__cb_t *b, int algo)
         for (P = 0; P < b->n; P++)
             for (i = 0; i < nout; i++)
                 rtopo__otis_move(b, G, P, RTMP(nin + i), RRECV(i), L + 2);
+}
+
+/* a line operation (its one algorithm) */
+int rtopo__line_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_build_one(t, c, rtopo__line_prog, model, s_p);
 }

@@ -432,7 +432,14 @@ void rtopo__oh_scan(rtopo__cb_t *b)
 }
 
 /* one piece of the window broadcast (its one algorithm, whatever algo) */
-void rtopo__window_prog(rtopo__cb_t *b, int algo)
+static void rtopo__window_prog(rtopo__cb_t *b, int algo)
 {
     rtopo__otis_window(b);
+}
+
+/* the window broadcast, built as the broadcast's candidates are */
+int rtopo__window_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                        const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_build_cand(t, c, rtopo__window_prog, model, 0, s_p);
 }

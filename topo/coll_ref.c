@@ -35,6 +35,11 @@
  * comparisons, n = p*count) and copies them out.  rtopo__colsort_steps is
  * the column sort itself on a small matrix of int64, step by step, for
  * tests of the figure.
+ *
+ * Here are each op's own checks and reference, which its descriptor
+ * points to; the checks all ops share and the entries rtopo__coll_ref and
+ * rtopo__coll_ref_got, which read the descriptors, are the table's
+ * (coll_desc.c).
  */
 #include "config.h"
 #include <stdlib.h>
@@ -43,74 +48,6 @@
 #include "rtopo_sched.h"
 #include "log.h"
 #include "coll_int.h"
-
-/* The arguments, as rtopo__sched_coll takes them (a host endpoint first,
- * then the operation, its algorithm and its element type, then the
- * operation's own), so that both refuse a case with the same code;
- * *m_p: bytes per register, *E_p: the extent of the line operations'
- * dimension (or 0). */
-static int rtopo__ref_args(const rtopo__tdesc_t *t, const rtopo__coll_t *c, uint64_t *m_p,
-                           int *E_p)
-{
-    const rtopo__coll_desc_t *d;
-    const char *name;
-    int nd, E = 0, st;
-    size_t es;
-
-    if (!t || !c)
-        return rtopo__error(RTOPO_ERR_INVAL, "collective reference: no %s",
-                            t ? "operation" : "topology");
-    name = rtopo__coll_name(c->op);
-    if (t->host)
-        return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: the %s has a host endpoint, "
-                            "collectives run on the nodes alone", name,
-                            rtopo__topo_name(t->kind));
-    if (!(d = rtopo__coll_desc(c->op)))
-        return rtopo__error(RTOPO_ERR_INVAL, "collective operation %d unknown", c->op);
-    /* the reference has no algorithm, but takes what the generator takes */
-    if (c->algo < RTOPO_COLL_AUTO || c->algo > RTOPO_COLL_GENERIC)
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: algorithm %d unknown", name, c->algo);
-    if ((nd = rtopo__cart_ndims(t)) < 0)
-        return nd;
-    if (d->flags & RTOPO__CF_ROUTE) {
-        *E_p = 0;
-        *m_p = 0;
-        if (d->send_fixed)      /* fixed sizes (select_rank): count, esize unused */
-            return RTOPO_OK;
-        if (t->kind != RTOPO__TOPO_OTIS_MESH && t->kind != RTOPO__TOPO_OTIS_HYPERCUBE)
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: only on an OTIS-mesh or an "
-                                "OTIS-hypercube, not a %s", name,
-                                rtopo__topo_name(t->kind));
-        if (c->count != 1 || c->esize < 1 || c->esize > ((size_t)1 << 30))
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu records of %zu bytes (one "
-                                "record of 1 byte to 1 GiB)", name,
-                                (unsigned long long)c->count, c->esize);
-        if (c->algo == RTOPO_COLL_GENERIC)
-            return rtopo__error(RTOPO_ERR_UNSUPPORTED, "%s: no generic algorithm",
-                                name);
-        *m_p = c->esize;
-        return RTOPO_OK;
-    }
-    if (!c->esize)
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: element size 0", name);
-    if (d->flags & RTOPO__CF_REDUCE) {
-        if (!(es = rtopo__dtype_size(c->dtype)))
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: datatype %d unknown", name, c->dtype);
-        if (es != c->esize)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: element size %zu is not the "
-                                "datatype's %zu", name, c->esize, es);
-        if (c->rop < RTOPO_SUM || c->rop > RTOPO_MAX)
-            return rtopo__error(RTOPO_ERR_INVAL, "%s: operator %d unknown", name, c->rop);
-    }
-    if (c->count > UINT64_MAX / c->esize)
-        return rtopo__error(RTOPO_ERR_INVAL, "%s: %llu elements of %zu bytes overflow",
-                            name, (unsigned long long)c->count, c->esize);
-    if (d->ref_check && (st = d->ref_check(t, c, &E)))
-        return st;
-    *m_p = c->count * c->esize;
-    *E_p = E;
-    return RTOPO_OK;
-}
 
 /* dst = dst op src over m bytes of c->dtype */
 static int rtopo__ref_combine(const rtopo__coll_t *c, uint8_t *dst, const uint8_t *src,
@@ -635,44 +572,51 @@ int rtopo__ref_shift_fill(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return RTOPO_OK;
 }
 
-int rtopo__ref_accumulate(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                          uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
-                          int E)
+/* The line operations: rank r walks the mm members of its line from
+ * coordinate `first` on (mod E), taking each one's register, or with
+ * tiles its block j (first: the start of r's block of mm, j: r's place
+ * in it; else first is r itself), into block i of out[r] (blocks) or
+ * reduced into out[r] in that order. */
+static int rtopo__ref_line(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
+                           int E, int blocks, int tiles)
 {
-    int co[RTOPO__MAX_DIMS], r, st, src, i, pos;
+    int co[RTOPO__MAX_DIMS], r, st, src, i, pos, j, first;
 
     for (r = 0; r < t->p; r++) {
         if ((st = rtopo__cart_coords(t, r, co)))
             return st;
         pos = co[c->dim];
+        j = tiles ? pos % c->mm : 0;
+        first = pos - j;
         for (i = 0; i < c->mm; i++) {
-            if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
+            uint8_t *to = out[r] + (blocks ? (uint64_t)i * m : 0);
+            const uint8_t *in;
+
+            if ((src = rtopo__ref_at(t, co, c->dim, (first + i) % E)) < 0)
                 return src;
-            memcpy(out[r] + (uint64_t)i * m, bufs[src][RTOPO__BUF_SEND], m);
+            in = bufs[src][RTOPO__BUF_SEND] + (uint64_t)j * m;
+            if (blocks || !i)
+                memcpy(to, in, m);
+            else if ((st = rtopo__ref_combine(c, to, in, m)))
+                return st;
         }
     }
     return RTOPO_OK;
+}
+
+int rtopo__ref_accumulate(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
+                          int E)
+{
+    return rtopo__ref_line(t, c, bufs, out, m, E, 1, 0);
 }
 
 int rtopo__ref_adjacent_sum(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                             uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
                             int E)
 {
-    int co[RTOPO__MAX_DIMS], r, st, src, i, pos;
-
-    for (r = 0; r < t->p; r++) {
-        if ((st = rtopo__cart_coords(t, r, co)))
-            return st;
-        pos = co[c->dim];
-        memcpy(out[r], bufs[r][RTOPO__BUF_SEND], m);
-        for (i = 1; i < c->mm; i++) {
-            if ((src = rtopo__ref_at(t, co, c->dim, (pos + i) % E)) < 0)
-                return src;
-            if ((st = rtopo__ref_combine(c, out[r], bufs[src][RTOPO__BUF_SEND], m)))
-                return st;
-        }
-    }
-    return RTOPO_OK;
+    return rtopo__ref_line(t, c, bufs, out, m, E, 0, 0);
 }
 
 /* block j of every member of the rank's block */
@@ -680,75 +624,12 @@ int rtopo__ref_consec_sum(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                           uint8_t *const *const *bufs, uint8_t *const *out, uint64_t m,
                           int E)
 {
-    int co[RTOPO__MAX_DIMS], r, st, src, i, pos, b, j;
-
-    for (r = 0; r < t->p; r++) {
-        if ((st = rtopo__cart_coords(t, r, co)))
-            return st;
-        pos = co[c->dim];
-        j = pos % c->mm;
-        b = pos - j;
-        for (i = 0; i < c->mm; i++) {
-            const uint8_t *blk;
-
-            if ((src = rtopo__ref_at(t, co, c->dim, b + i)) < 0)
-                return src;
-            blk = bufs[src][RTOPO__BUF_SEND] + (uint64_t)j * m;
-            if (!i)
-                memcpy(out[r], blk, m);
-            else if ((st = rtopo__ref_combine(c, out[r], blk, m)))
-                return st;
-        }
-    }
-    return RTOPO_OK;
+    return rtopo__ref_line(t, c, bufs, out, m, E, 0, 1);
 }
 
-int rtopo__coll_ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                        uint8_t *const *const *bufs, int32_t *got)
+/* a routing's got: where a record lands */
+int rtopo__ref_got(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                   uint8_t *const *const *bufs, int32_t *got)
 {
-    uint64_t m = 0;
-    int st, E = 0;
-
-    if ((st = rtopo__ref_args(t, c, &m, &E)))
-        return st;
-    if (!(rtopo__coll_desc(c->op)->flags & RTOPO__CF_ROUTE) ||
-        !rtopo__coll_desc(c->op)->in_arg)
-        return rtopo__error(RTOPO_ERR_INVAL, "%s reference: the operation has no got",
-                            rtopo__coll_name(c->op));
-    if (!got)
-        return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no output",
-                            rtopo__coll_name(c->op));
     return rtopo__ref_route(t, c, bufs, NULL, got);
-}
-
-int rtopo__coll_ref(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                    uint8_t *const *const *bufs, uint8_t *const *out)
-{
-    const rtopo__coll_desc_t *d;
-    int p, r, E = 0, st;
-    int need_send, need_recv;
-    uint64_t m = 0, sb;
-
-    if ((st = rtopo__ref_args(t, c, &m, &E)))
-        return st;
-    p = t->p;
-    d = rtopo__coll_desc(c->op);
-    if (d->flags & RTOPO__CF_ROUTE)
-        return d->ref(t, c, bufs, out, 0, 0);
-    if (!m)
-        return RTOPO_OK;
-    sb = rtopo__coll_send_bytes(c);
-    need_send = sb > 0;
-    need_recv = (d->flags & RTOPO__CF_RECV_IN) != 0;
-    if (!bufs || !out)
-        return rtopo__error(RTOPO_ERR_INVAL, "%s reference: no %s", rtopo__coll_name(c->op),
-                            bufs ? "output" : "buffers");
-    for (r = 0; r < p; r++)
-        if (!out[r] || !bufs[r] || (need_send && !bufs[r][RTOPO__BUF_SEND]) ||
-            (need_recv && !bufs[r][RTOPO__BUF_RECV]))
-            return rtopo__error(RTOPO_ERR_INVAL, "%s reference: rank %d has no %s buffer",
-                                rtopo__coll_name(c->op), r,
-                                !out[r] ? "output" : !bufs[r] ? "SEND or RECV" :
-                                need_send && !bufs[r][RTOPO__BUF_SEND] ? "SEND" : "RECV");
-    return d->ref(t, c, bufs, out, m, E);
 }

@@ -58,63 +58,13 @@
  * other, and dest(i) >= i: no rank sees where a range ends, so senders
  * with gaps, or destinations out of order whose records never meet, go
  * unnoticed. */
-/* (the slots RT_*, RTA and RT_T: coll_int.h) */
-
-void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
-                    uint64_t soff, uint64_t slen, int dbuf, uint64_t doff,
-                    uint64_t dlen, int64_t arg, uint32_t step)
-{
-    rtopo__kern_t *k;
-
-    if (b->err)
-        return;
-    b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
-    if (b->err)
-        return;
-    k = &b->k[b->nk++];
-    memset(k, 0, sizeof(*k));
-    k->rank = rank;
-    k->type = op ? RTOPO__KERN_ROUTE : RTOPO__KERN_FILL;
-    k->dtype = RTOPO_INT64;
-    k->op = (uint8_t)op;
-    k->flags = (uint8_t)flags;
-    k->step = b->base + step;
-    k->src_buf = (uint8_t)sbuf;
-    k->src_off = soff;
-    k->slen = slen;
-    k->dst_buf = (uint8_t)dbuf;
-    k->dst_off = doff;
-    k->len = dlen;
-    k->rec = (uint32_t)b->M;
-    k->arg = arg;
-}
+/* (the slots RT_*, RTA and RT_T: coll_int.h; rtopo__rt_kern and
+ * rtopo__rt_copy: coll_build.c) */
 
 /* an empty slot (op 0: a zero FILL) */
 static void rtopo__rt_clear(rtopo__cb_t *b, int rank, int reg, uint32_t step)
 {
     rtopo__rt_kern(b, rank, 0, 0, RT_T, 0, 0, RT_T, RTA(b, reg), b->M, 0, step);
-}
-
-void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
-                    uint64_t doff, uint64_t len, uint32_t step)
-{
-    rtopo__xfer_t *x;
-
-    if (b->err)
-        return;
-    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
-    if (b->err)
-        return;
-    x = &b->x[b->nx++];
-    memset(x, 0, sizeof(*x));
-    x->src = x->dst = rank;
-    x->src_buf = (uint8_t)sbuf;
-    x->dst_buf = (uint8_t)dbuf;
-    x->src_off = soff;
-    x->dst_off = doff;
-    x->len = len;
-    x->hop0 = b->nh;
-    x->step = b->base + step;
 }
 
 /* One sweep over every line along `link` of every group: the split in
@@ -361,27 +311,14 @@ static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model
     uint32_t k0;
     int st, r;
 
-    if ((st = rtopo__sched_coll(t, &sc, model, &s)) ||
+    if ((st = rtopo__scan_build(t, &sc, model, &s)) ||
         (st = rtopo__phase_rebase(s, 16, 24, 32, 1)))
         goto fail;
     if ((st = rtopo__sched_add_kerns(s, (uint32_t)t->p, &k0)))
         goto fail;
-    for (r = 0; r < t->p; r++) {
-        rtopo__kern_t *k = &s->kerns[k0 + (uint32_t)r];
-
-        memset(k, 0, sizeof(*k));
-        k->rank = r;
-        k->type = RTOPO__KERN_ROUTE;
-        k->op = RTOPO__RT_NORM;
-        k->dtype = RTOPO_INT64;
-        k->rec = RTOPO__RT_HDR;
-        k->src_buf = (uint8_t)sbuf;
-        k->src_off = soff;
-        k->slen = sizeof(int32_t);
-        k->dst_buf = RTOPO__BUF_TMP;
-        k->dst_off = 16;
-        k->len = 8;
-    }
+    for (r = 0; r < t->p; r++)
+        rtopo__rt_set(&s->kerns[k0 + (uint32_t)r], r, RTOPO__RT_NORM, sbuf, soff,
+                      sizeof(int32_t), RTOPO__BUF_TMP, 16, 8, 0);
     s->ndeps = 0;
     if ((st = rtopo__sched_deps_infer(s, 0)))
         goto fail;
@@ -411,162 +348,11 @@ static void rtopo__rt_init(rtopo__cb_t *b, const rtopo__tdesc_t *t, const rtopo_
 /* the builder's nodes as a schedule (edges not inferred yet); frees them */
 static int rtopo__rt_done(rtopo__cb_t *b, rtopo__sched_t **s_p)
 {
-    rtopo__sched_t *s = NULL;
-    int st = b->err;
+    int st = rtopo__cb_sched(b, RTOPO_COLL_TOPO, s_p);
 
-    if (!st && !(st = rtopo__sched_alloc(b->t, b->nx, b->nh, &s))) {
-        if (b->nx)
-            memcpy(s->xfers, b->x, sizeof(*b->x) * b->nx);
-        if (b->nh)
-            memcpy(s->hops, b->h, sizeof(*b->h) * b->nh);
-        if (!(st = rtopo__sched_add_kerns(s, b->nk, NULL)) && b->nk)
-            memcpy(s->kerns, b->k, sizeof(*b->k) * b->nk);
-        s->algo = RTOPO_COLL_TOPO;
-        s->nsteps = b->nh ? b->maxstep + 1 : 0;
-        s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
-    }
     if (st == RTOPO_ERR_NOMEM)
         st = rtopo__error(st, "%s: out of memory building the schedule",
                           rtopo__coll_name(b->c->op));
-    free(b->x);
-    free(b->h);
-    free(b->k);
-    if (st) {
-        rtopo__sched_free(s);
-        return st;
-    }
-    *s_p = s;
-    return RTOPO_OK;
-}
-
-/* Random access write, the paper's five steps: the tuples (destination,
- * record) sorted by destination (equal ones in rank order); a tuple
- * whose successor has the same destination steps back (the last writer
- * wins); the others are ranked, concentrated, and distributed to their
- * destinations.  TMP: the aux bytes, the ranks' phase, F (the key, then
- * the flag), the tuples T0 (unsorted) and T1 (sorted), the sort's TMP,
- * the routing slots. */
-static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                            const rtopo__model_t *model, rtopo__sched_t **s_p)
-{
-    rtopo__coll_t sc = { .op = RTOPO__COLL_SORT, .algo = RTOPO_COLL_AUTO,
-                         .dtype = RTOPO_INT64, .count = 1, .chunks = 1 };
-    rtopo__sched_t *rk = NULL, *so = NULL, *b1 = NULL, *b2 = NULL, *x = NULL;
-    uint64_t R = c->esize, TR = 8 + ((R + 7) & ~(uint64_t)7), F, T0, T1, ST, BB;
-    uint32_t i, k0, tt;
-    rtopo__cb_t b;
-    int st, r, p = t->p;
-
-    sc.esize = TR;
-    /* the ranks of the tuples that stay, from the flag at F (set below) */
-    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
-        return st;
-    F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
-    T0 = F + 8;
-    T1 = T0 + TR;
-    ST = T1 + TR;
-    for (i = 0; i < rk->nkerns; i++)
-        if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
-            rk->kerns[i].src_off = F;
-    rk->ndeps = 0;
-    if ((st = rtopo__sched_deps_infer(rk, 0)))
-        goto out;
-    /* 1: the tuples, sorted by destination */
-    if ((st = rtopo__sched_coll(t, &sc, model, &so)) ||
-        (st = rtopo__phase_rebase(so, T0, T1, ST, 1)) ||
-        (st = rtopo__sched_add_kerns(so, (uint32_t)p, &k0)))
-        goto out;
-    BB = (so->tmp_bytes + 7) & ~(uint64_t)7;
-    for (r = 0; r < p; r++) {
-        rtopo__kern_t *k = &so->kerns[k0 + (uint32_t)r];
-
-        memset(k, 0, sizeof(*k));
-        k->rank = r;
-        k->type = RTOPO__KERN_ROUTE;
-        k->op = RTOPO__RT_KEYOF;
-        k->dtype = RTOPO_INT64;
-        k->rec = RTOPO__RT_HDR;
-        k->src_buf = k->dst_buf = RTOPO__BUF_TMP;
-        k->slen = k->len = 8;
-        k->dst_off = T0;
-        k->arg = p;
-    }
-    {
-        rtopo__sched_t *cp = NULL;
-
-        rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
-        for (r = 0; r < p; r++)
-            rtopo__rt_copy(&b, r, RTOPO__BUF_SEND, 0, RT_T, T0 + 8, R, 0);
-        if ((st = rtopo__rt_done(&b, &cp)))
-            goto out;
-        /* the record copies join the sort's first step (before it) */
-        if ((st = rtopo__sched_concat(cp, so, 0, &x)))
-            goto out;
-        so = x;
-        x = NULL;
-    }
-    /* 2: each tuple learns its successor's destination (routed to the
-     * rank before it, as the generalize learns its end), and F becomes
-     * the flag of the tuples that stay */
-    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
-    for (r = 0; r < p; r++) {
-        rtopo__rt_clear(&b, r, RT_H1, 0);
-        rtopo__rt_kern(&b, r, RTOPO__RT_HPREV, 0, RT_T, T1, 8, RT_T, RTA(&b, RT_H), b.M, r,
-                       0);
-    }
-    tt = rtopo__rt_conc(&b, 0);
-    for (r = 0; r < p; r++) {
-        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, F, 8, tt);
-        rtopo__rt_kern(&b, r, RTOPO__RT_DEDUP, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, F, 8, 0,
-                       tt);
-    }
-    if ((st = rtopo__rt_done(&b, &b1)))
-        goto out;
-    /* 3, 4, 5: ranked (rk), concentrated, distributed by destination */
-    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + TR, BB);
-    for (r = 0; r < p; r++) {
-        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, RTA(&b, RT_H) + RTOPO__RT_HDR, TR, 0);
-        rtopo__rt_kern(&b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
-                       RTA(&b, RT_H), RTOPO__RT_HDR, 0, 0);
-        rtopo__rt_clear(&b, r, RT_H1, 0);
-    }
-    tt = rtopo__rt_conc(&b, 0);
-    for (r = 0; r < p; r++)
-        rtopo__rt_kern(&b, r, RTOPO__RT_REHDR, 0, RT_T, 0, 0, RT_T, RTA(&b, RT_H), 2 * b.M, 0,
-                       tt);
-    tt = rtopo__rt_dist(&b, tt);
-    for (r = 0; r < p; r++) {
-        rtopo__rt_kern(&b, r, RTOPO__RT_UNPACK, 0, RT_T, RTA(&b, RT_H), 2 * b.M,
-                       RTOPO__BUF_RECV, 0, R, r, tt);
-        if (!b.err)
-            b.k[b.nk - 1].urec = 8;
-        rtopo__rt_kern(&b, r, RTOPO__RT_GOT, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, 8,
-                       sizeof(int32_t), 0, tt);
-    }
-    if ((st = rtopo__rt_done(&b, &b2)))
-        goto out;
-    if ((st = rtopo__phase_then(so, b1, &x)))
-        goto gone;
-    if ((st = rtopo__phase_then(x, rk, &so)))
-        goto gone2;
-    if ((st = rtopo__phase_then(so, b2, s_p)))
-        goto gone3;
-    (*s_p)->algo = RTOPO_COLL_TOPO;
-    return RTOPO_OK;
-gone:
-    so = b1 = NULL;
-    goto out;
-gone2:
-    x = rk = NULL;
-    goto out;
-gone3:
-    so = b2 = NULL;
-out:
-    rtopo__sched_free(rk);
-    rtopo__sched_free(so);
-    rtopo__sched_free(b1);
-    rtopo__sched_free(b2);
-    rtopo__sched_free(x);
     return st;
 }
 
@@ -580,15 +366,18 @@ static void rtopo__rt_kernu(rtopo__cb_t *b, int rank, int op, int sbuf, uint64_t
 }
 
 /* A sort of one record of esize bytes per rank from TMP + in to TMP + out,
- * its own TMP from TMP + st, one step late (step 0 is the caller's). */
+ * its own TMP from TMP + st, one step late (step 0 is the caller's); its
+ * arguments checked as rtopo__sched_coll checks a sort's. */
 static int rtopo__phase_sort(const rtopo__tdesc_t *t, const rtopo__model_t *model,
                              uint64_t esize, uint64_t in, uint64_t out, uint64_t st,
                              rtopo__sched_t **s_p)
 {
     rtopo__coll_t sc = { .op = RTOPO__COLL_SORT, .algo = RTOPO_COLL_AUTO,
                          .dtype = RTOPO_INT64, .count = 1, .esize = esize, .chunks = 1 };
-    int rc = rtopo__sched_coll(t, &sc, model, s_p);
+    int rc = rtopo__sort_check(t, &sc);
 
+    if (!rc)
+        rc = rtopo__sort_build(t, &sc, model, s_p);
     if (!rc && (rc = rtopo__phase_rebase(*s_p, in, out, st, 1))) {
         rtopo__sched_free(*s_p);
         *s_p = NULL;
@@ -607,6 +396,184 @@ static int rtopo__phase_kerns(rtopo__sched_t *s, int p, uint32_t *k0)
     return st;
 }
 
+/* The ranks of the records that stay, from their int64 flag at TMP + *F_p,
+ * which sits just above the ranks' own TMP (16-byte aligned). */
+static int rtopo__rt_ranks_flag(const rtopo__tdesc_t *t, const rtopo__model_t *model,
+                                rtopo__sched_t **rk_p, uint64_t *F_p)
+{
+    rtopo__sched_t *rk = NULL;
+    uint64_t F;
+    uint32_t i;
+    int st;
+
+    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+        return st;
+    F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
+    for (i = 0; i < rk->nkerns; i++)
+        if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
+            rk->kerns[i].src_off = F;
+    rk->ndeps = 0;
+    if ((st = rtopo__sched_deps_infer(rk, 0))) {
+        rtopo__sched_free(rk);
+        return st;
+    }
+    *rk_p = rk;
+    *F_p = F;
+    return RTOPO_OK;
+}
+
+/* rank r's key of a tuple (its destination, INT64_MAX for none) from the
+ * routing's input into TMP + T0 */
+static void rtopo__rt_keyof(rtopo__kern_t *k, int r, int p, uint64_t T0)
+{
+    rtopo__rt_set(k, r, RTOPO__RT_KEYOF, RTOPO__BUF_TMP, 0, 8, RTOPO__BUF_TMP, T0, 8, 0);
+    k->arg = p;
+}
+
+/* The flag at F of the sorted tuples at T1 that stay: each learns its
+ * neighbour's key, the next one's routed to it as the generalize learns
+ * its end (prev: a concentrate) or the one before's (next: a distribute),
+ * and drops out when it is the same.  TMP from BB. */
+static int rtopo__rt_stays(rtopo__cb_t *b, const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           uint64_t T1, uint64_t F, uint64_t BB, int next,
+                           rtopo__sched_t **s_p)
+{
+    uint32_t tt;
+    int r, p = t->p;
+
+    rtopo__rt_init(b, t, c, RTOPO__RT_HDR + 8, BB);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_clear(b, r, RT_H1, 0);
+        rtopo__rt_kernu(b, r, next ? RTOPO__RT_HNEXT : RTOPO__RT_HPREV, RT_T, T1, 8,
+                        RTA(b, RT_H), b->M, r, next ? (uint32_t)p : 0, 0);
+    }
+    tt = next ? rtopo__rt_dist(b, 0) : rtopo__rt_conc(b, 0);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_copy(b, r, RT_T, T1, RT_T, F, 8, tt);
+        rtopo__rt_kern(b, r, RTOPO__RT_DEDUP, 0, RT_T, RTA(b, RT_H), 2 * b->M, RT_T, F, 8, 0,
+                       tt);
+    }
+    return rtopo__rt_done(b, s_p);
+}
+
+/* A routing phase of slots of M bytes (TMP from BB) holding the len bytes
+ * of the sorted tuple at T1 under a header by its rank (HCONC, after the
+ * ranks' phase), concentrated; stash: each rank keeps its input too (the
+ * random read's).  Returns the concentrate's last step. */
+static uint32_t rtopo__rt_ranked(rtopo__cb_t *b, const rtopo__tdesc_t *t,
+                                 const rtopo__coll_t *c, uint64_t M, uint64_t BB,
+                                 uint64_t T1, uint64_t len, int stash)
+{
+    int r;
+
+    rtopo__rt_init(b, t, c, M, BB);
+    for (r = 0; r < t->p; r++) {
+        rtopo__rt_copy(b, r, RT_T, T1, RT_T, RTA(b, RT_H) + RTOPO__RT_HDR, len, 0);
+        rtopo__rt_kern(b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
+                       RTA(b, RT_H), RTOPO__RT_HDR, 0, 0);
+        rtopo__rt_clear(b, r, RT_H1, 0);
+        if (stash)
+            rtopo__rt_kernu(b, r, RTOPO__RT_STASH, RT_T, 0, 0, RTA(b, RT_H), 2 * M, r, 16, 0);
+    }
+    return rtopo__rt_conc(b, 0);
+}
+
+/* The phases v[0..n) one after another (rtopo__phase_then), into *s_p as
+ * the topology's algorithm; every v[i] is taken (set to NULL), also on
+ * failure. */
+static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *acc = v[0], *x = NULL;
+    int i, st = RTOPO_OK;
+
+    v[0] = NULL;
+    for (i = 1; i < n; i++) {
+        if (!st) {
+            st = rtopo__phase_then(acc, v[i], &x);      /* takes both */
+            acc = st ? NULL : x;
+        } else {
+            rtopo__sched_free(v[i]);
+        }
+        v[i] = NULL;
+    }
+    if (st)
+        return st;
+    acc->algo = RTOPO_COLL_TOPO;
+    *s_p = acc;
+    return RTOPO_OK;
+}
+
+/* Random access write, the paper's five steps: the tuples (destination,
+ * record) sorted by destination (equal ones in rank order); a tuple
+ * whose successor has the same destination steps back (the last writer
+ * wins); the others are ranked, concentrated, and distributed to their
+ * destinations.  TMP: the aux bytes, the ranks' phase, F (the key, then
+ * the flag), the tuples T0 (unsorted) and T1 (sorted), the sort's TMP,
+ * the routing slots. */
+static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    /* the phases: the sort, the tuples that stay, the ranks, the routing */
+    rtopo__sched_t *ph[4] = { NULL, NULL, NULL, NULL }, *x = NULL;
+    uint64_t R = c->esize, TR = 8 + ((R + 7) & ~(uint64_t)7), F, T0, T1, ST, BB;
+    uint32_t k0, tt;
+    rtopo__cb_t b;
+    int st, r, p = t->p;
+
+    /* the ranks of the tuples that stay, from the flag at F (set below) */
+    if ((st = rtopo__rt_ranks_flag(t, model, &ph[2], &F)))
+        return st;
+    T0 = F + 8;
+    T1 = T0 + TR;
+    ST = T1 + TR;
+    /* 1: the tuples, sorted by destination */
+    if ((st = rtopo__phase_sort(t, model, TR, T0, T1, ST, &ph[0])) ||
+        (st = rtopo__phase_kerns(ph[0], p, &k0)))
+        goto out;
+    BB = (ph[0]->tmp_bytes + 7) & ~(uint64_t)7;
+    for (r = 0; r < p; r++)
+        rtopo__rt_keyof(&ph[0]->kerns[k0 + (uint32_t)r], r, p, T0);
+    {
+        rtopo__sched_t *cp = NULL;
+
+        rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
+        for (r = 0; r < p; r++)
+            rtopo__rt_copy(&b, r, RTOPO__BUF_SEND, 0, RT_T, T0 + 8, R, 0);
+        if ((st = rtopo__rt_done(&b, &cp)))
+            goto out;
+        /* the record copies join the sort's first step (before it) */
+        st = rtopo__sched_concat(cp, ph[0], 0, &x);
+        ph[0] = x;
+        if (st)
+            goto out;
+    }
+    /* 2: each tuple learns its successor's destination, and F becomes
+     * the flag of the tuples that stay */
+    if ((st = rtopo__rt_stays(&b, t, c, T1, F, BB, 0, &ph[1])))
+        goto out;
+    /* 3, 4, 5: ranked (ph[2]), concentrated, distributed by destination */
+    tt = rtopo__rt_ranked(&b, t, c, RTOPO__RT_HDR + TR, BB, T1, TR, 0);
+    for (r = 0; r < p; r++)
+        rtopo__rt_kern(&b, r, RTOPO__RT_REHDR, 0, RT_T, 0, 0, RT_T, RTA(&b, RT_H), 2 * b.M, 0,
+                       tt);
+    tt = rtopo__rt_dist(&b, tt);
+    for (r = 0; r < p; r++) {
+        rtopo__rt_kern(&b, r, RTOPO__RT_UNPACK, 0, RT_T, RTA(&b, RT_H), 2 * b.M,
+                       RTOPO__BUF_RECV, 0, R, r, tt);
+        if (!b.err)
+            b.k[b.nk - 1].urec = 8;
+        rtopo__rt_kern(&b, r, RTOPO__RT_GOT, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, 8,
+                       sizeof(int32_t), 0, tt);
+    }
+    if ((st = rtopo__rt_done(&b, &ph[3])))
+        goto out;
+    return rtopo__phase_chain(ph, 4, s_p);
+out:
+    for (r = 0; r < 4; r++)
+        rtopo__sched_free(ph[r]);
+    return st;
+}
+
 /* Random access read, after the paper: the requests (source, reader)
  * sorted by source; the first request of each source stays (its
  * predecessor's source routed to it), is ranked, concentrated,
@@ -618,46 +585,34 @@ static int rtopo__phase_kerns(rtopo__sched_t *s, int p, uint32_t *k0)
 static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                             const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    rtopo__sched_t *rk = NULL, *s1 = NULL, *s2 = NULL, *b1 = NULL, *b2 = NULL, *x = NULL;
+    /* the phases: the sort by source, the requests that stay, the ranks,
+     * the routings, the sort by reader */
+    rtopo__sched_t *ph[5] = { NULL, NULL, NULL, NULL, NULL };
     uint64_t R = c->esize, R8 = (R + 7) & ~(uint64_t)7, F, T0, T1, F2, T3, ST, BB;
     uint64_t M2 = RTOPO__RT_HDR + 32 + R8;
-    uint32_t i, k0, tt;
+    uint32_t k0, tt;
     rtopo__cb_t b;
     int st, r, p = t->p;
 
-    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+    if ((st = rtopo__rt_ranks_flag(t, model, &ph[2], &F)))
         return st;
-    F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
     T0 = F + 8;
     T1 = T0 + 16;
     F2 = T1 + 16;
     T3 = F2 + 16 + R8;
     ST = T3 + 16 + R8;
-    for (i = 0; i < rk->nkerns; i++)
-        if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
-            rk->kerns[i].src_off = F;
-    rk->ndeps = 0;
-    if ((st = rtopo__sched_deps_infer(rk, 0)) ||
-        (st = rtopo__phase_sort(t, model, 16, T0, T1, ST, &s1)) ||
-        (st = rtopo__phase_sort(t, model, 16 + R8, F2, T3, ST, &s2)))
+    if ((st = rtopo__phase_sort(t, model, 16, T0, T1, ST, &ph[0])) ||
+        (st = rtopo__phase_sort(t, model, 16 + R8, F2, T3, ST, &ph[4])))
         goto out;
-    BB = s1->tmp_bytes > s2->tmp_bytes ? s1->tmp_bytes : s2->tmp_bytes;
+    BB = ph[0]->tmp_bytes > ph[4]->tmp_bytes ? ph[0]->tmp_bytes : ph[4]->tmp_bytes;
     BB = (BB + 7) & ~(uint64_t)7;
     /* 1: the requests (source or INT64_MAX, reader), sorted by source */
-    if ((st = rtopo__phase_kerns(s1, 2 * p, &k0)))
+    if ((st = rtopo__phase_kerns(ph[0], 2 * p, &k0)))
         goto out;
     for (r = 0; r < p; r++) {
-        rtopo__kern_t *k = &s1->kerns[k0 + 2 * (uint32_t)r];
+        rtopo__kern_t *k = &ph[0]->kerns[k0 + 2 * (uint32_t)r];
 
-        k->rank = r;
-        k->type = RTOPO__KERN_ROUTE;
-        k->op = RTOPO__RT_KEYOF;
-        k->dtype = RTOPO_INT64;
-        k->rec = RTOPO__RT_HDR;
-        k->src_buf = k->dst_buf = RTOPO__BUF_TMP;
-        k->slen = k->len = 8;
-        k->dst_off = T0;
-        k->arg = p;
+        rtopo__rt_keyof(k, r, p, T0);
         k[1].rank = r;
         k[1].type = RTOPO__KERN_FILL;
         k[1].dtype = RTOPO_INT64;
@@ -667,30 +622,10 @@ static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         k[1].arg = r;
     }
     /* 2: the first request of each source stays: F = its flag */
-    rtopo__rt_init(&b, t, c, RTOPO__RT_HDR + 8, BB);
-    for (r = 0; r < p; r++) {
-        rtopo__rt_clear(&b, r, RT_H1, 0);
-        rtopo__rt_kernu(&b, r, RTOPO__RT_HNEXT, RT_T, T1, 8, RTA(&b, RT_H), b.M, r,
-                        (uint32_t)p, 0);
-    }
-    tt = rtopo__rt_dist(&b, 0);
-    for (r = 0; r < p; r++) {
-        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, F, 8, tt);
-        rtopo__rt_kern(&b, r, RTOPO__RT_DEDUP, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, F, 8, 0,
-                       tt);
-    }
-    if ((st = rtopo__rt_done(&b, &b1)))
+    if ((st = rtopo__rt_stays(&b, t, c, T1, F, BB, 1, &ph[1])))
         goto out;
-    /* 3..8 (ranks: rk) */
-    rtopo__rt_init(&b, t, c, M2, BB);
-    for (r = 0; r < p; r++) {
-        rtopo__rt_copy(&b, r, RT_T, T1, RT_T, RTA(&b, RT_H) + RTOPO__RT_HDR, 16, 0);
-        rtopo__rt_kern(&b, r, RTOPO__RT_HCONC, 0, RT_T, RTOPO__ROUTE_AUX, 16, RT_T,
-                       RTA(&b, RT_H), RTOPO__RT_HDR, 0, 0);
-        rtopo__rt_clear(&b, r, RT_H1, 0);
-        rtopo__rt_kernu(&b, r, RTOPO__RT_STASH, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, r, 16, 0);
-    }
-    tt = rtopo__rt_conc(&b, 0);                         /* 4: concentrate */
+    /* 3..8 (ranks: ph[2]); 4: concentrate */
+    tt = rtopo__rt_ranked(&b, t, c, M2, BB, T1, 16, 1);
     for (r = 0; r < p; r++) {
         rtopo__rt_kernu(&b, r, RTOPO__RT_STASH, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, r, 24, tt);
         rtopo__rt_kernu(&b, r, RTOPO__RT_REHDR, RT_T, 0, 0, RTA(&b, RT_H), 2 * M2, 0, 0, tt);
@@ -725,61 +660,24 @@ static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         rtopo__rt_kernu(&b, r, RTOPO__RT_JOIN, RT_T, RTA(&b, RT_H), 2 * M2, F2, 16 + R8, 0,
                         32, tt);
     }
-    if ((st = rtopo__rt_done(&b, &b2)))
+    if ((st = rtopo__rt_done(&b, &ph[3])))
         goto out;
     /* 9: sorted by reader; each reader takes its answer */
-    tt = rtopo__sched_last_step(s2);
-    if ((st = rtopo__phase_kerns(s2, 2 * p, &k0)))
+    tt = rtopo__sched_last_step(ph[4]);
+    if ((st = rtopo__phase_kerns(ph[4], 2 * p, &k0)))
         goto out;
     for (r = 0; r < p; r++) {
-        rtopo__kern_t *k = &s2->kerns[k0 + 2 * (uint32_t)r];
+        rtopo__kern_t *k = &ph[4]->kerns[k0 + 2 * (uint32_t)r];
 
-        k->rank = k[1].rank = r;
-        k->type = k[1].type = RTOPO__KERN_ROUTE;
-        k->dtype = k[1].dtype = RTOPO_INT64;
-        k->rec = k[1].rec = RTOPO__RT_HDR;
-        k->step = k[1].step = tt;
-        k->op = RTOPO__RT_TAKE;
-        k->src_buf = RTOPO__BUF_TMP;
-        k->src_off = T3;
-        k->slen = 16 + R8;
-        k->dst_buf = RTOPO__BUF_RECV;
-        k->len = R;
-        k[1].op = RTOPO__RT_NORM;
-        k[1].src_buf = k[1].dst_buf = RTOPO__BUF_TMP;
-        k[1].src_off = T3 + 8;
-        k[1].slen = 4;
-        k[1].dst_off = 8;
-        k[1].len = 8;
+        rtopo__rt_set(k, r, RTOPO__RT_TAKE, RTOPO__BUF_TMP, T3, 16 + R8, RTOPO__BUF_RECV, 0, R,
+                      tt);
+        rtopo__rt_set(k + 1, r, RTOPO__RT_NORM, RTOPO__BUF_TMP, T3 + 8, 4, RTOPO__BUF_TMP, 8,
+                      8, tt);
     }
-    if ((st = rtopo__phase_then(s1, b1, &x)))
-        goto gone1;
-    if ((st = rtopo__phase_then(x, rk, &s1)))
-        goto gone2;
-    if ((st = rtopo__phase_then(s1, b2, &x)))
-        goto gone3;
-    if ((st = rtopo__phase_then(x, s2, s_p)))
-        goto gone4;
-    (*s_p)->algo = RTOPO_COLL_TOPO;
-    return RTOPO_OK;
-gone1:
-    s1 = b1 = NULL;
-    goto out;
-gone2:
-    x = rk = NULL;
-    goto out;
-gone3:
-    s1 = b2 = NULL;
-    goto out;
-gone4:
-    x = s2 = NULL;
+    return rtopo__phase_chain(ph, 5, s_p);
 out:
-    rtopo__sched_free(rk);
-    rtopo__sched_free(s1);
-    rtopo__sched_free(s2);
-    rtopo__sched_free(b1);
-    rtopo__sched_free(b2);
-    rtopo__sched_free(x);
+    for (r = 0; r < 5; r++)
+        rtopo__sched_free(ph[r]);
     return st;
 }
 
@@ -802,22 +700,9 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         last = rtopo__sched_last_step(rk);
         if ((st = rtopo__sched_add_kerns(rk, (uint32_t)t->p, &k0)))
             goto out;
-        for (r = 0; r < t->p; r++) {
-            rtopo__kern_t *k = &rk->kerns[k0 + (uint32_t)r];
-
-            memset(k, 0, sizeof(*k));
-            k->rank = r;
-            k->type = RTOPO__KERN_ROUTE;
-            k->op = RTOPO__RT_XRANK;
-            k->dtype = RTOPO_INT64;
-            k->rec = RTOPO__RT_HDR;
-            k->step = last;
-            k->src_buf = RTOPO__BUF_TMP;
-            k->src_off = 16;
-            k->slen = 16;
-            k->dst_buf = RTOPO__BUF_RECV;
-            k->len = 8;
-        }
+        for (r = 0; r < t->p; r++)
+            rtopo__rt_set(&rk->kerns[k0 + (uint32_t)r], r, RTOPO__RT_XRANK, RTOPO__BUF_TMP,
+                          16, 16, RTOPO__BUF_RECV, 0, 8, last);
         rk->ndeps = 0;
         if ((st = rtopo__sched_deps_infer(rk, 0)))
             goto out;
@@ -842,27 +727,13 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         b.tbase = (rk->tmp_bytes + 7) & ~(uint64_t)7;
     }
     rtopo__rt_prog(&b);
-    if (b.err) {
-        st = rtopo__error(b.err, "%s: out of memory building the schedule",
-                          rtopo__coll_name(c->op));
-        goto out;
-    }
-    if ((st = rtopo__sched_alloc(t, b.nx, b.nh, &rt)))
-        goto out;
-    if (b.nx)
-        memcpy(rt->xfers, b.x, sizeof(*b.x) * b.nx);
-    if (b.nh)
-        memcpy(rt->hops, b.h, sizeof(*b.h) * b.nh);
-    if ((st = rtopo__sched_add_kerns(rt, b.nk, NULL)))
-        goto out;
-    memcpy(rt->kerns, b.k, sizeof(*b.k) * b.nk);
     /* the distribute and the generalize have two algorithms on the
      * OTIS-mesh: AUTO names the checked one */
-    rt->algo = (c->op == RTOPO__COLL_GENERALIZE || c->op == RTOPO__COLL_DISTRIBUTE) &&
-               c->algo != RTOPO_COLL_TOPO && rtopo__is_om(&b) ? RTOPO_COLL_AUTO :
-               RTOPO_COLL_TOPO;
-    rt->nsteps = b.nh ? b.maxstep + 1 : 0;
-    rt->tmp_bytes = b.tbase + (uint64_t)RT_NREG * b.M;
+    if ((st = rtopo__cb_sched(&b, (c->op == RTOPO__COLL_GENERALIZE ||
+                                   c->op == RTOPO__COLL_DISTRIBUTE) &&
+                              c->algo != RTOPO_COLL_TOPO && rtopo__is_om(&b) ?
+                              RTOPO_COLL_AUTO : RTOPO_COLL_TOPO, &rt)))
+        goto out;
     if (rk) {
         st = rtopo__phase_then(rk, rt, s_p);
         rk = rt = NULL;
@@ -877,8 +748,5 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 out:
     rtopo__sched_free(rk);
     rtopo__sched_free(rt);
-    free(b.x);
-    free(b.h);
-    free(b.k);
     return st;
 }

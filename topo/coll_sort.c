@@ -428,7 +428,7 @@ void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
 
 /* one piece of the sort's program: merge-split (GENERIC) or the column
  * sort, in the paper's rows on an OTIS topology that has them */
-void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo)
+static void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo)
 {
     if (algo == RTOPO_COLL_GENERIC)
         rtopo__sort_ms_prog(b);
@@ -438,12 +438,29 @@ void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo)
         rtopo__sort_prog(b);
 }
 
+/* the sort's own arguments, after those every collective checks */
+int rtopo__sort_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
+{
+    if (c->dtype < RTOPO_INT32 || c->dtype > RTOPO_DOUBLE ||
+        c->esize < rtopo__dtype_size(c->dtype) || c->esize > ((uint64_t)1 << 30))
+        return rtopo__error(RTOPO_ERR_INVAL, "sort: records of %zu bytes keyed by "
+                            "datatype %d (the key, one of RTOPO_INT32, RTOPO_INT64, "
+                            "RTOPO_FLOAT, RTOPO_DOUBLE, at the start of each record)",
+                            c->esize, c->dtype);
+    if (c->count > ((uint64_t)1 << 40) || (c->mm > 0 && (uint64_t)c->mm < c->count))
+        return rtopo__error(RTOPO_ERR_INVAL, "sort: %llu records per rank",
+                            (unsigned long long)c->count);
+    return RTOPO_OK;
+}
+
 /* The sort's schedule: the column sort while its pads stay within 4
  * columns of records, else (and for GENERIC) merge-split; each has a size
- * beyond which its schedule would not fit a rank's memory. */
-int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+ * beyond which its schedule would not fit a rank's memory.  Never cut
+ * into pieces: the program moves whole records (c->chunks as 1). */
+int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c0,
                       const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
+    rtopo__coll_t whole = *c0, *c = &whole;
     int R = rtopo__sort_nrows(t);
     uint64_t kk = R > 1 ? rtopo__sort_rows_kk(c->count, R) :
                   2 * (uint64_t)(t->p - 1) * (uint64_t)(t->p - 1);
@@ -453,6 +470,8 @@ int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                  (R > 1 || (uint64_t)t->p * (uint64_t)t->p <= ((uint64_t)1 << 20));
     int ms_ok = pow2 || t->p <= RTOPO__SORT_ODDEVEN_MAX;
     static const int cand[2] = { RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC };
+
+    whole.chunks = 1;
 
     if (c->count && !col_ok && !ms_ok)
         return rtopo__error(RTOPO_ERR_UNSUPPORTED, "sort: %d ranks are too many for "
@@ -471,10 +490,10 @@ int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                             "of slots per rank exceeds 2 GiB" : "p rounds of odd-even "
                             "transposition: use a power of two or the column sort");
     if (c->algo == RTOPO_COLL_TOPO || c->algo == RTOPO_COLL_GENERIC)
-        return rtopo__coll_algo1(t, c, c->algo, model, s_p);
+        return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, c->algo, model, s_p);
     if (!col_ok || (ms_ok && kk > 4 * (c->count ? c->count : 1)))
-        return rtopo__coll_algo1(t, c, RTOPO_COLL_GENERIC, model, s_p);
+        return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_GENERIC, model, s_p);
     if (!ms_ok)
-        return rtopo__coll_algo1(t, c, RTOPO_COLL_TOPO, model, s_p);
-    return rtopo__coll_choose(t, c, model, cand, 2, s_p);
+        return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_TOPO, model, s_p);
+    return rtopo__coll_choose(t, c, rtopo__sort_coll_prog, model, cand, 2, s_p);
 }

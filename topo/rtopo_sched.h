@@ -635,23 +635,31 @@ const char *rtopo__scatter_algo_name(int strategy);
  * Element order of a reduction is not fixed (every op is commutative and
  * associative; floating-point sums may round differently from a serial
  * loop). */
+/* The collectives, each with its name ("bcast": in messages, plan
+ * names, rtopo-sim): RTOPO__COLL_BCAST = 1 .. RTOPO__COLL_SORT, in this
+ * order.  The name is read through rtopo__coll_name, which the builders
+ * and the reference below the descriptor table use too. */
+#define RTOPO__COLL_OPS(X)                                                    \
+    X(BCAST, "bcast")                                                         \
+    X(WINDOW_BCAST, "window_bcast")                                           \
+    X(SCAN, "scan")                                                           \
+    X(ALLREDUCE, "allreduce")                                                 \
+    X(SHIFT_FILL, "shift_fill")                                               \
+    X(ACCUMULATE, "accumulate")                                               \
+    X(ADJACENT_SUM, "adjacent_sum")                                           \
+    X(CONSEC_SUM, "consecutive_sum")                                          \
+    X(SELECT_RANK, "select_rank")                                             \
+    X(CONCENTRATE, "concentrate")                                             \
+    X(DISTRIBUTE, "distribute")                                               \
+    X(GENERALIZE, "generalize")                                               \
+    X(RANDOM_WRITE, "random_write")                                           \
+    X(RANDOM_READ, "random_read")                                             \
+    X(BPC, "bpc")                                                             \
+    X(SORT, "sort")
+#define RTOPO__COLL_ENUM(id, name) RTOPO__COLL_##id,
 enum rtopo__coll_op {
-    RTOPO__COLL_BCAST = 1,
-    RTOPO__COLL_WINDOW_BCAST,
-    RTOPO__COLL_SCAN,
-    RTOPO__COLL_ALLREDUCE,
-    RTOPO__COLL_SHIFT_FILL,
-    RTOPO__COLL_ACCUMULATE,
-    RTOPO__COLL_ADJACENT_SUM,
-    RTOPO__COLL_CONSEC_SUM,
-    RTOPO__COLL_SELECT_RANK,
-    RTOPO__COLL_CONCENTRATE,
-    RTOPO__COLL_DISTRIBUTE,
-    RTOPO__COLL_GENERALIZE,
-    RTOPO__COLL_RANDOM_WRITE,
-    RTOPO__COLL_RANDOM_READ,
-    RTOPO__COLL_BPC,
-    RTOPO__COLL_SORT,
+    RTOPO__COLL_NOOP = 0,       /* no collective */
+    RTOPO__COLL_OPS(RTOPO__COLL_ENUM)
     RTOPO__COLL_NOPS
 };
 /* SORT: SEND count records of esize bytes, keyed by the dtype element at
@@ -722,10 +730,12 @@ typedef struct rtopo__coll {
 } rtopo__coll_t;
 /* ---- a collective as one unit ----
  * One descriptor per collective, in the table of coll_desc.c indexed by
- * enum rtopo__coll_op: what topo/ knows of it.  Everything that differs
- * between collectives is read from here (the builder, the checks, the
- * buffer sizes, the reference, the names in messages), not switched on
- * the op.  The layers above keep what they own (the call forms in
+ * enum rtopo__coll_op: what topo/ knows of it besides its name (above).
+ * Everything that differs between collectives is read from here (the
+ * builder, the checks, the buffer sizes, the reference, the names of its
+ * arguments in messages), not switched on the op.  The table sits above
+ * the builders and the reference it points to: they reach neither it
+ * nor each other's collectives through it (topo/README.md).  The layers above keep what they own (the call forms in
  * runtime/coll.c, the entries of rtopo-sim and the benches in tools/) in
  * tables of their own indexed by the same op. */
 typedef struct rtopo__cb rtopo__cb_t;    /* a schedule being built (coll_int.h) */
@@ -737,8 +747,7 @@ enum rtopo__coll_flag {
     RTOPO__CF_LINE = 8,        /* along one dimension (dim) */
     RTOPO__CF_RECV_IN = 16,    /* RECV is the input (no SEND) */
     RTOPO__CF_SEND_MM = 32,    /* SEND holds mm registers */
-    RTOPO__CF_RECV_MM = 64,    /* RECV holds mm registers */
-    RTOPO__CF_WHOLE = 128      /* never cut into pipelined pieces */
+    RTOPO__CF_RECV_MM = 64     /* RECV holds mm registers */
 };
 /* How ranks compare a call's arguments (the runtime's plan key and its
  * mismatch message): dim, w, mm, disp (ARGS); key type, count, record size
@@ -750,7 +759,6 @@ enum rtopo__coll_keyform {
     RTOPO__CK_RECORD
 };
 typedef struct rtopo__coll_desc {
-    const char *name;          /* "bcast": messages, plan names, rtopo-sim */
     unsigned flags;            /* enum rtopo__coll_flag */
     int key;                   /* enum rtopo__coll_keyform */
     const char *root_arg;      /* the name of c->root in messages ("root",
@@ -762,12 +770,10 @@ typedef struct rtopo__coll_desc {
     /* checks of the op's own arguments, after the common ones (NULL:
      * none) */
     int (*check)(const rtopo__tdesc_t *t, const rtopo__coll_t *c);
-    /* the schedule, arguments checked (rtopo__sched_coll calls it) */
+    /* the schedule, arguments checked (rtopo__sched_coll calls it): a
+     * builder of the op's family (coll_int.h) */
     int (*build)(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                  const struct rtopo__model *model, rtopo__sched_t **s_p);
-    /* one piece of the program of algorithm algo, for the builders that
-     * cut the registers into pieces (NULL: build does everything) */
-    void (*prog)(rtopo__cb_t *b, int algo);
     /* the serial reference (coll_ref.c): its own checks of the op's
      * arguments (NULL: none; *E_p: the extent of c->dim for the line
      * operations), then every rank's RECV into out[r]; m: bytes of one
@@ -778,7 +784,7 @@ typedef struct rtopo__coll_desc {
 } rtopo__coll_desc_t;
 /* the descriptor of op, NULL when op is not a collective */
 const rtopo__coll_desc_t *rtopo__coll_desc(int op);
-/* the op named name (rtopo__coll_desc(op)->name), < 0 if none */
+/* the op named name (rtopo__coll_name(op)), < 0 if none */
 int rtopo__coll_parse(const char *name);
 /* The schedule of one collective on t (no host endpoint).  algo AUTO
  * builds the topology's own and the generic one, runs both under model

@@ -1,9 +1,13 @@
 #!/bin/sh
-# runtime-graph.sh - the file-level call and include graph of runtime/.
+# runtime-graph.sh - the file-level call and include graph of runtime/
+# (or of another folder's files).
 #
 # usage: tools/dev/runtime-graph.sh [BUILDDIR] [SRCDIR]    (defaults: build .)
-#        LEVELS=FILE takes the levels from FILE instead of SRCDIR/runtime/README.md
+#        LEVELS=FILE takes the levels from FILE instead of SRCDIR/DIR/README.md
 #        (to hold an older tree against today's levels).
+#        DIR=topo FILES='coll_*' draws the files of topo/ whose base names
+#        match FILES instead (tools/dev/topo-graph.sh); DIR defaults to
+#        runtime, FILES to every file.
 #
 # A file calls another when its object file leaves a symbol undefined that
 # the other's object defines (nm); it includes another when it names a
@@ -16,15 +20,17 @@
 set -eu
 b=${1:-build}
 s=${2:-.}
+dir=${DIR:-runtime}
+files=${FILES:-*}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for c in "$s"/runtime/*.c; do
+for c in "$s"/"$dir"/$files.c; do
     f=$(basename "$c" .c)
-    case $f in boot*|params) continue ;; esac
-    o=$(ls "$b"/runtime/.libs/*-"$f".o "$b"/runtime/*-"$f".o "$b"/runtime/"$f".o \
+    case $dir/$f in runtime/boot*|runtime/params) continue ;; esac
+    o=$(ls "$b"/"$dir"/.libs/*-"$f".o "$b"/"$dir"/*-"$f".o "$b"/"$dir"/"$f".o \
         2>/dev/null | head -n 1) || true
-    [ -n "$o" ] || { echo "no object for runtime/$f.c under $b (build first)" >&2; exit 1; }
+    [ -n "$o" ] || { echo "no object for $dir/$f.c under $b (build first)" >&2; exit 1; }
     echo "$f" >>"$tmp/files"
     nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 { print $3, f }' >>"$tmp/def"
     nm -g --undefined-only "$o" | awk -v f="$f" '{ print $NF, f }' >>"$tmp/und"
@@ -33,13 +39,14 @@ for c in "$s"/runtime/*.c; do
     printf '%s %s\n' "$f" "$(wc -l <"$c")" >>"$tmp/lines"
 done
 hl=0
-for h in "$s"/runtime/*.h; do
-    case $(basename "$h") in boot*|params.h) continue ;; esac
+for h in "$s"/"$dir"/$files.h; do
+    [ -f "$h" ] || continue
+    case $dir/$(basename "$h") in runtime/boot*|runtime/params.h) continue ;; esac
     hl=$((hl + $(wc -l <"$h")))
     printf '  %6d %s\n' "$(wc -l <"$h")" "$(basename "$h")"
 done >"$tmp/hdr"
 # levels from the README block
-lv=${LEVELS:-$s/runtime/README.md}
+lv=${LEVELS:-$s/$dir/README.md}
 sed -n 's/^ *L\([0-9]*\) [^:]*: *\(.*\)$/\1 \2/p' "$lv" 2>/dev/null |
     awk '{ for (i = 2; i <= NF; i++) { sub(/\.c$/, "", $i); print $i, $1 } }' >"$tmp/lvl"
 
