@@ -239,6 +239,7 @@ struct shm_tl {
     uint64_t host;
     unsigned npoll;
     int yield;                   /* more ranks than cpus: yield when idle */
+    int woken;                   /* shm_wake_tl(): the next wait returns */
 };
 
 static inline struct shm_tl *shm_tl(struct rtopo__tl *tl)
@@ -634,7 +635,7 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
     t->pid = getpid();
     t->host = shm_host_id();
     ncpu = rtopo__cpus_shared();
-    t->yield = ncpu > 0 && t->nranks > ncpu;
+    t->yield = !params->poll_no_yield && ncpu > 0 && t->nranks > ncpu;
     rec_max = shm_rec_size(t->ctrl_size);
     for (t->ring_size = SHM_RING_MIN; t->ring_size < 4 * rec_max; t->ring_size <<= 1)
         ;
@@ -1421,10 +1422,21 @@ static int shm_wait(struct rtopo__tl *tl, int timeout_ms)
     }
     seq = __atomic_load_n(&t->hdr->doorbell, __ATOMIC_ACQUIRE);
     __atomic_store_n(&t->hdr->sleeping, 1, __ATOMIC_SEQ_CST);
-    if (!shm_ready(t))
+    /* a wake after this look bumps the doorbell after seq was read */
+    if (!shm_ready(t) && !__atomic_load_n(&t->woken, __ATOMIC_SEQ_CST))
         shm_futex_wait(&t->hdr->doorbell, seq, timeout_ms);
     __atomic_store_n(&t->hdr->sleeping, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->woken, 0, __ATOMIC_RELAXED);
     return RTOPO_OK;
+}
+
+/* from any thread: ends the wait under way, or else the next one */
+static void shm_wake_tl(struct rtopo__tl *tl)
+{
+    struct shm_tl *t = shm_tl(tl);
+
+    __atomic_store_n(&t->woken, 1, __ATOMIC_SEQ_CST);
+    shm_wake(t->hdr);
 }
 
 static void shm_info(const char *transport, void (*out)(const char *line, void *arg),
@@ -1466,4 +1478,5 @@ const struct rtopo__tl_ops rtopo__tl_shm = {
     .poll = shm_poll,
     .wait = shm_wait,
     .info = shm_info,
+    .wake = shm_wake_tl,
 };
