@@ -218,16 +218,13 @@ struct rtopo__tl_ops {
     /* methods above are valid for version 4 */
 
     /* A file descriptor that turns readable when poll() may have work,
-     * for a caller that sleeps on it with poll(2) beside other objects
-     * (the composite backend).  Asked right before each such sleep:
-     * RTOPO_ERR_BUSY when poll() has work already (do not sleep), another
-     * error when there is no such descriptor (sleep in wait() instead).
-     * Only poll(2) may touch the descriptor from another thread.  NULL
-     * (or absent): none. */
+     * for a caller that sleeps on it with epoll, edge triggered, beside
+     * other backends' (the composite backend).  Asked right before each
+     * such sleep: RTOPO_ERR_BUSY when poll() has work already (do not
+     * sleep), another error when there is no such descriptor (sleep in
+     * wait() instead).  The next poll() ends the sleep.  NULL (or
+     * absent): none. */
     int (*wait_fd)(struct rtopo__tl *tl, int *fd);
-    /* Callable from any thread: a wait() under way returns at once, or
-     * else the next one does.  NULL (or absent): none. */
-    void (*wake)(struct rtopo__tl *tl);
     /* methods above are valid for version 5 */
 };
 

@@ -22,19 +22,18 @@
  *  - completions come out of both: poll() reads the two in turn, so that
  *    neither starves.
  *
- * Blocking: shm sleeps on a futex, which poll(2) cannot watch beside the
- * network backend's descriptor.  When the network backend gives out its
- * wait descriptor (wait_fd, ofi's completion queue) and shm can be woken
- * from another thread (wake), wait() sleeps in shm while a thread of this
- * backend, the waker, sleeps in epoll on the descriptor and wakes shm
- * when it signals: an event of either backend ends the wait at once,
- * though a network event takes two wake-ups (the waker's, then this
- * thread's).  The waker sleeps on a condition variable whenever no wait is
- * under way, and touches nothing but the descriptor and shm's wake.
- * Without both (verbs, RTOPO_WAIT=poll), wait() sleeps in slices of
- * MULTI_SLICE_MS, alternately in each backend, and reads the completions
- * after each slice: an event of either backend ends the wait within one
- * slice.
+ * Blocking: wait() sleeps in epoll on both backends' wait descriptors at
+ * once (wait_fd: shm's eventfd, which its senders write when they find
+ * this rank asleep on it, and ofi's completion queue), in the calling
+ * thread: an event of either backend ends the sleep with one wake-up, as
+ * a plain backend's would.  Where either has no descriptor (verbs,
+ * RTOPO_WAIT=poll), wait() sleeps in slices of MULTI_SLICE_MS,
+ * alternately in each backend, and reads the completions after each
+ * slice: an event of either backend ends the wait within one slice.
+ *
+ * Yielding: poll() never gives the processor away (both backends are
+ * opened not to); the engine yields after an empty poll by its own rule,
+ * the ranks of this host against its processors, as for any backend.
  *
  * The attributes are the conservative combination of both backends'
  * (the engine asks for them once, not per peer); see multi_query().
@@ -44,17 +43,13 @@
  * if they ran on two hosts: that is what the conformance test runs.
  */
 #include "config.h"
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include "rtopo.h"
 #include "clock.h"
-#include "cpus.h"
 #include "log.h"
 #include "tl.h"
 
@@ -75,24 +70,15 @@ struct multi_tl {
     int npeers[MULTI_NB];
     size_t max_write;               /* the smaller of both */
     int first;                      /* backend polled first next time */
-    int yield;                      /* more ranks than cpus: a poll empty
-                                       on both backends yields */
     rtopo__tl_event_t q[MULTI_QMAX];/* read by wait(), handed out by poll() */
     int qh, qn;
-    /* the waker (see the top of the file); wlock guards armed and
-     * stop */
+    /* sleeping on both backends (see the top of the file) */
     int fd_wait;                    /* 1: usable, 0: not tried, -1: not */
-    int waker_on;
-    pthread_t waker;
-    pthread_mutex_t wlock;
-    pthread_cond_t wcond;
-    int armed;                      /* a wait sleeps in shm: watch net_fd */
-    int net_fd;                     /* the network's wait descriptor */
-    int stop;
-    int kick_fd;                    /* eventfd: ends the waker's sleep */
-    int ep_fd;                      /* the waker's epoll: net_fd (edge
-                                       triggered) and kick_fd */
-    int net_fd_in;                  /* net_fd is in ep_fd */
+    int ep_fd;                      /* epoll: both descriptors, edge
+                                       triggered */
+    int fd_in[MULTI_NB];            /* descriptor of each in ep_fd, or -1 */
+    /* counted for the debug line at close */
+    unsigned long n_poll, n_empty, n_sleep, n_woke[MULTI_NB];
 };
 
 struct multi_mr {
@@ -137,22 +123,6 @@ static size_t multi_min(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-static void multi_waker_stop(struct multi_tl *t)
-{
-    uint64_t one = 1;
-
-    if (!t->waker_on)
-        return;
-    pthread_mutex_lock(&t->wlock);
-    t->stop = 1;
-    pthread_cond_signal(&t->wcond);
-    pthread_mutex_unlock(&t->wlock);
-    if (write(t->kick_fd, &one, sizeof(one)) < 0)
-        rtopo__debug("multi: eventfd write: %m");
-    pthread_join(t->waker, NULL);
-    t->waker_on = 0;
-}
-
 static void multi_close(struct rtopo__tl *tl)
 {
     struct multi_tl *t = multi_tl(tl);
@@ -160,13 +130,11 @@ static void multi_close(struct rtopo__tl *tl)
 
     if (!t)
         return;
-    multi_waker_stop(t);
-    if (t->kick_fd >= 0)
-        close(t->kick_fd);
+    rtopo__debug("multi: %lu polls, %lu of them empty; %lu sleeps on both backends, "
+                 "ended by shm %lu times, by %s %lu times", t->n_poll, t->n_empty,
+                 t->n_sleep, t->n_woke[MULTI_SHM], t->name[MULTI_NET], t->n_woke[MULTI_NET]);
     if (t->ep_fd >= 0)
         close(t->ep_fd);
-    pthread_cond_destroy(&t->wcond);
-    pthread_mutex_destroy(&t->wlock);
     for (b = 0; b < MULTI_NB; b++)
         if (t->sub[b])
             t->ops[b]->close(t->sub[b]);
@@ -179,7 +147,6 @@ static int multi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     const char *net = multi_net_name(params->name);
     struct multi_tl *t;
     rtopo__tl_params_t p;
-    long ncpu;
     int b, r, st;
 
     if (!multi_match(params->name))
@@ -193,15 +160,8 @@ static int multi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     }
     t->rank = params->rank;
     t->nranks = params->nranks;
-    /* shm's own rule (it is opened not to yield): with hosts emulated on
-     * one machine (RTOPO_HOST_ID) every rank of the job shares its cpus */
-    ncpu = rtopo__cpus_shared();
-    t->yield = !params->poll_no_yield && ncpu > 0 && t->nranks > ncpu;
-    t->kick_fd = -1;
     t->ep_fd = -1;
-    t->net_fd = -1;
-    pthread_mutex_init(&t->wlock, NULL);
-    pthread_cond_init(&t->wcond, NULL);
+    t->fd_in[MULTI_SHM] = t->fd_in[MULTI_NET] = -1;
     t->ops[MULTI_SHM] = &rtopo__tl_shm;
     t->ops[MULTI_NET] = rtopo__tl_find(net);
     snprintf(t->name[MULTI_SHM], sizeof(t->name[0]), "shm");
@@ -252,9 +212,9 @@ static void multi_query(struct rtopo__tl *tl, rtopo__tl_attr_t *attr)
     attr->blocking_wait = s->blocking_wait && n->blocking_wait;
     attr->send_nowait_max = multi_min(s->send_nowait_max, n->send_nowait_max);
     attr->reg_per_op = s->reg_per_op && n->reg_per_op;
-    /* shm is opened not to yield (its part of a poll may be empty while
-     * the network's has events): poll() yields when both parts are */
-    attr->poll_yields = t->yield;
+    /* neither part yields (both are opened not to): the engine does, by
+     * its rule */
+    attr->poll_yields = 0;
     attr->write_src_any = s->write_src_any && n->write_src_any;
     snprintf(attr->provider, sizeof(attr->provider), "%.31s+%.31s", s->provider,
              n->provider);
@@ -440,79 +400,23 @@ static int multi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
         return n;
     }
     n = multi_read(t, ev, max);
-    /* with more ranks than cpus, let the one we wait for run */
-    if (n == 0 && t->yield)
-        sched_yield();
+    t->n_poll++;
+    t->n_empty += n == 0;
     return n;
-}
-
-/* the waker: while a wait sleeps in shm, sleeps on the network backend's
- * descriptor and wakes shm when it signals.  The descriptor is watched
- * edge triggered: it may stay readable while the network has nothing for
- * poll() (bytes the provider takes only later), and only a change ends
- * the sleep; an edge from while no wait slept costs one early return. */
-static void *multi_waker(void *arg)
-{
-    struct multi_tl *t = arg;
-    struct epoll_event ev[2];
-    uint64_t v;
-    int n, i, net;
-
-    pthread_mutex_lock(&t->wlock);
-    for (;;) {
-        while (!t->armed && !t->stop)
-            pthread_cond_wait(&t->wcond, &t->wlock);
-        if (t->stop)
-            break;
-        pthread_mutex_unlock(&t->wlock);
-        n = epoll_wait(t->ep_fd, ev, 2, -1);
-        for (i = 0, net = n < 0; i < n; i++) {
-            if (ev[i].data.fd == t->kick_fd) {
-                if (read(t->kick_fd, &v, sizeof(v)) < 0)
-                    v = 0;    /* nonblocking: drained already */
-            } else {
-                net = 1;
-            }
-        }
-        pthread_mutex_lock(&t->wlock);
-        if (net && t->armed) {
-            t->armed = 0;
-            t->ops[MULTI_SHM]->wake(t->sub[MULTI_SHM]);
-        }
-    }
-    pthread_mutex_unlock(&t->wlock);
-    return NULL;
 }
 
 /* can wait() sleep on both backends at once?  Set up on first use */
 static int multi_fd_wait_ok(struct multi_tl *t)
 {
-    struct epoll_event ev;
-    int st;
-
     if (t->fd_wait)
         return t->fd_wait > 0;
     t->fd_wait = -1;
-    if (!RTOPO__TL_HAS(t->ops[MULTI_NET], wait_fd) || !RTOPO__TL_HAS(t->ops[MULTI_SHM], wake))
+    if (!RTOPO__TL_HAS(t->ops[MULTI_NET], wait_fd) || !RTOPO__TL_HAS(t->ops[MULTI_SHM], wait_fd))
         return 0;
-    if ((t->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
-        (t->ep_fd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
-        rtopo__info("multi: eventfd/epoll: %m: waits alternate between the backends");
-        return 0;
-    }
-    memset(&ev, 0, sizeof(ev));
-    ev.events = EPOLLIN;
-    ev.data.fd = t->kick_fd;
-    if (epoll_ctl(t->ep_fd, EPOLL_CTL_ADD, t->kick_fd, &ev)) {
-        rtopo__info("multi: epoll_ctl: %m: waits alternate between the backends");
+    if ((t->ep_fd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+        rtopo__info("multi: epoll_create1: %m: waits alternate between the backends");
         return 0;
     }
-    if ((st = pthread_create(&t->waker, NULL, multi_waker, t))) {
-        rtopo__info("multi: waker thread: %s: waits alternate between the backends",
-                    strerror(st));
-        return 0;
-    }
-    t->waker_on = 1;
     t->fd_wait = 1;
     return 1;
 }
@@ -529,49 +433,56 @@ static int multi_fill(struct multi_tl *t)
     return n;
 }
 
-/* one sleep on both backends at once: 0 if it cannot be done now */
-static int multi_sleep_both(struct multi_tl *t, int timeout_ms)
+/* Arms backend b's descriptor for a sleep: 1 armed, 0 it has work (do not
+ * sleep), -1 it has no descriptor after all (slices from now on). */
+static int multi_arm(struct multi_tl *t, int b)
 {
-    const struct rtopo__tl_ops *net = t->ops[MULTI_NET];
-    uint64_t one = 1;
-    int fd = -1, st, was;
+    struct epoll_event ev;
+    int fd = -1, st;
 
-    st = net->wait_fd(t->sub[MULTI_NET], &fd);
+    st = t->ops[b]->wait_fd(t->sub[b], &fd);
     if (st == RTOPO_ERR_BUSY)
-        return 1;    /* the network has work: no sleep, read it */
-    if (!st && !t->net_fd_in) {
-        struct epoll_event ev;
-
+        return 0;
+    if (!st && t->fd_in[b] < 0) {
         memset(&ev, 0, sizeof(ev));
         ev.events = EPOLLIN | EPOLLET;
-        ev.data.fd = fd;
+        ev.data.u32 = (uint32_t)b;
         if (epoll_ctl(t->ep_fd, EPOLL_CTL_ADD, fd, &ev)) {
             rtopo__info("multi: epoll_ctl: %m: waits alternate between the backends");
             st = RTOPO_ERR_UNSUPPORTED;
+        } else {
+            t->fd_in[b] = fd;
         }
-        t->net_fd_in = !st;
-        t->net_fd = st ? -1 : fd;
     }
-    if (st || fd != t->net_fd) {    /* the descriptor may not change */
-        if (!st)
-            rtopo__info("multi: the network's wait descriptor changed: waits "
-                        "alternate between the backends");
-        t->fd_wait = -1;    /* none after all: slices */
-        return 0;
+    if (!st && fd != t->fd_in[b]) {    /* the descriptor may not change */
+        rtopo__info("multi: the wait descriptor of %s changed: waits alternate between "
+                    "the backends", t->name[b]);
+        st = RTOPO_ERR_UNSUPPORTED;
     }
-    pthread_mutex_lock(&t->wlock);
-    t->armed = 1;
-    pthread_cond_signal(&t->wcond);
-    pthread_mutex_unlock(&t->wlock);
-    t->ops[MULTI_SHM]->wait(t->sub[MULTI_SHM], timeout_ms);
-    pthread_mutex_lock(&t->wlock);
-    was = t->armed;
-    t->armed = 0;
-    pthread_mutex_unlock(&t->wlock);
-    /* the waker may still sleep on the descriptor: end it */
-    if (was && write(t->kick_fd, &one, sizeof(one)) < 0)
-        rtopo__debug("multi: eventfd write: %m");
+    if (st) {
+        t->fd_wait = -1;
+        return -1;
+    }
     return 1;
+}
+
+/* One sleep on both backends at once, up to timeout_ms: 0 when done (or
+ * not needed), -1 when it cannot be done (no descriptor). */
+static int multi_sleep_both(struct multi_tl *t, int timeout_ms)
+{
+    struct epoll_event ev[MULTI_NB];
+    int i, n, st;
+
+    /* the network first: shm's arming tells its senders that we sleep,
+     * and each of its writes then costs them a system call */
+    if ((st = multi_arm(t, MULTI_NET)) <= 0 || (st = multi_arm(t, MULTI_SHM)) <= 0)
+        return st < 0 ? -1 : 0;
+    t->n_sleep++;
+    n = epoll_wait(t->ep_fd, ev, MULTI_NB, timeout_ms);
+    for (i = 0; i < n; i++)
+        if (ev[i].data.u32 < MULTI_NB)
+            t->n_woke[ev[i].data.u32]++;
+    return 0;
 }
 
 static int multi_wait(struct rtopo__tl *tl, int timeout_ms)
@@ -585,8 +496,9 @@ static int multi_wait(struct rtopo__tl *tl, int timeout_ms)
         return RTOPO_OK;
     if (timeout_ms > 0 && t->npeers[MULTI_NET] && multi_fd_wait_ok(t)) {
         for (left = timeout_ms;;) {
-            if (!multi_sleep_both(t, left))
+            if (multi_sleep_both(t, left) < 0)
                 break;    /* no descriptor after all: slices below */
+            /* the backends' poll() ends their sleep (shm's flag) */
             if ((n = multi_fill(t)) != 0)
                 return n < 0 ? n : RTOPO_OK;
             now = rtopo__now_ns();
