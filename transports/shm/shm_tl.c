@@ -80,6 +80,7 @@
 #define SHM_INLINE_MAX  8192            /* writes up to this size go in the ring */
 #define SHM_REWIND      4096            /* ring offset past which an empty ring
                                            starts its next lap */
+#define SHM_REWIND_REC  (SHM_REWIND / 8)  /* ... for records up to this size */
 #define SHM_CHECK_NS    (20 * 1000000ull)   /* peer check while polling idle */
 #define SHM_WCHECK_NS   (5 * 1000000ull)    /* ... before sleeping */
 #define SHM_BUSY_CHECK_NS 1000000ull        /* ... when its ring stays full */
@@ -1028,6 +1029,7 @@ static inline int shm_room(struct shm_tl *t, struct shm_peer *p, size_t len)
 {
     size_t R = t->ring_size, need = shm_rec_size(len);
     uint64_t off = p->tx_tail & (R - 1);
+    uint32_t sl;
 
     if (off + need > R)
         need += R - off;
@@ -1039,7 +1041,13 @@ static inline int shm_room(struct shm_tl *t, struct shm_peer *p, size_t len)
     /* ask the receiver to wake us when it frees space, then look again */
     __atomic_store_n(&p->tx_ctl->want, 1, __ATOMIC_SEQ_CST);
     p->tx_head = __atomic_load_n(&p->tx_ctl->head, __ATOMIC_ACQUIRE);
-    return p->tx_tail + need - p->tx_head <= R;
+    if (p->tx_tail + need - p->tx_head <= R)
+        return 1;
+    /* space comes free only at its next poll: a receiver that went to
+     * sleep before it saw want must wake for it */
+    if ((sl = __atomic_load_n(&p->hdr->sleeping, __ATOMIC_SEQ_CST)))
+        shm_wake_peer(p, sl);
+    return 0;
 }
 
 /* Writes a record whose payload is a[alen] then b[blen], with len and
@@ -1059,7 +1067,8 @@ static inline void shm_push(struct shm_tl *t, struct shm_peer *p, unsigned type,
      * end and starts the next lap at offset 0 (lines both sides touched
      * a moment ago, still in their caches).  At most one look at the
      * receiver's head per SHM_REWIND bytes. */
-    int rewind = off >= SHM_REWIND && (off & (SHM_REWIND - 1)) < need && need <= off &&
+    int rewind = need <= SHM_REWIND_REC && off >= SHM_REWIND &&
+                 (off & (SHM_REWIND - 1)) < need &&
                  (p->tx_head = __atomic_load_n(&p->tx_ctl->head, __ATOMIC_ACQUIRE)) ==
                  p->tx_tail;
 
