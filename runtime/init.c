@@ -135,66 +135,74 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     free(ctx);
 }
 
-/* What ranks must share for shared memory: the host's name (or
- * RTOPO_HOST_ID, which rtopo-run --hosts sets to emulate several), its
- * running kernel, and the pid namespace (cross-memory attach takes pids). */
-static void rtopo__machine_id(const rtopo_ctx_t *ctx, char *out, size_t n)
-{
-    char boot[48] = "", ns[64] = "";
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-    ssize_t k;
-
-    if (f) {
-        if (!fgets(boot, sizeof(boot), f))
-            boot[0] = '\0';
-        boot[strcspn(boot, "\n")] = '\0';
-        fclose(f);
-    }
-    k = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
-    ns[k > 0 ? k : 0] = '\0';
-    snprintf(out, n, "%s|%s|%s", ctx->boot->host_id, boot, ns);
-}
+static void rtopo__eager_pick(rtopo_ctx_t *ctx, const struct rtopo__tl_ops *ops,
+                              const char *name, size_t base, rtopo__tl_params_t *tp);
 
 /* RTOPO_TRANSPORT=auto: when every rank runs on one machine, rtopo's
- * shared-memory transport, if it opens on every rank (two allgathers, on
- * every rank alike).  1: opened (ctx->tl, ctx->tlops set), 0: not chosen,
- * < 0: the job failed. */
+ * shared-memory transport, if it opens on every rank; when the ranks share
+ * hosts only in part, the composite backend (transports/multi): shm to the
+ * ranks of the same host, the network backend every rank has (verbs, else
+ * ofi:tcp) to the others.  Two allgathers, on every rank alike.  1: opened
+ * (ctx->tl, ctx->tlops set), 0: not chosen, < 0: the job failed. */
 static int rtopo__auto_shm(rtopo_ctx_t *ctx, rtopo__tl_params_t *tp)
 {
     struct rtopo__shm_vote {
-        char id[176];
         uint8_t ok;
+        uint8_t nets;      /* bit i: backend i of the list is available */
+        uint8_t shares;    /* this rank's host runs another rank too */
     } me, *all;
-    const struct rtopo__tl_ops *shm = rtopo__tl_find("shm");
-    int st, r, same = 1, ok = 1;
+    const struct rtopo__tl_ops *shm = rtopo__tl_find("shm"), *ops, *use = shm;
+    const uint8_t *local = ctx->boot->same_host;
+    char name[48] = "shm";
+    int st, r, i, same = ctx->boot->one_host, ok = 1, shared = 0, nets = 0xff;
 
     memset(&me, 0, sizeof(me));
-    rtopo__machine_id(ctx, me.id, sizeof(me.id));
     me.ok = shm && shm->available("shm") != 0;
-    if (!(all = calloc((size_t)ctx->size, sizeof(*all))))
-        return RTOPO_ERR_NOMEM;
+    for (i = 0; i < 8 && (ops = rtopo__tl_get(i)) != NULL; i++)
+        if (ops != shm && strcmp(ops->name, "multi") && ops->available(NULL))
+            me.nets |= (uint8_t)(1u << i);
+    for (r = 0; r < ctx->size; r++)
+        me.shares |= r != ctx->rank && local[r];
+    if (!(all = calloc((size_t)ctx->size, sizeof(*all)))) {
+        st = RTOPO_ERR_NOMEM;
+        goto out;
+    }
     if ((st = rtopo__boot_allgather(ctx->boot, &me, all, sizeof(me))))
         goto out;
     for (r = 0; r < ctx->size; r++) {
-        same &= !strncmp(all[r].id, me.id, sizeof(me.id));
         ok &= all[r].ok;
+        nets &= all[r].nets;
+        /* some host with two ranks or more: shm has work somewhere */
+        shared |= all[r].shares;
     }
+    for (i = 0; !same && i < 8 && (ops = rtopo__tl_get(i)) != NULL; i++)
+        if (nets & (1u << i))
+            break;
     st = 0;
-    if (!same || !ok)
+    if (!ok || (!same && (!shared || !ops)))
         goto out;
-    tp->name = "shm";
-    me.ok = shm->open(tp, &ctx->tl) == RTOPO_OK;
+    if (!same) {
+        snprintf(name, sizeof(name), "multi:%s", strcmp(ops->name, "ofi") ? ops->name
+                                                                          : "ofi:tcp");
+        if (!(use = rtopo__tl_find(name)))
+            goto out;
+        tp->peer_local = local;
+        rtopo__eager_pick(ctx, use, name, ctx->params.eager_limit, tp);
+    }
+    tp->name = name;
+    me.ok = use->open(tp, &ctx->tl) == RTOPO_OK;
+    tp->peer_local = NULL;
     if (!me.ok)
-        rtopo__info("shm did not open: %s", rtopo_last_error());
+        rtopo__info("%s did not open: %s", name, rtopo_last_error());
     if ((st = rtopo__boot_allgather(ctx->boot, &me, all, sizeof(me))))
         goto out;
     for (r = 0; r < ctx->size; r++)
         ok &= all[r].ok;
     if (ok) {
-        ctx->tlops = shm;
+        ctx->tlops = use;
         st = 1;
     } else if (me.ok) {
-        shm->close(ctx->tl);
+        use->close(ctx->tl);
     }
     if (!ok)
         ctx->tl = NULL;
@@ -330,6 +338,8 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     tp.ctrl_size = ctx->ctrl_size;
     tp.poll_only = ctx->poll_only;
     tp.local = ctx->boot->local;
+    tp.peer_local = NULL;
+    tp.poll_no_yield = 0;
     rtopo__tl_job_size(ctx->size);
     if (!strcmp(transport, "auto")) {
         /* every rank on one machine: rtopo's shared memory; otherwise the

@@ -64,8 +64,11 @@ int main(int argc, char **argv)
              * the transport, available(name) whether it works when named */
             int named = ops->available(ops->name), picked = ops->available(NULL);
 
-            printf("  %s: %s\n", ops->name, !named ? "not usable here" :
-                   picked ? "usable" : "usable when named (RTOPO_TRANSPORT=auto does not pick it)");
+            if (!strcmp(ops->name, "multi"))   /* opened by auto per job, never named */
+                printf("  %s: per peer, when the ranks share hosts only in part\n", ops->name);
+            else
+                printf("  %s: %s\n", ops->name, !named ? "not usable here" :
+                       picked ? "usable" : "usable when named (RTOPO_TRANSPORT=auto does not pick it)");
             if (ops->info)
                 ops->info(NULL, print_line, NULL);
         }

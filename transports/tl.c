@@ -13,6 +13,7 @@ static const struct rtopo__tl_ops *const rtopo__tl_list[] = {
 #ifdef HAVE_OFI
     &rtopo__tl_ofi,
 #endif
+    &rtopo__tl_multi,   /* by "auto" with a host map, or "multi:<net>" */
     NULL
 };
 

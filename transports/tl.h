@@ -47,6 +47,9 @@ enum {
 typedef struct rtopo__rkey {
     uint64_t key;     /* provider key / verbs rkey */
     uint64_t addr;    /* remote address of the region's first byte */
+    uint64_t key2;    /* the composite backend (transports/multi): the
+                         network backend's key, `key` holding shm's; 0
+                         and unread by the other backends */
 } rtopo__rkey_t;
 
 typedef struct rtopo__tl_params {
@@ -62,6 +65,13 @@ typedef struct rtopo__tl_params {
                               network stack (same kernel and network
                               namespace: loopback reaches it); NULL:
                               unknown.  Valid while the transport is open */
+    const uint8_t *peer_local; /* per rank, 1: on this rank's host; given
+                              to the composite backend by "auto", NULL
+                              elsewhere (the other backends ignore it) */
+    int poll_no_yield;     /* poll() never gives the processor away, even
+                              on a crowded host: the caller (the composite
+                              backend, which polls another backend in the
+                              same call) leaves that to the engine */
 } rtopo__tl_params_t;
 
 typedef struct rtopo__tl_attr {
@@ -210,6 +220,16 @@ struct rtopo__tl_ops {
     int (*sendv)(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
                  const void *payload, size_t plen, void *ctx);
     /* methods above are valid for version 4 */
+
+    /* A file descriptor that turns readable when poll() may have work,
+     * for a caller that sleeps on it with epoll, edge triggered, beside
+     * other backends' (the composite backend).  Asked right before each
+     * such sleep: RTOPO_ERR_BUSY when poll() has work already (do not
+     * sleep), another error when there is no such descriptor (sleep in
+     * wait() instead).  The next poll() ends the sleep.  NULL (or
+     * absent): none. */
+    int (*wait_fd)(struct rtopo__tl *tl, int *fd);
+    /* methods above are valid for version 5 */
 };
 
 /* does this table have slot `op` (tables of an older version end before)? */
@@ -222,6 +242,7 @@ struct rtopo__tl_ops {
 extern const struct rtopo__tl_ops rtopo__tl_ofi;
 extern const struct rtopo__tl_ops rtopo__tl_verbs;
 extern const struct rtopo__tl_ops rtopo__tl_shm;
+extern const struct rtopo__tl_ops rtopo__tl_multi;  /* shm + a network backend */
 
 /* Lookup by transport string; NULL if no backend matches. */
 const struct rtopo__tl_ops *rtopo__tl_find(const char *transport);

@@ -164,13 +164,11 @@ int rtopo__boot_open(const rtopo_config_t *cfg, const char *method,
     return RTOPO_OK;
 }
 
-/* This process's network stack: the running kernel (its boot id) and
- * the network namespace.  Two ranks with the same reach each other over
- * loopback; the host name does not tell (emulated hosts share the
- * machine, containers may share a name). */
-static void rtopo__boot_stack_id(char *out, size_t n)
+/* The running kernel (its boot id) and one namespace of this process,
+ * as "BOOTID|NS". */
+static void rtopo__boot_kernel_ns(const char *ns_kind, char *out, size_t n)
 {
-    char boot[48] = "", ns[64] = "";
+    char boot[48] = "", ns[64] = "", path[32];
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
     ssize_t k;
 
@@ -180,40 +178,58 @@ static void rtopo__boot_stack_id(char *out, size_t n)
         boot[strcspn(boot, "\n")] = '\0';
         fclose(f);
     }
-    k = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
+    snprintf(path, sizeof(path), "/proc/self/ns/%s", ns_kind);
+    k = readlink(path, ns, sizeof(ns) - 1);
     ns[k > 0 ? k : 0] = '\0';
     snprintf(out, n, "%s|%s", boot, ns);
 }
 
 int rtopo__boot_locate(struct rtopo__boot *b)
 {
-    char me[112], (*all)[112];
+    /* stack: the running kernel and the network namespace; two ranks with
+     * the same reach each other over loopback (the host name does not
+     * tell: emulated hosts share the machine, containers may share a
+     * name).  machine: the host's name (or RTOPO_HOST_ID, which
+     * rtopo-run --hosts sets to emulate several), the running kernel and
+     * the pid namespace (cross-memory attach takes pids); two ranks with
+     * the same may share memory. */
+    struct rtopo__where {
+        char stack[112];
+        char machine[176];
+    } me, *all;
+    char kns[112];
     int r, st;
 
     free(b->local);
+    free(b->same_host);
     b->local = calloc((size_t)b->size, 1);
-    if (!b->local)
+    b->same_host = calloc((size_t)b->size, 1);
+    if (!b->local || !b->same_host)
         return RTOPO_ERR_NOMEM;
-    b->one_stack = 1;
+    b->one_stack = b->one_host = 1;
     if (b->size == 1) {
-        b->local[0] = 1;
+        b->local[0] = b->same_host[0] = 1;
         return RTOPO_OK;
     }
-    memset(me, 0, sizeof(me));
-    rtopo__boot_stack_id(me, sizeof(me));
+    memset(&me, 0, sizeof(me));
+    rtopo__boot_kernel_ns("net", me.stack, sizeof(me.stack));
+    rtopo__boot_kernel_ns("pid", kns, sizeof(kns));
+    snprintf(me.machine, sizeof(me.machine), "%s|%s", b->host_id, kns);
     all = calloc((size_t)b->size, sizeof(*all));
     if (!all)
         return RTOPO_ERR_NOMEM;
-    st = rtopo__boot_allgather(b, me, all, sizeof(me));
+    st = rtopo__boot_allgather(b, &me, all, sizeof(me));
     for (r = 0; st == RTOPO_OK && r < b->size; r++) {
         /* an id that could not be read matches nothing but itself */
         b->local[r] = r == b->rank ||
-                      (me[0] != '|' && !memcmp(all[r], me, sizeof(me)));
+                      (me.stack[0] != '|' && !memcmp(all[r].stack, me.stack, sizeof(me.stack)));
+        b->same_host[r] = !memcmp(all[r].machine, me.machine, sizeof(me.machine));
         b->one_stack &= b->local[r];
+        b->one_host &= b->same_host[r];
     }
     free(all);
     if (st == RTOPO_OK)
         rtopo__debug("%s network stack: %s", b->one_stack ? "every rank in this"
-                     : "ranks in several", me);
+                     : "ranks in several", me.stack);
     return st;
 }

@@ -39,9 +39,14 @@ struct rtopo__boot {
     char host_id[64];   /* identity of the host this rank runs on */
     /* set by rtopo__boot_locate: per rank, 1 when it runs in this rank's
      * network stack (the same running kernel and network namespace, so
-     * that loopback reaches it); one_stack: every rank of the job does */
+     * that loopback reaches it); one_stack: every rank of the job does;
+     * same_host: per rank, 1 when it runs on this rank's host (the same
+     * host name or RTOPO_HOST_ID, kernel and pid namespace, so that shared
+     * memory reaches it); one_host: every rank of the job does */
     unsigned char *local;
     int one_stack;
+    unsigned char *same_host;
+    int one_host;
 };
 
 /* Picks the method (see above); timeout_ms bounds every blocking step. */
@@ -64,12 +69,14 @@ static inline int rtopo__boot_poll_failure(struct rtopo__boot *b, int *rank)
 static inline void rtopo__boot_close(struct rtopo__boot *b)
 {
     free(b->local);
-    b->local = NULL;
+    free(b->same_host);
+    b->local = b->same_host = NULL;
     b->ops->close(b);
 }
 
 /* One allgather, on every rank alike: which ranks share this rank's
- * network stack (fills b->local and b->one_stack). */
+ * network stack and which its host (fills local, one_stack, same_host
+ * and one_host). */
 int rtopo__boot_locate(struct rtopo__boot *b);
 
 #endif

@@ -1183,7 +1183,8 @@ static void check_peer_death(int dead)
             }
         }
     }
-    if (!found && !P.poll_err && !strncmp(P.transport, "ofi", 3)) {
+    if (!found && !P.poll_err &&
+        (!strncmp(P.transport, "ofi", 3) || !strncmp(P.transport, "multi:ofi", 9))) {
         /* libfabric's tcp, rxm and shm providers report nothing for a
          * peer that vanished while no operation of ours was failing: the
          * engine learns of it from the launcher's failure notice instead */

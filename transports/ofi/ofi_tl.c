@@ -85,6 +85,7 @@ struct rofi_tl {
     int *src_rank;        /* source fi_addr -> rank (-2: not looked up yet) */
     size_t nsrc;
     int cq_fd_wait;       /* the CQ has an fd wait object */
+    int wait_fd;          /* its descriptor, once asked for (else -1) */
     int mr_virt;          /* remote addresses are virtual (FI_MR_VIRT_ADDR) */
     int mr_prov_key;
     int mr_endpoint;
@@ -641,6 +642,7 @@ static int rofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t = calloc(1, sizeof(*t));
     if (!t)
         return RTOPO_ERR_NOMEM;
+    t->wait_fd = -1;
     t->rank = params->rank;
     t->nranks = params->nranks;
     t->ctrl_size = params->ctrl_size;
@@ -1254,6 +1256,32 @@ static int rofi_wait(struct rtopo__tl *tl, int timeout_ms)
     }
 }
 
+/* the CQ's wait object, for a caller that sleeps on it beside others */
+static int rofi_wait_fd(struct rtopo__tl *tl, int *fd)
+{
+    struct rofi_tl *t = rofi_tl(tl);
+    struct fid *fids[1];
+    int ret;
+
+    if (!t->cq_fd_wait)
+        return RTOPO_ERR_UNSUPPORTED;
+    if (t->have_stash)
+        return RTOPO_ERR_BUSY;
+    if (t->wait_fd < 0 && (ret = fi_control(&t->cq->fid, FI_GETWAIT, &t->wait_fd))) {
+        t->wait_fd = -1;
+        t->cq_fd_wait = 0;    /* asked once: wait() naps from now on */
+        rtopo__info("fi_control(FI_GETWAIT): %s: waits nap between polls",
+                    fi_strerror(-ret));
+        return RTOPO_ERR_UNSUPPORTED;
+    }
+    /* the provider's rule before a sleep on the descriptor */
+    fids[0] = &t->cq->fid;
+    if (fi_trywait(t->fabric, fids, 1))
+        return RTOPO_ERR_BUSY;
+    *fd = t->wait_fd;
+    return RTOPO_OK;
+}
+
 static void rofi_info(const char *transport, void (*out)(const char *line, void *arg),
                       void *arg)
 {
@@ -1324,4 +1352,5 @@ const struct rtopo__tl_ops rtopo__tl_ofi = {
     .job_size = rofi_job_size,
     .eager_default = rofi_eager_default,
     .sendv = rofi_sendv,
+    .wait_fd = rofi_wait_fd,
 };

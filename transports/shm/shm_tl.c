@@ -29,7 +29,12 @@
  * of the next poll.
  *
  * Blocking: wait() sleeps on a futex in the owner's header; senders bump
- * and wake it only when the owner said it sleeps.  Each owner holds an
+ * and wake it only when the owner said it sleeps.  A caller that sleeps
+ * on shm beside another backend (the composite, transports/multi) sleeps
+ * in poll(2) on the owner's eventfd instead (wait_fd()): the header says
+ * which, and a sender that finds the owner asleep on its eventfd writes
+ * to the eventfd, a copy of which it took from the owner by
+ * pidfd_getfd(2) (the same permission as cross-memory attach).  Each owner holds an
  * exclusive flock on its segment for its life: a peer whose lock is free
  * has gone, and so has the owner of a stale segment.
  */
@@ -46,6 +51,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -74,6 +80,7 @@
 #define SHM_INLINE_MAX  8192            /* writes up to this size go in the ring */
 #define SHM_REWIND      4096            /* ring offset past which an empty ring
                                            starts its next lap */
+#define SHM_REWIND_REC  (SHM_REWIND / 8)  /* ... for records up to this size */
 #define SHM_CHECK_NS    (20 * 1000000ull)   /* peer check while polling idle */
 #define SHM_WCHECK_NS   (5 * 1000000ull)    /* ... before sleeping */
 #define SHM_BUSY_CHECK_NS 1000000ull        /* ... when its ring stays full */
@@ -87,6 +94,7 @@
 
 enum { SHM_REC_MSG = 1, SHM_REC_IMM, SHM_REC_PAD, SHM_REC_WRITE, SHM_REC_WRITE_IMM };
 enum { SHM_ST_INIT = 0, SHM_ST_READY, SHM_ST_CLOSED };
+enum { SHM_SLEEP_FUTEX = 1, SHM_SLEEP_FD = 2 };
 
 /* First page of a segment.  The identity fields are written before the
  * magic and never change; the other lines have one writer pattern each. */
@@ -107,7 +115,8 @@ struct shm_hdr {
     uint32_t state;
     /* senders bump and wake; the owner says whether it sleeps */
     uint32_t doorbell __attribute__((aligned(SHM_LINE)));
-    uint32_t sleeping;
+    uint32_t sleeping;           /* 0, SHM_SLEEP_FUTEX or SHM_SLEEP_FD */
+    int32_t wake_fd;             /* the owner's eventfd (its number), or -1 */
     /* bumped by each sender that signs in */
     uint32_t conn_gen __attribute__((aligned(SHM_LINE)));
     /* target of the senders' cross-memory attach probe */
@@ -204,6 +213,8 @@ struct shm_peer {
     uint64_t rx_pos;             /* next record */
     uint64_t rx_rel;             /* released to the sender */
     int rx_active;
+    int wake_fd;                 /* our copy of its eventfd, once taken */
+    int wake_st;                 /* 0: not taken yet, 1: taken, -1: refused */
     char name[SHM_NAME_MAX];
 };
 
@@ -239,6 +250,8 @@ struct shm_tl {
     uint64_t host;
     unsigned npoll;
     int yield;                   /* more ranks than cpus: yield when idle */
+    int wake_fd;                 /* eventfd of wait_fd() sleeps, or -1 */
+    int fd_armed;                /* wait_fd() said we sleep on it */
 };
 
 static inline struct shm_tl *shm_tl(struct rtopo__tl *tl)
@@ -269,6 +282,52 @@ static void shm_wake(struct shm_hdr *h)
 {
     __atomic_add_fetch(&h->doorbell, 1, __ATOMIC_SEQ_CST);
     syscall(SYS_futex, &h->doorbell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* can a process take a copy of another's descriptor here (pidfd_getfd,
+ * Linux 5.6, and no seccomp filter against it)?  Tried on our own: the
+ * permission to take a peer's is the one cross-memory attach needs */
+static int shm_fd_takeable(int fd)
+{
+    int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0), got = -1;
+
+    if (pfd >= 0) {
+        got = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+        close(pfd);
+    }
+    if (got < 0)
+        return 0;
+    close(got);
+    return 1;
+}
+
+/* wakes peer p's owner, who sleeps (sleeping, read by the caller after a
+ * full barrier) on its futex or on its eventfd */
+static void shm_wake_peer(struct shm_peer *p, uint32_t sleeping)
+{
+    uint64_t one = 1;
+    int pfd;
+
+    if (sleeping != SHM_SLEEP_FD) {
+        shm_wake(p->hdr);
+        return;
+    }
+    if (!p->wake_st) {
+        /* the owner is alive (asleep, its lock held): the pid is its own */
+        p->wake_st = -1;
+        pfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+        if (pfd >= 0) {
+            p->wake_fd = (int)syscall(SYS_pidfd_getfd, pfd, p->hdr->wake_fd, 0);
+            if (p->wake_fd >= 0)
+                p->wake_st = 1;
+            close(pfd);
+        }
+        if (p->wake_st < 0)
+            rtopo__warn("shm: the eventfd of rank %d (pid %d) cannot be taken (%m): it "
+                        "wakes from its sleeps only at their end", p->hdr->rank, (int)p->pid);
+    }
+    if (p->wake_st > 0 && write(p->wake_fd, &one, sizeof(one)) < 0)
+        rtopo__debug("shm: eventfd write: %m");
 }
 
 /* kernel.yama.ptrace_scope, -1 without Yama */
@@ -583,7 +642,11 @@ static void shm_close(struct rtopo__tl *tl)
             munmap(p->hdr, t->hdr_size);
         if (p->fd >= 0)
             close(p->fd);
+        if (p->wake_st > 0)
+            close(p->wake_fd);
     }
+    if (t->wake_fd >= 0)
+        close(t->wake_fd);
     if (t->hdr) {
         /* peers tell a close from a crash by this, then by the lock */
         __atomic_store_n(&t->hdr->state, SHM_ST_CLOSED, __ATOMIC_RELEASE);
@@ -628,13 +691,14 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
     if (!t)
         return RTOPO_ERR_NOMEM;
     t->fd = -1;
+    t->wake_fd = -1;
     t->rank = params->rank;
     t->nranks = params->nranks;
     t->ctrl_size = params->ctrl_size;
     t->pid = getpid();
     t->host = shm_host_id();
     ncpu = rtopo__cpus_shared();
-    t->yield = ncpu > 0 && t->nranks > ncpu;
+    t->yield = !params->poll_no_yield && ncpu > 0 && t->nranks > ncpu;
     rec_max = shm_rec_size(t->ctrl_size);
     for (t->ring_size = SHM_RING_MIN; t->ring_size < 4 * rec_max; t->ring_size <<= 1)
         ;
@@ -731,6 +795,17 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
     h->ctl_off = ctl_off;
     h->mr_off = mr_off;
     h->self_addr = (uint64_t)(uintptr_t)h;
+    /* for a caller that sleeps on shm beside another backend; not with
+     * RTOPO_WAIT=poll, where nothing sleeps */
+    if (!params->poll_only && (t->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+        rtopo__info("shm: eventfd: %m: waits beside another transport nap instead");
+    if (t->wake_fd >= 0 && !shm_fd_takeable(t->wake_fd)) {
+        rtopo__info("shm: pidfd_getfd: %m: senders could not wake a sleep on our eventfd; "
+                    "waits beside another transport nap instead");
+        close(t->wake_fd);
+        t->wake_fd = -1;
+    }
+    h->wake_fd = t->wake_fd;
     h->state = SHM_ST_READY;
     __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
     rtopo__info("shm: segment %s, %d ring(s) of %zu bytes, control messages up to "
@@ -977,6 +1052,7 @@ static inline int shm_room(struct shm_tl *t, struct shm_peer *p, size_t len)
 {
     size_t R = t->ring_size, need = shm_rec_size(len);
     uint64_t off = p->tx_tail & (R - 1);
+    uint32_t sl;
 
     if (off + need > R)
         need += R - off;
@@ -988,7 +1064,13 @@ static inline int shm_room(struct shm_tl *t, struct shm_peer *p, size_t len)
     /* ask the receiver to wake us when it frees space, then look again */
     __atomic_store_n(&p->tx_ctl->want, 1, __ATOMIC_SEQ_CST);
     p->tx_head = __atomic_load_n(&p->tx_ctl->head, __ATOMIC_ACQUIRE);
-    return p->tx_tail + need - p->tx_head <= R;
+    if (p->tx_tail + need - p->tx_head <= R)
+        return 1;
+    /* space comes free only at its next poll: a receiver that went to
+     * sleep before it saw want must wake for it */
+    if ((sl = __atomic_load_n(&p->hdr->sleeping, __ATOMIC_SEQ_CST)))
+        shm_wake_peer(p, sl);
+    return 0;
 }
 
 /* Writes a record whose payload is a[alen] then b[blen], with len and
@@ -1001,13 +1083,15 @@ static inline void shm_push(struct shm_tl *t, struct shm_peer *p, unsigned type,
     size_t R = t->ring_size, need = shm_rec_size(alen + blen);
     uint64_t off = p->tx_tail & (R - 1);
     struct shm_rec *r;
+    uint32_t sl;
     /* While the receiver keeps up, small records circle in the ring's
      * first lines instead of walking the whole ring: the first record
      * past each SHM_REWIND bytes that finds the ring empty pads to its
      * end and starts the next lap at offset 0 (lines both sides touched
      * a moment ago, still in their caches).  At most one look at the
      * receiver's head per SHM_REWIND bytes. */
-    int rewind = off >= SHM_REWIND && (off & (SHM_REWIND - 1)) < need && need <= off &&
+    int rewind = need <= SHM_REWIND_REC && off >= SHM_REWIND &&
+                 (off & (SHM_REWIND - 1)) < need &&
                  (p->tx_head = __atomic_load_n(&p->tx_ctl->head, __ATOMIC_ACQUIRE)) ==
                  p->tx_tail;
 
@@ -1032,8 +1116,8 @@ static inline void shm_push(struct shm_tl *t, struct shm_peer *p, unsigned type,
      * at the rings one last time) */
     __atomic_exchange_n(&r->tag, (p->tx_tail ^ p->tx_key) | type, __ATOMIC_SEQ_CST);
     p->tx_tail += need;
-    if (__atomic_load_n(&p->hdr->sleeping, __ATOMIC_RELAXED))
-        shm_wake(p->hdr);
+    if ((sl = __atomic_load_n(&p->hdr->sleeping, __ATOMIC_RELAXED)))
+        shm_wake_peer(p, sl);
 }
 
 /* the peer's ring stays full: 1 when the peer turns out to be gone */
@@ -1206,8 +1290,12 @@ static void shm_release(struct shm_tl *t, struct shm_peer *p)
     __atomic_exchange_n(&p->rx_ctl->head, p->rx_pos, __ATOMIC_SEQ_CST);
     p->rx_rel = p->rx_pos;
     if (__atomic_load_n(&p->rx_ctl->want, __ATOMIC_RELAXED) &&
-        __atomic_exchange_n(&p->rx_ctl->want, 0, __ATOMIC_RELAXED) && p->hdr)
-        shm_wake(p->hdr);
+        __atomic_exchange_n(&p->rx_ctl->want, 0, __ATOMIC_RELAXED) && p->hdr) {
+        if (__atomic_load_n(&p->hdr->sleeping, __ATOMIC_SEQ_CST) == SHM_SLEEP_FD)
+            shm_wake_peer(p, SHM_SLEEP_FD);
+        else
+            shm_wake(p->hdr);
+    }
 }
 
 /* a write that came in the ring: into our region, if the key is still
@@ -1313,6 +1401,10 @@ static int shm_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
     uint64_t now;
     int n = 0, i, k;
 
+    if (t->fd_armed) {    /* back from a sleep on the eventfd */
+        __atomic_store_n(&t->hdr->sleeping, 0, __ATOMIC_RELAXED);
+        t->fd_armed = 0;
+    }
     for (i = 0; i < t->nactive; i++) {
         p = &t->peers[t->active[i]];
         if (p->rx_pos != p->rx_rel)
@@ -1421,9 +1513,37 @@ static int shm_wait(struct rtopo__tl *tl, int timeout_ms)
     }
     seq = __atomic_load_n(&t->hdr->doorbell, __ATOMIC_ACQUIRE);
     __atomic_store_n(&t->hdr->sleeping, 1, __ATOMIC_SEQ_CST);
+    /* a wake after this look bumps the doorbell after seq was read */
     if (!shm_ready(t))
         shm_futex_wait(&t->hdr->doorbell, seq, timeout_ms);
     __atomic_store_n(&t->hdr->sleeping, 0, __ATOMIC_RELAXED);
+    return RTOPO_OK;
+}
+
+/* The eventfd a caller sleeps on beside another backend's descriptor.
+ * It is watched edge triggered (every sender's write is an edge), so it
+ * is never drained; the next poll() ends the sleep for the senders. */
+static int shm_wait_fd(struct rtopo__tl *tl, int *fd)
+{
+    struct shm_tl *t = shm_tl(tl);
+    uint64_t now;
+
+    if (t->wake_fd < 0)
+        return RTOPO_ERR_UNSUPPORTED;
+    if (shm_ready(t))
+        return RTOPO_ERR_BUSY;
+    now = rtopo__now_ns();
+    if (now + SHM_CHECK_NS - SHM_WCHECK_NS >= t->next_check) {
+        shm_check_peers(t, now);
+        if (t->ndead)
+            return RTOPO_ERR_BUSY;
+    }
+    t->fd_armed = 1;
+    __atomic_store_n(&t->hdr->sleeping, SHM_SLEEP_FD, __ATOMIC_SEQ_CST);
+    /* a record published after this look finds the flag set */
+    if (shm_ready(t))
+        return RTOPO_ERR_BUSY;
+    *fd = t->wake_fd;
     return RTOPO_OK;
 }
 
@@ -1466,4 +1586,5 @@ const struct rtopo__tl_ops rtopo__tl_shm = {
     .poll = shm_poll,
     .wait = shm_wait,
     .info = shm_info,
+    .wait_fd = shm_wait_fd,
 };
