@@ -237,6 +237,7 @@ static int rtopo__req_start(rtopo_req_t *req)
         /* the other ranks cannot see it: they learn it from the job */
         rtopo__job_abort(ctx, req->bad, ctx->rank, &op->plan->desc, op->topo->id,
                          RTOPO__NOSEQ, "%s", req->badmsg);
+        rtopo__flush_job(ctx, 200);
         return rtopo__error(req->bad, "%s", req->badmsg);
     }
     /* (a walk over every request only when some are in flight: each
@@ -342,12 +343,41 @@ int rtopo__req_run(rtopo_req_t *req)
         rtopo__ctx_lock((req)->op.ctx);                                       \
     } while (0)
 
+void rtopo__inval_job(rtopo_ctx_t *ctx, uint32_t topo_id, const char *msg)
+{
+    if (ctx->failed)
+        return;
+    rtopo__job_abort(ctx, RTOPO_ERR_INVAL, ctx->rank, NULL, topo_id, RTOPO__NOSEQ, "%s",
+                     msg);
+    rtopo__flush_job(ctx, 200);     /* the ABORT leaves before the caller goes on */
+}
+
+int rtopo__call_inval(rtopo_topo_t *t)
+{
+    char msg[256];
+
+    snprintf(msg, sizeof(msg), "%s", rtopo_last_error());
+    if (!t || !rtopo__handle_ok(t, RTOPO__H_TOPO))
+        return RTOPO_ERR_INVAL;     /* no context to tell */
+    rtopo__ctx_lock(t->ctx);
+    rtopo__inval_job(t->ctx, t->id, msg);
+    rtopo__ctx_leave(t->ctx);
+    return rtopo__error_quiet(RTOPO_ERR_INVAL, "%s", msg);
+}
+
 int rtopo_start(rtopo_req_t *req)
 {
+    char msg[256];
     int st;
 
     RTOPO__REQ_ENTER(req);
     st = rtopo__req_start(req);
+    if (st == RTOPO_ERR_INVAL) {
+        /* the operation did not start here: the others would wait for it */
+        snprintf(msg, sizeof(msg), "%s", rtopo_last_error());
+        rtopo__inval_job(req->op.ctx, req->op.topo->id, msg);
+        rtopo__error_quiet(st, "%s", msg);
+    }
     rtopo__ctx_leave(req->op.ctx);
     return st;
 }

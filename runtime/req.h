@@ -52,6 +52,15 @@ void rtopo__req_release(rtopo_req_t *req);
 /* starts a request and waits for it, as rtopo_start and rtopo_wait do
  * (context entered): the runtime's own requests (calib.c) */
 int rtopo__req_run(rtopo_req_t *req);
+/* An argument error of a collective call on a live topology fails the
+ * job (the others would wait for this rank): every rank's call returns
+ * RTOPO_ERR_INVAL.  rtopo__inval_job: context entered. */
+int rtopo__call_inval(rtopo_topo_t *t);
+void rtopo__inval_job(rtopo_ctx_t *ctx, uint32_t topo_id, const char *msg);
+static inline int rtopo__call_result(rtopo_topo_t *t, int st)
+{
+    return st == RTOPO_ERR_INVAL ? rtopo__call_inval(t) : st;
+}
 /* what rtopo_req_free does, context entered, the request not in flight */
 void rtopo__req_free(rtopo_req_t *req);
 /* a persistent request running any schedule (tools, tests); takes s */
