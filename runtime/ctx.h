@@ -34,6 +34,7 @@ typedef struct rtopo__plan rtopo__plan_t;      /* exec.h */
 typedef struct rtopo__op rtopo__op_t;          /* exec.h */
 typedef struct rtopo__cmsg rtopo__cmsg_t;      /* engine.h */
 typedef struct rtopo__peerq rtopo__peerq_t;    /* engine.h */
+struct rtopo__probes;                          /* probe.h */
 
 typedef struct rtopo__comp {     /* context of anything posted to the tl */
     void (*cb)(struct rtopo__comp *c, int status, int peer, const char *msg);
@@ -157,6 +158,12 @@ struct rtopo_ctx {
     int fail_named;             /* failmsg names the argument that differs */
     int abort_sent;             /* this rank broadcast its job-wide ABORT */
     int closing;                /* past the final barrier */
+    uint32_t abort_epoch;       /* the most barriers a rank had completed
+                                   when it sent an ABORT received here */
+    uint32_t fail_topo;         /* the failure's topology (creation: its id, */
+    uint32_t fail_seq;          /* and RTOPO__NOSEQ), as the ABORT tells */
+    uint32_t creating;          /* 1 + id of the topology being created, or 0 */
+    struct rtopo__probes *probes;   /* questions about waiting operations */
     uint64_t grace_ns;          /* a lost peer is declared at this time */
     int grace_rank, grace_fire;
     uint64_t next_boot_check_ns;
