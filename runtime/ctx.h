@@ -163,6 +163,7 @@ struct rtopo_ctx {
     uint32_t fail_topo;         /* the failure's topology (creation: its id, */
     uint32_t fail_seq;          /* and RTOPO__NOSEQ), as the ABORT tells */
     uint32_t creating;          /* 1 + id of the topology being created, or 0 */
+    int call_ran;               /* the failing call's operation had run (req.c) */
     struct rtopo__probes *probes;   /* questions about waiting operations */
     uint64_t grace_ns;          /* a lost peer is declared at this time */
     int grace_rank, grace_fire;

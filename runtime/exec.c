@@ -1178,6 +1178,8 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
          * rank finished (or freed) that operation: the arguments differ. */
         if (m->type == RTOPO__MSG_CREDIT)
             return;
+        if (rtopo__probe_failed_call(ctx, m->topo_id, m->seq))
+            return;     /* the call failed here before it started */
         l = m->topo_id < ctx->next_topo_id ? &ctx->tlast[m->topo_id] : NULL;
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src,
                          l && l->valid && m->seq == l->seq ? &l->desc : NULL, m->topo_id,

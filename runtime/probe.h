@@ -15,7 +15,8 @@
 #define RTOPO__PROBE_FIRST_MS 250   /* an operation waits this long before it asks */
 #define RTOPO__PROBE_EVERY_MS 400   /* then asks again this often */
 #define RTOPO__PROBE_HISTORY  64    /* operations ended here, remembered */
-#define RTOPO__PROBE_PENDING  64    /* peers' questions about operations not started */
+#define RTOPO__PROBE_PENDING  128   /* peers' questions about operations not started */
+#define RTOPO__PROBE_FAILED   1u    /* msg flags: the sender's call failed locally */
 
 struct rtopo__probe_ent {
     int32_t src;                /* pending: the rank that asked */
@@ -23,7 +24,9 @@ struct rtopo__probe_ent {
     uint32_t epoch;             /* pending: the asker's barriers completed */
     uint32_t ntopos;            /* pending: the asker's topologies created */
     int used;
+    int status;                 /* 0: the call ran; else it failed locally */
     rtopo__opdesc_t desc;
+    char msg[160];              /* status: why */
 };
 
 struct rtopo__probes {
@@ -40,6 +43,17 @@ void rtopo__probe_fini(rtopo_ctx_t *ctx);
  * arguments here are d */
 void rtopo__probe_send(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
                        const rtopo__opdesc_t *d, const int *peers, int npeers);
+/* A collective call failed here before its operation started (an
+ * argument error): the call keeps its place on topology t (its seq), and
+ * every rank of t hears of it.  Ranks whose call failed alike go on; a
+ * rank that made the call (it waits in it, or gets there) fails the job
+ * with this status, promptly. */
+void rtopo__probe_call_failed(rtopo_ctx_t *ctx, rtopo_topo_t *t, int status,
+                              const char *msg);
+/* a peer sent a message for operation seq of topology topo_id, which
+ * this rank has passed: if its call failed here before it started, the
+ * job fails with that failure (1) */
+int rtopo__probe_failed_call(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq);
 /* an operation ended here (completed or failed): remembered for a while */
 void rtopo__probe_ended(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
                         const rtopo__opdesc_t *d);
