@@ -529,6 +529,11 @@ static int rtopo__hellos_in(const struct rtopo__wire_wait *w)
     return 1;
 }
 
+static int rtopo__hellos_cond(void *arg)
+{
+    return rtopo__hellos_in(arg);
+}
+
 static int rtopo__wired_all(void *arg)
 {
     struct rtopo__wire_wait *w = arg;
@@ -591,7 +596,13 @@ int rtopo__wireup(rtopo_topo_t *t)
         goto out;
     /* A failure that came meanwhile from another call fails the next one:
      * this creation is complete here when every neighbour's HELLO is in
-     * (each one matched, or the job failed for this topology). */
+     * (each one matched, or the job failed for this topology).  A failure
+     * raised by a later call may overtake the HELLOs still on their way:
+     * they are given a short while. */
+    if (ctx->failed && !(ctx->fail_topo == t->id && ctx->fail_seq == RTOPO__NOSEQ) &&
+        !rtopo__hellos_in(&w))
+        rtopo__wait(ctx, rtopo__hellos_cond, &w,
+                    rtopo__now_ns() + (uint64_t)RTOPO__NAMING_MS * 1000000ull);
     if (ctx->failed && (!rtopo__hellos_in(&w) ||
                         (ctx->fail_topo == t->id && ctx->fail_seq == RTOPO__NOSEQ))) {
         rtopo__await_named(ctx, RTOPO__NAMING_MS);
