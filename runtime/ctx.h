@@ -198,6 +198,7 @@ struct rtopo_ctx {
     uint32_t barrier_epoch;
     uint32_t barrier_got[2][RTOPO__BARRIER_ROUNDS];
     uint64_t *barrier_ops;      /* ops started per peer at its last barrier */
+    uint32_t *barrier_ntopos;   /* ... and topologies it had created */
     uint32_t *barrier_seen;     /* epoch + 1 of that announcement, 0: none */
     uint8_t *barrier_kind;      /* ... made from rtopo_barrier or rtopo_finalize */
     int barrier_in;             /* 1 + kind of the barrier this rank is in, or 0 */

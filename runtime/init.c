@@ -126,6 +126,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     free(ctx->hello_topo);
     free(ctx->hello_desc);
     free(ctx->barrier_ops);
+    free(ctx->barrier_ntopos);
     free(ctx->barrier_seen);
     free(ctx->barrier_kind);
     free(ctx->unexp_count);
@@ -407,12 +408,14 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->hello_topo = calloc((size_t)ctx->size * 2, sizeof(*ctx->hello_topo));
     ctx->hello_desc = calloc((size_t)ctx->size * 2, sizeof(*ctx->hello_desc));
     ctx->barrier_ops = calloc((size_t)ctx->size, sizeof(*ctx->barrier_ops));
+    ctx->barrier_ntopos = calloc((size_t)ctx->size, sizeof(*ctx->barrier_ntopos));
     ctx->barrier_seen = calloc((size_t)ctx->size, sizeof(*ctx->barrier_seen));
     ctx->barrier_kind = calloc((size_t)ctx->size, 1);
     ctx->unexp_count = calloc((size_t)ctx->size, sizeof(*ctx->unexp_count));
     if (!ctx->peers || !ctx->connected || !ctx->slots || !ctx->slot_free || !ctx->wired ||
         !ctx->hello_in || !ctx->hello_topo || !ctx->hello_desc || !ctx->barrier_ops ||
         !ctx->barrier_seen || !ctx->barrier_kind || !ctx->unexp_count ||
+        !ctx->barrier_ntopos ||
         rtopo__engine_init(ctx) || rtopo__probe_init(ctx))
         goto err;
     rtopo__job_init(ctx);

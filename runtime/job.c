@@ -472,6 +472,8 @@ void rtopo__await_named(rtopo_ctx_t *ctx, int limit_ms)
 
 /* ---- wire-up ----------------------------------------------------------- */
 
+static void rtopo__barrier_check(rtopo_ctx_t *ctx, int peer, int at_barrier);
+
 /* HELLOs are kept per peer in two slots, by the parity of the topology id:
  * a peer runs at most one creation ahead (it completes a creation only
  * once this rank has sent its HELLO for it). */
@@ -567,9 +569,12 @@ int rtopo__wireup(rtopo_topo_t *t)
     m.ntopos = ctx->next_topo_id;
     rtopo__topo_opdesc(t, &m.desc);
     ctx->creating = t->id + 1;
-    /* the HELLOs that came before this rank created it */
-    for (i = 0; i < ctx->size; i++)
+    /* the HELLOs that came before this rank created it, and the ranks
+     * already waiting in the next barrier with fewer topologies */
+    for (i = 0; i < ctx->size; i++) {
         rtopo__hello_check(ctx, i, t);
+        rtopo__barrier_check(ctx, i, 0);
+    }
     for (i = 0; i < t->nnbr && !ctx->failed; i++) {
         peer = t->nbr[i];
         todo[w.n++] = peer;
@@ -653,6 +658,13 @@ static void rtopo__barrier_check(rtopo_ctx_t *ctx, int peer, int at_barrier)
                          "rank %d is in %s, this rank in %s: a rank skipped a call to "
                          "rtopo_barrier", peer, rtopo__barrier_name(ctx->barrier_kind[peer]),
                          rtopo__barrier_name(ctx->barrier_in - 1));
+    else if (ctx->next_topo_id > ctx->barrier_ntopos[peer] ||
+             (at_barrier && ctx->next_topo_id != ctx->barrier_ntopos[peer]))
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, NULL, 0, RTOPO__NOSEQ,
+                         "rank %d entered the barrier after creating %u topologies, this "
+                         "rank %s %u: a rank skipped or added a topology creation", peer,
+                         ctx->barrier_ntopos[peer], at_barrier ? "after creating" :
+                         "has created", ctx->next_topo_id);
     else if (ctx->ops_started > theirs || (at_barrier && ctx->ops_started != theirs))
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, NULL, 0, RTOPO__NOSEQ,
                          "rank %d entered the barrier after %llu collective operations, "
@@ -678,6 +690,7 @@ static void rtopo__on_barrier(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t le
     if (ctx->barrier_seen[m->src] != epoch + 1) {
         ctx->barrier_seen[m->src] = epoch + 1;
         ctx->barrier_ops[m->src] = m->unit;
+        ctx->barrier_ntopos[m->src] = m->ntopos;
         ctx->barrier_kind[m->src] = m->mode;
         if (ctx->ann_epoch != epoch + 1 || m->unit < ctx->ann_min_ops) {
             ctx->ann_epoch = epoch + 1;

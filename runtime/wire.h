@@ -116,7 +116,7 @@ typedef struct rtopo__msg {
                             fragment: the message's length tells) */
     /* all but EAGER */
     uint32_t slot;       /* RTR: receiver's slot id */
-    int32_t status;      /* ABORT */
+    int32_t status;      /* ABORT; PROBE: the sender's call failed with it */
     uint64_t unit;       /* RTR staged: bytes per slot; BARRIER: ops started */
     rtopo__rkey_t rkey;  /* RTR */
     uint64_t roff;       /* RTR: offset of the window in rkey's region */

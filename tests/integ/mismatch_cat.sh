@@ -22,7 +22,7 @@ tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
 MM="$top_builddir/tests/integ/mismatch_cat_check"
 export RTOPO_TIMEOUT_MS=600000
-cases=${CASES:-"skip-bcast skip-barrier extra-bcast other-coll other-root other-count mesh-shape ring-mesh shift-null shift-huge after-barrier after-create"}
+cases=${CASES:-"skip-bcast skip-barrier extra-bcast other-coll other-root other-count mesh-shape ring-mesh extra-create shift-null shift-huge after-barrier after-create"}
 reps=${REPS:-2}
 out=$(mktemp)
 trap 'rm -f "$out" "$out.r"' EXIT
@@ -45,6 +45,7 @@ names_re() {
     other-count)  echo 'rank [0-3].*called allreduce with bytes=(8|16), this rank with bytes=(8|16)' ;;
     mesh-shape)   echo 'rank [0-3] (created topology 1 )?on topology mesh (1x4|4x1), this rank on topology mesh (1x4|4x1)' ;;
     ring-mesh)    echo 'rank [0-3] (created topology 1 )?on topology (ring of 4 ranks|mesh 2x2), this rank on topology (ring of 4 ranks|mesh 2x2)' ;;
+    extra-create) echo 'rank [0-3].*entered the barrier after creating [0-9]+ topologies, this rank (after creating|has created) [0-9]+' ;;
     shift-null | after-*) echo 'NULL buffer for a 8-byte shift' ;;
     shift-huge)   echo 'shift of [0-9]+ bytes is too large' ;;
     esac

@@ -21,6 +21,8 @@
  *   mesh-shape     rank 0 creates a 1x4 mesh, the others a 4x1 mesh, then
  *                  every rank shifts on it
  *   ring-mesh      rank 0 creates a ring, the others a 2x2 mesh
+ *   extra-create   rank 0 creates a 2x2 mesh, then every rank calls
+ *                  rtopo_barrier
  *   shift-null     rank 1 passes a NULL receive buffer to rtopo_shift
  *   shift-huge     rank 1 passes SIZE_MAX bytes to rtopo_shift
  *   after-barrier  every rank calls rtopo_barrier; rank 0 then at once
@@ -159,6 +161,13 @@ int main(int argc, char **argv)
             report("rtopo_topo_mesh", st);
         }
         shift(st == RTOPO_OK ? t2 : ring, 0, 8);
+    } else if (!strcmp(c, "extra-create")) {
+        arrive(delay);
+        if (rank == 0) {
+            st = rtopo_topo_mesh(ctx, 2, 2, &t2);
+            report("rtopo_topo_mesh", st);
+        }
+        barrier(ctx);
     } else if (!strcmp(c, "shift-null") || !strcmp(c, "shift-huge")) {
         arrive(delay);
         if (rank == 1)
