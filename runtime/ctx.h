@@ -34,6 +34,7 @@ typedef struct rtopo__plan rtopo__plan_t;      /* exec.h */
 typedef struct rtopo__op rtopo__op_t;          /* exec.h */
 typedef struct rtopo__cmsg rtopo__cmsg_t;      /* engine.h */
 typedef struct rtopo__peerq rtopo__peerq_t;    /* engine.h */
+struct rtopo__probes;                          /* probe.h */
 
 typedef struct rtopo__comp {     /* context of anything posted to the tl */
     void (*cb)(struct rtopo__comp *c, int status, int peer, const char *msg);
@@ -157,6 +158,13 @@ struct rtopo_ctx {
     int fail_named;             /* failmsg names the argument that differs */
     int abort_sent;             /* this rank broadcast its job-wide ABORT */
     int closing;                /* past the final barrier */
+    uint32_t abort_epoch;       /* the most barriers a rank had completed
+                                   when it sent an ABORT received here */
+    uint32_t fail_topo;         /* the failure's topology (creation: its id, */
+    uint32_t fail_seq;          /* and RTOPO__NOSEQ), as the ABORT tells */
+    uint32_t creating;          /* 1 + id of the topology being created, or 0 */
+    int call_ran;               /* the failing call's operation had run (req.c) */
+    struct rtopo__probes *probes;   /* questions about waiting operations */
     uint64_t grace_ns;          /* a lost peer is declared at this time */
     int grace_rank, grace_fire;
     uint64_t next_boot_check_ns;
@@ -190,6 +198,7 @@ struct rtopo_ctx {
     uint32_t barrier_epoch;
     uint32_t barrier_got[2][RTOPO__BARRIER_ROUNDS];
     uint64_t *barrier_ops;      /* ops started per peer at its last barrier */
+    uint32_t *barrier_ntopos;   /* ... and topologies it had created */
     uint32_t *barrier_seen;     /* epoch + 1 of that announcement, 0: none */
     uint8_t *barrier_kind;      /* ... made from rtopo_barrier or rtopo_finalize */
     int barrier_in;             /* 1 + kind of the barrier this rank is in, or 0 */

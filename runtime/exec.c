@@ -38,6 +38,7 @@
 #include "engine.h"
 #include "mem.h"
 #include "job.h"
+#include "probe.h"
 
 uint32_t rtopo__sig(const rtopo__opdesc_t *d)
 {
@@ -518,6 +519,7 @@ static void rtopo__op_ended(rtopo__op_t *op)
     l->seq = op->seq;
     l->desc = op->plan->desc;
     l->valid = 1;
+    rtopo__probe_ended(op->ctx, op->topo->id, op->seq, &op->plan->desc);
 }
 
 static void rtopo__op_finish(rtopo__op_t *op)
@@ -846,6 +848,8 @@ int rtopo__op_start(rtopo__op_t *op)
     op->track.status = 0;
     op->track.done = rtopo__op_track_done;
     op->deadline_ns = rtopo__now_ns_upper() + (uint64_t)ctx->timeout_ms * 1000000ull;
+    op->probe_ns = op->deadline_ns - (uint64_t)ctx->timeout_ms * 1000000ull +
+                   RTOPO__PROBE_FIRST_MS * 1000000ull;
     /* per-run state: allocated at the first start, cleared at each end
      * (rtopo__op_free_state) and freed with the request */
     if (!op->ss)
@@ -910,6 +914,8 @@ int rtopo__op_start(rtopo__op_t *op)
         }
         ss->blocked = 1;
     }
+    /* a peer that asked about this operation before it started here */
+    rtopo__probe_started(ctx, op->topo->id, op->seq, &plan->desc);
     if (op->active)
         rtopo__parts_run(op);
     if (op->active)
@@ -1172,6 +1178,8 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
          * rank finished (or freed) that operation: the arguments differ. */
         if (m->type == RTOPO__MSG_CREDIT)
             return;
+        if (rtopo__probe_failed_call(ctx, m->topo_id, m->seq))
+            return;     /* the call failed here before it started */
         l = m->topo_id < ctx->next_topo_id ? &ctx->tlast[m->topo_id] : NULL;
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src,
                          l && l->valid && m->seq == l->seq ? &l->desc : NULL, m->topo_id,
@@ -1599,11 +1607,32 @@ static int rtopo__op_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
     return op != NULL;
 }
 
+/* An operation that waits asks its peers, after RTOPO__PROBE_FIRST_MS and
+ * then every RTOPO__PROBE_EVERY_MS, whether they are in the same call
+ * (probe.c).  The clock is read every few progress passes only. */
+static void rtopo__probe_waiting(rtopo_ctx_t *ctx)
+{
+    rtopo__op_t *op;
+    uint64_t now;
+
+    if (!ctx->active || (++ctx->probes->polls & 7u) || ctx->failed)
+        return;
+    now = rtopo__now_ns();
+    for (op = ctx->active; op; op = op->next) {
+        if (now < op->probe_ns)
+            continue;
+        op->probe_ns = now + RTOPO__PROBE_EVERY_MS * 1000000ull;
+        rtopo__probe_send(ctx, op->topo->id, op->seq, &op->plan->desc, op->plan->peers,
+                          op->plan->npeers);
+    }
+}
+
 void rtopo__exec_init(rtopo_ctx_t *ctx)
 {
     rtopo__am_set(ctx, RTOPO__MSG_EAGER, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_RTR, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_CREDIT, rtopo__on_op_msg);
     rtopo__hook_add(ctx, rtopo__advance_all);
+    rtopo__hook_add(ctx, rtopo__probe_waiting);
     rtopo__on_job_failed(ctx, rtopo__op_fail_all, rtopo__op_desc);
 }

@@ -128,6 +128,7 @@ struct rtopo__op {
     int internal;           /* the runtime's own (calib.c): every rank runs it
                                alike, the barrier's call counts leave it out */
     uint64_t deadline_ns;
+    uint64_t probe_ns;      /* when it asks its peers next (probe.c) */
     const uint8_t *bufs[RTOPO__BUF_COUNT];
     uint8_t *inplace_copy;  /* send data copied when it overlaps recv */
     rtopo__sstate_t *ss;

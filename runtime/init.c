@@ -18,6 +18,7 @@
 #include "mem.h"
 #include "job.h"
 #include "exec.h"
+#include "probe.h"
 #include "req.h"
 #include "topo_api.h"
 #include "size.h"
@@ -115,6 +116,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
         free(u);
     }
     rtopo__engine_fini(ctx);
+    rtopo__probe_fini(ctx);
     free(ctx->topos);
     free(ctx->tlast);
     free(ctx->peers);
@@ -124,6 +126,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     free(ctx->hello_topo);
     free(ctx->hello_desc);
     free(ctx->barrier_ops);
+    free(ctx->barrier_ntopos);
     free(ctx->barrier_seen);
     free(ctx->barrier_kind);
     free(ctx->unexp_count);
@@ -414,17 +417,19 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->slots = calloc(RTOPO__MAX_SLOTS, sizeof(*ctx->slots));
     ctx->slot_free = malloc(RTOPO__MAX_SLOTS * sizeof(*ctx->slot_free));
     ctx->wired = calloc((size_t)ctx->size, 1);
-    ctx->hello_in = calloc((size_t)ctx->size, 1);
-    ctx->hello_topo = calloc((size_t)ctx->size, sizeof(*ctx->hello_topo));
-    ctx->hello_desc = calloc((size_t)ctx->size, sizeof(*ctx->hello_desc));
+    ctx->hello_in = calloc((size_t)ctx->size * 2, 1);
+    ctx->hello_topo = calloc((size_t)ctx->size * 2, sizeof(*ctx->hello_topo));
+    ctx->hello_desc = calloc((size_t)ctx->size * 2, sizeof(*ctx->hello_desc));
     ctx->barrier_ops = calloc((size_t)ctx->size, sizeof(*ctx->barrier_ops));
+    ctx->barrier_ntopos = calloc((size_t)ctx->size, sizeof(*ctx->barrier_ntopos));
     ctx->barrier_seen = calloc((size_t)ctx->size, sizeof(*ctx->barrier_seen));
     ctx->barrier_kind = calloc((size_t)ctx->size, 1);
     ctx->unexp_count = calloc((size_t)ctx->size, sizeof(*ctx->unexp_count));
     if (!ctx->peers || !ctx->connected || !ctx->slots || !ctx->slot_free || !ctx->wired ||
         !ctx->hello_in || !ctx->hello_topo || !ctx->hello_desc || !ctx->barrier_ops ||
         !ctx->barrier_seen || !ctx->barrier_kind || !ctx->unexp_count ||
-        rtopo__engine_init(ctx))
+        !ctx->barrier_ntopos ||
+        rtopo__engine_init(ctx) || rtopo__probe_init(ctx))
         goto err;
     rtopo__job_init(ctx);
     rtopo__exec_init(ctx);

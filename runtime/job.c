@@ -82,6 +82,11 @@ static const char *rtopo__desc_name(const rtopo__opdesc_t *d)
     return d->kind == RTOPO__OP_COLL ? rtopo__coll_name((int)d->q) : rtopo__op_name(d->kind);
 }
 
+const char *rtopo__desc_call(const rtopo__opdesc_t *d)
+{
+    return rtopo__desc_name(d);
+}
+
 static const char *rtopo__keytype_name(int dtype)
 {
     return dtype == RTOPO_INT32 ? "RTOPO_INT32" : dtype == RTOPO_INT64 ? "RTOPO_INT64" :
@@ -294,6 +299,7 @@ static void rtopo__abort_send(rtopo_ctx_t *ctx, int status, int culprit,
     m.culprit = ctx->failed ? ctx->failed_rank : culprit;
     m.topo_id = topo_id;
     m.seq = seq;
+    m.xfer = ctx->barrier_epoch;
     m.ntopos = ctx->next_topo_id;
     if (d)
         m.desc = *d;
@@ -334,6 +340,8 @@ void rtopo__job_abort(rtopo_ctx_t *ctx, int status, int culprit, const rtopo__op
     if (!ctx->failed) {
         ctx->failed = status;
         ctx->failed_rank = culprit;
+        ctx->fail_topo = topo_id;
+        ctx->fail_seq = seq;
         /* a mismatch found without arguments to compare (a rank made a call
          * this one did not: the barrier's counts, an operation this rank
          * never started) is named by the message itself */
@@ -375,6 +383,14 @@ static void rtopo__on_job_abort(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t 
     char diff[160];
     int known, differs = 0, named;
 
+    /* a rank that had completed a barrier proves that every rank entered
+     * it: a rank still inside it returns from it normally */
+    if (m->xfer > ctx->abort_epoch)
+        ctx->abort_epoch = m->xfer;
+    if (!ctx->failed) {
+        ctx->fail_topo = m->topo_id;
+        ctx->fail_seq = m->seq;
+    }
     known = m->desc.p ? rtopo__my_desc(ctx, m->topo_id, m->seq, &mine) : 0;
     if (known) {
         rtopo__opdesc_t theirs = m->desc;
@@ -456,55 +472,89 @@ void rtopo__await_named(rtopo_ctx_t *ctx, int limit_ms)
 
 /* ---- wire-up ----------------------------------------------------------- */
 
-static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
+static void rtopo__barrier_check(rtopo_ctx_t *ctx, int peer, int at_barrier);
+
+/* HELLOs are kept per peer in two slots, by the parity of the topology id:
+ * a peer runs at most one creation ahead (it completes a creation only
+ * once this rank has sent its HELLO for it). */
+#define RTOPO__HELLO_SLOT(peer, id) ((size_t)(peer) * 2 + ((id) & 1u))
+
+static void rtopo__hello_check(rtopo_ctx_t *ctx, int peer, const rtopo_topo_t *t)
 {
-    rtopo_topo_t *t;
+    size_t k = RTOPO__HELLO_SLOT(peer, t->id);
     rtopo__opdesc_t mine;
     char diff[160];
 
-    (void)len;
-    ctx->hello_in[m->src] = 1;
-    ctx->hello_topo[m->src] = m->topo_id;
-    ctx->hello_desc[m->src] = m->desc;
-    /* compared now if this rank has the topology, else at its creation */
-    t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
-    if (t) {
-        rtopo__topo_opdesc(t, &mine);
-        if (rtopo__desc_diff(&m->desc, &mine, diff, sizeof(diff))) {
-            if (!ctx->failed)
-                ctx->fail_named = 1;    /* the message names what differs */
-            rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, &mine, m->topo_id, RTOPO__NOSEQ,
-                             "rank %d created topology %u %s: ranks must create "
-                             "topologies in the same order", m->src, m->topo_id, diff);
-        }
+    if (ctx->failed || !ctx->hello_in[k] || ctx->hello_topo[k] != t->id)
+        return;
+    rtopo__topo_opdesc(t, &mine);
+    if (rtopo__desc_diff(&ctx->hello_desc[k], &mine, diff, sizeof(diff))) {
+        ctx->fail_named = 1;    /* the message names what differs */
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
+                         "rank %d created topology %u %s: ranks must create the same "
+                         "topologies in the same order", peer, t->id, diff);
     }
+}
+
+/* compared now if this rank has the topology, else at its creation */
+static void rtopo__on_hello(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
+{
+    size_t k = RTOPO__HELLO_SLOT(m->src, m->topo_id);
+    rtopo_topo_t *t;
+
+    (void)len;
+    ctx->hello_in[k] = 1;
+    ctx->hello_topo[k] = m->topo_id;
+    ctx->hello_desc[k] = m->desc;
+    t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
+    if (t)
+        rtopo__hello_check(ctx, m->src, t);
 }
 
 struct rtopo__wire_wait {
     rtopo_ctx_t *ctx;
     const int *peers;
     int n;
+    uint32_t id;
 };
+
+/* every neighbour's HELLO for this topology is in */
+static int rtopo__hellos_in(const struct rtopo__wire_wait *w)
+{
+    int i;
+
+    for (i = 0; i < w->n; i++) {
+        size_t k = RTOPO__HELLO_SLOT(w->peers[i], w->id);
+        if (!w->ctx->hello_in[k] || w->ctx->hello_topo[k] != w->id)
+            return 0;
+    }
+    return 1;
+}
+
+static int rtopo__hellos_cond(void *arg)
+{
+    return rtopo__hellos_in(arg);
+}
 
 static int rtopo__wired_all(void *arg)
 {
     struct rtopo__wire_wait *w = arg;
-    int i;
 
     if (w->ctx->failed)
         return 1;
-    for (i = 0; i < w->n; i++)
-        if (!w->ctx->hello_in[w->peers[i]])
-            return 0;
-    return w->ctx->track.out == 0;
+    return rtopo__hellos_in(w) && w->ctx->track.out == 0;
 }
 
+/* Creating a topology is collective: each rank sends a HELLO with the
+ * topology's kind and shape to every overlay neighbour and waits for
+ * theirs, at every creation (the first one also brings the connections
+ * up).  Every HELLO is compared with this rank's topology of that id, as
+ * it comes or as the topology is created here: a neighbour that created
+ * another kind or shape fails the job with RTOPO_ERR_MISMATCH. */
 int rtopo__wireup(rtopo_topo_t *t)
 {
     rtopo_ctx_t *ctx = t->ctx;
-    struct rtopo__wire_wait w = { ctx, NULL, 0 };
-    rtopo__opdesc_t mine, theirs;
-    char diff[160];
+    struct rtopo__wire_wait w = { ctx, NULL, 0, t->id };
     rtopo__msg_t m;
     int *todo, i, peer, st = RTOPO_OK;
 
@@ -513,16 +563,20 @@ int rtopo__wireup(rtopo_topo_t *t)
     todo = calloc((size_t)t->nnbr + 1, sizeof(int));
     if (!todo)
         return RTOPO_ERR_NOMEM;
-    rtopo__topo_opdesc(t, &mine);
     memset(&m, 0, sizeof(m));
     m.type = RTOPO__MSG_HELLO;
     m.topo_id = t->id;
     m.ntopos = ctx->next_topo_id;
-    m.desc = mine;
-    for (i = 0; i < t->nnbr; i++) {
+    rtopo__topo_opdesc(t, &m.desc);
+    ctx->creating = t->id + 1;
+    /* the HELLOs that came before this rank created it, and the ranks
+     * already waiting in the next barrier with fewer topologies */
+    for (i = 0; i < ctx->size; i++) {
+        rtopo__hello_check(ctx, i, t);
+        rtopo__barrier_check(ctx, i, 0);
+    }
+    for (i = 0; i < t->nnbr && !ctx->failed; i++) {
         peer = t->nbr[i];
-        if (ctx->wired[peer])
-            continue;
         todo[w.n++] = peer;
         if ((st = rtopo__ctrl_send(ctx, peer, &m, NULL, 0, &ctx->track)))
             goto out;
@@ -531,37 +585,41 @@ int rtopo__wireup(rtopo_topo_t *t)
     st = rtopo__wait(ctx, rtopo__wired_all, &w,
                      rtopo__now_ns() + (uint64_t)ctx->timeout_ms * 1000000ull);
     if (st == RTOPO_ERR_TIMEOUT) {
-        for (i = 0; i < w.n && ctx->hello_in[todo[i]]; i++)
-            ;
-        st = rtopo__error(RTOPO_ERR_TIMEOUT, "creating topology %u: rank %d did not "
-                          "connect within %d ms (did it create the same topologies?)",
-                          t->id, i < w.n ? todo[i] : -1, ctx->timeout_ms);
+        for (i = 0; i < w.n; i++) {
+            size_t k = RTOPO__HELLO_SLOT(todo[i], t->id);
+            if (!ctx->hello_in[k] || ctx->hello_topo[k] != t->id)
+                break;
+        }
+        rtopo__job_abort(ctx, RTOPO_ERR_TIMEOUT, i < w.n ? todo[i] : -1, NULL, t->id,
+                         RTOPO__NOSEQ, "creating topology %u: rank %d did not create it "
+                         "within %d ms (did it create the same topologies?)", t->id,
+                         i < w.n ? todo[i] : -1, ctx->timeout_ms);
+        st = rtopo__error(ctx->failed, "%s", ctx->failmsg);
         goto out;
     }
     if (st)
         goto out;
-    for (i = 0; i < w.n && !ctx->failed; i++) {
-        peer = todo[i];
-        theirs = ctx->hello_desc[peer];
-        if (ctx->hello_topo[peer] != t->id) {
-            ctx->fail_named = 1;
-            rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
-                             "rank %d connected for topology %u, this rank for topology "
-                             "%u: ranks must create topologies in the same order",
-                             peer, ctx->hello_topo[peer], t->id);
-        } else if (rtopo__desc_diff(&theirs, &mine, diff, sizeof(diff))) {
-            ctx->fail_named = 1;
-            rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
-                             "rank %d created topology %u %s", peer, t->id, diff);
-        } else {
-            ctx->wired[peer] = 1;
-        }
-    }
-    if (ctx->failed) {
+    /* A failure that came meanwhile from another call fails the next one:
+     * this creation is complete here when every neighbour's HELLO is in
+     * (each one matched, or the job failed for this topology).  A failure
+     * raised by a later call may overtake the HELLOs still on their way:
+     * they are given a short while. */
+    if (ctx->failed && !(ctx->fail_topo == t->id && ctx->fail_seq == RTOPO__NOSEQ) &&
+        !rtopo__hellos_in(&w))
+        rtopo__wait(ctx, rtopo__hellos_cond, &w,
+                    rtopo__now_ns() + (uint64_t)RTOPO__NAMING_MS * 1000000ull);
+    if (ctx->failed && (!rtopo__hellos_in(&w) ||
+                        (ctx->fail_topo == t->id && ctx->fail_seq == RTOPO__NOSEQ))) {
         rtopo__await_named(ctx, RTOPO__NAMING_MS);
         st = rtopo__error(ctx->failed, "%s", ctx->failmsg);
+        goto out;
+    }
+    for (i = 0; i < w.n; i++) {
+        ctx->hello_in[RTOPO__HELLO_SLOT(todo[i], t->id)] = 0;
+        ctx->wired[todo[i]] = 1;
     }
 out:
+    ctx->creating = 0;
     free(todo);
     return st;
 }
@@ -600,6 +658,13 @@ static void rtopo__barrier_check(rtopo_ctx_t *ctx, int peer, int at_barrier)
                          "rank %d is in %s, this rank in %s: a rank skipped a call to "
                          "rtopo_barrier", peer, rtopo__barrier_name(ctx->barrier_kind[peer]),
                          rtopo__barrier_name(ctx->barrier_in - 1));
+    else if (ctx->next_topo_id > ctx->barrier_ntopos[peer] ||
+             (at_barrier && ctx->next_topo_id != ctx->barrier_ntopos[peer]))
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, NULL, 0, RTOPO__NOSEQ,
+                         "rank %d entered the barrier after creating %u topologies, this "
+                         "rank %s %u: a rank skipped or added a topology creation", peer,
+                         ctx->barrier_ntopos[peer], at_barrier ? "after creating" :
+                         "has created", ctx->next_topo_id);
     else if (ctx->ops_started > theirs || (at_barrier && ctx->ops_started != theirs))
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, NULL, 0, RTOPO__NOSEQ,
                          "rank %d entered the barrier after %llu collective operations, "
@@ -625,6 +690,7 @@ static void rtopo__on_barrier(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t le
     if (ctx->barrier_seen[m->src] != epoch + 1) {
         ctx->barrier_seen[m->src] = epoch + 1;
         ctx->barrier_ops[m->src] = m->unit;
+        ctx->barrier_ntopos[m->src] = m->ntopos;
         ctx->barrier_kind[m->src] = m->mode;
         if (ctx->ann_epoch != epoch + 1 || m->unit < ctx->ann_min_ops) {
             ctx->ann_epoch = epoch + 1;
@@ -698,15 +764,21 @@ static int rtopo__barrier_run(rtopo_ctx_t *ctx, int kind, uint32_t e, uint64_t d
         if ((st = rtopo__ctrl_send(ctx, to, &m, NULL, 0, &ctx->track)))
             return st;
         st = rtopo__wait(ctx, rtopo__barrier_ready, &b, deadline);
-        if (st == RTOPO_ERR_TIMEOUT)
-            return rtopo__error(RTOPO_ERR_TIMEOUT, "barrier: rank %d did not enter the "
-                                "barrier within %d ms", from, ctx->timeout_ms);
+        if (st == RTOPO_ERR_TIMEOUT) {
+            rtopo__job_abort(ctx, RTOPO_ERR_TIMEOUT, from, NULL, 0, RTOPO__NOSEQ,
+                             "barrier: rank %d did not enter the barrier within %d ms",
+                             from, ctx->timeout_ms);
+            return rtopo__error(ctx->failed, "%s", ctx->failmsg);
+        }
         if (st)
             return st;
         if (!ctx->failed)
             ctx->barrier_got[e & 1][b.round]--;
     }
-    if (ctx->failed) {
+    /* a failure raised by a rank that had completed this barrier already:
+     * every rank entered it, it completed; the failure comes at the next
+     * call */
+    if (ctx->failed && ctx->abort_epoch <= e) {
         rtopo__await_named(ctx, RTOPO__NAMING_MS);
         return rtopo__error(ctx->failed, "%s", ctx->failmsg);
     }

@@ -24,6 +24,8 @@ void rtopo__job_op_started(rtopo_ctx_t *ctx);
  * arguments of its operations in flight through desc */
 void rtopo__on_job_failed(rtopo_ctx_t *ctx, rtopo__job_failed_fn fn, rtopo__op_desc_fn desc);
 void rtopo__flush_job(rtopo_ctx_t *ctx, int limit_ms);
+/* the name of the call an operation descriptor stands for ("bcast") */
+const char *rtopo__desc_call(const rtopo__opdesc_t *d);
 int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *out,
                      size_t n);
 /* A mismatch is found by the rank that receives a foreign message; the

@@ -16,6 +16,7 @@
 #include "req.h"
 #include "mem.h"
 #include "job.h"
+#include "probe.h"
 
 /* the request is in flight for the caller from its start until the caller
  * sees it complete; the context counts those */
@@ -212,7 +213,8 @@ static int rtopo__req_seen(rtopo_req_t *req)
         return rtopo__report(st, op->errmsg);
     if (req->op.ctx->check_buffers && !op->inplace_copy && req->sbytes &&
         rtopo__sum(req->sendbuf, req->sbytes) != req->send_sum)
-        return rtopo__error(RTOPO_ERR_INVAL, "the send buffer %p (%zu bytes) changed while "
+        return req->op.ctx->call_ran = 1,
+               rtopo__error(RTOPO_ERR_INVAL, "the send buffer %p (%zu bytes) changed while "
                             "the operation was in flight (RTOPO_CHECK_BUFFERS)",
                             req->sendbuf, req->sbytes);
     return RTOPO_OK;
@@ -233,12 +235,8 @@ static int rtopo__req_start(rtopo_req_t *req)
         return rtopo__error(RTOPO_ERR_INVAL, "only persistent requests can be restarted");
     if (op->zombie && rtopo__op_drain(op, 1000))
         return RTOPO_ERR_BUSY;
-    if (req->bad) {
-        /* the other ranks cannot see it: they learn it from the job */
-        rtopo__job_abort(ctx, req->bad, ctx->rank, &op->plan->desc, op->topo->id,
-                         RTOPO__NOSEQ, "%s", req->badmsg);
+    if (req->bad)   /* the others learn it from the failed call (req.h) */
         return rtopo__error(req->bad, "%s", req->badmsg);
-    }
     /* (a walk over every request only when some are in flight: each
      * costs a cache line) */
     for (o = ctx->nuser_active ? ctx->reqs : NULL; o; o = o->next)
@@ -342,12 +340,42 @@ int rtopo__req_run(rtopo_req_t *req)
         rtopo__ctx_lock((req)->op.ctx);                                       \
     } while (0)
 
+int rtopo__call_failed(rtopo_topo_t *t, int st)
+{
+    char msg[256];
+    rtopo_ctx_t *ctx;
+
+    snprintf(msg, sizeof(msg), "%s", rtopo_last_error());
+    if (!t || !rtopo__handle_ok(t, RTOPO__H_TOPO))
+        return st;      /* no context to tell */
+    ctx = t->ctx;
+    rtopo__ctx_lock(ctx);
+    /* failed after its start (the job has failed), or after it completed
+     * (RTOPO_CHECK_BUFFERS): the call had its place already */
+    if (!ctx->failed && !ctx->call_ran) {
+        rtopo__probe_call_failed(ctx, t, st, msg);
+        rtopo__flush_job(ctx, 200);     /* the news leaves before the caller goes on */
+    }
+    ctx->call_ran = 0;
+    rtopo__ctx_leave(ctx);
+    return rtopo__error_quiet(st, "%s", msg);
+}
+
 int rtopo_start(rtopo_req_t *req)
 {
+    char msg[256];
     int st;
 
     RTOPO__REQ_ENTER(req);
     st = rtopo__req_start(req);
+    if (st && st != RTOPO_ERR_BUSY && !req->op.ctx->failed) {
+        /* the operation did not start here: its place is taken, the
+         * others hear of it */
+        snprintf(msg, sizeof(msg), "%s", rtopo_last_error());
+        rtopo__probe_call_failed(req->op.ctx, req->op.topo, st, msg);
+        rtopo__flush_job(req->op.ctx, 200);
+        rtopo__error_quiet(st, "%s", msg);
+    }
     rtopo__ctx_leave(req->op.ctx);
     return st;
 }
@@ -363,6 +391,7 @@ int rtopo_wait(rtopo_req_t *req)
     } else {
         rtopo__op_wait(&req->op);
         st = rtopo__req_seen(req);
+        req->op.ctx->call_ran = 0;
     }
     rtopo__ctx_leave(req->op.ctx);
     return st;
@@ -381,6 +410,7 @@ int rtopo_test(rtopo_req_t *req, int *done)
         rtopo__op_test(&req->op);
         if (!req->op.active)
             st = rtopo__req_seen(req);
+        req->op.ctx->call_ran = 0;
     }
     *done = !req->user_active;
     rtopo__ctx_leave(req->op.ctx);

@@ -52,6 +52,18 @@ void rtopo__req_release(rtopo_req_t *req);
 /* starts a request and waits for it, as rtopo_start and rtopo_wait do
  * (context entered): the runtime's own requests (calib.c) */
 int rtopo__req_run(rtopo_req_t *req);
+/* A collective call that failed here before its operation started (an
+ * argument error; RTOPO_ERR_BUSY aside: the request's operation goes on)
+ * keeps its place on the topology and the other ranks hear of it
+ * (rtopo__probe_call_failed): where they failed alike every rank goes on,
+ * where they made the call the job fails with this status.  Persistent
+ * requests do so at rtopo_start, not at their creation. */
+int rtopo__call_failed(rtopo_topo_t *t, int st);
+static inline int rtopo__call_result(rtopo_topo_t *t, int how, int st)
+{
+    return st && st != RTOPO_ERR_BUSY && how != RTOPO__CALL_INIT ? rtopo__call_failed(t, st)
+                                                                 : st;
+}
 /* what rtopo_req_free does, context entered, the request not in flight */
 void rtopo__req_free(rtopo_req_t *req);
 /* a persistent request running any schedule (tools, tests); takes s */

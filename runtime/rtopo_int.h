@@ -11,6 +11,7 @@
 #include "mem.h"
 #include "job.h"
 #include "exec.h"
+#include "probe.h"
 #include "req.h"
 #include "calib.h"
 #include "topo_api.h"

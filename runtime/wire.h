@@ -56,6 +56,7 @@ enum rtopo__msg_type {
     RTOPO__MSG_ABORT,       /* the job is failed: every rank stops */
     RTOPO__MSG_HELLO,       /* connection wire-up at topology creation */
     RTOPO__MSG_BARRIER,
+    RTOPO__MSG_PROBE,       /* an operation waits: its arguments (probe.c) */
     RTOPO__MSG_COUNT
 };
 
@@ -103,7 +104,8 @@ typedef struct rtopo__msg {
     uint64_t auth;       /* the sender's token (see rtopo__peer_info_t) */
     uint32_t topo_id;
     uint32_t seq;        /* operation; BARRIER: epoch */
-    uint32_t xfer;       /* BARRIER: round */
+    uint32_t xfer;       /* BARRIER: round; ABORT, PROBE: barriers the
+                            sender completed */
     uint32_t hop;        /* 1-based hop index within the transfer */
     uint32_t sig;        /* signature of the operation's arguments */
     union {
@@ -114,13 +116,13 @@ typedef struct rtopo__msg {
                             fragment: the message's length tells) */
     /* all but EAGER */
     uint32_t slot;       /* RTR: receiver's slot id */
-    int32_t status;      /* ABORT */
+    int32_t status;      /* ABORT; PROBE: the sender's call failed with it */
     uint64_t unit;       /* RTR staged: bytes per slot; BARRIER: ops started */
     rtopo__rkey_t rkey;  /* RTR */
     uint64_t roff;       /* RTR: offset of the window in rkey's region */
     int32_t culprit;     /* ABORT: rank whose messages disagreed, or -1 */
-    uint32_t ntopos;     /* ABORT, BARRIER, HELLO: topologies created */
-    rtopo__opdesc_t desc;/* ABORT: sender's arguments; HELLO: topology */
+    uint32_t ntopos;     /* ABORT, BARRIER, HELLO, PROBE: topologies created */
+    rtopo__opdesc_t desc;/* ABORT, PROBE: sender's arguments; HELLO: topology */
 } rtopo__msg_t;
 
 #define RTOPO__MSG_HDR offsetof(rtopo__msg_t, slot)
