@@ -1,0 +1,44 @@
+#!/bin/sh
+# Flow control on the transport named by $TRANSPORT (default ofi:tcp):
+# 8 ranks run loops of collectives with no barrier, rank 0 never waiting
+# but in the calls, while the other ranks nap now and then
+# (tests/integ/flow_check.c): it runs ahead until the runtime holds it
+# back.  Every job must finish, every byte arrive, and no rank's peak
+# resident size grow by more than 16 MiB from a quarter of the loop to
+# its end (without flow control rank 0 is thousands of operations ahead;
+# with it, 64 at most).
+#   blocking bcast and scatter of 64 bytes, ITERS times (default 20000,
+#     well past the 1024 operations a peer may be kept ahead at most);
+#   ibcast in batches of 200 posted then waited for, 64 bytes (eager) and
+#     16 KiB (receive windows: the receivers run ahead while rank 0 naps).
+# Ranks block in the transport at once (RTOPO_SPIN_US=0: two cores).
+. "$(dirname "$0")/common.sh"
+tr=${TRANSPORT:-ofi:tcp}
+need_transport "$tr"
+FLOW="$top_builddir/tests/integ/flow_check"
+iters=${ITERS:-20000}
+export RTOPO_SPIN_US=${RTOPO_SPIN_US:-0}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+failed=0
+
+flow() {
+    cmd="rtopo-run -n 8 --transport $tr flow_check $*"
+    t0=$(date +%s)
+    timeout 600 "$RUN" -n 8 --transport "$tr" --quiet "$FLOW" "$@" >"$out" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        head -n 40 "$out" | sed 's/^/    /'
+        echo "FAILED (exit status $rc after $(( $(date +%s) - t0 )) s): $cmd"
+        failed=1
+        return 0
+    fi
+    grep -e '^\[0\]' "$out" | sed 's/^/    /'
+    echo "ok ($(( $(date +%s) - t0 )) s): $cmd"
+}
+
+flow --op bcast --iters "$iters"
+flow --op scatter --iters "$iters"
+flow --op ibcast --iters "$iters" --window 200
+flow --op ibcast --iters $(( iters / 10 )) --window 200 --bytes 16384 --slow root
+exit $failed
