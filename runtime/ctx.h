@@ -197,6 +197,8 @@ struct rtopo_ctx {
                                    complete by the caller (user_active) */
     rtopo__umsg_t *unexp;
     uint32_t *unexp_count;      /* early messages kept, per sender */
+    uint32_t unexp_max;         /* the most of them from one sender at once
+                                   (for tests) */
     int flow_held;              /* operations held back by flow control */
     int flow_recheck;           /* a peer's count grew while some were */
     /* wire-up */

@@ -913,16 +913,18 @@ static int rtopo__flow_behind(const rtopo__op_t *op)
     return -1;
 }
 
-static void rtopo__flow_scan(rtopo_ctx_t *ctx, rtopo_topo_t *t);
+static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op);
 
-/* -1 when op may start sending, else the peer it waits for; the counts
- * that came before the topology existed here are among the early
- * messages */
+/* -1 when op may start sending, else the peer it waits for (op is held
+ * then); the counts that came before the topology existed here are among
+ * the early messages */
 static int rtopo__flow_hold(rtopo__op_t *op)
 {
     if (rtopo__flow_behind(op) < 0)
         return -1;
-    rtopo__flow_scan(op->ctx, op->topo);
+    op->held = 1;
+    rtopo__early_walk(op->ctx, op->topo, op);
+    op->held = 0;
     return rtopo__flow_behind(op);
 }
 
@@ -1403,8 +1405,8 @@ static void rtopo__keep_early(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t le
     u->len = len;
     u->counted = counted;
     memcpy(&u->msg, m, len);
-    if (counted)
-        ctx->unexp_count[m->src]++;
+    if (counted && ++ctx->unexp_count[m->src] > ctx->unexp_max)
+        ctx->unexp_max = ctx->unexp_count[m->src];
     for (pp = &ctx->unexp; *pp; pp = &(*pp)->next)
         ;
     *pp = u;
@@ -1432,7 +1434,7 @@ static void rtopo__on_ack(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
 
 /* Applies the counts that early messages on topology t carry (t->flow
  * exists), takes the ACKs among them; with op, hands op's messages over to
- * it. */
+ * it, or with op held, counts them no more as early (op is posted). */
 static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op)
 {
     rtopo__umsg_t *u, **pp = &ctx->unexp;
@@ -1445,7 +1447,12 @@ static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op
         }
         ack = u->msg.type == RTOPO__MSG_ACK;
         rtopo__flow_heard(t, u->msg.src, u->msg.seq + 1);
-        if (ack || (op && u->msg.seq == op->seq)) {
+        if (!ack && op && op->held && u->msg.seq == op->seq) {
+            if (u->counted)
+                ctx->unexp_count[u->msg.src]--;
+            u->counted = 0;
+            pp = &u->next;
+        } else if (ack || (op && u->msg.seq == op->seq)) {
             *pp = u->next;
             if (u->counted)
                 ctx->unexp_count[u->msg.src]--;
@@ -1456,11 +1463,6 @@ static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op
             pp = &u->next;
         }
     }
-}
-
-static void rtopo__flow_scan(rtopo_ctx_t *ctx, rtopo_topo_t *t)
-{
-    rtopo__early_walk(ctx, t, NULL);
 }
 
 /* hands the messages that arrived before op started over to it */

@@ -17,15 +17,20 @@
  * before the loop and again eight times along it, so that the others run
  * ahead as far as the runtime lets them; rank 0 never waits for the
  * others but in the calls themselves.  Every rank checks every byte of
- * every operation, and the growth of its peak resident size (VmHWM) from
- * a quarter of the loop to its end: at most K KiB (a rank that kept what
- * a peer sends ahead without bound would grow with the loop).
+ * every operation; that it never kept more early messages (those of
+ * operations it had not called yet) from one peer at once than flow
+ * control allows: RTOPO__FLOW_WINDOW operations of at most p - 1 hops
+ * (bcast: 1) of at most as many fragments as an eager payload of B
+ * bytes takes; and the growth of its peak resident size (VmHWM) from a
+ * quarter of the loop to its end: at most K KiB.
+ * It reads the count from the context (ctx.h): linked with the core.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rtopo.h"
+#include "ctx.h"
 #include "integ_util.h"
 
 static int me = -1;
@@ -78,8 +83,9 @@ int main(int argc, char **argv)
     const char *opname = "bcast", *slow = "others";
     unsigned long iters = 20000, i, j, window = 200;
     size_t bytes = 64, nw;
-    long nap_ms = 300, max_growth_kb = 16384, h_quarter = -1, h_end;
+    long nap_ms = 300, max_growth_kb = 4096, h_quarter = -1, h_end;
     int p, d, st, a, is_slow, pow2;
+    unsigned frags, max_kept;
     rtopo_ctx_t *ctx;
     rtopo_topo_t *t;
     uint64_t *buf, *sbuf = NULL;
@@ -192,8 +198,17 @@ int main(int argc, char **argv)
         }
     }
     h_end = hwm_kb();
-    printf("rank %d: %s: %lu operations of %zu bytes in %.2f s, VmHWM %ld KiB at a quarter, "
-           "%ld KiB at the end\n", me, opname, iters, bytes, iu_now() - t0, h_quarter, h_end);
+    frags = 1;
+    if (bytes <= ctx->params.eager_limit && ctx->eager_frag)
+        frags = (bytes + ctx->eager_frag - 1) / ctx->eager_frag;
+    max_kept = RTOPO__FLOW_WINDOW * frags * (strcmp(opname, "scatter") ? 1u : (unsigned)p - 1);
+    printf("rank %d: %s: %lu operations of %zu bytes in %.2f s, early messages kept from "
+           "one peer at most %u (bound %u), VmHWM %ld KiB at a quarter, %ld KiB at the end\n",
+           me, opname, iters, bytes, iu_now() - t0, ctx->unexp_max, max_kept, h_quarter,
+           h_end);
+    if (ctx->unexp_max > max_kept)
+        FAIL("kept %u early messages from one peer at once, more than flow control allows "
+             "(%u)", ctx->unexp_max, max_kept);
     if (h_quarter >= 0 && h_end >= 0 && h_end - h_quarter > max_growth_kb)
         FAIL("VmHWM grew by %ld KiB from a quarter of the loop to its end (at most %ld)",
              h_end - h_quarter, max_growth_kb);

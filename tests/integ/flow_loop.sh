@@ -4,12 +4,13 @@
 # but in the calls, while the other ranks nap now and then
 # (tests/integ/flow_check.c): it runs ahead until the runtime holds it
 # back.  Every job must finish, every byte arrive, and no rank's peak
-# resident size grow by more than 16 MiB from a quarter of the loop to
-# its end (without flow control rank 0 is thousands of operations ahead;
-# with it, 64 at most).
-#   blocking bcast and scatter of 64 bytes, ITERS times (default 20000,
-#     well past the 1024 operations a peer may be kept ahead at most);
-#   ibcast in batches of 200 posted then waited for, 64 bytes (eager) and
+# resident size grow by more than 4 MiB from a quarter of the loop to its
+# end: a receiver keeps what rank 0 sends ahead, 64 operations at most
+# (64 KiB of 1 KiB messages); kept without bound, the last three quarters
+# of the loop alone would be 15 MiB.
+#   blocking bcast and scatter of 1 KiB, ITERS times (default 20000, well
+#     past the 1024 operations a peer may be kept ahead at most);
+#   ibcast in batches of 200 posted then waited for, 1 KiB (eager) and
 #     16 KiB (receive windows: the receivers run ahead while rank 0 naps).
 # Ranks block in the transport at once (RTOPO_SPIN_US=0: two cores).
 . "$(dirname "$0")/common.sh"
@@ -33,12 +34,12 @@ flow() {
         failed=1
         return 0
     fi
-    grep -e '^\[0\]' "$out" | sed 's/^/    /'
+    grep -e ' rank [0-9]*: ' "$out" | sed 's/^/    /'
     echo "ok ($(( $(date +%s) - t0 )) s): $cmd"
 }
 
-flow --op bcast --iters "$iters"
-flow --op scatter --iters "$iters"
-flow --op ibcast --iters "$iters" --window 200
+flow --op bcast --iters "$iters" --bytes 1024
+flow --op scatter --iters "$iters" --bytes 1024
+flow --op ibcast --iters "$iters" --window 200 --bytes 1024
 flow --op ibcast --iters $(( iters / 10 )) --window 200 --bytes 16384 --slow root
 exit $failed
