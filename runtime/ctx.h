@@ -77,11 +77,15 @@ typedef struct rtopo__rcache {
 #define RTOPO__PLAN_CACHE 8
 /* Flow control (exec.c): a rank sends nothing for an operation that lies
  * RTOPO__FLOW_WINDOW or more past what a peer of it has told it started on
- * that topology; it tells a peer its count when it posts an operation with
- * it and has not told it for RTOPO__FLOW_ACK_EVERY operations (at most
- * the window, or a rank held back might wait for good). */
+ * that topology, or on a topology RTOPO__FLOW_TOPOS or more past those it
+ * told it created; it tells a peer its counts when it posts an operation
+ * with it and has not told it for RTOPO__FLOW_ACK_EVERY operations or
+ * RTOPO__FLOW_TOPOS_ACK topologies (at most the windows, or a rank held
+ * back might wait for good). */
 #define RTOPO__FLOW_WINDOW    64u
 #define RTOPO__FLOW_ACK_EVERY 16u
+#define RTOPO__FLOW_TOPOS     16u
+#define RTOPO__FLOW_TOPOS_ACK 4u
 /* Bounds on what a peer may send ahead of this rank: a memory guard that
  * flow control keeps a consistent job far below; past them the peer's
  * calls and this rank's differ (MISMATCH). */
@@ -199,6 +203,10 @@ struct rtopo_ctx {
     uint32_t *unexp_count;      /* early messages kept, per sender */
     uint32_t unexp_max;         /* the most of them from one sender at once
                                    (for tests) */
+    uint32_t *flow_topo;        /* flow control (exec.c), by job rank: [peer]
+                                   topologies the peer created at least,
+                                   [size + peer] what this rank told it (in
+                                   unexp_count's block) */
     int flow_held;              /* operations held back by flow control */
     int flow_recheck;           /* a peer's count grew while some were */
     /* wire-up */

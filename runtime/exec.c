@@ -410,7 +410,11 @@ static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t
  * at s by a peer is released when that peer posts s at the latest: in a
  * consistent job it does, as every operation before s is released on
  * every rank.  Operations of the same two ranks that exchange messages
- * anyway need no ACK: theirs carry the counts. */
+ * anyway need no ACK: theirs carry the counts.
+ * Topologies alike: every message on topology T says its sender created
+ * T + 1 of them (ctx->flow_topo), and an operation on a topology
+ * RTOPO__FLOW_TOPOS or more past a peer's is held (a loop that creates a
+ * topology and runs one bcast on it would run ahead as far otherwise). */
 
 static uint32_t *rtopo__flow(rtopo_topo_t *t)
 {
@@ -419,26 +423,41 @@ static uint32_t *rtopo__flow(rtopo_topo_t *t)
     return t->flow;
 }
 
-/* peer has posted n operations on t at least (t->flow allocated: an
- * operation on t started) */
-static void rtopo__flow_heard(rtopo_topo_t *t, int peer, uint32_t n)
+/* peer has created topology topo_id */
+static void rtopo__flow_heard_topo(rtopo_ctx_t *ctx, int peer, uint32_t topo_id)
 {
-    uint32_t *f = t->flow;
-
-    if (f && (int32_t)(n - f[peer]) > 0) {
-        f[peer] = n;
-        if (t->ctx->flow_held)
-            t->ctx->flow_recheck = 1;
+    if ((int32_t)(topo_id + 1 - ctx->flow_topo[peer]) > 0) {
+        ctx->flow_topo[peer] = topo_id + 1;
+        if (ctx->flow_held)
+            ctx->flow_recheck = 1;
     }
 }
 
-/* a message of op to peer tells it op->seq + 1 */
+/* peer has posted n operations on t at least, and created t (t->flow
+ * allocated: an operation on t started) */
+static void rtopo__flow_heard(rtopo_topo_t *t, int peer, uint32_t n)
+{
+    rtopo_ctx_t *ctx = t->ctx;
+    uint32_t *f = t->flow;
+
+    rtopo__flow_heard_topo(ctx, peer, t->id);
+    if (f && (int32_t)(n - f[peer]) > 0) {
+        f[peer] = n;
+        if (ctx->flow_held)
+            ctx->flow_recheck = 1;
+    }
+}
+
+/* a message of op to peer tells it op->seq + 1, and the topology */
 static inline void rtopo__flow_told(rtopo__op_t *op, int peer)
 {
     uint32_t *f = op->topo->flow + op->ctx->size;
+    uint32_t *ft = op->ctx->flow_topo + op->ctx->size;
 
     if ((int32_t)(op->seq + 1 - f[peer]) > 0)
         f[peer] = op->seq + 1;
+    if ((int32_t)(op->topo->id + 1 - ft[peer]) > 0)
+        ft[peer] = op->topo->id + 1;
 }
 
 /* a control message of this operation, counted until the tl completes it */
@@ -879,13 +898,15 @@ static void rtopo__parts_run(rtopo__op_t *op)
 static void rtopo__flow_post(rtopo__op_t *op)
 {
     const uint32_t *told = op->topo->flow + op->ctx->size;
-    uint32_t n = op->seq + 1;
+    const uint32_t *told_t = op->ctx->flow_topo + op->ctx->size;
+    uint32_t n = op->seq + 1, nt = op->topo->id + 1;
     rtopo__msg_t m;
     int i, peer;
 
     for (i = 0; i < op->plan->npeers && op->active; i++) {
         peer = op->plan->peers[i];
-        if ((int32_t)(n - told[peer]) < (int32_t)RTOPO__FLOW_ACK_EVERY)
+        if ((int32_t)(n - told[peer]) < (int32_t)RTOPO__FLOW_ACK_EVERY &&
+            (int32_t)(nt - told_t[peer]) < (int32_t)RTOPO__FLOW_TOPOS_ACK)
             continue;
         memset(&m, 0, sizeof(m));
         m.type = RTOPO__MSG_ACK;
@@ -902,12 +923,13 @@ static void rtopo__flow_post(rtopo__op_t *op)
  * or -1 */
 static int rtopo__flow_behind(const rtopo__op_t *op)
 {
-    const uint32_t *f = op->topo->flow;
+    const uint32_t *f = op->topo->flow, *ft = op->ctx->flow_topo;
     int i, peer;
 
     for (i = 0; i < op->plan->npeers; i++) {
         peer = op->plan->peers[i];
-        if ((int32_t)(op->seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW)
+        if ((int32_t)(op->seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW ||
+            (int32_t)(op->topo->id - ft[peer]) >= (int32_t)RTOPO__FLOW_TOPOS)
             return peer;
     }
     return -1;
@@ -1351,6 +1373,8 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
         return;
     if (t)
         rtopo__flow_heard(t, m->src, m->seq + 1);
+    else
+        rtopo__flow_heard_topo(ctx, m->src, m->topo_id);
     rtopo__keep_early(ctx, m, len, 1);
 }
 
@@ -1424,6 +1448,8 @@ static void rtopo__on_ack(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
         rtopo__flow_heard(t, m->src, m->seq + 1);
         return;
     }
+    /* the topology count: a held operation may wait for it */
+    rtopo__flow_heard_topo(ctx, m->src, m->topo_id);
     /* a topology freed here: nothing to hold back any more */
     if (!t && m->topo_id < ctx->next_topo_id)
         return;
@@ -1857,6 +1883,7 @@ void rtopo__exec_init(rtopo_ctx_t *ctx)
     rtopo__am_set(ctx, RTOPO__MSG_RTR, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_CREDIT, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_ACK, rtopo__on_ack);
+    ctx->flow_topo = ctx->unexp_count + ctx->size;   /* init.c: 3 * size */
     rtopo__hook_add(ctx, rtopo__advance_all);
     rtopo__on_job_failed(ctx, rtopo__op_fail_all, rtopo__op_desc);
 }

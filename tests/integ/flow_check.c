@@ -3,7 +3,7 @@
  * free to run ahead of the others: flow control must hold it back, never
  * fail the job, and keep what the others hold for it bounded.
  *
- *   flow_check --op bcast|scatter|ibcast [--iters N] [--bytes B]
+ *   flow_check --op bcast|scatter|ibcast|topos [--iters N] [--bytes B]
  *              [--window W] [--slow others|root] [--nap-ms M]
  *              [--max-growth-kb K]
  *
@@ -13,6 +13,8 @@
  *          node 0 of a hypercube (2^d ranks).
  * ibcast:  N rtopo_ibcast in batches of W: each rank posts W of them
  *          (W buffers), then waits for them all.
+ * topos:   N times a new topology (as bcast), one rtopo_bcast on it, and
+ *          rtopo_topo_free.
  * The slow ranks (--slow: every rank but 0, or rank 0 alone) nap M ms
  * before the loop and again eight times along it, so that the others run
  * ahead as far as the runtime lets them; rank 0 never waits for the
@@ -84,7 +86,7 @@ int main(int argc, char **argv)
     unsigned long iters = 20000, i, j, window = 200;
     size_t bytes = 64, nw;
     long nap_ms = 300, max_growth_kb = 4096, h_quarter = -1, h_end;
-    int p, d, st, a, is_slow, pow2;
+    int p, d, st = 0, a, is_slow, pow2;
     unsigned frags, max_kept;
     rtopo_ctx_t *ctx;
     rtopo_topo_t *t;
@@ -111,9 +113,10 @@ int main(int argc, char **argv)
             break;
     }
     if (a != argc || bytes % 8 || bytes == 0 || window == 0 || iters < 8 ||
-        (strcmp(opname, "bcast") && strcmp(opname, "scatter") && strcmp(opname, "ibcast")) ||
+        (strcmp(opname, "bcast") && strcmp(opname, "scatter") && strcmp(opname, "ibcast") &&
+         strcmp(opname, "topos")) ||
         (strcmp(slow, "others") && strcmp(slow, "root"))) {
-        fprintf(stderr, "usage: flow_check --op bcast|scatter|ibcast [--iters N >= 8] "
+        fprintf(stderr, "usage: flow_check --op bcast|scatter|ibcast|topos [--iters N >= 8] "
                 "[--bytes B (multiple of 8)] [--window W] [--slow others|root] "
                 "[--nap-ms M] [--max-growth-kb K]\n");
         return 2;
@@ -130,7 +133,7 @@ int main(int argc, char **argv)
         if (!pow2)
             FAIL("scatter needs 2^d ranks, not %d", p);
         st = rtopo_topo_hypercube_host(ctx, d, 0, &t);
-    } else {
+    } else if (strcmp(opname, "topos")) {
         st = pow2 ? rtopo_topo_hypercube(ctx, d, &t) : rtopo_topo_ring(ctx, &t);
     }
     if (st)
@@ -156,7 +159,10 @@ int main(int argc, char **argv)
             h_quarter = hwm_kb();
         if (is_slow && i % (iters / 8) == iters / 16)
             iu_nap_ms((int)(nap_ms / 4));
-        if (!strcmp(opname, "bcast")) {
+        if (!strcmp(opname, "bcast") || !strcmp(opname, "topos")) {
+            if (!strcmp(opname, "topos") &&
+                (st = pow2 ? rtopo_topo_hypercube(ctx, d, &t) : rtopo_topo_ring(ctx, &t)))
+                FAIL("topology %lu: %s", i, rtopo_last_error());
             if (me == 0)
                 fill(buf, nw, i, 0);
             else
@@ -164,6 +170,8 @@ int main(int argc, char **argv)
             if ((st = rtopo_bcast(t, buf, nw, RTOPO_INT64, 0)))
                 FAIL("rtopo_bcast %lu: %s: %s", i, rtopo_err_name(st), rtopo_last_error());
             check(buf, nw, i, 0, "bcast");
+            if (!strcmp(opname, "topos") && (st = rtopo_topo_free(t)))
+                FAIL("rtopo_topo_free %lu: %s", i, rtopo_last_error());
             i++;
         } else if (!strcmp(opname, "scatter")) {
             if (me == 0)
@@ -212,7 +220,7 @@ int main(int argc, char **argv)
     if (h_quarter >= 0 && h_end >= 0 && h_end - h_quarter > max_growth_kb)
         FAIL("VmHWM grew by %ld KiB from a quarter of the loop to its end (at most %ld)",
              h_end - h_quarter, max_growth_kb);
-    if ((st = rtopo_topo_free(t)))
+    if (strcmp(opname, "topos") && (st = rtopo_topo_free(t)))
         FAIL("rtopo_topo_free: %s", rtopo_last_error());
     if ((st = rtopo_finalize(ctx)))
         FAIL("rtopo_finalize: %s", rtopo_last_error());

@@ -11,7 +11,9 @@
 #   blocking bcast and scatter of 1 KiB, ITERS times (default 20000, well
 #     past the 1024 operations a peer may be kept ahead at most);
 #   ibcast in batches of 200 posted then waited for, 1 KiB (eager) and
-#     16 KiB (receive windows: the receivers run ahead while rank 0 naps).
+#     16 KiB (receive windows: the receivers run ahead while rank 0 naps);
+#   ITERS/10 times a new topology, one bcast on it, and its free (a peer
+#     may be kept at most 64 topologies ahead).
 # Ranks block in the transport at once (RTOPO_SPIN_US=0: two cores).
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:-ofi:tcp}
@@ -42,4 +44,5 @@ flow --op bcast --iters "$iters" --bytes 1024
 flow --op scatter --iters "$iters" --bytes 1024
 flow --op ibcast --iters "$iters" --window 200 --bytes 1024
 flow --op ibcast --iters $(( iters / 10 )) --window 200 --bytes 16384 --slow root
+flow --op topos --iters $(( iters / 10 )) --bytes 1024
 exit $failed
