@@ -894,17 +894,21 @@ static void rtopo__parts_run(rtopo__op_t *op)
 }
 
 /* Posting op: tells each peer of it this rank's count on the topology
- * when it has not for RTOPO__FLOW_ACK_EVERY operations. */
-static void rtopo__flow_post(rtopo__op_t *op)
+ * when it has not for RTOPO__FLOW_ACK_EVERY operations (or topologies).
+ * Returns whether some peer may be too far behind for op to send. */
+static int rtopo__flow_post(rtopo__op_t *op)
 {
-    const uint32_t *told = op->topo->flow + op->ctx->size;
-    const uint32_t *told_t = op->ctx->flow_topo + op->ctx->size;
+    const uint32_t *f = op->topo->flow, *ft = op->ctx->flow_topo;
+    const uint32_t *told = f + op->ctx->size, *told_t = ft + op->ctx->size;
     uint32_t n = op->seq + 1, nt = op->topo->id + 1;
     rtopo__msg_t m;
-    int i, peer;
+    int i, peer, behind = 0;
 
     for (i = 0; i < op->plan->npeers && op->active; i++) {
         peer = op->plan->peers[i];
+        if ((int32_t)(op->seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW ||
+            (int32_t)(op->topo->id - ft[peer]) >= (int32_t)RTOPO__FLOW_TOPOS)
+            behind = 1;
         if ((int32_t)(n - told[peer]) < (int32_t)RTOPO__FLOW_ACK_EVERY &&
             (int32_t)(nt - told_t[peer]) < (int32_t)RTOPO__FLOW_TOPOS_ACK)
             continue;
@@ -917,6 +921,7 @@ static void rtopo__flow_post(rtopo__op_t *op)
             rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "flow control message to rank "
                             "%d: %s", peer, rtopo_last_error());
     }
+    return behind;
 }
 
 /* a peer of op that may be RTOPO__FLOW_WINDOW operations or more behind,
@@ -942,8 +947,6 @@ static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op
  * the early messages */
 static int rtopo__flow_hold(rtopo__op_t *op)
 {
-    if (rtopo__flow_behind(op) < 0)
-        return -1;
     op->held = 1;
     rtopo__early_walk(op->ctx, op->topo, op);
     op->held = 0;
@@ -1025,8 +1028,7 @@ int rtopo__op_start(rtopo__op_t *op)
         rtopo__op_error(op, RTOPO_ERR_NOMEM, -1, "flow control state");
         return op->status;
     }
-    rtopo__flow_post(op);
-    if (op->active && rtopo__flow_hold(op) >= 0) {
+    if (rtopo__flow_post(op) && op->active && rtopo__flow_hold(op) >= 0) {
         op->held = 1;
         ctx->flow_held++;
         rtopo__thread_kick(ctx);
@@ -1727,11 +1729,16 @@ static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
 
     if (op->held) {
         i = rtopo__flow_behind(op);
-        snprintf(out, n, "held back until rank %d posts operation %u on topology %u "
-                 "(flow control: at most %u operations ahead of a peer)", i,
-                 rtopo__user_seq(op->ctx, op->topo->id,
-                                 op->seq - RTOPO__FLOW_WINDOW + 1), op->topo->id,
-                 RTOPO__FLOW_WINDOW);
+        if ((int32_t)(op->seq - op->topo->flow[i]) >= (int32_t)RTOPO__FLOW_WINDOW)
+            snprintf(out, n, "held back by flow control until rank %d calls operation "
+                     "%u on topology %u (at most %u operations ahead of a peer)", i,
+                     rtopo__user_seq(op->ctx, op->topo->id,
+                                     op->seq - RTOPO__FLOW_WINDOW + 1),
+                     op->topo->id, RTOPO__FLOW_WINDOW);
+        else
+            snprintf(out, n, "held back by flow control until rank %d creates topology "
+                     "%u (at most %u topologies ahead of a peer)", i,
+                     op->topo->id - RTOPO__FLOW_TOPOS + 1, RTOPO__FLOW_TOPOS);
         return;
     }
     for (i = 0; i < op->plan->nparts; i++)
