@@ -1727,8 +1727,7 @@ static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
 {
     int i, held = 0, first = -1;
 
-    if (op->held) {
-        i = rtopo__flow_behind(op);
+    if (op->held && (i = rtopo__flow_behind(op)) >= 0) {
         if ((int32_t)(op->seq - op->topo->flow[i]) >= (int32_t)RTOPO__FLOW_WINDOW)
             snprintf(out, n, "held back by flow control until rank %d calls operation "
                      "%u on topology %u (at most %u operations ahead of a peer)", i,
