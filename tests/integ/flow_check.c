@@ -22,8 +22,9 @@
  * every operation; that it never kept more early messages (those of
  * operations it had not called yet) from one peer at once than flow
  * control allows: RTOPO__FLOW_WINDOW operations of at most p - 1 hops
- * (bcast: 1) of at most as many fragments as an eager payload of B
- * bytes takes; and the growth of its peak resident size (VmHWM) from a
+ * from one peer (a scatter's; a bcast that scatters then gathers around
+ * a ring, as the model may choose for large messages) of at most as many
+ * fragments as an eager payload of B bytes takes; and the growth of its peak resident size (VmHWM) from a
  * quarter of the loop (ibcast: the first batch boundary past it) to its
  * end: at most K KiB.
  * It reads the count from the context (ctx.h): linked with the core.
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
     frags = 1;
     if (bytes <= ctx->params.eager_limit && ctx->eager_frag)
         frags = (bytes + ctx->eager_frag - 1) / ctx->eager_frag;
-    max_kept = RTOPO__FLOW_WINDOW * frags * (strcmp(opname, "scatter") ? 1u : (unsigned)p - 1);
+    max_kept = RTOPO__FLOW_WINDOW * frags * ((unsigned)p - 1);
     printf("rank %d: %s: %lu operations of %zu bytes in %.2f s, early messages kept from "
            "one peer at most %u (bound %u), VmHWM %ld KiB at a quarter, %ld KiB at the end\n",
            me, opname, iters, bytes, iu_now() - t0, ctx->unexp_max, max_kept, h_quarter,
