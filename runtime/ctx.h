@@ -76,10 +76,24 @@ typedef struct rtopo__rcache {
 } rtopo__rcache_t;
 
 #define RTOPO__PLAN_CACHE 8
-/* bounds on what a peer may send ahead of this rank */
+/* Flow control (exec.c): a rank sends nothing for an operation that lies
+ * RTOPO__FLOW_WINDOW or more past what a peer of it has told it started on
+ * that topology, or on a topology RTOPO__FLOW_TOPOS or more past those it
+ * told it created; it tells a peer its counts when it posts an operation
+ * with it and has not told it for RTOPO__FLOW_ACK_EVERY operations or
+ * RTOPO__FLOW_TOPOS_ACK topologies (at most the windows, or a rank held
+ * back might wait for good). */
+#define RTOPO__FLOW_WINDOW    64u
+#define RTOPO__FLOW_ACK_EVERY 16u
+#define RTOPO__FLOW_TOPOS     16u
+#define RTOPO__FLOW_TOPOS_ACK 4u
+/* Bounds on what a peer may send ahead of this rank: a memory guard that
+ * flow control keeps a consistent job far below; past them the peer's
+ * calls and this rank's differ (MISMATCH). */
 #define RTOPO__EARLY_OPS    1024u   /* operations ahead on one topology */
 #define RTOPO__EARLY_TOPOS  64u     /* topologies ahead */
-#define RTOPO__EARLY_MSGS   4096u   /* messages kept per peer */
+#define RTOPO__EARLY_MSGS   4096u   /* messages kept per peer (those of
+                                       operations not posted here) */
 #define RTOPO__EAGER_FRAG_MIN 1024u /* smallest eager fragment worth sending */
 
 struct rtopo__calib {         /* measured for one kind of pair */
@@ -112,6 +126,10 @@ struct rtopo_topo {
     int scatter_x;          /* block dimension, -1: the model's best */
     int coll_algo;          /* rtopo_coll_algo_t */
     rtopo__model_t model;   /* what its "auto" choices use (calib.c) */
+    uint32_t *flow;         /* flow control (exec.c), by job rank: [peer]
+                               operations the peer started here at least,
+                               [size + peer] what this rank told it;
+                               NULL until the first operation */
 };
 
 /* The job rank of schedule rank r of topology t. */
@@ -123,6 +141,8 @@ static inline int rtopo__topo_job_rank(const rtopo_topo_t *t, int r)
 typedef struct rtopo__umsg {      /* control message for an op not started */
     struct rtopo__umsg *next;
     size_t len;
+    int counted;                  /* in unexp_count (its operation is not
+                                     posted here) */
     rtopo__msg_t msg;             /* followed by the payload */
 } rtopo__umsg_t;
 
@@ -189,6 +209,14 @@ struct rtopo_ctx {
                                    complete by the caller (user_active) */
     rtopo__umsg_t *unexp;
     uint32_t *unexp_count;      /* early messages kept, per sender */
+    uint32_t unexp_max;         /* the most of them from one sender at once
+                                   (for tests) */
+    uint32_t *flow_topo;        /* flow control (exec.c), by job rank: [peer]
+                                   topologies the peer created at least,
+                                   [size + peer] what this rank told it (in
+                                   unexp_count's block) */
+    int flow_held;              /* operations held back by flow control */
+    int flow_recheck;           /* a peer's count grew while some were */
     /* wire-up */
     uint8_t *wired;             /* HELLO exchanged with the peer */
     uint8_t *hello_in;          /* HELLO received from the peer */

@@ -395,10 +395,77 @@ static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t
     m->len = rtopo__xf(op, x)->len;
 }
 
+/* ---- flow control ------------------------------------------------------
+ *
+ * A rank keeps the messages of an operation it has not posted yet (early
+ * messages, rtopo__on_op_msg) until it does.  Flow control bounds them:
+ * per topology, a rank knows of each peer how many operations the peer
+ * has posted at least (t->flow[peer]: a message of operation s from it
+ * says s + 1, an ACK its count), and an operation of seq s with a peer
+ * that may be RTOPO__FLOW_WINDOW or more behind is held: it is posted (the
+ * caller's wait waits for it) but sends nothing, and its messages wait
+ * with the early ones, until the peer's count reaches s - WINDOW + 1.
+ * A rank tells each peer of an operation its count when it posts it and
+ * has not told that peer (by a message of its own or an ACK) for
+ * RTOPO__FLOW_ACK_EVERY operations.  As ACK_EVERY <= WINDOW, a rank held
+ * at s by a peer is released when that peer posts s at the latest: in a
+ * consistent job it does, as every operation before s is released on
+ * every rank.  Operations of the same two ranks that exchange messages
+ * anyway need no ACK: theirs carry the counts.
+ * Topologies alike: every message on topology T says its sender created
+ * T + 1 of them (ctx->flow_topo), and an operation on a topology
+ * RTOPO__FLOW_TOPOS or more past a peer's is held (a loop that creates a
+ * topology and runs one bcast on it would run ahead as far otherwise). */
+
+static uint32_t *rtopo__flow(rtopo_topo_t *t)
+{
+    if (!t->flow)
+        t->flow = calloc(2 * (size_t)t->ctx->size, sizeof(*t->flow));
+    return t->flow;
+}
+
+/* peer has created topology topo_id */
+static void rtopo__flow_heard_topo(rtopo_ctx_t *ctx, int peer, uint32_t topo_id)
+{
+    if ((int32_t)(topo_id + 1 - ctx->flow_topo[peer]) > 0) {
+        ctx->flow_topo[peer] = topo_id + 1;
+        if (ctx->flow_held)
+            ctx->flow_recheck = 1;
+    }
+}
+
+/* peer has posted n operations on t at least, and created t (t->flow
+ * allocated: an operation on t started) */
+static void rtopo__flow_heard(rtopo_topo_t *t, int peer, uint32_t n)
+{
+    rtopo_ctx_t *ctx = t->ctx;
+    uint32_t *f = t->flow;
+
+    rtopo__flow_heard_topo(ctx, peer, t->id);
+    if (f && (int32_t)(n - f[peer]) > 0) {
+        f[peer] = n;
+        if (ctx->flow_held)
+            ctx->flow_recheck = 1;
+    }
+}
+
+/* a message of op to peer tells it op->seq + 1, and the topology */
+static inline void rtopo__flow_told(rtopo__op_t *op, int peer)
+{
+    uint32_t *f = op->topo->flow + op->ctx->size;
+    uint32_t *ft = op->ctx->flow_topo + op->ctx->size;
+
+    if ((int32_t)(op->seq + 1 - f[peer]) > 0)
+        f[peer] = op->seq + 1;
+    if ((int32_t)(op->topo->id + 1 - ft[peer]) > 0)
+        ft[peer] = op->topo->id + 1;
+}
+
 /* a control message of this operation, counted until the tl completes it */
 static int rtopo__op_send(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
                           const void *payload, size_t plen)
 {
+    rtopo__flow_told(op, peer);
     return rtopo__ctrl_send(op->ctx, peer, m, payload, plen, &op->track);
 }
 
@@ -412,6 +479,7 @@ static int rtopo__eager_send(rtopo__op_t *op, rtopo__sstate_t *s, int peer, rtop
     size_t frag = op->ctx->eager_frag, n, each, off, len = s->len;
     int st;
 
+    rtopo__flow_told(op, peer);
     m->off = 0;
     if (frag == 0 || len <= frag)
         return rtopo__ctrl_sendv(op->ctx, peer, m, s->src, len, &op->track, &s->sent);
@@ -550,6 +618,10 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
 
     if (!op->active)
         return;
+    if (op->held) {
+        op->held = 0;
+        ctx->flow_held--;
+    }
     op->status = status;
     rtopo__op_ended(op);
     snprintf(op->errmsg, sizeof(op->errmsg), "%s",
@@ -823,12 +895,92 @@ static void rtopo__parts_run(rtopo__op_t *op)
     op->running = 0;
 }
 
+/* Posting op: tells each peer of it this rank's count on the topology
+ * when it has not for RTOPO__FLOW_ACK_EVERY operations (or topologies).
+ * Returns whether some peer may be too far behind for op to send. */
+static int rtopo__flow_post(rtopo__op_t *op)
+{
+    const uint32_t *f = op->topo->flow, *ft = op->ctx->flow_topo;
+    const uint32_t *told = f + op->ctx->size, *told_t = ft + op->ctx->size;
+    uint32_t n = op->seq + 1, nt = op->topo->id + 1;
+    rtopo__msg_t m;
+    int i, peer, behind = 0;
+
+    for (i = 0; i < op->plan->npeers && op->active; i++) {
+        peer = op->plan->peers[i];
+        if ((int32_t)(op->seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW ||
+            (int32_t)(op->topo->id - ft[peer]) >= (int32_t)RTOPO__FLOW_TOPOS)
+            behind = 1;
+        if ((int32_t)(n - told[peer]) < (int32_t)RTOPO__FLOW_ACK_EVERY &&
+            (int32_t)(nt - told_t[peer]) < (int32_t)RTOPO__FLOW_TOPOS_ACK)
+            continue;
+        memset(&m, 0, sizeof(m));
+        m.type = RTOPO__MSG_ACK;
+        m.topo_id = op->topo->id;
+        m.seq = op->seq;    /* op->seq + 1 operations posted */
+        m.sig = op->plan->sig;
+        if (rtopo__op_send(op, peer, &m, NULL, 0))
+            rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "flow control message to rank "
+                            "%d: %s", peer, rtopo_last_error());
+    }
+    return behind;
+}
+
+/* a peer of op that may be RTOPO__FLOW_WINDOW operations or more behind,
+ * or -1 */
+static int rtopo__flow_behind(const rtopo__op_t *op)
+{
+    const uint32_t *f = op->topo->flow, *ft = op->ctx->flow_topo;
+    int i, peer;
+
+    for (i = 0; i < op->plan->npeers; i++) {
+        peer = op->plan->peers[i];
+        if ((int32_t)(op->seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW ||
+            (int32_t)(op->topo->id - ft[peer]) >= (int32_t)RTOPO__FLOW_TOPOS)
+            return peer;
+    }
+    return -1;
+}
+
+static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op);
+
+/* -1 when op may start sending, else the peer it waits for (op is held
+ * then); the counts that came before the topology existed here are among
+ * the early messages */
+static int rtopo__flow_hold(rtopo__op_t *op)
+{
+    op->held = 1;
+    rtopo__early_walk(op->ctx, op->topo, op);
+    op->held = 0;
+    return rtopo__flow_behind(op);
+}
+
+static int rtopo__op_run(rtopo__op_t *op);
+
+/* Starts the held operations whose peers have caught up, oldest first
+ * (the active list has the newest first). */
+static void rtopo__flow_release(rtopo_ctx_t *ctx)
+{
+    rtopo__op_t *op, *prev;
+
+    ctx->flow_recheck = 0;
+    for (op = ctx->active; op && op->next; op = op->next)
+        ;
+    for (; op && ctx->flow_held; op = prev) {
+        prev = op->prev;
+        if (!op->held || rtopo__flow_behind(op) >= 0)
+            continue;
+        op->held = 0;
+        ctx->flow_held--;
+        rtopo__op_run(op);
+    }
+}
+
 int rtopo__op_start(rtopo__op_t *op)
 {
     rtopo_ctx_t *ctx = op->ctx;
     const rtopo__plan_t *plan = op->plan;
-    size_t eager = ctx->params.eager_limit;
-    int i, st = RTOPO_OK;
+    int st;
 
     if (!ctx->failed) {
         op->seq = op->topo->next_seq++;
@@ -874,8 +1026,31 @@ int rtopo__op_start(rtopo__op_t *op)
     /* +1: start in progress */
     op->remaining = plan->nsend + plan->nrecv + plan->nlocal + 1;
     op->active = 1;
+    op->held = 0;
     rtopo__list_add(&ctx->active, op);
+    if (!op->topo->flow && !rtopo__flow(op->topo)) {
+        rtopo__op_error(op, RTOPO_ERR_NOMEM, -1, "flow control state");
+        return op->status;
+    }
+    if (rtopo__flow_post(op) && op->active && rtopo__flow_hold(op) >= 0) {
+        op->held = 1;
+        ctx->flow_held++;
+        rtopo__thread_kick(ctx);
+        return RTOPO_OK;
+    }
+    return rtopo__op_run(op);
+}
 
+/* the rest of the start, once flow control lets the operation send */
+static int rtopo__op_run(rtopo__op_t *op)
+{
+    rtopo_ctx_t *ctx = op->ctx;
+    const rtopo__plan_t *plan = op->plan;
+    size_t eager = ctx->params.eager_limit;
+    int i, st = RTOPO_OK;
+
+    if (!op->active)
+        return op->status;
     for (i = 0; i < plan->nparts; i++) {
         op->pcnt[i] = plan->parts[i].npred;
         if (!op->pcnt[i])
@@ -1125,6 +1300,7 @@ static void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t 
 {
     int si;
 
+    rtopo__flow_heard(op->topo, m->src, m->seq + 1);
     switch (m->type) {
     case RTOPO__MSG_EAGER:
         rtopo__on_eager(op, m, len);
@@ -1157,22 +1333,32 @@ uint32_t rtopo__user_seq(const rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq)
     return seq >= seq0 ? seq - seq0 : seq;
 }
 
+static int rtopo__early_excess(rtopo_ctx_t *ctx, const rtopo_topo_t *t,
+                               const rtopo__msg_t *m);
+static void rtopo__keep_early(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len,
+                              int counted);
+
 /* EAGER, RTR and CREDIT: to the running operation, or kept until it starts */
 static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
 {
     struct rtopo__tlast *l;
     rtopo_topo_t *t;
-    rtopo__umsg_t *u, **pp;
     rtopo__op_t *op;
 
     op = rtopo__op_lookup(ctx, m->topo_id, m->seq);
-    if (op) {
+    if (op && !op->held) {
         rtopo__op_handle_msg(op, m, len);
         return;
     }
     if (ctx->failed)
         return;
     t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
+    if (op) {
+        /* held back by flow control: kept for it, its caller's memory */
+        rtopo__flow_heard(op->topo, m->src, m->seq + 1);
+        rtopo__keep_early(ctx, m, len, 0);
+        return;
+    }
     if ((t && m->seq < t->next_seq) || (!t && m->topo_id < ctx->next_topo_id)) {
         /* A consistent peer sends only what this rank waits for, and this
          * rank finished (or freed) that operation: the arguments differ. */
@@ -1190,21 +1376,60 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
                          rtopo__user_seq(ctx, m->topo_id, m->seq), m->topo_id);
         return;
     }
-    /* Early messages are bounded: a peer may run ahead by a window of
-     * operations, not without limit (memory would grow with it). */
-    if ((t && m->seq - t->next_seq >= RTOPO__EARLY_OPS) ||
-        (!t && m->topo_id - ctx->next_topo_id >= RTOPO__EARLY_TOPOS) ||
-        ctx->unexp_count[m->src] >= RTOPO__EARLY_MSGS) {
-        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, NULL, m->topo_id, m->seq,
-                         "rank %d sent a message for operation %u on topology %u, too far "
-                         "ahead of this rank (topology %u, operation %u; at most %u "
-                         "operations, %u messages kept per peer)", m->src,
-                         rtopo__user_seq(ctx, m->topo_id, m->seq), m->topo_id,
-                         ctx->next_topo_id,
-                         t ? rtopo__user_seq(ctx, t->id, t->next_seq) : 0,
-                         RTOPO__EARLY_OPS, RTOPO__EARLY_MSGS);
+    /* Early messages are bounded: flow control keeps a consistent peer
+     * within RTOPO__FLOW_WINDOW operations of this rank; these limits,
+     * far beyond, only guard memory against a peer whose calls differ. */
+    if (rtopo__early_excess(ctx, t, m))
         return;
-    }
+    if (t)
+        rtopo__flow_heard(t, m->src, m->seq + 1);
+    else
+        rtopo__flow_heard_topo(ctx, m->src, m->topo_id);
+    rtopo__keep_early(ctx, m, len, 1);
+}
+
+/* A peer's message past the bounds on early messages: the job fails
+ * (MISMATCH), 1. */
+static int rtopo__early_excess(rtopo_ctx_t *ctx, const rtopo_topo_t *t,
+                               const rtopo__msg_t *m)
+{
+    uint32_t last = ctx->next_topo_id - 1;
+
+    if (t && m->seq - t->next_seq >= RTOPO__EARLY_OPS)
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, NULL, m->topo_id, m->seq,
+                         "rank %d sent a message for operation %u on topology %u, %u "
+                         "operations ahead of this rank there (operation %u; at most %u: "
+                         "flow control holds a rank back long before, unless the ranks' "
+                         "calls differ)", m->src, rtopo__user_seq(ctx, m->topo_id, m->seq),
+                         m->topo_id, m->seq - t->next_seq,
+                         rtopo__user_seq(ctx, t->id, t->next_seq), RTOPO__EARLY_OPS);
+    else if (!t && m->topo_id - ctx->next_topo_id >= RTOPO__EARLY_TOPOS)
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, NULL, m->topo_id, m->seq,
+                         "rank %d sent a message for operation %u on topology %u, which "
+                         "this rank has not created (its newest: %s%u; at most %u "
+                         "topologies ahead)", m->src,
+                         rtopo__user_seq(ctx, m->topo_id, m->seq), m->topo_id,
+                         ctx->next_topo_id ? "" : "none, ",
+                         ctx->next_topo_id ? last : 0, RTOPO__EARLY_TOPOS);
+    else if (ctx->unexp_count[m->src] >= RTOPO__EARLY_MSGS)
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, NULL, m->topo_id, m->seq,
+                         "rank %d sent a message for operation %u on topology %u, with "
+                         "%u of its messages kept already for operations this rank has "
+                         "not called (at most %u)", m->src,
+                         rtopo__user_seq(ctx, m->topo_id, m->seq), m->topo_id,
+                         ctx->unexp_count[m->src], RTOPO__EARLY_MSGS);
+    else
+        return 0;
+    return 1;
+}
+
+/* keeps a message until its operation starts; counted: its operation is
+ * not posted here (the bound on early messages applies) */
+static void rtopo__keep_early(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len,
+                              int counted)
+{
+    rtopo__umsg_t *u, **pp;
+
     u = malloc(sizeof(*u) + len);
     if (!u) {
         rtopo__error(RTOPO_ERR_NOMEM, "cannot keep an early message from rank %d", m->src);
@@ -1212,30 +1437,74 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
     }
     u->next = NULL;
     u->len = len;
+    u->counted = counted;
     memcpy(&u->msg, m, len);
-    ctx->unexp_count[m->src]++;
+    if (counted && ++ctx->unexp_count[m->src] > ctx->unexp_max)
+        ctx->unexp_max = ctx->unexp_count[m->src];
     for (pp = &ctx->unexp; *pp; pp = &(*pp)->next)
         ;
     *pp = u;
 }
 
-/* hands the messages that arrived before op started over to it */
-static void rtopo__take_early(rtopo__op_t *op)
+/* ACK: a peer's count of operations posted on a topology */
+static void rtopo__on_ack(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
 {
-    rtopo_ctx_t *ctx = op->ctx;
+    rtopo_topo_t *t;
+
+    if (ctx->failed)
+        return;
+    t = m->topo_id < ctx->ntopos_alloc ? ctx->topos[m->topo_id] : NULL;
+    if (t && t->flow) {
+        rtopo__flow_heard(t, m->src, m->seq + 1);
+        return;
+    }
+    /* the topology count: a held operation may wait for it */
+    rtopo__flow_heard_topo(ctx, m->src, m->topo_id);
+    /* a topology freed here: nothing to hold back any more */
+    if (!t && m->topo_id < ctx->next_topo_id)
+        return;
+    /* not created yet, or no operation on it yet: the first one takes it */
+    if (!rtopo__early_excess(ctx, t, m))
+        rtopo__keep_early(ctx, m, len, 1);
+}
+
+/* Applies the counts that early messages on topology t carry (t->flow
+ * exists), takes the ACKs among them; with op, hands op's messages over to
+ * it, or with op held, counts them no more as early (op is posted). */
+static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op)
+{
     rtopo__umsg_t *u, **pp = &ctx->unexp;
+    int ack;
 
     while ((u = *pp)) {
-        if (u->msg.topo_id == op->topo->id && u->msg.seq == op->seq) {
+        if (u->msg.topo_id != t->id) {
+            pp = &u->next;
+            continue;
+        }
+        ack = u->msg.type == RTOPO__MSG_ACK;
+        rtopo__flow_heard(t, u->msg.src, u->msg.seq + 1);
+        if (!ack && op && op->held && u->msg.seq == op->seq) {
+            if (u->counted)
+                ctx->unexp_count[u->msg.src]--;
+            u->counted = 0;
+            pp = &u->next;
+        } else if (ack || (op && u->msg.seq == op->seq)) {
             *pp = u->next;
-            ctx->unexp_count[u->msg.src]--;
-            if (op->active)
+            if (u->counted)
+                ctx->unexp_count[u->msg.src]--;
+            if (!ack && op->active)
                 rtopo__op_handle_msg(op, &u->msg, u->len);
             free(u);
         } else {
             pp = &u->next;
         }
     }
+}
+
+/* hands the messages that arrived before op started over to it */
+static void rtopo__take_early(rtopo__op_t *op)
+{
+    rtopo__early_walk(op->ctx, op->topo, op);
 }
 
 /* Credits matter only while the sender lacks the allowance to write every
@@ -1408,6 +1677,8 @@ static void rtopo__advance_all(rtopo_ctx_t *ctx)
 {
     rtopo__op_t *op, *next;
 
+    if (ctx->flow_recheck)
+        rtopo__flow_release(ctx);
     for (op = ctx->active; op; op = next) {
         next = op->next;
         rtopo__advance(op);
@@ -1464,6 +1735,19 @@ static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
 {
     int i, held = 0, first = -1;
 
+    if (op->held && (i = rtopo__flow_behind(op)) >= 0) {
+        if ((int32_t)(op->seq - op->topo->flow[i]) >= (int32_t)RTOPO__FLOW_WINDOW)
+            snprintf(out, n, "held back by flow control until rank %d calls operation "
+                     "%u on topology %u (at most %u operations ahead of a peer)", i,
+                     rtopo__user_seq(op->ctx, op->topo->id,
+                                     op->seq - RTOPO__FLOW_WINDOW + 1),
+                     op->topo->id, RTOPO__FLOW_WINDOW);
+        else
+            snprintf(out, n, "held back by flow control until rank %d creates topology "
+                     "%u (at most %u topologies ahead of a peer)", i,
+                     op->topo->id - RTOPO__FLOW_TOPOS + 1, RTOPO__FLOW_TOPOS);
+        return;
+    }
     for (i = 0; i < op->plan->nparts; i++)
         if (!op->pstate[i] && held++ == 0)
             first = i;
@@ -1632,6 +1916,8 @@ void rtopo__exec_init(rtopo_ctx_t *ctx)
     rtopo__am_set(ctx, RTOPO__MSG_EAGER, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_RTR, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_CREDIT, rtopo__on_op_msg);
+    rtopo__am_set(ctx, RTOPO__MSG_ACK, rtopo__on_ack);
+    ctx->flow_topo = ctx->unexp_count + ctx->size;   /* init.c: 3 * size */
     rtopo__hook_add(ctx, rtopo__advance_all);
     rtopo__hook_add(ctx, rtopo__probe_waiting);
     rtopo__on_job_failed(ctx, rtopo__op_fail_all, rtopo__op_desc);

@@ -125,6 +125,8 @@ struct rtopo__op {
     int inflight;           /* writes and control messages not completed */
     rtopo__track_t track;   /* its control messages */
     int zombie;             /* failed, state kept for completions still due */
+    int held;               /* posted, held back by flow control: it has
+                               sent nothing, its messages wait in unexp */
     int internal;           /* the runtime's own (calib.c): every rank runs it
                                alike, the barrier's call counts leave it out */
     uint64_t deadline_ns;

@@ -424,7 +424,8 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     ctx->barrier_ntopos = calloc((size_t)ctx->size, sizeof(*ctx->barrier_ntopos));
     ctx->barrier_seen = calloc((size_t)ctx->size, sizeof(*ctx->barrier_seen));
     ctx->barrier_kind = calloc((size_t)ctx->size, 1);
-    ctx->unexp_count = calloc((size_t)ctx->size, sizeof(*ctx->unexp_count));
+    /* with flow control's counts of topologies after it (ctx->flow_topo) */
+    ctx->unexp_count = calloc(3 * (size_t)ctx->size, sizeof(*ctx->unexp_count));
     if (!ctx->peers || !ctx->connected || !ctx->slots || !ctx->slot_free || !ctx->wired ||
         !ctx->hello_in || !ctx->hello_topo || !ctx->hello_desc || !ctx->barrier_ops ||
         !ctx->barrier_seen || !ctx->barrier_kind || !ctx->unexp_count ||

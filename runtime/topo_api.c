@@ -358,6 +358,7 @@ void rtopo__topo_destroy(rtopo_topo_t *t)
         rtopo__plan_put(t->cache[i]);
     t->ctx->topos[t->id] = NULL;
     rtopo__handle_del(t);
+    free(t->flow);
     free(t->nbr);
     free(t->rmap);
     free(t);

@@ -57,6 +57,7 @@ enum rtopo__msg_type {
     RTOPO__MSG_HELLO,       /* connection wire-up at topology creation */
     RTOPO__MSG_BARRIER,
     RTOPO__MSG_PROBE,       /* an operation waits: its arguments (probe.c) */
+    RTOPO__MSG_ACK,         /* flow control: operations started (seq) */
     RTOPO__MSG_COUNT
 };
 

@@ -4,7 +4,8 @@
  * and of the type's fields, the sender's rank and token, the type) and
  * what it dispatches to: HELLO, BARRIER and ABORT (runtime/job.c), and
  * EAGER, RTR and CREDIT for operations this rank has not started (kept
- * as early messages within bounds, or a mismatch: runtime/exec.c).
+ * as early messages within bounds, or a mismatch) and flow control's
+ * ACK (runtime/exec.c).
  *
  * One context serves every input: rank 5 of a job of 8, created once,
  * with a ring (topology 0) and a hypercube (topology 1) wired up.  Each
@@ -84,6 +85,7 @@ static void fz_setup(void)
     rtopo_topo_t *t;
     rtopo_ctx_t *ctx;
     size_t n;
+    int i;
 
     fz.nranks = FZ_NRANKS;
     ctx = fz.ctx = fz_tl_ctx_new(FZ_RANK, &fz.nranks);
@@ -105,7 +107,11 @@ static void fz_setup(void)
     fz_table(ctx->barrier_ops, n * sizeof(*ctx->barrier_ops));
     fz_table(ctx->barrier_seen, n * sizeof(*ctx->barrier_seen));
     fz_table(ctx->barrier_kind, n);
-    fz_table(ctx->unexp_count, n * sizeof(*ctx->unexp_count));
+    /* with flow control's counts of topologies after it */
+    fz_table(ctx->unexp_count, 3 * n * sizeof(*ctx->unexp_count));
+    for (i = 0; i < FZ_NTOPOS; i++)
+        if (ctx->topos[i]->flow)
+            fz_table(ctx->topos[i]->flow, 2 * n * sizeof(*ctx->topos[i]->flow));
     fz_table(ctx->tlast, ctx->ntopos_alloc * sizeof(*ctx->tlast));
     fz_table(ctx->topos, ctx->ntopos_alloc * sizeof(*ctx->topos));
 }
@@ -305,6 +311,12 @@ static void fz_write_seeds(const char *dir)
     m.topo_id = 40;
     m.len = 0;
     fz_put_msg(&s, 1 | 4, &m, RTOPO__MSG_HDR, NULL, 0);
+    m.type = RTOPO__MSG_ACK;     /* a peer's count, for a topology to come */
+    m.topo_id = 2;
+    m.seq = 15;
+    fz_put_msg(&s, 1 | 4, &m, sizeof(m), NULL, 0);
+    m.topo_id = 1;               /* and for one that exists */
+    fz_put_msg(&s, 1 | 4, &m, sizeof(m), NULL, 0);
     fz_seed_write(dir, "early", &s);
 
     /* dropped: a runt, a forged sender, an unknown type; a lost peer and
