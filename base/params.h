@@ -110,7 +110,7 @@
        "shm transport: bytes of the ring each rank keeps for each peer's "    \
        "control messages and small writes (rounded up to a power of two, "    \
        "and up to four of the largest control messages): decimal bytes with " \
-       "optional k, m, g, 4k to 1g; the shared segment of a rank holds one "  \
+       "optional k, m, g, 64k to 1g; the shared segment of a rank holds one " \
        "ring per rank of the job; every rank must give the same")             \
     XX(VERBS_SQ_DEPTH, verbs_sq_depth, INT, "256",                            \
        "verbs transport: send work requests in flight per connection (at "    \

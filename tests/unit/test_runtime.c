@@ -128,11 +128,12 @@ static void test_params_backend(void)
     unsetenv("RTOPO_SHM_RING_SIZE");
     unsetenv("RTOPO_VERBS_SQ_DEPTH");
     unsetenv("RTOPO_VERBS_INJECT_MAX");
-    params_refused("RTOPO_SHM_RING_SIZE", "4095");
+    params_refused("RTOPO_SHM_RING_SIZE", "65535");
+    params_refused("RTOPO_SHM_RING_SIZE", "4k");
     params_refused("RTOPO_SHM_RING_SIZE", "0");
     params_refused("RTOPO_SHM_RING_SIZE", "2g");
     params_refused("RTOPO_SHM_RING_SIZE", "64x");
-    params_accepted("RTOPO_SHM_RING_SIZE", "4k");
+    params_accepted("RTOPO_SHM_RING_SIZE", "64k");
     params_accepted("RTOPO_SHM_RING_SIZE", "1g");
     params_accepted("RTOPO_SHM_RING_SIZE", "100000");  /* rounded up by shm */
     params_refused("RTOPO_VERBS_SQ_DEPTH", "0");
