@@ -63,6 +63,9 @@ static const struct rtopo__param_bound rtopo__param_bounds[] = {
     { "RTOPO_CHECK_BUFFERS",  0, 1 },
     { "RTOPO_RANK",           -1, INT_MAX },
     { "RTOPO_SIZE",           0, INT_MAX },
+    { "RTOPO_SHM_RING_SIZE",  65536, 1 << 30 }, /* below: the built-in least */
+    { "RTOPO_VERBS_SQ_DEPTH", 16, 2048 },       /* 2048: the work requests of all QPs */
+    { "RTOPO_VERBS_INJECT_MAX", 1024, 1 << 16 },  /* 256 of them pinned: 16 MiB at most */
 };
 
 #define RTOPO__NBOUNDS (int)(sizeof(rtopo__param_bounds) / sizeof(rtopo__param_bounds[0]))

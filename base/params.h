@@ -105,7 +105,22 @@
        "callback of rtopo_config_t), single")                                 \
     XX(HOST_ID, host_id, STR, "",                                             \
        "host identity of this rank (default: the host name; rtopo-run "      \
-       "--hosts sets it per emulated host)")
+       "--hosts sets it per emulated host)")                                  \
+    XX(SHM_RING_SIZE, shm_ring_size, SIZE, "65536",                           \
+       "shm transport: bytes of the ring each rank keeps for each peer's "    \
+       "control messages and small writes (rounded up to a power of two, "    \
+       "and up to four of the largest control messages): decimal bytes with " \
+       "optional k, m, g, 64k to 1g; the shared segment of a rank holds one " \
+       "ring per rank of the job; every rank must give the same")             \
+    XX(VERBS_SQ_DEPTH, verbs_sq_depth, INT, "256",                            \
+       "verbs transport: send work requests in flight per connection (at "    \
+       "most what the device allows): decimal, 16 to 2048")                   \
+    XX(VERBS_INJECT_MAX, verbs_inject_max, SIZE, "4096",                    \
+       "verbs transport: writes up to this many bytes (or up to the largest " \
+       "control message, if larger) are copied into pinned bounce buffers "   \
+       "when posted, so the caller may reuse the source at once; 256 such "   \
+       "buffers are pinned per process: decimal bytes with optional k, m, "   \
+       "g, 1k to 64k")
 
 /* RTOPO__P_<NAME>: the row of each variable, its bit in from_env */
 enum {

@@ -97,6 +97,13 @@ static int rtopo__check_uniform(rtopo_ctx_t *ctx)
                                 (unsigned long long)me->eager_limit,
                                 (unsigned long long)me->chunk_size,
                                 (long long)me->pipeline_depth);
+        /* in the shared segment's geometry, which shm checks at attach */
+        if (p->shm_ring_size != me->shm_ring_size)
+            return rtopo__error(RTOPO_ERR_MISMATCH,
+                                "rank %d runs with RTOPO_SHM_RING_SIZE=%llu, rank %d with "
+                                "%llu: set it alike on every rank", i,
+                                (unsigned long long)p->shm_ring_size, ctx->rank,
+                                (unsigned long long)me->shm_ring_size);
     }
     return RTOPO_OK;
 }
@@ -343,6 +350,9 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     tp.local = ctx->boot->local;
     tp.peer_local = NULL;
     tp.poll_no_yield = 0;
+    tp.shm_ring_size = ctx->params.shm_ring_size;
+    tp.verbs_sq_depth = (int)ctx->params.verbs_sq_depth;
+    tp.verbs_inject = ctx->params.verbs_inject_max;
     rtopo__tl_job_size(ctx->size);
     if (!strcmp(transport, "auto")) {
         /* every rank on one machine: rtopo's shared memory; otherwise the
@@ -406,6 +416,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     me.eager_limit = ctx->params.eager_limit;
     me.chunk_size = ctx->params.chunk_size;
     me.pipeline_depth = ctx->params.pipeline_depth;
+    me.shm_ring_size = ctx->params.shm_ring_size;
     if (getrandom(&me.token, sizeof(me.token), 0) != (ssize_t)sizeof(me.token)) {
         st = rtopo__error(RTOPO_ERR_INVAL, "getrandom: %m");
         goto err;

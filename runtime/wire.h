@@ -138,6 +138,7 @@ typedef struct rtopo__peer_info {
     uint64_t eager_limit;
     uint64_t chunk_size;
     int64_t pipeline_depth;
+    uint64_t shm_ring_size;  /* RTOPO_SHM_RING_SIZE */
     uint64_t token;      /* random, known only through the bootstrap: every
                             control message carries its sender's token, so
                             a process outside the job cannot forge one */

@@ -72,6 +72,11 @@ typedef struct rtopo__tl_params {
                               on a crowded host: the caller (the composite
                               backend, which polls another backend in the
                               same call) leaves that to the engine */
+    /* backend settings (RTOPO_SHM_RING_SIZE, RTOPO_VERBS_*), given to
+     * every backend, each reads its own; 0: the built-in default */
+    size_t shm_ring_size;  /* least bytes of the ring for each peer */
+    int verbs_sq_depth;    /* send work requests per connection */
+    size_t verbs_inject;   /* writes copied to bounce buffers up to this */
 } rtopo__tl_params_t;
 
 typedef struct rtopo__tl_attr {

@@ -97,6 +97,58 @@ static void test_params(void)
     CU_ASSERT_EQUAL(rtopo__params_row(i, &name, &type, &def, &help), 0);
 }
 
+static void params_refused(const char *name, const char *value);
+static void params_accepted(const char *name, const char *value);
+
+/* the backends' settings: their defaults are the values the backends had
+ * built in (shm_tl.c SHM_RING_MIN, verbs_tl.c RVB_SQ_DEPTH and
+ * RVB_INJECT_MAX), their ranges are checked like the others' */
+static void test_params_backend(void)
+{
+    rtopo__params_t p;
+
+    unsetenv("RTOPO_SHM_RING_SIZE");
+    unsetenv("RTOPO_VERBS_SQ_DEPTH");
+    unsetenv("RTOPO_VERBS_INJECT_MAX");
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
+    CU_ASSERT_EQUAL(p.shm_ring_size, 65536);
+    CU_ASSERT_EQUAL(p.verbs_sq_depth, 256);
+    CU_ASSERT_EQUAL(p.verbs_inject_max, 4096);
+    CU_ASSERT_FALSE(RTOPO__PARAM_FROM_ENV(&p, SHM_RING_SIZE));
+    setenv("RTOPO_SHM_RING_SIZE", "128k", 1);
+    setenv("RTOPO_VERBS_SQ_DEPTH", "64", 1);
+    setenv("RTOPO_VERBS_INJECT_MAX", "16k", 1);
+    CU_ASSERT_EQUAL(rtopo__params_load(&p), RTOPO_OK);
+    CU_ASSERT_EQUAL(p.shm_ring_size, 131072);
+    CU_ASSERT_EQUAL(p.verbs_sq_depth, 64);
+    CU_ASSERT_EQUAL(p.verbs_inject_max, 16384);
+    CU_ASSERT_TRUE(RTOPO__PARAM_FROM_ENV(&p, SHM_RING_SIZE));
+    CU_ASSERT_TRUE(RTOPO__PARAM_FROM_ENV(&p, VERBS_SQ_DEPTH));
+    CU_ASSERT_TRUE(RTOPO__PARAM_FROM_ENV(&p, VERBS_INJECT_MAX));
+    unsetenv("RTOPO_SHM_RING_SIZE");
+    unsetenv("RTOPO_VERBS_SQ_DEPTH");
+    unsetenv("RTOPO_VERBS_INJECT_MAX");
+    params_refused("RTOPO_SHM_RING_SIZE", "65535");
+    params_refused("RTOPO_SHM_RING_SIZE", "4k");
+    params_refused("RTOPO_SHM_RING_SIZE", "0");
+    params_refused("RTOPO_SHM_RING_SIZE", "2g");
+    params_refused("RTOPO_SHM_RING_SIZE", "64x");
+    params_accepted("RTOPO_SHM_RING_SIZE", "64k");
+    params_accepted("RTOPO_SHM_RING_SIZE", "1g");
+    params_accepted("RTOPO_SHM_RING_SIZE", "100000");  /* rounded up by shm */
+    params_refused("RTOPO_VERBS_SQ_DEPTH", "0");
+    params_refused("RTOPO_VERBS_SQ_DEPTH", "15");
+    params_refused("RTOPO_VERBS_SQ_DEPTH", "2049");
+    params_refused("RTOPO_VERBS_SQ_DEPTH", "256k");
+    params_accepted("RTOPO_VERBS_SQ_DEPTH", "16");
+    params_accepted("RTOPO_VERBS_SQ_DEPTH", "2048");
+    params_refused("RTOPO_VERBS_INJECT_MAX", "0");
+    params_refused("RTOPO_VERBS_INJECT_MAX", "1023");
+    params_refused("RTOPO_VERBS_INJECT_MAX", "65537");
+    params_accepted("RTOPO_VERBS_INJECT_MAX", "1k");
+    params_accepted("RTOPO_VERBS_INJECT_MAX", "64k");
+}
+
 /* value of variable `name` set to `value` must be refused, naming both */
 static void params_refused(const char *name, const char *value)
 {
@@ -131,8 +183,10 @@ static void test_params_bounds(void)
 {
     static const char *const ints[] = { "RTOPO_TIMEOUT_MS", "RTOPO_PIPELINE_DEPTH",
                                         "RTOPO_SPIN_US", "RTOPO_CHECK_BUFFERS",
-                                        "RTOPO_RANK", "RTOPO_SIZE" };
-    static const char *const sizes[] = { "RTOPO_EAGER_LIMIT", "RTOPO_CHUNK_SIZE" };
+                                        "RTOPO_RANK", "RTOPO_SIZE",
+                                        "RTOPO_VERBS_SQ_DEPTH" };
+    static const char *const sizes[] = { "RTOPO_EAGER_LIMIT", "RTOPO_CHUNK_SIZE",
+                                         "RTOPO_SHM_RING_SIZE", "RTOPO_VERBS_INJECT_MAX" };
     const char *name, *type, *def, *help;
     long long min = 0, max = 0;
     char buf[64];
@@ -438,6 +492,7 @@ int tu_suite_runtime(void)
         !CU_add_test(s, "status codes: names and texts", test_status_codes) ||
         !CU_add_test(s, "RTOPO_* table: defaults, sizes, bad values", test_params) ||
         !CU_add_test(s, "RTOPO_* numbers: decimal, within their bounds", test_params_bounds) ||
+        !CU_add_test(s, "RTOPO_* backend settings: defaults, bounds", test_params_backend) ||
         !CU_add_test(s, "public API rejects bad arguments", test_api_arguments) ||
         !CU_add_test(s, "handle registry: lookups while handles come and go",
                      test_handle_registry) ||

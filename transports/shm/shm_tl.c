@@ -71,7 +71,7 @@
 #define SHM_NAME_MAX    64
 #define SHM_LINE        64
 #define SHM_PAGE        4096
-#define SHM_RING_MIN    (64 * 1024)
+#define SHM_RING_MIN    (64 * 1024)     /* RTOPO_SHM_RING_SIZE's default */
 #define SHM_NMR         16384           /* regions open to remote writes */
 #define SHM_NCOMP       8192            /* local completions queued */
 #define SHM_NREFUSED    64              /* refused writes not reported yet */
@@ -572,7 +572,7 @@ static int shm_peer_map(struct shm_tl *t, int peer, const char *name, pid_t pid)
         close(fd);
         return rtopo__error(RTOPO_ERR_MISMATCH, "segment %s does not belong to rank %d "
                             "of this job, or its geometry differs (RTOPO_EAGER_LIMIT "
-                            "alike on every rank?)", name, peer);
+                            "and RTOPO_SHM_RING_SIZE alike on every rank?)", name, peer);
     }
     p->fd = fd;
     p->hdr = h;
@@ -668,7 +668,7 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
 {
     struct shm_tl *t;
     struct shm_hdr *h;
-    size_t rec_max, ctl_off, mr_off;
+    size_t rec_max, ring_min, ctl_off, mr_off;
     uint64_t base;
     long ncpu;
     char why[160];
@@ -699,8 +699,14 @@ static int shm_open_tl(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p
     t->host = shm_host_id();
     ncpu = rtopo__cpus_shared();
     t->yield = !params->poll_no_yield && ncpu > 0 && t->nranks > ncpu;
+    /* a power of two (offsets are masked) of at least the setting and
+     * four of the largest records: a control message, a write in the ring */
     rec_max = shm_rec_size(t->ctrl_size);
-    for (t->ring_size = SHM_RING_MIN; t->ring_size < 4 * rec_max; t->ring_size <<= 1)
+    if (rec_max < shm_rec_size(sizeof(struct shm_wrec) + SHM_INLINE_MAX))
+        rec_max = shm_rec_size(sizeof(struct shm_wrec) + SHM_INLINE_MAX);
+    ring_min = params->shm_ring_size ? params->shm_ring_size : SHM_RING_MIN;
+    for (t->ring_size = SHM_PAGE; t->ring_size < ring_min || t->ring_size < 4 * rec_max;
+         t->ring_size <<= 1)
         ;
     ctl_off = SHM_PAGE;
     mr_off = ctl_off + (size_t)t->nranks * sizeof(struct shm_ctl);
@@ -910,6 +916,12 @@ static int shm_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t 
                             "another container: no shared /dev/shm and pid namespace); "
                             "shm connects the ranks of one host only: use ofi:rxm, "
                             "ofi:tcp or verbs", peer);
+    if (a.magic == (uint32_t)SHM_MAGIC && a.version == SHM_VERSION && a.rank == peer &&
+        a.nranks == t->nranks && a.ring_size != t->ring_size)
+        return rtopo__error(RTOPO_ERR_MISMATCH, "shm: rank %d has rings of %llu bytes, "
+                            "this rank (%d) of %zu: set RTOPO_SHM_RING_SIZE and "
+                            "RTOPO_EAGER_LIMIT alike on every rank", peer,
+                            (unsigned long long)a.ring_size, t->rank, t->ring_size);
     if (a.magic != (uint32_t)SHM_MAGIC || a.version != SHM_VERSION || a.rank != peer ||
         a.nranks != t->nranks || a.uid != (uint32_t)geteuid() ||
         a.ring_size != t->ring_size || a.hdr_size != t->hdr_size ||

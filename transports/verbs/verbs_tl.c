@@ -61,11 +61,12 @@
 #define RVB_REQ_PRIV_MAX 56            /* IB/RoCE REQ: 92 bytes - rdma_cm's 36 */
 #define RVB_REP_PRIV_MAX 196           /* IB/RoCE REP */
 #define RVB_NREJ_LOG     16            /* rejected sources logged by name */
-#define RVB_SQ_DEPTH     256           /* send WRs per QP */
+#define RVB_SQ_DEPTH     256           /* send WRs per QP (RTOPO_VERBS_SQ_DEPTH) */
 #define RVB_NOPS         2048          /* send WRs in flight, all QPs */
 #define RVB_NRECV        512           /* SRQ receive buffers */
 #define RVB_NBOUNCE      256           /* bounce slots (pinned: 1 MiB) */
-#define RVB_INJECT_MAX   4096          /* inject writes copied up to this size */
+#define RVB_INJECT_MAX   4096          /* inject writes copied up to this size
+                                          (RTOPO_VERBS_INJECT_MAX) */
 #define RVB_INLINE_REQ   256           /* max_inline_data asked of each QP */
 #define RVB_CM_TIMEOUT   2000          /* address/route resolution, ms */
 #define RVB_NSTASH       32
@@ -615,6 +616,7 @@ static int rvb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     char ipstr[INET_ADDRSTRLEN];
     int status, i, cqe, flags;
     unsigned size;
+    size_t inject;
 
     if (params == NULL || tl_p == NULL || params->nranks <= 0 || params->rank < 0 ||
         params->rank >= params->nranks)
@@ -631,7 +633,9 @@ static int rvb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     if (status)
         goto err;
 
-    t->sq_depth = RVB_SQ_DEPTH < t->dev_attr.max_qp_wr ? RVB_SQ_DEPTH : t->dev_attr.max_qp_wr;
+    t->sq_depth = params->verbs_sq_depth > 0 ? params->verbs_sq_depth : RVB_SQ_DEPTH;
+    if (t->sq_depth > t->dev_attr.max_qp_wr)
+        t->sq_depth = t->dev_attr.max_qp_wr;
     t->nrecv = RVB_NRECV < t->dev_attr.max_srq_wr ? RVB_NRECV : t->dev_attr.max_srq_wr;
     if (t->dev_attr.max_srq == 0 || t->nrecv <= 0) {
         status = rtopo__error(RTOPO_ERR_UNSUPPORTED, "device %s has no shared receive "
@@ -674,7 +678,8 @@ static int rvb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     /* receive slots: one control message each, 64-byte aligned */
     t->rslot = (t->ctrl_size + 63) & ~(size_t)63;
     t->rbuf = aligned_alloc(4096, ((size_t)t->nrecv * t->rslot + 4095) & ~(size_t)4095);
-    t->bslot = t->rslot > RVB_INJECT_MAX ? t->rslot : RVB_INJECT_MAX;
+    inject = params->verbs_inject ? params->verbs_inject : RVB_INJECT_MAX;
+    t->bslot = t->rslot > inject ? t->rslot : inject;
     t->bbuf = aligned_alloc(4096, (size_t)RVB_NBOUNCE * t->bslot);
     t->repost = malloc(t->nrecv * sizeof(*t->repost));
     t->bfree = malloc(RVB_NBOUNCE * sizeof(*t->bfree));
