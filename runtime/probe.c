@@ -247,6 +247,20 @@ void rtopo__probe_ended(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
     h->desc = *d;
 }
 
+/* the question about this rank's call at (topo_id, seq): its arguments
+ * and how many barriers and topologies this rank has completed */
+static void rtopo__probe_msg(const rtopo_ctx_t *ctx, rtopo__msg_t *m, uint32_t topo_id,
+                             uint32_t seq, const rtopo__opdesc_t *d)
+{
+    memset(m, 0, sizeof(*m));
+    m->type = RTOPO__MSG_PROBE;
+    m->topo_id = topo_id;
+    m->seq = seq;
+    m->xfer = ctx->barrier_epoch;
+    m->ntopos = ctx->next_topo_id;
+    m->desc = *d;
+}
+
 void rtopo__probe_call_failed(rtopo_ctx_t *ctx, rtopo_topo_t *t, int status,
                               const char *msg)
 {
@@ -269,15 +283,9 @@ void rtopo__probe_call_failed(rtopo_ctx_t *ctx, rtopo_topo_t *t, int status,
     rtopo__probe_answer(ctx, t->id, seq, status, &h->desc, h->msg);
     if (ctx->failed)
         return;
-    memset(&m, 0, sizeof(m));
-    m.type = RTOPO__MSG_PROBE;
+    rtopo__probe_msg(ctx, &m, t->id, seq, &h->desc);
     m.flags = RTOPO__PROBE_FAILED;
     m.status = status;
-    m.topo_id = t->id;
-    m.seq = seq;
-    m.xfer = ctx->barrier_epoch;
-    m.ntopos = ctx->next_topo_id;
-    m.desc = h->desc;
     if (tlen > sizeof(h->msg))
         tlen = sizeof(h->msg);
     if (tlen > ctx->ctrl_size - sizeof(m))
@@ -297,13 +305,7 @@ void rtopo__probe_send(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
 
     if (ctx->failed || ctx->closing)
         return;
-    memset(&m, 0, sizeof(m));
-    m.type = RTOPO__MSG_PROBE;
-    m.topo_id = topo_id;
-    m.seq = seq;
-    m.xfer = ctx->barrier_epoch;
-    m.ntopos = ctx->next_topo_id;
-    m.desc = *d;
+    rtopo__probe_msg(ctx, &m, topo_id, seq, d);
     for (i = 0; i < npeers; i++)
         if (peers[i] != ctx->rank)
             rtopo__ctrl_send(ctx, peers[i], &m, NULL, 0, NULL);
