@@ -676,6 +676,17 @@ static void rtopo__op_error(rtopo__op_t *op, int status, int culprit, const char
                      "%s", msg);
 }
 
+/* A control message of op could not be handed to the transport: the
+ * transport's verdict stands (a peer whose connection is gone is that
+ * peer's failure, RTOPO_ERR_PEER, as a launcher would report it). */
+static void rtopo__op_send_failed(rtopo__op_t *op, int st, int peer, const char *what)
+{
+    if (st >= 0 || st == RTOPO_ERR_BUSY)
+        st = RTOPO_ERR_TRANSPORT;
+    rtopo__op_error(op, st, st == RTOPO_ERR_PEER ? peer : -1, "%s to rank %d: %s", what, peer,
+                    rtopo_last_error());
+}
+
 static void rtopo__op_track_done(rtopo__track_t *t)
 {
     rtopo__op_t *op = rtopo__container_of(t, rtopo__op_t, track);
@@ -844,9 +855,8 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
         s->sent.out = 0;
         s->sent.status = 0;
         s->sent.done = NULL;
-        if (rtopo__eager_send(op, s, e->peer, &m))
-            rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "eager send to rank %d: %s",
-                            e->peer, rtopo_last_error());
+        if ((st = rtopo__eager_send(op, s, e->peer, &m)))
+            rtopo__op_send_failed(op, st, e->peer, "eager send");
         else if (s->sent.out)
             s->sent.done = rtopo__eager_sent;   /* sent from s->src: not yet */
         else
@@ -904,7 +914,7 @@ static int rtopo__flow_post(rtopo__op_t *op)
     const uint32_t *told = f + op->ctx->size, *told_t = ft + op->ctx->size;
     uint32_t n = op->seq + 1, nt = op->topo->id + 1;
     rtopo__msg_t m;
-    int i, peer, behind = 0;
+    int i, peer, st, behind = 0;
 
     for (i = 0; i < op->plan->npeers && op->active; i++) {
         peer = op->plan->peers[i];
@@ -919,9 +929,8 @@ static int rtopo__flow_post(rtopo__op_t *op)
         m.topo_id = op->topo->id;
         m.seq = op->seq;    /* op->seq + 1 operations posted */
         m.sig = op->plan->sig;
-        if (rtopo__op_send(op, peer, &m, NULL, 0))
-            rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "flow control message to rank "
-                            "%d: %s", peer, rtopo_last_error());
+        if ((st = rtopo__op_send(op, peer, &m, NULL, 0)))
+            rtopo__op_send_failed(op, st, peer, "flow control message");
     }
     return behind;
 }
@@ -1157,7 +1166,7 @@ static int rtopo__xfer_ok(const rtopo__op_t *op, const rtopo__msg_t *m)
 /* an eager hop's payload, whole or one fragment (its offset in m->off) */
 static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
 {
-    int ri = -1, fi;
+    int ri = -1, fi, st;
     const uint8_t *payload = (const uint8_t *)m + RTOPO__MSG_HDR;
     size_t plen = len - RTOPO__MSG_HDR;    /* len >= RTOPO__MSG_HDR: on_ctrl */
     rtopo__rstate_t *r = NULL;
@@ -1206,9 +1215,8 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
     /* forwarded as it comes, fragment by fragment */
     rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, m->xfer, m->hop + 1);
     fm.off = m->off;
-    if (rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, plen)) {
-        rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "forwarding to rank %d: %s",
-                        op->plan->send[fi].peer, rtopo_last_error());
+    if ((st = rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, plen))) {
+        rtopo__op_send_failed(op, st, op->plan->send[fi].peer, "forwarding");
         return;
     }
     r->eager_got += plen;
@@ -1514,15 +1522,15 @@ static void rtopo__send_credit(rtopo__op_t *op, int ridx)
     const rtopo__recv_ent_t *e = &op->plan->recv[ridx];
     rtopo__rstate_t *r = &op->rs[ridx];
     rtopo__msg_t m;
+    int st;
 
     if (r->ring.tail <= r->credited || (uint64_t)r->credited + r->ring.k >= r->npieces)
         return;
     r->credited = r->ring.tail;
     rtopo__msg_init(op, &m, RTOPO__MSG_CREDIT, e->xfer, e->hop);
     m.nslots = r->ring.tail;
-    if (rtopo__op_send(op, e->peer, &m, NULL, 0))
-        rtopo__op_error(op, RTOPO_ERR_TRANSPORT, -1, "credit to rank %d: %s", e->peer,
-                        rtopo_last_error());
+    if ((st = rtopo__op_send(op, e->peer, &m, NULL, 0)))
+        rtopo__op_send_failed(op, st, e->peer, "credit");
 }
 
 /* final destination of a staged window: copy landed pieces out in order */
