@@ -873,9 +873,34 @@ const char *rtopo__link_name(int link);
 int rtopo__link_parse(const char *s);         /* < 0 if unknown */
 int rtopo__shift_algo_parse(const char *s);   /* < 0 if unknown */
 
+/* Where a schedule's ranks run: host[r] is the host of schedule rank r
+ * (topology label) for r < nranks, hosts numbered from 0.  A hop whose two
+ * ends share a host is intra-host, any other inter-host; the simulator
+ * counts moves and bytes by that reach, and the model may cost them apart
+ * (rtopo__model_hop). */
+enum rtopo__reach {
+    RTOPO__REACH_INTRA = 0,
+    RTOPO__REACH_INTER,
+    RTOPO__REACH_COUNT
+};
+
+typedef struct rtopo__layout {
+    uint32_t nranks;
+    const uint32_t *host;
+} rtopo__layout_t;
+
+/* The reach of a hop from a to b; intra-host when the layout is NULL or
+ * does not cover both ranks. */
+static inline int rtopo__layout_reach(const rtopo__layout_t *l, int32_t a, int32_t b)
+{
+    if (!l || a < 0 || b < 0 || (uint32_t)a >= l->nranks || (uint32_t)b >= l->nranks)
+        return RTOPO__REACH_INTRA;
+    return l->host[a] == l->host[b] ? RTOPO__REACH_INTRA : RTOPO__REACH_INTER;
+}
+
 /* Cost model (SPEC section 4): per link class start-up ts, per-byte tw,
  * per-hop cut-through cost th; chunk size for pipelined routes; ports per
- * rank; kernel cost. */
+ * rank; kernel cost; where the ranks run. */
 typedef struct rtopo__model {
     double ts[RTOPO__LINK_COUNT];   /* seconds */
     double tw[RTOPO__LINK_COUNT];   /* seconds per byte */
@@ -887,6 +912,8 @@ typedef struct rtopo__model {
                                        times log2 of its records) */
     int lanes;                      /* hops that move at once in the whole
                                        schedule; 0: no limit (links apart) */
+    const rtopo__layout_t *layout;  /* the ranks' hosts (not owned), or NULL:
+                                       one host */
 } rtopo__model_t;
 
 void rtopo__model_default(rtopo__model_t *m);
@@ -898,6 +925,13 @@ int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n);
 /* Cost of one extra hop of class `link` on a cut-through route of `bytes`:
  * th[link], or when it is < 0, ts + min(chunk, bytes)*tw of that class. */
 double rtopo__model_th(const rtopo__model_t *m, int link, uint64_t bytes);
+/* Start-up and per-byte time of one hop of class `link` from schedule
+ * rank a to b, and its cut-through cost as rtopo__model_th gives it: what
+ * the simulator charges a hop. */
+void rtopo__model_hop(const rtopo__model_t *m, int link, int32_t a, int32_t b,
+                      double *ts_p, double *tw_p);
+double rtopo__model_hop_th(const rtopo__model_t *m, int link, int32_t a, int32_t b,
+                           uint64_t bytes);
 
 typedef struct rtopo__sim_result {
     uint32_t steps;           /* lock-step rounds */
@@ -908,6 +942,9 @@ typedef struct rtopo__sim_result {
                                  port and link contention, cut-through) */
     double model_time_sf;     /* seconds, store-and-forward lock-step */
     uint64_t moves[RTOPO__LINK_COUNT];  /* hop count per link class */
+    uint64_t reach_moves[RTOPO__REACH_COUNT];  /* hops by reach (the model's
+                                                  layout; all intra without) */
+    uint64_t reach_bytes[RTOPO__REACH_COUNT];  /* bytes those hops carry */
     uint64_t kernels;         /* kernels run */
     int correct;              /* -1 not checked, 0 wrong, 1 right */
 } rtopo__sim_result_t;

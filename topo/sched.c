@@ -97,6 +97,7 @@ void rtopo__model_default(rtopo__model_t *m)
     m->chunk = 256 * 1024;
     m->ports = 1;
     m->lanes = 0;
+    m->layout = NULL;
     m->tk = 0.25e-9;
 }
 

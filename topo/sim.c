@@ -39,6 +39,23 @@ double rtopo__model_th(const rtopo__model_t *m, int link, uint64_t bytes)
     return m->ts[link] + (double)c * m->tw[link];
 }
 
+void rtopo__model_hop(const rtopo__model_t *m, int link, int32_t a, int32_t b,
+                      double *ts_p, double *tw_p)
+{
+    (void)a;
+    (void)b;
+    *ts_p = m->ts[link];
+    *tw_p = m->tw[link];
+}
+
+double rtopo__model_hop_th(const rtopo__model_t *m, int link, int32_t a, int32_t b,
+                           uint64_t bytes)
+{
+    (void)a;
+    (void)b;
+    return rtopo__model_th(m, link, bytes);
+}
+
 /* link directions (from, to) seen in a schedule, numbered densely:
  * open addressing, grown at half load */
 typedef struct rtopo__linkmap {
@@ -201,6 +218,7 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
     /* per transfer: length, moves; hops counted per step */
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
+        int32_t from = x->src;
         double c;
 
         if (!x->nhops) {
@@ -212,8 +230,13 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
         for (j = 0; j < x->nhops; j++) {
             const rtopo__hop_t *h = &s->hops[x->hop0 + j];
 
+            int reach = rtopo__layout_reach(m->layout, from, h->to);
+
             res.moves[h->link]++;
+            res.reach_moves[reach]++;
+            res.reach_bytes[reach] += x->len;
             first[h->step + 1]++;
+            from = h->to;
         }
         if (x->nhops > res.longest_path)
             res.longest_path = x->nhops;
@@ -248,7 +271,7 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
         for (; j < first[t]; j++) {
             const rtopo__hop_t *h = &s->hops[ent[j].hop];
             uint64_t len = s->xfers[ent[j].xfer].len;
-            double w = (double)len * m->tw[h->link];
+            double hts, htw, w;
             rtopo__linkstate_t *l;
             uint32_t id;
             int fresh;
@@ -277,8 +300,10 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
                 l->load = 0;
                 l->cost = 0.0;
             }
+            rtopo__model_hop(m, h->link, ent[j].from, h->to, &hts, &htw);
+            w = (double)len * htw;
             l->load++;
-            l->cost += m->ts[h->link] + w;
+            l->cost += hts + w;
             if (l->load > res.max_link_load)
                 res.max_link_load = l->load;
             if (l->cost > stepmax[t])
@@ -528,10 +553,13 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             const rtopo__xfer_t *x = &s->xfers[u];
             const rtopo__hop_t *hp = &s->hops[x->hop0 + e.hop];
             uint32_t l = hlink[x->hop0 + e.hop];
-            double T = m->ts[hp->link] + (double)x->len * m->tw[hp->link], g;
+            int32_t from = e.hop ? s->hops[x->hop0 + e.hop - 1].to : x->src;
+            double hts, htw, T, g;
             size_t sp = 0, rp = 0, lp = 0;
             int last = e.hop + 1 == x->nhops;
 
+            rtopo__model_hop(m, hp->link, from, hp->to, &hts, &htw);
+            T = hts + (double)x->len * htw;
             g = rtopo__max(e.t, lfree[l]);
             if (nl)
                 g = rtopo__max(g, rtopo__port_pick(lane, nl, 0, &lp));
@@ -552,9 +580,9 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             if (last)
                 st = rtopo__heap_push(&h, xend[u], RTOPO__EV_END, u, 0);
             else
-                st = rtopo__heap_push(&h, g + rtopo__model_th(m, s->hops[x->hop0 +
-                                      e.hop + 1].link, x->len), RTOPO__EV_HOP, u,
-                                      e.hop + 1);
+                st = rtopo__heap_push(&h, g + rtopo__model_hop_th(m, s->hops[x->hop0 +
+                                      e.hop + 1].link, hp->to, s->hops[x->hop0 + e.hop + 1].to,
+                                      x->len), RTOPO__EV_HOP, u, e.hop + 1);
             if (st)
                 goto out;
             continue;

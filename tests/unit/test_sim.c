@@ -155,6 +155,38 @@ static void test_ring_costs(void)
     rtopo__sched_free(s);
 }
 
+/* Hops and bytes by reach follow the layout: a 5-shift on a 16-ring over
+ * four hosts of four consecutive ranks crosses a host boundary on the
+ * links 3->4, 7->8, 11->12 and 15->0, each carrying 5 of the 80 moves. */
+static void test_reach_counts(void)
+{
+    uint32_t host[16];
+    rtopo__layout_t lay = { 16, host };
+    rtopo__tdesc_t t;
+    rtopo__model_t m;
+    rtopo__sim_result_t r, r0;
+    rtopo__sched_t *s;
+    int i;
+
+    for (i = 0; i < 16; i++)
+        host[i] = (uint32_t)i / 4;
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 16, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_RING, 5, 4096, NULL, &s) == 0);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r0) == RTOPO_OK);
+    CU_ASSERT_EQUAL(r0.reach_moves[RTOPO__REACH_INTRA], 80);
+    CU_ASSERT_EQUAL(r0.reach_moves[RTOPO__REACH_INTER], 0);
+    m.layout = &lay;
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_EQUAL(r.reach_moves[RTOPO__REACH_INTRA], 60);
+    CU_ASSERT_EQUAL(r.reach_moves[RTOPO__REACH_INTER], 20);
+    CU_ASSERT_EQUAL(r.reach_bytes[RTOPO__REACH_INTER], 20 * 4096);
+    CU_ASSERT_EQUAL(r.reach_bytes[RTOPO__REACH_INTRA], 60 * 4096);
+    /* the layout alone changes no cost */
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, r0.model_time, 1e-15);
+    rtopo__sched_free(s);
+}
+
 static void test_exec_order(void)
 {
     /* A: 0 SEND -> 1 RECV at step 0.  B: 1 RECV -> 2 RECV, read at step 0
@@ -898,6 +930,7 @@ int tu_suite_sim(void)
     if (!s || !CU_add_test(s, "default model", test_model_default) ||
         !CU_add_test(s, "4-hop pipelining", test_pipelining) ||
         !CU_add_test(s, "link contention", test_contention) ||
+        !CU_add_test(s, "hops by reach", test_reach_counts) ||
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
         !CU_add_test(s, "validate rejects", test_validate_rejects) ||
