@@ -126,6 +126,8 @@ struct rtopo_topo {
     int scatter_x;          /* block dimension, -1: the model's best */
     int coll_algo;          /* rtopo_coll_algo_t */
     rtopo__model_t model;   /* what its "auto" choices use (calib.c) */
+    rtopo__layout_t layout; /* host of each label (model.layout points
+                               here), host NULL: all on one host */
     uint32_t *flow;         /* flow control (exec.c), by job rank: [peer]
                                operations the peer started here at least,
                                [size + peer] what this rank told it;

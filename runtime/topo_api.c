@@ -156,6 +156,35 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
                             const rtopo_topo_t *parent, unsigned keep,
                             rtopo_topo_t **topo_p);
 
+/* The host of every label, numbered by first appearance in job rank
+ * order (alike on every rank); left empty when the job has one host. */
+static int rtopo__topo_layout(rtopo_topo_t *t, const rtopo_ctx_t *ctx)
+{
+    int p = t->desc.p, r, j, k, nh = 0;
+    uint32_t *hid = malloc(sizeof(uint32_t) * (size_t)ctx->size), *host;
+
+    if (!hid)
+        return RTOPO_ERR_NOMEM;
+    for (r = 0; r < ctx->size; r++) {
+        for (j = 0; j < r && strcmp(ctx->peers[j].host, ctx->peers[r].host); j++)
+            ;
+        hid[r] = j == r ? (uint32_t)nh++ : hid[j];
+    }
+    if (nh < 2) {
+        free(hid);
+        return RTOPO_OK;
+    }
+    if (!(host = malloc(sizeof(uint32_t) * (size_t)p))) {
+        free(hid);
+        return RTOPO_ERR_NOMEM;
+    }
+    for (k = 0; k < p; k++)
+        host[k] = hid[rtopo__topo_job_rank(t, k)];
+    free(hid);
+    t->layout = (rtopo__layout_t){ (uint32_t)p, host };
+    return RTOPO_OK;
+}
+
 static int rtopo__topo_new(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
                            rtopo_topo_t **topo_p)
 {
@@ -193,6 +222,8 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
         st = rtopo__tdesc_init(&t->desc, kind, ctx->size, a, b);
     if (st == RTOPO_OK && (kind == RTOPO__TOPO_OTIS_MESH || kind == RTOPO__TOPO_OTIS_HYPERCUBE))
         st = rtopo__topo_place(t, ctx);
+    if (st == RTOPO_OK)
+        st = rtopo__topo_layout(t, ctx);
     if (st)
         goto err;
     t->ctx = ctx;
@@ -259,10 +290,12 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
         rtopo_topo_free(t);
         return rtopo__error_quiet(st, "%s", why);
     }
+    t->model.layout = t->layout.host ? &t->layout : NULL;
     *topo_p = t;
     return RTOPO_OK;
 err:
     free(t->nbr);
+    free((void *)t->layout.host);
     free(t->rmap);
     free(t);
     rtopo__ctx_leave(ctx);
@@ -360,6 +393,7 @@ void rtopo__topo_destroy(rtopo_topo_t *t)
     rtopo__handle_del(t);
     free(t->flow);
     free(t->nbr);
+    free((void *)t->layout.host);
     free(t->rmap);
     free(t);
 }
