@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <sys/random.h>
@@ -162,6 +163,8 @@ struct rvb_tl {
     struct ibv_srq *srq;
     struct rdma_event_channel *ech;
     struct rdma_cm_id *listen_id;
+    int wait_ep;                    /* epoll over cch and ech (wait_fd), -2:
+                                       not made yet, -1: none */
 
     char *rbuf;                     /* receive slots */
     struct ibv_mr *rmr;
@@ -540,6 +543,8 @@ static void rvb_close(struct rtopo__tl *tl)
         if (ibv_destroy_cq(t->cq))
             rtopo__warn("ibv_destroy_cq: %m");
     }
+    if (t->wait_ep >= 0)
+        close(t->wait_ep);
     if (t->cch)
         ibv_destroy_comp_channel(t->cch);
     if (t->pd && ibv_dealloc_pd(t->pd))
@@ -628,6 +633,7 @@ static int rvb_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->nranks = params->nranks;
     t->ctrl_size = params->ctrl_size ? params->ctrl_size : 256;
     t->op_free = -1;
+    t->wait_ep = -2;
 
     status = rvb_pick_device(t, rvb_devname(params->name));
     if (status)
@@ -1545,24 +1551,91 @@ static int rvb_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
     return n;
 }
 
-static int rvb_wait(struct rtopo__tl *tl, int timeout_ms)
+/* Reads the completion channel's events (they are acknowledged in
+ * batches: acking takes a lock). */
+static void rvb_cq_events(struct rvb_tl *t)
 {
-    struct rvb_tl *t = rvb_tl(tl);
-    struct pollfd pfd[2];
     struct ibv_cq *cq;
     void *cq_ctx;
+
+    while (ibv_get_cq_event(t->cch, &cq, &cq_ctx) == 0)
+        t->cq_unacked++;
+    if (t->cq_unacked >= 64) {
+        ibv_ack_cq_events(t->cq, t->cq_unacked);
+        t->cq_unacked = 0;
+    }
+}
+
+/* Arms the completion queue and looks once more (completions that came
+ * before the arm raise no notification): 1 when there is work now. */
+static int rvb_arm(struct rvb_tl *t)
+{
     int ret;
 
-    if (t->npend || t->nstash)
-        return RTOPO_OK;
-    /* arm, then look once more: completions that came before the arm
-     * raise no notification */
     if (ibv_req_notify_cq(t->cq, 0))
         return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_req_notify_cq failed");
     ret = ibv_poll_cq(t->cq, RVB_NSTASH, t->stash);
     if (ret < 0)
         return rtopo__error(RTOPO_ERR_TRANSPORT, "ibv_poll_cq failed");
     t->nstash = ret;
+    return ret > 0;
+}
+
+/* One descriptor for a caller that sleeps beside other backends: an
+ * epoll set (level triggered) of the completion channel and the
+ * connection manager's channel, readable when either is. */
+static int rvb_wait_fd(struct rtopo__tl *tl, int *fd)
+{
+    struct rvb_tl *t = rvb_tl(tl);
+    struct pollfd pfd;
+    int st;
+
+    if (t->wait_ep == -1)
+        return RTOPO_ERR_UNSUPPORTED;
+    if (t->wait_ep == -2) {
+        struct epoll_event ev;
+        int ep = epoll_create1(EPOLL_CLOEXEC), i, fds[2] = { t->cch->fd, t->ech->fd };
+
+        for (i = 0; ep >= 0 && i < 2; i++) {
+            memset(&ev, 0, sizeof(ev));
+            ev.events = EPOLLIN;
+            ev.data.u32 = (uint32_t)i;
+            if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev)) {
+                close(ep);
+                ep = -1;
+            }
+        }
+        if (ep < 0) {
+            rtopo__info("verbs: no epoll set of its channels (%m): waits alternate");
+            t->wait_ep = -1;
+            return RTOPO_ERR_UNSUPPORTED;
+        }
+        t->wait_ep = ep;
+    }
+    if (t->npend || t->nstash)
+        return RTOPO_ERR_BUSY;
+    rvb_cq_events(t);
+    if ((st = rvb_arm(t)) != 0)
+        return st > 0 ? RTOPO_ERR_BUSY : st;
+    /* a connection event poll() has not taken yet */
+    pfd.fd = t->ech->fd;
+    pfd.events = POLLIN;
+    if (poll(&pfd, 1, 0) > 0)
+        return RTOPO_ERR_BUSY;
+    *fd = t->wait_ep;
+    return RTOPO_OK;
+}
+
+static int rvb_wait(struct rtopo__tl *tl, int timeout_ms)
+{
+    struct rvb_tl *t = rvb_tl(tl);
+    struct pollfd pfd[2];
+    int ret;
+
+    if (t->npend || t->nstash)
+        return RTOPO_OK;
+    if ((ret = rvb_arm(t)) < 0)
+        return ret;
     if (ret > 0 || timeout_ms == 0)
         return RTOPO_OK;
 
@@ -1573,15 +1646,8 @@ static int rvb_wait(struct rtopo__tl *tl, int timeout_ms)
     ret = poll(pfd, 2, timeout_ms < 0 ? -1 : timeout_ms);
     if (ret < 0 && errno != EINTR)
         return rtopo__error(RTOPO_ERR_TRANSPORT, "poll: %m");
-    if (ret > 0 && (pfd[0].revents & POLLIN)) {
-        while (ibv_get_cq_event(t->cch, &cq, &cq_ctx) == 0)
-            t->cq_unacked++;
-        /* acking takes a lock: batch it */
-        if (t->cq_unacked >= 64) {
-            ibv_ack_cq_events(t->cq, t->cq_unacked);
-            t->cq_unacked = 0;
-        }
-    }
+    if (ret > 0 && (pfd[0].revents & POLLIN))
+        rvb_cq_events(t);
     return RTOPO_OK;
 }
 
@@ -1685,4 +1751,5 @@ const struct rtopo__tl_ops rtopo__tl_verbs = {
     .info = rvb_info,
     .set_auth = rvb_set_auth,
     .sendv = rvb_sendv,
+    .wait_fd = rvb_wait_fd,
 };
