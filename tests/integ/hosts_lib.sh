@@ -25,14 +25,16 @@ fail() {
     exit 1
 }
 
-# One hosts test at a time: the leftover check knows a namespace by its
-# inode number, which the kernel hands to the next namespace made once the
-# old one is gone, so a job of another hosts test running meanwhile would
-# look like a leftover of this one.  The wait is bounded (the others'
-# length; each is bounded itself).
-exec 9>"$builddir/tests/integ/hosts.lock"
+# One hosts test at a time on the machine, whichever build tree it runs
+# from: the leftover check knows a namespace by its inode number, which
+# the kernel hands to the next namespace made once the old one is gone, so
+# a job of another hosts test running meanwhile would look like a leftover
+# of this one.  The wait is bounded (the others' length; each is bounded
+# itself).
+hosts_lock=${TMPDIR:-/tmp}/rtopo-hosts-tests.lock
+exec 9>>"$hosts_lock"
 if ! flock -w 1800 9; then
-    echo "FAIL: another hosts test held tests/integ/hosts.lock for 30 minutes"
+    echo "FAIL: another hosts test held $hosts_lock for 30 minutes"
     exit 1
 fi
 
