@@ -7,14 +7,14 @@
  *
  * Measuring is collective: when a topology is created and the model of
  * its pairs is not known yet, its label-0 rank times round trips of 8
- * bytes and of RTOPO__CAL_BIG bytes through the executor (so the start-up
+ * bytes and streams of RTOPO__CAL_BIG bytes through the executor (so the start-up
  * includes what every operation pays: control messages, the window
  * handshake), to label 1 (node to node: the overlay classes and DIRECT)
  * and, on a topology with a host outside the cube, to the host (the HOST
  * class).
- * It takes ts as half the small round trip and tw from the difference,
- * then sends the figures to every rank of the topology, so every rank
- * holds the same model and makes the same choice.  Figures are kept per
+ * It takes ts as half the small round trip and tw from the stream (see
+ * rtopo__cal_pair), then sends the figures to every rank of the
+ * topology, so every rank holds the same model and makes the same choice.  Figures are kept per
  * role (node to node, host to node) and kind of pair (both ranks on one
  * machine, or on two), so a job measures each once; every topology takes
  * its classes from the roles and kinds of its own pairs.  On the OTIS
@@ -54,6 +54,7 @@
 #define RTOPO__CAL_BIG (256 * 1024)
 #define RTOPO__CAL_ITERS_SMALL 21
 #define RTOPO__CAL_ITERS_BIG 7
+#define RTOPO__CAL_STREAM 4      /* messages of RTOPO__CAL_BIG in a row */
 #define RTOPO__CAL_TAG (-0x6d6f64656cll)   /* schedules of the measurement */
 
 /* the list RTOPO_MODEL sets over the constants (after "auto,"), or NULL */
@@ -143,6 +144,36 @@ static int rtopo__cal_pingpong(const rtopo_topo_t *t, int a, int b, size_t n,
     return RTOPO_OK;
 }
 
+/* a's SEND[0, n) to b's RECV[0, n), k times one after the other, then 8
+ * bytes of b's RECV back into a's RECV: a stream of k messages */
+static int rtopo__cal_stream(const rtopo_topo_t *t, int a, int b, size_t n, int k,
+                             rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s;
+    int st = rtopo__sched_alloc(&t->desc, (uint32_t)k + 1, (uint32_t)k + 1, &s), i;
+
+    if (st)
+        return st;
+    for (i = 0; i <= k; i++) {
+        s->xfers[i] = i < k ?
+            (rtopo__xfer_t){ .src = a, .dst = b, .src_buf = RTOPO__BUF_SEND,
+                             .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = (uint32_t)i,
+                             .len = n } :
+            (rtopo__xfer_t){ .src = b, .dst = a, .src_buf = RTOPO__BUF_RECV,
+                             .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = (uint32_t)i,
+                             .len = RTOPO__CAL_SMALL };
+        s->hops[i] = (rtopo__hop_t){ .to = i < k ? b : a, .step = (uint32_t)i,
+                                     .link = RTOPO__LINK_DIRECT };
+    }
+    s->nsteps = (uint32_t)k + 1;
+    if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    *s_p = s;
+    return RTOPO_OK;
+}
+
 /* root's SEND[0, n) to every other rank's RECV */
 static int rtopo__cal_bcast(const rtopo_topo_t *t, int root, size_t n, rtopo__sched_t **s_p)
 {
@@ -211,29 +242,40 @@ static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n
     return st;
 }
 
-/* Round trips a <-> b (labels): ts and tw of the pair, on label a. */
+/* Round trips a <-> b (labels): ts and tw of the pair, on label a.  ts is
+ * half the round trip of 8 bytes; tw comes from a stream of
+ * RTOPO__CAL_STREAM messages of RTOPO__CAL_BIG bytes a -> b answered by 8
+ * bytes, fitted to the model's cost of one rank's sends one after the
+ * other, k (ts + m tw), plus the answer's ts.  A stream, not one message:
+ * a link that lets a burst through faster than its rate (a token bucket,
+ * a switch's buffer) is timed at the rate a sender that keeps sending
+ * gets, as the host of a scatter does. */
 static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *ts_p,
                            double *tw_p)
 {
-    static const size_t n[2] = { RTOPO__CAL_SMALL, RTOPO__CAL_BIG };
     static const int iters[2] = { RTOPO__CAL_ITERS_SMALL, RTOPO__CAL_ITERS_BIG };
-    double rtt[2] = { 0, 0 };
+    double tm[2] = { 0, 0 }, ts, tw;
     int i, st, in = t->me == a || t->me == b;
 
     for (i = 0; i < 2; i++) {
+        size_t n = i ? RTOPO__CAL_BIG : RTOPO__CAL_SMALL;
         rtopo__sched_t *s;
 
-        if ((st = rtopo__cal_pingpong(t, a, b, n[i], &s)))
+        st = i ? rtopo__cal_stream(t, a, b, n, RTOPO__CAL_STREAM, &s) :
+                 rtopo__cal_pingpong(t, a, b, n, &s);
+        if (st)
             return st;
-        st = rtopo__cal_run(t, s, RTOPO__CAL_TAG - 2 * ((long)a * t->desc.p + b) - i, n[i],
-                            t->me == a ? buf : NULL,
-                            t->me == a ? n[i] : 0, in ? buf + RTOPO__CAL_BIG : NULL,
-                            in ? n[i] : 0, iters[i], &rtt[i]);
+        st = rtopo__cal_run(t, s, RTOPO__CAL_TAG - 2 * ((long)a * t->desc.p + b) - i, n,
+                            t->me == a ? buf : NULL, t->me == a ? n : 0,
+                            in ? buf + RTOPO__CAL_BIG : NULL, in ? n : 0, iters[i], &tm[i]);
         if (st)
             return st;
     }
-    *ts_p = rtt[0] / 2;
-    *tw_p = rtt[1] > rtt[0] ? (rtt[1] - rtt[0]) / (2.0 * (double)(n[1] - n[0])) : 0.0;
+    ts = tm[0] / 2;
+    tw = (tm[1] - (RTOPO__CAL_STREAM + 1) * ts) /
+         ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
+    *ts_p = ts;
+    *tw_p = tw > 0 ? tw : 0.0;
     return RTOPO_OK;
 }
 
