@@ -271,6 +271,55 @@ static void test_reach_costs(void)
     rtopo__sched_free(s);
 }
 
+/* The scatter by reach: nodes each on a host of their own, the host on
+ * another; the class parameters say every link is alike, the reach ones
+ * make node-to-node hops cheap (inter) while the host link (HOST) stays
+ * slow per byte.  The formula follows the reach figures and stays exact
+ * (one reach for every node pair), equal to the simulated time; at
+ * overlap M - 1 decremental wins.  Nodes split over two hosts make the
+ * formula inexact (two reaches, one tau). */
+static void test_scatter_reach(void)
+{
+    uint32_t host[9] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+    rtopo__layout_t lay = { 9, host };
+    rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(3)];
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    int c, nc, strat, x;
+
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=70us,tw=80ns,inter.ts=70us,inter.tw=0.5ns,"
+                                       "intra.ts=10us,intra.tw=0.1ns", &m) == RTOPO_OK);
+    m.layout = &lay;
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 8192, 1, 8, &m, -1, 0, cand, &nc,
+                                                   &strat, &x, &s) == 0);
+    rtopo__sched_free(s);
+    CU_ASSERT_EQUAL(strat, RTOPO__SCATTER_DECREMENTAL);
+    for (c = 0; c < nc; c++) {
+        TU_CHECK(cand[c].formula_exact &&
+                 fabs(cand[c].formula_time - cand[c].model_time) <= 1e-9 * cand[c].model_time,
+                 "strategy %d x %d: formula %g (exact %d), model %g", cand[c].strategy,
+                 cand[c].x, cand[c].formula_time, cand[c].formula_exact, cand[c].model_time);
+        if (cand[c].strategy == RTOPO__SCATTER_BINOMIAL)   /* 8 windows over the host
+                                                              link, 7 cheap node hops */
+            CU_ASSERT_DOUBLE_EQUAL(cand[c].model_time, 70e-6 + 8 * 8192 * 8 * 80e-9 +
+                                   3 * 70e-6 + 7 * 8192 * 8 * 0.5e-9, 1e-9);
+    }
+    /* nodes on two hosts: two reaches among the node pairs */
+    for (c = 0; c < 8; c++)
+        host[c] = (uint32_t)c / 4;
+    host[8] = 2;
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 8192, 1, 8, &m, -1, 0, cand, &nc,
+                                                   &strat, &x, &s) == 0);
+    rtopo__sched_free(s);
+    for (c = 0; c < nc; c++)
+        if (cand[c].strategy == RTOPO__SCATTER_BINOMIAL)
+            CU_ASSERT_EQUAL(cand[c].formula_exact, 0);
+}
+
 static void test_exec_order(void)
 {
     /* A: 0 SEND -> 1 RECV at step 0.  B: 1 RECV -> 2 RECV, read at step 0
@@ -1016,6 +1065,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "link contention", test_contention) ||
         !CU_add_test(s, "hops by reach", test_reach_counts) ||
         !CU_add_test(s, "cost of hops by reach", test_reach_costs) ||
+        !CU_add_test(s, "scatter: cost by reach", test_scatter_reach) ||
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
         !CU_add_test(s, "validate rejects", test_validate_rejects) ||
