@@ -14,10 +14,11 @@
  * class).
  * It takes ts as half the small round trip and tw from the stream (see
  * rtopo__cal_pair), then sends the figures to every rank of the
- * topology, so every rank holds the same model and makes the same choice.  Figures are kept per
- * role (node to node, host to node) and kind of pair (both ranks on one
- * machine, or on two), so a job measures each once; every topology takes
- * its classes from the roles and kinds of its own pairs.  On the OTIS
+ * topology, so every rank holds the same model and makes the same
+ * choice.  Figures are kept per role (node to node, host to node) and
+ * kind of pair (both ranks on one machine, or on two), so a job measures
+ * each once; every topology takes its classes from the roles and kinds
+ * of its own pairs.  On the OTIS
  * topologies the OTIS class has a kind of its own when groups 0 and 1 lie
  * on different machines (placement puts each group on one where it can):
  * label 0 then also times label n.
