@@ -83,10 +83,13 @@
        "Sahni's), generic (binomial tree, recursive doubling)")               \
     XX(MODEL, model, STR, "auto",                                              \
        "cost model of the auto choices: auto (measure the transport when "    \
-       "a topology is created, once per kind of rank pair), default (the "    \
-       "built-in constants), or KEY=VALUE,... over those constants: ts, tw, " \
-       "th (5us, 1ns), bw (10G), chunk, ports, lanes, tk, with an optional "  \
-       "link class prefix (host.ts=2us); every rank must give the same")     \
+       "a topology is created, once per kind of rank pair: intra-host, "      \
+       "inter-host, host link), default (the built-in constants), "           \
+       "KEY=VALUE,... over those constants: ts, tw, th (5us, 1ns), bw (10G), " \
+       "chunk, ports, lanes, tk, with an optional link class prefix "         \
+       "(host.ts=2us) or reach prefix (intra.ts=1us, inter.bw=100M), or "     \
+       "auto,KEY=VALUE,... (measure what the list does not set); every rank " \
+       "must give the same")                                                  \
     XX(LOG_LEVEL, log_level, STR, "warn",                                     \
        "log verbosity: error, warn, info, debug, trace (any other: error)")  \
     XX(RANK, rank, INT, "-1",                                                 \

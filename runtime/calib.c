@@ -7,20 +7,34 @@
  *
  * Measuring is collective: when a topology is created and the model of
  * its pairs is not known yet, its label-0 rank times round trips of 8
- * bytes and of RTOPO__CAL_BIG bytes through the executor (so the start-up
+ * bytes and streams of RTOPO__CAL_BIG bytes through the executor (so the start-up
  * includes what every operation pays: control messages, the window
  * handshake), to label 1 (node to node: the overlay classes and DIRECT)
  * and, on a topology with a host outside the cube, to the host (the HOST
  * class).
- * It takes ts as half the small round trip and tw from the difference,
- * then sends the figures to every rank of the topology, so every rank
- * holds the same model and makes the same choice.  Figures are kept per
- * role (node to node, host to node) and kind of pair (both ranks on one
- * machine, or on two), so a job measures each once; every topology takes
- * its classes from the roles and kinds of its own pairs.  On the OTIS
+ * It takes ts as half the small round trip and tw from the stream (see
+ * rtopo__cal_pair), then sends the figures to every rank of the
+ * topology, so every rank holds the same model and makes the same
+ * choice.  Figures are kept per role (node to node, host to node) and
+ * kind of pair (both ranks on one machine, or on two), so a job measures
+ * each once; every topology takes its classes from the roles and kinds
+ * of its own pairs.  On the OTIS
  * topologies the OTIS class has a kind of its own when groups 0 and 1 lie
  * on different machines (placement puts each group on one where it can):
- * label 0 then also times label n.  A topology whose
+ * label 0 then also times label n.
+ * A topology whose ranks are on several hosts has a layout (the host of
+ * each label): it measures an intra-host pair (the first label, in label
+ * order, with a later label on its host, and that label) and an
+ * inter-host pair (label 0 and the first label on another host) among
+ * its nodes, each kind of pair once per job (the same cache as above:
+ * same machine = intra-host), and its model takes them as the intra and
+ * inter reach parameters, which cost every hop of its schedules by the
+ * hosts of its two ends (HOST hops keep the host link's figures).  Every
+ * rank picks the same pairs from the same layout.  A pair measured by a
+ * label other than 0 sends its figures to every rank itself.
+ * "auto,LIST" measures as "auto" but not what LIST sets: a reach whose
+ * intra. or inter. keys it names, the host link when it names host.
+ * keys; LIST then applies over the measured model.  A topology whose
  * ranks all share one machine gets lanes = 1: its transfers are memory
  * copies by the same processors, which the measured pairs do not show
  * competing (on two cores, the host writing every window itself beats
@@ -31,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "calib.h"
 #include "exec.h"
 #include "req.h"
@@ -40,24 +55,60 @@
 #define RTOPO__CAL_BIG (256 * 1024)
 #define RTOPO__CAL_ITERS_SMALL 21
 #define RTOPO__CAL_ITERS_BIG 7
+#define RTOPO__CAL_STREAM 4      /* messages of RTOPO__CAL_BIG in a row */
 #define RTOPO__CAL_TAG (-0x6d6f64656cll)   /* schedules of the measurement */
+
+/* the list RTOPO_MODEL sets over the constants (after "auto,"), or NULL */
+static const char *rtopo__model_list(const rtopo_ctx_t *ctx)
+{
+    const char *v = ctx->params.model;
+
+    if (!strcmp(v, "auto") || !strcmp(v, "default"))
+        return NULL;
+    return !strncmp(v, "auto,", 5) ? v + 5 : v;
+}
+
+#define RTOPO__KEEP_INTRA 1u
+#define RTOPO__KEEP_INTER 2u
+#define RTOPO__KEEP_HOST  4u
+
+/* what the list sets and measuring must not: RTOPO__KEEP_* bits */
+static unsigned rtopo__model_keep(const char *list)
+{
+    const char *k = list;
+    unsigned keep = 0;
+
+    while (k && *k) {
+        const char *e = strchr(k, ',');
+        size_t n = e ? (size_t)(e - k) : strlen(k);
+
+        if (n > 6 && !strncasecmp(k, "intra.", 6))
+            keep |= RTOPO__KEEP_INTRA;
+        else if (n > 6 && !strncasecmp(k, "inter.", 6))
+            keep |= RTOPO__KEEP_INTER;
+        else if (n > 5 && !strncasecmp(k, "host.", 5))
+            keep |= RTOPO__KEEP_HOST;
+        k = e ? e + 1 : NULL;
+    }
+    return keep;
+}
 
 int rtopo__model_load(rtopo_ctx_t *ctx)
 {
-    const char *v = ctx->params.model;
+    const char *v = ctx->params.model, *list = rtopo__model_list(ctx);
     int st;
 
     rtopo__model_default(&ctx->model);
     ctx->model.chunk = ctx->params.chunk_size;
-    ctx->model_measure = !strcmp(v, "auto");
-    if (ctx->model_measure || !strcmp(v, "default"))
+    ctx->model_measure = !strcmp(v, "auto") || !strncmp(v, "auto,", 5);
+    if (!list)
         return RTOPO_OK;
-    st = rtopo__model_parse(v, &ctx->model);
+    st = rtopo__model_parse(list, &ctx->model);
     if (st) {
         char why[200];
 
         snprintf(why, sizeof(why), "%s", rtopo_last_error());
-        return rtopo__error(st, "RTOPO_MODEL=%s: %s (or auto, default)", v, why);
+        return rtopo__error(st, "RTOPO_MODEL=%s: %s (or auto, default, auto,LIST)", v, why);
     }
     return RTOPO_OK;
 }
@@ -86,6 +137,36 @@ static int rtopo__cal_pingpong(const rtopo_topo_t *t, int a, int b, size_t n,
     s->hops[0] = (rtopo__hop_t){ .to = b, .step = 0, .link = RTOPO__LINK_DIRECT };
     s->hops[1] = (rtopo__hop_t){ .to = a, .step = 1, .link = RTOPO__LINK_DIRECT };
     s->nsteps = 2;
+    if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    *s_p = s;
+    return RTOPO_OK;
+}
+
+/* a's SEND[0, n) to b's RECV[0, n), k times one after the other, then 8
+ * bytes of b's RECV back into a's RECV: a stream of k messages */
+static int rtopo__cal_stream(const rtopo_topo_t *t, int a, int b, size_t n, int k,
+                             rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s;
+    int st = rtopo__sched_alloc(&t->desc, (uint32_t)k + 1, (uint32_t)k + 1, &s), i;
+
+    if (st)
+        return st;
+    for (i = 0; i <= k; i++) {
+        s->xfers[i] = i < k ?
+            (rtopo__xfer_t){ .src = a, .dst = b, .src_buf = RTOPO__BUF_SEND,
+                             .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = (uint32_t)i,
+                             .len = n } :
+            (rtopo__xfer_t){ .src = b, .dst = a, .src_buf = RTOPO__BUF_RECV,
+                             .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = (uint32_t)i,
+                             .len = RTOPO__CAL_SMALL };
+        s->hops[i] = (rtopo__hop_t){ .to = i < k ? b : a, .step = (uint32_t)i,
+                                     .link = RTOPO__LINK_DIRECT };
+    }
+    s->nsteps = (uint32_t)k + 1;
     if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
         rtopo__sched_free(s);
         return st;
@@ -162,28 +243,40 @@ static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n
     return st;
 }
 
-/* Round trips a <-> b (labels): ts and tw of the pair, on label a. */
+/* Round trips a <-> b (labels): ts and tw of the pair, on label a.  ts is
+ * half the round trip of 8 bytes; tw comes from a stream of
+ * RTOPO__CAL_STREAM messages of RTOPO__CAL_BIG bytes a -> b answered by 8
+ * bytes, fitted to the model's cost of one rank's sends one after the
+ * other, k (ts + m tw), plus the answer's ts.  A stream, not one message:
+ * a link that lets a burst through faster than its rate (a token bucket,
+ * a switch's buffer) is timed at the rate a sender that keeps sending
+ * gets, as the host of a scatter does. */
 static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *ts_p,
                            double *tw_p)
 {
-    static const size_t n[2] = { RTOPO__CAL_SMALL, RTOPO__CAL_BIG };
     static const int iters[2] = { RTOPO__CAL_ITERS_SMALL, RTOPO__CAL_ITERS_BIG };
-    double rtt[2] = { 0, 0 };
+    double tm[2] = { 0, 0 }, ts, tw;
     int i, st, in = t->me == a || t->me == b;
 
     for (i = 0; i < 2; i++) {
+        size_t n = i ? RTOPO__CAL_BIG : RTOPO__CAL_SMALL;
         rtopo__sched_t *s;
 
-        if ((st = rtopo__cal_pingpong(t, a, b, n[i], &s)))
+        st = i ? rtopo__cal_stream(t, a, b, n, RTOPO__CAL_STREAM, &s) :
+                 rtopo__cal_pingpong(t, a, b, n, &s);
+        if (st)
             return st;
-        st = rtopo__cal_run(t, s, RTOPO__CAL_TAG - 2 * b - i, n[i], t->me == a ? buf : NULL,
-                            t->me == a ? n[i] : 0, in ? buf + RTOPO__CAL_BIG : NULL,
-                            in ? n[i] : 0, iters[i], &rtt[i]);
+        st = rtopo__cal_run(t, s, RTOPO__CAL_TAG - 2 * ((long)a * t->desc.p + b) - i, n,
+                            t->me == a ? buf : NULL, t->me == a ? n : 0,
+                            in ? buf + RTOPO__CAL_BIG : NULL, in ? n : 0, iters[i], &tm[i]);
         if (st)
             return st;
     }
-    *ts_p = rtt[0] / 2;
-    *tw_p = rtt[1] > rtt[0] ? (rtt[1] - rtt[0]) / (2.0 * (double)(n[1] - n[0])) : 0.0;
+    ts = tm[0] / 2;
+    tw = (tm[1] - (RTOPO__CAL_STREAM + 1) * ts) /
+         ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
+    *ts_p = ts;
+    *tw_p = tw > 0 ? tw : 0.0;
     return RTOPO_OK;
 }
 
@@ -201,19 +294,66 @@ static void rtopo__model_fill(rtopo_topo_t *t, const struct rtopo__calib *c, int
     }
 }
 
+/* a pair to measure: labels a (who times it) and b, the cache cell */
+struct rtopo__cal_job {
+    int a, b, role, kind;
+};
+
+#define RTOPO__CAL_MAX 5
+
+struct rtopo__cal_fig {
+    double ts[RTOPO__CAL_MAX], tw[RTOPO__CAL_MAX];
+};
+
+static void rtopo__cal_want(rtopo_ctx_t *ctx, struct rtopo__cal_job *job, int *n, int a, int b,
+                            int role, int kind)
+{
+    int i;
+
+    if (a < 0 || b < 0 || kind < 0 || ctx->calib[role][kind].valid)
+        return;
+    for (i = 0; i < *n; i++)
+        if (job[i].role == role && job[i].kind == kind)
+            return;
+    job[(*n)++] = (struct rtopo__cal_job){ a, b, role, kind };
+}
+
+/* the layout's intra-host pair among labels 0..pn-1 (the first label with
+ * a later one on its host, and the first such) and inter-host pair (0 and
+ * the first label on another host); -1 where there is none */
+static void rtopo__cal_pairs(const rtopo__layout_t *l, int pn, int *ia, int *ib, int *ea,
+                             int *eb)
+{
+    int a, b;
+
+    *ia = *ib = *ea = *eb = -1;
+    for (b = 1; b < pn && *eb < 0; b++)
+        if (l->host[b] != l->host[0])
+            *ea = 0, *eb = b;
+    for (a = 0; a < pn && *ia < 0; a++)
+        for (b = a + 1; b < pn; b++)
+            if (l->host[b] == l->host[a]) {
+                *ia = a, *ib = b;
+                break;
+            }
+}
+
 static int rtopo__topo_measure(rtopo_topo_t *t)
 {
     rtopo_ctx_t *ctx = t->ctx;
-    int p = t->desc.p, host = t->desc.host ? p - 1 : -1, st = RTOPO_OK;
-    int kn = -1, kh = -1, ko = -1, measure_n, measure_h, measure_o, r;
-    struct { double ts[3], tw[3]; } fig;
+    int p = t->desc.p, host = t->desc.host ? p - 1 : -1, pn = p - (host >= 0), st = RTOPO_OK;
+    int kn = -1, kh = -1, ko = -1, ia = -1, ib = -1, ea = -1, eb = -1, njob = 0, r, i, k;
+    const char *list = rtopo__model_list(ctx);
+    unsigned keep = rtopo__model_keep(list);
+    struct rtopo__cal_job job[RTOPO__CAL_MAX];
+    struct rtopo__cal_fig fig;
     struct rtopo_mem *mem = NULL;
     uint8_t *buf = NULL;
-    char text[600];
+    char text[800];
 
     /* which kinds of pair this topology has, and which are unknown (every
      * rank sees the same job, so every rank decides alike) */
-    if (p - (host >= 0) >= 2)
+    if (pn >= 2)
         kn = rtopo__pair_kind(ctx, rtopo__topo_job_rank(t, 0), rtopo__topo_job_rank(t, 1));
     if (host >= 0 && p >= 2)
         kh = rtopo__pair_kind(ctx, rtopo__topo_job_rank(t, 0), t->host);
@@ -227,10 +367,20 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         if (ko == kn)
             ko = -1;
     }
-    measure_n = kn >= 0 && !ctx->calib[0][kn].valid;
-    measure_h = kh >= 0 && !ctx->calib[1][kh].valid;
-    measure_o = ko >= 0 && !ctx->calib[0][ko].valid;
-    if (measure_n || measure_h || measure_o) {
+    if (t->layout.host)
+        rtopo__cal_pairs(&t->layout, pn, &ia, &ib, &ea, &eb);
+    /* the reaches first (their pairs are the layout's), then the classes'
+     * pairs for kinds still unknown; what the list sets is not measured */
+    if (!(keep & RTOPO__KEEP_INTRA))
+        rtopo__cal_want(ctx, job, &njob, ia, ib, 0, 0);
+    if (!(keep & RTOPO__KEEP_INTER))
+        rtopo__cal_want(ctx, job, &njob, ea, eb, 0, 1);
+    if (!((keep & RTOPO__KEEP_INTRA) && kn == 0) && !((keep & RTOPO__KEEP_INTER) && kn == 1))
+        rtopo__cal_want(ctx, job, &njob, 0, pn >= 2 ? 1 : -1, 0, kn);
+    if (!(keep & RTOPO__KEEP_HOST))
+        rtopo__cal_want(ctx, job, &njob, 0, host, 1, kh);
+    rtopo__cal_want(ctx, job, &njob, 0, t->desc.n, 0, ko);
+    if (njob) {
         memset(&fig, 0, sizeof(fig));
         /* registered, as a user who times their code registers */
         if ((st = rtopo__ctx_enter(ctx)))
@@ -244,25 +394,35 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         rtopo__ctx_leave(ctx);
         if (st)
             return st;
-        if (measure_n)
-            st = rtopo__cal_pair(t, 0, 1, buf, &fig.ts[0], &fig.tw[0]);
-        if (!st && measure_h)
-            st = rtopo__cal_pair(t, 0, host, buf, &fig.ts[1], &fig.tw[1]);
-        if (!st && measure_o)
-            st = rtopo__cal_pair(t, 0, t->desc.n, buf, &fig.ts[2], &fig.tw[2]);
-        if (!st) {
+        for (i = 0; i < njob && !st; i++)
+            st = rtopo__cal_pair(t, job[i].a, job[i].b, buf, &fig.ts[i], &fig.tw[i]);
+        /* every label that timed a pair sends its figures to every rank */
+        for (r = 0; r < pn && !st; r++) {
             rtopo__sched_t *s;
+            int mine = 0;
 
-            if (t->me == 0)
+            for (i = 0; i < njob; i++)
+                mine |= job[i].a == r;
+            if (!mine)
+                continue;
+            if (t->me == r)
                 memcpy(buf, &fig, sizeof(fig));
-            if (!(st = rtopo__cal_bcast(t, 0, sizeof(fig), &s)))
-                st = rtopo__cal_run(t, s, RTOPO__CAL_TAG + 1, sizeof(fig),
-                                    t->me == 0 ? buf : NULL,
-                                    t->me == 0 ? sizeof(fig) : 0,
-                                    t->me ? buf + RTOPO__CAL_BIG : NULL,
-                                    t->me ? sizeof(fig) : 0, 1, NULL);
-            if (!st && t->me)
-                memcpy(&fig, buf + RTOPO__CAL_BIG, sizeof(fig));
+            if (!(st = rtopo__cal_bcast(t, r, sizeof(fig), &s)))
+                st = rtopo__cal_run(t, s, RTOPO__CAL_TAG + 1 + r, sizeof(fig),
+                                    t->me == r ? buf : NULL,
+                                    t->me == r ? sizeof(fig) : 0,
+                                    t->me != r ? buf + RTOPO__CAL_BIG : NULL,
+                                    t->me != r ? sizeof(fig) : 0, 1, NULL);
+            if (!st && t->me != r) {
+                struct rtopo__cal_fig got;
+
+                memcpy(&got, buf + RTOPO__CAL_BIG, sizeof(got));
+                for (i = 0; i < njob; i++)
+                    if (job[i].a == r) {
+                        fig.ts[i] = got.ts[i];
+                        fig.tw[i] = got.tw[i];
+                    }
+            }
         }
         rtopo__ctx_enter(ctx);
         mem->scratch = 0;
@@ -273,24 +433,34 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         rtopo__ctx_leave(ctx);
         if (st)
             return st;
-        if (measure_n)
-            ctx->calib[0][kn] = (struct rtopo__calib){ 1, fig.ts[0], fig.tw[0] };
-        if (measure_h)
-            ctx->calib[1][kh] = (struct rtopo__calib){ 1, fig.ts[1], fig.tw[1] };
-        if (measure_o)
-            ctx->calib[0][ko] = (struct rtopo__calib){ 1, fig.ts[2], fig.tw[2] };
+        for (i = 0; i < njob; i++) {
+            ctx->calib[job[i].role][job[i].kind] =
+                (struct rtopo__calib){ 1, fig.ts[i], fig.tw[i] };
+            rtopo__debug("topology %u: measured %s pair %d<->%d (%s): ts %.4g us, "
+                         "tw %.4g ns/B (%.4g MB/s)", t->id,
+                         job[i].role ? "host link" : "node", job[i].a, job[i].b,
+                         job[i].kind ? "inter-host" : "intra-host", fig.ts[i] * 1e6,
+                         fig.tw[i] * 1e9, fig.tw[i] > 0 ? 1e-6 / fig.tw[i] : 0.0);
+        }
     }
-    if (kn >= 0) {
+    if (kn >= 0 && ctx->calib[0][kn].valid) {
         rtopo__model_fill(t, &ctx->calib[0][kn], 0);
         if (kh < 0)     /* HOST: as the nodes' pairs */
             rtopo__model_fill(t, &ctx->calib[0][kn], 1);
     }
-    if (kh >= 0)
+    if (kh >= 0 && ctx->calib[1][kh].valid)
         rtopo__model_fill(t, &ctx->calib[1][kh], 1);
-    if (ko >= 0) {
+    if (ko >= 0 && ctx->calib[0][ko].valid) {
         t->model.ts[RTOPO__LINK_OTIS] = ctx->calib[0][ko].ts;
         t->model.tw[RTOPO__LINK_OTIS] = ctx->calib[0][ko].tw;
     }
+    /* on several hosts: every hop costs by its reach (the layout's) */
+    for (k = 0; t->layout.host && k < RTOPO__REACH_COUNT; k++)
+        if (ctx->calib[0][k].valid) {
+            t->model.reach_ts[k] = ctx->calib[0][k].ts;
+            t->model.reach_tw[k] = ctx->calib[0][k].tw;
+            t->model.reach_set[k] |= RTOPO__RSET_TS | RTOPO__RSET_TW;
+        }
     /* ranks of one machine share its processors and memory: their
      * transfers are copies that do not run side by side at full speed the
      * way transfers on separate links do */
@@ -299,9 +469,12 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         ;
     if (p > 1 && r == p)
         t->model.lanes = 1;
+    /* what the list sets, over the measured figures */
+    if (list && (st = rtopo__model_parse(list, &t->model)))
+        return st;
     if (rtopo__model_str(&t->model, text, sizeof(text)) == 0)
         rtopo__debug("topology %u: model %s%s", t->id, text,
-                     measure_n || measure_h || measure_o ? " (measured now)" : "");
+                     njob ? " (measured now)" : "");
     return RTOPO_OK;
 }
 

@@ -435,7 +435,10 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 }
 
 /* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
- * h steps, pieces of at least 8 KiB, at most 64. */
+ * h steps, pieces of at least 8 KiB, at most 64.  ts and tw: the DIRECT
+ * class's, or, on a model with a layout and reach parameters, the largest
+ * of the schedule's hops (rtopo__model_hop), the stage a pipeline waits
+ * for. */
 static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t *c,
                                    const rtopo__model_t *model)
 {
@@ -450,6 +453,26 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     }
     ts = model->ts[RTOPO__LINK_DIRECT];
     tw = model->tw[RTOPO__LINK_DIRECT];
+    if (model->layout && (model->reach_set[RTOPO__REACH_INTRA] ||
+                          model->reach_set[RTOPO__REACH_INTER])) {
+        uint32_t i, k;
+
+        ts = tw = 0.0;
+        for (i = 0; i < s->nxfers; i++) {
+            const rtopo__xfer_t *x = &s->xfers[i];
+            int32_t from = x->src;
+
+            for (k = 0; k < x->nhops; k++) {
+                const rtopo__hop_t *hp = &s->hops[x->hop0 + k];
+                double a, b;
+
+                rtopo__model_hop(model, hp->link, from, hp->to, &a, &b);
+                ts = a > ts ? a : ts;
+                tw = b > tw ? b : tw;
+                from = hp->to;
+            }
+        }
+    }
     if (h < 2 || top < 2 || ts <= 0)
         return 1;
     best = sqrt((h - 1) * (double)m * tw / ts);

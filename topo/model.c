@@ -9,7 +9,13 @@
  * (bytes, K/M/G powers of 1024), ports and lanes (0..1024, 0 = no limit), tk
  * (seconds per byte a kernel touches).  ts, tw, th and bw may carry a
  * link class prefix (host.ts=2us); without one they set every class but
- * LOCAL, which stays free unless named.
+ * LOCAL, which stays free unless named, and every reach parameter that is
+ * set.  The prefixes intra and inter set the parameters of a reach
+ * (intra.ts=1us, inter.bw=100M, inter.th=-1): on a model with a layout
+ * they take precedence over the class's for a hop between ranks of one
+ * host or of two hosts (HOST and LOCAL hops keep their class's; sim.c,
+ * rtopo__model_hop).  Printed lists name the reach parameters that are
+ * set after the classes, so they parse back (to four digits).
  */
 #include "config.h"
 #include <errno.h>
@@ -108,7 +114,7 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
         return rtopo__error(RTOPO_ERR_NOMEM, "model list");
     for (kv = strtok_r(copy, ",", &save); kv && !st; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '='), *key = kv, *dot;
-        int lo = 0, hi = RTOPO__LINK_COUNT, c;
+        int lo = 0, hi = RTOPO__LINK_COUNT, c, reach = -1;
         double x;
 
         if (!eq) {
@@ -119,13 +125,17 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
         dot = strchr(key, '.');
         if (dot) {
             *dot = '\0';
-            lo = rtopo__link_parse(key);
+            for (c = 0; c < RTOPO__REACH_COUNT; c++)
+                if (!strcasecmp(key, rtopo__reach_name(c)))
+                    reach = c;
+            lo = reach >= 0 ? 0 : rtopo__link_parse(key);
             if (lo < 0) {
                 st = rtopo__error(RTOPO_ERR_INVAL, "unknown link class '%s' (ring, "
-                                  "row, col, cube, otis, direct, host, cube-id, local)", key);
+                                  "row, col, cube, otis, direct, host, cube-id, local; "
+                                  "or reach intra, inter)", key);
                 break;
             }
-            hi = lo + 1;
+            hi = reach >= 0 ? 0 : lo + 1;
             key = dot + 1;
         }
         if (!strcmp(key, "ports") || !strcmp(key, "lanes") || !strcmp(key, "tk") ||
@@ -188,6 +198,21 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
             else
                 m->th[c] = x;
         }
+        /* a reach named, or without a prefix every reach parameter set */
+        for (c = 0; c < RTOPO__REACH_COUNT; c++) {
+            unsigned bit = key[1] == 's' ? RTOPO__RSET_TS : key[1] == 'w' ? RTOPO__RSET_TW :
+                           RTOPO__RSET_TH;
+
+            if (c != reach && (dot || !(m->reach_set[c] & bit)))
+                continue;
+            if (bit == RTOPO__RSET_TS)
+                m->reach_ts[c] = x;
+            else if (bit == RTOPO__RSET_TW)
+                m->reach_tw[c] = x;
+            else
+                m->reach_th[c] = x;
+            m->reach_set[c] |= bit;
+        }
     }
     free(copy);
     return st;
@@ -220,5 +245,34 @@ int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n)
     }
     k = snprintf(out + len, n - len, ",chunk=%zu,ports=%d,lanes=%d,tk=%.4gns", m->chunk,
                  m->ports, m->lanes, m->tk * 1e9);
-    return k < 0 || (size_t)k >= n - len ? -1 : 0;
+    if (k < 0 || (size_t)k >= n - len)
+        return -1;
+    len += (size_t)k;
+    for (c = 0; c < RTOPO__REACH_COUNT; c++) {
+        const char *r = rtopo__reach_name(c);
+
+        k = 0;
+        if (m->reach_set[c] & RTOPO__RSET_TS)
+            k = snprintf(out + len, n - len, ",%s.ts=%.4gus", r, m->reach_ts[c] * 1e6);
+        if (k >= 0 && (size_t)k < n - len && (m->reach_set[c] & RTOPO__RSET_TW)) {
+            len += (size_t)k;
+            k = snprintf(out + len, n - len, ",%s.tw=%.4gns", r, m->reach_tw[c] * 1e9);
+        }
+        if (k >= 0 && (size_t)k < n - len && (m->reach_set[c] & RTOPO__RSET_TH)) {
+            len += (size_t)k;
+            k = m->reach_th[c] >= 0 ?
+                snprintf(out + len, n - len, ",%s.th=%.4gus", r, m->reach_th[c] * 1e6) :
+                snprintf(out + len, n - len, ",%s.th=-1", r);
+        }
+        if (k < 0 || (size_t)k >= n - len)
+            return -1;
+        len += (size_t)k;
+    }
+    return 0;
+}
+
+const char *rtopo__reach_name(int reach)
+{
+    return reach == RTOPO__REACH_INTRA ? "intra" : reach == RTOPO__REACH_INTER ? "inter" :
+           "unknown";
 }

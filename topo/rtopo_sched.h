@@ -914,7 +914,19 @@ typedef struct rtopo__model {
                                        schedule; 0: no limit (links apart) */
     const rtopo__layout_t *layout;  /* the ranks' hosts (not owned), or NULL:
                                        one host */
+    /* per reach (intra-host, inter-host): a hop of any class but LOCAL and
+     * HOST between ranks the layout knows takes each parameter whose bit
+     * is set in reach_set[reach] from here instead of its class (without
+     * a layout these are unused); th < 0: ts + chunk*tw of the hop */
+    double reach_ts[RTOPO__REACH_COUNT];
+    double reach_tw[RTOPO__REACH_COUNT];
+    double reach_th[RTOPO__REACH_COUNT];
+    unsigned reach_set[RTOPO__REACH_COUNT];  /* RTOPO__RSET_* bits; 0: none */
 } rtopo__model_t;
+
+#define RTOPO__RSET_TS 1u
+#define RTOPO__RSET_TW 2u
+#define RTOPO__RSET_TH 4u
 
 void rtopo__model_default(rtopo__model_t *m);
 /* Apply a KEY=VALUE list (model.c says which keys) over *m; on an error
@@ -926,12 +938,23 @@ int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n);
  * th[link], or when it is < 0, ts + min(chunk, bytes)*tw of that class. */
 double rtopo__model_th(const rtopo__model_t *m, int link, uint64_t bytes);
 /* Start-up and per-byte time of one hop of class `link` from schedule
- * rank a to b, and its cut-through cost as rtopo__model_th gives it: what
- * the simulator charges a hop. */
+ * rank a to b, and its cut-through cost: what the simulator charges a
+ * hop.  Precedence: a LOCAL or HOST hop, or any hop when the model has no
+ * layout or the layout does not cover a and b, costs its class's
+ * parameters (th as rtopo__model_th).  Any other hop takes each of ts, tw
+ * and th that its reach (rtopo__layout_reach) sets, and its class's for
+ * the others; th, when neither the reach nor the class sets it (or it is
+ * set < 0), is ts + min(chunk, bytes)*tw of the hop's own ts and tw. */
 void rtopo__model_hop(const rtopo__model_t *m, int link, int32_t a, int32_t b,
                       double *ts_p, double *tw_p);
 double rtopo__model_hop_th(const rtopo__model_t *m, int link, int32_t a, int32_t b,
                            uint64_t bytes);
+/* Lower bounds on ts, tw and th (for `bytes`) of any hop but a LOCAL one
+ * under m, whatever its class and reach. */
+void rtopo__model_floor(const rtopo__model_t *m, uint64_t bytes, double *ts_p, double *tw_p,
+                        double *th_p);
+/* "intra", "inter" */
+const char *rtopo__reach_name(int reach);
 
 typedef struct rtopo__sim_result {
     uint32_t steps;           /* lock-step rounds */

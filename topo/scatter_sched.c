@@ -316,14 +316,36 @@ double rtopo__scatter_formula(int strategy, int x, int d, uint64_t M, uint64_t d
     if (d < 0 || d > 30 || (strategy == RTOPO__SCATTER_SEQSCATTER && (x < 0 || x > d)) ||
         (strategy == RTOPO__SCATTER_DECREMENTAL && (x < 0 || x >= (d ? d : 1))))
         return -1.0;
-    bh = model->ts[hl];
-    th = model->tw[hl] * (double)esize;
-    b = model->ts[RTOPO__LINK_CUBE_ID];
-    tau = model->tw[RTOPO__LINK_CUBE_ID] * (double)esize;
+    /* the nodes' pair 0, 1 and the host's link to node 0 (or, the host on
+     * a node, from it to a neighbour) as the model charges them: by reach
+     * on a model with a layout */
+    rtopo__model_hop(model, hl, host_node >= 0 ? host_node : (int32_t)(1u << d),
+                     host_node >= 0 ? host_node ^ 1 : 0, &bh, &th);
+    th *= (double)esize;
+    rtopo__model_hop(model, RTOPO__LINK_CUBE_ID, 0, d ? 1 : 0, &b, &tau);
+    tau *= (double)esize;
     p = (double)(1u << d);
     px = (double)(1u << (x > 0 ? x : 0));
     exact = host_node < 0 && model->ts[RTOPO__LINK_LOCAL] == 0.0 &&
             model->tw[RTOPO__LINK_LOCAL] == 0.0;
+    if (exact && model->layout && d && model->layout->nranks >= (1u << d)) {
+        /* the one tau is exact when every node pair has one reach: the
+         * nodes all on one host, or each on a host of its own */
+        const rtopo__layout_t *l = model->layout;
+        uint32_t i, n = 1u << d, same = 0;
+        uint8_t *seen = calloc(l->nranks, 1);
+
+        for (i = 0; i < n; i++)
+            same += l->host[i] == l->host[0];
+        for (i = 0; seen && same != n && i < n; i++) {
+            if (l->host[i] >= l->nranks || seen[l->host[i]])
+                break;
+            seen[l->host[i]] = 1;
+        }
+        if (same != n && (!seen || i < n))
+            exact = 0;
+        free(seen);
+    }
     switch (strategy) {
     case RTOPO__SCATTER_SEQ:                                          /* (6) */
         f = p * (bh + m * th);

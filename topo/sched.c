@@ -99,6 +99,11 @@ void rtopo__model_default(rtopo__model_t *m)
     m->lanes = 0;
     m->layout = NULL;
     m->tk = 0.25e-9;
+    for (c = 0; c < RTOPO__REACH_COUNT; c++) {
+        m->reach_ts[c] = m->reach_tw[c] = 0.0;
+        m->reach_th[c] = -1.0;
+        m->reach_set[c] = 0;
+    }
 }
 
 int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,

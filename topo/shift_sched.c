@@ -483,19 +483,12 @@ static int rtopo__shift_auto(const rtopo__tdesc_t *t, int qn, size_t bytes,
         if (best) {
             double lb;
 
-            /* cheapest class parameters: a true lower bound on any route
-             * of L hops, whatever classes it mixes */
-            double ts = 1e300, tw = 1e300, th = 1e300;
-            int k;
+            /* cheapest parameters of any class and reach: a true lower
+             * bound on any route of L hops, whatever it mixes */
+            double ts, tw, th;
 
             L = rtopo__shift_longest(t, algo, qn, &link);
-            for (k = RTOPO__LINK_RING; k < RTOPO__LINK_COUNT; k++) {
-                double v = rtopo__model_th(m, k, bytes);
-
-                ts = m->ts[k] < ts ? m->ts[k] : ts;
-                tw = m->tw[k] < tw ? m->tw[k] : tw;
-                th = v < th ? v : th;
-            }
+            rtopo__model_floor(m, bytes, &ts, &tw, &th);
             lb = ts + (double)bytes * tw + (L - 1) * th;
             if (lb >= best_t) {
                 if (c) {

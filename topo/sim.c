@@ -39,21 +39,74 @@ double rtopo__model_th(const rtopo__model_t *m, int link, uint64_t bytes)
     return m->ts[link] + (double)c * m->tw[link];
 }
 
+/* the reach whose parameters a hop of class `link` from a to b takes, or
+ * -1: its class's (rtopo_sched.h, rtopo__model_hop) */
+static int rtopo__hop_reach(const rtopo__model_t *m, int link, int32_t a, int32_t b)
+{
+    const rtopo__layout_t *l = m->layout;
+    int r;
+
+    if (!l || link == RTOPO__LINK_LOCAL || link == RTOPO__LINK_HOST || a < 0 || b < 0 ||
+        (uint32_t)a >= l->nranks || (uint32_t)b >= l->nranks)
+        return -1;
+    r = rtopo__layout_reach(l, a, b);
+    return m->reach_set[r] ? r : -1;
+}
+
 void rtopo__model_hop(const rtopo__model_t *m, int link, int32_t a, int32_t b,
                       double *ts_p, double *tw_p)
 {
-    (void)a;
-    (void)b;
-    *ts_p = m->ts[link];
-    *tw_p = m->tw[link];
+    int r = rtopo__hop_reach(m, link, a, b);
+
+    *ts_p = r >= 0 && (m->reach_set[r] & RTOPO__RSET_TS) ? m->reach_ts[r] : m->ts[link];
+    *tw_p = r >= 0 && (m->reach_set[r] & RTOPO__RSET_TW) ? m->reach_tw[r] : m->tw[link];
 }
 
 double rtopo__model_hop_th(const rtopo__model_t *m, int link, int32_t a, int32_t b,
                            uint64_t bytes)
 {
-    (void)a;
-    (void)b;
-    return rtopo__model_th(m, link, bytes);
+    int r = rtopo__hop_reach(m, link, a, b);
+    uint64_t c = m->chunk && m->chunk < bytes ? m->chunk : bytes;
+    double ts, tw;
+
+    if (r < 0)
+        return rtopo__model_th(m, link, bytes);
+    if (m->reach_set[r] & RTOPO__RSET_TH) {
+        if (m->reach_th[r] >= 0)
+            return m->reach_th[r];
+    } else if (m->th[link] >= 0) {
+        return m->th[link];
+    }
+    rtopo__model_hop(m, link, a, b, &ts, &tw);
+    return ts + (double)c * tw;
+}
+
+void rtopo__model_floor(const rtopo__model_t *m, uint64_t bytes, double *ts_p, double *tw_p,
+                        double *th_p)
+{
+    uint64_t c = m->chunk && m->chunk < bytes ? m->chunk : bytes;
+    double ts = 1e300, tw = 1e300, th = 1e300, v;
+    int k;
+
+    for (k = RTOPO__LINK_LOCAL + 1; k < RTOPO__LINK_COUNT; k++) {
+        v = rtopo__model_th(m, k, bytes);
+        ts = m->ts[k] < ts ? m->ts[k] : ts;
+        tw = m->tw[k] < tw ? m->tw[k] : tw;
+        th = v < th ? v : th;
+    }
+    for (k = 0; m->layout && k < RTOPO__REACH_COUNT; k++) {
+        if ((m->reach_set[k] & RTOPO__RSET_TS) && m->reach_ts[k] < ts)
+            ts = m->reach_ts[k];
+        if ((m->reach_set[k] & RTOPO__RSET_TW) && m->reach_tw[k] < tw)
+            tw = m->reach_tw[k];
+        if ((m->reach_set[k] & RTOPO__RSET_TH) && m->reach_th[k] >= 0 && m->reach_th[k] < th)
+            th = m->reach_th[k];
+    }
+    /* a th derived from a mix of reach and class parameters */
+    v = ts + (double)c * tw;
+    *ts_p = ts;
+    *tw_p = tw;
+    *th_p = v < th ? v : th;
 }
 
 /* link directions (from, to) seen in a schedule, numbered densely:

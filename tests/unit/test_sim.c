@@ -187,6 +187,139 @@ static void test_reach_counts(void)
     rtopo__sched_free(s);
 }
 
+/* The cost of a hop by reach: with a layout, a hop between two hosts
+ * costs the inter-host parameters and one inside a host the intra-host
+ * ones; HOST and LOCAL hops keep their class's; without a layout, or for
+ * ranks the layout does not cover, every hop costs its class's; the
+ * simulator charges exactly that, and the floor bounds every hop. */
+static void test_reach_costs(void)
+{
+    uint32_t host[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+    rtopo__layout_t lay = { 8, host };
+    rtopo__tdesc_t t;
+    rtopo__model_t m;
+    rtopo__sim_result_t r;
+    rtopo__sched_t *s;
+    double ts, tw, th, fts, ftw, fth, one_intra, one_inter;
+    int link, a, b;
+
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=1us,intra.tw=0.1ns,inter.ts=50us,"
+                                       "inter.bw=100M,host.ts=9us", &m) == RTOPO_OK);
+    /* no layout: the class's */
+    rtopo__model_hop(&m, RTOPO__LINK_RING, 3, 4, &ts, &tw);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 5e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(tw, 1e-9, 1e-18);
+    m.layout = &lay;
+    rtopo__model_hop(&m, RTOPO__LINK_RING, 3, 4, &ts, &tw);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 50e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(tw, 1e-8, 1e-18);
+    rtopo__model_hop(&m, RTOPO__LINK_CUBE_ID, 1, 2, &ts, &tw);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 1e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(tw, 0.1e-9, 1e-18);
+    /* th derived from the hop's own ts and tw (chunk 256 KiB > bytes) */
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__model_hop_th(&m, RTOPO__LINK_RING, 3, 4, 1000),
+                           50e-6 + 1000 * 1e-8, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__model_hop_th(&m, RTOPO__LINK_RING, 0, 1, 1000),
+                           1e-6 + 1000 * 0.1e-9, 1e-15);
+    /* HOST keeps its own parameters whatever the reach; so do ranks out
+     * of the layout */
+    rtopo__model_hop(&m, RTOPO__LINK_HOST, 3, 4, &ts, &tw);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 9e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(tw, 1e-9, 1e-18);
+    rtopo__model_hop(&m, RTOPO__LINK_DIRECT, 3, 8, &ts, &tw);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 5e-6, 1e-15);
+    /* an explicit class th stays unless the reach sets th */
+    CU_ASSERT_FATAL(rtopo__model_parse("ring.th=2us", &m) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__model_hop_th(&m, RTOPO__LINK_RING, 3, 4, 1000), 2e-6,
+                           1e-15);
+    CU_ASSERT_FATAL(rtopo__model_parse("inter.th=7us", &m) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__model_hop_th(&m, RTOPO__LINK_RING, 3, 4, 1000), 7e-6,
+                           1e-15);
+    CU_ASSERT_FATAL(rtopo__model_parse("inter.th=-1", &m) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__model_hop_th(&m, RTOPO__LINK_RING, 3, 4, 1000),
+                           50e-6 + 1000 * 1e-8, 1e-15);
+    /* the floor is below every hop of every class and reach */
+    rtopo__model_floor(&m, 1000, &fts, &ftw, &fth);
+    for (link = RTOPO__LINK_RING; link < RTOPO__LINK_COUNT; link++)
+        for (a = 0; a < 9; a++)
+            for (b = 0; b < 9; b++) {
+                rtopo__model_hop(&m, link, a, b, &ts, &tw);
+                th = rtopo__model_hop_th(&m, link, a, b, 1000);
+                CU_ASSERT(fts <= ts && ftw <= tw && fth <= th);
+            }
+    CU_ASSERT_DOUBLE_EQUAL(fts, 1e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(ftw, 0.1e-9, 1e-18);
+
+    /* the simulator: a 1-shift of 1000 bytes on an 8-ring, one step of
+     * eight one-hop transfers, two of them (3->4, 7->0) between hosts */
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 8, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_RING, 1, 1000, NULL, &s) == 0);
+    one_intra = 1e-6 + 1000 * 0.1e-9;
+    one_inter = 50e-6 + 1000 * 1e-8;
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, one_inter, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time_sf, one_inter, 1e-12);
+    /* all on one host: the intra-host figures */
+    memset(host, 0, sizeof(host));
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, one_intra, 1e-12);
+    /* without the layout: the classes' figures */
+    m.layout = NULL;
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 5e-6 + 1000 * 1e-9, 1e-12);
+    rtopo__sched_free(s);
+}
+
+/* The scatter by reach: nodes each on a host of their own, the host on
+ * another; the class parameters say every link is alike, the reach ones
+ * make node-to-node hops cheap (inter) while the host link (HOST) stays
+ * slow per byte.  The formula follows the reach figures and stays exact
+ * (one reach for every node pair), equal to the simulated time; at
+ * overlap M - 1 decremental wins.  Nodes split over two hosts make the
+ * formula inexact (two reaches, one tau). */
+static void test_scatter_reach(void)
+{
+    uint32_t host[9] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+    rtopo__layout_t lay = { 9, host };
+    rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(3)];
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    int c, nc, strat, x;
+
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=70us,tw=80ns,inter.ts=70us,inter.tw=0.5ns,"
+                                       "intra.ts=10us,intra.tw=0.1ns", &m) == RTOPO_OK);
+    m.layout = &lay;
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 8192, 1, 8, &m, -1, 0, cand, &nc,
+                                                   &strat, &x, &s) == 0);
+    rtopo__sched_free(s);
+    CU_ASSERT_EQUAL(strat, RTOPO__SCATTER_DECREMENTAL);
+    for (c = 0; c < nc; c++) {
+        TU_CHECK(cand[c].formula_exact &&
+                 fabs(cand[c].formula_time - cand[c].model_time) <= 1e-9 * cand[c].model_time,
+                 "strategy %d x %d: formula %g (exact %d), model %g", cand[c].strategy,
+                 cand[c].x, cand[c].formula_time, cand[c].formula_exact, cand[c].model_time);
+        if (cand[c].strategy == RTOPO__SCATTER_BINOMIAL)   /* 8 windows over the host
+                                                              link, 7 cheap node hops */
+            CU_ASSERT_DOUBLE_EQUAL(cand[c].model_time, 70e-6 + 8 * 8192 * 8 * 80e-9 +
+                                   3 * 70e-6 + 7 * 8192 * 8 * 0.5e-9, 1e-9);
+    }
+    /* nodes on two hosts: two reaches among the node pairs */
+    for (c = 0; c < 8; c++)
+        host[c] = (uint32_t)c / 4;
+    host[8] = 2;
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 8192, 1, 8, &m, -1, 0, cand, &nc,
+                                                   &strat, &x, &s) == 0);
+    rtopo__sched_free(s);
+    for (c = 0; c < nc; c++)
+        if (cand[c].strategy == RTOPO__SCATTER_BINOMIAL)
+            CU_ASSERT_EQUAL(cand[c].formula_exact, 0);
+}
+
 static void test_exec_order(void)
 {
     /* A: 0 SEND -> 1 RECV at step 0.  B: 1 RECV -> 2 RECV, read at step 0
@@ -931,6 +1064,8 @@ int tu_suite_sim(void)
         !CU_add_test(s, "4-hop pipelining", test_pipelining) ||
         !CU_add_test(s, "link contention", test_contention) ||
         !CU_add_test(s, "hops by reach", test_reach_counts) ||
+        !CU_add_test(s, "cost of hops by reach", test_reach_costs) ||
+        !CU_add_test(s, "scatter: cost by reach", test_scatter_reach) ||
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
         !CU_add_test(s, "validate rejects", test_validate_rejects) ||

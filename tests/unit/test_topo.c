@@ -303,6 +303,71 @@ static void test_model_parse(void)
     }
 }
 
+/* intra./inter. keys: the reach parameters, set bits, the unprefixed
+ * keys over the reach parameters already set, printing only what is set
+ * and the printed form parsing back */
+static void test_model_reach_parse(void)
+{
+    static const char *const bad[] = {
+        "intra.ports=1", "inter.chunk=4k", "inter.ts=-1", "intra.bw=0", "extra.ts=1us",
+        "inter.tk=1ns", "intra.xx=1"
+    };
+    rtopo__model_t m, m2;
+    char text[1024], plain[1024];
+    size_t i;
+    int r;
+
+    rtopo__model_default(&m);
+    CU_ASSERT_EQUAL(m.reach_set[RTOPO__REACH_INTRA], 0);
+    CU_ASSERT_EQUAL(m.reach_set[RTOPO__REACH_INTER], 0);
+    /* nothing set: the printed list is today's, without reach keys */
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, plain, sizeof(plain)), 0);
+    CU_ASSERT_PTR_NULL(strstr(plain, "intra"));
+    CU_ASSERT_PTR_NULL(strstr(plain, "inter"));
+    /* an unprefixed key sets no reach parameter that is not set */
+    CU_ASSERT_EQUAL(rtopo__model_parse("ts=3us", &m), RTOPO_OK);
+    CU_ASSERT_EQUAL(m.reach_set[RTOPO__REACH_INTRA], 0);
+    CU_ASSERT_EQUAL(rtopo__model_parse("intra.ts=1us,inter.bw=100M,INTER.ts=40us,"
+                                       "inter.th=-1", &m), RTOPO_OK);
+    CU_ASSERT_EQUAL(m.reach_set[RTOPO__REACH_INTRA], RTOPO__RSET_TS);
+    CU_ASSERT_EQUAL(m.reach_set[RTOPO__REACH_INTER],
+                    RTOPO__RSET_TS | RTOPO__RSET_TW | RTOPO__RSET_TH);
+    CU_ASSERT_DOUBLE_EQUAL(m.reach_ts[RTOPO__REACH_INTRA], 1e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(m.reach_ts[RTOPO__REACH_INTER], 40e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(m.reach_tw[RTOPO__REACH_INTER], 1e-8, 1e-18);
+    CU_ASSERT_DOUBLE_EQUAL(m.reach_th[RTOPO__REACH_INTER], -1.0, 0.0);
+    /* the classes are untouched by reach keys */
+    CU_ASSERT_DOUBLE_EQUAL(m.ts[RTOPO__LINK_RING], 3e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(m.tw[RTOPO__LINK_RING], 1e-9, 1e-18);
+    /* unprefixed ts: every class and the reach ts already set, no tw */
+    CU_ASSERT_EQUAL(rtopo__model_parse("ts=2us", &m), RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m.reach_ts[RTOPO__REACH_INTRA], 2e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(m.reach_ts[RTOPO__REACH_INTER], 2e-6, 1e-15);
+    CU_ASSERT_EQUAL(m.reach_set[RTOPO__REACH_INTRA], RTOPO__RSET_TS);
+    CU_ASSERT_EQUAL(rtopo__model_parse("inter.ts=40us,intra.tw=0.1ns,intra.th=0.5us", &m),
+                    RTOPO_OK);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "intra.ts=2us"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "inter.th=-1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "intra.th=0.5us"));
+    rtopo__model_default(&m2);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_parse(text, &m2), RTOPO_OK);
+    for (r = 0; r < RTOPO__REACH_COUNT; r++) {
+        CU_ASSERT_EQUAL(m2.reach_set[r], m.reach_set[r]);
+        CU_ASSERT_DOUBLE_EQUAL(m2.reach_ts[r], m.reach_ts[r], m.reach_ts[r] * 1e-3);
+        CU_ASSERT_DOUBLE_EQUAL(m2.reach_tw[r], m.reach_tw[r], m.reach_tw[r] * 1e-3);
+        CU_ASSERT_DOUBLE_EQUAL(m2.reach_th[r], m.reach_th[r],
+                               m.reach_th[r] < 0 ? 0.0 : m.reach_th[r] * 1e-3);
+    }
+    /* too small a buffer for the reach keys */
+    CU_ASSERT_EQUAL(rtopo__model_str(&m, text, strlen(plain) + 4), -1);
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        rtopo__model_default(&m);
+        TU_CHECK(rtopo__model_parse(bad[i], &m) == RTOPO_ERR_INVAL && rtopo_last_error()[0],
+                 "'%s' accepted", bad[i]);
+    }
+}
+
 /* lanes: hops that move at once in the whole schedule (one machine) */
 static void test_model_lanes(void)
 {
@@ -382,6 +447,7 @@ int tu_suite_topo(void)
         !CU_add_test(s, "edges", test_edges) ||
         !CU_add_test(s, "identity cube edges", test_edges_cube_id) ||
         !CU_add_test(s, "cost model lists", test_model_parse) ||
+        !CU_add_test(s, "cost model lists: reach keys", test_model_reach_parse) ||
         !CU_add_test(s, "cost model lanes", test_model_lanes))
         return CU_get_error();
     return CUE_SUCCESS;

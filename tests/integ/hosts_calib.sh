@@ -1,0 +1,88 @@
+#!/bin/sh
+# Calibration per reach across emulated hosts (rtopo-run --hosts,
+# namespaces).  8 ranks on 2 hosts of 4, every host link limited to
+# 50mbit (tc tbf), RTOPO_MODEL=auto: creating a hypercube measures an
+# intra-host pair (labels 0, 1: shared memory) and an inter-host pair
+# (labels 0, 4: the rate-limited network) and gives the model both as its
+# intra and inter reach parameters.  Checked from the debug log:
+#   - every rank logs the same two measured pairs, the intra-host one
+#     0<->1 and the inter-host one 0<->4, each once (the job measures a
+#     reach once, however many topologies it creates);
+#   - the inter-host per-byte time is far above the intra-host one (the
+#     two measured classes compared, no wall-clock figure): the rate limit
+#     is 6.25 MB/s, shared memory moves hundreds of MB/s even on a loaded
+#     machine, so the test asks for a factor of 4 only;
+#   - every rank's model line carries those figures as intra.* and inter.*;
+#   - RTOPO_MODEL=auto,inter.bw=1G measures the intra-host pair only and
+#     the model takes inter.tw=1ns from the list.
+# After each job, the leftover check.  REPEAT rounds (default 1).
+. "$(dirname "$0")/hosts_lib.sh"
+repeat=${REPEAT:-1}
+COLL=$builddir/tests/integ/coll_check
+[ -x "$COLL" ] || { echo "coll_check is not built"; exit 99; }
+if ! "$builddir/tools/rtopo-info" --check shm > /dev/null 2>&1; then
+    echo "shm is not usable here: skipped"
+    exit 77
+fi
+n=8
+
+# job MODEL: one bounded job that creates a hypercube (and broadcasts on
+# it), log at debug
+job() {
+    echo "+ round $round: RTOPO_MODEL=$1 rtopo-run -n $n --hosts 2 --link-rate 50mbit coll_check"
+    rm -f "$info"
+    RTOPO_MODEL=$1 RTOPO_LOG_LEVEL=debug timeout 300 "$RUN" -n $n --hosts 2 \
+        --link-rate 50mbit --transport auto --timeout 280 --hosts-info "$info" \
+        "$COLL" --topo hypercube:3 --algos auto --ops bcast --counts 1,7 \
+        > "$out" 2>&1 &
+    pid=$!
+    wait_lines '^\[' 1 60
+    [ -s "$info" ] && ns_record
+    wait $pid || fail "exit status $?"
+    leftover
+}
+
+# fig REACH FIELD: rank 0's measured figure (tw in ns/B, ts in us)
+fig() {
+    sed -n "s/^\[0\] .*measured node pair [0-9<>-]* ($1): ts \([0-9.e+-]*\) us, tw \([0-9.e+-]*\) ns\/B.*/\1 \2/p" \
+        "$out" | awk -v f="$2" '{ print f == "ts" ? $1 : $2 }'
+}
+
+round=0
+while [ "$round" -lt "$repeat" ]; do
+    round=$((round + 1))
+    job auto
+    r=0
+    while [ $r -lt $n ]; do
+        [ "$(grep -c "^\[$r\] .*measured node pair 0<->1 (intra-host)" "$out")" -eq 1 ] ||
+            fail "rank $r did not log the intra-host pair 0<->1 exactly once"
+        [ "$(grep -c "^\[$r\] .*measured node pair 0<->4 (inter-host)" "$out")" -eq 1 ] ||
+            fail "rank $r did not log the inter-host pair 0<->4 exactly once"
+        r=$((r + 1))
+    done
+    [ "$(grep -c 'measured node pair' "$out")" -eq $((2 * n)) ] ||
+        fail "a pair measured more than once"
+    intra=$(fig intra-host tw)
+    inter=$(fig inter-host tw)
+    [ -n "$intra" ] && [ -n "$inter" ] || fail "no figures in rank 0's log"
+    echo "  measured tw: intra-host $intra ns/B, inter-host $inter ns/B (50mbit: 160 ns/B)"
+    awk -v a="$intra" -v e="$inter" 'BEGIN { exit !(e > 4 * a && e > 0) }' ||
+        fail "inter-host tw $inter ns/B is not clearly above intra-host tw $intra ns/B"
+    # every rank's model holds the same reach figures
+    models=$(sed -n 's/^\[[0-9]*\] .*: model \(.*\) (measured now)$/\1/p' "$out" | sort -u)
+    [ "$(printf '%s\n' "$models" | grep -c .)" -eq 1 ] ||
+        fail "the ranks' models differ: $models"
+    case $models in
+        *intra.ts=*,intra.tw=*,inter.ts=*,inter.tw=*) ;;
+        *) fail "no intra/inter figures in the model: $models" ;;
+    esac
+
+    job auto,inter.bw=1G
+    grep -q 'measured node pair .*(inter-host)' "$out" &&
+        fail "inter-host pair measured although RTOPO_MODEL sets inter.bw"
+    [ "$(grep -c 'measured node pair 0<->1 (intra-host)' "$out")" -eq $n ] ||
+        fail "the intra-host pair was not measured on every rank"
+    [ "$(grep -c ': model .*inter.tw=1ns' "$out")" -eq $n ] ||
+        fail "not every rank's model took inter.tw=1ns from the list"
+done
+echo "PASS"
