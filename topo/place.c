@@ -132,7 +132,7 @@ int rtopo__place_map(const rtopo__tdesc_t *t, const int *base, const int *hostof
                                 cnt[h]);
     if (!ok) {
         if (mode == RTOPO__PLACE_HOST) {
-            st = rtopo__error(RTOPO_ERR_INVAL, "host placement of a %s of %d ranks needs "
+            st = rtopo__error(RTOPO_ERR_INVAL, "host placement of the %s of %d ranks needs "
                               "each host to hold %s; its %d hosts hold %s ranks",
                               rtopo__topo_name(t->kind), P, need, nh, sizes);
             goto out;
