@@ -52,6 +52,7 @@ typedef struct sim_opts {
     int check;
     int json;
     int rounds;
+    sim_hosts_t hosts;   /* --hosts, --host-map, --map-by, --place */
 } sim_opts_t;
 
 static void usage(FILE *f)
@@ -86,9 +87,11 @@ static void usage(FILE *f)
 "  --rounds        list every transfer of every round\n"
 "  --draw FILE     draw the schedule into FILE.png or FILE.svg with gnuplot\n"
 "                  (every operation takes it; rtopo-sim(1), PICTURES)\n"
+"%s"
 "  -h, --help      this text\n"
 "\n"
-"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n");
+"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n",
+            sim_hosts_usage);
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -487,6 +490,8 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
                r.model_time_sf);
         print_moves(stdout, &r, 1);
         printf("}");
+        if (sim_hosts_print(stdout, &o->hosts, s, &r, 1))
+            *failed = 1;
         if (nc) {
             printf(",\"reason\":\"%s\",\"candidates\":{",
                    auto_reason(cand, nc, s->algo, qn));
@@ -535,6 +540,8 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
         printf("model time      %.3f us event by event (cut-through, %d port%s), "
                "%.3f us lock-step store-and-forward\n", r.model_time * 1e6,
                o->model.ports, o->model.ports == 1 ? "" : "s", r.model_time_sf * 1e6);
+        if (sim_hosts_print(stdout, &o->hosts, s, &r, 0))
+            *failed = 1;
         if (o->check)
             printf("correct         %s (%llu bytes per rank moved)\n",
                    ok ? "yes" : "no", (unsigned long long)cbytes);
@@ -2635,6 +2642,7 @@ static const sim_opt_t shift_optab[] = {
     SIM_FLAG(sim_opts_t, "check", check, SIM_NONE),
     SIM_FLAG(sim_opts_t, "json", json, SIM_NONE),
     SIM_FLAG(sim_opts_t, "rounds", rounds, SIM_NONE),
+    SIM_HOSTS_OPTS(sim_opts_t, hosts),
     SIM_HELP_OPT,
 };
 
@@ -2682,10 +2690,15 @@ int main(int argc, char **argv)
         return bad("%s: give either --q Q or --all-q", op);
     if ((rc = parse_topo(o.topo_str, 24, &o.topo)))
         return rc;
+    if ((rc = sim_hosts_setup(&o.hosts, &o.topo, &o.model)) >= 0)
+        return rc;
     if (!o.all_q) {
         rc = run_one(&o, o.q, 1, &failed);
+        sim_hosts_free(&o.hosts);
         return rc ? rc : failed;
     }
+    if (o.hosts.nhosts)
+        return bad("%s: --hosts and --host-map go with --q, not --all-q", op);
     if (o.json)
         printf("[\n");
     else

@@ -10,7 +10,9 @@
 #  - a hypercube of 8 on 2 hosts by the default (auto): two 2-sub-cubes;
 #  - 16 ranks on 3 hosts (6, 5, 5): host placement of the OTIS-mesh fails
 #    with RTOPO_ERR_INVAL on every rank, auto keeps the rank placement with
-#    a debug line, and the data stay right.
+#    a debug line, and the data stay right;
+#  - rtopo_set_place refuses an unknown value and a NULL context, and
+#    RTOPO_PLACE=hosts makes rtopo_init fail with RTOPO_ERR_INVAL.
 # The leftover check after every job.  REPEAT rounds (default 1).
 . "$(dirname "$0")/hosts_lib.sh"
 PLACE=$builddir/tests/integ/hosts_place_check
@@ -100,6 +102,14 @@ while [ "$round" -lt "$repeat" ]; do
     [ "$(grep -c 'debug .*otis-mesh over 3 hosts: hosts of uneven sizes (6, 5, 5 ranks; each would need whole groups of 4 ranks): rank placement$' "$out")" -eq 16 ] ||
         fail "uneven hosts: auto gave no debug line on every rank"
     leftover
+
+    # a value of RTOPO_PLACE that is none of the three: rtopo_init refuses it
+    echo "+ RTOPO_PLACE=hosts rtopo-run -n 2 hosts_place_check env otis 1"
+    rc=0
+    RTOPO_PLACE=hosts timeout 60 "$RUN" -n 2 --timeout 50 "$PLACE" env otis 1 > "$out" 2>&1 || rc=$?
+    [ "$rc" -ne 0 ] || fail "RTOPO_PLACE=hosts: the job succeeded"
+    [ "$(grep -c 'rtopo_init: RTOPO_ERR_INVAL (RTOPO_PLACE=hosts is not one of auto, rank, host)$' "$out")" -eq 2 ] ||
+        fail "RTOPO_PLACE=hosts: not refused with the message on every rank"
     echo "round $round: ok"
 done
 echo "placement by host across emulated hosts: $repeat rounds ok"

@@ -189,6 +189,13 @@ int main(int argc, char **argv)
         die("rtopo_init", st);
     rank = rtopo_rank(ctx);
     gethostname(hn, sizeof(hn) - 1);
+    /* bad arguments: a clear error, the setting unchanged */
+    if ((st = rtopo_set_place(ctx, (rtopo_place_t)7)) != RTOPO_ERR_INVAL ||
+        !strstr(rtopo_last_error(), "unknown placement 7"))
+        die("rtopo_set_place(7) did not fail with RTOPO_ERR_INVAL", st ? st : RTOPO_ERR_INVAL);
+    if ((st = rtopo_set_place(NULL, RTOPO_PLACE_HOST)) != RTOPO_ERR_INVAL)
+        die("rtopo_set_place(NULL) did not fail with RTOPO_ERR_INVAL", st ? st : RTOPO_ERR_INVAL);
+    st = RTOPO_OK;
     if (!strcmp(place, "rank"))
         st = rtopo_set_place(ctx, RTOPO_PLACE_RANK);
     else if (!strcmp(place, "host") || !strcmp(place, "error"))
