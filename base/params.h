@@ -81,6 +81,13 @@
        "algorithm of broadcast, allreduce and scan: auto (the cost model "    \
        "picks), topo (the topology's own: on OTIS topologies Wang and "       \
        "Sahni's), generic (binomial tree, recursive doubling)")               \
+    XX(PLACE, place, STR, "auto",                                              \
+       "placement of a new topology's ranks on the job's hosts: auto (by "    \
+       "host where the hosts' sizes allow it: OTIS groups, mesh rows, "       \
+       "hypercube sub-cubes, ring stretches on one host each; else by "      \
+       "rank), rank (topology rank = job rank), host (by host; topology "     \
+       "creation fails with RTOPO_ERR_INVAL where the sizes do not allow "   \
+       "it); every rank must give the same")                                  \
     XX(MODEL, model, STR, "auto",                                              \
        "cost model of the auto choices: auto (measure the transport when "    \
        "a topology is created, once per kind of rank pair: intra-host, "      \

@@ -143,6 +143,15 @@ RTOPO_EXPORT int rtopo_topo_otis_mesh(rtopo_ctx_t *ctx, int n,
 RTOPO_EXPORT int rtopo_topo_otis_hypercube(rtopo_ctx_t *ctx, int n,
                                            rtopo_topo_t **topo);
 RTOPO_EXPORT int rtopo_topo_free(rtopo_topo_t *topo);
+/* How the topologies this context creates next put their ranks on the
+ * job's ranks (rtopo_set_place(3)); the start value is RTOPO_PLACE. */
+typedef enum {
+    RTOPO_PLACE_AUTO = 0,   /* by host where the hosts' sizes allow it */
+    RTOPO_PLACE_RANK,       /* topology rank = job rank */
+    RTOPO_PLACE_HOST        /* by host; RTOPO_ERR_INVAL where sizes do not
+                               allow it */
+} rtopo_place_t;
+RTOPO_EXPORT int rtopo_set_place(rtopo_ctx_t *ctx, rtopo_place_t place);
 RTOPO_EXPORT int rtopo_topo_set_shift_algo(rtopo_topo_t *topo,
                                            rtopo_shift_algo_t algo);
 

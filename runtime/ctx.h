@@ -160,6 +160,7 @@ struct rtopo_ctx {
     int rank;
     int size;
     int timeout_ms;
+    int place;                  /* rtopo_place_t of the next topologies */
     int check_buffers;
     int poll_only;              /* RTOPO_WAIT=poll: waits never sleep */
     int oversub;                /* more ranks on this host than processors */

@@ -24,6 +24,7 @@
 #include "size.h"
 #include "clock.h"
 #include "cpus.h"
+#include "rtopo_place.h"
 
 /* room for the largest header and an ABORT's reason text */
 #define RTOPO__CTRL_HDR (sizeof(rtopo__msg_t) + 128)
@@ -313,6 +314,11 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_SCATTER_ALGO=%s is not one of auto, seq, "
                           "binomial, seqscatter[:X], decremental[:X]",
                           ctx->params.scatter_algo);
+        goto err;
+    }
+    if ((ctx->place = rtopo__place_parse(ctx->params.place)) < 0) {
+        st = rtopo__error(RTOPO_ERR_INVAL, "RTOPO_PLACE=%s is not one of auto, rank, host",
+                          ctx->params.place);
         goto err;
     }
     if (rtopo__coll_algo_parse(ctx->params.coll_algo) < 0) {

@@ -21,6 +21,7 @@
 #include "job.h"
 #include "exec.h"
 #include "req.h"
+#include "rtopo_place.h"
 
 /* The descriptor and the labels of a hypercube fed by job rank `host`
  * (rtopo_topo_hypercube_host): with 2^dim + 1 ranks the host is outside
@@ -82,23 +83,22 @@ static int rtopo__topo_piece(rtopo_topo_t *t, const rtopo_topo_t *parent, unsign
     return RTOPO_OK;
 }
 
-/* An OTIS topology over ranks on several hosts: its groups (n consecutive
- * labels) are placed so that each lies on one host where sizes allow, so
- * electronic moves stay inside a host and OTIS moves cross hosts.  Hosts
- * are taken in the order of their first rank; each gives as many whole
- * groups as it holds, in rank order, and what is left over fills the
- * remaining groups in rank order.  Every rank computes the same map. */
-static int rtopo__topo_place(rtopo_topo_t *t, const rtopo_ctx_t *ctx)
+/* The placement of a new topology's labels on the job's ranks by host
+ * (RTOPO_PLACE, rtopo_set_place; the map is topo/place.c's, alike on
+ * every rank): t->rmap, t->me and the host's node follow it.  Hosts of
+ * uneven sizes keep the rank placement with a debug line, or fail with
+ * RTOPO_ERR_INVAL when host placement was asked for. */
+static int rtopo__topo_place(rtopo_topo_t *t, const rtopo_ctx_t *ctx, int mode)
 {
-    int p = t->desc.p, n = t->desc.n, nh = 0, r, h, lab = 0, k, ident = 1;
-    int *hostof = malloc(sizeof(int) * (size_t)p), *used = calloc((size_t)p, sizeof(int));
-    int st = RTOPO_ERR_NOMEM;
-    char line[512];
+    int p = t->desc.p, nh = 0, r, h, lab, st;
+    int *hostof = malloc(sizeof(int) * (size_t)ctx->size), *map = malloc(sizeof(int) * (size_t)p);
+    char why[256], line[512];
     size_t off;
 
-    if (!hostof || !used)
+    st = RTOPO_ERR_NOMEM;
+    if (!hostof || !map)
         goto out;
-    for (r = 0; r < p; r++) {
+    for (r = 0; r < ctx->size; r++) {
         for (h = 0; h < r && strcmp(ctx->peers[h].host, ctx->peers[r].host); h++)
             ;
         hostof[r] = h == r ? nh++ : hostof[h];
@@ -106,49 +106,44 @@ static int rtopo__topo_place(rtopo_topo_t *t, const rtopo_ctx_t *ctx)
     st = RTOPO_OK;
     if (nh < 2)
         goto out;
-    if (!(t->rmap = malloc(sizeof(int) * (size_t)p))) {
-        st = RTOPO_ERR_NOMEM;
+    st = rtopo__place_map(&t->desc, t->rmap, hostof, mode, map, why, sizeof(why));
+    if (st < 0)
+        goto out;
+    if (st == 0) {
+        if (mode != RTOPO__PLACE_RANK)
+            rtopo__debug("%s over %d hosts: %s", rtopo__topo_name(t->desc.kind), nh, why);
+        st = RTOPO_OK;
         goto out;
     }
-    for (h = 0; h < nh; h++) {
-        int avail = 0;
-
-        for (r = 0; r < p; r++)
-            avail += hostof[r] == h;
-        for (; avail >= n; avail -= n)
-            for (k = 0, r = 0; k < n; r++)
-                if (hostof[r] == h && !used[r]) {
-                    used[r] = 1;
-                    t->rmap[lab++] = r;
-                    k++;
-                }
+    st = RTOPO_OK;
+    for (lab = 0; lab < p && map[lab] == lab; lab++)
+        ;
+    free(t->rmap);
+    t->rmap = NULL;
+    if (lab < p) {
+        t->rmap = map;
+        map = NULL;
     }
-    for (r = 0; r < p; r++)
-        if (!used[r])
-            t->rmap[lab++] = r;
     for (lab = 0; lab < p; lab++) {
-        if (t->rmap[lab] == ctx->rank)
+        r = rtopo__topo_job_rank(t, lab);
+        if (r == ctx->rank)
             t->me = lab;
-        ident &= t->rmap[lab] == lab;
+        if (t->host_node >= 0 && r == t->host)
+            t->host_node = lab;
     }
-    off = (size_t)snprintf(line, sizeof(line), "%s n %d over %d hosts, groups:",
-                           rtopo__topo_name(t->desc.kind), n, nh);
-    for (k = 0; k < n && off < sizeof(line); k++) {
-        int h0 = hostof[t->rmap[k * n]], one = 1;
-
-        for (r = 1; r < n; r++)
-            one &= hostof[t->rmap[k * n + r]] == h0;
-        off += (size_t)snprintf(line + off, sizeof(line) - off, " %d:%s", k,
-                                one ? ctx->peers[t->rmap[k * n]].host : "(mixed)");
+    off = (size_t)snprintf(line, sizeof(line), "%s over %d hosts placed by host, labels:",
+                           rtopo__topo_name(t->desc.kind), nh);
+    for (lab = 0; lab < p && off < sizeof(line); lab = r) {
+        h = hostof[rtopo__topo_job_rank(t, lab)];
+        for (r = lab + 1; r < p && hostof[rtopo__topo_job_rank(t, r)] == h; r++)
+            ;
+        off += (size_t)snprintf(line + off, sizeof(line) - off, " %d-%d:%s", lab, r - 1,
+                                ctx->peers[rtopo__topo_job_rank(t, lab)].host);
     }
     rtopo__debug("%s", line);
-    if (ident) {
-        free(t->rmap);
-        t->rmap = NULL;
-    }
 out:
     free(hostof);
-    free(used);
+    free(map);
     return st;
 }
 
@@ -220,8 +215,8 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
         st = rtopo__topo_host(t, ctx->size, ctx->rank, a, host);
     else
         st = rtopo__tdesc_init(&t->desc, kind, ctx->size, a, b);
-    if (st == RTOPO_OK && (kind == RTOPO__TOPO_OTIS_MESH || kind == RTOPO__TOPO_OTIS_HYPERCUBE))
-        st = rtopo__topo_place(t, ctx);
+    if (st == RTOPO_OK && !parent)
+        st = rtopo__topo_place(t, ctx, ctx->place);
     if (st == RTOPO_OK)
         st = rtopo__topo_layout(t, ctx);
     if (st)
@@ -342,6 +337,20 @@ int rtopo_topo_sub(rtopo_topo_t *parent, unsigned keep, rtopo_topo_t **sub)
         return rtopo__error(RTOPO_ERR_INVAL, "topology %p is not live (freed, or its "
                             "context finalized)", (void *)parent);
     return rtopo__topo_make(parent->ctx, 0, 0, 0, -1, parent, keep, sub);
+}
+
+int rtopo_set_place(rtopo_ctx_t *ctx, rtopo_place_t place)
+{
+    int st;
+
+    if (place != RTOPO_PLACE_AUTO && place != RTOPO_PLACE_RANK && place != RTOPO_PLACE_HOST)
+        return rtopo__error(RTOPO_ERR_INVAL, "unknown placement %d (RTOPO_PLACE_AUTO, "
+                            "RTOPO_PLACE_RANK or RTOPO_PLACE_HOST)", (int)place);
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
+    ctx->place = (int)place;
+    rtopo__ctx_leave(ctx);
+    return RTOPO_OK;
 }
 
 int rtopo_topo_rank(const rtopo_topo_t *t)

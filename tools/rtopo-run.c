@@ -112,6 +112,7 @@ struct rr_job {
     int hosts;
     struct rh_opts ho;         /* emulated hosts (run_hosts.h) */
     int exec_launcher;         /* --exec-launcher: run argv on the head node */
+    const char *map_by;        /* --map-by, or NULL */
     const char *transport;
     int64_t timeout_ms;
     int64_t grace_ms;
@@ -1159,22 +1160,32 @@ static int rr_start(struct rr_job *j)
 static void rr_links(struct rr_job *j)
 {
     char list[256];
-    int h, r, first, last;
+    int h, r, first, last, count;
+    size_t off;
 
     while ((h = rh_link_event()) >= 0) {
         first = last = -1;
+        count = 0;
         for (r = 0; r < j->n; r++)
             if (rh_host_of(j->n, j->hosts, r) == h) {
                 if (first < 0)
                     first = r;
                 last = r;
+                count++;
             }
         snprintf(list, sizeof(list), first == last ? "rank %d" : "ranks %d-%d",
                  first, last);
+        if (count != last - first + 1) {   /* --map-by host: not one block */
+            off = (size_t)snprintf(list, sizeof(list), "ranks");
+            for (r = 0; r < j->n && off < sizeof(list); r++)
+                if (rh_host_of(j->n, j->hosts, r) == h)
+                    off += (size_t)snprintf(list + off, sizeof(list) - off, "%s %d",
+                                            r == first ? "" : ",", r);
+        }
         rr_msg(j, 0, "the link of host %s went down: killing its %s",
                rh_host_name(h), list);
         for (r = first; r >= 0 && r <= last; r++)
-            if (j->ranks[r].running)
+            if (j->ranks[r].running && rh_host_of(j->n, j->hosts, r) == h)
                 kill(-j->ranks[r].pid, SIGKILL);
     }
 }
@@ -1425,6 +1436,8 @@ static void rr_usage(FILE *f)
           "                     namespaces of its own where permitted)\n"
           "      --link-rate RATE   limit each host's link (tc tbf; 100mbit, 1gbit)\n"
           "      --host-link H:RATE limit the link of host H to RATE\n"
+          "      --map-by slot|host ranks to hosts in blocks (slot, the default)\n"
+          "                     or round robin (host)\n"
           "      --hosts-info FILE  write the pids of the job's namespaces and ranks\n"
           "      --no-netns     emulate the hosts by RTOPO_HOST_ID only\n"
           "      --exec-launcher    with --hosts: run PROG (another launcher, such as\n"
@@ -1528,6 +1541,10 @@ static int rr_hosts_args(struct rr_job *j, int nargs)
                 j->hosts ? " in namespaces, not --no-netns" : "");
         return -1;
     }
+    if (!j->hosts && j->map_by) {
+        fprintf(stderr, "rtopo-run: --map-by needs --hosts H\n");
+        return -1;
+    }
     if (!j->hosts && j->ho.no_netns) {
         fprintf(stderr, "rtopo-run: --no-netns needs --hosts H\n");
         return -1;
@@ -1564,6 +1581,7 @@ int main(int argc, char **argv)
         { "link-rate", required_argument, NULL, 'L' },
         { "host-link", required_argument, NULL, 'K' },
         { "hosts-info", required_argument, NULL, 'I' },
+        { "map-by",    required_argument, NULL, 'M' },
         { "no-netns",  no_argument,       NULL, 'N' },
         { "exec-launcher", no_argument,   NULL, 'X' },
         { "timeout",   required_argument, NULL, 'T' },
@@ -1583,7 +1601,7 @@ int main(int argc, char **argv)
     opterr = 0;   /* the messages below name the program as rtopo-run */
     while ((opt = getopt_long(argc, argv, "+:n:qhV", opts, NULL)) != -1) {
         /* an option given twice is a mistake, not "the last one wins" */
-        if (opt > 0 && opt < 128 && strchr("ntHTgq", opt) && seen[opt]++) {
+        if (opt > 0 && opt < 128 && strchr("ntHTgqM", opt) && seen[opt]++) {
             for (r = 0; opts[r].val != opt; r++)
                 ;
             fprintf(stderr, "rtopo-run: --%s%s given more than once\n", opts[r].name,
@@ -1619,6 +1637,11 @@ int main(int argc, char **argv)
             break;
         case 'I':
             j->ho.info_file = optarg;
+            break;
+        case 'M':
+            if (rh_map_by(optarg))
+                return 2;
+            j->map_by = optarg;
             break;
         case 'N':
             j->ho.no_netns = 1;

@@ -35,6 +35,7 @@
 #include "rtopo_sched.h"
 #include "sim_draw.h"
 #include "sim_opts.h"
+#include "sim_hosts.h"
 
 #define SIM_ROUNDS_CAP   4096u                 /* hops printed in JSON by default */
 #define SIM_CHECK_CAP    (64ull << 20)          /* bytes over all ranks for --check */
@@ -51,6 +52,7 @@ typedef struct sim_opts {
     int check;
     int json;
     int rounds;
+    sim_hosts_t hosts;   /* --hosts, --host-map, --map-by, --place */
 } sim_opts_t;
 
 static void usage(FILE *f)
@@ -85,9 +87,11 @@ static void usage(FILE *f)
 "  --rounds        list every transfer of every round\n"
 "  --draw FILE     draw the schedule into FILE.png or FILE.svg with gnuplot\n"
 "                  (every operation takes it; rtopo-sim(1), PICTURES)\n"
+"%s"
 "  -h, --help      this text\n"
 "\n"
-"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n");
+"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n",
+            sim_hosts_usage);
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -486,6 +490,8 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
                r.model_time_sf);
         print_moves(stdout, &r, 1);
         printf("}");
+        if (sim_hosts_print(stdout, &o->hosts, s, &r, 1))
+            *failed = 1;
         if (nc) {
             printf(",\"reason\":\"%s\",\"candidates\":{",
                    auto_reason(cand, nc, s->algo, qn));
@@ -534,6 +540,8 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
         printf("model time      %.3f us event by event (cut-through, %d port%s), "
                "%.3f us lock-step store-and-forward\n", r.model_time * 1e6,
                o->model.ports, o->model.ports == 1 ? "" : "s", r.model_time_sf * 1e6);
+        if (sim_hosts_print(stdout, &o->hosts, s, &r, 0))
+            *failed = 1;
         if (o->check)
             printf("correct         %s (%llu bytes per rank moved)\n",
                    ok ? "yes" : "no", (unsigned long long)cbytes);
@@ -1296,6 +1304,7 @@ typedef struct dim_opts {
     long slots;
     rtopo__model_t model;
     int check, json, rounds;
+    sim_hosts_t hosts;           /* --hosts, --host-map, --map-by, --place */
 } dim_opts_t;
 
 static void dim_usage(FILE *f)
@@ -1327,9 +1336,11 @@ static void dim_usage(FILE *f)
 "  --check         execute the data movement in memory and verify it\n"
 "  --json          one JSON object (an array with --all-disp)\n"
 "  --rounds        list every transfer of every round\n"
+"%s"
 "  -h, --help      this text\n"
 "\n"
-"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n");
+"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n",
+            sim_hosts_usage);
 }
 
 /* what the lines along `dim` are, for the report */
@@ -1536,6 +1547,8 @@ static int dim_one(const dim_opts_t *o, long a, long b, int first, int *failed)
                r.longest_path, r.model_time, r.model_time_sf);
         print_moves(stdout, &r, 1);
         printf("}");
+        if (sim_hosts_print(stdout, &o->hosts, s, &r, 1))
+            *failed = 1;
         if (o->check)
             printf(",\"correct\":%s,\"check_bytes\":%llu", ok ? "true" : "false",
                    (unsigned long long)cbytes);
@@ -1578,6 +1591,8 @@ static int dim_one(const dim_opts_t *o, long a, long b, int first, int *failed)
         printf("model time      %.3f us event by event (cut-through, %d port%s), "
                "%.3f us lock-step store-and-forward\n", r.model_time * 1e6,
                o->model.ports, o->model.ports == 1 ? "" : "s", r.model_time_sf * 1e6);
+        if (sim_hosts_print(stdout, &o->hosts, s, &r, 0))
+            *failed = 1;
         if (o->check)
             printf("correct         %s (%llu bytes per rank moved)\n",
                    ok ? "yes" : "no", (unsigned long long)cbytes);
@@ -1627,6 +1642,7 @@ static const sim_opt_t dim_optab[] = {
     SIM_FLAG(dim_opts_t, "check", check, SIM_NONE),
     SIM_FLAG(dim_opts_t, "json", json, SIM_NONE),
     SIM_FLAG(dim_opts_t, "rounds", rounds, SIM_NONE),
+    SIM_HOSTS_OPTS(dim_opts_t, hosts),
     SIM_HELP_OPT,
 };
 
@@ -1659,11 +1675,17 @@ static int dim_main(int argc, char **argv)
         fprintf(stderr, "rtopo-sim: --dim %ld: %s\n", o.dim, rtopo_last_error());
         return 2;
     }
+    if ((rc = sim_hosts_setup(&o.hosts, &o.topo, &o.model)) >= 0)
+        return rc;
     if (!o.all_disp) {
         rc = o.have_rule ? dim_one(&o, o.a, o.b, 1, &failed)
                          : dim_one(&o, 0, o.disp, 1, &failed);
+        sim_hosts_free(&o.hosts);
         return rc ? rc : failed;
     }
+    if (o.hosts.nhosts)
+        return bad("shift-dim: --hosts and --host-map go with --disp or --rule, not "
+                   "--all-disp%s", "");
     if (o.json) {
         printf("[\n");
     } else {
@@ -1750,6 +1772,7 @@ typedef struct otis_opts {
     rtopo__model_t model;     /* --cost */
     int check, json, rounds;
     uint64_t seed;
+    sim_hosts_t hosts;        /* --hosts, --host-map, --map-by, --place */
 } otis_opts_t;
 
 static void otis_usage(FILE *f)
@@ -1824,9 +1847,11 @@ static void otis_usage(FILE *f)
 "                  for a prefix of random length; RECV and got)\n"
 "  --json          one JSON object\n"
 "  --rounds        list every transfer of every round\n"
+"%s"
 "  -h, --help      this text\n"
 "\n"
-"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n");
+"Exit status: 0 ok, 1 check failed or simulation error, 2 bad arguments.\n",
+            sim_hosts_usage);
 }
 
 static uint64_t otis_rng(uint64_t *st)
@@ -2266,6 +2291,8 @@ static int otis_one(const otis_opts_t *o)
         if (c.op == RTOPO__COLL_CONCENTRATE)
             printf(",\"rank_electronic_moves\":%u,\"rank_otis_moves\":%u",
                    o->mimd ? rmv.electronic : rmv.electronic_simd, rmv.otis);
+        if (sim_hosts_print(stdout, &o->hosts, s, &r, 1))
+            ok = 0;
         printf(",\"correct\":%d", ok);
         if (o->check && rec)
             printf(",\"check_count\":1,\"check_record\":%llu,\"check_got\":%d,"
@@ -2317,6 +2344,8 @@ static int otis_one(const otis_opts_t *o)
         printf("model time      %.3f us event by event (cut-through, %d port%s), "
                "%.3f us lock-step store-and-forward\n", r.model_time * 1e6,
                o->model.ports, o->model.ports == 1 ? "" : "s", r.model_time_sf * 1e6);
+        if (sim_hosts_print(stdout, &o->hosts, s, &r, 0))
+            ok = 0;
         if (o->check && rec)
             printf("correct         %s (records of %llu byte%s, %d rank%s got one, seed "
                    "%llu)\n", ok ? "yes" : "no", (unsigned long long)ccount,
@@ -2437,6 +2466,7 @@ static const sim_opt_t otis_optab[] = {
     SIM_FLAG(otis_opts_t, "json", json, SIM_NONE),
     SIM_FLAG(otis_opts_t, "rounds", rounds, SIM_NONE),
     { "seed", SIM_OPT_FN, 1, 0, 0, SIM_NONE, 0, 0, NULL, otis_opt_seed },
+    SIM_HOSTS_OPTS(otis_opts_t, hosts),
     SIM_HELP_OPT,
 };
 #undef OTIS_HAVE
@@ -2582,7 +2612,11 @@ static int otis_main(int argc, char **argv)
                 rtopo__topo_name(o.topo.kind), nd - 1);
         return 2;
     }
-    return otis_one(&o);
+    if ((rc = sim_hosts_setup(&o.hosts, &o.topo, &o.model)) >= 0)
+        return rc;
+    rc = otis_one(&o);
+    sim_hosts_free(&o.hosts);
+    return rc;
 }
 
 static int shift_opt_algo(void *opts, const char *arg)
@@ -2608,6 +2642,7 @@ static const sim_opt_t shift_optab[] = {
     SIM_FLAG(sim_opts_t, "check", check, SIM_NONE),
     SIM_FLAG(sim_opts_t, "json", json, SIM_NONE),
     SIM_FLAG(sim_opts_t, "rounds", rounds, SIM_NONE),
+    SIM_HOSTS_OPTS(sim_opts_t, hosts),
     SIM_HELP_OPT,
 };
 
@@ -2655,10 +2690,15 @@ int main(int argc, char **argv)
         return bad("%s: give either --q Q or --all-q", op);
     if ((rc = parse_topo(o.topo_str, 24, &o.topo)))
         return rc;
+    if ((rc = sim_hosts_setup(&o.hosts, &o.topo, &o.model)) >= 0)
+        return rc;
     if (!o.all_q) {
         rc = run_one(&o, o.q, 1, &failed);
+        sim_hosts_free(&o.hosts);
         return rc ? rc : failed;
     }
+    if (o.hosts.nhosts)
+        return bad("%s: --hosts and --host-map go with --q, not --all-q", op);
     if (o.json)
         printf("[\n");
     else

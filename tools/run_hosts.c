@@ -71,9 +71,24 @@ static void rh_msg(const char *fmt, ...)
     fflush(stderr);
 }
 
+static int rh_round_robin;   /* --map-by host */
+
+int rh_map_by(const char *how)
+{
+    if (strcmp(how, "slot") && strcmp(how, "host")) {
+        rh_msg("--map-by '%s' is not slot (blocks of ranks) or host (round robin)", how);
+        return -1;
+    }
+    rh_round_robin = !strcmp(how, "host");
+    return 0;
+}
+
 int rh_host_of(int n, int h, int r)
 {
     int base = n / h, extra = n % h;
+
+    if (rh_round_robin)
+        return r % h;
 
     return r < extra * (base + 1) ? r / (base + 1) :
            extra + (r - extra * (base + 1)) / base;

@@ -20,8 +20,11 @@ struct rh_opts {
 };
 
 /* the emulated host of rank r of n over h hosts: contiguous blocks, the
- * first n % h hosts hold one more rank */
+ * first n % h hosts hold one more rank (--map-by slot, the default), or
+ * round robin, rank r on host r % h (--map-by host) */
 int rh_host_of(int n, int h, int r);
+/* --map-by: "slot" or "host"; 0, or -1 with a message */
+int rh_map_by(const char *how);
 
 /* checks RATE ("100mbit", "1gbit", "12.5mbps"...): 0 or -1 with a message */
 int rh_rate_ok(const char *opt, const char *rate);

@@ -71,6 +71,11 @@ module rtopo_f08
   integer, parameter, public :: RTOPO_COLL_TOPO = 1
   integer, parameter, public :: RTOPO_COLL_GENERIC = 2
 
+  ! placement of new topologies (rtopo_set_place(3))
+  integer, parameter, public :: RTOPO_PLACE_AUTO = 0
+  integer, parameter, public :: RTOPO_PLACE_RANK = 1
+  integer, parameter, public :: RTOPO_PLACE_HOST = 2
+
   ! datatypes: RTOPO_INT32 is integer(c_int32_t), RTOPO_INT64
   ! integer(c_int64_t), RTOPO_FLOAT real(c_float), RTOPO_DOUBLE
   ! real(c_double)
@@ -124,6 +129,7 @@ module rtopo_f08
 
   public :: rtopo_strerror, rtopo_err_name, rtopo_last_error, rtopo_version
   public :: rtopo_init, rtopo_finalize, rtopo_rank, rtopo_size, rtopo_barrier
+  public :: rtopo_set_place
   public :: rtopo_mem_register, rtopo_mem_deregister
   public :: rtopo_topo_ring, rtopo_topo_mesh, rtopo_topo_hypercube, &
       rtopo_topo_hypercube_host, rtopo_topo_otis_mesh, rtopo_topo_otis_hypercube, &
@@ -242,6 +248,13 @@ module rtopo_f08
       import
       type(c_ptr), value :: ctx
       integer(c_int) :: c_rtopo_barrier
+    end function
+
+    function c_rtopo_set_place(ctx, place) bind(c, name='rtopo_set_place')
+      import
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: place
+      integer(c_int) :: c_rtopo_set_place
     end function
 
     function c_rtopo_mem_register(ctx, buf, len, mem) bind(c, name='rtopo_mem_register')
@@ -648,6 +661,15 @@ contains
 
     call f08_clear()
     call f08_status(c_rtopo_barrier(ctx%ptr), 'rtopo_barrier', ierror)
+  end subroutine
+
+  subroutine rtopo_set_place(ctx, place, ierror)
+    type(rtopo_ctx), intent(in) :: ctx
+    integer, intent(in) :: place
+    integer, optional, intent(out) :: ierror
+
+    call f08_clear()
+    call f08_status(c_rtopo_set_place(ctx%ptr, int(place, c_int)), 'rtopo_set_place', ierror)
   end subroutine
 
   ! ---- memory registration ---------------------------------------------
