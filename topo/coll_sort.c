@@ -517,22 +517,26 @@ void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
     }
     /* 6: compare-exchange of neighbouring rows, position by position,
      * pairs (0,1), (2,3), ... then (1,2), (3,4), ...: in-row rank a of
-     * row j + 1 comes to a of row j and goes back */
+     * rows j and j + 1 swap their slots, and each keeps its side (the
+     * same comparisons on both) */
     for (step = 0; step < 2; step++) {
         for (j = step; j + 1 < R; j += 2)
-            for (a = 0; a < S; a++)
+            for (a = 0; a < S; a++) {
                 rtopo__pl_add(b, &pl, rtopo__lay_rank(&ly, j + 1, a), RT_T, C0,
                               rtopo__lay_rank(&ly, j, a), RT_T, C2, kk * Q);
+                rtopo__pl_add(b, &pl, rtopo__lay_rank(&ly, j, a), RT_T, C0,
+                              rtopo__lay_rank(&ly, j + 1, a), RT_T, C2, kk * Q);
+            }
         t += rtopo__pl_flush(b, &pl, t) + 1;
         for (j = step; j + 1 < R; j += 2)
             for (a = 0; a < S; a++) {
-                r = rtopo__lay_rank(&ly, j, a);
-                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, r, RT_T, C0, kk * Q, RT_T,
-                                C2, kk * Q, (uint32_t)Q, (int64_t)(Q - 8), t);
-                rtopo__pl_add(b, &pl, r, RT_T, C2, rtopo__lay_rank(&ly, j + 1, a), RT_T, C0,
-                              kk * Q);
+                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, rtopo__lay_rank(&ly, j, a),
+                                RT_T, C0, kk * Q, RT_T, C2, kk * Q, (uint32_t)Q,
+                                (int64_t)(Q - 8), t);
+                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf,
+                                rtopo__lay_rank(&ly, j + 1, a), RT_T, C2, kk * Q, RT_T, C0,
+                                kk * Q, (uint32_t)Q, (int64_t)(Q - 8), t);
             }
-        t += rtopo__pl_flush(b, &pl, t) + 1;
     }
     /* 7: sort the rows */
     rtopo__ms_blocks(b, &ly, S, R, C0, kk, Q, asc, &t);
