@@ -109,33 +109,41 @@ static uint32_t rtopo__pl_flush(rtopo__cb_t *b, rtopo__pl_t *pl, uint32_t t)
 
 /* Where the column sort keeps its rows: row j's in-row rank a (of S) on
  * rank j*S + a (nb == 0), or (OTIS-mesh of side 2^e) on the rank whose
- * index bits are row[] taking j's bits and pos[] a's: each row a submesh
- * of the 4D view (Gx, Gy, Px, Py), the paper's N^(3/8) per side, so that
- * a row's merge-split rounds stay within it. */
+ * index bits pos[] hold a's and whose top rb[k] bits of coordinate k
+ * (Gx, Gy, Px, Py from bit rbase[k] on) hold digit k of j: each row a
+ * submesh of the 4-D view, the paper's N^(3/8) per side, so that its
+ * merge-split rounds stay within it.  The digits run in boustrophedon
+ * order (digit k backwards while the digits above it make an odd
+ * number), so rows j and j + 1 lie in neighbouring submeshes. */
 typedef struct rtopo__sort_lay {
     int S;
-    int nb, nr;                 /* bits of a and of j (0: rank j*S + a) */
-    int8_t pos[32], row[32];
+    int nb;                     /* bits of a (0: rank j*S + a) */
+    int8_t pos[32];
+    int rb[4], rbase[4];
 } rtopo__sort_lay_t;
 
 static int rtopo__lay_rank(const rtopo__sort_lay_t *ly, int j, int a)
 {
-    int i, r = 0;
+    int i, r = 0, k, hi;
 
     if (!ly || !ly->nb)
         return j * (ly ? ly->S : 0) + a;
     for (i = 0; i < ly->nb; i++)
         r |= ((a >> i) & 1) << ly->pos[i];
-    j ^= j >> 1;                /* rows j, j + 1 in neighbouring submeshes */
-    for (i = 0; i < ly->nr; i++)
-        r |= ((j >> i) & 1) << ly->row[i];
+    for (k = 0; k < 4; k++) {
+        int m = (1 << ly->rb[k]) - 1, dg = j & m;
+
+        hi = j >> ly->rb[k];
+        r |= ((hi & 1) ? m - dg : dg) << ly->rbase[k];
+        j = hi;
+    }
     return r;
 }
 
 /* the row and in-row rank of rank r */
 static void rtopo__lay_inv(const rtopo__sort_lay_t *ly, int r, int *j, int *a)
 {
-    int i;
+    int i, k;
 
     if (!ly->nb) {
         *j = r / ly->S;
@@ -144,10 +152,11 @@ static void rtopo__lay_inv(const rtopo__sort_lay_t *ly, int r, int *j, int *a)
     }
     for (i = 0, *a = 0; i < ly->nb; i++)
         *a |= ((r >> ly->pos[i]) & 1) << i;
-    for (i = 0, *j = 0; i < ly->nr; i++)
-        *j |= ((r >> ly->row[i]) & 1) << i;
-    for (i = *j >> 1; i; i >>= 1)
-        *j ^= i;
+    for (k = 3, *j = 0; k >= 0; k--) {
+        int m = (1 << ly->rb[k]) - 1, g = (r >> ly->rbase[k]) & m;
+
+        *j = (*j << ly->rb[k]) | ((*j & 1) ? m - g : g);
+    }
 }
 
 /* Merge-split rounds in every block of m consecutive ranks (nb blocks,
@@ -433,13 +442,13 @@ static void rtopo__sort_rows_map(const rtopo__sort_lay_t *ly, int R, uint64_t kk
 
 /* The rows' layout on t: submeshes on an OTIS-mesh of side 2^e (e >= 1);
  * rank order elsewhere.  The index bits, low to high, are e of Py, Px,
- * Gy, Gx each; the row takes the top bit of Gx, Gy, Px, Py in turn (then
- * the next ones down), the in-row rank the others, lowest first and Py,
+ * Gy, Gx each; the row's e bits are the top bits of Gx, Gy, Px, Py, one
+ * of each in turn, the in-row rank's the others, lowest first and Py,
  * Px before Gy, Gx on each level (the shortest exchanges in the most
  * merge-split rounds, the ones over OTIS links in the fewest). */
 static void rtopo__sort_lay_init(const rtopo__tdesc_t *t, int R, rtopo__sort_lay_t *ly)
 {
-    int e = 0, lvl, c, taken[4] = { 0, 0, 0, 0 };
+    int e = 0, lvl, c, k, taken[4] = { 0, 0, 0, 0 };
     static const int rowc[4] = { 3, 2, 1, 0 };      /* Gx, Gy, Px, Py */
 
     memset(ly, 0, sizeof(*ly));
@@ -450,9 +459,11 @@ static void rtopo__sort_lay_init(const rtopo__tdesc_t *t, int R, rtopo__sort_lay
         e++;
     if ((1 << e) != R || 4 * e > 31 || e < 1)
         return;
-    for (ly->nr = 0; ly->nr < e; ly->nr++) {        /* row bit nr: a top bit */
-        c = rowc[ly->nr % 4];
-        ly->row[ly->nr] = (int8_t)(c * e + e - 1 - taken[c]++);
+    for (k = 0; k < e; k++)                         /* e row bits, in turn */
+        taken[rowc[k % 4]]++;
+    for (k = 0; k < 4; k++) {
+        ly->rb[k] = taken[rowc[k]];
+        ly->rbase[k] = rowc[k] * e + e - taken[rowc[k]];
     }
     for (lvl = 0, ly->nb = 0; lvl < e; lvl++)
         for (c = 0; c < 4; c++)
