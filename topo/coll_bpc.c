@@ -365,6 +365,31 @@ static uint32_t rtopo__pr_route(const rtopo__cb_t *b, int shape, int r, int d,
     return nh;
 }
 
+/* transfer x with hops h[0..nh) appended to the schedule (steps as in
+ * h); 0 when out of memory */
+static int rtopo__pr_xfer(rtopo__cb_t *b, const rtopo__px_t *x, const rtopo__hop_t *h,
+                          uint32_t nh)
+{
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
+    if (b->err)
+        return 0;
+    memset(&b->x[b->nx], 0, sizeof(b->x[0]));
+    b->x[b->nx].src = x->src;
+    b->x[b->nx].dst = x->dst;
+    b->x[b->nx].src_buf = x->sbuf;
+    b->x[b->nx].dst_buf = x->dbuf;
+    b->x[b->nx].src_off = x->soff;
+    b->x[b->nx].dst_off = x->doff;
+    b->x[b->nx].len = x->len;
+    b->x[b->nx].nhops = nh;
+    b->x[b->nx].hop0 = b->nh;
+    b->nx++;
+    memcpy(&b->h[b->nh], h, sizeof(*h) * nh);
+    b->nh += nh;
+    return 1;
+}
+
 uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint32_t t)
 {
     int nc = rtopo__is_om(b) ? 2 : b->s, shape, best = 0, ph[4 * 64 + 3], k;
@@ -408,6 +433,41 @@ uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint
     for (k = 0, start[0] = 0; k < RTOPO__PR_PH(nc); k++)
         start[k + 1] = start[k] + pos[k];
     total = otis ? start[RTOPO__PR_PH(nc)] : 0;
+    /* an OTIS-mesh of odd side or an OTIS-hypercube: each route the
+     * shorter of the two shapes, all in lock step, in phases only where
+     * rtopo__ph_align finds they make fewer SIMD moves (one shape in
+     * phases there takes longer, its routes differing in length) */
+    if (otis && (!rtopo__is_om(b) || (b->s & (b->s - 1)))) {
+        uint32_t lock = 0, lead, x0 = b->nx;
+
+        for (i = 0; i < nx; i++)
+            if (x[i].src != x[i].dst && x[i].len) {
+                nh = rtopo__pair_route(b, x[i].src, x[i].dst, h, &lead);
+                lock = nh + lead > lock ? nh + lead : lock;
+            }
+        {
+            for (i = 0; i < nx; i++) {
+                if (x[i].src == x[i].dst) {
+                    rtopo__rt_copy(b, x[i].src, x[i].sbuf, x[i].soff, x[i].dbuf, x[i].doff,
+                                   x[i].len, t + 1);
+                    continue;
+                }
+                if (!x[i].len)
+                    continue;
+                nh = rtopo__pair_route(b, x[i].src, x[i].dst, h, &lead);
+                if (!rtopo__pr_xfer(b, &x[i], h, nh))
+                    return 0;
+                for (j = 0; j < nh; j++)
+                    b->h[b->nh - nh + j].step = b->base + t + 1 + lead + j;
+            }
+            total = lock ? rtopo__ph_align(b, x0, b->base + t + 1) : 0;
+            if (!total && lock)
+                total = lock;
+            if (total)
+                rtopo__cb_step(b, b->base + t + total);
+            return total;
+        }
+    }
     for (i = 0; i < nx; i++) {
         uint32_t h0;
 
@@ -426,27 +486,12 @@ uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint
             nh = 1;
             total = 1;
         }
-        b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
-        b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
-        if (b->err)
+        h0 = b->nh;
+        if (!rtopo__pr_xfer(b, &x[i], h, nh))
             return 0;
-        memset(&b->x[b->nx], 0, sizeof(b->x[0]));
-        b->x[b->nx].src = x[i].src;
-        b->x[b->nx].dst = x[i].dst;
-        b->x[b->nx].src_buf = x[i].sbuf;
-        b->x[b->nx].dst_buf = x[i].dbuf;
-        b->x[b->nx].src_off = x[i].soff;
-        b->x[b->nx].dst_off = x[i].doff;
-        b->x[b->nx].len = x[i].len;
-        b->x[b->nx].nhops = nh;
-        b->x[b->nx].hop0 = b->nh;
-        b->nx++;
         memset(cnt, 0, sizeof(cnt));
-        for (j = 0, h0 = b->nh; j < nh; j++) {
-            b->h[h0 + j] = h[j];
+        for (j = 0; j < nh; j++)
             b->h[h0 + j].step = b->base + t + 1 + (otis ? start[ph[j]] + cnt[ph[j]]++ : 0);
-        }
-        b->nh += nh;
     }
     if (total)
         rtopo__cb_step(b, b->base + t + total);
