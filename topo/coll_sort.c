@@ -254,8 +254,9 @@ static void rtopo__sort_unpad(rtopo__cb_t *b, const rtopo__sort_lay_t *ly, uint6
                             RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
         return;
     }
-    for (j = 0; j < p; j++)
-        for (x = 0; x < p; x++) {
+    for (j = 0; j < p; j++)          /* run j meets the ranks x of these records */
+        for (x = (int)((uint64_t)j * kk / k); x < p && (uint64_t)x * k < (uint64_t)(j + 1) * kk;
+             x++) {
             lo = (uint64_t)x * k > (uint64_t)j * kk ? (uint64_t)x * k : (uint64_t)j * kk;
             hi = (uint64_t)(x + 1) * k < (uint64_t)(j + 1) * kk ? (uint64_t)(x + 1) * k :
                  (uint64_t)(j + 1) * kk;
