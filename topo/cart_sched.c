@@ -445,11 +445,11 @@ int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
             x->nhops = h - x->hop0;
         }
     }
-    /* G lines of the OTIS-mesh: every route's OTIS move back in one step,
-     * after the longest in-group part (the paper's two OTIS moves; the
-     * shorter routes would otherwise take theirs earlier, in steps of
-     * their own) */
-    if (t->kind == RTOPO__TOPO_OTIS_MESH && ds->dim < 2) {
+    /* G lines of the OTIS-mesh and OTIS-hypercube: every route's OTIS
+     * move back in one step, after the longest in-group part (the paper's
+     * two OTIS moves; the shorter routes would otherwise take theirs
+     * earlier, in steps of their own) */
+    if (lr.transpose) {
         uint32_t last = 0;
 
         for (pass = 0; pass < 2; pass++)

@@ -311,6 +311,193 @@ uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
     return total;
 }
 
+/* ---- rounds of routes in one shape ---------------------------------------- */
+
+/* A round's routes all of one shape on an OTIS topology, in phases: leg
+ * 0 in the source group, OTIS, leg 1, OTIS, leg 2, each leg along one
+ * link class after the other (row then column; cube dimensions upward),
+ * phase (leg, class) taking as many steps as its longest run.  Shape 0
+ * goes through (G, G'): in G to P = G', OTIS, in G' to P' (legs 0, 1);
+ * shape 1 through (P, G): OTIS, in P to (P, G'), OTIS, in G' to P' (legs
+ * 1, 2), which moves only the coordinates that change.  A route within
+ * one group takes leg 0 (shape 0) or leg 2 (shape 1); an OTIS hop that
+ * would stay put is left out.  Returns the hops, each with its phase. */
+#define RTOPO__PR_PH(nc) (3 * ((nc) + 1))
+
+static uint32_t rtopo__pr_route(const rtopo__cb_t *b, int shape, int r, int d,
+                                rtopo__hop_t *h, int *ph)
+{
+    int n = b->n, nc = rtopo__is_om(b) ? 2 : b->s, G = r / n, P = r % n, G2 = d / n,
+        P2 = d % n, leg, at;
+    uint32_t nh = 0, m, i;
+
+#define RTOPO__PR_LEG(grp, a, z, lg)                                              \
+    do {                                                                          \
+        m = rtopo__grp_route(b, grp, a, z, h + nh);                               \
+        for (i = nh; i < nh + m; i++)                                             \
+            ph[i] = (lg) * (nc + 1) + (rtopo__is_om(b) ? h[i].link == RTOPO__LINK_COL \
+                                                      : h[i].dim);               \
+        nh += m;                                                                  \
+    } while (0)
+    if (G == G2) {
+        RTOPO__PR_LEG(G, P, P2, shape ? 2 : 0);
+        return nh;
+    }
+    if (!shape) {
+        RTOPO__PR_LEG(G, P, G2, 0);
+        ph[nh] = nc;
+        h[nh++] = (rtopo__hop_t){ .to = G2 * n + G, .link = RTOPO__LINK_OTIS };
+        RTOPO__PR_LEG(G2, G, P2, 1);
+        return nh;
+    }
+    for (leg = 0, at = r; leg < 2; leg++) {
+        int grp = leg ? G2 : P, pos = leg ? P : G2;
+
+        if (at != grp * n + (leg ? P : G)) {            /* the OTIS hop */
+            ph[nh] = leg * (nc + 1) + nc;
+            h[nh++] = (rtopo__hop_t){ .to = grp * n + (leg ? P : G),
+                                      .link = RTOPO__LINK_OTIS };
+        }
+        RTOPO__PR_LEG(grp, leg ? P : G, leg ? P2 : pos, leg + 1);
+        at = leg ? d : grp * n + pos;
+    }
+#undef RTOPO__PR_LEG
+    return nh;
+}
+
+/* transfer x with hops h[0..nh) appended to the schedule (steps as in
+ * h); 0 when out of memory */
+static int rtopo__pr_xfer(rtopo__cb_t *b, const rtopo__px_t *x, const rtopo__hop_t *h,
+                          uint32_t nh)
+{
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
+    if (b->err)
+        return 0;
+    memset(&b->x[b->nx], 0, sizeof(b->x[0]));
+    b->x[b->nx].src = x->src;
+    b->x[b->nx].dst = x->dst;
+    b->x[b->nx].src_buf = x->sbuf;
+    b->x[b->nx].dst_buf = x->dbuf;
+    b->x[b->nx].src_off = x->soff;
+    b->x[b->nx].dst_off = x->doff;
+    b->x[b->nx].len = x->len;
+    b->x[b->nx].nhops = nh;
+    b->x[b->nx].hop0 = b->nh;
+    b->nx++;
+    memcpy(&b->h[b->nh], h, sizeof(*h) * nh);
+    b->nh += nh;
+    return 1;
+}
+
+uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint32_t t)
+{
+    int nc = rtopo__is_om(b) ? 2 : b->s, shape, best = 0, ph[4 * 64 + 3], k;
+    int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
+               b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    rtopo__hop_t h[4 * 64 + 3];
+    uint32_t pos[RTOPO__PR_PH(64)], neg[RTOPO__PR_PH(64)], start[RTOPO__PR_PH(64) + 1];
+    uint32_t i, j, nh, cnt[RTOPO__PR_PH(64)], total = 0;
+    uint64_t cost[2] = { 0, 0 };
+
+    if (b->err || nc > 64)
+        return 0;
+    /* each shape's SIMD moves: per phase its longest runs each way */
+    for (shape = 0; otis && shape < 2; shape++) {
+        memset(pos, 0, sizeof(pos));
+        memset(neg, 0, sizeof(neg));
+        for (i = 0; i < nx; i++) {
+            if (x[i].src == x[i].dst)
+                continue;
+            memset(cnt, 0, sizeof(cnt));
+            nh = rtopo__pr_route(b, shape, x[i].src, x[i].dst, h, ph);
+            for (j = 0; j < nh; j++)
+                if (++cnt[ph[j]] > (h[j].dir < 0 ? neg : pos)[ph[j]])
+                    (h[j].dir < 0 ? neg : pos)[ph[j]] = cnt[ph[j]];
+        }
+        /* electronic moves first, then OTIS steps */
+        for (k = 0; k < RTOPO__PR_PH(nc); k++)
+            cost[shape] += k % (nc + 1) == nc ? (pos[k] != 0) : 64 * (uint64_t)(pos[k] + neg[k]);
+    }
+    best = otis && cost[1] < cost[0];
+    memset(pos, 0, sizeof(pos));
+    for (i = 0; otis && i < nx; i++) {
+        if (x[i].src == x[i].dst)
+            continue;
+        memset(cnt, 0, sizeof(cnt));
+        nh = rtopo__pr_route(b, best, x[i].src, x[i].dst, h, ph);
+        for (j = 0; j < nh; j++)
+            if (++cnt[ph[j]] > pos[ph[j]])
+                pos[ph[j]] = cnt[ph[j]];
+    }
+    for (k = 0, start[0] = 0; k < RTOPO__PR_PH(nc); k++)
+        start[k + 1] = start[k] + pos[k];
+    total = otis ? start[RTOPO__PR_PH(nc)] : 0;
+    /* an OTIS-mesh of odd side or an OTIS-hypercube: each route the
+     * shorter of the two shapes, all in lock step, in phases only where
+     * rtopo__ph_align finds they make fewer SIMD moves (one shape in
+     * phases there takes longer, its routes differing in length) */
+    if (otis && (!rtopo__is_om(b) || (b->s & (b->s - 1)))) {
+        uint32_t lock = 0, lead, x0 = b->nx;
+
+        for (i = 0; i < nx; i++)
+            if (x[i].src != x[i].dst && x[i].len) {
+                nh = rtopo__pair_route(b, x[i].src, x[i].dst, h, &lead);
+                lock = nh + lead > lock ? nh + lead : lock;
+            }
+        {
+            for (i = 0; i < nx; i++) {
+                if (x[i].src == x[i].dst) {
+                    rtopo__rt_copy(b, x[i].src, x[i].sbuf, x[i].soff, x[i].dbuf, x[i].doff,
+                                   x[i].len, t + 1);
+                    continue;
+                }
+                if (!x[i].len)
+                    continue;
+                nh = rtopo__pair_route(b, x[i].src, x[i].dst, h, &lead);
+                if (!rtopo__pr_xfer(b, &x[i], h, nh))
+                    return 0;
+                for (j = 0; j < nh; j++)
+                    b->h[b->nh - nh + j].step = b->base + t + 1 + lead + j;
+            }
+            total = lock ? rtopo__ph_align(b, x0, b->base + t + 1) : 0;
+            if (!total && lock)
+                total = lock;
+            if (total)
+                rtopo__cb_step(b, b->base + t + total);
+            return total;
+        }
+    }
+    for (i = 0; i < nx; i++) {
+        uint32_t h0;
+
+        if (x[i].src == x[i].dst) {
+            rtopo__rt_copy(b, x[i].src, x[i].sbuf, x[i].soff, x[i].dbuf, x[i].doff, x[i].len,
+                           t + 1);
+            continue;
+        }
+        if (!x[i].len)
+            continue;
+        if (otis) {
+            nh = rtopo__pr_route(b, best, x[i].src, x[i].dst, h, ph);
+        } else {
+            h[0] = (rtopo__hop_t){ .to = x[i].dst, .link = RTOPO__LINK_DIRECT };
+            ph[0] = 0;
+            nh = 1;
+            total = 1;
+        }
+        h0 = b->nh;
+        if (!rtopo__pr_xfer(b, &x[i], h, nh))
+            return 0;
+        memset(cnt, 0, sizeof(cnt));
+        for (j = 0; j < nh; j++)
+            b->h[h0 + j].step = b->base + t + 1 + (otis ? start[ph[j]] + cnt[ph[j]]++ : 0);
+    }
+    if (total)
+        rtopo__cb_step(b, b->base + t + total);
+    return total;
+}
+
 static void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
 {
     int p = b->t->p, n = b->n, r;

@@ -153,6 +153,17 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 uint32_t rtopo__pair_route(const rtopo__cb_t *b, int r, int d, rtopo__hop_t *h,
                            uint32_t *lead_p);
 uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first);
+/* A round of transfers from step t + 1 on (copies where src == dst), on
+ * an OTIS topology all routes of the one shape (through (G, G') or
+ * through (P, G)) that takes fewer SIMD moves, in phases (leg, link
+ * class) each as long as its longest run; DIRECT hops elsewhere.
+ * Returns the steps the round's hops take. */
+typedef struct rtopo__px {
+    int src, dst;
+    uint8_t sbuf, dbuf;
+    uint64_t soff, doff, len;
+} rtopo__px_t;
+uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint32_t t);
 int rtopo__bpc_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                      const rtopo__model_t *model, rtopo__sched_t **s_p);
 

@@ -69,6 +69,63 @@ static void rtopo__line_hop(rtopo__cb_t *b, const rtopo__line_t *ln, int L, int 
     rtopo__cb_route(b, rtopo__line_rank(b, ln, L, from), sreg, h.to, dreg, step, &h, 1);
 }
 
+/* The zero-fill shift on an OTIS-hypercube line, over its own links: a
+ * value moves from label x to x + disp of its group's cube by E-cube,
+ * dimension k in step k - k0 of every route (k0: the lowest bit of
+ * disp, below which no label changes), so the shift takes d - k0
+ * electronic moves; a G line runs between two OTIS moves (transpose,
+ * the in-group line of the group P, transpose back), each in one step
+ * for every route (a rank (G, G) has no OTIS move to make).  Returns the
+ * steps. */
+static uint32_t rtopo__line_fill_oh(rtopo__cb_t *b, const rtopo__line_t *ln, int in, int out,
+                                    uint32_t t0)
+{
+    int disp = b->c->disp, E = ln->E, n = b->n, d = b->s, L, x, k, k0 = 0, gl = ln->dim == 0;
+    int ad = disp < 0 ? -disp : disp;
+    uint32_t T, nh, i, j;
+    rtopo__hop_t h[64 + 2];
+
+    while (!((ad >> k0) & 1))
+        k0++;
+    T = (uint32_t)(d - k0) + (gl ? 2u : 0u);
+    for (L = 0; L < ln->nlines; L++)
+        for (x = 0; x < E; x++) {
+            int src = x - disp, r = rtopo__cart_member(b->t, ln->dim, L, src), at;
+            int grp = gl ? r % n : r / n;       /* the group the line runs in */
+
+            if (src < 0 || src >= E) {
+                rtopo__cb_kern(b, RTOPO__KERN_FILL, rtopo__cart_member(b->t, ln->dim, L, x),
+                               RNONE, out, t0 + T, 0);
+                continue;
+            }
+            nh = 0;
+            at = r;
+            if (gl && r / n != r % n)
+                h[nh++] = (rtopo__hop_t){ .to = at = (r % n) * n + r / n,
+                                          .link = RTOPO__LINK_OTIS, .step = 0 };
+            for (k = k0, j = (uint32_t)src; k < d; k++)
+                if (((j ^ (uint32_t)x) >> k) & 1) {
+                    j ^= 1u << k;
+                    h[nh++] = (rtopo__hop_t){ .to = at = grp * n + (int)j,
+                                              .link = RTOPO__LINK_CUBE, .dim = (uint8_t)k,
+                                              .step = (uint32_t)(k - k0) + (gl ? 1u : 0u) };
+                }
+            if (gl && at != rtopo__cart_member(b->t, ln->dim, L, x))
+                h[nh++] = (rtopo__hop_t){ .to = rtopo__cart_member(b->t, ln->dim, L, x),
+                                          .link = RTOPO__LINK_OTIS, .step = T - 1 };
+            i = b->nh;
+            rtopo__cb_route(b, r, in, rtopo__cart_member(b->t, ln->dim, L, x), out, t0 + 1,
+                            h, nh);
+            if (b->err || !b->len)
+                continue;
+            for (j = 0; j < nh; j++)
+                b->h[i + j].step = b->base + t0 + 1 + h[j].step;
+            if (nh)
+                rtopo__cb_step(b, b->base + t0 + T);
+        }
+    return T;
+}
+
 /* zero-fill shift: out(x + disp) = in(x) where both are on the line, one
  * route per moving value; zeros where nothing arrives */
 static uint32_t rtopo__line_fill(rtopo__cb_t *b, const rtopo__line_t *ln, int in, int out,
@@ -80,6 +137,8 @@ static uint32_t rtopo__line_fill(rtopo__cb_t *b, const rtopo__line_t *ln, int in
 
     if (ad >= E)
         ad = E;
+    if (b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE && ad && ad < E && b->s <= 64)
+        return rtopo__line_fill_oh(b, ln, in, out, t0);
     if (ad > 64 && !(hp = malloc(sizeof(*hp) * (size_t)ad))) {
         b->err = RTOPO_ERR_NOMEM;
         return 0;

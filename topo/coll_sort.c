@@ -79,6 +79,86 @@ static uint32_t rtopo__round_len(rtopo__cb_t *b, uint32_t x0, uint32_t t, uint32
     return L ? L : Lm;
 }
 
+/* a round of transfers collected, then routed in one shape (coll_bpc.c) */
+typedef struct rtopo__pl {
+    rtopo__px_t *x;
+    uint32_t n, cap;
+} rtopo__pl_t;
+
+static void rtopo__pl_add(rtopo__cb_t *b, rtopo__pl_t *pl, int r, int sbuf, uint64_t soff,
+                          int d, int dbuf, uint64_t doff, uint64_t len)
+{
+    if (b->err || !len)
+        return;
+    pl->x = rtopo__grow(pl->x, &pl->cap, pl->n + 1, sizeof(*pl->x), &b->err);
+    if (b->err)
+        return;
+    pl->x[pl->n++] = (rtopo__px_t){ .src = r, .dst = d, .sbuf = (uint8_t)sbuf,
+                                    .dbuf = (uint8_t)dbuf, .soff = soff, .doff = doff,
+                                    .len = len };
+}
+
+/* route the round from step t + 1 on; returns the steps it takes */
+static uint32_t rtopo__pl_flush(rtopo__cb_t *b, rtopo__pl_t *pl, uint32_t t)
+{
+    uint32_t L = rtopo__pr_round(b, pl->x, pl->n, t);
+
+    pl->n = 0;
+    return L;
+}
+
+/* Where the column sort keeps its rows: row j's in-row rank a (of S) on
+ * rank j*S + a (nb == 0), or (OTIS-mesh of side 2^e) on the rank whose
+ * index bits pos[] hold a's and whose top rb[k] bits of coordinate k
+ * (Gx, Gy, Px, Py from bit rbase[k] on) hold digit k of j: each row a
+ * submesh of the 4-D view, the paper's N^(3/8) per side, so that its
+ * merge-split rounds stay within it.  The digits run in boustrophedon
+ * order (digit k backwards while the digits above it make an odd
+ * number), so rows j and j + 1 lie in neighbouring submeshes. */
+typedef struct rtopo__sort_lay {
+    int S;
+    int nb;                     /* bits of a (0: rank j*S + a) */
+    int8_t pos[32];
+    int rb[4], rbase[4];
+} rtopo__sort_lay_t;
+
+static int rtopo__lay_rank(const rtopo__sort_lay_t *ly, int j, int a)
+{
+    int i, r = 0, k, hi;
+
+    if (!ly || !ly->nb)
+        return j * (ly ? ly->S : 0) + a;
+    for (i = 0; i < ly->nb; i++)
+        r |= ((a >> i) & 1) << ly->pos[i];
+    for (k = 0; k < 4; k++) {
+        int m = (1 << ly->rb[k]) - 1, dg = j & m;
+
+        hi = j >> ly->rb[k];
+        r |= ((hi & 1) ? m - dg : dg) << ly->rbase[k];
+        j = hi;
+    }
+    return r;
+}
+
+/* the row and in-row rank of rank r */
+static void rtopo__lay_inv(const rtopo__sort_lay_t *ly, int r, int *j, int *a)
+{
+    int i, k;
+
+    if (!ly->nb) {
+        *j = r / ly->S;
+        *a = r % ly->S;
+        return;
+    }
+    for (i = 0, *a = 0; i < ly->nb; i++)
+        *a |= ((r >> ly->pos[i]) & 1) << i;
+    for (k = 3, *j = 0; k >= 0; k--) {
+        int m = (1 << ly->rb[k]) - 1, g = (r >> ly->rbase[k]) & m;
+
+        *j = (*j << ly->rb[k]) | ((*j & 1) ? m - g : g);
+    }
+}
+
 /* Merge-split rounds in every block of m consecutive ranks (nb blocks,
  * in the same steps), kk slots of Q bytes per rank at C of TMP: each rank
  * sorts its slots; then in every round partners swap them into C + kk*Q,
@@ -86,20 +166,22 @@ static uint32_t rtopo__round_len(rtopo__cb_t *b, uint32_t x0, uint32_t t, uint32
  * Bitonic when m is a power of two (d(d+1)/2 rounds), odd-even
  * transposition otherwise (m rounds).  fl[x]: the kernel flags of the
  * blocks of parity x (a descending block sorts in the reverse order). */
-static void rtopo__ms_blocks(rtopo__cb_t *b, int m, int nb, uint64_t C, uint64_t kk,
-                             uint64_t Q, const unsigned fl[2], uint32_t *t_p)
+static void rtopo__ms_blocks(rtopo__cb_t *b, const rtopo__sort_lay_t *ly, int m, int nb,
+                             uint64_t C, uint64_t kk, uint64_t Q, const unsigned fl[2],
+                             uint32_t *t_p)
 {
-    int d = 0, st, j, rounds, q, r, a;
+    int d = 0, st, j, rounds, q, r, a, i;
     int64_t seq = (int64_t)(Q - 8);
-    uint32_t t = *t_p, L, Lm;
+    uint32_t t = *t_p;
+    rtopo__pl_t pl = { NULL, 0, 0 };
 
     if (!kk)
         return;
     while ((1 << d) < m)
         d++;
-    for (r = 0; r < m * nb; r++)
-        rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, fl[(r / m) & 1], r, RT_T, 0, 0, RT_T, C,
-                        kk * Q, (uint32_t)Q, seq, t);
+    for (i = 0; i < m * nb; i++)
+        rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, fl[(i / m) & 1], rtopo__lay_rank(ly, i / m, i % m),
+                        RT_T, 0, 0, RT_T, C, kk * Q, (uint32_t)Q, seq, t);
     rounds = (1 << d) == m ? d * (d + 1) / 2 : m;
     for (q = 0; q < rounds; q++) {
         int stage = 0, bit = 0;
@@ -110,33 +192,35 @@ static void rtopo__ms_blocks(rtopo__cb_t *b, int m, int nb, uint64_t C, uint64_t
             stage = st;
             bit = stage - 1 - j;
         }
-        for (r = 0, Lm = 0; r < m * nb; r++) {
-            a = r % m;
+        for (i = 0; i < m * nb; i++) {
+            a = i % m;
             j = (1 << d) == m ? a ^ (1 << bit) : ((a & 1) == (q & 1) ? a + 1 : a - 1);
             if (j < 0 || j >= m)
                 continue;
-            L = rtopo__raw_send(b, r, RT_T, C, r - a + j, RT_T, C + kk * Q, kk * Q, t);
-            Lm = L > Lm ? L : Lm;
+            rtopo__pl_add(b, &pl, rtopo__lay_rank(ly, i / m, a), RT_T, C,
+                          rtopo__lay_rank(ly, i / m, j), RT_T, C + kk * Q, kk * Q);
         }
-        t += Lm + 1;
-        for (r = 0; r < m * nb; r++) {
+        t += rtopo__pl_flush(b, &pl, t) + 1;
+        for (i = 0; i < m * nb; i++) {
             /* ascending pairs (in the block's order) keep the lower half
              * on the lower rank */
             int asc, low;
 
-            a = r % m;
+            a = i % m;
+            r = rtopo__lay_rank(ly, i / m, a);
             j = (1 << d) == m ? a ^ (1 << bit) : ((a & 1) == (q & 1) ? a + 1 : a - 1);
             if (j < 0 || j >= m)
                 continue;
             asc = (1 << d) == m ? stage == d || !((a >> stage) & 1) : 1;
             low = (a < j) == asc;
-            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, fl[(r / m) & 1] | RTOPO__KERN_MERGE, r,
+            rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, fl[(i / m) & 1] | RTOPO__KERN_MERGE, r,
                             RT_T, 0, 0, RT_T, C, 2 * kk * Q, (uint32_t)Q, seq, t);
             if (!low)
                 rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T,
                                 C + kk * Q, kk * Q, RT_T, C, kk * Q, (uint32_t)Q, 1, t);
         }
     }
+    free(pl.x);
     *t_p = t;
 }
 
@@ -157,31 +241,33 @@ static void rtopo__sort_pack(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint32_t 
 /* The sorted order in p runs of kk slots at C0 of TMP, pads last, to the
  * callers' k records per rank in RECV: rank x's records [x*k, x*k + k)
  * come from the runs they lie in (through C1 when kk > k). */
-static void rtopo__sort_unpad(rtopo__cb_t *b, uint64_t kk, uint64_t C0, uint64_t C1,
-                              uint32_t t)
+static void rtopo__sort_unpad(rtopo__cb_t *b, const rtopo__sort_lay_t *ly, uint64_t kk,
+                              uint64_t C0, uint64_t C1, uint32_t t)
 {
     int p = b->t->p, j, x;
     uint64_t k = b->c->count, R = b->c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8, lo, hi;
-    uint32_t L, Lm, x0;
+    rtopo__pl_t pl = { NULL, 0, 0 };
 
-    if (kk == k) {
+    if (kk == k && (!ly || !ly->nb)) {
         for (j = 0; j < p; j++)
             rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, j, RT_T, C0, kk * Q,
                             RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
         return;
     }
-    for (j = 0, Lm = 0, x0 = b->nx; j < p; j++)
-        for (x = 0; x < p; x++) {
+    for (j = 0; j < p; j++)          /* run j meets the ranks x of these records */
+        for (x = (int)((uint64_t)j * kk / k); x < p && (uint64_t)x * k < (uint64_t)(j + 1) * kk;
+             x++) {
             lo = (uint64_t)x * k > (uint64_t)j * kk ? (uint64_t)x * k : (uint64_t)j * kk;
             hi = (uint64_t)(x + 1) * k < (uint64_t)(j + 1) * kk ? (uint64_t)(x + 1) * k :
                  (uint64_t)(j + 1) * kk;
             if (lo >= hi)
                 continue;
-            L = rtopo__raw_send(b, j, RT_T, C0 + (lo - (uint64_t)j * kk) * Q, x, RT_T,
-                                C1 + (lo - (uint64_t)x * k) * Q, (hi - lo) * Q, t);
-            Lm = L > Lm ? L : Lm;
+            rtopo__pl_add(b, &pl, ly ? rtopo__lay_rank(ly, j / ly->S, j % ly->S) : j, RT_T,
+                          C0 + (lo - (uint64_t)j * kk) * Q, x, RT_T,
+                          C1 + (lo - (uint64_t)x * k) * Q, (hi - lo) * Q);
         }
-    t += rtopo__round_len(b, x0, t, Lm) + 1;
+    t += rtopo__pl_flush(b, &pl, t) + 1;
+    free(pl.x);
     for (x = 0; x < p; x++)
         rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_SUNPACK, 0, x, RT_T, C1, k * Q,
                         RTOPO__BUF_RECV, 0, k * R, (uint32_t)Q, 0, t);
@@ -202,8 +288,8 @@ void rtopo__sort_ms_prog(rtopo__cb_t *b)
     b->ntmp = 0;
     b->tbase = 2 * k * Q;
     rtopo__sort_pack(b, k, 0, t);
-    rtopo__ms_blocks(b, b->t->p, 1, 0, k, Q, fl, &t);
-    rtopo__sort_unpad(b, k, 0, 0, t);
+    rtopo__ms_blocks(b, NULL, b->t->p, 1, 0, k, Q, fl, &t);
+    rtopo__sort_unpad(b, NULL, k, 0, 0, t);
 }
 
 /* Leighton's column sort with the ranks as the columns of a kk x p matrix
@@ -291,7 +377,7 @@ void rtopo__sort_prog(rtopo__cb_t *b)
             rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0,
                             kk * Q, (uint32_t)Q, seq, t);
     }
-    rtopo__sort_unpad(b, kk, C0, C1, t);
+    rtopo__sort_unpad(b, NULL, kk, C0, C1, t);
 }
 
 /* Seed 004's sort (2.13): Leighton's column sort with the roles of rows
@@ -335,11 +421,15 @@ uint64_t rtopo__sort_rows_kk(uint64_t k, int R)
 
 /* where record u of rank r goes in the transform (fwd) or comes from
  * (its inverse) */
-static void rtopo__sort_rows_map(int R, int S, uint64_t kk, int r, uint64_t u, int fwd,
-                                 int *rank, uint64_t *slot)
+static void rtopo__sort_rows_map(const rtopo__sort_lay_t *ly, int R, uint64_t kk, int r,
+                                 uint64_t u, int fwd, int *rank, uint64_t *slot)
 {
-    uint64_t L = (uint64_t)S * kk, i = (uint64_t)(r % S) * kk + u, j = (uint64_t)(r / S), x, i2;
+    int jr, ar;
+    uint64_t L = (uint64_t)ly->S * kk, i, j, x, i2;
 
+    rtopo__lay_inv(ly, r, &jr, &ar);
+    i = (uint64_t)ar * kk + u;
+    j = (uint64_t)jr;
     if (fwd) {
         x = i % (uint64_t)R;
         i2 = j * (L / (uint64_t)R) + i / (uint64_t)R;
@@ -347,83 +437,123 @@ static void rtopo__sort_rows_map(int R, int S, uint64_t kk, int r, uint64_t u, i
         x = i / (L / (uint64_t)R);
         i2 = i % (L / (uint64_t)R) * (uint64_t)R + j;
     }
-    *rank = (int)(x * (uint64_t)S + i2 / kk);
+    *rank = rtopo__lay_rank(ly, (int)x, (int)(i2 / kk));
     *slot = i2 % kk;
+}
+
+/* The rows' layout on t: submeshes on an OTIS-mesh of side 2^e (e >= 1);
+ * rank order elsewhere.  The index bits, low to high, are e of Py, Px,
+ * Gy, Gx each; the row's e bits are the top bits of Gx, Gy, Px, Py, one
+ * of each in turn, the in-row rank's the others, lowest first and Py,
+ * Px before Gy, Gx on each level (the shortest exchanges in the most
+ * merge-split rounds, the ones over OTIS links in the fewest). */
+static void rtopo__sort_lay_init(const rtopo__tdesc_t *t, int R, rtopo__sort_lay_t *ly)
+{
+    int e = 0, lvl, c, k, taken[4] = { 0, 0, 0, 0 };
+    static const int rowc[4] = { 3, 2, 1, 0 };      /* Gx, Gy, Px, Py */
+
+    memset(ly, 0, sizeof(*ly));
+    ly->S = t->p / R;
+    if (t->kind != RTOPO__TOPO_OTIS_MESH)
+        return;
+    while ((1 << e) * (1 << e) < R * R)
+        e++;
+    if ((1 << e) != R || 4 * e > 31 || e < 1)
+        return;
+    for (k = 0; k < e; k++)                         /* e row bits, in turn */
+        taken[rowc[k % 4]]++;
+    for (k = 0; k < 4; k++) {
+        ly->rb[k] = taken[rowc[k]];
+        ly->rbase[k] = rowc[k] * e + e - taken[rowc[k]];
+    }
+    for (lvl = 0, ly->nb = 0; lvl < e; lvl++)
+        for (c = 0; c < 4; c++)
+            if (lvl < e - taken[c])
+                ly->pos[ly->nb++] = (int8_t)(c * e + lvl);
 }
 
 void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
 {
     const rtopo__coll_t *c = b->c;
-    int p = b->t->p, S = p / R, r, j, dst, step;
+    int p = b->t->p, S = p / R, r, j, a, dst, step, jr;
     uint64_t k = c->count, E = c->esize, Q = ((E + 7) & ~(uint64_t)7) + 8;
     uint64_t kk = rtopo__sort_rows_kk(k, R), C0 = 0, C1 = kk * Q, C2 = 2 * kk * Q, u, v;
     uint64_t per = kk / (uint64_t)R, Cd = per ? C0 : C1;
-    uint32_t t = 0, L, Lm, x0;
+    uint32_t t = 0;
+    rtopo__pl_t pl = { NULL, 0, 0 };
     unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
     const unsigned asc[2] = { up | seqf, up | seqf };
     const unsigned alt[2] = { up | seqf, (up ^ RTOPO__KERN_DESC) | seqf | RTOPO__KERN_SEQDESC };
+    rtopo__sort_lay_t ly;
 
     if (!k)
         return;
     b->ntmp = 0;
     b->tbase = 3 * kk * Q;
+    rtopo__sort_lay_init(b->t, R, &ly);
     /* 1: sort the rows */
     rtopo__sort_pack(b, kk, C0, t);
-    rtopo__ms_blocks(b, S, R, C0, kk, Q, asc, &t);
+    rtopo__ms_blocks(b, &ly, S, R, C0, kk, Q, asc, &t);
     for (step = 2; step <= 4; step += 2) {
         /* 2: the transform, into Cd; 4: its inverse, back to C0.  Runs
          * of kk/R slots (dealt into R piles) when R divides kk, single
          * slots otherwise */
         int fwd = step == 2;
 
-        for (r = 0, Lm = 0, x0 = b->nx; r < p; r++) {
+        for (r = 0; r < p; r++) {
             if (per && fwd)
                 rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, r, RT_T, C0, kk * Q,
                                 RT_T, C1, kk * Q, (uint32_t)Q, R, t);
             for (u = 0; u < kk; u += per ? per : 1) {
                 /* the pile's first slot is its number */
-                rtopo__sort_rows_map(R, S, kk, r, per && fwd ? u / per : u, fwd, &dst, &v);
+                rtopo__sort_rows_map(&ly, R, kk, r, per && fwd ? u / per : u, fwd, &dst, &v);
                 if (per && fwd)     /* pile u / per */
-                    L = rtopo__raw_send(b, r, RT_T, C1 + u / per * per * Q, dst, RT_T,
-                                        C0 + v * Q, per * Q, t);
-                else if (per)       /* to pile r / S of dst */
-                    L = rtopo__raw_send(b, r, RT_T, C0 + u * Q, dst, RT_T,
-                                        C1 + (uint64_t)(r / S) * per * Q, per * Q, t);
-                else
-                    L = rtopo__raw_send(b, r, RT_T, (fwd ? C0 : C1) + u * Q, dst, RT_T,
-                                        (fwd ? C1 : C0) + v * Q, Q, t);
-                Lm = L > Lm ? L : Lm;
+                    rtopo__pl_add(b, &pl, r, RT_T, C1 + u / per * per * Q, dst, RT_T,
+                                  C0 + v * Q, per * Q);
+                else if (per) {     /* to pile (r's row) of dst */
+                    rtopo__lay_inv(&ly, r, &jr, &a);
+                    rtopo__pl_add(b, &pl, r, RT_T, C0 + u * Q, dst, RT_T,
+                                  C1 + (uint64_t)jr * per * Q, per * Q);
+                } else
+                    rtopo__pl_add(b, &pl, r, RT_T, (fwd ? C0 : C1) + u * Q, dst, RT_T,
+                                  (fwd ? C1 : C0) + v * Q, Q);
             }
         }
-        t += rtopo__round_len(b, x0, t, Lm) + 1;
+        t += rtopo__pl_flush(b, &pl, t) + 1;
         if (per && !fwd)
             for (r = 0; r < p; r++)
                 rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_UNDEAL, 0, r, RT_T, C1,
                                 kk * Q, RT_T, C0, kk * Q, (uint32_t)Q, R, t);
         /* 3: sort the rows; 5: alternately ascending and descending */
-        rtopo__ms_blocks(b, S, R, fwd ? Cd : C0, kk, Q, fwd ? asc : alt, &t);
+        rtopo__ms_blocks(b, &ly, S, R, fwd ? Cd : C0, kk, Q, fwd ? asc : alt, &t);
     }
     /* 6: compare-exchange of neighbouring rows, position by position,
-     * pairs (0,1), (2,3), ... then (1,2), (3,4), ...: rank (j+1)*S + a
-     * comes to j*S + a and goes back */
+     * pairs (0,1), (2,3), ... then (1,2), (3,4), ...: in-row rank a of
+     * rows j and j + 1 swap their slots, and each keeps its side (the
+     * same comparisons on both) */
     for (step = 0; step < 2; step++) {
-        for (j = step, Lm = 0; j + 1 < R; j += 2)
-            for (r = j * S; r < (j + 1) * S; r++) {
-                L = rtopo__raw_send(b, r + S, RT_T, C0, r, RT_T, C2, kk * Q, t);
-                Lm = L > Lm ? L : Lm;
-            }
-        t += Lm + 1;
         for (j = step; j + 1 < R; j += 2)
-            for (r = j * S; r < (j + 1) * S; r++) {
-                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, r, RT_T, C0, kk * Q, RT_T,
-                                C2, kk * Q, (uint32_t)Q, (int64_t)(Q - 8), t);
-                rtopo__raw_send(b, r, RT_T, C2, r + S, RT_T, C0, kk * Q, t);
+            for (a = 0; a < S; a++) {
+                rtopo__pl_add(b, &pl, rtopo__lay_rank(&ly, j + 1, a), RT_T, C0,
+                              rtopo__lay_rank(&ly, j, a), RT_T, C2, kk * Q);
+                rtopo__pl_add(b, &pl, rtopo__lay_rank(&ly, j, a), RT_T, C0,
+                              rtopo__lay_rank(&ly, j + 1, a), RT_T, C2, kk * Q);
             }
-        t += Lm + 1;
+        t += rtopo__pl_flush(b, &pl, t) + 1;
+        for (j = step; j + 1 < R; j += 2)
+            for (a = 0; a < S; a++) {
+                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, rtopo__lay_rank(&ly, j, a),
+                                RT_T, C0, kk * Q, RT_T, C2, kk * Q, (uint32_t)Q,
+                                (int64_t)(Q - 8), t);
+                rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf,
+                                rtopo__lay_rank(&ly, j + 1, a), RT_T, C2, kk * Q, RT_T, C0,
+                                kk * Q, (uint32_t)Q, (int64_t)(Q - 8), t);
+            }
     }
     /* 7: sort the rows */
-    rtopo__ms_blocks(b, S, R, C0, kk, Q, asc, &t);
-    rtopo__sort_unpad(b, kk, C0, C1, t);
+    rtopo__ms_blocks(b, &ly, S, R, C0, kk, Q, asc, &t);
+    free(pl.x);
+    rtopo__sort_unpad(b, &ly, kk, C0, C1, t);
 }
 
 /* one piece of the sort's program: merge-split (GENERIC) or the column

@@ -2153,6 +2153,118 @@ static void test_sort_otis_sizes(void)
     fill_hook = NULL;
 }
 
+/* The OTIS-mesh column sort's moves (rtopo_sort(3)), one int32 per rank,
+ * N = 16 and 64 (N = 256, 65536 ranks, is beyond a unit test's memory):
+ * each of the four row sorts is bitonic merge-split in a 4-D submesh,
+ * 2 sum_i (3e - i) 2^lvl(i) SIMD electronic moves (half as many MIMD)
+ * and two OTIS moves per round over a G bit, exactly; the three
+ * permutations add at most the paper's 22 N^(1/2) (11 N^(1/2) MIMD)
+ * electronic moves, the compare-exchange's two swaps between neighbouring
+ * submeshes at most 2 sum_c 2 m_c (MIMD 2 sum_c m_c; m_c: the submesh's
+ * side along a coordinate c that numbers rows), and all of them 10 OTIS
+ * moves.  The whole count is also the table's. */
+static void test_sort_moves(void)
+{
+    static const int ns[2] = { 16, 64 };
+    static const uint32_t table[2][3] = { { 252, 126, 63 }, { 678, 339, 151 } };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__moves_t mv;
+    int ni;
+
+    budget_test();
+    for (ni = 0; ni < 2 && fails_left > 0; ni++) {
+        int n = ns[ni], s = isqrt(n), e = 0, taken[4] = { 0, 0, 0, 0 }, i, lvl, k, q;
+        uint32_t rs = 0, ro = 0, cx = 0;
+
+        while ((1 << e) < s)
+            e++;
+        for (i = 0; i < e; i++)         /* the row bits: tops of Gx, Gy, Px, Py */
+            taken[3 - i % 4]++;
+        for (k = 0; k < 4; k++)
+            cx += taken[k] ? 1u << (e - taken[k]) : 0;
+        for (lvl = 0, i = 0; lvl < e; lvl++)
+            for (k = 0; k < 4; k++)     /* Py, Px, Gy, Gx */
+                if (lvl < e - taken[k]) {
+                    rs += 2u * (uint32_t)(3 * e - i) << lvl;
+                    if (k >= 2)
+                        ro += 2u * (uint32_t)(3 * e - i);
+                    i++;
+                }
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, n * n, n, 0);
+        budget_topo();
+        memset(&c, 0, sizeof(c));
+        c.op = RTOPO__COLL_SORT;
+        if (moves(&t, &c, &mv))
+            continue;
+        q = 4;
+        TU_CHECK(mv.electronic_simd > q * rs &&
+                 mv.electronic_simd <= q * rs + 22u * s + 4 * cx &&
+                 mv.electronic > q * rs / 2 && mv.electronic <= q * rs / 2 + 11u * s + 2 * cx &&
+                 mv.otis > q * ro && mv.otis <= q * ro + 10 && mv.other == 0,
+                 "%s: moves electronic %u SIMD, %u MIMD, OTIS %u, other %u: row sorts "
+                 "%u SIMD, %u OTIS, the rest more than 22 N^(1/2) = %d and 4 sum m_c = %u",
+                 cdesc(&t, &c), mv.electronic_simd, mv.electronic, mv.otis, mv.other,
+                 q * rs, q * ro, 22 * s, 4 * cx);
+        TU_CHECK(mv.electronic_simd == table[ni][0] && mv.electronic == table[ni][1] &&
+                 mv.otis == table[ni][2], "%s: moves %u SIMD, %u MIMD, %u OTIS, "
+                 "rtopo_sort(3): %u, %u, %u", cdesc(&t, &c), mv.electronic_simd,
+                 mv.electronic, mv.otis, table[ni][0], table[ni][1], table[ni][2]);
+    }
+}
+
+/* OTIS-hypercube shifts along G and P over the cube and OTIS links: a
+ * value moves by E-cube, so d - k electronic moves (k: the lowest bit of
+ * the displacement modulo N), both models; along G two OTIS moves,
+ * circular (g, h) or zero-fill (e, f); along P none (a..d) */
+static void test_moves_ohc_shift(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__moves_t mv;
+    rtopo__sched_t *s;
+    int n, d, dim, disp;
+
+    budget_test();
+    for (n = 2, d = 1; n <= 16 && fails_left > 0; n *= 2, d++) {
+        tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, n * n, n, 0);
+        budget_topo();
+        for (dim = 0; dim < 2; dim++)
+            for (disp = -(n - 1); disp <= n - 1; disp++) {
+                int ad = disp < 0 ? -disp : disp, dm = ((disp % n) + n) % n;
+                uint32_t fill = ad ? (uint32_t)(d - __builtin_ctz((unsigned)ad)) : 0;
+                uint32_t circ = dm ? (uint32_t)(d - __builtin_ctz((unsigned)dm)) : 0;
+                rtopo__dimshift_t ds = { dim, 0, disp, 8, 0, 0 };
+
+                if (!disp)
+                    continue;
+                memset(&c, 0, sizeof(c));
+                c.op = RTOPO__COLL_SHIFT_FILL;
+                c.dim = dim;
+                c.disp = disp;
+                if (!moves(&t, &c, &mv))
+                    TU_CHECK(mv.electronic_simd == fill && mv.electronic == fill &&
+                             mv.otis == (dim ? 0u : 2u) && mv.other == 0,
+                             "%s: moves electronic %u SIMD %u MIMD, OTIS %u, other %u; "
+                             "want %u, %u", cdesc(&t, &c), mv.electronic_simd,
+                             mv.electronic, mv.otis, mv.other, fill, dim ? 0 : 2);
+                s = NULL;
+                if (!TU_CHECK(rtopo__sched_shift_dim(&t, &ds, &s) == RTOPO_OK && s,
+                              "otis-hypercube %d dim %d disp %d: %s", n, dim, disp,
+                              rtopo_last_error()))
+                    continue;
+                rtopo__sched_moves(s, &mv);
+                TU_CHECK(mv.electronic_simd == circ && mv.electronic == circ &&
+                         mv.otis == (dim ? 0u : 2u) && mv.other == 0,
+                         "otis-hypercube %d circular shift dim %d disp %d: moves "
+                         "electronic %u SIMD %u MIMD, OTIS %u, other %u; want %u, %u", n,
+                         dim, disp, mv.electronic_simd, mv.electronic, mv.otis, mv.other,
+                         circ, dim ? 0 : 2);
+                rtopo__sched_free(s);
+            }
+    }
+}
+
 /* SPEC 5.5 (seed 004's Fig. 4): the column sort of a 6 x 3 matrix after
  * every step */
 static const int64_t fig4[8][18] = {
@@ -2382,6 +2494,8 @@ int tu_suite_coll(void)
         !CU_add_test(s, "sort: the schedule on Fig. 4", test_colsort_sched) ||
         !CU_add_test(s, "sort: algorithms, key types, counts", test_sort) ||
         !CU_add_test(s, "sort: OTIS-meshes of 4, 16 and 64 groups", test_sort_otis_sizes) ||
+        !CU_add_test(s, "sort: moves on OTIS-meshes of 16 and 64 groups", test_sort_moves) ||
+        !CU_add_test(s, "moves: OTIS-hypercube shifts along G and P", test_moves_ohc_shift) ||
         !CU_add_test(s, "descriptor table: one complete entry per collective",
                      test_desc_table) ||
         !CU_add_test(s, "sort: column sort routes on ring, mesh, hypercube",

@@ -1,11 +1,13 @@
 /*
  * test_main.c - runs every unit suite, or with arguments only the suites
- * named (test_unit coll cart); exit status = number of failures (capped),
+ * named (test_unit coll cart), or one test of a suite ("coll:sort: the
+ * schedule on Fig. 4"); exit status = number of failures (capped),
  * so automake sees any failure.
  */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <CUnit/Basic.h>
 #include "log.h"
 #include "test_unit.h"
@@ -39,14 +41,29 @@ int main(int argc, char **argv)
             fails++;
     }
     for (i = 1; i < argc; i++) {
-        CU_pSuite s = CU_get_suite(argv[i]);
+        /* "suite" or "suite:test name" */
+        char name[256];
+        const char *colon = strchr(argv[i], ':');
+        size_t n = colon ? (size_t)(colon - argv[i]) : strlen(argv[i]);
+        CU_pSuite s = NULL;
+        CU_pTest t = NULL;
 
-        if (!s) {
-            fprintf(stderr, "no suite '%s'\n", argv[i]);
+        if (n < sizeof(name)) {
+            memcpy(name, argv[i], n);
+            name[n] = '\0';
+            s = CU_get_suite(name);
+        }
+        if (s && colon)
+            t = CU_get_test(s, colon + 1);
+        if (!s || (colon && !t)) {
+            fprintf(stderr, "no %s '%s'\n", s ? "test" : "suite", argv[i]);
             fails++;
             continue;
         }
-        CU_basic_run_suite(s);
+        if (t)
+            CU_basic_run_test(s, t);
+        else
+            CU_basic_run_suite(s);
         fails += CU_get_number_of_failures();
         if (CU_get_error() != CUE_SUCCESS)
             fails++;
