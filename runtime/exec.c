@@ -385,7 +385,12 @@ static void rtopo__entry_done(rtopo__op_t *op, int *done)
 static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t x,
                             uint32_t hop)
 {
-    memset(m, 0, sizeof(*m));
+    /* an EAGER message carries its header only: the rest stays unread
+     * (a constant size each way: a short memset, not a string store) */
+    if (type == RTOPO__MSG_EAGER)
+        memset(m, 0, RTOPO__MSG_HDR);
+    else
+        memset(m, 0, sizeof(*m));
     m->type = (uint8_t)type;
     m->topo_id = op->topo->id;
     m->seq = op->seq;
