@@ -239,7 +239,7 @@ static void usage(FILE *f)
             "       mpirun -n 2^D+1 rtopo-bench-mpi scatter [--d D] [--sizes LIST (elements)]\n"
             "                  [--esize E] [--overlap K|half|max] [--algo all|LIST] [--x all|model]\n"
             "                  [--iters N] [--block N] [--warmup N] [--persistent]\n"
-            "                  [--unregistered] [--no-raw] [--json FILE]\n"
+            "                  [--unregistered] [--no-raw] [--json FILE] [--plot FILE.png]\n"
             "       mpirun -n N rtopo-bench-mpi bcast|allreduce|scan [--topo T]\n"
             "                  [--algo topo,generic,auto|all] [--root R (bcast)]\n"
             "                  [--op sum|prod|min|max] [--dtype int64|double]\n"
@@ -2273,6 +2273,55 @@ static void sc_print(FILE *f)
     }
 }
 
+/* time and bandwidth (the bytes of one window per node over the median)
+ * against the window's size, one line per column; after MPI_Finalize */
+static int sc_plot(const char *png)
+{
+    FILE *g = popen("gnuplot", "w");
+    int i, k, st;
+
+    if (!g) {
+        fprintf(stderr, "rtopo-bench-mpi: --plot: cannot start gnuplot: %s\n", strerror(errno));
+        return -1;
+    }
+    fprintf(g, "$d << EOD\n");
+    for (i = 0; i < B.nsizes; i++) {
+        fprintf(g, "%ld", B.sizes[i]);
+        for (k = 0; k < S.ncol; k++)
+            fprintf(g, " %.4f", S.med[i][k]);
+        fputc('\n', g);
+    }
+    fprintf(g, "EOD\n");
+    fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
+            "{ set terminal pngcairo noenhanced size 1400,560 font ',10' } "
+            "else { set terminal png noenhanced size 1400,560 }\n");
+    fprintf(g, "set output '");
+    for (; *png; png++)
+        fprintf(g, *png == '\'' ? "''" : "%c", *png);
+    fprintf(g, "'\n");
+    fprintf(g, "set multiplot layout 1,2 title \"rtopo-bench-mpi scatter: %d ranks, %d-cube, "
+            "host %s, overlap %s, %d-byte elements; %s\"\n", B.size, S.d,
+            S.outside ? "outside" : "on node 0", S.overlap, S.esize, mpi_lib);
+    fprintf(g, "set logscale x 2\nset xlabel 'M, elements per window'\nset grid\n"
+            "set key top left\nset logscale y\nset ylabel 'median time (us)'\n"
+            "set title 'time of one scatter'\nplot ");
+    for (k = 0; k < S.ncol; k++)
+        fprintf(g, "%s$d using 1:%d with linespoints title '%s'", k ? ", " : "", k + 2,
+                S.col[k].name);
+    fprintf(g, "\nunset logscale y\nset ylabel 'MB/s (10^6 bytes per second)'\n"
+            "set title 'window bytes per node / median time'\nplot ");
+    for (k = 0; k < S.ncol; k++)
+        fprintf(g, "%s$d using 1:($1*%d/$%d) with linespoints title '%s'", k ? ", " : "",
+                S.esize, k + 2, S.col[k].name);
+    fprintf(g, "\nunset multiplot\n");
+    st = pclose(g);
+    if (st != 0) {
+        fprintf(stderr, "rtopo-bench-mpi: --plot: gnuplot failed (status %d)\n", st);
+        return -1;
+    }
+    return 0;
+}
+
 static int sc_json(const char *path)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
@@ -2318,7 +2367,7 @@ static int scatter_main(int argc, char **argv)
 {
     static const char *const with_value[] = {
         "--d", "--sizes", "--esize", "--overlap", "--algo", "--x", "--iters", "--block",
-        "--warmup", "--buffers", "--json"
+        "--warmup", "--buffers", "--json", "--plot"
     };
     rtopo_config_t cfg = RTOPO_CONFIG_INIT;
     MPI_Comm world = MPI_COMM_WORLD;
@@ -2359,6 +2408,7 @@ static int scatter_main(int argc, char **argv)
         else if (!strcmp(o, "--persistent")) S.persistent = 1;
         else if (!strcmp(o, "--no-raw")) S.raw = 0;
         else if (!strcmp(o, "--json")) json = argv[++i];
+        else if (!strcmp(o, "--plot")) B.plot = argv[++i];
         else sc_usage_error("unknown option '%s'", o);
     }
     for (i = 0; i < B.nsizes; i++) {
@@ -2464,6 +2514,15 @@ static int scatter_main(int argc, char **argv)
         fail("rtopo_finalize", st);
     MPI_Type_free(&S.elem);
     MPI_Finalize();
+    if (B.rank == 0 && B.plot) {
+        if (!have_gnuplot())
+            fprintf(stderr, "rtopo-bench-mpi: no plot: --plot needs gnuplot (Debian: apt-get "
+                    "install gnuplot-nox)\n");
+        else if (sc_plot(B.plot))
+            rc = 1;
+        else
+            fprintf(stderr, "rtopo-bench-mpi: plot written to %s\n", B.plot);
+    }
     free(S.sa);
     free(S.rb);
     free(S.msa);

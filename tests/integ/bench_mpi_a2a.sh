@@ -6,8 +6,10 @@
 # result itself (a wrong one aborts the job); here: both tables with both
 # sizes and positive times, the traffic of the p - 1 shifts (q = 1 and 3
 # one hop, q = 2 two: 16 link hops over the 4 ranks, 4 blocks per rank
-# where MPI_Alltoall sends 3), the header and the JSON.  Then --q, which
-# the all-to-all does not take: usage error, status 2.  Never the times.
+# where MPI_Alltoall sends 3), the header, the JSON and, when gnuplot is
+# there, the --plot file (a PNG).  Then --q, which the all-to-all does
+# not take: usage error, status 2.  Last the scatter on 3 ranks (the host
+# outside a 1-cube) with --plot: a PNG too.  Never the times.
 # Skipped when rtopo-bench-mpi was not built or mpirun cannot start a job.
 . "$(dirname "$0")/common.sh"
 BENCH="$top_builddir/tools/rtopo-bench-mpi"
@@ -17,7 +19,13 @@ tr=${TRANSPORT:-shm}
 need_transport "$tr"
 out=$(mktemp)
 json=$(mktemp)
-trap 'rm -f "$out" "$json"' EXIT
+png=$(mktemp)
+trap 'rm -f "$out" "$json" "$png"' EXIT
+# the PNG signature, when gnuplot is there to draw one
+plot_ok() {
+    command -v gnuplot >/dev/null 2>&1 || return 0
+    [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]
+}
 mpirun="mpirun --allow-run-as-root --oversubscribe"
 if ! timeout 60 $mpirun -n 1 /bin/true >"$out" 2>&1; then
     cat "$out"
@@ -29,7 +37,7 @@ echo "+ RTOPO_TRANSPORT=$tr mpirun -n 4 rtopo-bench-mpi alltoall --algo ring --s
 RTOPO_TRANSPORT=$tr RTOPO_SPIN_US=0 timeout 300 $mpirun --mca mpi_yield_when_idle 1 \
     -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US -n 4 \
     "$BENCH" alltoall --algo ring --sizes 8,4096 --iters 2 --block 2 --warmup 1 \
-    --buffers registered --json "$json" >"$out" 2>&1
+    --buffers registered --json "$json" --plot "$png" >"$out" 2>&1
 rc=$?
 cat "$out"
 if [ "$rc" -ne 0 ]; then
@@ -42,7 +50,7 @@ awk '
     /^# rtopo = blocking: p-1 rtopo_shift one after another/ { tables++; next }
     /^# rtopo = persistent: p-1 rtopo_shift_init once per size/ { tables++; next }
     /^#/ && /rtopo med/ && /MPI med/ && /steps/ && /moves/ && /blk\/rank/ { headers++; next }
-    /^#/ || NF == 0 { next }
+    /^#/ || NF == 0 || /^rtopo-bench-mpi: plot written to / { next }
     {
         if (NF != 9) { print "bench_mpi_a2a: not 9 fields: " $0; bad = 1; next }
         for (i = 2; i <= 7; i++)
@@ -64,10 +72,23 @@ for key in '"op":"alltoall"' '"shift_algo":"ring"' '"bytes":4096,"bytes_per_rank
     grep -qF "$key" "$json" || { echo "bench_mpi_a2a: $key missing from the --json file:"; cat "$json"; exit 1; }
 done
 
+plot_ok || { echo "bench_mpi_a2a: alltoall --plot wrote no PNG"; exit 1; }
+
 echo "+ mpirun -n 1 rtopo-bench-mpi alltoall --q 1 (usage error)"
 timeout 60 $mpirun -n 1 "$BENCH" alltoall --q 1 >"$out" 2>&1
 rc=$?
 cat "$out"
 [ "$rc" -eq 2 ] || { echo "bench_mpi_a2a: --q: status $rc, expected 2"; exit 1; }
 grep -q 'alltoall takes no --q' "$out" || { echo "bench_mpi_a2a: --q: no usage message"; exit 1; }
-echo "bench_mpi_a2a: p-1 rtopo shifts and MPI_Alltoall measured over $tr"
+
+echo "+ RTOPO_TRANSPORT=$tr mpirun -n 3 rtopo-bench-mpi scatter --sizes 64 --iters 2 --block 2 --warmup 1 --plot FILE"
+: >"$png"
+RTOPO_TRANSPORT=$tr RTOPO_SPIN_US=0 timeout 300 $mpirun --mca mpi_yield_when_idle 1 \
+    -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US -n 3 \
+    "$BENCH" scatter --sizes 64 --iters 2 --block 2 --warmup 1 --plot "$png" >"$out" 2>&1
+rc=$?
+cat "$out"
+[ "$rc" -eq 0 ] || { echo "bench_mpi_a2a: scatter exited with status $rc"; exit 1; }
+grep -q '^  MPI scatterv+halo ' "$out" || { echo "bench_mpi_a2a: scatter: no MPI scatterv+halo row"; exit 1; }
+plot_ok || { echo "bench_mpi_a2a: scatter --plot wrote no PNG"; exit 1; }
+echo "bench_mpi_a2a: p-1 rtopo shifts and MPI_Alltoall measured over $tr, plots drawn"
