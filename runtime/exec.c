@@ -385,7 +385,12 @@ static void rtopo__entry_done(rtopo__op_t *op, int *done)
 static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t x,
                             uint32_t hop)
 {
-    memset(m, 0, sizeof(*m));
+    /* an EAGER message carries its header only: the rest stays unread
+     * (a constant size each way: a short memset, not a string store) */
+    if (type == RTOPO__MSG_EAGER)
+        memset(m, 0, RTOPO__MSG_HDR);
+    else
+        memset(m, 0, sizeof(*m));
     m->type = (uint8_t)type;
     m->topo_id = op->topo->id;
     m->seq = op->seq;
@@ -495,14 +500,54 @@ static int rtopo__eager_send(rtopo__op_t *op, rtopo__sstate_t *s, int peer, rtop
     return RTOPO_OK;
 }
 
-static void rtopo__release_slots(rtopo__op_t *op, int reuse)
+/* ---- windows kept across starts -----------------------------------------
+ *
+ * A window's slot (its index and key, wire.h) stays open from one run of
+ * an operation to its next start (a persistent request, or the request a
+ * blocking call keeps for the next call on the same plan): the next start
+ * sends its RTR with the same id instead of drawing a slot at random, and
+ * the slot's line is still in the cache when the writes come.  Between
+ * runs the window expects no piece (its entry is cleared: rtopo__on_imm
+ * refuses every immediate, as for a closed slot).  A failed operation
+ * closes them for good, a released one for reuse.  Slots are kept only
+ * while most of them are free: no window of a later operation ever lacks
+ * one for them. */
+#define RTOPO__KEPT (1ull << 32)
+
+static int rtopo__kept_own(const rtopo__op_t *op, uint64_t k)
+{
+    return (k & RTOPO__KEPT) &&
+           op->ctx->slots[RTOPO__SLOT_INDEX((uint32_t)k)].owner == op;
+}
+
+static void rtopo__kept_close(rtopo__op_t *op, int reuse)
+{
+    int i;
+
+    for (i = 0; op->kept && i < op->plan->nrecv; i++) {
+        if (rtopo__kept_own(op, op->kept[i]))
+            rtopo__slot_close(op->ctx, (uint32_t)op->kept[i], reuse);
+        op->kept[i] = 0;
+    }
+}
+
+/* The windows of this run: kept open for the next start (keep), closed
+ * for reuse, or closed for good after a failure (reuse 0). */
+static void rtopo__release_slots(rtopo__op_t *op, int reuse, int keep)
 {
     rtopo_ctx_t *ctx = op->ctx;
     int i;
 
+    if (!reuse)
+        rtopo__kept_close(op, 0);
+    keep = keep && reuse && op->kept && ctx->nslot_free > RTOPO__MAX_SLOTS / 2;
     for (i = 0; i < op->plan->nrecv; i++) {
         rtopo__rstate_t *r = &op->rs[i];
-        if (r->mode && ctx->slots[RTOPO__SLOT_INDEX(r->slot)].owner == op)
+        if (!r->mode || ctx->slots[RTOPO__SLOT_INDEX(r->slot)].owner != op)
+            continue;
+        if (keep)
+            op->kept[i] = RTOPO__KEPT | r->slot;
+        else
             rtopo__slot_close(ctx, r->slot, reuse);
     }
 }
@@ -547,6 +592,9 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
 
 void rtopo__op_release(rtopo__op_t *op)
 {
+    rtopo__kept_close(op, 1);
+    free(op->kept);
+    op->kept = NULL;
     rtopo__op_free_state(op, 1);
     free(op->ss);
     free(op->rs);
@@ -593,7 +641,7 @@ static void rtopo__op_ended(rtopo__op_t *op)
 static void rtopo__op_finish(rtopo__op_t *op)
 {
     op->owner->finished(op);
-    rtopo__release_slots(op, 1);
+    rtopo__release_slots(op, 1, 1);
     rtopo__list_del(&op->ctx->active, op);
     op->active = 0;
     rtopo__op_ended(op);
@@ -626,7 +674,7 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     rtopo__op_ended(op);
     snprintf(op->errmsg, sizeof(op->errmsg), "%s",
              ctx->failed && ctx->failmsg[0] ? ctx->failmsg : rtopo_last_error());
-    rtopo__release_slots(op, 0);
+    rtopo__release_slots(op, 0, 0);
     rtopo__list_del(&ctx->active, op);
     op->active = 0;
     /* Peers may still write into staging blocks opened for this operation:
@@ -719,8 +767,12 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
     uint32_t k;
     int st;
 
-    if ((st = rtopo__slot_open(ctx, rtopo__on_imm, op, ridx, e->peer, &r->slot)))
+    if (op->kept && rtopo__kept_own(op, op->kept[ridx])) {
+        r->slot = (uint32_t)op->kept[ridx];    /* the last run's window */
+        op->kept[ridx] = 0;
+    } else if ((st = rtopo__slot_open(ctx, rtopo__on_imm, op, ridx, e->peer, &r->slot))) {
         return st;
+    }
     rtopo__msg_init(op, &m, RTOPO__MSG_RTR, e->xfer, e->hop);
     m.slot = r->slot;
     if (r->dst && !(region = rtopo__mem_find(ctx, r->dst, r->len)))
@@ -1023,6 +1075,8 @@ int rtopo__op_start(rtopo__op_t *op)
         op->pstate = calloc((size_t)plan->nparts + 1, 1);
     if (!op->ready)
         op->ready = malloc(((size_t)plan->nparts + 1) * sizeof(*op->ready));
+    if (!op->kept)      /* (without it, windows are opened at every start) */
+        op->kept = calloc((size_t)plan->nrecv + 1, sizeof(*op->kept));
     op->nready = op->rhead = 0;
     op->running = 0;
     if (!op->ss || !op->rs || !op->pcnt || !op->pstate || !op->ready) {

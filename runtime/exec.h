@@ -135,6 +135,9 @@ struct rtopo__op {
     uint8_t *inplace_copy;  /* send data copied when it overlaps recv */
     rtopo__sstate_t *ss;
     rtopo__rstate_t *rs;
+    /* per receive entry, its window's slot kept open from the last run
+     * for the next start: RTOPO__KEPT | id, or 0 (exec.c) */
+    uint64_t *kept;
     uint32_t *pcnt;         /* per part: edges not yet released */
     uint8_t *pstate;        /* per part: 0 waiting, 1 started, 2 done */
     uint32_t *ready;        /* parts released, in order; [rhead, nready) not

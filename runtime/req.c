@@ -62,7 +62,8 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
     if (req && !persistent && req->op.plan == plan) {
         /* The last blocking or nonblocking call's request on this plan, as
          * rtopo__req_destroy left it: completed without error, no zombie,
-         * no scratch, no in-place copy, on no list, its operation's
+         * its scratch kept (the plan's size: the next start takes it
+         * again), no in-place copy, on no list, its operation's
          * per-run arrays cleared.  What a call may have set and a start
          * does not set anew is reset here, field by field: clearing the
          * whole request costs more than the rest of a small call. */
@@ -113,11 +114,27 @@ static void rtopo__req_unlist(rtopo_req_t *req)
     req->listed = 0;
 }
 
+/* gives the request's scratch back */
+static void rtopo__req_put_tmp(rtopo_req_t *req)
+{
+    if (!req->tmp_mem)
+        return;
+    /* a failed operation's peers may still write into it */
+    req->tmp_mem->scratch = 0;
+    if (req->op.status)
+        req->tmp_mem->in_use = 2;
+    else
+        rtopo__stage_put(req->tmp_mem);
+    req->tmp_mem = NULL;
+    req->tmp = NULL;
+}
+
 /* frees what the request owns; its operation is neither active nor a
  * zombie */
 void rtopo__req_destroy(rtopo_req_t *req)
 {
     rtopo_ctx_t *ctx = req->op.ctx;
+    int spare = !req->persistent && req->op.status == RTOPO_OK && !req->op.zombie;
 
     rtopo__req_active(req, 0);      /* (rtopo_finalize frees unwaited ones) */
     if (req->prev)
@@ -128,17 +145,10 @@ void rtopo__req_destroy(rtopo_req_t *req)
         req->next->prev = req->prev;
     req->op.topo->nreqs--;
     free(req->op.inplace_copy);
-    if (req->tmp_mem) {
-        /* a failed operation's peers may still write into it */
-        req->tmp_mem->scratch = 0;
-        if (req->op.status)
-            req->tmp_mem->in_use = 2;
-        else
-            rtopo__stage_put(req->tmp_mem);
-    }
+    if (!spare)
+        rtopo__req_put_tmp(req);
     rtopo__req_unlist(req);
-    if (!req->persistent && req->op.status == RTOPO_OK && !req->tmp_mem &&
-        !req->op.zombie) {
+    if (spare) {
         /* kept for the next call on the same plan: a blocking call makes
          * and frees one request each time */
         rtopo_topo_t *t = req->op.topo;
@@ -156,6 +166,7 @@ void rtopo__req_release(rtopo_req_t *req)
 {
     if (!req)
         return;
+    rtopo__req_put_tmp(req);        /* a spare's */
     rtopo__op_release(&req->op);
     rtopo__plan_put(req->op.plan);
     free(req);

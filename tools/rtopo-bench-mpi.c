@@ -181,12 +181,15 @@ static struct {
     uint8_t *all;
     unsigned long long slots[MAX_SIZES][MAX_COLS], xmoves[MAX_SIZES][MAX_COLS];
     double xblocks[MAX_SIZES][MAX_COLS];
+    /* alltoall: per persistent column its p - 1 requests, the shift by q
+     * at [q - 1] */
+    rtopo_req_t **a2a[MAX_COLS];
 } B = { .topo = "ring", .algo = "auto", .q = 1, .iters = 100, .block = 10,
         .warmup = 10, .raw = 1, .fabric = 1, .modes = 3, .buffers = 3, .cart = MPI_COMM_NULL,
         .dim = -1, .fn = "rtopo_shift", .fn_init = "rtopo_shift_init", .dtype = RTOPO_INT64,
         .rop = RTOPO_SUM, .calgos = 7, .vector = "reversal", .tcomm = MPI_COMM_NULL };
 
-enum { XOP_SORT = 1, XOP_BPC };
+enum { XOP_SORT = 1, XOP_BPC, XOP_A2A };
 
 /* sort: records of 16 bytes, an int64 key first */
 typedef struct sort_rec {
@@ -194,9 +197,12 @@ typedef struct sort_rec {
 } sort_rec_t;
 #define SORT_REC ((size_t)sizeof(sort_rec_t))
 
-/* the bytes per rank of a --sizes entry (sort: records) */
+/* the bytes per rank of a --sizes entry (sort: records; alltoall: bytes
+ * per block, one block for every rank) */
 static size_t size_bytes(long v)
 {
+    if (B.xop == XOP_A2A)
+        return (size_t)v * (size_t)(B.size > 0 ? B.size : 1);
     return B.xop == XOP_SORT ? (size_t)v * SORT_REC : (size_t)v;
 }
 
@@ -233,7 +239,7 @@ static void usage(FILE *f)
             "       mpirun -n 2^D+1 rtopo-bench-mpi scatter [--d D] [--sizes LIST (elements)]\n"
             "                  [--esize E] [--overlap K|half|max] [--algo all|LIST] [--x all|model]\n"
             "                  [--iters N] [--block N] [--warmup N] [--persistent]\n"
-            "                  [--unregistered] [--no-raw] [--json FILE]\n"
+            "                  [--unregistered] [--no-raw] [--json FILE] [--plot FILE.png]\n"
             "       mpirun -n N rtopo-bench-mpi bcast|allreduce|scan [--topo T]\n"
             "                  [--algo topo,generic,auto|all] [--root R (bcast)]\n"
             "                  [--op sum|prod|min|max] [--dtype int64|double]\n"
@@ -247,6 +253,10 @@ static void usage(FILE *f)
             "       mpirun -n 2^k rtopo-bench-mpi bpc [--topo T] [--vector V] [--sizes LIST|MIN:MAX]\n"
             "                  [--iters N] [--block N] [--warmup N] [--modes ...] [--buffers ...]\n"
             "                  [--no-raw] [--json FILE] [--plot FILE.png]\n"
+            "       mpirun -n N rtopo-bench-mpi alltoall [--topo T] [--algo A]\n"
+            "                  [--sizes LIST|MIN:MAX (bytes per block)] [--iters N] [--block N]\n"
+            "                  [--warmup N] [--modes ...] [--buffers ...] [--json FILE]\n"
+            "                  [--plot FILE.png]\n"
             "       rtopo-bench-mpi --help\n"
             "times the circular shift with rtopo and with MPI_Sendrecv in the same job;\n"
             "--fabric PROV: the provider of the fabric column, which writes on it directly:\n"
@@ -259,7 +269,8 @@ static void usage(FILE *f)
             "bcast, allreduce, scan: rtopo's algorithms (topo, generic, auto) against\n"
             "MPI_Bcast, MPI_Allreduce, MPI_Scan on MPI_COMM_WORLD;\n"
             "sort: rtopo_sort against MPI_Gather + qsort + MPI_Scatter;\n"
-            "bpc: rtopo_bpc against MPI_Sendrecv with the partner from rtopo_bpc_dest\n");
+            "bpc: rtopo_bpc against MPI_Sendrecv with the partner from rtopo_bpc_dest;\n"
+            "alltoall: p - 1 rtopo shifts by q = 1 .. p - 1 against MPI_Alltoall\n");
 }
 
 static void parse_sizes(const char *s)
@@ -416,7 +427,7 @@ static void setup_cols_xop(void)
     int v;
 
     add_col(COL_MPI, 0, 0, "mpi", B.xop == XOP_SORT ? "MPI_Gather + qsort + MPI_Scatter" :
-            "MPI_Sendrecv with the partner");
+            B.xop == XOP_A2A ? "MPI_Alltoall" : "MPI_Sendrecv with the partner");
     if (B.raw)
         add_col(COL_RAW, 0, 0, "raw", "raw transport write to the partner");
     for (v = 0; v < 4; v++) {
@@ -424,11 +435,17 @@ static void setup_cols_xop(void)
 
         if (!(B.modes & (1 << pers)) || !(B.buffers & (1 << unreg)))
             continue;
-        if (B.xop == XOP_BPC) {
+        if (B.xop == XOP_BPC || B.xop == XOP_A2A) {
             snprintf(name, sizeof(name), "%s/%s", pers ? "persistent" : "blocking",
                      unreg ? "unregistered" : "registered");
-            snprintf(label, sizeof(label), "%s, %s", pers ? "rtopo_start+rtopo_wait" : B.fn,
-                     unreg ? "unregistered" : "registered");
+            if (B.xop == XOP_A2A)
+                snprintf(label, sizeof(label), "%s, %s", pers ?
+                         "p-1 shifts: rtopo_start all, rtopo_wait all" :
+                         "p-1 rtopo_shift one after another", unreg ? "unregistered" :
+                         "registered");
+            else
+                snprintf(label, sizeof(label), "%s, %s", pers ? "rtopo_start+rtopo_wait" : B.fn,
+                         unreg ? "unregistered" : "registered");
             add_col(COL_RTOPO, pers, unreg, name, label);
             continue;
         }
@@ -621,13 +638,33 @@ static inline uint8_t bpc_byte(int r, size_t k)
     return (uint8_t)((unsigned)r * 37u + (unsigned)k * 11u + (unsigned)(k >> 8) * 3u + 1u);
 }
 
-/* sort, bpc: every rank's send data for size v (sort: records, bpc:
- * bytes), and what this rank must hold afterwards; sort: the whole order,
- * computed here from every rank's records */
+/* byte k of the block topology rank s sends to topology rank d
+ * (alltoall) */
+static inline uint8_t a2a_byte(int s, int d, size_t k)
+{
+    return (uint8_t)((unsigned)s * 53u + (unsigned)d * 29u + (unsigned)k * 7u +
+                     (unsigned)(k >> 8) * 5u + 1u);
+}
+
+/* sort, bpc, alltoall: every rank's send data for size v (sort: records,
+ * bpc: bytes, alltoall: bytes per block), and what this rank must hold
+ * afterwards; sort: the whole order, computed here from every rank's
+ * records */
 static void xop_data(size_t v)
 {
     size_t k;
+    int r;
 
+    if (B.xop == XOP_A2A) {
+        /* block r of the send buffer goes to topology rank r; block r of
+         * the result comes from it */
+        for (r = 0; r < B.size; r++)
+            for (k = 0; k < v; k++) {
+                B.sb[(size_t)r * v + k] = B.usb[(size_t)r * v + k] = a2a_byte(B.trank, r, k);
+                B.exp[(size_t)r * v + k] = a2a_byte(r, B.trank, k);
+            }
+        return;
+    }
     if (B.xop == XOP_BPC) {
         for (k = 0; k < v; k++) {
             B.sb[k] = B.usb[k] = bpc_byte(B.trank, k);
@@ -636,7 +673,6 @@ static void xop_data(size_t v)
     } else {
         size_t total = v * (size_t)B.size;
         sort_rec_t *everything = malloc(total ? total * SORT_REC : 1);
-        int r;
 
         if (!everything)
             fail("memory", RTOPO_ERR_NOMEM);
@@ -664,10 +700,65 @@ static int xop_call(const col_t *c, size_t v, rtopo_req_t **req)
            rtopo_bpc(B.t, B.vector, s, r, v);
 }
 
+/* alltoall by q-shifts: the shift by q (1 <= q < p) sends block me + q
+ * to rank me + q and takes block me - q from rank me - q; on topology
+ * ranks, as the shift counts them */
+static int a2a_shift(const col_t *c, size_t v, int q, rtopo_req_t **req)
+{
+    const uint8_t *s = (c->unreg ? B.usb : B.sb) + (size_t)((B.trank + q) % B.size) * v;
+    uint8_t *r = (c->unreg ? B.urb : B.rb) + (size_t)((B.trank - q + B.size) % B.size) * v;
+
+    return req ? rtopo_shift_init(B.t, s, r, v, q, req) : rtopo_shift(B.t, s, r, v, q);
+}
+
+/* one all-to-all of rtopo's: this rank's own block copied, then the p - 1
+ * shifts, one after another (blocking) or all started, then all waited
+ * for (the column's persistent requests) */
+static void a2a_op(const col_t *c, size_t v)
+{
+    rtopo_req_t **reqs = B.a2a[c - B.col];
+    int q, st;
+
+    memcpy((c->unreg ? B.urb : B.rb) + (size_t)B.trank * v,
+           (c->unreg ? B.usb : B.sb) + (size_t)B.trank * v, v);
+    if (!reqs) {
+        for (q = 1; q < B.size; q++)
+            if ((st = a2a_shift(c, v, q, NULL)))
+                fail("rtopo_shift", st);
+        return;
+    }
+    for (q = 1; q < B.size; q++)
+        if ((st = rtopo_start(reqs[q - 1])))
+            fail("rtopo_start", st);
+    for (q = 1; q < B.size; q++)
+        if ((st = rtopo_wait(reqs[q - 1])))
+            fail("rtopo_wait", st);
+}
+
+static void a2a_free(int k)
+{
+    int q;
+
+    if (!B.a2a[k])
+        return;
+    for (q = 1; q < B.size; q++)
+        rtopo_req_free(B.a2a[k][q - 1]);
+    free(B.a2a[k]);
+    B.a2a[k] = NULL;
+}
+
 static void xop_op(col_t *c, size_t v, int i)
 {
     int st, len;
 
+    if (B.xop == XOP_A2A) {
+        if (c->kind == COL_MPI)
+            mpi_check("MPI_Alltoall", MPI_Alltoall(B.usb, (int)v, MPI_BYTE, B.urb, (int)v,
+                                                   MPI_BYTE, B.tcomm));
+        else
+            a2a_op(c, v);
+        return;
+    }
     switch (c->kind) {
     case COL_MPI:
         if (B.xop == XOP_BPC) {
@@ -717,7 +808,7 @@ static void xop_clear(const col_t *c, size_t v)
         memset(r, 0x7f, v * SORT_REC);
         return;
     }
-    for (k = 0; k < v; k++)
+    for (k = 0; k < size_bytes((long)v); k++)
         r[k] = (uint8_t)~B.exp[k];
 }
 
@@ -743,7 +834,15 @@ static void xop_verify(const col_t *c, size_t v, const char *when)
             }
         return;
     }
-    for (k = 0; k < v; k++)
+    for (k = 0; B.xop == XOP_A2A && k < size_bytes((long)v); k++)
+        if (r[k] != B.exp[k]) {
+            fprintf(stderr, "rtopo-bench-mpi: rank %d (topology rank %d): alltoall %s, %zu "
+                    "bytes per block, %s: byte %zu of the block from topology rank %zu is "
+                    "%u, expected %u\n", B.rank, B.trank, c->name, v, when, k % v, k / v,
+                    r[k], B.exp[k]);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    for (k = 0; B.xop == XOP_BPC && k < v; k++)
         if (r[k] != B.exp[k]) {
             fprintf(stderr, "rtopo-bench-mpi: rank %d (topology rank %d): bpc %s %s, %zu "
                     "bytes, %s: byte %zu is %u, expected %u from topology rank %d\n", B.rank,
@@ -963,8 +1062,34 @@ static void xop_plan(int i, int k, size_t v)
     col_t *c = &B.col[k];
     const rtopo__sched_t *s;
     rtopo_req_t *req;
-    unsigned long long Q = ((SORT_REC + 7) & ~(unsigned long long)7) + 8;
-    int st;
+    unsigned long long Q = ((SORT_REC + 7) & ~(unsigned long long)7) + 8, mv;
+    double blk;
+    int st, q;
+
+    if (B.xop == XOP_A2A) {
+        /* the p - 1 shifts' requests: their steps and traffic added up
+         * (blk/rank per block of v bytes); a persistent column keeps them */
+        rtopo_req_t **reqs = calloc((size_t)B.size, sizeof(*reqs));
+
+        if (!reqs)
+            fail("memory", RTOPO_ERR_NOMEM);
+        B.steps[i][k] = 0;
+        B.xmoves[i][k] = 0;
+        B.xblocks[i][k] = 0;
+        for (q = 1; q < B.size; q++) {
+            if ((st = a2a_shift(c, v, q, &reqs[q - 1])))
+                fail("rtopo_shift_init", st);
+            s = rtopo__tool_req_sched(reqs[q - 1]);
+            B.steps[i][k] += (int)s->nsteps;
+            sched_traffic(reqs[q - 1], v, &mv, &blk);
+            B.xmoves[i][k] += mv;
+            B.xblocks[i][k] += blk;
+        }
+        B.a2a[k] = reqs;
+        if (!c->persistent)
+            a2a_free(k);
+        return;
+    }
 
     if (B.xop == XOP_SORT && (st = rtopo_topo_set_coll_algo(B.t, (rtopo_coll_algo_t)c->algo)))
         fail("rtopo_topo_set_coll_algo", st);
@@ -1055,11 +1180,13 @@ static void measure(void)
                 run_block(&B.col[j], n, t + (size_t)j * it + off, cnt, b ? 1 : B.warmup);
             }
         }
-        for (k = 0; k < B.ncol; k++)
+        for (k = 0; k < B.ncol; k++) {
             if (B.col[k].req) {
                 rtopo_req_free(B.col[k].req);
                 B.col[k].req = NULL;
             }
+            a2a_free(k);
+        }
         /* per iteration, the slowest rank */
         mpi_check("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, t, it * B.ncol, MPI_DOUBLE,
                                                  MPI_MAX, MPI_COMM_WORLD));
@@ -1212,6 +1339,13 @@ static void print_header_xop(FILE *f)
                 "(ties at every size)\n");
         return;
     }
+    if (B.xop == XOP_A2A) {
+        fprintf(f, "# rtopo-bench-mpi alltoall: %d rank%s, topology %s, shift algorithm %s: "
+                "topology rank r sends block d of its buffer (bytes = the block's size) to "
+                "rank d and gets rank d's block r into its block d\n", B.size,
+                B.size == 1 ? "" : "s", B.topo, B.algo);
+        return;
+    }
     fprintf(f, "# rtopo-bench-mpi bpc: %d rank%s, topology %s, vector %s: the data of "
             "topology rank r goes to rank bpc(r) = rtopo_bpc_dest(\"%s\", r)\n", B.size,
             B.size == 1 ? "" : "s", B.topo, B.vector, B.vector);
@@ -1245,6 +1379,22 @@ static void print_columns_xop(FILE *f)
         fprintf(f, "# check: every rank computes the whole sorted order itself and compares "
                 "its count records (key and origin) with each column's result, once before "
                 "the timing and after every block\n");
+        return;
+    }
+    if (B.xop == XOP_A2A) {
+        fprintf(f, "# MPI   = MPI_Alltoall of bytes MPI_BYTE per block on %s, plain malloc'd "
+                "buffers\n", comm);
+        fprintf(f, "# rtopo = the own block copied, then rtopo_shift by q = 1 .. p-1 of one "
+                "block each (block r+q to rank r+q, into block r-q): blocking, one after "
+                "another; persistent, p-1 requests made once per size (rtopo_shift_init), "
+                "all started, then all waited for\n");
+        fprintf(f, "# raw   = none\n");
+        fprintf(f, "# steps = the steps of the p-1 shifts' schedules added up; moves = their "
+                "link hops over all ranks, as rtopo-sim counts them; blk/rank = the bytes "
+                "they carry over links / (ranks x bytes per block): MPI_Alltoall sends p-1 "
+                "blocks per rank, straight to their ranks\n");
+        fprintf(f, "# check: every byte of each column's result against its source's data, "
+                "once before the timing and after every block\n");
         return;
     }
     fprintf(f, "# MPI   = MPI_Sendrecv to rtopo_bpc_dest(\"%s\", r), from the rank whose "
@@ -1372,7 +1522,12 @@ static void print_tables(FILE *f)
             bench_buffers_desc(B.ctx, 1, bdesc, sizeof(bdesc));
         else
             snprintf(bdesc, sizeof(bdesc), "buffers registered with rtopo_mem_register");
-        if (c->persistent)
+        if (B.xop == XOP_A2A && c->persistent)
+            fprintf(f, "\n# rtopo = persistent: p-1 rtopo_shift_init once per size, then "
+                    "rtopo_start of all, rtopo_wait of all; %s\n", bdesc);
+        else if (B.xop == XOP_A2A)
+            fprintf(f, "\n# rtopo = blocking: p-1 rtopo_shift one after another; %s\n", bdesc);
+        else if (c->persistent)
             fprintf(f, "\n# rtopo = persistent: %s once per size, then rtopo_start + "
                     "rtopo_wait; %s\n", fn_init, bdesc);
         else
@@ -1389,7 +1544,7 @@ static void print_tables(FILE *f)
             fprintf(f, " %7s %8s", "moves", "blk/rank");
         if (B.coll || B.xop == XOP_SORT)
             fprintf(f, " %7s %5s", "ran", "steps");
-        if (B.xop == XOP_BPC)
+        if (B.xop == XOP_BPC || B.xop == XOP_A2A)
             fprintf(f, " %5s", "steps");
         if (B.xop == XOP_SORT)
             fprintf(f, " %7s", "slots");
@@ -1411,7 +1566,7 @@ static void print_tables(FILE *f)
                 fprintf(f, " %7llu %8.3f", B.moves[i], B.blocks[i]);
             if (B.coll || B.xop == XOP_SORT)
                 fprintf(f, " %7s %5d", rtopo__coll_algo_name(B.ran[i][k]), B.steps[i][k]);
-            if (B.xop == XOP_BPC)
+            if (B.xop == XOP_BPC || B.xop == XOP_A2A)
                 fprintf(f, " %5d", B.steps[i][k]);
             if (B.xop == XOP_SORT)
                 fprintf(f, " %7llu", B.slots[i][k]);
@@ -1506,6 +1661,10 @@ static int write_json(const char *path)
         json_str(f, B.vector);
         fprintf(f, ",\"mpi_call\":\"MPI_Sendrecv\"");
     }
+    if (B.xop == XOP_A2A) {
+        fprintf(f, ",\"op\":\"alltoall\",\"mpi_call\":\"MPI_Alltoall\",\"shift_algo\":");
+        json_str(f, B.algo);
+    }
     if (B.xop)
         fprintf(f, ",\"mpi_comm\":\"%s\"", B.tident ? "MPI_COMM_WORLD" :
                 "MPI_COMM_WORLD split in topology order");
@@ -1558,6 +1717,9 @@ static int write_json(const char *path)
         if (B.xop == XOP_SORT)
             fprintf(f, "%s\n{\"records\":%ld,\"bytes\":%zu,\"iters\":%d", i ? "," : "",
                     B.sizes[i], size_bytes(B.sizes[i]), B.its[i]);
+        else if (B.xop == XOP_A2A)
+            fprintf(f, "%s\n{\"bytes\":%ld,\"bytes_per_rank\":%zu,\"iters\":%d", i ? "," : "",
+                    B.sizes[i], size_bytes(B.sizes[i]), B.its[i]);
         else
             fprintf(f, "%s\n{\"bytes\":%ld,\"iters\":%d", i ? "," : "", B.sizes[i], B.its[i]);
         if (B.dimmode)
@@ -1580,7 +1742,7 @@ static int write_json(const char *path)
                 fprintf(f, "\"algo\":\"%s\",\"ran\":\"%s\",\"steps\":%d,",
                         rtopo__coll_algo_name(c->algo), rtopo__coll_algo_name(B.ran[i][k]),
                         B.steps[i][k]);
-            if (B.xop == XOP_BPC)
+            if (B.xop == XOP_BPC || B.xop == XOP_A2A)
                 fprintf(f, "\"steps\":%d,", B.steps[i][k]);
             if (B.xop == XOP_SORT)
                 fprintf(f, "\"slots\":%llu,", B.slots[i][k]);
@@ -1653,8 +1815,9 @@ static int draw_plot(const char *png, const char *title)
         fprintf(g, *png == '\'' ? "''" : "%c", *png);
     fprintf(g, "'\n");
     fprintf(g, "set multiplot layout 1,2 title \"%s\"\n", title);
-    fprintf(g, "set logscale x 2\nset xlabel '%s per rank'\nset grid\nset key top left\n"
-            "set xtics (", B.xop == XOP_SORT ? "records" : "bytes");
+    fprintf(g, "set logscale x 2\nset xlabel '%s'\nset grid\nset key top left\n"
+            "set xtics (", B.xop == XOP_SORT ? "records per rank" : B.xop == XOP_A2A ?
+            "bytes per block (p blocks per rank)" : "bytes per rank");
     for (i = 0; i < B.nsizes; i++) {   /* a tic at every size measured */
         long v = B.sizes[i] ? B.sizes[i] : 1;
         const char *unit = B.xop == XOP_SORT ? "" : "B";
@@ -1676,7 +1839,8 @@ static int draw_plot(const char *png, const char *title)
     }
     fprintf(g, "set logscale y\nset ylabel 'median time (us)'\nset title 'time of one %s'\n"
             "plot ", B.coll ? rtopo__coll_name(B.coll) : B.xop == XOP_SORT ? "sort" :
-            B.xop == XOP_BPC ? "BPC permutation" : B.dimmode ? "shift along a dimension" :
+            B.xop == XOP_BPC ? "BPC permutation" : B.xop == XOP_A2A ? "all-to-all" :
+            B.dimmode ? "shift along a dimension" :
             "shift");
     for (k = 0; k < B.ncol; k++)
         fprintf(g, "%s$d using 1:%d with linespoints title '%s'", k ? ", " : "", k + 2,
@@ -2109,6 +2273,55 @@ static void sc_print(FILE *f)
     }
 }
 
+/* time and bandwidth (the bytes of one window per node over the median)
+ * against the window's size, one line per column; after MPI_Finalize */
+static int sc_plot(const char *png)
+{
+    FILE *g = popen("gnuplot", "w");
+    int i, k, st;
+
+    if (!g) {
+        fprintf(stderr, "rtopo-bench-mpi: --plot: cannot start gnuplot: %s\n", strerror(errno));
+        return -1;
+    }
+    fprintf(g, "$d << EOD\n");
+    for (i = 0; i < B.nsizes; i++) {
+        fprintf(g, "%ld", B.sizes[i]);
+        for (k = 0; k < S.ncol; k++)
+            fprintf(g, " %.4f", S.med[i][k]);
+        fputc('\n', g);
+    }
+    fprintf(g, "EOD\n");
+    fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
+            "{ set terminal pngcairo noenhanced size 1400,560 font ',10' } "
+            "else { set terminal png noenhanced size 1400,560 }\n");
+    fprintf(g, "set output '");
+    for (; *png; png++)
+        fprintf(g, *png == '\'' ? "''" : "%c", *png);
+    fprintf(g, "'\n");
+    fprintf(g, "set multiplot layout 1,2 title \"rtopo-bench-mpi scatter: %d ranks, %d-cube, "
+            "host %s, overlap %s, %d-byte elements; %s\"\n", B.size, S.d,
+            S.outside ? "outside" : "on node 0", S.overlap, S.esize, mpi_lib);
+    fprintf(g, "set logscale x 2\nset xlabel 'M, elements per window'\nset grid\n"
+            "set key top left\nset logscale y\nset ylabel 'median time (us)'\n"
+            "set title 'time of one scatter'\nplot ");
+    for (k = 0; k < S.ncol; k++)
+        fprintf(g, "%s$d using 1:%d with linespoints title '%s'", k ? ", " : "", k + 2,
+                S.col[k].name);
+    fprintf(g, "\nunset logscale y\nset ylabel 'MB/s (10^6 bytes per second)'\n"
+            "set title 'window bytes per node / median time'\nplot ");
+    for (k = 0; k < S.ncol; k++)
+        fprintf(g, "%s$d using 1:($1*%d/$%d) with linespoints title '%s'", k ? ", " : "",
+                S.esize, k + 2, S.col[k].name);
+    fprintf(g, "\nunset multiplot\n");
+    st = pclose(g);
+    if (st != 0) {
+        fprintf(stderr, "rtopo-bench-mpi: --plot: gnuplot failed (status %d)\n", st);
+        return -1;
+    }
+    return 0;
+}
+
 static int sc_json(const char *path)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
@@ -2154,7 +2367,7 @@ static int scatter_main(int argc, char **argv)
 {
     static const char *const with_value[] = {
         "--d", "--sizes", "--esize", "--overlap", "--algo", "--x", "--iters", "--block",
-        "--warmup", "--buffers", "--json"
+        "--warmup", "--buffers", "--json", "--plot"
     };
     rtopo_config_t cfg = RTOPO_CONFIG_INIT;
     MPI_Comm world = MPI_COMM_WORLD;
@@ -2195,6 +2408,7 @@ static int scatter_main(int argc, char **argv)
         else if (!strcmp(o, "--persistent")) S.persistent = 1;
         else if (!strcmp(o, "--no-raw")) S.raw = 0;
         else if (!strcmp(o, "--json")) json = argv[++i];
+        else if (!strcmp(o, "--plot")) B.plot = argv[++i];
         else sc_usage_error("unknown option '%s'", o);
     }
     for (i = 0; i < B.nsizes; i++) {
@@ -2300,6 +2514,15 @@ static int scatter_main(int argc, char **argv)
         fail("rtopo_finalize", st);
     MPI_Type_free(&S.elem);
     MPI_Finalize();
+    if (B.rank == 0 && B.plot) {
+        if (!have_gnuplot())
+            fprintf(stderr, "rtopo-bench-mpi: no plot: --plot needs gnuplot (Debian: apt-get "
+                    "install gnuplot-nox)\n");
+        else if (sc_plot(B.plot))
+            rc = 1;
+        else
+            fprintf(stderr, "rtopo-bench-mpi: plot written to %s\n", B.plot);
+    }
     free(S.sa);
     free(S.rb);
     free(S.msa);
@@ -2590,12 +2813,13 @@ int main(int argc, char **argv)
         return scatter_main(argc - 1, argv + 1);
     if (argc > 1 && (!strcmp(argv[1], "shift") || !strcmp(argv[1], "shift-dim") ||
                      !strcmp(argv[1], "sort") || !strcmp(argv[1], "bpc") ||
-                     bench_coll_op_parse(argv[1]) > 0)) {
+                     !strcmp(argv[1], "alltoall") || bench_coll_op_parse(argv[1]) > 0)) {
         /* the default operation, named, the dimension shift, a
          * collective, the sort or a BPC permutation */
         B.dimmode = !strcmp(argv[1], "shift-dim");
         B.coll = bench_coll_op_parse(argv[1]) > 0 ? bench_coll_op_parse(argv[1]) : 0;
-        B.xop = !strcmp(argv[1], "sort") ? XOP_SORT : !strcmp(argv[1], "bpc") ? XOP_BPC : 0;
+        B.xop = !strcmp(argv[1], "sort") ? XOP_SORT : !strcmp(argv[1], "bpc") ? XOP_BPC :
+                !strcmp(argv[1], "alltoall") ? XOP_A2A : 0;
         argv[1] = argv[0];
         argc--;
         argv++;
@@ -2695,7 +2919,7 @@ int main(int argc, char **argv)
     if (B.coll || B.xop)
         B.fabric = 0;
     if (B.xop) {
-        const char *name = B.xop == XOP_SORT ? "sort" : "bpc";
+        const char *name = B.xop == XOP_SORT ? "sort" : B.xop == XOP_A2A ? "alltoall" : "bpc";
 
         if (have_q)
             bench_usage_error("%s takes no --q", name);
@@ -2708,10 +2932,11 @@ int main(int argc, char **argv)
                 bench_usage_error("sort --sizes: %ld records of %zu bytes exceed MPI's count "
                                   "(%ld records at most)", B.sizes[i], SORT_REC,
                                   (long)(INT_MAX / SORT_REC));
-        if (B.xop == XOP_SORT)
-            B.raw = 0;   /* no raw write is a sort */
-        B.fn = B.xop == XOP_SORT ? "rtopo_sort" : "rtopo_bpc";
-        B.fn_init = B.xop == XOP_SORT ? "rtopo_sort_init" : "rtopo_bpc_init";
+        if (B.xop == XOP_SORT || B.xop == XOP_A2A)
+            B.raw = 0;   /* no raw write is a sort; the all-to-all has none */
+        B.fn = B.xop == XOP_SORT ? "rtopo_sort" : B.xop == XOP_A2A ? "rtopo_shift" : "rtopo_bpc";
+        B.fn_init = B.xop == XOP_SORT ? "rtopo_sort_init" : B.xop == XOP_A2A ?
+                    "rtopo_shift_init" : "rtopo_bpc_init";
     }
     if (!B.dimmode && (B.dim >= 0 || B.have_disp || B.have_rule || B.inplace))
         bench_usage_error("--dim, --disp, --rule and --inplace go with shift-dim");
@@ -2726,7 +2951,7 @@ int main(int argc, char **argv)
     }
     if (sscanf(B.topo, "mesh:%dx%d", &B.rows, &B.cols_mesh) != 2)
         B.rows = B.cols_mesh = 0;
-    if (!B.coll && !B.xop && rtopo__shift_algo_parse(B.algo) < 0)
+    if (((!B.coll && !B.xop) || B.xop == XOP_A2A) && rtopo__shift_algo_parse(B.algo) < 0)
         bench_usage_error("unknown algorithm '%s'", B.algo);
     if (B.plot && env_rank() == 0 && !have_gnuplot())
         fprintf(stderr, "rtopo-bench-mpi: --plot %s needs gnuplot, which is not on the PATH "
@@ -2754,7 +2979,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (!B.coll && !B.xop &&
+    if (((!B.coll && !B.xop) || B.xop == XOP_A2A) &&
         (st = rtopo_topo_set_shift_algo(B.t, rtopo__shift_algo_parse(B.algo))))
         fail("rtopo_topo_set_shift_algo", st);
     if (B.coll && (st = coll_setup())) {
@@ -2827,6 +3052,8 @@ int main(int argc, char **argv)
             snprintf(what, sizeof(what), "sort, %zu-byte records, int64 keys", SORT_REC);
         else if (B.xop == XOP_BPC)
             snprintf(what, sizeof(what), "bpc %s", B.vector);
+        else if (B.xop == XOP_A2A)
+            snprintf(what, sizeof(what), "alltoall by q-shifts (%s)", B.algo);
         else
             snprintf(what, sizeof(what), "q %ld", B.q);
         if (snprintf(title, sizeof(title), "rtopo-bench-mpi: %d ranks, %s, %s; rtopo %s "

@@ -1,16 +1,16 @@
 #!/bin/sh
 # Request and handle semantics (req_check, one job per case, 4 ranks)
 # over TRANSPORT: BUSY on a second start, INVAL on overlapping receive
-# buffers in flight, RTOPO_CHECK_BUFFERS, rtopo_topo_free with requests,
-# stale handles after free and finalize, a second rtopo_init.  See
-# req_check.c.  CASES overrides the list of cases.
+# buffers in flight, RTOPO_CHECK_BUFFERS, restarts with windows kept
+# open, rtopo_topo_free with requests, stale handles after free and
+# finalize, a second rtopo_init.  See req_check.c.  CASES overrides the list of cases.
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:?set TRANSPORT}
 need_transport "$tr"
 REQ="$top_builddir/tests/integ/req_check"
 # 2 minutes: only a hang reaches it
 export RTOPO_TIMEOUT_MS=120000
-cases=${CASES:-"busy overlap checkbuf topofree dereg2 reqfree2 finalize2 stale deadctx reinit"}
+cases=${CASES:-"busy overlap checkbuf restart topofree dereg2 reqfree2 finalize2 stale deadctx reinit"}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 fails=0 summary=

@@ -41,6 +41,15 @@
  *   deadctx     after rtopo_finalize: rtopo_rank, rtopo_size,
  *               rtopo_topo_ring, rtopo_barrier, rtopo_mem_register on
  *               the finalized context give INVAL
+ *   restart     windows kept across starts: two persistent shifts of
+ *               64 KiB (one on registered buffers, one on unregistered
+ *               ones, staged: RTOPO_REG_PER_OP=off; a direct window and
+ *               a staged one) and blocking shifts on
+ *               a third pair, interleaved, 12 rounds; each round new send
+ *               data, and each receive buffer filled with 0xee by the
+ *               caller before its start (the caller's between runs): every
+ *               run delivers that round's data, whole; the requests
+ *               then free and the topology too
  *   reinit      rtopo_init while a context is live gives RTOPO_ERR_BUSY,
  *               "already initialised"
  *
@@ -440,6 +449,59 @@ static void case_reqfree2(rtopo_ctx_t *ctx)
     need("rtopo_topo_free", rtopo_topo_free(t));
 }
 
+static void case_restart(rtopo_ctx_t *ctx, size_t n)
+{
+    rtopo_topo_t *t;
+    rtopo_req_t *a = NULL, *b = NULL;
+    rtopo_mem_t *ma = NULL, *mb = NULL;
+    unsigned char *sa = xmalloc(n), *ra = xmalloc(n), *sbu = xmalloc(n), *rbu = xmalloc(n);
+    unsigned char *sc = xmalloc(n), *rc = xmalloc(n);
+    char w[160];
+    int st, round, ok = 1;
+
+    need("rtopo_topo_ring", st = rtopo_topo_ring(ctx, &t));
+    if (st)
+        return;
+    need("rtopo_mem_register", rtopo_mem_register(ctx, sa, n, &ma));
+    need("rtopo_mem_register", rtopo_mem_register(ctx, ra, n, &mb));
+    need("rtopo_shift_init (registered)", rtopo_shift_init(t, sa, ra, n, 1, &a));
+    need("rtopo_shift_init (unregistered)", rtopo_shift_init(t, sbu, rbu, n, -1, &b));
+    for (round = 0; a && b && round < 12 && ok; round++) {
+        unsigned tag = 100 + (unsigned)round;
+
+        iu_fill(sa, n, rank, tag);
+        iu_fill(sbu, n, rank, tag + 50);
+        iu_fill(sc, n, rank, tag + 100);
+        memset(ra, 0xee, n);
+        memset(rbu, 0xee, n);
+        memset(rc, 0xee, n);
+        snprintf(w, sizeof(w), "[round %d] rtopo_start of both", round);
+        ok &= expect(w, rtopo_start(a) == RTOPO_OK && rtopo_start(b) == RTOPO_OK, 1);
+        snprintf(w, sizeof(w), "[round %d] blocking rtopo_shift meanwhile", round);
+        ok &= expect(w, rtopo_shift(t, sc, rc, n, 2), RTOPO_OK);
+        snprintf(w, sizeof(w), "[round %d] rtopo_wait of both", round);
+        ok &= expect(w, rtopo_wait(b) == RTOPO_OK && rtopo_wait(a) == RTOPO_OK, 1);
+        ok &= data_ok(ra, n, 1, tag, "  data (registered, q 1)");
+        ok &= data_ok(rbu, n, -1, tag + 50, "  data (unregistered, q -1)");
+        ok &= data_ok(rc, n, 2, tag + 100, "  data (blocking, q 2)");
+    }
+    if (a)
+        expect("rtopo_req_free (registered)", rtopo_req_free(a), RTOPO_OK);
+    if (b)
+        expect("rtopo_req_free (unregistered)", rtopo_req_free(b), RTOPO_OK);
+    expect("rtopo_topo_free", rtopo_topo_free(t), RTOPO_OK);
+    if (ma)
+        rtopo_mem_deregister(ma);
+    if (mb)
+        rtopo_mem_deregister(mb);
+    free(sa);
+    free(ra);
+    free(sbu);
+    free(rbu);
+    free(sc);
+    free(rc);
+}
+
 static int finish(void)
 {
     printf("%s: verdict: %s (%d of %d checks failed)\n", label(), nfails ? "FAIL" : "pass",
@@ -459,6 +521,8 @@ int main(int argc, char **argv)
 
     if (!strcmp(cs, "checkbuf"))
         setenv("RTOPO_CHECK_BUFFERS", "1", 1);
+    if (!strcmp(cs, "restart"))
+        setenv("RTOPO_REG_PER_OP", "off", 1);
     if ((st = rtopo_init(NULL, &ctx)) != RTOPO_OK) {
         need("rtopo_init", st);
         return finish();
@@ -477,6 +541,8 @@ int main(int argc, char **argv)
         case_checkbuf(ctx, 65536);
     } else if (!strcmp(cs, "topofree")) {
         case_topofree(ctx);
+    } else if (!strcmp(cs, "restart")) {
+        case_restart(ctx, 65536);
     } else if (!strcmp(cs, "dereg2")) {
         case_dereg2(ctx);
     } else if (!strcmp(cs, "reqfree2")) {
