@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "rtopo.h"
 #include "log.h"
@@ -1749,6 +1751,8 @@ typedef struct otis_opts {
     int mimd;                 /* --model mimd: electronic_moves is MIMD */
     rtopo__model_t model;     /* --cost */
     int check, json, rounds;
+    long plan;                /* --plan R: rank R's plan only (-1: not asked) */
+    int have_plan;
     uint64_t seed;
 } otis_opts_t;
 
@@ -2191,6 +2195,61 @@ out:
     return status;
 }
 
+/* the bytes a schedule holds */
+static uint64_t sched_bytes(const rtopo__sched_t *s)
+{
+    return sizeof(*s) + (uint64_t)s->nxfers * sizeof(*s->xfers) +
+           (uint64_t)s->nhops * sizeof(*s->hops) + (uint64_t)s->nkerns * sizeof(*s->kerns) +
+           (uint64_t)s->deps_cap * sizeof(*s->deps) +
+           (s->tmp_rank ? (uint64_t)s->topo.p * sizeof(*s->tmp_rank) : 0);
+}
+
+/* peak resident set of this process, KiB */
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+
+    return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
+}
+
+/* --plan R: build what rank R's plan holds, time it, count it */
+static int otis_plan(const otis_opts_t *o)
+{
+    rtopo__sched_t *s = NULL;
+    rtopo__coll_t c;
+    struct timespec t0, t1;
+    long rss0 = peak_rss_kib(), rss1;
+    double secs;
+    int status;
+
+    otis_coll(o, o->c.count, &c);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    status = otis_build(o, o->c.count, &s);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    rss1 = peak_rss_kib();
+    if (status) {
+        fprintf(stderr, "rtopo-sim: otis %s: %s: %s\n", otis_ops[o->opi].name,
+                rtopo_strerror(status), rtopo_last_error());
+        return status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL ? 2 : 1;
+    }
+    secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (o->json)
+        printf("{\"op\": \"%s\", \"ranks\": %d, \"rank\": %ld, \"algo\": \"%s\", "
+               "\"build_s\": %.6f, \"xfers\": %u, \"hops\": %u, \"kernels\": %u, "
+               "\"edges\": %u, \"bytes\": %llu, \"rss_growth_kib\": %ld}\n",
+               otis_ops[o->opi].name, o->topo.p, o->plan,
+               rtopo__coll_algo_name(s->algo), secs, s->nxfers, s->nhops, s->nkerns,
+               s->ndeps, (unsigned long long)sched_bytes(s), rss1 - rss0);
+    else
+        printf("plan of rank %ld: %s on %d ranks, %s: %.3f s, %u transfers, %u hops, "
+               "%u kernels, %u edges, %llu bytes, peak RSS +%ld KiB\n", o->plan,
+               otis_ops[o->opi].name, o->topo.p, rtopo__coll_algo_name(s->algo), secs,
+               s->nxfers, s->nhops, s->nkerns, s->ndeps,
+               (unsigned long long)sched_bytes(s), rss1 - rss0);
+    rtopo__sched_free(s);
+    return 0;
+}
+
 static int otis_one(const otis_opts_t *o)
 {
     const rtopo__tdesc_t *t = &o->topo;
@@ -2437,6 +2496,8 @@ static const sim_opt_t otis_optab[] = {
     SIM_FLAG(otis_opts_t, "json", json, SIM_NONE),
     SIM_FLAG(otis_opts_t, "rounds", rounds, SIM_NONE),
     { "seed", SIM_OPT_FN, 1, 0, 0, SIM_NONE, 0, 0, NULL, otis_opt_seed },
+    SIM_INT(otis_opts_t, "plan", plan, OTIS_HAVE(have_plan), 0, INT32_MAX,
+            "--plan '%s': a rank"),
     SIM_HELP_OPT,
 };
 #undef OTIS_HAVE
@@ -2581,6 +2642,17 @@ static int otis_main(int argc, char **argv)
         fprintf(stderr, "rtopo-sim: --dim %d: the %s has dimensions 0..%d\n", o.c.dim,
                 rtopo__topo_name(o.topo.kind), nd - 1);
         return 2;
+    }
+    if (o.have_plan) {
+        if (o.plan >= o.topo.p) {
+            fprintf(stderr, "rtopo-sim: --plan %ld: the topology has ranks 0..%d\n",
+                    o.plan, o.topo.p - 1);
+            return 2;
+        }
+        if (o.check || o.rounds || sim_draw_path)
+            return bad("--plan builds one rank's plan only: no --check, --rounds or "
+                       "--draw%s", "");
+        return otis_plan(&o);
     }
     return otis_one(&o);
 }
