@@ -1975,6 +1975,7 @@ static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
 static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p)
 {
     rtopo__coll_t c;
+    int st;
 
     otis_coll(o, count, &c);
     if (o->circular) {
@@ -1984,7 +1985,12 @@ static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p
         ds.dim = c.dim;
         ds.b = o->s;
         ds.bytes = count * rtopo__dtype_size(o->c.dtype);
-        return rtopo__sched_shift_dim(&o->topo, &ds, s_p);
+        st = rtopo__sched_shift_dim(&o->topo, &ds, s_p);
+        if (!st && c.own && (st = rtopo__sched_own(*s_p, c.own - 1))) {
+            rtopo__sched_free(*s_p);
+            *s_p = NULL;
+        }
+        return st;
     }
     return rtopo__sched_coll(&o->topo, &c, &o->model, s_p);
 }
@@ -2201,7 +2207,8 @@ static uint64_t sched_bytes(const rtopo__sched_t *s)
     return sizeof(*s) + (uint64_t)s->nxfers * sizeof(*s->xfers) +
            (uint64_t)s->nhops * sizeof(*s->hops) + (uint64_t)s->nkerns * sizeof(*s->kerns) +
            (uint64_t)s->deps_cap * sizeof(*s->deps) +
-           (s->tmp_rank ? (uint64_t)s->topo.p * sizeof(*s->tmp_rank) : 0);
+           (s->tmp_rank ? (uint64_t)s->topo.p * sizeof(*s->tmp_rank) : 0) +
+           (s->xid ? (uint64_t)s->nxfers * sizeof(*s->xid) : 0);
 }
 
 /* peak resident set of this process, KiB */
@@ -2213,16 +2220,16 @@ static long peak_rss_kib(void)
 }
 
 /* --plan R: build what rank R's plan holds, time it, count it */
-static int otis_plan(const otis_opts_t *o)
+static int otis_plan(const otis_opts_t *o0)
 {
     rtopo__sched_t *s = NULL;
-    rtopo__coll_t c;
+    otis_opts_t po = *o0, *o = &po;
     struct timespec t0, t1;
     long rss0 = peak_rss_kib(), rss1;
     double secs;
     int status;
 
-    otis_coll(o, o->c.count, &c);
+    po.c.own = (int)o->plan + 1;    /* the plan's share, as the runtime builds it */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     status = otis_build(o, o->c.count, &s);
     clock_gettime(CLOCK_MONOTONIC, &t1);

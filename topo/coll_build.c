@@ -290,16 +290,22 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
     s->algo = algo;
     s->nsteps = b->nh ? b->maxstep + 1 : 0;
     s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
-    *s_p = s;
-    s = NULL;
 out:
-    rtopo__sched_free(s);
     free(b->x);
     free(b->h);
     free(b->k);
     b->x = NULL;
     b->h = NULL;
     b->k = NULL;
+    /* a plan's schedule: only the nodes of its rank go further (edges are
+     * inferred for it alone) */
+    if (!st && b->c->own)
+        st = rtopo__sched_own(s, b->c->own - 1);
+    if (!st) {
+        *s_p = s;
+        s = NULL;
+    }
+    rtopo__sched_free(s);
     return st;
 }
 
@@ -313,6 +319,8 @@ uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
     for (i = 0; i < s->nkerns; i++)
         if (s->kerns[i].step > m)
             m = s->kerns[i].step;
+    if (s->olast && s->olast - 1 > m)   /* local nodes of other ranks */
+        m = s->olast - 1;
     return m;
 }
 
@@ -356,8 +364,10 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
     }
     for (i = 0; i < s->nhops; i++)
         s->hops[i].step += delay;
-    if (s->nhops)
+    if (s->nsteps)
         s->nsteps += delay;
+    if (s->olast)
+        s->olast += delay;
     free(s->tmp_rank);
     s->tmp_rank = NULL;
     if (s->tmp_bytes + toff > top)
@@ -383,8 +393,10 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out
                 b->xfers[i].step += d;
         for (i = 0; i < b->nkerns; i++)
             b->kerns[i].step += d;
-        if (b->nhops)
+        if (b->nsteps)
             b->nsteps += d;
+        if (b->olast)
+            b->olast += d;
     }
     return rtopo__sched_concat(a, b, 0, out_p);
 }
@@ -517,11 +529,14 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 {
     rtopo__sched_t *best = NULL, *s = NULL;
     rtopo__sim_result_t r;
+    rtopo__coll_t whole = *c;
     double tbest = 0;
     int st = RTOPO_OK, i;
 
+    /* the candidates run whole; a plan keeps its rank's share of the best */
+    whole.own = 0;
     for (i = 0; i < ncand; i++) {
-        if ((st = rtopo__coll_algo1(t, c, prog, cand[i], model, &s)) ||
+        if ((st = rtopo__coll_algo1(t, &whole, prog, cand[i], model, &s)) ||
             (st = rtopo__sim_run(s, model, &r)))
             goto out;
         if (!best || r.model_time < tbest * (1 - 1e-12)) {
@@ -535,6 +550,8 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     }
     if (best->algo == RTOPO__COLL_RSAG || best->algo == RTOPO__COLL_CHAIN)
         best->algo = RTOPO_COLL_GENERIC;
+    if (c->own && (st = rtopo__sched_own(best, c->own - 1)))
+        goto out;
     *s_p = best;
     best = NULL;
 out:
