@@ -190,6 +190,7 @@ struct rtopo_ctx {
     uint64_t next_boot_check_ns;
     uint32_t next_topo_id;
     uint64_t ops_started;       /* collective operations started, all topologies */
+    uint64_t plans_built;       /* plans built (rtopo__plan_new), all topologies */
     rtopo_topo_t **topos;       /* by id; NULL once freed */
     struct rtopo__tlast {       /* by id, kept after the topology is freed: */
         uint32_t seq;           /* the last operation that ended on it */

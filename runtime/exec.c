@@ -266,6 +266,7 @@ int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d
         rtopo__plan_free(plan);
         return st;
     }
+    ctx->plans_built++;
     *plan_p = plan;
     return RTOPO_OK;
 }

@@ -513,6 +513,9 @@ uint32_t rtopo__gray_inv(uint32_t g);
 struct rtopo__model;
 int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
                        const struct rtopo__model *model, rtopo__sched_t **s_p);
+/* What rtopo__sched_shift refuses of t and algo, refused alike, without
+ * building a schedule: RTOPO_OK when algo applies. */
+int rtopo__shift_check(const rtopo__tdesc_t *t, int algo);
 /* AUTO, explained: one entry per applicable algorithm, in the order AUTO
  * tries them (the topology's own first; on equal model time the earlier
  * wins).  evaluated 1: built and simulated, the metrics are the
