@@ -522,39 +522,86 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 
 /* Builds each of the ncand algorithms cand[], runs it under model and
  * keeps the fastest (a tie, relative 1e-12, to the earlier); RSAG and
- * CHAIN are reported as GENERIC. */
+ * CHAIN are reported as GENERIC.
+ * A plan's choice (c->own, rank r's share) is the same without running
+ * every candidate's whole graph: each candidate's share gives a lower
+ * bound of its time (rtopo__sim_bound), and a candidate is run whole only
+ * when the bounds and the times known so far cannot settle the earlier-
+ * wins-ties rule without it; a candidate whose bound is above a known
+ * time (by more than the tie and a rounding margin) cannot win against
+ * it.  The bounds differ from rank to rank, but a candidate is passed over
+ * only where running it would have lost: every rank makes today's choice. */
+#define RTOPO__TIE (1 - 1e-12)
+#define RTOPO__MARGIN 1e-9
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
                        int ncand, rtopo__sched_t **s_p)
 {
-    rtopo__sched_t *best = NULL, *s = NULL;
+    rtopo__sched_t *best = NULL, *s = NULL, *share[4] = { NULL, NULL, NULL, NULL };
     rtopo__sim_result_t r;
     rtopo__coll_t whole = *c;
-    double tbest = 0;
-    int st = RTOPO_OK, i;
+    double tbest = 0, lb[4], tm[4];
+    int known[4] = { 0, 0, 0, 0 };
+    int st = RTOPO_OK, i, cur, need;
 
-    /* the candidates run whole; a plan keeps its rank's share of the best */
     whole.own = 0;
-    for (i = 0; i < ncand; i++) {
-        if ((st = rtopo__coll_algo1(t, &whole, prog, cand[i], model, &s)) ||
-            (st = rtopo__sim_run(s, model, &r)))
-            goto out;
-        if (!best || r.model_time < tbest * (1 - 1e-12)) {
-            rtopo__sched_free(best);
-            best = s;
-            tbest = r.model_time;
-        } else {
-            rtopo__sched_free(s);
+    if (c->own && ncand <= 4) {
+        for (i = 0; i < ncand; i++) {
+            if ((st = rtopo__coll_algo1(t, c, prog, cand[i], model, &share[i])))
+                goto out;
+            lb[i] = rtopo__sim_bound(share[i], model, c->own - 1);
         }
-        s = NULL;
+        for (;;) {
+            /* the rule below, on what is known: T_i >= lb[i] */
+            for (cur = 0, need = -1, i = 1; i < ncand && need < 0; i++) {
+                if (known[i] && known[cur]) {
+                    if (tm[i] < tm[cur] * RTOPO__TIE)
+                        cur = i;
+                } else if (known[cur]) {
+                    if (lb[i] < tm[cur] * RTOPO__TIE * (1 + RTOPO__MARGIN))
+                        need = i;
+                } else if (known[i] && tm[i] < lb[cur] * RTOPO__TIE * (1 - RTOPO__MARGIN)) {
+                    cur = i;
+                } else {
+                    need = known[i] || lb[cur] <= lb[i] ? cur : i;
+                }
+            }
+            if (need < 0)
+                break;
+            if ((st = rtopo__coll_algo1(t, &whole, prog, cand[need], model, &s)) ||
+                (st = rtopo__sim_run(s, model, &r)))
+                goto out;
+            rtopo__sched_free(s);
+            s = NULL;
+            tm[need] = r.model_time;
+            known[need] = 1;
+        }
+        best = share[cur];
+        share[cur] = NULL;
+    } else {
+        for (i = 0; i < ncand; i++) {
+            if ((st = rtopo__coll_algo1(t, &whole, prog, cand[i], model, &s)) ||
+                (st = rtopo__sim_run(s, model, &r)))
+                goto out;
+            if (!best || r.model_time < tbest * RTOPO__TIE) {
+                rtopo__sched_free(best);
+                best = s;
+                tbest = r.model_time;
+            } else {
+                rtopo__sched_free(s);
+            }
+            s = NULL;
+        }
+        if (c->own && (st = rtopo__sched_own(best, c->own - 1)))
+            goto out;
     }
     if (best->algo == RTOPO__COLL_RSAG || best->algo == RTOPO__COLL_CHAIN)
         best->algo = RTOPO_COLL_GENERIC;
-    if (c->own && (st = rtopo__sched_own(best, c->own - 1)))
-        goto out;
     *s_p = best;
     best = NULL;
 out:
+    for (i = 0; i < 4; i++)
+        rtopo__sched_free(share[i]);
     rtopo__sched_free(s);
     rtopo__sched_free(best);
     return st;

@@ -958,6 +958,11 @@ typedef struct rtopo__sim_result {
  * load*(ts + m*tw), plus the local nodes. */
 int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
                    rtopo__sim_result_t *r);
+/* A lower bound of rtopo__sim_run's model_time for a schedule, from
+ * rank's parts alone: s may be the whole graph or rank's share of it
+ * (rtopo__sched_own); the busiest of rank's ports, its processor and the
+ * link directions from and to it.  m NULL: defaults. */
+double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int rank);
 
 /* Execute the data movement in memory, event by event in the order of
  * rtopo__sim_run under the default model: a transfer reads its source

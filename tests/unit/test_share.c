@@ -300,6 +300,159 @@ static void test_share_taken(void)
     }
 }
 
+/* rtopo__sim_bound is a lower bound of the simulated time, from every
+ * rank, for every collective on small topologies, under the default
+ * model and one with two ports, slower kernels and a fixed hop cost */
+static void bound_colls(const rtopo__tdesc_t *t)
+{
+    static const int ops[6] = { RTOPO__COLL_BCAST, RTOPO__COLL_SCAN, RTOPO__COLL_ALLREDUCE,
+                                RTOPO__COLL_SORT, RTOPO__COLL_ADJACENT_SUM,
+                                RTOPO__COLL_CONCENTRATE };
+    rtopo__model_t mod[2];
+    int i, a, mi, r;
+
+    rtopo__model_default(&mod[0]);
+    rtopo__model_default(&mod[1]);
+    mod[1].ports = 2;
+    mod[1].tk = 3e-9;
+    for (i = 0; i < RTOPO__LINK_COUNT; i++)
+        mod[1].th[i] = 1e-6;
+    for (i = 0; i < 6; i++)
+        for (a = RTOPO_COLL_TOPO; a <= RTOPO_COLL_GENERIC; a++)
+            for (mi = 0; mi < 2; mi++) {
+                rtopo__coll_t c;
+                rtopo__sched_t *W = NULL;
+                rtopo__sim_result_t res;
+
+                memset(&c, 0, sizeof(c));
+                c.op = ops[i];
+                c.algo = a;
+                c.dtype = RTOPO_INT64;
+                c.rop = RTOPO_SUM;
+                c.count = 5;
+                c.esize = 8;
+                c.chunks = 1;
+                c.mm = 2;
+                if (rtopo__coll_is_route(c.op))
+                    c.count = 1;
+                if (rtopo__sched_coll(t, &c, &mod[mi], &W))
+                    continue;
+                CU_ASSERT_FATAL(rtopo__sim_run(W, &mod[mi], &res) == RTOPO_OK);
+                for (r = 0; r < t->p; r++) {
+                    double lb = rtopo__sim_bound(W, &mod[mi], r);
+
+                    TU_CHECK(lb <= res.model_time * (1 + 1e-9) && lb >= 0,
+                             "%s (%s) on %s of %d, model %d: rank %d's bound %g above "
+                             "the time %g", rtopo__coll_name(c.op),
+                             rtopo__coll_algo_name(a), rtopo__topo_name(t->kind), t->p,
+                             mi, r, lb, res.model_time);
+                }
+                rtopo__sched_free(W);
+            }
+}
+
+static void test_share_bound(void)
+{
+    rtopo__tdesc_t t;
+
+    tdesc(&t, RTOPO__TOPO_RING, 6, 0, 0);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_MESH, 12, 3, 4);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 81, 9, 0);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    bound_colls(&t);
+}
+
+/* auto: the choice of a plan (a share: bounds, and the whole graph run
+ * only where they do not settle it) is the whole graph's choice, on
+ * topologies up to 4096 ranks, for the broadcast, scan and allreduce at
+ * several sizes (pieces picked by the model) and the sort */
+static void choice_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, const int *ranks, int nr)
+{
+    rtopo__sched_t *W = NULL, *S = NULL;
+    int i, st;
+
+    c->algo = RTOPO_COLL_AUTO;
+    c->own = 0;
+    st = rtopo__sched_coll(t, c, NULL, &W);
+    for (i = 0; i < nr; i++) {
+        c->own = ranks[i] + 1;
+        if (TU_CHECK(rtopo__sched_coll(t, c, NULL, &S) == st, "%s on %s of %d rank %d: "
+                     "the share's build returns otherwise: %s", rtopo__coll_name(c->op),
+                     rtopo__topo_name(t->kind), t->p, ranks[i], rtopo_last_error()) && !st)
+            TU_CHECK(S->algo == W->algo && S->nsteps == W->nsteps,
+                     "%s of %llu x %zu (chunks %u) on %s of %d rank %d: the plan chose "
+                     "%s (%u steps), the whole graph %s (%u steps)",
+                     rtopo__coll_name(c->op), (unsigned long long)c->count, c->esize,
+                     c->chunks, rtopo__topo_name(t->kind), t->p, ranks[i],
+                     rtopo__coll_algo_name(S->algo), S->nsteps,
+                     rtopo__coll_algo_name(W->algo), W->nsteps);
+        rtopo__sched_free(S);
+        S = NULL;
+    }
+    c->own = 0;
+    rtopo__sched_free(W);
+}
+
+static void choice_topo(const rtopo__tdesc_t *t, int big, int sort)
+{
+    static const int ops[3] = { RTOPO__COLL_BCAST, RTOPO__COLL_SCAN, RTOPO__COLL_ALLREDUCE };
+    static const uint64_t counts[4] = { 1, 1000, 16384, 262144 };
+    int ranks[3] = { 0, t->p / 3, t->p - 1 }, i, k;
+
+    for (i = 0; i < 3; i++)
+        for (k = 0; k < (big ? 4 : 2); k++) {
+            rtopo__coll_t c;
+
+            memset(&c, 0, sizeof(c));
+            c.op = ops[i];
+            c.dtype = RTOPO_INT32;
+            c.rop = RTOPO_SUM;
+            c.esize = 4;
+            c.count = counts[k];
+            c.chunks = 0;
+            c.root = t->p / 2;
+            choice_case(t, &c, ranks, 3);
+        }
+    for (k = 0; sort && k < 2; k++) {
+        rtopo__coll_t c;
+
+        memset(&c, 0, sizeof(c));
+        c.op = RTOPO__COLL_SORT;
+        c.dtype = RTOPO_INT32;
+        c.esize = 4;
+        c.count = k ? 40 : 1;
+        c.chunks = 1;
+        choice_case(t, &c, ranks, 2 + (t->p <= 256));
+    }
+}
+
+static void test_share_choice(void)
+{
+    rtopo__tdesc_t t;
+
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    choice_topo(&t, 1, 1);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 256, 8, 0);
+    choice_topo(&t, 1, 1);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 256, 16, 0);
+    choice_topo(&t, 1, 1);
+    tdesc(&t, RTOPO__TOPO_RING, 100, 0, 0);
+    choice_topo(&t, 1, 1);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
+    choice_topo(&t, 0, 1);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
+    choice_topo(&t, 0, 0);
+    tdesc(&t, RTOPO__TOPO_MESH, 4096, 64, 64);
+    choice_topo(&t, 0, 0);
+}
+
 int tu_suite_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -309,7 +462,10 @@ int tu_suite_share(void)
         !CU_add_test(s, "every collective, some ranks, medium topologies",
                      test_share_medium) ||
         !CU_add_test(s, "shares taken from the whole: scatter with host, shift",
-                     test_share_taken))
+                     test_share_taken) ||
+        !CU_add_test(s, "a rank's bound is below the simulated time", test_share_bound) ||
+        !CU_add_test(s, "auto: a plan's choice is the whole graph's, up to 4096 ranks",
+                     test_share_choice))
         return CU_get_error();
     return CUE_SUCCESS;
 }
