@@ -8,8 +8,11 @@
 #   tools/dev/plan-cost.sh SIM TOPO [RANK] [LIMIT]
 #
 # SIM: the rtopo-sim binary; TOPO: an otis-mesh:N or otis-hypercube:N;
-# RANK: the rank whose plan is built (default: p/2); LIMIT: seconds per
-# operation (default 300; a run cut off prints "timeout").
+# RANK: the rank whose plan is built (default: p/2); LIMIT: processor
+# seconds per operation (default 300; a run cut off prints "cut off").
+# Each line ends with the process's processor time (user + system, from
+# /usr/bin/time): on a loaded machine the build time rtopo-sim prints is
+# wall time, the processor time is what the build cost.
 set -u
 sim=$1
 topo=$2
@@ -31,13 +34,17 @@ for op in broadcast window_broadcast prefix_sum data_sum shift accumulate \
     consecutive_sum) args="--along $along --block 2" ;;
     *) args= ;;
     esac
-    out=$(timeout "$limit" "$sim" otis "$op" --topo "$topo" $args --plan "$rank" 2>&1)
+    tf=$(mktemp)
+    out=$(ulimit -t "$limit"; timeout $((limit * 20)) /usr/bin/time -f "%U %S" -o "$tf" \
+          "$sim" otis "$op" --topo "$topo" $args --plan "$rank" 2>&1)
     rc=$?
-    if [ $rc -eq 124 ]; then
-        echo "plan of rank $rank: $op on $p ranks: timeout after ${limit} s"
+    cpu=$(awk 'END { if (NF == 2) printf "%.2f", $1 + $2 }' "$tf")
+    rm -f "$tf"
+    if [ $rc -ne 0 ] && [ -z "$out" -o $rc -ge 124 ]; then
+        echo "plan of rank $rank: $op on $p ranks: cut off after ${limit} s (exit $rc)"
     elif [ $rc -ne 0 ]; then
         echo "plan of rank $rank: $op on $p ranks: exit $rc: $out"
     else
-        echo "$out"
+        echo "$out, processor ${cpu} s"
     fi
 done
