@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -54,6 +55,40 @@ typedef struct sim_opts {
     int json;
     int rounds;
 } sim_opts_t;
+
+/* ---- progress: a run longer than a few seconds says on stderr (a
+ * terminal) what it is doing, every few seconds ---- */
+#define SIM_PROGRESS_S 5
+static const char *volatile sim_stage = "starting";
+static volatile unsigned sim_elapsed;
+
+static void sim_progress_tick(int sig)
+{
+    char line[160];
+    const char *st = sim_stage;
+    int n;
+
+    (void)sig;
+    sim_elapsed += SIM_PROGRESS_S;
+    n = snprintf(line, sizeof line, "rtopo-sim: %s (%u s)\n", st, sim_elapsed);
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+        return;
+    alarm(SIM_PROGRESS_S);
+}
+
+static void sim_progress_start(void)
+{
+    struct sigaction sa;
+
+    if (!isatty(STDERR_FILENO))
+        return;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = sim_progress_tick;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGALRM, &sa, NULL) == 0)
+        alarm(SIM_PROGRESS_S);
+}
 
 static void usage(FILE *f)
 {
@@ -451,6 +486,7 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
     int status, ok = -1, nc = 0;
     long qn = ((q % o->topo.p) + o->topo.p) % o->topo.p;
 
+    sim_stage = "building the schedule";
     if (o->algo == RTOPO_SHIFT_AUTO)
         status = rtopo__sched_shift_auto(&o->topo, q, o->bytes, &o->model, cand,
                                          &nc, &s);
@@ -461,8 +497,10 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
         fprintf(stderr, "rtopo-sim: %s\n", rtopo_last_error());
         return 2;
     }
+    sim_stage = "simulating the schedule";
     if (!status)
         status = rtopo__sim_run(s, &o->model, &r);
+    sim_stage = "checking the data";
     if (!status && o->check)
         status = run_check(o, s, q, &cbytes, &ok);
     if (!status && sim_draw_path)
@@ -2273,16 +2311,20 @@ static int otis_one(const otis_opts_t *o)
     route = rtopo__coll_is_route(c.op);
     rec = route && c.op != RTOPO__COLL_SELECT_RANK;   /* one record per rank */
     memset(&rmv, 0, sizeof(rmv));
+    sim_stage = "building the schedule";
     status = otis_build(o, o->c.count, &s);
     if (status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL) {
         fprintf(stderr, "rtopo-sim: otis %s: %s\n", otis_ops[o->opi].name,
                 rtopo_last_error());
         return 2;
     }
+    sim_stage = "simulating the schedule";
     if (!status)
         status = rtopo__sim_run(s, &o->model, &r);
+    sim_stage = "checking the data";
     if (!status && o->check)
         status = otis_check(o, s, &ccount, &ok, &landed);
+    sim_stage = "finishing";
     if (!status && c.op == RTOPO__COLL_CONCENTRATE)
         status = otis_rank_moves(o, &rmv);
     if (!status && sim_draw_path)
@@ -2707,6 +2749,7 @@ int main(int argc, char **argv)
     rtopo__model_default(&o.model);
     if ((rc = sim_draw_option(&argc, argv)))
         return rc;
+    sim_progress_start();
     if (argc < 2) {
         usage(stderr);
         return 2;
