@@ -445,6 +445,14 @@ static void test_share_choice(void)
     choice_topo(&t, 1, 1);
     tdesc(&t, RTOPO__TOPO_RING, 100, 0, 0);
     choice_topo(&t, 1, 1);
+}
+
+/* the same on 4096 ranks (its own suite, share4096: about a minute of
+ * processor time) */
+static void test_share_choice_4096(void)
+{
+    rtopo__tdesc_t t;
+
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1);
     tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
@@ -464,8 +472,12 @@ int tu_suite_share(void)
         !CU_add_test(s, "shares taken from the whole: scatter with host, shift",
                      test_share_taken) ||
         !CU_add_test(s, "a rank's bound is below the simulated time", test_share_bound) ||
-        !CU_add_test(s, "auto: a plan's choice is the whole graph's, up to 4096 ranks",
+        !CU_add_test(s, "auto: a plan's choice is the whole graph's, up to 256 ranks",
                      test_share_choice))
+        return CU_get_error();
+    s = CU_add_suite("share4096", NULL, NULL);
+    if (!s || !CU_add_test(s, "auto: a plan's choice is the whole graph's on 4096 ranks",
+                           test_share_choice_4096))
         return CU_get_error();
     return CUE_SUCCESS;
 }
