@@ -276,6 +276,27 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
                           rtopo__coll_name(b->c->op));
         goto out;
     }
+    if (b->c->own) {
+        /* a plan's schedule: the builder's arrays become the schedule's,
+         * and only the nodes of its rank stay (no copy of the whole);
+         * edges are inferred for it alone */
+        if ((st = rtopo__sched_alloc(b->t, 0, 0, &s)))
+            goto out;
+        s->xfers = b->x;
+        s->hops = b->h;
+        s->kerns = b->k;
+        s->nxfers = b->nx;
+        s->nhops = b->nh;
+        s->nkerns = b->nk;
+        b->x = NULL;
+        b->h = NULL;
+        b->k = NULL;
+        s->algo = algo;
+        s->nsteps = b->nh ? b->maxstep + 1 : 0;
+        s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
+        st = rtopo__sched_own(s, b->c->own - 1);
+        goto out;
+    }
     if ((st = rtopo__sched_alloc(b->t, b->nx, b->nh, &s)))
         goto out;
     if (b->nx)
@@ -297,10 +318,6 @@ out:
     b->x = NULL;
     b->h = NULL;
     b->k = NULL;
-    /* a plan's schedule: only the nodes of its rank go further (edges are
-     * inferred for it alone) */
-    if (!st && b->c->own)
-        st = rtopo__sched_own(s, b->c->own - 1);
     if (!st) {
         *s_p = s;
         s = NULL;
