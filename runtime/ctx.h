@@ -106,6 +106,8 @@ struct rtopo_topo {
     uint32_t id;
     rtopo__tdesc_t desc;
     int shift_algo;
+    int whole_plans;        /* plans keep the whole schedule (tools), not the
+                               rank's share */
     uint32_t next_seq;
     int nreqs;              /* requests on it */
     struct rtopo_req *spare;   /* the last non-persistent request freed,

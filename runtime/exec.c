@@ -256,8 +256,8 @@ int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d
     plan->sig = rtopo__sig(d);
     plan->refs = 1;
     /* a plan keeps its rank's share only (built so, or taken here) */
-    st = s->own == t->me + 1 || t->me < 0 || t->me >= s->topo.p ? RTOPO_OK :
-         rtopo__sched_own(s, t->me);
+    st = s->own == t->me + 1 || t->me < 0 || t->me >= s->topo.p || t->whole_plans ?
+         RTOPO_OK : rtopo__sched_own(s, t->me);
     if (st == RTOPO_OK)
         st = rtopo__plan_build(t, s, plan);
     for (i = 0; st == RTOPO_OK && i < plan->npeers; i++)
