@@ -333,7 +333,7 @@ static int mpi_allgather(const void *sendbuf, void *recvbuf, size_t len, void *a
 
 /* ---- set-up ------------------------------------------------------------- */
 
-static int make_topo(rtopo_topo_t **t)
+static int make_topo_kind(rtopo_topo_t **t)
 {
     int a, b;
 
@@ -348,6 +348,17 @@ static int make_topo(rtopo_topo_t **t)
     if (sscanf(B.topo, "otis-hypercube:%d", &a) == 1)
         return rtopo_topo_otis_hypercube(B.ctx, a, t);
     return RTOPO_ERR_INVAL;
+}
+
+/* the topology, whose plans keep the whole schedule: the traffic and the
+ * model time read from a request's schedule are the job's */
+static int make_topo(rtopo_topo_t **t)
+{
+    int st = make_topo_kind(t);
+
+    if (st == RTOPO_OK)
+        rtopo__tool_whole_plans(*t);
+    return st;
 }
 
 static void add_col(int kind, int persistent, int unreg, const char *name, const char *label)
