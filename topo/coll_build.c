@@ -465,9 +465,11 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 
 /* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
  * h steps, pieces of at least 8 KiB, at most 64.  ts and tw: the DIRECT
- * class's, or, on a model with a layout and reach parameters, the largest
- * of the schedule's hops (rtopo__model_hop), the stage a pipeline waits
- * for. */
+ * class's, or, on a model with a layout over several hosts and reach
+ * parameters, the slowest reach's (a collective over every rank crosses
+ * hosts, and the pipeline waits for its slowest stage).  They come from
+ * the model alone, not from the hops of s, which may be one rank's share
+ * of the schedule: every rank must choose alike. */
 static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t *c,
                                    const rtopo__model_t *model)
 {
@@ -484,23 +486,20 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     tw = model->tw[RTOPO__LINK_DIRECT];
     if (model->layout && (model->reach_set[RTOPO__REACH_INTRA] ||
                           model->reach_set[RTOPO__REACH_INTER])) {
-        uint32_t i, k;
+        uint32_t r, i;
+        double a, b;
+        int got = 0;
 
-        ts = tw = 0.0;
-        for (i = 0; i < s->nxfers; i++) {
-            const rtopo__xfer_t *x = &s->xfers[i];
-            int32_t from = x->src;
-
-            for (k = 0; k < x->nhops; k++) {
-                const rtopo__hop_t *hp = &s->hops[x->hop0 + k];
-                double a, b;
-
-                rtopo__model_hop(model, hp->link, from, hp->to, &a, &b);
-                ts = a > ts ? a : ts;
-                tw = b > tw ? b : tw;
-                from = hp->to;
-            }
-        }
+        /* one pair of ranks of each reach the layout has */
+        for (r = 0; r < RTOPO__REACH_COUNT; r++)
+            for (i = 1; i < model->layout->nranks; i++)
+                if (rtopo__layout_reach(model->layout, 0, (int32_t)i) == (int)r) {
+                    rtopo__model_hop(model, RTOPO__LINK_DIRECT, 0, (int32_t)i, &a, &b);
+                    ts = !got || a > ts ? a : ts;
+                    tw = !got || b > tw ? b : tw;
+                    got = 1;
+                    break;
+                }
     }
     if (h < 2 || top < 2 || ts <= 0)
         return 1;

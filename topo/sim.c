@@ -489,6 +489,18 @@ static inline double rtopo__max(double a, double b)
     return a > b ? a : b;
 }
 
+/* ts + m*tw of hop j of transfer x, by its class and the reach of its
+ * ends, as rtopo__des charges it */
+static double rtopo__hop_cost(const rtopo__sched_t *s, const rtopo__model_t *m,
+                              const rtopo__xfer_t *x, uint32_t j)
+{
+    const rtopo__hop_t *h = &s->hops[x->hop0 + j];
+    double ts, tw;
+
+    rtopo__model_hop(m, h->link, j ? s->hops[x->hop0 + j - 1].to : x->src, h->to, &ts, &tw);
+    return ts + (double)x->len * tw;
+}
+
 /* The least time node u takes once ready in rtopo__des (*sent: until its
  * data has left the source, for a routed transfer) */
 static double rtopo__node_least(const rtopo__sched_t *s, const rtopo__model_t *m, uint32_t u,
@@ -510,10 +522,10 @@ static double rtopo__node_least(const rtopo__sched_t *s, const rtopo__model_t *m
     /* hop j + 1 asks th after hop j was granted; the last holds its link
      * ts + m*tw */
     for (j = 1; j < x->nhops; j++)
-        path += rtopo__model_th(m, s->hops[x->hop0 + j].link, x->len);
-    t0 = m->ts[s->hops[x->hop0].link] + (double)x->len * m->tw[s->hops[x->hop0].link];
-    path += m->ts[s->hops[x->hop0 + x->nhops - 1].link] +
-            (double)x->len * m->tw[s->hops[x->hop0 + x->nhops - 1].link];
+        path += rtopo__model_hop_th(m, s->hops[x->hop0 + j].link, s->hops[x->hop0 + j - 1].to,
+                                    s->hops[x->hop0 + j].to, x->len);
+    t0 = rtopo__hop_cost(s, m, x, 0);
+    path += rtopo__hop_cost(s, m, x, x->nhops - 1);
     *sent = t0;
     return rtopo__max(t0, path);
 }
@@ -601,16 +613,10 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
                 cpu += m->ts[RTOPO__LINK_LOCAL] + (double)x->len * m->tw[RTOPO__LINK_LOCAL];
             continue;
         }
-        if (x->src == rank) {
-            const rtopo__hop_t *h = &s->hops[x->hop0];
-
-            snd += m->ts[h->link] + (double)x->len * m->tw[h->link];
-        }
-        if (x->dst == rank) {
-            const rtopo__hop_t *h = &s->hops[x->hop0 + x->nhops - 1];
-
-            rcv += m->ts[h->link] + (double)x->len * m->tw[h->link];
-        }
+        if (x->src == rank)
+            snd += rtopo__hop_cost(s, m, x, 0);
+        if (x->dst == rank)
+            rcv += rtopo__hop_cost(s, m, x, x->nhops - 1);
     }
     lb = rtopo__max(cpu, k ? rtopo__max(snd, rcv) / k : 0.0);
     /* link directions from or to rank */
@@ -644,7 +650,7 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
             if (from == rank || h->to == rank) {
                 uint32_t l = rtopo__linkmap_get(&map, from, h->to, &fresh);
 
-                lsum[l] += m->ts[h->link] + (double)x->len * m->tw[h->link];
+                lsum[l] += rtopo__hop_cost(s, m, x, j);
                 lb = rtopo__max(lb, lsum[l]);
             }
             from = h->to;

@@ -302,13 +302,17 @@ static void test_share_taken(void)
 
 /* rtopo__sim_bound is a lower bound of the simulated time, from every
  * rank, for every collective on small topologies, under the default
- * model and one with two ports, slower kernels and a fixed hop cost */
+ * model, one with two ports, slower kernels and a fixed hop cost, and one
+ * with the ranks on hosts of two whose hops cost by reach (fast inside a
+ * host, slow across) */
 static void bound_colls(const rtopo__tdesc_t *t)
 {
     static const int ops[6] = { RTOPO__COLL_BCAST, RTOPO__COLL_SCAN, RTOPO__COLL_ALLREDUCE,
                                 RTOPO__COLL_SORT, RTOPO__COLL_ADJACENT_SUM,
                                 RTOPO__COLL_CONCENTRATE };
-    rtopo__model_t mod[2];
+    static uint32_t host[4096];
+    rtopo__layout_t lay = { 0, host };
+    rtopo__model_t mod[3];
     int i, a, mi, r;
 
     rtopo__model_default(&mod[0]);
@@ -317,9 +321,17 @@ static void bound_colls(const rtopo__tdesc_t *t)
     mod[1].tk = 3e-9;
     for (i = 0; i < RTOPO__LINK_COUNT; i++)
         mod[1].th[i] = 1e-6;
+    rtopo__model_default(&mod[2]);
+    CU_ASSERT_FATAL(t->p <= 4096);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.2us,intra.tw=0.05ns,inter.ts=20us,"
+                                       "inter.tw=10ns", &mod[2]) == RTOPO_OK);
+    for (r = 0; r < t->p; r++)
+        host[r] = (uint32_t)r / 2;
+    lay.nranks = (uint32_t)t->p;
+    mod[2].layout = &lay;
     for (i = 0; i < 6; i++)
         for (a = RTOPO_COLL_TOPO; a <= RTOPO_COLL_GENERIC; a++)
-            for (mi = 0; mi < 2; mi++) {
+            for (mi = 0; mi < 3; mi++) {
                 rtopo__coll_t c;
                 rtopo__sched_t *W = NULL;
                 rtopo__sim_result_t res;
@@ -373,17 +385,18 @@ static void test_share_bound(void)
  * only where they do not settle it) is the whole graph's choice, on
  * topologies up to 4096 ranks, for the broadcast, scan and allreduce at
  * several sizes (pieces picked by the model) and the sort */
-static void choice_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, const int *ranks, int nr)
+static void choice_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, const int *ranks, int nr,
+                        const rtopo__model_t *m)
 {
     rtopo__sched_t *W = NULL, *S = NULL;
     int i, st;
 
     c->algo = RTOPO_COLL_AUTO;
     c->own = 0;
-    st = rtopo__sched_coll(t, c, NULL, &W);
+    st = rtopo__sched_coll(t, c, m, &W);
     for (i = 0; i < nr; i++) {
         c->own = ranks[i] + 1;
-        if (TU_CHECK(rtopo__sched_coll(t, c, NULL, &S) == st, "%s on %s of %d rank %d: "
+        if (TU_CHECK(rtopo__sched_coll(t, c, m, &S) == st, "%s on %s of %d rank %d: "
                      "the share's build returns otherwise: %s", rtopo__coll_name(c->op),
                      rtopo__topo_name(t->kind), t->p, ranks[i], rtopo_last_error()) && !st)
             TU_CHECK(S->algo == W->algo && S->nsteps == W->nsteps,
@@ -400,7 +413,7 @@ static void choice_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, const int *ra
     rtopo__sched_free(W);
 }
 
-static void choice_topo(const rtopo__tdesc_t *t, int big, int sort)
+static void choice_topo(const rtopo__tdesc_t *t, int big, int sort, const rtopo__model_t *m)
 {
     static const int ops[3] = { RTOPO__COLL_BCAST, RTOPO__COLL_SCAN, RTOPO__COLL_ALLREDUCE };
     static const uint64_t counts[4] = { 1, 1000, 16384, 262144 };
@@ -418,7 +431,7 @@ static void choice_topo(const rtopo__tdesc_t *t, int big, int sort)
             c.count = counts[k];
             c.chunks = 0;
             c.root = t->p / 2;
-            choice_case(t, &c, ranks, 3);
+            choice_case(t, &c, ranks, 3, m);
         }
     for (k = 0; sort && k < 2; k++) {
         rtopo__coll_t c;
@@ -429,22 +442,39 @@ static void choice_topo(const rtopo__tdesc_t *t, int big, int sort)
         c.esize = 4;
         c.count = k ? 40 : 1;
         c.chunks = 1;
-        choice_case(t, &c, ranks, 2 + (t->p <= 256));
+        choice_case(t, &c, ranks, 2 + (t->p <= 256), m);
     }
 }
 
 static void test_share_choice(void)
 {
+    static uint32_t host[256];
+    rtopo__layout_t lay = { 256, host };
+    rtopo__model_t m;
     rtopo__tdesc_t t;
+    int r;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
-    choice_topo(&t, 1, 1);
+    choice_topo(&t, 1, 1, NULL);
     tdesc(&t, RTOPO__TOPO_HYPERCUBE, 256, 8, 0);
-    choice_topo(&t, 1, 1);
+    choice_topo(&t, 1, 1, NULL);
     tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 256, 16, 0);
-    choice_topo(&t, 1, 1);
+    choice_topo(&t, 1, 1, NULL);
     tdesc(&t, RTOPO__TOPO_RING, 100, 0, 0);
-    choice_topo(&t, 1, 1);
+    choice_topo(&t, 1, 1, NULL);
+    /* ranks on 16 hosts of 16, hops costed by reach: what a share sees of
+     * the hosts differs from rank to rank, the choice may not */
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,"
+                                       "inter.tw=8ns", &m) == RTOPO_OK);
+    for (r = 0; r < 256; r++)
+        host[r] = (uint32_t)r / 16;
+    m.layout = &lay;
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    choice_topo(&t, 1, 0, &m);
+    lay.nranks = 100;
+    tdesc(&t, RTOPO__TOPO_RING, 100, 0, 0);
+    choice_topo(&t, 1, 0, &m);
 }
 
 /* the same on 4096 ranks (its own suite, share4096: about a minute of
@@ -454,11 +484,11 @@ static void test_share_choice_4096(void)
     rtopo__tdesc_t t;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
-    choice_topo(&t, 0, 1);
+    choice_topo(&t, 0, 1, NULL);
     tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
-    choice_topo(&t, 0, 0);
+    choice_topo(&t, 0, 0, NULL);
     tdesc(&t, RTOPO__TOPO_MESH, 4096, 64, 64);
-    choice_topo(&t, 0, 0);
+    choice_topo(&t, 0, 0, NULL);
 }
 
 int tu_suite_share(void)
