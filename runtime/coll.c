@@ -110,6 +110,7 @@ static int rtopo__coll_call_aux(rtopo_topo_t *t, rtopo__coll_t *c, const void *s
     rtopo__ctx_lock(t->ctx);
     plan = rtopo__plan_lookup(t, &key);
     if (!plan) {
+        c->own = t->whole_plans ? 0 : t->me + 1;   /* this rank's share only */
         if ((st = rtopo__sched_coll(&t->desc, c, &t->model, &s)))
             goto out;
         rtopo__debug("topology %u: %s of %llu x %zu bytes: %s algorithm, %u transfers, "

@@ -106,6 +106,8 @@ struct rtopo_topo {
     uint32_t id;
     rtopo__tdesc_t desc;
     int shift_algo;
+    int whole_plans;        /* plans keep the whole schedule (tools), not the
+                               rank's share */
     uint32_t next_seq;
     int nreqs;              /* requests on it */
     struct rtopo_req *spare;   /* the last non-persistent request freed,
@@ -193,6 +195,7 @@ struct rtopo_ctx {
     uint64_t next_boot_check_ns;
     uint32_t next_topo_id;
     uint64_t ops_started;       /* collective operations started, all topologies */
+    uint64_t plans_built;       /* plans built (rtopo__plan_new), all topologies */
     rtopo_topo_t **topos;       /* by id; NULL once freed */
     struct rtopo__tlast {       /* by id, kept after the topology is freed: */
         uint32_t seq;           /* the last operation that ended on it */

@@ -255,13 +255,18 @@ int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d
     plan->desc = *d;
     plan->sig = rtopo__sig(d);
     plan->refs = 1;
-    st = rtopo__plan_build(t, s, plan);
+    /* a plan keeps its rank's share only (built so, or taken here) */
+    st = s->own == t->me + 1 || t->me < 0 || t->me >= s->topo.p || t->whole_plans ?
+         RTOPO_OK : rtopo__sched_own(s, t->me);
+    if (st == RTOPO_OK)
+        st = rtopo__plan_build(t, s, plan);
     for (i = 0; st == RTOPO_OK && i < plan->npeers; i++)
         st = rtopo__connect_peer(ctx, plan->peers[i]);
     if (st) {
         rtopo__plan_free(plan);
         return st;
     }
+    ctx->plans_built++;
     *plan_p = plan;
     return RTOPO_OK;
 }
@@ -394,7 +399,7 @@ static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t
     m->type = (uint8_t)type;
     m->topo_id = op->topo->id;
     m->seq = op->seq;
-    m->xfer = x;
+    m->xfer = rtopo__sched_xid(op->plan->sched, x);   /* the whole graph's number */
     m->hop = hop;
     m->sig = op->plan->sig;
     m->len = rtopo__xf(op, x)->len;
@@ -1211,10 +1216,12 @@ static int rtopo__find_ent(const void *base, int n, size_t stride, uint32_t x, u
 #define rtopo__find_recv(p, x, hop) \
     rtopo__find_ent((p)->recv, (p)->nrecv, sizeof(rtopo__recv_ent_t), x, hop)
 
-static int rtopo__xfer_ok(const rtopo__op_t *op, const rtopo__msg_t *m)
+/* the message names a transfer of this rank's plan (*x_p: its index) */
+static int rtopo__xfer_ok(const rtopo__op_t *op, const rtopo__msg_t *m, uint32_t *x_p)
 {
-    return m->sig == op->plan->sig && m->xfer < op->plan->sched->nxfers &&
-           m->len == rtopo__xf(op, m->xfer)->len;
+    *x_p = rtopo__sched_xfind(op->plan->sched, m->xfer);
+    return m->sig == op->plan->sig && *x_p != UINT32_MAX &&
+           m->len == rtopo__xf(op, *x_p)->len;
 }
 
 /* an eager hop's payload, whole or one fragment (its offset in m->off) */
@@ -1225,9 +1232,10 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
     size_t plen = len - RTOPO__MSG_HDR;    /* len >= RTOPO__MSG_HDR: on_ctrl */
     rtopo__rstate_t *r = NULL;
     rtopo__msg_t fm;
+    uint32_t x;
 
-    if (rtopo__xfer_ok(op, m))
-        ri = rtopo__find_recv(op->plan, m->xfer, m->hop);
+    if (rtopo__xfer_ok(op, m, &x))
+        ri = rtopo__find_recv(op->plan, x, m->hop);
     if (ri >= 0)
         r = &op->rs[ri];
     if (ri < 0 || op->plan->recv[ri].peer != m->src ||
@@ -1267,7 +1275,7 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
         return;
     }
     /* forwarded as it comes, fragment by fragment */
-    rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, m->xfer, m->hop + 1);
+    rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, x, m->hop + 1);
     fm.off = m->off;
     if ((st = rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, plen))) {
         rtopo__op_send_failed(op, st, op->plan->send[fi].peer, "forwarding");
@@ -1288,10 +1296,10 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
     int si = -1;
     const rtopo__send_ent_t *e;
     rtopo__sstate_t *s;
-    uint32_t k;
+    uint32_t k, x;
 
-    if (rtopo__xfer_ok(op, m))
-        si = rtopo__find_send(op->plan, m->xfer, m->hop);
+    if (rtopo__xfer_ok(op, m, &x))
+        si = rtopo__find_send(op->plan, x, m->hop);
     if (si < 0 || op->plan->send[si].peer != m->src || m->len <= ctx->params.eager_limit) {
         rtopo__mismatch(op, m, "a receive window");
         return;
@@ -1360,6 +1368,7 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
 
 static void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
 {
+    uint32_t x;
     int si;
 
     rtopo__flow_heard(op->topo, m->src, m->seq + 1);
@@ -1371,7 +1380,8 @@ static void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t 
         rtopo__on_rtr(op, m);
         break;
     case RTOPO__MSG_CREDIT:
-        si = rtopo__find_send(op->plan, m->xfer, m->hop);
+        x = rtopo__sched_xfind(op->plan->sched, m->xfer);
+        si = x == UINT32_MAX ? -1 : rtopo__find_send(op->plan, x, m->hop);
         if (si >= 0 && m->nslots > op->ss[si].rtail)
             op->ss[si].rtail = m->nslots;
         break;
@@ -1821,10 +1831,12 @@ static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
         if (!r->heard)
             snprintf(out, n, "waiting for rank %d (transfer %u hop %u, %llu bytes), which "
                      "has sent nothing for this operation: did it skip the call?", e->peer,
-                     e->xfer, e->hop, (unsigned long long)r->len);
+                     rtopo__sched_xid(op->plan->sched, e->xfer), e->hop,
+                     (unsigned long long)r->len);
         else
             snprintf(out, n, "waiting for rank %d (transfer %u hop %u): %u of %u pieces "
-                     "arrived", e->peer, e->xfer, e->hop, r->arrived, r->npieces);
+                     "arrived", e->peer, rtopo__sched_xid(op->plan->sched, e->xfer),
+                     e->hop, r->arrived, r->npieces);
         return;
     }
     for (i = 0; i < op->plan->nsend; i++) {
@@ -1832,8 +1844,8 @@ static void rtopo__describe_wait(const rtopo__op_t *op, char *out, size_t n)
         const rtopo__send_ent_t *e = &op->plan->send[i];
         if (s->done || s->blocked)
             continue;
-        snprintf(out, n, "waiting for rank %d (transfer %u hop %u) %s", e->peer, e->xfer,
-                 e->hop, s->have_rtr ? "to take the data" : "to open its window: did it "
+        snprintf(out, n, "waiting for rank %d (transfer %u hop %u) %s", e->peer,
+                 rtopo__sched_xid(op->plan->sched, e->xfer), e->hop, s->have_rtr ? "to take the data" : "to open its window: did it "
                  "skip the call?");
         return;
     }

@@ -56,35 +56,18 @@ int rtopo_size(const rtopo_ctx_t *ctx)
     return ctx->size;
 }
 
-/* the kernel's boot id, the same in every namespace of one machine; the
- * host's name where it cannot be read */
-static void rtopo__machine_id(char *out, size_t n, const char *host)
-{
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-
-    out[0] = '\0';
-    if (f) {
-        if (!fgets(out, (int)n, f))
-            out[0] = '\0';
-        fclose(f);
-        out[strcspn(out, "\n")] = '\0';
-    }
-    if (!out[0])
-        snprintf(out, n, "host:%s", host);
-}
-
 /* With more ranks on this machine than processors to run them, the rank
  * a waiting rank waits for may need its processor: every empty poll of a
  * wait then yields (unless the transport's poll yields already).  The
- * machine is the kernel (its boot id), not the host's name: emulated
- * hosts (network namespaces) share the processors of one. */
-static void rtopo__oversub_init(rtopo_ctx_t *ctx, const char *machine)
+ * machine is the kernel, not the host's name: emulated hosts (network
+ * namespaces) share the processors of one. */
+static void rtopo__oversub_init(rtopo_ctx_t *ctx)
 {
     long ncpu = rtopo__cpus_shared();
     int i, local = 0;
 
     for (i = 0; i < ctx->size; i++)
-        local += !strcmp(ctx->peers[i].machine, machine);
+        local += ctx->boot->same_kernel[i];
     ctx->oversub = ncpu > 0 && local > ncpu;
     ctx->yield_idle = ctx->oversub && !ctx->tlattr.poll_yields;
     if (ctx->oversub)
@@ -437,7 +420,6 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         goto err;
     me.addr_len = (uint32_t)alen;
     snprintf(me.host, sizeof(me.host), "%s", ctx->boot->host_id);
-    rtopo__machine_id(me.machine, sizeof(me.machine), me.host);
     snprintf(me.transport, sizeof(me.transport), "%s", ctx->tlattr.provider);
     me.eager_limit = ctx->params.eager_limit;
     me.chunk_size = ctx->params.chunk_size;
@@ -486,7 +468,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         if ((st = ctx->tlops->set_auth(ctx->tl, (int)i, &ctx->peers[i].token,
                                        sizeof(ctx->peers[i].token))))
             goto err;
-    rtopo__oversub_init(ctx, me.machine);
+    rtopo__oversub_init(ctx);
     ctx->locking = !strcmp(ctx->params.progress, "thread");
     if (ctx->locking && (st = rtopo__thread_start(ctx)))
         goto err;

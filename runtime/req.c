@@ -273,12 +273,14 @@ static int rtopo__req_start(rtopo_req_t *req)
     if (req->aux_in_len)
         memcpy(req->tmp, req->aux_in, req->aux_in_len);
     /* the receive buffer may be written before the send buffer is read:
-     * overlapping buffers get a private copy of the send data */
+     * overlapping buffers get a private copy of the send data (when the
+     * schedule moves data between ranks: steps, which a plan's share
+     * keeps from the whole graph, as it may hold no hop itself) */
     if (op->inplace_copy) {
         free(op->inplace_copy);
         op->inplace_copy = NULL;
     }
-    if (rtopo__overlaps(s, req->sbytes, r, req->rbytes) && op->plan->sched->nhops > 0) {
+    if (rtopo__overlaps(s, req->sbytes, r, req->rbytes) && op->plan->sched->nsteps > 0) {
         op->inplace_copy = malloc(req->sbytes);
         if (!op->inplace_copy)
             return rtopo__error(RTOPO_ERR_NOMEM, "in-place copy of %zu bytes", req->sbytes);

@@ -191,7 +191,6 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
                             rtopo_topo_t **topo_p)
 {
     rtopo_topo_t *t;
-    rtopo__sched_t *probe;
     int st, i, n;
 
     if (!topo_p)
@@ -228,8 +227,8 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
     if (t->desc.host)   /* no shift with a host outside the cube */
         t->shift_algo = RTOPO_SHIFT_AUTO;
     else if (t->shift_algo != RTOPO_SHIFT_AUTO &&
-             rtopo__sched_shift(&t->desc, t->shift_algo, 1, 0, &ctx->model, &probe) == RTOPO_OK)
-        rtopo__sched_free(probe);
+             rtopo__shift_check(&t->desc, t->shift_algo) == RTOPO_OK)
+        ;   /* it applies: no schedule built before the first shift */
     else if (t->shift_algo != RTOPO_SHIFT_AUTO) {
         rtopo__info("RTOPO_SHIFT_ALGO=%s does not apply to a %s: auto", ctx->params.shift_algo,
                     rtopo__topo_name(t->desc.kind));
@@ -369,7 +368,6 @@ int rtopo_topo_size(const rtopo_topo_t *t)
 
 int rtopo_topo_set_shift_algo(rtopo_topo_t *t, rtopo_shift_algo_t algo)
 {
-    rtopo__sched_t *s;
     int st;
 
     if (!rtopo__handle_ok(t, RTOPO__H_TOPO))
@@ -382,11 +380,9 @@ int rtopo_topo_set_shift_algo(rtopo_topo_t *t, rtopo_shift_algo_t algo)
     if ((st = rtopo__ctx_enter(t->ctx)))
         return st;
     /* refuse now an algorithm that does not apply to this topology */
-    st = rtopo__sched_shift(&t->desc, algo, 1, 0, &t->ctx->model, &s);
-    if (st == RTOPO_OK) {
-        rtopo__sched_free(s);
+    st = rtopo__shift_check(&t->desc, algo);
+    if (st == RTOPO_OK)
         t->shift_algo = algo;
-    }
     rtopo__ctx_leave(t->ctx);
     return st;
 }

@@ -134,9 +134,6 @@ typedef struct rtopo__peer_info {
     char addr[RTOPO__TL_ADDR_MAX];
     uint32_t addr_len;
     char host[64];
-    char machine[72];    /* the kernel's boot id (or the host): ranks with
-                            the same one share its processors, those of
-                            emulated hosts too */
     char transport[64];
     uint64_t eager_limit;
     uint64_t chunk_size;

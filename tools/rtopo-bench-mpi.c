@@ -333,7 +333,7 @@ static int mpi_allgather(const void *sendbuf, void *recvbuf, size_t len, void *a
 
 /* ---- set-up ------------------------------------------------------------- */
 
-static int make_topo(rtopo_topo_t **t)
+static int make_topo_kind(rtopo_topo_t **t)
 {
     int a, b;
 
@@ -348,6 +348,17 @@ static int make_topo(rtopo_topo_t **t)
     if (sscanf(B.topo, "otis-hypercube:%d", &a) == 1)
         return rtopo_topo_otis_hypercube(B.ctx, a, t);
     return RTOPO_ERR_INVAL;
+}
+
+/* the topology, whose plans keep the whole schedule: the traffic and the
+ * model time read from a request's schedule are the job's */
+static int make_topo(rtopo_topo_t **t)
+{
+    int st = make_topo_kind(t);
+
+    if (st == RTOPO_OK)
+        rtopo__tool_whole_plans(*t);
+    return st;
 }
 
 static void add_col(int kind, int persistent, int unreg, const char *name, const char *label)
@@ -1788,22 +1799,24 @@ static int have_gnuplot(void)
     }
 }
 
-/* time and bandwidth against size, one line per column; after
- * MPI_Finalize, since it starts a process */
-static int draw_plot(const char *png, const char *title)
+/* Starts gnuplot on a PNG with the medians as the table $d, a row per
+ * size: the size, then med[i * stride + k] for the ncol columns.  NULL,
+ * after a message, when gnuplot cannot start.  After MPI_Finalize, since
+ * it starts a process. */
+static FILE *plot_begin(const char *png, const double *med, int stride, int ncol)
 {
     FILE *g = popen("gnuplot", "w");
-    int i, k, st;
+    int i, k;
 
     if (!g) {
         fprintf(stderr, "rtopo-bench-mpi: --plot: cannot start gnuplot: %s\n", strerror(errno));
-        return -1;
+        return NULL;
     }
     fprintf(g, "$d << EOD\n");
     for (i = 0; i < B.nsizes; i++) {
         fprintf(g, "%ld", B.sizes[i] ? B.sizes[i] : 1);
-        for (k = 0; k < B.ncol; k++)
-            fprintf(g, " %.4f", B.med[i][k]);
+        for (k = 0; k < ncol; k++)
+            fprintf(g, " %.4f", med[(size_t)i * (size_t)stride + (size_t)k]);
         fputc('\n', g);
     }
     fprintf(g, "EOD\n");
@@ -1814,6 +1827,28 @@ static int draw_plot(const char *png, const char *title)
     for (; *png; png++)   /* single quotes: only ' needs doubling */
         fprintf(g, *png == '\'' ? "''" : "%c", *png);
     fprintf(g, "'\n");
+    return g;
+}
+
+static int plot_end(FILE *g)
+{
+    int st = pclose(g);
+
+    if (st != 0) {
+        fprintf(stderr, "rtopo-bench-mpi: --plot: gnuplot failed (status %d)\n", st);
+        return -1;
+    }
+    return 0;
+}
+
+/* time and bandwidth against size, one line per column */
+static int draw_plot(const char *png, const char *title)
+{
+    FILE *g = plot_begin(png, &B.med[0][0], MAX_COLS, B.ncol);
+    int i, k;
+
+    if (!g)
+        return -1;
     fprintf(g, "set multiplot layout 1,2 title \"%s\"\n", title);
     fprintf(g, "set logscale x 2\nset xlabel '%s'\nset grid\nset key top left\n"
             "set xtics (", B.xop == XOP_SORT ? "records per rank" : B.xop == XOP_A2A ?
@@ -1851,12 +1886,7 @@ static int draw_plot(const char *png, const char *title)
         fprintf(g, "%s$d using 1:($1*%zu/$%d) with linespoints title '%s'", k ? ", " : "",
                 size_bytes(1), k + 2, B.col[k].label);
     fprintf(g, "\nunset multiplot\n");
-    st = pclose(g);
-    if (st != 0) {
-        fprintf(stderr, "rtopo-bench-mpi: --plot: gnuplot failed (status %d)\n", st);
-        return -1;
-    }
-    return 0;
+    return plot_end(g);
 }
 
 /* ---- scatter: rtopo's strategies against MPI ---------------------------- */
@@ -2277,28 +2307,12 @@ static void sc_print(FILE *f)
  * against the window's size, one line per column; after MPI_Finalize */
 static int sc_plot(const char *png)
 {
-    FILE *g = popen("gnuplot", "w");
-    int i, k, st;
+    FILE *g = plot_begin(png, &S.med[0][0], (int)(sizeof(S.med[0]) / sizeof(S.med[0][0])),
+                         S.ncol);
+    int k;
 
-    if (!g) {
-        fprintf(stderr, "rtopo-bench-mpi: --plot: cannot start gnuplot: %s\n", strerror(errno));
+    if (!g)
         return -1;
-    }
-    fprintf(g, "$d << EOD\n");
-    for (i = 0; i < B.nsizes; i++) {
-        fprintf(g, "%ld", B.sizes[i]);
-        for (k = 0; k < S.ncol; k++)
-            fprintf(g, " %.4f", S.med[i][k]);
-        fputc('\n', g);
-    }
-    fprintf(g, "EOD\n");
-    fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
-            "{ set terminal pngcairo noenhanced size 1400,560 font ',10' } "
-            "else { set terminal png noenhanced size 1400,560 }\n");
-    fprintf(g, "set output '");
-    for (; *png; png++)
-        fprintf(g, *png == '\'' ? "''" : "%c", *png);
-    fprintf(g, "'\n");
     fprintf(g, "set multiplot layout 1,2 title \"rtopo-bench-mpi scatter: %d ranks, %d-cube, "
             "host %s, overlap %s, %d-byte elements; %s\"\n", B.size, S.d,
             S.outside ? "outside" : "on node 0", S.overlap, S.esize, mpi_lib);
@@ -2314,12 +2328,7 @@ static int sc_plot(const char *png)
         fprintf(g, "%s$d using 1:($1*%d/$%d) with linespoints title '%s'", k ? ", " : "",
                 S.esize, k + 2, S.col[k].name);
     fprintf(g, "\nunset multiplot\n");
-    st = pclose(g);
-    if (st != 0) {
-        fprintf(stderr, "rtopo-bench-mpi: --plot: gnuplot failed (status %d)\n", st);
-        return -1;
-    }
-    return 0;
+    return plot_end(g);
 }
 
 static int sc_json(const char *path)

@@ -195,7 +195,7 @@ static void rtopo_run_shift(rtopo_topo_t *topo, size_t bytes, uint8_t *sb, uint8
     rtopo_barrier(B.ctx);
 }
 
-static int make_topo(rtopo_topo_t **t)
+static int make_topo_kind(rtopo_topo_t **t)
 {
     int a, b;
     if (!strcmp(B.topo, "ring"))
@@ -210,6 +210,17 @@ static int make_topo(rtopo_topo_t **t)
         return rtopo_topo_otis_hypercube(B.ctx, a, t);
     fprintf(stderr, "rtopo-bench: unknown topology %s\n", B.topo);
     exit(2);
+}
+
+/* the topology, whose plans keep the whole schedule: the traffic and the
+ * model time read from a request's schedule are the job's */
+static int make_topo(rtopo_topo_t **t)
+{
+    int st = make_topo_kind(t);
+
+    if (st == RTOPO_OK)
+        rtopo__tool_whole_plans(*t);
+    return st;
 }
 
 /* sorts v ascending, carrying order along (a handful of entries) */

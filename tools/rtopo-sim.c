@@ -28,7 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "rtopo.h"
 #include "log.h"
@@ -54,6 +57,40 @@ typedef struct sim_opts {
     int rounds;
     sim_hosts_t hosts;   /* --hosts, --host-map, --map-by, --place */
 } sim_opts_t;
+
+/* ---- progress: a run longer than a few seconds says on stderr (a
+ * terminal) what it is doing, every few seconds ---- */
+#define SIM_PROGRESS_S 5
+static const char *volatile sim_stage = "starting";
+static volatile unsigned sim_elapsed;
+
+static void sim_progress_tick(int sig)
+{
+    char line[160];
+    const char *st = sim_stage;
+    int n;
+
+    (void)sig;
+    sim_elapsed += SIM_PROGRESS_S;
+    n = snprintf(line, sizeof line, "rtopo-sim: %s (%u s)\n", st, sim_elapsed);
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+        return;
+    alarm(SIM_PROGRESS_S);
+}
+
+static void sim_progress_start(void)
+{
+    struct sigaction sa;
+
+    if (!isatty(STDERR_FILENO))
+        return;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = sim_progress_tick;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGALRM, &sa, NULL) == 0)
+        alarm(SIM_PROGRESS_S);
+}
 
 static void usage(FILE *f)
 {
@@ -453,6 +490,7 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
     int status, ok = -1, nc = 0;
     long qn = ((q % o->topo.p) + o->topo.p) % o->topo.p;
 
+    sim_stage = "building the schedule";
     if (o->algo == RTOPO_SHIFT_AUTO)
         status = rtopo__sched_shift_auto(&o->topo, q, o->bytes, &o->model, cand,
                                          &nc, &s);
@@ -463,8 +501,10 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
         fprintf(stderr, "rtopo-sim: %s\n", rtopo_last_error());
         return 2;
     }
+    sim_stage = "simulating the schedule";
     if (!status)
         status = rtopo__sim_run(s, &o->model, &r);
+    sim_stage = "checking the data";
     if (!status && o->check)
         status = run_check(o, s, q, &cbytes, &ok);
     if (!status && sim_draw_path)
@@ -1771,6 +1811,8 @@ typedef struct otis_opts {
     int mimd;                 /* --model mimd: electronic_moves is MIMD */
     rtopo__model_t model;     /* --cost */
     int check, json, rounds;
+    long plan;                /* --plan R: rank R's plan only (-1: not asked) */
+    int have_plan;
     uint64_t seed;
     sim_hosts_t hosts;        /* --hosts, --host-map, --map-by, --place */
 } otis_opts_t;
@@ -1996,6 +2038,7 @@ static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
 static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p)
 {
     rtopo__coll_t c;
+    int st;
 
     otis_coll(o, count, &c);
     if (o->circular) {
@@ -2005,7 +2048,12 @@ static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p
         ds.dim = c.dim;
         ds.b = o->s;
         ds.bytes = count * rtopo__dtype_size(o->c.dtype);
-        return rtopo__sched_shift_dim(&o->topo, &ds, s_p);
+        st = rtopo__sched_shift_dim(&o->topo, &ds, s_p);
+        if (!st && c.own && (st = rtopo__sched_own(*s_p, c.own - 1))) {
+            rtopo__sched_free(*s_p);
+            *s_p = NULL;
+        }
+        return st;
     }
     return rtopo__sched_coll(&o->topo, &c, &o->model, s_p);
 }
@@ -2216,6 +2264,62 @@ out:
     return status;
 }
 
+/* the bytes a schedule holds */
+static uint64_t sched_bytes(const rtopo__sched_t *s)
+{
+    return sizeof(*s) + (uint64_t)s->nxfers * sizeof(*s->xfers) +
+           (uint64_t)s->nhops * sizeof(*s->hops) + (uint64_t)s->nkerns * sizeof(*s->kerns) +
+           (uint64_t)s->deps_cap * sizeof(*s->deps) +
+           (s->tmp_rank ? (uint64_t)s->topo.p * sizeof(*s->tmp_rank) : 0) +
+           (s->xid ? (uint64_t)s->nxfers * sizeof(*s->xid) : 0);
+}
+
+/* peak resident set of this process, KiB */
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+
+    return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
+}
+
+/* --plan R: build what rank R's plan holds, time it, count it */
+static int otis_plan(const otis_opts_t *o0)
+{
+    rtopo__sched_t *s = NULL;
+    otis_opts_t po = *o0, *o = &po;
+    struct timespec t0, t1;
+    long rss0 = peak_rss_kib(), rss1;
+    double secs;
+    int status;
+
+    po.c.own = (int)o->plan + 1;    /* the plan's share, as the runtime builds it */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    status = otis_build(o, o->c.count, &s);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    rss1 = peak_rss_kib();
+    if (status) {
+        fprintf(stderr, "rtopo-sim: otis %s: %s: %s\n", otis_ops[o->opi].name,
+                rtopo_strerror(status), rtopo_last_error());
+        return status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL ? 2 : 1;
+    }
+    secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (o->json)
+        printf("{\"op\": \"%s\", \"ranks\": %d, \"rank\": %ld, \"algo\": \"%s\", "
+               "\"build_s\": %.6f, \"xfers\": %u, \"hops\": %u, \"kernels\": %u, "
+               "\"edges\": %u, \"bytes\": %llu, \"rss_growth_kib\": %ld}\n",
+               otis_ops[o->opi].name, o->topo.p, o->plan,
+               rtopo__coll_algo_name(s->algo), secs, s->nxfers, s->nhops, s->nkerns,
+               s->ndeps, (unsigned long long)sched_bytes(s), rss1 - rss0);
+    else
+        printf("plan of rank %ld: %s on %d ranks, %s: %.3f s, %u transfers, %u hops, "
+               "%u kernels, %u edges, %llu bytes, peak RSS +%ld KiB\n", o->plan,
+               otis_ops[o->opi].name, o->topo.p, rtopo__coll_algo_name(s->algo), secs,
+               s->nxfers, s->nhops, s->nkerns, s->ndeps,
+               (unsigned long long)sched_bytes(s), rss1 - rss0);
+    rtopo__sched_free(s);
+    return 0;
+}
+
 static int otis_one(const otis_opts_t *o)
 {
     const rtopo__tdesc_t *t = &o->topo;
@@ -2232,16 +2336,20 @@ static int otis_one(const otis_opts_t *o)
     route = rtopo__coll_is_route(c.op);
     rec = route && c.op != RTOPO__COLL_SELECT_RANK;   /* one record per rank */
     memset(&rmv, 0, sizeof(rmv));
+    sim_stage = "building the schedule";
     status = otis_build(o, o->c.count, &s);
     if (status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL) {
         fprintf(stderr, "rtopo-sim: otis %s: %s\n", otis_ops[o->opi].name,
                 rtopo_last_error());
         return 2;
     }
+    sim_stage = "simulating the schedule";
     if (!status)
         status = rtopo__sim_run(s, &o->model, &r);
+    sim_stage = "checking the data";
     if (!status && o->check)
         status = otis_check(o, s, &ccount, &ok, &landed);
+    sim_stage = "finishing";
     if (!status && c.op == RTOPO__COLL_CONCENTRATE)
         status = otis_rank_moves(o, &rmv);
     if (!status && sim_draw_path)
@@ -2467,6 +2575,8 @@ static const sim_opt_t otis_optab[] = {
     SIM_FLAG(otis_opts_t, "rounds", rounds, SIM_NONE),
     { "seed", SIM_OPT_FN, 1, 0, 0, SIM_NONE, 0, 0, NULL, otis_opt_seed },
     SIM_HOSTS_OPTS(otis_opts_t, hosts),
+    SIM_INT(otis_opts_t, "plan", plan, OTIS_HAVE(have_plan), 0, INT32_MAX,
+            "--plan '%s': a rank"),
     SIM_HELP_OPT,
 };
 #undef OTIS_HAVE
@@ -2612,6 +2722,17 @@ static int otis_main(int argc, char **argv)
                 rtopo__topo_name(o.topo.kind), nd - 1);
         return 2;
     }
+    if (o.have_plan) {
+        if (o.plan >= o.topo.p) {
+            fprintf(stderr, "rtopo-sim: --plan %ld: the topology has ranks 0..%d\n",
+                    o.plan, o.topo.p - 1);
+            return 2;
+        }
+        if (o.check || o.rounds || sim_draw_path || o.hosts.have_hosts || o.hosts.host_map)
+            return bad("--plan builds one rank's plan only: no --check, --rounds, "
+                       "--draw or host options%s", "");
+        return otis_plan(&o);
+    }
     if ((rc = sim_hosts_setup(&o.hosts, &o.topo, &o.model)) >= 0)
         return rc;
     rc = otis_one(&o);
@@ -2663,6 +2784,7 @@ int main(int argc, char **argv)
     rtopo__model_default(&o.model);
     if ((rc = sim_draw_option(&argc, argv)))
         return rc;
+    sim_progress_start();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -493,6 +493,8 @@ int rtopo__sched_inplace(rtopo__sched_t **s_p, uint64_t chunk, uint32_t slots)
 
     if (!s || !chunk || !slots)
         return rtopo__error(RTOPO_ERR_INVAL, "in place: no schedule, chunk or slots");
+    if (s->own)
+        return rtopo__error(RTOPO_ERR_INVAL, "in place: a rank's share (take it after)");
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
 

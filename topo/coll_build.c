@@ -276,6 +276,27 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
                           rtopo__coll_name(b->c->op));
         goto out;
     }
+    if (b->c->own) {
+        /* a plan's schedule: the builder's arrays become the schedule's,
+         * and only the nodes of its rank stay (no copy of the whole);
+         * edges are inferred for it alone */
+        if ((st = rtopo__sched_alloc(b->t, 0, 0, &s)))
+            goto out;
+        s->xfers = b->x;
+        s->hops = b->h;
+        s->kerns = b->k;
+        s->nxfers = b->nx;
+        s->nhops = b->nh;
+        s->nkerns = b->nk;
+        b->x = NULL;
+        b->h = NULL;
+        b->k = NULL;
+        s->algo = algo;
+        s->nsteps = b->nh ? b->maxstep + 1 : 0;
+        s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
+        st = rtopo__sched_own(s, b->c->own - 1);
+        goto out;
+    }
     if ((st = rtopo__sched_alloc(b->t, b->nx, b->nh, &s)))
         goto out;
     if (b->nx)
@@ -290,16 +311,18 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
     s->algo = algo;
     s->nsteps = b->nh ? b->maxstep + 1 : 0;
     s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
-    *s_p = s;
-    s = NULL;
 out:
-    rtopo__sched_free(s);
     free(b->x);
     free(b->h);
     free(b->k);
     b->x = NULL;
     b->h = NULL;
     b->k = NULL;
+    if (!st) {
+        *s_p = s;
+        s = NULL;
+    }
+    rtopo__sched_free(s);
     return st;
 }
 
@@ -313,6 +336,8 @@ uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
     for (i = 0; i < s->nkerns; i++)
         if (s->kerns[i].step > m)
             m = s->kerns[i].step;
+    if (s->olast && s->olast - 1 > m)   /* local nodes of other ranks */
+        m = s->olast - 1;
     return m;
 }
 
@@ -356,8 +381,10 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
     }
     for (i = 0; i < s->nhops; i++)
         s->hops[i].step += delay;
-    if (s->nhops)
+    if (s->nsteps)
         s->nsteps += delay;
+    if (s->olast)
+        s->olast += delay;
     free(s->tmp_rank);
     s->tmp_rank = NULL;
     if (s->tmp_bytes + toff > top)
@@ -383,8 +410,10 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out
                 b->xfers[i].step += d;
         for (i = 0; i < b->nkerns; i++)
             b->kerns[i].step += d;
-        if (b->nhops)
+        if (b->nsteps)
             b->nsteps += d;
+        if (b->olast)
+            b->olast += d;
     }
     return rtopo__sched_concat(a, b, 0, out_p);
 }
@@ -436,9 +465,11 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 
 /* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
  * h steps, pieces of at least 8 KiB, at most 64.  ts and tw: the DIRECT
- * class's, or, on a model with a layout and reach parameters, the largest
- * of the schedule's hops (rtopo__model_hop), the stage a pipeline waits
- * for. */
+ * class's, or, on a model with a layout over several hosts and reach
+ * parameters, the slowest reach's (a collective over every rank crosses
+ * hosts, and the pipeline waits for its slowest stage).  They come from
+ * the model alone, not from the hops of s, which may be one rank's share
+ * of the schedule: every rank must choose alike. */
 static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t *c,
                                    const rtopo__model_t *model)
 {
@@ -455,23 +486,20 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     tw = model->tw[RTOPO__LINK_DIRECT];
     if (model->layout && (model->reach_set[RTOPO__REACH_INTRA] ||
                           model->reach_set[RTOPO__REACH_INTER])) {
-        uint32_t i, k;
+        uint32_t r, i;
+        double a, b;
+        int got = 0;
 
-        ts = tw = 0.0;
-        for (i = 0; i < s->nxfers; i++) {
-            const rtopo__xfer_t *x = &s->xfers[i];
-            int32_t from = x->src;
-
-            for (k = 0; k < x->nhops; k++) {
-                const rtopo__hop_t *hp = &s->hops[x->hop0 + k];
-                double a, b;
-
-                rtopo__model_hop(model, hp->link, from, hp->to, &a, &b);
-                ts = a > ts ? a : ts;
-                tw = b > tw ? b : tw;
-                from = hp->to;
-            }
-        }
+        /* one pair of ranks of each reach the layout has */
+        for (r = 0; r < RTOPO__REACH_COUNT; r++)
+            for (i = 1; i < model->layout->nranks; i++)
+                if (rtopo__layout_reach(model->layout, 0, (int32_t)i) == (int)r) {
+                    rtopo__model_hop(model, RTOPO__LINK_DIRECT, 0, (int32_t)i, &a, &b);
+                    ts = !got || a > ts ? a : ts;
+                    tw = !got || b > tw ? b : tw;
+                    got = 1;
+                    break;
+                }
     }
     if (h < 2 || top < 2 || ts <= 0)
         return 1;
@@ -533,34 +561,86 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 
 /* Builds each of the ncand algorithms cand[], runs it under model and
  * keeps the fastest (a tie, relative 1e-12, to the earlier); RSAG and
- * CHAIN are reported as GENERIC. */
+ * CHAIN are reported as GENERIC.
+ * A plan's choice (c->own, rank r's share) is the same without running
+ * every candidate's whole graph: each candidate's share gives a lower
+ * bound of its time (rtopo__sim_bound), and a candidate is run whole only
+ * when the bounds and the times known so far cannot settle the earlier-
+ * wins-ties rule without it; a candidate whose bound is above a known
+ * time (by more than the tie and a rounding margin) cannot win against
+ * it.  The bounds differ from rank to rank, but a candidate is passed over
+ * only where running it would have lost: every rank makes today's choice. */
+#define RTOPO__TIE (1 - 1e-12)
+#define RTOPO__MARGIN 1e-9
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
                        int ncand, rtopo__sched_t **s_p)
 {
-    rtopo__sched_t *best = NULL, *s = NULL;
+    rtopo__sched_t *best = NULL, *s = NULL, *share[4] = { NULL, NULL, NULL, NULL };
     rtopo__sim_result_t r;
-    double tbest = 0;
-    int st = RTOPO_OK, i;
+    rtopo__coll_t whole = *c;
+    double tbest = 0, lb[4], tm[4];
+    int known[4] = { 0, 0, 0, 0 };
+    int st = RTOPO_OK, i, cur, need;
 
-    for (i = 0; i < ncand; i++) {
-        if ((st = rtopo__coll_algo1(t, c, prog, cand[i], model, &s)) ||
-            (st = rtopo__sim_run(s, model, &r)))
-            goto out;
-        if (!best || r.model_time < tbest * (1 - 1e-12)) {
-            rtopo__sched_free(best);
-            best = s;
-            tbest = r.model_time;
-        } else {
-            rtopo__sched_free(s);
+    whole.own = 0;
+    if (c->own && ncand <= 4) {
+        for (i = 0; i < ncand; i++) {
+            if ((st = rtopo__coll_algo1(t, c, prog, cand[i], model, &share[i])))
+                goto out;
+            lb[i] = rtopo__sim_bound(share[i], model, c->own - 1);
         }
-        s = NULL;
+        for (;;) {
+            /* the rule below, on what is known: T_i >= lb[i] */
+            for (cur = 0, need = -1, i = 1; i < ncand && need < 0; i++) {
+                if (known[i] && known[cur]) {
+                    if (tm[i] < tm[cur] * RTOPO__TIE)
+                        cur = i;
+                } else if (known[cur]) {
+                    if (lb[i] < tm[cur] * RTOPO__TIE * (1 + RTOPO__MARGIN))
+                        need = i;
+                } else if (known[i] && tm[i] < lb[cur] * RTOPO__TIE * (1 - RTOPO__MARGIN)) {
+                    cur = i;
+                } else {
+                    need = known[i] || lb[cur] <= lb[i] ? cur : i;
+                }
+            }
+            if (need < 0)
+                break;
+            if ((st = rtopo__coll_algo1(t, &whole, prog, cand[need], model, &s)) ||
+                (st = rtopo__sim_run(s, model, &r)))
+                goto out;
+            rtopo__sched_free(s);
+            s = NULL;
+            tm[need] = r.model_time;
+            known[need] = 1;
+        }
+        best = share[cur];
+        share[cur] = NULL;
+    } else {
+        for (i = 0; i < ncand; i++) {
+            if ((st = rtopo__coll_algo1(t, &whole, prog, cand[i], model, &s)) ||
+                (st = rtopo__sim_run(s, model, &r)))
+                goto out;
+            if (!best || r.model_time < tbest * RTOPO__TIE) {
+                rtopo__sched_free(best);
+                best = s;
+                tbest = r.model_time;
+            } else {
+                rtopo__sched_free(s);
+            }
+            s = NULL;
+        }
+        if (c->own && (st = rtopo__sched_own(best, c->own - 1)))
+            goto out;
     }
     if (best->algo == RTOPO__COLL_RSAG || best->algo == RTOPO__COLL_CHAIN)
         best->algo = RTOPO_COLL_GENERIC;
     *s_p = best;
     best = NULL;
 out:
+    for (i = 0; i < 4; i++)
+        rtopo__sched_free(share[i]);
     rtopo__sched_free(s);
     rtopo__sched_free(best);
     return st;

@@ -281,7 +281,18 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         return rtopo__error(RTOPO_ERR_INVAL, "no topology, collective or output");
     if ((st = rtopo__coll_check(t, c)))
         return st;
-    return rtopo__coll_desc(c->op)->build(t, c, model, s_p);
+    if (c->own < 0 || c->own > t->p)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s: the share of rank %d, not one of 0..%d",
+                            rtopo__coll_name(c->op), c->own - 1, t->p - 1);
+    if ((st = rtopo__coll_desc(c->op)->build(t, c, model, s_p)))
+        return st;
+    /* a share: what a family added for every rank goes too (and a family
+     * that built the whole graph gives its share here) */
+    if (c->own && (st = rtopo__sched_own(*s_p, c->own - 1))) {
+        rtopo__sched_free(*s_p);
+        *s_p = NULL;
+    }
+    return st;
 }
 
 /* ---- the serial reference (coll_ref.c) ---- */

@@ -303,10 +303,11 @@ static void rtopo__rt_prog(rtopo__cb_t *b)
  * TMP[16], the prefix sum of f the inclusive count at TMP[24]; the scan
  * keeps its own TMP from 32.  One step before the scan normalises f. */
 static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model_t *model,
-                           int sbuf, uint64_t soff, rtopo__sched_t **s_p)
+                           int own, int sbuf, uint64_t soff, rtopo__sched_t **s_p)
 {
     rtopo__coll_t sc = { .op = RTOPO__COLL_SCAN, .algo = algo, .dtype = RTOPO_INT64,
-                         .rop = RTOPO_SUM, .count = 1, .esize = 8, .chunks = 1 };
+                         .rop = RTOPO_SUM, .count = 1, .esize = 8, .chunks = 1,
+                         .own = own };
     rtopo__sched_t *s = NULL;
     uint32_t k0;
     int st, r;
@@ -368,12 +369,13 @@ static void rtopo__rt_kernu(rtopo__cb_t *b, int rank, int op, int sbuf, uint64_t
 /* A sort of one record of esize bytes per rank from TMP + in to TMP + out,
  * its own TMP from TMP + st, one step late (step 0 is the caller's); its
  * arguments checked as rtopo__sched_coll checks a sort's. */
-static int rtopo__phase_sort(const rtopo__tdesc_t *t, const rtopo__model_t *model,
+static int rtopo__phase_sort(const rtopo__tdesc_t *t, const rtopo__model_t *model, int own,
                              uint64_t esize, uint64_t in, uint64_t out, uint64_t st,
                              rtopo__sched_t **s_p)
 {
     rtopo__coll_t sc = { .op = RTOPO__COLL_SORT, .algo = RTOPO_COLL_AUTO,
-                         .dtype = RTOPO_INT64, .count = 1, .esize = esize, .chunks = 1 };
+                         .dtype = RTOPO_INT64, .count = 1, .esize = esize, .chunks = 1,
+                         .own = own };
     int rc = rtopo__sort_check(t, &sc);
 
     if (!rc)
@@ -399,14 +401,14 @@ static int rtopo__phase_kerns(rtopo__sched_t *s, int p, uint32_t *k0)
 /* The ranks of the records that stay, from their int64 flag at TMP + *F_p,
  * which sits just above the ranks' own TMP (16-byte aligned). */
 static int rtopo__rt_ranks_flag(const rtopo__tdesc_t *t, const rtopo__model_t *model,
-                                rtopo__sched_t **rk_p, uint64_t *F_p)
+                                int own, rtopo__sched_t **rk_p, uint64_t *F_p)
 {
     rtopo__sched_t *rk = NULL;
     uint64_t F;
     uint32_t i;
     int st;
 
-    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, own, RTOPO__BUF_TMP, 0, &rk)))
         return st;
     F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
     for (i = 0; i < rk->nkerns; i++)
@@ -521,13 +523,13 @@ static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     int st, r, p = t->p;
 
     /* the ranks of the tuples that stay, from the flag at F (set below) */
-    if ((st = rtopo__rt_ranks_flag(t, model, &ph[2], &F)))
+    if ((st = rtopo__rt_ranks_flag(t, model, c->own, &ph[2], &F)))
         return st;
     T0 = F + 8;
     T1 = T0 + TR;
     ST = T1 + TR;
     /* 1: the tuples, sorted by destination */
-    if ((st = rtopo__phase_sort(t, model, TR, T0, T1, ST, &ph[0])) ||
+    if ((st = rtopo__phase_sort(t, model, c->own, TR, T0, T1, ST, &ph[0])) ||
         (st = rtopo__phase_kerns(ph[0], p, &k0)))
         goto out;
     BB = (ph[0]->tmp_bytes + 7) & ~(uint64_t)7;
@@ -594,15 +596,15 @@ static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     rtopo__cb_t b;
     int st, r, p = t->p;
 
-    if ((st = rtopo__rt_ranks_flag(t, model, &ph[2], &F)))
+    if ((st = rtopo__rt_ranks_flag(t, model, c->own, &ph[2], &F)))
         return st;
     T0 = F + 8;
     T1 = T0 + 16;
     F2 = T1 + 16;
     T3 = F2 + 16 + R8;
     ST = T3 + 16 + R8;
-    if ((st = rtopo__phase_sort(t, model, 16, T0, T1, ST, &ph[0])) ||
-        (st = rtopo__phase_sort(t, model, 16 + R8, F2, T3, ST, &ph[4])))
+    if ((st = rtopo__phase_sort(t, model, c->own, 16, T0, T1, ST, &ph[0])) ||
+        (st = rtopo__phase_sort(t, model, c->own, 16 + R8, F2, T3, ST, &ph[4])))
         goto out;
     BB = ph[0]->tmp_bytes > ph[4]->tmp_bytes ? ph[0]->tmp_bytes : ph[4]->tmp_bytes;
     BB = (BB + 7) & ~(uint64_t)7;
@@ -695,7 +697,7 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if (c->op == RTOPO__COLL_RANDOM_READ)
         return rtopo__sched_rar(t, c, model, s_p);
     if (c->op == RTOPO__COLL_SELECT_RANK) {
-        if ((st = rtopo__rt_ranks(t, c->algo, model, RTOPO__BUF_SEND, 0, &rk)))
+        if ((st = rtopo__rt_ranks(t, c->algo, model, c->own, RTOPO__BUF_SEND, 0, &rk)))
             return st;
         last = rtopo__sched_last_step(rk);
         if ((st = rtopo__sched_add_kerns(rk, (uint32_t)t->p, &k0)))
@@ -722,7 +724,8 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     b.best = c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_TOPO &&
              t->kind == RTOPO__TOPO_OTIS_MESH;
     if (c->op == RTOPO__COLL_CONCENTRATE) {
-        if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, RTOPO__BUF_TMP, 0, &rk)))
+        if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, c->own, RTOPO__BUF_TMP, 0,
+                                  &rk)))
             return st;
         b.tbase = (rk->tmp_bytes + 7) & ~(uint64_t)7;
     }

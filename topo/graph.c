@@ -150,12 +150,14 @@ static int rtopo__dep_cmp(const void *a, const void *b)
     return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
-static void rtopo__acc_put(rtopo__acc_t *a, size_t *n, int rank, uint32_t step, int phase,
-                           int write, int buf, uint32_t node, uint64_t off, uint64_t len)
+/* an access on rank; in a share (own = r + 1) only rank r's count */
+static void rtopo__acc_put(rtopo__acc_t *a, size_t *n, int own, int rank, uint32_t step,
+                           int phase, int write, int buf, uint32_t node, uint64_t off,
+                           uint64_t len)
 {
     rtopo__acc_t *e;
 
-    if (!len)
+    if (!len || (own && rank != own - 1))
         return;
     e = &a[(*n)++];
     e->rank = rank;
@@ -184,16 +186,16 @@ int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
         const rtopo__xfer_t *x = &s->xfers[id];
 
         if (!x->nhops) {
-            rtopo__acc_put(acc, &n, x->src, x->step, 2, 0, x->src_buf, id, x->src_off,
-                           x->len);
-            rtopo__acc_put(acc, &n, x->src, x->step, 2, 1, x->dst_buf, id, x->dst_off,
-                           x->len);
+            rtopo__acc_put(acc, &n, s->own, x->src, x->step, 2, 0, x->src_buf, id,
+                           x->src_off, x->len);
+            rtopo__acc_put(acc, &n, s->own, x->src, x->step, 2, 1, x->dst_buf, id,
+                           x->dst_off, x->len);
             continue;
         }
-        rtopo__acc_put(acc, &n, x->src, s->hops[x->hop0].step, 0, 0, x->src_buf, id,
-                       x->src_off, x->len);
-        rtopo__acc_put(acc, &n, x->dst, s->hops[x->hop0 + x->nhops - 1].step, 1, 1,
-                       x->dst_buf, id, x->dst_off, x->len);
+        rtopo__acc_put(acc, &n, s->own, x->src, s->hops[x->hop0].step, 0, 0, x->src_buf,
+                       id, x->src_off, x->len);
+        rtopo__acc_put(acc, &n, s->own, x->dst, s->hops[x->hop0 + x->nhops - 1].step, 1,
+                       1, x->dst_buf, id, x->dst_off, x->len);
     }
     for (i = 0; i < s->nkerns; i++) {
         const rtopo__kern_t *k = &s->kerns[i];
@@ -202,9 +204,10 @@ int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
 
         id = s->nxfers + (uint32_t)i;
         if (rd)
-            rtopo__acc_put(acc, &n, k->rank, k->step, 2, k->type == RTOPO__KERN_CMPX,
-                           k->src_buf, id, k->src_off, slen);
-        rtopo__acc_put(acc, &n, k->rank, k->step, 2, 1, k->dst_buf, id, k->dst_off, k->len);
+            rtopo__acc_put(acc, &n, s->own, k->rank, k->step, 2,
+                           k->type == RTOPO__KERN_CMPX, k->src_buf, id, k->src_off, slen);
+        rtopo__acc_put(acc, &n, s->own, k->rank, k->step, 2, 1, k->dst_buf, id, k->dst_off,
+                       k->len);
     }
     qsort(acc, n, sizeof(*acc), rtopo__acc_cmp);
     for (b = 0; b < n; b = e) {
@@ -249,7 +252,8 @@ int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
             const rtopo__xfer_t *x = &s->xfers[id];
 
             if (x->nhops)
-                rtopo__acc_put(acc, &n, x->src, s->hops[x->hop0].step, 0, 0, 0, id, 0, 1);
+                rtopo__acc_put(acc, &n, s->own, x->src, s->hops[x->hop0].step, 0, 0, 0, id,
+                               0, 1);
         }
         qsort(acc, n, sizeof(*acc), rtopo__acc_cmp);
         for (i = 1; i < n; i++) {
@@ -273,13 +277,159 @@ out:
     return st;
 }
 
+/* ---- one rank's share ------------------------------------------------- */
+
+uint32_t rtopo__sched_xfind(const rtopo__sched_t *s, uint32_t id)
+{
+    uint32_t lo = 0, hi = s->nxfers;
+
+    if (!s->xid)
+        return id < s->nxfers ? id : UINT32_MAX;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (s->xid[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nxfers && s->xid[lo] == id ? lo : UINT32_MAX;
+}
+
+/* does transfer x leave, reach or pass rank r? */
+static int rtopo__xfer_touches(const rtopo__sched_t *s, const rtopo__xfer_t *x, int r)
+{
+    uint32_t k;
+
+    if (x->src == r || x->dst == r)
+        return 1;
+    for (k = 0; k < x->nhops; k++)
+        if (s->hops[x->hop0 + k].to == r)
+            return 1;
+    return 0;
+}
+
+int rtopo__sched_own(rtopo__sched_t *s, int rank)
+{
+    uint32_t n = s->nxfers + s->nkerns, i, k, nx = 0, nh = 0, nk = 0, nd = 0;
+    uint32_t olast = s->olast, *map = NULL, *xid = NULL, nxall = s->own ? s->nxall : s->nxfers;
+    rtopo__xfer_t *xf = NULL;
+    rtopo__hop_t *hp = NULL;
+    int st = RTOPO_OK;
+
+    if (rank < 0 || rank >= s->topo.p || (s->own && s->own != rank + 1))
+        return rtopo__error(RTOPO_ERR_INVAL, "rank %d's share of a schedule %s", rank,
+                            s->own ? "of another rank's share" : "of no such rank");
+    map = malloc(((size_t)n + 1) * sizeof(*map));
+    if (!map)
+        return rtopo__error(RTOPO_ERR_NOMEM, "the share of rank %d", rank);
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        map[i] = UINT32_MAX;
+        if (rtopo__xfer_touches(s, x, rank)) {
+            map[i] = nx++;
+            nh += x->nhops;
+        } else if (!x->nhops && x->step + 1 > olast) {
+            olast = x->step + 1;
+        }
+    }
+    xf = malloc(((size_t)nx + 1) * sizeof(*xf));
+    hp = malloc(((size_t)nh + 1) * sizeof(*hp));
+    xid = malloc(((size_t)nx + 1) * sizeof(*xid));
+    if (!xf || !hp || !xid) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "the share of rank %d", rank);
+        goto out;
+    }
+    for (i = 0, nh = 0; i < s->nxfers; i++) {
+        rtopo__xfer_t x = s->xfers[i];
+
+        if (map[i] == UINT32_MAX)
+            continue;
+        xid[map[i]] = rtopo__sched_xid(s, i);
+        for (k = 0; k < x.nhops; k++)
+            hp[nh + k] = s->hops[x.hop0 + k];
+        x.hop0 = x.nhops ? nh : 0;
+        nh += x.nhops;
+        xf[map[i]] = x;
+    }
+    for (i = 0; i < s->nkerns; i++) {
+        const rtopo__kern_t *kk = &s->kerns[i];
+
+        map[s->nxfers + i] = UINT32_MAX;
+        if (kk->rank == rank) {
+            map[s->nxfers + i] = nx + nk;
+            s->kerns[nk++] = *kk;
+        } else if (kk->step + 1 > olast) {
+            olast = kk->step + 1;
+        }
+    }
+    for (i = 0; i < s->ndeps; i++) {
+        rtopo__dep_t d = s->deps[i];
+
+        if (d.rank != rank)
+            continue;
+        if (map[d.pred] == UINT32_MAX || map[d.succ] == UINT32_MAX) {
+            st = rtopo__error(RTOPO_ERR_INVAL, "edge %u on rank %d names a node that "
+                              "does not touch it", i, rank);
+            goto out;
+        }
+        d.pred = map[d.pred];
+        d.succ = map[d.succ];
+        s->deps[nd++] = d;
+    }
+    free(s->xfers);
+    free(s->hops);
+    free(s->xid);
+    s->xfers = xf;
+    s->hops = hp;
+    s->xid = xid;
+    xf = NULL;
+    hp = NULL;
+    xid = NULL;
+    s->nxfers = nx;
+    s->nhops = nh;
+    s->nkerns = nk;
+    s->ndeps = nd;
+    /* give back what the others' kernels and edges took */
+    if (!nk) {
+        free(s->kerns);
+        s->kerns = NULL;
+    } else {
+        rtopo__kern_t *kq = realloc(s->kerns, (size_t)nk * sizeof(*kq));
+
+        s->kerns = kq ? kq : s->kerns;
+    }
+    if (!nd) {
+        free(s->deps);
+        s->deps = NULL;
+        s->deps_cap = 0;
+    } else if (nd < s->deps_cap) {
+        rtopo__dep_t *dq = realloc(s->deps, (size_t)nd * sizeof(*dq));
+
+        if (dq) {
+            s->deps = dq;
+            s->deps_cap = nd;
+        }
+    }
+    s->own = rank + 1;
+    s->nxall = nxall;
+    s->olast = olast;
+out:
+    free(map);
+    free(xf);
+    free(hp);
+    free(xid);
+    return st;
+}
+
 /* ---- phases ------------------------------------------------------------ */
 
 int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                         rtopo__sched_t **out_p)
 {
     rtopo__sched_t *s = NULL;
-    uint32_t ax = a->nxfers, bx = b->nxfers, ak = a->nkerns, i, shift = a->nsteps;
+    uint32_t ax, bx, ak, i, shift = a->nsteps;
     int st;
 
     if (a->topo.kind != b->topo.kind || a->topo.p != b->topo.p ||
@@ -287,6 +437,13 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
         st = rtopo__error(RTOPO_ERR_INVAL, "phases over different topologies");
         goto out;
     }
+    /* a share and a whole graph: the share of the whole */
+    if (a->own != b->own &&
+        (st = a->own ? rtopo__sched_own(b, a->own - 1) : rtopo__sched_own(a, b->own - 1)))
+        goto out;
+    ax = a->nxfers;
+    bx = b->nxfers;
+    ak = a->nkerns;
     if (ax > UINT32_MAX - bx || a->nhops > UINT32_MAX - b->nhops ||
         (uint64_t)ax + bx + ak + b->nkerns > UINT32_MAX ||
         (uint64_t)a->ndeps + b->ndeps > UINT32_MAX) {
@@ -297,6 +454,24 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
         goto out;
     s->algo = a->algo;
     s->nsteps = a->nsteps + b->nsteps;
+    if (a->own) {
+        uint32_t anx = a->nxall;
+
+        if (anx > UINT32_MAX - b->nxall ||
+            !(s->xid = malloc(((size_t)ax + bx + 1) * sizeof(*s->xid)))) {
+            st = rtopo__error(RTOPO_ERR_NOMEM, "phases: transfer numbers");
+            goto out;
+        }
+        for (i = 0; i < ax; i++)
+            s->xid[i] = a->xid[i];
+        for (i = 0; i < bx; i++)
+            s->xid[ax + i] = anx + b->xid[i];
+        s->own = a->own;
+        s->nxall = anx + b->nxall;
+        s->olast = a->olast;
+        if (b->olast && b->olast + shift > s->olast)
+            s->olast = b->olast + shift;
+    }
     if (a->nxfers)
         memcpy(s->xfers, a->xfers, ax * sizeof(*s->xfers));
     if (b->nxfers)
@@ -378,6 +553,8 @@ int rtopo__sched_fold_host(rtopo__sched_t **s_p, int node)
 
     if (!s || !s->topo.host)
         return rtopo__error(RTOPO_ERR_INVAL, "fold: the schedule has no host endpoint");
+    if (s->own)
+        return rtopo__error(RTOPO_ERR_INVAL, "fold: a rank's share (fold the whole)");
     host = s->topo.p - 1;
     p = host;
     if (node < 0 || node >= p)

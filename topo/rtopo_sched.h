@@ -336,7 +336,32 @@ typedef struct rtopo__sched {
     rtopo__hop_t *hops;
     rtopo__kern_t *kerns;
     rtopo__dep_t *deps;
+    /* One rank's share (a plan's schedule, rtopo__sched_own): own = r + 1
+     * keeps only the nodes that touch rank r (a transfer it sends,
+     * receives or forwards, a copy or kernel it runs) and the edges on r;
+     * 0: the whole graph.  Transfer i is then transfer xid[i] of the
+     * whole graph of nxall transfers (xid increasing: the wire names a
+     * transfer by it), and olast is 1 + the last step of a local node left
+     * out (0: none), so that phases line up as in the whole graph. */
+    int32_t own;
+    uint32_t nxall;
+    uint32_t olast;
+    uint32_t *xid;
 } rtopo__sched_t;
+
+/* the whole graph's number of transfer x of s */
+static inline uint32_t rtopo__sched_xid(const rtopo__sched_t *s, uint32_t x)
+{
+    return s->xid ? s->xid[x] : x;
+}
+/* s's transfer whose whole-graph number is id, or UINT32_MAX */
+uint32_t rtopo__sched_xfind(const rtopo__sched_t *s, uint32_t id);
+/* Keep only rank's share of s (see own above): the transfers with a hop
+ * from or to rank or a copy on it, the kernels on it, the edges on it
+ * (renumbered), rank's TMP size.  s may already be a share of the same
+ * rank (then what it still holds of others goes).  RTOPO_ERR_INVAL for
+ * a share of another rank, RTOPO_ERR_NOMEM. */
+int rtopo__sched_own(rtopo__sched_t *s, int rank);
 
 static inline uint64_t rtopo__sched_tmp(const rtopo__sched_t *s, int rank)
 {
@@ -488,6 +513,9 @@ uint32_t rtopo__gray_inv(uint32_t g);
 struct rtopo__model;
 int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
                        const struct rtopo__model *model, rtopo__sched_t **s_p);
+/* What rtopo__sched_shift refuses of t and algo, refused alike, without
+ * building a schedule: RTOPO_OK when algo applies. */
+int rtopo__shift_check(const rtopo__tdesc_t *t, int algo);
 /* AUTO, explained: one entry per applicable algorithm, in the order AUTO
  * tries them (the topology's own first; on equal model time the earlier
  * wins).  evaluated 1: built and simulated, the metrics are the
@@ -727,6 +755,9 @@ typedef struct rtopo__coll {
     uint32_t chunks;  /* pipeline pieces: the operation runs on pieces of
                          the registers, piece j one step behind piece j-1;
                          0: the model picks; 1: whole registers */
+    int own;          /* r + 1: build rank r's share only (a plan's,
+                         rtopo__sched_own), the same as taking it from the
+                         whole graph; 0: the whole graph (the simulator) */
 } rtopo__coll_t;
 /* ---- a collective as one unit ----
  * One descriptor per collective, in the table of coll_desc.c indexed by
@@ -990,6 +1021,11 @@ typedef struct rtopo__sim_result {
  * load*(ts + m*tw), plus the local nodes. */
 int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
                    rtopo__sim_result_t *r);
+/* A lower bound of rtopo__sim_run's model_time for a schedule, from
+ * rank's parts alone: s may be the whole graph or rank's share of it
+ * (rtopo__sched_own); the busiest of rank's ports, its processor and the
+ * link directions from and to it.  m NULL: defaults. */
+double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int rank);
 
 /* Execute the data movement in memory, event by event in the order of
  * rtopo__sim_run under the default model: a transfer reads its source

@@ -157,6 +157,7 @@ void rtopo__sched_free(rtopo__sched_t *s)
     free(s->kerns);
     free(s->deps);
     free(s->tmp_rank);
+    free(s->xid);
     free(s);
 }
 
@@ -403,7 +404,9 @@ int rtopo__sched_validate(const rtopo__sched_t *s)
                                   "transfer", j);
             goto out;
         }
-    if (s->nsteps != (any_hop ? maxstep + 1 : 0)) {
+    /* a rank's share may leave the last step's hops out */
+    if (s->own ? (any_hop && maxstep >= s->nsteps) :
+        s->nsteps != (any_hop ? maxstep + 1 : 0)) {
         status = rtopo__error(RTOPO_ERR_INVAL, "nsteps %u but the last step "
                               "used is %d", s->nsteps, any_hop ? (int)maxstep : -1);
         goto out;

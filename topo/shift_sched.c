@@ -549,13 +549,9 @@ int rtopo__sched_shift_auto(const rtopo__tdesc_t *t, long q, size_t bytes,
                              ncand_p, s_p);
 }
 
-int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
-                       const struct rtopo__model *model, rtopo__sched_t **s_p)
+int rtopo__shift_check(const rtopo__tdesc_t *t, int algo)
 {
-    rtopo__model_t def;
-    int qn;
-
-    if (!t || !s_p || t->p < 1)
+    if (!t || t->p < 1)
         return rtopo__error(RTOPO_ERR_INVAL, "shift: no topology or output");
     if (algo < RTOPO_SHIFT_AUTO || algo > RTOPO_SHIFT_DIRECT)
         return rtopo__error(RTOPO_ERR_INVAL, "shift: unknown algorithm %d", algo);
@@ -564,6 +560,19 @@ int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
                             "not apply to a %s topology",
                             rtopo__shift_algo_name(algo),
                             rtopo__topo_name(t->kind));
+    return RTOPO_OK;
+}
+
+int rtopo__sched_shift(const rtopo__tdesc_t *t, int algo, long q, size_t bytes,
+                       const struct rtopo__model *model, rtopo__sched_t **s_p)
+{
+    rtopo__model_t def;
+    int qn, st;
+
+    if (!s_p)
+        return rtopo__error(RTOPO_ERR_INVAL, "shift: no topology or output");
+    if ((st = rtopo__shift_check(t, algo)))
+        return st;
     qn = rtopo__modp(q, t->p);
     if (algo != RTOPO_SHIFT_AUTO)
         return rtopo__shift_build(t, algo, qn, bytes, s_p);

@@ -496,6 +496,180 @@ static inline double rtopo__max(double a, double b)
     return a > b ? a : b;
 }
 
+/* ts + m*tw of hop j of transfer x, by its class and the reach of its
+ * ends, as rtopo__des charges it */
+static double rtopo__hop_cost(const rtopo__sched_t *s, const rtopo__model_t *m,
+                              const rtopo__xfer_t *x, uint32_t j)
+{
+    const rtopo__hop_t *h = &s->hops[x->hop0 + j];
+    double ts, tw;
+
+    rtopo__model_hop(m, h->link, j ? s->hops[x->hop0 + j - 1].to : x->src, h->to, &ts, &tw);
+    return ts + (double)x->len * tw;
+}
+
+/* The least time node u takes once ready in rtopo__des (*sent: until its
+ * data has left the source, for a routed transfer) */
+static double rtopo__node_least(const rtopo__sched_t *s, const rtopo__model_t *m, uint32_t u,
+                                double *sent)
+{
+    const rtopo__xfer_t *x;
+    double path = 0.0, t0;
+    uint32_t j;
+
+    if (u >= s->nxfers) {
+        *sent = rtopo__kern_cost(m, &s->kerns[u - s->nxfers]);
+        return *sent;
+    }
+    x = &s->xfers[u];
+    if (!x->nhops) {
+        *sent = m->ts[RTOPO__LINK_LOCAL] + (double)x->len * m->tw[RTOPO__LINK_LOCAL];
+        return *sent;
+    }
+    /* hop j + 1 asks th after hop j was granted; the last holds its link
+     * ts + m*tw */
+    for (j = 1; j < x->nhops; j++)
+        path += rtopo__model_hop_th(m, s->hops[x->hop0 + j].link, s->hops[x->hop0 + j - 1].to,
+                                    s->hops[x->hop0 + j].to, x->len);
+    t0 = rtopo__hop_cost(s, m, x, 0);
+    path += rtopo__hop_cost(s, m, x, x->nhops - 1);
+    *sent = t0;
+    return rtopo__max(t0, path);
+}
+
+/* The longest chain through rank's parts along the edges on rank: a node
+ * is ready no sooner than its preds on rank release it (a SEND part when
+ * its data has left, others when they end) and ends no sooner than it
+ * takes; 0 when memory runs out (no bound). */
+static double rtopo__sim_chain(const rtopo__sched_t *s, const rtopo__model_t *m, int rank)
+{
+    uint32_t n = s->nxfers + s->nkerns, i, j, head = 0, tail = 0, *indeg, *first, *adj, *q;
+    double *est, lb = 0.0;
+
+    indeg = calloc((size_t)n + 1, sizeof(*indeg));
+    first = calloc((size_t)n + 2, sizeof(*first));
+    adj = malloc(((size_t)s->ndeps + 1) * sizeof(*adj));
+    q = malloc(((size_t)n + 1) * sizeof(*q));
+    est = calloc((size_t)n + 1, sizeof(*est));
+    if (!indeg || !first || !adj || !q || !est)
+        goto out;
+    for (i = 0; i < s->ndeps; i++)
+        if (s->deps[i].rank == rank) {
+            indeg[s->deps[i].succ]++;
+            first[s->deps[i].pred + 2]++;
+        }
+    for (i = 0; i < n; i++)
+        first[i + 2] += first[i + 1];
+    for (i = 0; i < s->ndeps; i++)
+        if (s->deps[i].rank == rank)
+            adj[first[s->deps[i].pred + 1]++] = s->deps[i].succ;
+    for (i = 0; i < n; i++)
+        if (!indeg[i])
+            q[tail++] = i;
+    while (head < tail) {
+        uint32_t u = q[head++];
+        double sent, end = rtopo__node_least(s, m, u, &sent), rel;
+
+        rel = rtopo__sched_part(s, u, rank) == RTOPO__PART_SEND ? sent : end;
+        lb = rtopo__max(lb, est[u] + end);
+        for (j = first[u]; j < first[u + 1]; j++) {
+            uint32_t v = adj[j];
+
+            est[v] = rtopo__max(est[v], est[u] + rel);
+            if (--indeg[v] == 0)
+                q[tail++] = v;
+        }
+    }
+out:
+    free(indeg);
+    free(first);
+    free(adj);
+    free(q);
+    free(est);
+    return lb;
+}
+
+/* What rank's parts alone say of the makespan rtopo__des finds: every
+ * resource that rank's parts hold serializes them, so the makespan is at
+ * least the busy time of each: its send ports (hop 0 of what it sends,
+ * ts + m*tw each, over the ports), its receive ports (the last hop of
+ * what it receives), its processor (copies and kernels), and each link
+ * direction from or to it (every hop on it belongs to a transfer that
+ * touches the rank, so a share holds them all). */
+double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int rank)
+{
+    rtopo__model_t def;
+    double snd = 0.0, rcv = 0.0, cpu = 0.0, lb, *lsum;
+    rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
+    uint32_t i, j;
+    int k, fresh;
+
+    if (!m) {
+        rtopo__model_default(&def);
+        m = &def;
+    }
+    k = m->ports > 0 ? m->ports : 0;
+    for (i = 0; i < s->nkerns; i++)
+        if (s->kerns[i].rank == rank)
+            cpu += rtopo__kern_cost(m, &s->kerns[i]);
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        if (!x->nhops) {
+            if (x->src == rank)
+                cpu += m->ts[RTOPO__LINK_LOCAL] + (double)x->len * m->tw[RTOPO__LINK_LOCAL];
+            continue;
+        }
+        if (x->src == rank)
+            snd += rtopo__hop_cost(s, m, x, 0);
+        if (x->dst == rank)
+            rcv += rtopo__hop_cost(s, m, x, x->nhops - 1);
+    }
+    lb = rtopo__max(cpu, k ? rtopo__max(snd, rcv) / k : 0.0);
+    /* link directions from or to rank */
+    if (rtopo__linkmap_grow(&map))
+        return lb;
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        int32_t from = x->src;
+
+        for (j = 0; j < x->nhops; j++) {
+            int32_t to = s->hops[x->hop0 + j].to;
+
+            if ((from == rank || to == rank) && map.n * 2 >= map.cap &&
+                rtopo__linkmap_grow(&map))
+                goto done;
+            if (from == rank || to == rank)
+                (void)rtopo__linkmap_get(&map, from, to, &fresh);
+            from = to;
+        }
+    }
+    lsum = calloc((size_t)map.n + 1, sizeof(*lsum));
+    if (!lsum)
+        goto done;
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        int32_t from = x->src;
+
+        for (j = 0; j < x->nhops; j++) {
+            const rtopo__hop_t *h = &s->hops[x->hop0 + j];
+
+            if (from == rank || h->to == rank) {
+                uint32_t l = rtopo__linkmap_get(&map, from, h->to, &fresh);
+
+                lsum[l] += rtopo__hop_cost(s, m, x, j);
+                lb = rtopo__max(lb, lsum[l]);
+            }
+            from = h->to;
+        }
+    }
+    free(lsum);
+done:
+    free(map.key);
+    free(map.id);
+    return rtopo__max(lb, rtopo__sim_chain(s, m, rank));
+}
+
 static int rtopo__host_cmp(const void *x, const void *y)
 {
     const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;

@@ -198,17 +198,20 @@ int rtopo__boot_locate(struct rtopo__boot *b)
         char machine[176];
     } me, *all;
     char kns[112];
+    size_t boot_len;
     int r, st;
 
     free(b->local);
     free(b->same_host);
+    free(b->same_kernel);
     b->local = calloc((size_t)b->size, 1);
     b->same_host = calloc((size_t)b->size, 1);
-    if (!b->local || !b->same_host)
+    b->same_kernel = calloc((size_t)b->size, 1);
+    if (!b->local || !b->same_host || !b->same_kernel)
         return RTOPO_ERR_NOMEM;
     b->one_stack = b->one_host = 1;
     if (b->size == 1) {
-        b->local[0] = b->same_host[0] = 1;
+        b->local[0] = b->same_host[0] = b->same_kernel[0] = 1;
         return RTOPO_OK;
     }
     memset(&me, 0, sizeof(me));
@@ -219,10 +222,13 @@ int rtopo__boot_locate(struct rtopo__boot *b)
     if (!all)
         return RTOPO_ERR_NOMEM;
     st = rtopo__boot_allgather(b, &me, all, sizeof(me));
+    boot_len = strcspn(me.stack, "|");
     for (r = 0; st == RTOPO_OK && r < b->size; r++) {
         /* an id that could not be read matches nothing but itself */
         b->local[r] = r == b->rank ||
                       (me.stack[0] != '|' && !memcmp(all[r].stack, me.stack, sizeof(me.stack)));
+        b->same_kernel[r] = r == b->rank ||
+                            (boot_len && !strncmp(all[r].stack, me.stack, boot_len + 1));
         b->same_host[r] = !memcmp(all[r].machine, me.machine, sizeof(me.machine));
         b->one_stack &= b->local[r];
         b->one_host &= b->same_host[r];

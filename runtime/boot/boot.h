@@ -42,11 +42,14 @@ struct rtopo__boot {
      * that loopback reaches it); one_stack: every rank of the job does;
      * same_host: per rank, 1 when it runs on this rank's host (the same
      * host name or RTOPO_HOST_ID, kernel and pid namespace, so that shared
-     * memory reaches it); one_host: every rank of the job does */
+     * memory reaches it); one_host: every rank of the job does;
+     * same_kernel: per rank, 1 when it runs under this rank's kernel (the
+     * same machine's processors, emulated hosts included) */
     unsigned char *local;
     int one_stack;
     unsigned char *same_host;
     int one_host;
+    unsigned char *same_kernel;
 };
 
 /* Picks the method (see above); timeout_ms bounds every blocking step. */
@@ -70,13 +73,14 @@ static inline void rtopo__boot_close(struct rtopo__boot *b)
 {
     free(b->local);
     free(b->same_host);
-    b->local = b->same_host = NULL;
+    free(b->same_kernel);
+    b->local = b->same_host = b->same_kernel = NULL;
     b->ops->close(b);
 }
 
 /* One allgather, on every rank alike: which ranks share this rank's
- * network stack and which its host (fills local, one_stack, same_host
- * and one_host). */
+ * network stack, which its host and which its kernel (fills local,
+ * one_stack, same_host, one_host and same_kernel). */
 int rtopo__boot_locate(struct rtopo__boot *b);
 
 #endif

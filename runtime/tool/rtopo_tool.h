@@ -55,8 +55,13 @@ int rtopo__tool_job_rank(const rtopo_topo_t *t, int r);
 int rtopo__tool_sched_req(rtopo_topo_t *t, rtopo__sched_t *s, long tag, const void *sendbuf,
                           size_t sbytes, void *recvbuf, size_t rbytes, rtopo_req_t **req_p);
 
-/* the schedule a request runs (its plan's), NULL when it has none */
+/* the schedule a request runs (its plan's), NULL when it has none: the
+ * rank's share of it (rtopo__sched_own), or the whole graph on a topology
+ * set so below */
 const rtopo__sched_t *rtopo__tool_req_sched(const rtopo_req_t *req);
+/* Plans built on t from now on keep the whole schedule, not the rank's
+ * share (tools that simulate the schedule a request runs). */
+void rtopo__tool_whole_plans(rtopo_topo_t *t);
 
 /* ---- the raw transport (the baseline) ------------------------------------- */
 

@@ -79,6 +79,11 @@ const rtopo__sched_t *rtopo__tool_req_sched(const rtopo_req_t *req)
     return req->op.plan ? req->op.plan->sched : NULL;
 }
 
+void rtopo__tool_whole_plans(rtopo_topo_t *t)
+{
+    t->whole_plans = 1;
+}
+
 void rtopo__tool_raw(rtopo_ctx_t *ctx, rtopo__tool_raw_t *raw)
 {
     raw->ops = ctx->tlops;

@@ -30,13 +30,8 @@ job() {
     h=$1
     shift
     echo "+ round $round: rtopo-run -n $n --hosts $h --transport auto ${1##*/} ${*#"$1"}"
-    rm -f "$info"
-    RTOPO_LOG_LEVEL=info timeout 300 "$RUN" -n $n --hosts "$h" --transport auto \
-        --timeout 280 --hosts-info "$info" "$@" > "$out" 2>&1 &
-    pid=$!
-    wait_lines '^\[' 1 60
-    [ -s "$info" ] && ns_record
-    wait $pid || fail "$h hosts: exit status $?"
+    RTOPO_LOG_LEVEL=info hosts_run 300 -n $n --hosts "$h" --transport auto "$@"
+    [ "$rc" -eq 0 ] || fail "$h hosts: exit status $rc"
     # every rank: shm to the others of its host, the network to the rest
     loc=$((n / h - 1)) rem=$((n - n / h))
     got=$(grep -c "transport per peer: shm for $loc ranks\{0,1\} of this host, [a-z:;_]* for $rem ranks\{0,1\} of other hosts" "$out")

@@ -30,15 +30,9 @@ n=8
 # it), log at debug
 job() {
     echo "+ round $round: RTOPO_MODEL=$1 rtopo-run -n $n --hosts 2 --link-rate 50mbit coll_check"
-    rm -f "$info"
-    RTOPO_MODEL=$1 RTOPO_LOG_LEVEL=debug timeout 300 "$RUN" -n $n --hosts 2 \
-        --link-rate 50mbit --transport auto --timeout 280 --hosts-info "$info" \
-        "$COLL" --topo hypercube:3 --algos auto --ops bcast --counts 1,7 \
-        > "$out" 2>&1 &
-    pid=$!
-    wait_lines '^\[' 1 60
-    [ -s "$info" ] && ns_record
-    wait $pid || fail "exit status $?"
+    RTOPO_MODEL=$1 RTOPO_LOG_LEVEL=debug hosts_run 300 -n $n --hosts 2 --link-rate 50mbit \
+        --transport auto "$COLL" --topo hypercube:3 --algos auto --ops bcast --counts 1,7
+    [ "$rc" -eq 0 ] || fail "exit status $rc"
     leftover
 }
 

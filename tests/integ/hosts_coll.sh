@@ -25,16 +25,7 @@ hosts_job() {
     h=$1 n=$2 tr=$3
     shift 3
     echo "+ rtopo-run -n $n --hosts $h${tr:+ --transport $tr} hosts_coll_check $*"
-    rm -f "$info"
-    : > "$out"
-    timeout 150 "$RUN" -n "$n" --hosts "$h" ${tr:+--transport "$tr"} --timeout 120 \
-        --hosts-info "$info" "$COLL" "$@" > "$out" 2>&1 &
-    job=$!
-    wait_lines '^\[' 1 60
-    [ -s "$info" ] || fail "rtopo-run wrote no --hosts-info"
-    ns_record
-    rc=0
-    wait $job || rc=$?
+    hosts_run 150 -n "$n" --hosts "$h" ${tr:+--transport "$tr"} "$COLL" "$@"
 }
 
 # every rank on its host, H hostnames in all

@@ -106,6 +106,25 @@ wait_lines() {
     return 0
 }
 
+# hosts_run SEC RTOPO-RUN-ARGS...: one job, rtopo-run RTOPO-RUN-ARGS with
+# --hosts-info and a timeout of SEC - 20 s (the whole job is killed after
+# SEC); the ranks' output in $out, its namespaces noted for the leftover
+# check once a rank has printed, exit status in $rc
+hosts_run() {
+    _sec=$1
+    shift
+    rm -f "$info"
+    : > "$out"
+    timeout "$_sec" "$RUN" --timeout $(( _sec - 20 )) --hosts-info "$info" "$@" \
+        > "$out" 2>&1 &
+    _job=$!
+    wait_lines '^\[' 1 60
+    [ -s "$info" ] && ns_record
+    rc=0
+    wait $_job || rc=$?
+    [ -s "$info" ] || fail "rtopo-run wrote no --hosts-info"
+}
+
 # host_of N H R: the host of rank R (contiguous blocks, rtopo-run(1))
 host_of() {
     awk -v n="$1" -v h="$2" -v r="$3" 'BEGIN {

@@ -26,16 +26,7 @@ place_job() {
     h=$1 n=$2
     shift 2
     echo "+ rtopo-run -n $n --hosts $h --map-by host hosts_place_check $*"
-    rm -f "$info"
-    : > "$out"
-    timeout 150 "$RUN" -n "$n" --hosts "$h" --map-by host --timeout 120 \
-        --hosts-info "$info" "$PLACE" "$@" > "$out" 2>&1 &
-    job=$!
-    wait_lines '^\[' 1 60
-    [ -s "$info" ] || fail "rtopo-run wrote no --hosts-info"
-    ns_record
-    rc=0
-    wait $job || rc=$?
+    hosts_run 150 -n "$n" --hosts "$h" --map-by host "$PLACE" "$@"
 }
 
 place_ok() {

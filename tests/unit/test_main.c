@@ -25,7 +25,8 @@ int main(int argc, char **argv)
         return 99;
     if (tu_suite_topo() || tu_suite_shift_sched() || tu_suite_sim() ||
         tu_suite_formulas() || tu_suite_runtime() || tu_suite_kernel() ||
-        tu_suite_cart() || tu_suite_coll() || tu_suite_memmon() || tu_suite_place()) {
+        tu_suite_cart() || tu_suite_coll() || tu_suite_memmon() || tu_suite_place() ||
+        tu_suite_share()) {
         fprintf(stderr, "suite registration: %s\n", CU_get_error_msg());
         CU_cleanup_registry();
         return 99;

@@ -19,6 +19,7 @@ int tu_suite_cart(void);
 int tu_suite_coll(void);
 int tu_suite_memmon(void);
 int tu_suite_place(void);
+int tu_suite_share(void);
 
 /* record a failure with details on stderr (CUnit messages cannot be
  * formatted); evaluates to cond */

@@ -1,0 +1,513 @@
+/*
+ * test_share.c - a rank's share of a schedule (rtopo__sched_own, and
+ * rtopo__sched_coll with c->own): what a rank builds for itself equals
+ * the same rank's parts taken from the whole graph.  For every
+ * collective on small and medium topologies of every kind (and the
+ * scatter and the shift, which the runtime takes from the whole graph,
+ * on a hypercube with its host): the transfers that touch the rank (as
+ * source, destination or forwarding hop), their hops, the rank's
+ * kernels and the edges on it, in the same order once renumbered, and
+ * the same algorithm, steps and TMP size.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "rtopo.h"
+#include "test_unit.h"
+
+static int touches(const rtopo__sched_t *s, uint32_t i, int r)
+{
+    const rtopo__xfer_t *x = &s->xfers[i];
+    uint32_t k;
+
+    if (x->src == r || x->dst == r)
+        return 1;
+    for (k = 0; k < x->nhops; k++)
+        if (s->hops[x->hop0 + k].to == r)
+            return 1;
+    return 0;
+}
+
+static int xfer_eq(const rtopo__xfer_t *a, const rtopo__xfer_t *b)
+{
+    return a->src == b->src && a->dst == b->dst && a->src_buf == b->src_buf &&
+           a->dst_buf == b->dst_buf && a->step == b->step && a->nhops == b->nhops &&
+           a->src_off == b->src_off && a->dst_off == b->dst_off && a->len == b->len;
+}
+
+static int hop_eq(const rtopo__hop_t *a, const rtopo__hop_t *b)
+{
+    return a->to == b->to && a->step == b->step && a->link == b->link && a->dim == b->dim &&
+           a->dir == b->dir;
+}
+
+static int kern_eq(const rtopo__kern_t *a, const rtopo__kern_t *b)
+{
+    return a->rank == b->rank && a->type == b->type && a->dtype == b->dtype &&
+           a->op == b->op && a->flags == b->flags && a->step == b->step &&
+           a->src_buf == b->src_buf && a->dst_buf == b->dst_buf && a->rec == b->rec &&
+           a->src_off == b->src_off && a->dst_off == b->dst_off && a->len == b->len &&
+           a->arg == b->arg && a->slen == b->slen && a->urec == b->urec;
+}
+
+/* S is rank r's share of the whole graph W: 0, or 1 after recording
+ * what differs */
+static int share_eq(const rtopo__sched_t *W, const rtopo__sched_t *S, int r, const char *what)
+{
+    uint32_t n = W->nxfers + W->nkerns, i, j = 0, k, nk = 0, nd = 0, *map;
+    int ok = 1;
+
+    if (!TU_CHECK(S->own == r + 1 && S->nxall == W->nxfers && S->algo == W->algo &&
+                  S->nsteps == W->nsteps && S->tmp_bytes == W->tmp_bytes &&
+                  rtopo__sched_tmp(S, r) == rtopo__sched_tmp(W, r),
+                  "%s rank %d: own %d nxall %u/%u algo %d/%d steps %u/%u tmp %llu/%llu",
+                  what, r, S->own, S->nxall, W->nxfers, S->algo, W->algo, S->nsteps,
+                  W->nsteps, (unsigned long long)rtopo__sched_tmp(S, r),
+                  (unsigned long long)rtopo__sched_tmp(W, r)))
+        return 0;
+    map = malloc(((size_t)n + 1) * sizeof(*map));
+    CU_ASSERT_FATAL(map != NULL);
+    for (i = 0; i < W->nxfers && ok; i++) {
+        map[i] = UINT32_MAX;
+        if (!touches(W, i, r))
+            continue;
+        ok = TU_CHECK(j < S->nxfers && rtopo__sched_xid(S, j) == i &&
+                      xfer_eq(&S->xfers[j], &W->xfers[i]),
+                      "%s rank %d: transfer %u of the whole is not the share's %u", what,
+                      r, i, j);
+        for (k = 0; ok && k < W->xfers[i].nhops; k++)
+            ok = TU_CHECK(hop_eq(&S->hops[S->xfers[j].hop0 + k],
+                                 &W->hops[W->xfers[i].hop0 + k]),
+                          "%s rank %d: transfer %u hop %u differs", what, r, i, k);
+        map[i] = j++;
+    }
+    if (ok)
+        ok = TU_CHECK(j == S->nxfers, "%s rank %d: %u transfers, the share has %u", what,
+                      r, j, S->nxfers);
+    for (i = 0; i < W->nkerns && ok; i++) {
+        map[W->nxfers + i] = UINT32_MAX;
+        if (W->kerns[i].rank != r)
+            continue;
+        ok = TU_CHECK(nk < S->nkerns && kern_eq(&S->kerns[nk], &W->kerns[i]),
+                      "%s rank %d: kernel %u of the whole is not the share's %u", what, r,
+                      i, nk);
+        map[W->nxfers + i] = S->nxfers + nk++;
+    }
+    if (ok)
+        ok = TU_CHECK(nk == S->nkerns, "%s rank %d: %u kernels, the share has %u", what, r,
+                      nk, S->nkerns);
+    for (i = 0; i < W->ndeps && ok; i++) {
+        const rtopo__dep_t *d = &W->deps[i];
+
+        if (d->rank != r)
+            continue;
+        ok = TU_CHECK(nd < S->ndeps && S->deps[nd].rank == r &&
+                      S->deps[nd].pred == map[d->pred] && S->deps[nd].succ == map[d->succ] &&
+                      S->deps[nd].kind == d->kind,
+                      "%s rank %d: edge %u (%u -> %u kind %u) is not the share's %u", what,
+                      r, i, d->pred, d->succ, d->kind, nd);
+        nd++;
+    }
+    if (ok)
+        ok = TU_CHECK(nd == S->ndeps, "%s rank %d: %u edges, the share has %u", what, r,
+                      nd, S->ndeps);
+    free(map);
+    return ok;
+}
+
+static int fails_left = 20;
+
+/* c on t: the whole graph, then each rank of `ranks` (all when NULL) builds
+ * its share, which must be that rank's parts of the whole */
+static void coll_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, const int *ranks, int nr)
+{
+    rtopo__sched_t *W = NULL, *S = NULL;
+    char what[160];
+    int st, i, r;
+
+    c->own = 0;
+    snprintf(what, sizeof what, "%s (%s, count %llu, chunks %u) on %s of %d",
+             rtopo__coll_name(c->op), rtopo__coll_algo_name(c->algo),
+             (unsigned long long)c->count, c->chunks, rtopo__topo_name(t->kind), t->p);
+    st = rtopo__sched_coll(t, c, NULL, &W);
+    for (i = 0; i < (ranks ? nr : t->p) && fails_left > 0; i++) {
+        r = ranks ? ranks[i] : i;
+        if (r < 0 || r >= t->p)
+            continue;
+        c->own = r + 1;
+        if (!TU_CHECK(rtopo__sched_coll(t, c, NULL, &S) == st, "%s rank %d: the share's "
+                      "build does not return %d as the whole's did: %s", what, r, st,
+                      rtopo_last_error()))
+            fails_left--;
+        if (!st && S && !share_eq(W, S, r, what))
+            fails_left--;
+        rtopo__sched_free(S);
+        S = NULL;
+    }
+    c->own = 0;
+    rtopo__sched_free(W);
+}
+
+static void tdesc(rtopo__tdesc_t *t, int kind, int p, int a, int b)
+{
+    if (!TU_CHECK(rtopo__tdesc_init(t, kind, p, a, b) == RTOPO_OK, "%s of %d: %s",
+                  rtopo__topo_name(kind), p, rtopo_last_error()))
+        CU_FAIL_FATAL("topology");
+}
+
+/* every collective with arguments that fit t (those that do not: the
+ * share must fail as the whole does) */
+static void all_colls(const rtopo__tdesc_t *t, const int *ranks, int nr)
+{
+    static const int algos[3] = { RTOPO_COLL_AUTO, RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC };
+    int op, a, k = 0, E;
+
+    while ((1 << k) < t->p && k < 30)
+        k++;
+    for (op = 1; op < RTOPO__COLL_NOPS && fails_left > 0; op++) {
+        for (a = 0; a < 3; a++) {
+            rtopo__coll_t c;
+
+            memset(&c, 0, sizeof(c));
+            c.op = op;
+            c.algo = algos[a];
+            c.dtype = RTOPO_INT32;
+            c.rop = RTOPO_SUM;
+            c.count = 3;
+            c.esize = 4;
+            c.chunks = 1;
+            c.w = 1;
+            c.root = op == RTOPO__COLL_BCAST ? t->p / 2 : 0;
+            E = rtopo__cart_extent(t, 0);
+            c.mm = op == RTOPO__COLL_CONSEC_SUM ? (E > 1 && E % 2 == 0 ? 2 : 1) :
+                   (E > 1 ? 2 : 1);
+            c.disp = 1;
+            if (op == RTOPO__COLL_SHIFT_FILL || op == RTOPO__COLL_ACCUMULATE) {
+                c.count = 12;
+                c.esize = 1;
+            }
+            if (op == RTOPO__COLL_BPC) {
+                c.count = 8;
+                c.esize = 1;
+                if ((1 << k) != t->p || rtopo__bpc_parse("reversal", k, &c))
+                    c.bpc_bits = -1;
+            }
+            if (rtopo__coll_is_route(op)) {
+                c.count = 1;
+                c.esize = op == RTOPO__COLL_SELECT_RANK ? 1 : 8;
+                c.dtype = RTOPO_INT64;
+            }
+            coll_case(t, &c, ranks, nr);
+            /* pieces the model picks, on longer registers */
+            if (a == 0 && (op == RTOPO__COLL_BCAST || op == RTOPO__COLL_SCAN ||
+                           op == RTOPO__COLL_ALLREDUCE)) {
+                c.count = 40000;
+                c.chunks = 0;
+                coll_case(t, &c, ranks, nr);
+            }
+        }
+    }
+}
+
+static void test_share_small(void)
+{
+    static const int rings[3] = { 1, 5, 8 }, meshes[3][2] = { { 2, 3 }, { 4, 4 }, { 3, 5 } };
+    rtopo__tdesc_t t;
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        tdesc(&t, RTOPO__TOPO_RING, rings[i], 0, 0);
+        all_colls(&t, NULL, 0);
+        tdesc(&t, RTOPO__TOPO_MESH, meshes[i][0] * meshes[i][1], meshes[i][0],
+              meshes[i][1]);
+        all_colls(&t, NULL, 0);
+    }
+    for (i = 0; i <= 4; i += 2) {
+        tdesc(&t, RTOPO__TOPO_HYPERCUBE, 1 << i, i, 0);
+        all_colls(&t, NULL, 0);
+    }
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0);
+    CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == RTOPO_OK);
+    all_colls(&t, NULL, 0);      /* refused, the share alike */
+    for (i = 1; i <= 4; i *= 2) {
+        if (i != 2) {
+            tdesc(&t, RTOPO__TOPO_OTIS_MESH, i * i, i, 0);
+            all_colls(&t, NULL, 0);
+        }
+        tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, i * i, i, 0);
+        all_colls(&t, NULL, 0);
+    }
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 81, 9, 0);
+    all_colls(&t, (const int[]){ 0, 1, 4, 40, 44, 80 }, 6);
+}
+
+static void test_share_medium(void)
+{
+    rtopo__tdesc_t t;
+    const int some[6] = { 0, 1, 17, 128, 200, 255 };
+
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    all_colls(&t, some, 6);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    all_colls(&t, (const int[]){ 0, 9, 27, 63 }, 4);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 128, 7, 0);
+    all_colls(&t, (const int[]){ 0, 5, 64, 127 }, 4);
+    tdesc(&t, RTOPO__TOPO_MESH, 96, 8, 12);
+    all_colls(&t, (const int[]){ 0, 13, 50, 95 }, 4);
+}
+
+/* what the runtime takes from a whole graph: the shift, the dimension
+ * shift and the scatter from a host, outside the cube and folded */
+static void test_share_taken(void)
+{
+    rtopo__tdesc_t t, h;
+    rtopo__sched_t *W = NULL, *S = NULL;
+    int r, node, st;
+
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0);
+    h = t;
+    CU_ASSERT_FATAL(rtopo__tdesc_add_host(&h) == RTOPO_OK);
+    for (node = -1; node < 16; node += 7) {
+        CU_ASSERT_FATAL(rtopo__sched_scatter_auto(&h, 10, 3, 4, NULL, node,
+                                                  RTOPO__SCATTER_AUTO, NULL, NULL,
+                                                  &W) == RTOPO_OK);
+        for (r = 0; r < W->topo.p; r++) {
+            CU_ASSERT_FATAL(rtopo__sched_scatter_auto(&h, 10, 3, 4, NULL, node,
+                                                      RTOPO__SCATTER_AUTO, NULL, NULL,
+                                                      &S) == RTOPO_OK);
+            st = rtopo__sched_own(S, r);
+            CU_ASSERT(st == RTOPO_OK);
+            if (!st)
+                share_eq(W, S, r, node < 0 ? "scatter from the host" : "folded scatter");
+            /* a share again of the same rank keeps it; of another fails */
+            CU_ASSERT(rtopo__sched_own(S, r) == RTOPO_OK);
+            CU_ASSERT(rtopo__sched_own(S, (r + 1) % W->topo.p) == RTOPO_ERR_INVAL ||
+                      W->topo.p == 1);
+            rtopo__sched_free(S);
+        }
+        rtopo__sched_free(W);
+        W = NULL;
+    }
+    for (r = 0; r < 16; r++) {
+        CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_AUTO, 5, 64, NULL, &W) ==
+                        RTOPO_OK);
+        CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_AUTO, 5, 64, NULL, &S) ==
+                        RTOPO_OK);
+        CU_ASSERT(rtopo__sched_own(S, r) == RTOPO_OK);
+        share_eq(W, S, r, "shift");
+        rtopo__sched_free(W);
+        rtopo__sched_free(S);
+    }
+}
+
+/* rtopo__sim_bound is a lower bound of the simulated time, from every
+ * rank, for every collective on small topologies, under the default
+ * model, one with two ports, slower kernels and a fixed hop cost, and one
+ * with the ranks on hosts of two whose hops cost by reach (fast inside a
+ * host, slow across) */
+static void bound_colls(const rtopo__tdesc_t *t)
+{
+    static const int ops[6] = { RTOPO__COLL_BCAST, RTOPO__COLL_SCAN, RTOPO__COLL_ALLREDUCE,
+                                RTOPO__COLL_SORT, RTOPO__COLL_ADJACENT_SUM,
+                                RTOPO__COLL_CONCENTRATE };
+    static uint32_t host[4096];
+    rtopo__layout_t lay = { 0, host };
+    rtopo__model_t mod[3];
+    int i, a, mi, r;
+
+    rtopo__model_default(&mod[0]);
+    rtopo__model_default(&mod[1]);
+    mod[1].ports = 2;
+    mod[1].tk = 3e-9;
+    for (i = 0; i < RTOPO__LINK_COUNT; i++)
+        mod[1].th[i] = 1e-6;
+    rtopo__model_default(&mod[2]);
+    CU_ASSERT_FATAL(t->p <= 4096);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.2us,intra.tw=0.05ns,inter.ts=20us,"
+                                       "inter.tw=10ns", &mod[2]) == RTOPO_OK);
+    for (r = 0; r < t->p; r++)
+        host[r] = (uint32_t)r / 2;
+    lay.nranks = (uint32_t)t->p;
+    mod[2].layout = &lay;
+    for (i = 0; i < 6; i++)
+        for (a = RTOPO_COLL_TOPO; a <= RTOPO_COLL_GENERIC; a++)
+            for (mi = 0; mi < 3; mi++) {
+                rtopo__coll_t c;
+                rtopo__sched_t *W = NULL;
+                rtopo__sim_result_t res;
+
+                memset(&c, 0, sizeof(c));
+                c.op = ops[i];
+                c.algo = a;
+                c.dtype = RTOPO_INT64;
+                c.rop = RTOPO_SUM;
+                c.count = 5;
+                c.esize = 8;
+                c.chunks = 1;
+                c.mm = 2;
+                if (rtopo__coll_is_route(c.op))
+                    c.count = 1;
+                if (rtopo__sched_coll(t, &c, &mod[mi], &W))
+                    continue;
+                CU_ASSERT_FATAL(rtopo__sim_run(W, &mod[mi], &res) == RTOPO_OK);
+                for (r = 0; r < t->p; r++) {
+                    double lb = rtopo__sim_bound(W, &mod[mi], r);
+
+                    TU_CHECK(lb <= res.model_time * (1 + 1e-9) && lb >= 0,
+                             "%s (%s) on %s of %d, model %d: rank %d's bound %g above "
+                             "the time %g", rtopo__coll_name(c.op),
+                             rtopo__coll_algo_name(a), rtopo__topo_name(t->kind), t->p,
+                             mi, r, lb, res.model_time);
+                }
+                rtopo__sched_free(W);
+            }
+}
+
+static void test_share_bound(void)
+{
+    rtopo__tdesc_t t;
+
+    tdesc(&t, RTOPO__TOPO_RING, 6, 0, 0);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_MESH, 12, 3, 4);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 81, 9, 0);
+    bound_colls(&t);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    bound_colls(&t);
+}
+
+/* auto: the choice of a plan (a share: bounds, and the whole graph run
+ * only where they do not settle it) is the whole graph's choice, on
+ * topologies up to 4096 ranks, for the broadcast, scan and allreduce at
+ * several sizes (pieces picked by the model) and the sort */
+static void choice_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, const int *ranks, int nr,
+                        const rtopo__model_t *m)
+{
+    rtopo__sched_t *W = NULL, *S = NULL;
+    int i, st;
+
+    c->algo = RTOPO_COLL_AUTO;
+    c->own = 0;
+    st = rtopo__sched_coll(t, c, m, &W);
+    for (i = 0; i < nr; i++) {
+        c->own = ranks[i] + 1;
+        if (TU_CHECK(rtopo__sched_coll(t, c, m, &S) == st, "%s on %s of %d rank %d: "
+                     "the share's build returns otherwise: %s", rtopo__coll_name(c->op),
+                     rtopo__topo_name(t->kind), t->p, ranks[i], rtopo_last_error()) && !st)
+            TU_CHECK(S->algo == W->algo && S->nsteps == W->nsteps,
+                     "%s of %llu x %zu (chunks %u) on %s of %d rank %d: the plan chose "
+                     "%s (%u steps), the whole graph %s (%u steps)",
+                     rtopo__coll_name(c->op), (unsigned long long)c->count, c->esize,
+                     c->chunks, rtopo__topo_name(t->kind), t->p, ranks[i],
+                     rtopo__coll_algo_name(S->algo), S->nsteps,
+                     rtopo__coll_algo_name(W->algo), W->nsteps);
+        rtopo__sched_free(S);
+        S = NULL;
+    }
+    c->own = 0;
+    rtopo__sched_free(W);
+}
+
+static void choice_topo(const rtopo__tdesc_t *t, int big, int sort, const rtopo__model_t *m)
+{
+    static const int ops[3] = { RTOPO__COLL_BCAST, RTOPO__COLL_SCAN, RTOPO__COLL_ALLREDUCE };
+    static const uint64_t counts[4] = { 1, 1000, 16384, 262144 };
+    int ranks[3] = { 0, t->p / 3, t->p - 1 }, i, k;
+
+    for (i = 0; i < 3; i++)
+        for (k = 0; k < (big ? 4 : 2); k++) {
+            rtopo__coll_t c;
+
+            memset(&c, 0, sizeof(c));
+            c.op = ops[i];
+            c.dtype = RTOPO_INT32;
+            c.rop = RTOPO_SUM;
+            c.esize = 4;
+            c.count = counts[k];
+            c.chunks = 0;
+            c.root = t->p / 2;
+            choice_case(t, &c, ranks, 3, m);
+        }
+    for (k = 0; sort && k < 2; k++) {
+        rtopo__coll_t c;
+
+        memset(&c, 0, sizeof(c));
+        c.op = RTOPO__COLL_SORT;
+        c.dtype = RTOPO_INT32;
+        c.esize = 4;
+        c.count = k ? 40 : 1;
+        c.chunks = 1;
+        choice_case(t, &c, ranks, 2 + (t->p <= 256), m);
+    }
+}
+
+static void test_share_choice(void)
+{
+    static uint32_t host[256];
+    rtopo__layout_t lay = { 256, host };
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    int r;
+
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    choice_topo(&t, 1, 1, NULL);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 256, 8, 0);
+    choice_topo(&t, 1, 1, NULL);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 256, 16, 0);
+    choice_topo(&t, 1, 1, NULL);
+    tdesc(&t, RTOPO__TOPO_RING, 100, 0, 0);
+    choice_topo(&t, 1, 1, NULL);
+    /* ranks on 16 hosts of 16, hops costed by reach: what a share sees of
+     * the hosts differs from rank to rank, the choice may not */
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,"
+                                       "inter.tw=8ns", &m) == RTOPO_OK);
+    for (r = 0; r < 256; r++)
+        host[r] = (uint32_t)r / 16;
+    m.layout = &lay;
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    choice_topo(&t, 1, 0, &m);
+    lay.nranks = 100;
+    tdesc(&t, RTOPO__TOPO_RING, 100, 0, 0);
+    choice_topo(&t, 1, 0, &m);
+}
+
+/* the same on 4096 ranks (its own suite, share4096: about a minute of
+ * processor time) */
+static void test_share_choice_4096(void)
+{
+    rtopo__tdesc_t t;
+
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
+    choice_topo(&t, 0, 1, NULL);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
+    choice_topo(&t, 0, 0, NULL);
+    tdesc(&t, RTOPO__TOPO_MESH, 4096, 64, 64);
+    choice_topo(&t, 0, 0, NULL);
+}
+
+int tu_suite_share(void)
+{
+    CU_pSuite s = CU_add_suite("share", NULL, NULL);
+
+    if (!s || !CU_add_test(s, "every collective, every rank, small topologies",
+                           test_share_small) ||
+        !CU_add_test(s, "every collective, some ranks, medium topologies",
+                     test_share_medium) ||
+        !CU_add_test(s, "shares taken from the whole: scatter with host, shift",
+                     test_share_taken) ||
+        !CU_add_test(s, "a rank's bound is below the simulated time", test_share_bound) ||
+        !CU_add_test(s, "auto: a plan's choice is the whole graph's, up to 256 ranks",
+                     test_share_choice))
+        return CU_get_error();
+    s = CU_add_suite("share4096", NULL, NULL);
+    if (!s || !CU_add_test(s, "auto: a plan's choice is the whole graph's on 4096 ranks",
+                           test_share_choice_4096))
+        return CU_get_error();
+    return CUE_SUCCESS;
+}
