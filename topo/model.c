@@ -6,7 +6,9 @@
  * model holds: ts, tw, th (seconds, or with a unit: 5us, 1ns, 2ms; th < 0
  * means ts + chunk*tw of its class), bw
  * (bytes per second, sets tw = 1/bw; K, M, G are powers of 1000), chunk
- * (bytes, K/M/G powers of 1024), ports and lanes (0..1024, 0 = no limit), tk
+ * (bytes, K/M/G powers of 1024), ports, lanes and hostlinks (0..1024, 0 = no
+ * limit; hostlinks: how many inter-host hops a host sends, and receives,
+ * at once on a model with a layout), tk
  * (seconds per byte a kernel touches).  ts, tw, th and bw may carry a
  * link class prefix (host.ts=2us); without one they set every class but
  * LOCAL, which stays free unless named, and every reach parameter that is
@@ -139,12 +141,13 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
             key = dot + 1;
         }
         if (!strcmp(key, "ports") || !strcmp(key, "lanes") || !strcmp(key, "tk") ||
-            !strcmp(key, "chunk")) {
+            !strcmp(key, "chunk") || !strcmp(key, "hostlinks")) {
             uint64_t b;
 
             if (dot)
                 st = rtopo__error(RTOPO_ERR_INVAL, "%s applies to every class", key);
-            else if (!strcmp(key, "ports") || !strcmp(key, "lanes")) {
+            else if (!strcmp(key, "ports") || !strcmp(key, "lanes") ||
+                     !strcmp(key, "hostlinks")) {
                 char *e;
                 long v;
 
@@ -155,6 +158,8 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
                                       "0 = no limit)", key, eq + 1);
                 else if (key[0] == 'p')
                     m->ports = (int)v;
+                else if (key[0] == 'h')
+                    m->hostlinks = (int)v;
                 else
                     m->lanes = (int)v;
             } else if (!strcmp(key, "tk")) {
@@ -181,7 +186,7 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
             key = "tw";
         } else if (strcmp(key, "ts") && strcmp(key, "tw") && strcmp(key, "th")) {
             st = rtopo__error(RTOPO_ERR_INVAL, "unknown key '%s' (ts, tw, th, bw, "
-                              "chunk, ports, tk)", key);
+                              "chunk, ports, lanes, hostlinks, tk)", key);
             break;
         } else if (rtopo__time(eq + 1, &x, !strcmp(key, "th"))) {
             st = rtopo__error(RTOPO_ERR_INVAL, "bad time '%s' (seconds, or with a "
@@ -248,6 +253,13 @@ int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n)
     if (k < 0 || (size_t)k >= n - len)
         return -1;
     len += (size_t)k;
+    /* named where it counts (a layout) or where it was changed */
+    if (m->layout || m->hostlinks != 1) {
+        k = snprintf(out + len, n - len, ",hostlinks=%d", m->hostlinks);
+        if (k < 0 || (size_t)k >= n - len)
+            return -1;
+        len += (size_t)k;
+    }
     for (c = 0; c < RTOPO__REACH_COUNT; c++) {
         const char *r = rtopo__reach_name(c);
 

@@ -945,6 +945,9 @@ typedef struct rtopo__model {
                                        schedule; 0: no limit (links apart) */
     const rtopo__layout_t *layout;  /* the ranks' hosts (not owned), or NULL:
                                        one host */
+    int hostlinks;                  /* with a layout: inter-host hops a host
+                                       sends (and, apart, receives) at once,
+                                       its link to the others; 0: no limit */
     /* per reach (intra-host, inter-host): a hop of any class but LOCAL and
      * HOST between ranks the layout knows takes each parameter whose bit
      * is set in reach_set[reach] from here instead of its class (without

@@ -98,6 +98,7 @@ void rtopo__model_default(rtopo__model_t *m)
     m->ports = 1;
     m->lanes = 0;
     m->layout = NULL;
+    m->hostlinks = 1;
     m->tk = 0.25e-9;
     for (c = 0; c < RTOPO__REACH_COUNT; c++) {
         m->reach_ts[c] = m->reach_tw[c] = 0.0;

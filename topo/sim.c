@@ -14,7 +14,14 @@
  *    set; a rank's ports (one by default) serialize what it injects and
  *    what it absorbs, and `lanes`, when set, is how many hops move at once
  *    in the whole schedule (ranks sharing one machine's processors and
- *    memory: 1 makes every hop wait for the one before).  One-port sequential sends of p blocks cost
+ *    memory: 1 makes every hop wait for the one before).  With a layout,
+ *    a hop between two hosts also takes one of the `hostlinks` links out
+ *    of its sender's host (one by default: a host's ranks share its link
+ *    to the others, which the inter-host pair, calibrated alone, does not
+ *    show).  The way in is left to the receiver's ports: holding a link
+ *    at both ends, first come first served without filling gaps, leaves
+ *    both idle in turn and costs a symmetric exchange several times its
+ *    time.  One-port sequential sends of p blocks cost
  *    p(ts + m*tw); recursive halving costs d*ts + (p-1)*m*tw.
  *  - lock-step load: hops on one link direction in one step; more than
  *    one is contention.
@@ -663,6 +670,34 @@ done:
     return rtopo__max(lb, rtopo__sim_chain(s, m, rank));
 }
 
+static int rtopo__host_cmp(const void *x, const void *y)
+{
+    const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+    return a < b ? -1 : a > b;
+}
+
+/* The hosts of a layout numbered densely: hx[r] for each of its nranks
+ * ranks; the count of hosts, or -1 without memory. */
+static int rtopo__host_index(const rtopo__layout_t *l, uint32_t *hx)
+{
+    uint64_t *key = malloc(((size_t)l->nranks + 1) * sizeof(*key));
+    uint32_t i, nh = 0;
+
+    if (!key)
+        return -1;
+    for (i = 0; i < l->nranks; i++)
+        key[i] = (uint64_t)l->host[i] << 32 | i;
+    qsort(key, l->nranks, sizeof(*key), rtopo__host_cmp);
+    for (i = 0; i < l->nranks; i++) {
+        if (i && key[i] >> 32 != key[i - 1] >> 32)
+            nh++;
+        hx[(uint32_t)key[i]] = nh;
+    }
+    free(key);
+    return l->nranks ? (int)nh + 1 : 0;
+}
+
 /* Runs the graph; with bufs also moves the data.  *makespan: the time the
  * last node ends. */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
@@ -671,14 +706,28 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
              *oadj = NULL, *hlink = NULL;
     double *rdy = NULL, *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
-           *cpu = NULL, *lane = NULL, span = 0.0;
+           *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     uint64_t *stage = NULL, arena_len = 0;
     uint8_t *arena = NULL;
     rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
     rtopo__heap_t h = { NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
-    int nl = m->lanes > 0 ? m->lanes : 0;
+    int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
+    uint32_t *hx = NULL;
 
+    /* a host's link out: the inter-host hops that leave it share
+     * hostlinks of them */
+    if (m->layout && m->hostlinks > 0 && m->layout->nranks) {
+        hk = m->hostlinks;
+        hx = malloc((size_t)m->layout->nranks * sizeof(*hx));
+        nh = hx ? rtopo__host_index(m->layout, hx) : -1;
+        if (nh > 0)
+            hout = calloc((size_t)nh * (size_t)hk, sizeof(*hout));
+        if (nh <= 0 || !hout) {
+            rtopo__error(st, "links of the hosts");
+            goto out;
+        }
+    }
     cnt = calloc((size_t)n + 1, sizeof(*cnt));
     first = calloc((size_t)n + 2, sizeof(*first));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
@@ -782,8 +831,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             uint32_t l = hlink[x->hop0 + e.hop];
             int32_t from = e.hop ? s->hops[x->hop0 + e.hop - 1].to : x->src;
             double hts, htw, T, g;
-            size_t sp = 0, rp = 0, lp = 0;
-            int last = e.hop + 1 == x->nhops;
+            size_t sp = 0, rp = 0, lp = 0, op = 0;
+            int last = e.hop + 1 == x->nhops, cross = 0;
 
             rtopo__model_hop(m, hp->link, from, hp->to, &hts, &htw);
             T = hts + (double)x->len * htw;
@@ -794,7 +843,13 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 g = rtopo__max(g, rtopo__port_pick(sport, k, x->src, &sp));
             if (k && last)
                 g = rtopo__max(g, rtopo__port_pick(rport, k, x->dst, &rp));
+            if (hk && rtopo__layout_reach(m->layout, from, hp->to) == RTOPO__REACH_INTER) {
+                cross = 1;
+                g = rtopo__max(g, rtopo__port_pick(hout, hk, (int)hx[from], &op));
+            }
             lfree[l] = g + T;
+            if (cross)
+                hout[op] = g + T;
             if (nl)
                 lane[lp] = g + T;
             if (k && e.hop == 0)
@@ -863,6 +918,8 @@ out:
     free(lfree);
     free(sport);
     free(lane);
+    free(hout);
+    free(hx);
     free(rport);
     free(cpu);
     free(stage);

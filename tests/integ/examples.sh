@@ -3,7 +3,7 @@
 # checking its own results (a wrong result exits non-zero): the shifts on
 # a ring (rtopo's shm, and ofi:tcp), mesh and hypercube, Cannon's
 # multiplication, the FIR filter's scatter, and on 16 ranks the OTIS
-# prefix sums, routing and sort.
+# prefix sums, routing and sort, and the OTIS-mesh placed by host.
 . "$(dirname "$0")/common.sh"
 EX="$top_builddir/examples"
 fails=0
@@ -27,4 +27,5 @@ ex 5 auto fir_filter
 ex 16 auto otis_prefix
 ex 16 auto otis_route
 ex 16 auto otis_sort
+ex 16 auto place_demo
 [ $fails = 0 ]

@@ -187,6 +187,70 @@ static void test_reach_counts(void)
     rtopo__sched_free(s);
 }
 
+/* A host's link out: a direct 4-shift on 8 ranks, every rank sending to
+ * the other half.  Without a layout, or with one that keeps every pair on
+ * one host, the 8 hops run side by side; with ranks 0-3 on one host and
+ * 4-7 on another, the four hops that leave a host share its hostlinks
+ * links: 4, 2, 1 rounds of one hop's time for 1, 2, 4 links, and 0 (no
+ * limit) as 4 links.  The key parses (0..1024, no class prefix) and is
+ * printed where it counts. */
+static void test_host_links(void)
+{
+    uint32_t apart[8], paired[8];
+    rtopo__layout_t la = { 8, apart }, lp = { 8, paired };
+    const double hop = 5e-6 + (1 << 20) * 1e-9;
+    static const int links[] = { 1, 2, 4, 0 };
+    static const double rounds[] = { 4, 2, 1, 1 };
+    rtopo__tdesc_t t;
+    rtopo__model_t m;
+    rtopo__sim_result_t r;
+    rtopo__sched_t *s;
+    char text[800];
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        apart[i] = (uint32_t)i / 4;
+        paired[i] = 7 + (uint32_t)i % 4;
+    }
+    rtopo__model_default(&m);
+    CU_ASSERT_EQUAL(m.hostlinks, 1);
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 8, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_DIRECT, 4, 1 << 20, NULL, &s) == 0);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, hop, 1e-12);
+    m.layout = &lp;
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_EQUAL(r.reach_moves[RTOPO__REACH_INTER], 0);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, hop, 1e-12);
+    m.layout = &la;
+    for (i = 0; i < 4; i++) {
+        m.hostlinks = links[i];
+        CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+        CU_ASSERT_EQUAL(r.reach_moves[RTOPO__REACH_INTER], 8);
+        CU_ASSERT_DOUBLE_EQUAL(r.model_time, rounds[i] * hop, 1e-12);
+    }
+    rtopo__sched_free(s);
+    /* the key */
+    rtopo__model_default(&m);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NULL(strstr(text, "hostlinks"));
+    CU_ASSERT_EQUAL(rtopo__model_parse("hostlinks=3", &m), RTOPO_OK);
+    CU_ASSERT_EQUAL(m.hostlinks, 3);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ",hostlinks=3"));
+    rtopo__model_default(&m);
+    m.layout = &la;
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ",hostlinks=1"));
+    m.hostlinks = 5;
+    CU_ASSERT_EQUAL(rtopo__model_parse(text, &m), RTOPO_OK);
+    CU_ASSERT_EQUAL(m.hostlinks, 1);
+    CU_ASSERT_EQUAL(rtopo__model_parse("hostlinks=1025", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__model_parse("hostlinks=-1", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__model_parse("inter.hostlinks=2", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(m.hostlinks, 1);
+}
+
 /* The cost of a hop by reach: with a layout, a hop between two hosts
  * costs the inter-host parameters and one inside a host the intra-host
  * ones; HOST and LOCAL hops keep their class's; without a layout, or for
@@ -1065,6 +1129,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "link contention", test_contention) ||
         !CU_add_test(s, "hops by reach", test_reach_counts) ||
         !CU_add_test(s, "cost of hops by reach", test_reach_costs) ||
+        !CU_add_test(s, "a host's link out", test_host_links) ||
         !CU_add_test(s, "scatter: cost by reach", test_scatter_reach) ||
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
