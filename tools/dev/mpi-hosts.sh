@@ -94,8 +94,8 @@ done
 python3 - "$OUT" "$CONFIGS" "$OPS" <<'EOF'
 import json, os, statistics, sys, glob
 out, configs, ops = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
-print("| configuration | op | algo (ran) | bytes | MPI/rtopo median | min-max | jobs |")
-print("|---|---|---|---:|---:|---|---:|")
+print("| configuration | op | algo (ran) | bytes | MPI/rtopo median | min-max | jobs | best MPI/rtopo |")
+print("|---|---|---|---:|---:|---|---:|---:|")
 for cfg in configs:
     tagc = cfg.replace("@", "-")
     for op in ops:
@@ -127,8 +127,7 @@ for cfg in configs:
                         rows.setdefault(key, []).append((e["ratio_mpi_over_rtopo"], None))
         for (algo, b), v in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
             a = [x[0] for x in v]
-            s = f"| {cfg} | {op} | {algo} | {b} | {statistics.median(a):.2f} | {min(a):.2f}-{max(a):.2f} | {len(a)} |"
-            if v[0][1] is not None:
-                s += f" best MPI/rtopo {statistics.median([x[1] for x in v]):.2f}"
-            print(s)
+            best = "-" if v[0][1] is None else f"{statistics.median([x[1] for x in v]):.2f}"
+            print(f"| {cfg} | {op} | {algo} | {b} | {statistics.median(a):.2f} | "
+                  f"{min(a):.2f}-{max(a):.2f} | {len(a)} | {best} |")
 EOF
