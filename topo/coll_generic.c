@@ -24,11 +24,13 @@ static void rtopo__direct(rtopo__cb_t *b, int from, int sreg, int to, int dreg, 
     rtopo__cb_move(b, from, sreg, to, dreg, step, RTOPO__LINK_DIRECT, 0, 0);
 }
 
-/* binomial tree from the root (relative ranks v = r - root mod p) */
+/* binomial tree from the root (relative ranks v = r XOR root when p is a
+ * power of two, else r - root mod p), the longest distance first: where
+ * hosts hold aligned blocks of consecutive ranks, the first, few moves
+ * cross between hosts and the later, many stay inside them */
 void rtopo__gen_bcast(rtopo__cb_t *b)
 {
-    int p = b->t->p, root = b->c->root, v;
-    uint32_t k = 0;
+    int p = b->t->p, root = b->c->root, v, k, lg = 0, pow2 = (p & (p - 1)) == 0;
 
     if (rtopo__is_cube(b)) {
         rtopo__cube_t q = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
@@ -36,10 +38,13 @@ void rtopo__gen_bcast(rtopo__cb_t *b)
         rtopo__cube_bcast(b, &q, root, RRECV(0), RRECV(0), 0);
         return;
     }
-    for (k = 0; (1L << k) < p; k++)
-        for (v = 0; v < (1 << k) && v + (1 << k) < p; v++)
-            rtopo__direct(b, (v + root) % p, RRECV(0), (v + (1 << k) + root) % p, RRECV(0),
-                          k + 1);
+    while ((1L << lg) < p)
+        lg++;
+    for (k = lg - 1; k >= 0; k--)
+        for (v = 0; v + (1 << k) < p; v += 2 << k)
+            rtopo__direct(b, pow2 ? v ^ root : (v + root) % p, RRECV(0),
+                          pow2 ? (v + (1 << k)) ^ root : (v + (1 << k) + root) % p, RRECV(0),
+                          (uint32_t)(lg - k));
 }
 
 /* recursive doubling; the q = 2^floor(log2 p) lowest ranks take the rest's
@@ -144,8 +149,11 @@ void rtopo__gen_allreduce_rsag(rtopo__cb_t *b)
     }
     for (v = 0; v < q; v++)
         hi[v] = n;
+    /* halve across the lowest dimension first: where hosts hold blocks of
+     * consecutive ranks the halves that cross between hosts are the last,
+     * smallest ones (and the allgather's the first, smallest ones) */
     for (k = 0; k < lg; k++) {
-        int mask = q >> (k + 1), in = RTMP(1 + (k & 1));
+        int mask = 1 << k, in = RTMP(1 + (k & 1));
 
         t++;
         for (v = 0; v < q; v++) {
@@ -153,7 +161,7 @@ void rtopo__gen_allreduce_rsag(rtopo__cb_t *b)
             int up = (v & mask) != 0;
 
             /* send the half the partner keeps; combine the half we keep */
-            rtopo__cb_part(b, v, RRECV(0), v ^ mask, in, t, link, lg - 1 - k,
+            rtopo__cb_part(b, v, RRECV(0), v ^ mask, in, t, link, k,
                            up ? lo[v] : mid, up ? mid : hi[v]);
             rtopo__cb_part_comb(b, v, in, RRECV(0), t, up ? mid : lo[v], up ? hi[v] : mid);
             nlo[2 * v] = up ? mid : lo[v];
@@ -165,12 +173,11 @@ void rtopo__gen_allreduce_rsag(rtopo__cb_t *b)
         }
     }
     for (k = lg - 1; k >= 0; k--) {
-        int mask = q >> (k + 1);
+        int mask = 1 << k;
 
         t++;
         for (v = 0; v < q; v++)
-            rtopo__cb_part(b, v, RRECV(0), v ^ mask, RRECV(0), t, link, lg - 1 - k, lo[v],
-                           hi[v]);
+            rtopo__cb_part(b, v, RRECV(0), v ^ mask, RRECV(0), t, link, k, lo[v], hi[v]);
         for (v = 0; v < q; v++) {
             int w = v ^ mask;
 

@@ -119,18 +119,22 @@ static void rtopo__cube_hop(rtopo__cb_t *b, const rtopo__cube_t *q, int P, int s
     rtopo__cb_move(b, q->base + P, sreg, q->base + (P ^ (1 << k)), dreg, step, q->link, k, 0);
 }
 
-/* binomial broadcast from label P0 */
+/* Binomial broadcast from label P0, the highest dimension first: where
+ * hosts hold sub-cubes (the labels of a host differ in their low bits),
+ * one move per host pair crosses between hosts and the later, more
+ * numerous moves stay inside them; lowest first would send half of all
+ * the moves in the last step across the highest dimension. */
 uint32_t rtopo__cube_bcast(rtopo__cb_t *b, const rtopo__cube_t *q, int P0, int sreg,
                            int dreg, uint32_t t0)
 {
     int k, P;
 
     rtopo__cb_copy(b, q->base + P0, sreg, dreg, t0);
-    for (k = 0; k < q->d; k++)
+    for (k = q->d - 1; k >= 0; k--)
         for (P = 0; P < (1 << q->d); P++)
-            if (((P ^ P0) >> k) == 0)
+            if (((P ^ P0) & ((2 << k) - 1)) == 0)
                 rtopo__cube_hop(b, q, P, P == P0 ? sreg : dreg, k, dreg,
-                                t0 + (uint32_t)k + 1);
+                                t0 + (uint32_t)(q->d - k));
     return (uint32_t)q->d;
 }
 

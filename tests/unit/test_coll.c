@@ -2467,6 +2467,83 @@ static void test_random_access(void)
     }
 }
 
+/* Host-aware orders on the identity-embedded 3-cube (ranks = cube
+ * labels) over hosts of consecutive ranks, 2 of 4 and 4 of 2: the
+ * binomial broadcast, on the cube and on a ring of 8 (the generic tree
+ * by rank XOR root), sends one move per host besides the root's across
+ * hosts (the longest distance first), and the reduce-scatter plus
+ * allgather, picked for 1 MiB under a model whose links between hosts are
+ * slow, crosses between hosts only in its last halving and first doubling
+ * (1/8 and 1/4 of the vector per rank and host dimension), as Open MPI's
+ * does; halving across the highest dimension first sent four times the
+ * bytes between two hosts. */
+static void test_cube_host_orders(void)
+{
+    static const int per_host[2] = { 4, 2 };
+    uint32_t host[8];
+    rtopo__layout_t lay = { 8, host };
+    rtopo__tdesc_t t, ring, *tb;
+    rtopo__model_t m;
+    rtopo__coll_t c;
+    rtopo__sim_result_t r;
+    rtopo__sched_t *s = NULL;
+    uint64_t n = 1 << 20, intra, inter;
+    int i, k, root, hosts;
+
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0);
+    tdesc(&ring, RTOPO__TOPO_RING, 8, 0, 0);
+    for (i = 0; i < 2; i++) {
+        hosts = 8 / per_host[i];
+        for (k = 0; k < 8; k++)
+            host[k] = (uint32_t)(k / per_host[i]);
+        rtopo__model_default(&m);
+        CU_ASSERT_FATAL(rtopo__model_parse("inter.ts=50us,inter.bw=100M", &m) == RTOPO_OK);
+        m.layout = &lay;
+        for (root = 0; root < 16; root++) {
+            tb = root < 8 ? &t : &ring;     /* the ring's generic tree too */
+            memset(&c, 0, sizeof(c));
+            c.op = RTOPO__COLL_BCAST;
+            c.algo = RTOPO_COLL_GENERIC;
+            c.dtype = RTOPO_INT64;
+            c.esize = 8;
+            c.count = 16;
+            c.chunks = 1;
+            c.root = root % 8;
+            CU_ASSERT_FATAL(rtopo__sched_coll(tb, &c, &m, &s) == RTOPO_OK && s);
+            CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+            TU_CHECK(r.reach_moves[RTOPO__REACH_INTER] == (uint64_t)hosts - 1 &&
+                     r.reach_moves[RTOPO__REACH_INTRA] == (uint64_t)(8 - hosts),
+                     "bcast on the %s from %d, %d hosts: %" PRIu64 " moves between hosts, %"
+                     PRIu64 " inside", root < 8 ? "cube" : "ring", root % 8, hosts,
+                     (uint64_t)r.reach_moves[RTOPO__REACH_INTER],
+                     (uint64_t)r.reach_moves[RTOPO__REACH_INTRA]);
+            rtopo__sched_free(s);
+            s = NULL;
+        }
+        memset(&c, 0, sizeof(c));
+        c.op = RTOPO__COLL_ALLREDUCE;
+        c.algo = RTOPO_COLL_AUTO;
+        c.dtype = RTOPO_INT64;
+        c.rop = RTOPO_SUM;
+        c.esize = 8;
+        c.count = n / 8;
+        CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK && s);
+        CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+        intra = r.reach_bytes[RTOPO__REACH_INTRA];
+        inter = r.reach_bytes[RTOPO__REACH_INTER];
+        /* reduce-scatter plus allgather: 2 x 7/8 of the vector per rank */
+        TU_CHECK(intra + inter == 8 * 2 * (n - n / 8), "allreduce, %d hosts: %" PRIu64
+                 " bytes over links (not the reduce-scatter + allgather?)", hosts,
+                 intra + inter);
+        /* across hosts: 2 hosts, the last halving (n/8) and the first
+         * doubling; 4 hosts, also the halving before (n/4) */
+        TU_CHECK(inter == (hosts == 2 ? 8 * 2 * (n / 8) : 8 * 2 * (n / 8 + n / 4)),
+                 "allreduce, %d hosts: %" PRIu64 " bytes between hosts", hosts, inter);
+        rtopo__sched_free(s);
+        s = NULL;
+    }
+}
+
 int tu_suite_coll(void)
 {
     CU_pSuite s = CU_add_suite("coll", NULL, NULL);
@@ -2476,6 +2553,8 @@ int tu_suite_coll(void)
         !CU_add_test(s, "OTIS-mesh n = 64", test_otis_mesh_64) ||
         !CU_add_test(s, "OTIS-hypercube n = 1..16", test_otis_hypercube) ||
         !CU_add_test(s, "ring, mesh, hypercube", test_others) ||
+        !CU_add_test(s, "hypercube over hosts: host-aware bcast and allreduce orders",
+                     test_cube_host_orders) ||
         !CU_add_test(s, "moves: SPEC 5.5 SIMD table, MIMD data sum", test_moves) ||
         !CU_add_test(s, "moves: SPEC 5.5 consecutive sum", test_moves_consec) ||
         !CU_add_test(s, "argument errors", test_errors) ||

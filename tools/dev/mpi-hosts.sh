@@ -1,0 +1,133 @@
+#!/bin/sh
+# mpi-hosts.sh - rtopo's collectives against Open MPI's in the same job, on
+# emulated hosts: bcast, allreduce and scan (hypercube:3) against
+# MPI_Bcast/MPI_Allreduce/MPI_Scan, the windowed scatter against
+# MPI_Scatterv of strides plus a halo exchange, the all-to-all by q-shifts
+# against MPI_Alltoall; 8 ranks on 2 hosts of 4 and on 4 hosts of 2, with
+# and without a rate limit on the hosts' links.
+#
+#   tools/dev/mpi-hosts.sh [BUILDDIR]
+#
+# Environment: CONFIGS (default "2x4 2x4@1gbit 4x2 4x2@1gbit": HOSTSxRANKS
+# per host, @RATE the link rate of every host, tc units), OPS (default
+# "bcast allreduce scan scatter alltoall"), ALGOS (the collectives'
+# --algo, default auto), REPS (jobs per configuration and op, default 3),
+# ITERS (default 10), OUT (directory of the JSON files, outputs and plots,
+# default /tmp/mpi-hosts; a job whose JSON file is there is not run
+# again, so that an interrupted run can be taken up), TRANSPORT (RTOPO_TRANSPORT, default auto: shm
+# inside a host, tcp across).
+#
+# Each (configuration, op, repetition) is one job, taken under the
+# machine-wide lock of the emulated-host tests:
+#   flock -w 900 /tmp/rtopo-hosts-tests.lock timeout 900 \
+#     rtopo-run --hosts H [--link-rate R] --exec-launcher mpirun \
+#       --allow-run-as-root --oversubscribe --bind-to none \
+#       --host rtopo-host0:N,... --mca pml ob1 --mca btl vader,tcp,self \
+#       --mca mpi_yield_when_idle 1 -x RTOPO_TRANSPORT -n 8 \
+#       rtopo-bench-mpi OP ... --json F [--plot F.png]
+# The first repetition of each also draws its plot (gnuplot).  Only the
+# ratio MPI median / rtopo median taken inside one job means anything on a
+# shared machine; the table gives, per configuration, op and size, the
+# median of these ratios over the jobs and their range.  For the scatter
+# the ratio is MPI_Scatterv+halo / rtopo's auto strategy (and, in
+# brackets, the better of the two MPI methods over it).
+# Needs root (namespaces) and Open MPI.  Not part of make check.
+set -eu
+B=${1:-build}
+CONFIGS=${CONFIGS:-"2x4 2x4@1gbit 4x2 4x2@1gbit"}
+OPS=${OPS:-"bcast allreduce scan scatter alltoall"}
+ALGOS=${ALGOS:-auto}
+REPS=${REPS:-3}
+ITERS=${ITERS:-10}
+OUT=${OUT:-/tmp/mpi-hosts}
+TRANSPORT=${TRANSPORT:-auto}
+LOCK=/tmp/rtopo-hosts-tests.lock
+RUN=$(cd "$B/tools" && pwd)/rtopo-run
+BENCH=$(cd "$B/tools" && pwd)/rtopo-bench-mpi
+[ -x "$RUN" ] && [ -x "$BENCH" ] || { echo "build $B first (rtopo-run, rtopo-bench-mpi)" >&2; exit 2; }
+command -v mpirun >/dev/null 2>&1 || { echo "no mpirun" >&2; exit 2; }
+: "${RTOPORUN_HOST_EXEC:=$(cd "$(dirname "$0")/.." && pwd)/rtopo-host-exec}"
+export RTOPORUN_HOST_EXEC
+mkdir -p "$OUT"
+SIZES=8,1024,65536,1048576
+# the scatter's window sizes in elements of 8 bytes: the same bytes
+SSIZES=1,128,8192,131072
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for rep in $(seq 1 "$REPS"); do
+    for cfg in $CONFIGS; do
+        shape=${cfg%%@*}
+        rate=
+        case $cfg in *@*) rate=${cfg#*@} ;; esac
+        H=${shape%x*}
+        N=${shape#*x}
+        hostlist=
+        h=0
+        while [ "$h" -lt "$H" ]; do
+            hostlist=${hostlist:+$hostlist,}rtopo-host$h:$N
+            h=$((h + 1))
+        done
+        for op in $OPS; do
+            case $op in
+                scatter) args="scatter --sizes $SSIZES --esize 8 --algo auto --no-raw" ;;
+                alltoall) args="alltoall --topo hypercube:3 --sizes $SIZES --modes persistent --buffers registered" ;;
+                *) args="$op --topo hypercube:3 --algo $ALGOS --sizes $SIZES --modes blocking --buffers registered --no-raw" ;;
+            esac
+            tag=$shape${rate:+-$rate}-$op-$rep
+            # a job whose results are there already (a run taken up again)
+            [ -s "$OUT/$tag.json" ] && continue
+            plot=
+            [ "$rep" -eq 1 ] && plot="--plot $OUT/$shape${rate:+-$rate}-$op.png"
+            echo "+ $tag: RTOPO_TRANSPORT=$TRANSPORT rtopo-run --hosts $H${rate:+ --link-rate $rate} --exec-launcher mpirun ... --host $hostlist -n 8 rtopo-bench-mpi $args --iters $ITERS"
+            # shellcheck disable=SC2086
+            RTOPO_TRANSPORT=$TRANSPORT flock -w 900 "$LOCK" timeout 900 "$RUN" --hosts "$H" \
+                ${rate:+--link-rate $rate} --exec-launcher mpirun --allow-run-as-root \
+                --oversubscribe --bind-to none --host "$hostlist" --mca pml ob1 \
+                --mca btl vader,tcp,self --mca mpi_yield_when_idle 1 -x RTOPO_TRANSPORT \
+                -n 8 "$BENCH" $args --iters "$ITERS" --block 5 --warmup 2 \
+                --json "$OUT/$tag.json" $plot > "$OUT/$tag.out" 2>&1 ||
+                echo "  job failed ($?), see $OUT/$tag.out"
+        done
+    done
+done
+
+python3 - "$OUT" "$CONFIGS" "$OPS" <<'EOF'
+import json, os, statistics, sys, glob
+out, configs, ops = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+print("| configuration | op | algo (ran) | bytes | MPI/rtopo median | min-max | jobs | best MPI/rtopo |")
+print("|---|---|---|---:|---:|---|---:|---:|")
+for cfg in configs:
+    tagc = cfg.replace("@", "-")
+    for op in ops:
+        rows = {}
+        for f in sorted(glob.glob(f"{out}/{tagc}-{op}-*.json")):
+            try:
+                d = json.load(open(f))
+            except Exception:
+                continue
+            for r in d["results"]:
+                if op == "scatter":
+                    m = {x["method"]: x["median_us"] for x in r["methods"]}
+                    auto = [k for k in m if k.startswith("auto")]
+                    sv = [k for k in m if "scatterv" in k]
+                    mpi = [v for k, v in m.items() if k.startswith("MPI")]
+                    if not auto or not sv:
+                        continue
+                    key = (auto[0].split("->")[-1], r["count"] * d.get("elem_size", 8))
+                    rows.setdefault(key, []).append(
+                        (m[sv[0]] / m[auto[0]], min(mpi) / m[auto[0]]))
+                else:
+                    for e in r["rtopo"]:
+                        algo = e.get("algo", d.get("shift_algo", "?"))
+                        ran = e.get("ran")
+                        extra = ""
+                        if "blocks_per_rank" in e:
+                            extra = f", {e['blocks_per_rank']:.2f} blk/rank"
+                        key = (f"{algo}" + (f" ({ran})" if ran else "") + extra, r["bytes"])
+                        rows.setdefault(key, []).append((e["ratio_mpi_over_rtopo"], None))
+        for (algo, b), v in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            a = [x[0] for x in v]
+            best = "-" if v[0][1] is None else f"{statistics.median([x[1] for x in v]):.2f}"
+            print(f"| {cfg} | {op} | {algo} | {b} | {statistics.median(a):.2f} | "
+                  f"{min(a):.2f}-{max(a):.2f} | {len(a)} | {best} |")
+EOF
