@@ -52,7 +52,7 @@ static int rtopo__bpc_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
 {
     int s, E;
 
-    if ((1 << c->bpc_bits) != t->p || c->bpc_bits > 30)
+    if (c->bpc_bits < 0 || c->bpc_bits > 30 || (1 << c->bpc_bits) != t->p)
         return rtopo__error(RTOPO_ERR_INVAL, "bpc: a vector of %d bits on %d ranks (a "
                             "BPC permutation needs 2^k ranks and k entries)",
                             c->bpc_bits, t->p);
