@@ -176,6 +176,9 @@ struct rtopo_ctx {
     size_t eager_frag;          /* largest eager fragment; 0: one message */
     rtopo__peer_info_t *peers;
     uint8_t *connected;         /* address known to the transport */
+    uint8_t *unreached_by;      /* per peer, 1: it found at start-up that it
+                                   cannot reach this rank's address (NULL:
+                                   none did) */
     /* job state */
     int failed;                 /* sticky status once the job is broken */
     int failed_rank;

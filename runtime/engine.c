@@ -258,14 +258,117 @@ int rtopo__check_failures(rtopo_ctx_t *ctx)
     return ctx->failed;
 }
 
+/* Up to this many ranks every rank tells, in a bitmap over the ranks,
+ * whose addresses it cannot reach (size/8 bytes from each rank, only in a
+ * job where some rank found such an address); in larger jobs only the
+ * first one (the other ends of the rest find out as their peer fails). */
+#define RTOPO__REACH_BITMAP_MAX 1024
+
+/* this rank's own address in print, "" when the transport cannot tell */
+static void rtopo__addr_text(rtopo_ctx_t *ctx, char text[RTOPO__TL_ADDR_TEXT])
+{
+    const void *blob = ctx->peers[ctx->rank].addr;
+    size_t len = ctx->peers[ctx->rank].addr_len;
+    uint8_t bad;
+
+    text[0] = '\0';
+    if (RTOPO__TL_HAS(ctx->tlops, addr_check))
+        ctx->tlops->addr_check(ctx->tl, 1, &ctx->rank, &blob, &len, text, &bad);
+}
+
+int rtopo__reach_init(rtopo_ctx_t *ctx)
+{
+    struct { int32_t count, first; } me = { 0, -1 }, *all = NULL;
+    size_t n = (size_t)ctx->size, nb = n <= RTOPO__REACH_BITMAP_MAX ? (n + 7) / 8 : 0;
+    uint8_t *bits = NULL, *allbits = NULL, *bad = NULL;
+    const void **blob = NULL;
+    size_t *len = NULL;
+    char *text = NULL;
+    int *peer = NULL;
+    int r, m = 0, i, st, any = 0;
+
+    /* a job in one network stack reaches every address (the same on
+     * every rank: the bootstrap found it out in one allgather) */
+    if (ctx->size < 2 || ctx->boot->one_stack)
+        return RTOPO_OK;
+    st = RTOPO_ERR_NOMEM;
+    if (!(all = calloc(n, sizeof(*all))) || !(bits = calloc(nb ? nb : 1, 1)) ||
+        !(peer = malloc(n * sizeof(*peer))) || !(blob = malloc(n * sizeof(*blob))) ||
+        !(len = malloc(n * sizeof(*len))) || !(bad = calloc(n, 1)) ||
+        !(text = malloc(n * RTOPO__TL_ADDR_TEXT)))
+        goto out;
+    /* the peers outside this network stack, all at once */
+    for (r = 0; r < ctx->size; r++)
+        if (r != ctx->rank && !ctx->boot->local[r]) {
+            peer[m] = r;
+            blob[m] = ctx->peers[r].addr;
+            len[m++] = ctx->peers[r].addr_len;
+        }
+    if (m && RTOPO__TL_HAS(ctx->tlops, addr_check) &&
+        (st = ctx->tlops->addr_check(ctx->tl, m, peer, blob, len, text, bad)))
+        goto out;
+    for (i = 0; i < m; i++) {
+        if (!bad[i])
+            continue;
+        r = peer[i];
+        if (!me.count++) {
+            me.first = r;
+            rtopo__info("rank %d on %s cannot reach the address %s of rank %d on %s: %s",
+                        ctx->rank, ctx->peers[ctx->rank].host,
+                        text + (size_t)i * RTOPO__TL_ADDR_TEXT, r, ctx->peers[r].host,
+                        rtopo_last_error());
+        }
+        if (nb)
+            bits[r / 8] |= (uint8_t)(1u << (r % 8));
+    }
+    if ((st = rtopo__boot_allgather(ctx->boot, &me, all, sizeof(me))))
+        goto out;
+    for (r = 0; r < ctx->size; r++)
+        any |= all[r].count > 0;
+    if (!any)
+        goto out;
+    st = RTOPO_ERR_NOMEM;
+    if (!(ctx->unreached_by = calloc(n, 1)) || (nb && !(allbits = malloc(n * nb))))
+        goto out;
+    if (nb && (st = rtopo__boot_allgather(ctx->boot, bits, allbits, nb)))
+        goto out;
+    st = RTOPO_OK;
+    for (r = 0; r < ctx->size; r++)
+        if (r != ctx->rank)
+            ctx->unreached_by[r] = nb ? (allbits[(size_t)r * nb + (size_t)ctx->rank / 8] >>
+                                         (ctx->rank % 8)) & 1
+                                      : all[r].first == ctx->rank;
+out:
+    free(all);
+    free(bits);
+    free(allbits);
+    free(bad);
+    free(peer);
+    free(blob);
+    free(len);
+    free(text);
+    return st;
+}
+
 int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer)
 {
+    char text[RTOPO__TL_ADDR_TEXT];
     int st;
 
     if (ctx->connected[peer])
         return RTOPO_OK;
     st = ctx->tlops->connect(ctx->tl, peer, ctx->peers[peer].addr,
                              ctx->peers[peer].addr_len);
+    /* the peer cannot reach this rank's address: it fails its end of
+     * the connection, and so does this rank, rather than wait for it */
+    if (st == RTOPO_OK && ctx->unreached_by && ctx->unreached_by[peer]) {
+        rtopo__addr_text(ctx, text);
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "rank %d on %s cannot connect to rank %d "
+                            "on %s: rank %d found at start-up that it cannot reach the "
+                            "address %s that this rank published (its own error says why)",
+                            ctx->rank, ctx->peers[ctx->rank].host, peer,
+                            ctx->peers[peer].host, peer, text[0] ? text : "(not printable)");
+    }
     if (st == RTOPO_OK)
         ctx->connected[peer] = 1;
     else if (st != RTOPO_ERR_BUSY && st != RTOPO_ERR_NOMEM) {

@@ -45,6 +45,12 @@ int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
                       const void *payload, size_t plen, rtopo__track_t *track,
                       rtopo__track_t *kept);
 int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer);
+/* At start-up, after the addresses are exchanged, on every rank alike:
+ * which peers found that they cannot reach this rank's address (one
+ * allgather of the bootstrap, a second one only when some rank found
+ * such an address), so that both ends of such a pair fail at their
+ * connection (fills ctx->unreached_by). */
+int rtopo__reach_init(rtopo_ctx_t *ctx);
 /* Asks the bootstrap whether the launcher reported a dead rank (cheap
  * enough to run every time the engine is about to block); a lost peer is
  * reported to the layer above through rtopo__on_peer_lost. */

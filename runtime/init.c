@@ -131,6 +131,7 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
     free(ctx->tlast);
     free(ctx->peers);
     free(ctx->connected);
+    free(ctx->unreached_by);
     free(ctx->wired);
     free(ctx->hello_in);
     free(ctx->hello_topo);
@@ -462,6 +463,8 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         goto err;
     st = rtopo__check_uniform(ctx);
     if (st)
+        goto err;
+    if ((st = rtopo__reach_init(ctx)))
         goto err;
     /* every rank's token keys the transport's own connection handshake */
     for (i = 0; RTOPO__TL_HAS(ctx->tlops, set_auth) && i < (uint32_t)ctx->size; i++)

@@ -37,6 +37,7 @@ struct rtopo__tl;            /* backend instance, derived by each backend */
 struct rtopo__tl_mr;         /* backend memory registration */
 
 #define RTOPO__TL_ADDR_MAX 128
+#define RTOPO__TL_ADDR_TEXT 64    /* an address in print (addr_check) */
 
 enum {
     RTOPO__TL_ACCESS_LOCAL = 1,          /* source of writes/sends */
@@ -235,6 +236,25 @@ struct rtopo__tl_ops {
      * absent): none. */
     int (*wait_fd)(struct rtopo__tl *tl, int *fd);
     /* methods above are valid for version 5 */
+
+    /* Can this rank reach the addresses that ranks outside its network
+     * stack published?  All at once, for i < n: rank peer[i]'s address
+     * blob[i] (len[i] bytes, as connect() takes it).  Fills text + i *
+     * RTOPO__TL_ADDR_TEXT with the address in print ("" where the backend
+     * cannot print it) and bad[i]: 0 when this rank reaches it or the
+     * backend cannot tell, 1 when it knows that no connection from here
+     * reaches it (no route, no answer within a short bound, a loopback
+     * address of another stack); connect() to such a peer then fails at
+     * once with the reason, which rtopo_last_error() also gives for the
+     * first one.  May take up to a few seconds (the bound), and sends no
+     * more than one connection attempt per address, closed at once.
+     * Asked by the engine at start-up, before any connect(); with this
+     * rank itself as the only peer it prints its own address.  NULL (or
+     * absent): no such check. */
+    int (*addr_check)(struct rtopo__tl *tl, int n, const int *peer,
+                      const void *const *blob, const size_t *len, char *text,
+                      uint8_t *bad);
+    /* methods above are valid for version 6 */
 };
 
 /* does this table have slot `op` (tables of an older version end before)? */

@@ -254,17 +254,15 @@ static int multi_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
     return RTOPO_OK;
 }
 
-static int multi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
+/* the part of peer's address for backend want, into part (its full
+ * length in *full) */
+static int multi_part(int peer, int want, const void *blob, size_t len,
+                      uint8_t part[RTOPO__TL_ADDR_MAX], size_t *full_p)
 {
-    struct multi_tl *t = multi_tl(tl);
     const uint8_t *in = blob, *at = in + 2 * MULTI_NB;
-    uint8_t part[RTOPO__TL_ADDR_MAX];
     size_t full, keep, used = 2 * MULTI_NB;
-    int b, want;
+    int b;
 
-    if (peer < 0 || peer >= t->nranks)
-        return rtopo__error(RTOPO_ERR_INVAL, "peer %d out of range", peer);
-    want = t->route[peer];
     for (b = 0; b < MULTI_NB; b++)
         used += len >= 2 * MULTI_NB ? in[2 * b + 1] : 0;
     if (len < 2 * MULTI_NB || used > len)
@@ -274,12 +272,85 @@ static int multi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_
         at += in[2 * b + 1];
     full = in[2 * want];
     keep = in[2 * want + 1];
-    if (full > sizeof(part) || keep > full)
+    if (full > RTOPO__TL_ADDR_MAX || keep > full)
         return rtopo__error(RTOPO_ERR_TRANSPORT, "multi: address of rank %d is malformed",
                             peer);
-    memset(part, 0, sizeof(part));
+    memset(part, 0, RTOPO__TL_ADDR_MAX);
     memcpy(part, at, keep);
+    *full_p = full;
+    return RTOPO_OK;
+}
+
+static int multi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
+{
+    struct multi_tl *t = multi_tl(tl);
+    uint8_t part[RTOPO__TL_ADDR_MAX];
+    size_t full;
+    int want, st;
+
+    if (peer < 0 || peer >= t->nranks)
+        return rtopo__error(RTOPO_ERR_INVAL, "peer %d out of range", peer);
+    want = t->route[peer];
+    if ((st = multi_part(peer, want, blob, len, part, &full)))
+        return st;
     return t->ops[want]->connect(t->sub[want], peer, part, full);
+}
+
+/* the network backend checks the addresses of the peers it serves
+ * (and this rank's own, printed); those of shm's peers are reachable */
+static int multi_addr_check(struct rtopo__tl *tl, int n, const int *peer,
+                            const void *const *blob, const size_t *len, char *text,
+                            uint8_t *bad)
+{
+    struct multi_tl *t = multi_tl(tl);
+    const struct rtopo__tl_ops *net = t->ops[MULTI_NET];
+    union { uint8_t b[RTOPO__TL_ADDR_MAX]; uint64_t align; } *part = NULL;
+    const void **pb = NULL;
+    size_t *pl = NULL;
+    uint8_t *pbad = NULL;
+    char *ptext = NULL;
+    int *pp = NULL, *at = NULL;
+    int i, m = 0, st = RTOPO_OK;
+
+    for (i = 0; i < n; i++) {
+        text[(size_t)i * RTOPO__TL_ADDR_TEXT] = '\0';
+        bad[i] = 0;
+    }
+    if (n <= 0 || !RTOPO__TL_HAS(net, addr_check))
+        return RTOPO_OK;
+    if (!(part = malloc((size_t)n * sizeof(*part))) || !(pb = malloc((size_t)n * sizeof(*pb))) ||
+        !(pl = malloc((size_t)n * sizeof(*pl))) || !(pbad = malloc((size_t)n)) ||
+        !(ptext = malloc((size_t)n * RTOPO__TL_ADDR_TEXT)) ||
+        !(pp = malloc((size_t)n * sizeof(*pp))) || !(at = malloc((size_t)n * sizeof(*at)))) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "multi: address check of %d ranks", n);
+        goto out;
+    }
+    for (i = 0; i < n; i++) {
+        if (peer[i] < 0 || peer[i] >= t->nranks ||
+            (peer[i] != t->rank && t->route[peer[i]] != MULTI_NET))
+            continue;
+        if ((st = multi_part(peer[i], MULTI_NET, blob[i], len[i], part[m].b, &pl[m])))
+            goto out;
+        pb[m] = part[m].b;
+        pp[m] = peer[i];
+        at[m++] = i;
+    }
+    if (m && (st = net->addr_check(t->sub[MULTI_NET], m, pp, pb, pl, ptext, pbad)))
+        goto out;
+    for (i = 0; i < m; i++) {
+        bad[at[i]] = pbad[i];
+        memcpy(text + (size_t)at[i] * RTOPO__TL_ADDR_TEXT,
+               ptext + (size_t)i * RTOPO__TL_ADDR_TEXT, RTOPO__TL_ADDR_TEXT);
+    }
+out:
+    free(part);
+    free(pb);
+    free(pl);
+    free(pbad);
+    free(ptext);
+    free(pp);
+    free(at);
+    return st;
 }
 
 static int multi_mem_dereg(struct rtopo__tl_mr *mr)
@@ -598,6 +669,7 @@ const struct rtopo__tl_ops rtopo__tl_multi = {
     .info = multi_info,
     .set_auth = multi_set_auth,
     .eager_default = multi_eager_default,
+    .addr_check = multi_addr_check,
     /* no sendv: shm has none, and a joined copy would have to outlive
      * send() when ctx is set; the engine joins the pieces itself */
 };

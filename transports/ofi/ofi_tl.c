@@ -48,6 +48,7 @@
 #define ROFI_NOPS       8192   /* in-flight operation contexts */
 #define ROFI_POLL_BATCH 32
 #define ROFI_SOCK_WRITE ((size_t)256 * 1024)   /* write size on the socket providers */
+#define ROFI_PROBE_MS   5000   /* bound of the probe of addresses (rofi_addr_check) */
 
 enum rofi_op_kind { ROFI_OP_FREE = 0, ROFI_OP_WRITE, ROFI_OP_SEND, ROFI_OP_RECV };
 
@@ -112,6 +113,11 @@ struct rofi_tl {
                              after an event (0: an event since) */
     char prov_name[48];
     const unsigned char *local;   /* params->local */
+    /* per rank, why its address cannot be reached from here: 0 (it can,
+     * or unknown), ROFI_REACH_LOOP, or an errno (ENETUNREACH or
+     * EHOSTUNREACH: no route; ETIMEDOUT: no answer to the probe) */
+    int *reach_err;
+    int probe_ms;         /* the probe's bound (rofi_addr_check) */
 };
 
 static inline struct rofi_tl *rofi_tl(struct rtopo__tl *tl)
@@ -523,6 +529,7 @@ static void rofi_close(struct rtopo__tl *tl)
     free(t->inject_buf);
     free(t->ops);
     free(t->peer_addr);
+    free(t->reach_err);
     free(t->blob);
     free(t->blob_len);
     free(t->src_rank);
@@ -647,6 +654,9 @@ static int rofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     t->nranks = params->nranks;
     t->ctrl_size = params->ctrl_size;
     t->local = params->local;
+    /* the probe of an address waits a quarter of the timeout at most */
+    t->probe_ms = params->timeout_ms > 0 && params->timeout_ms / 4 < ROFI_PROBE_MS
+                      ? params->timeout_ms / 4 : ROFI_PROBE_MS;
 
     st = rofi_getinfo(params->name, &t->info, 0);
     if (!st)
@@ -720,13 +730,14 @@ static int rofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
 
     st = RTOPO_ERR_NOMEM;
     t->peer_addr = malloc(sizeof(*t->peer_addr) * (size_t)t->nranks);
+    t->reach_err = calloc((size_t)t->nranks, sizeof(*t->reach_err));
     t->blob = calloc((size_t)t->nranks, sizeof(*t->blob));
     t->blob_len = calloc((size_t)t->nranks, sizeof(*t->blob_len));
     t->ops = calloc(ROFI_NOPS, sizeof(*t->ops));
     t->recv_bufs = malloc(ROFI_NRECV * t->ctrl_size);
     t->bounce_bufs = malloc(ROFI_NBOUNCE * t->ctrl_size);
     t->inject_buf = malloc(t->info->tx_attr->inject_size + 1);
-    if (!t->peer_addr || !t->blob || !t->blob_len || !t->ops || !t->recv_bufs ||
+    if (!t->peer_addr || !t->reach_err || !t->blob || !t->blob_len || !t->ops || !t->recv_bufs ||
         !t->bounce_bufs || !t->inject_buf)
         goto err;
     for (i = 0; i < t->nranks; i++)
@@ -794,9 +805,261 @@ static int rofi_addr_get(struct rtopo__tl *tl, void *blob, size_t *len)
     return RTOPO_OK;
 }
 
+/* the blob as an IPv4 or IPv6 socket address of this provider's format,
+ * or NULL */
+static const struct sockaddr *rofi_sockaddr(const struct rofi_tl *t, const void *blob,
+                                            size_t len)
+{
+    const struct sockaddr *sa = blob;
+
+    if (t->info->addr_format != FI_SOCKADDR && t->info->addr_format != FI_SOCKADDR_IN &&
+        t->info->addr_format != FI_SOCKADDR_IN6)
+        return NULL;
+    if (!blob || len < sizeof(sa->sa_family))
+        return NULL;
+    if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+        return sa;
+    if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+        return sa;
+    return NULL;
+}
+
+/* "10.0.0.1:4242", "[fe80::1]:4242" */
+static void rofi_sockaddr_text(const struct sockaddr *sa, char *text, size_t n)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+
+        inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+        snprintf(text, n, "%s:%u", host, (unsigned)ntohs(s4->sin_port));
+    } else {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+        inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+        snprintf(text, n, "[%s]:%u", host, (unsigned)ntohs(s6->sin6_port));
+    }
+}
+
+/* the IP addresses of two socket addresses (ports aside) are the same */
+static int rofi_same_ip(const struct sockaddr *a, const struct sockaddr *b)
+{
+    if (a->sa_family != b->sa_family)
+        return 0;
+    if (a->sa_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                   &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+}
+
+static socklen_t rofi_sockaddr_len(const struct sockaddr *sa)
+{
+    return sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+}
+
+/* The kernel's route lookup towards the socket address, with no traffic:
+ * connect() of a UDP socket only picks the route, and fails at once with
+ * ENETUNREACH (or EHOSTUNREACH, a route that rejects) when there is
+ * none.  Returns that errno, 0 when a route exists or when the lookup
+ * cannot tell. */
+static int rofi_route(const struct sockaddr *sa)
+{
+    int fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+    if (fd < 0)
+        return 0;
+    if (connect(fd, sa, rofi_sockaddr_len(sa)) && (errno == ENETUNREACH ||
+                                                   errno == EHOSTUNREACH))
+        err = errno;
+    close(fd);
+    return err;
+}
+
+#define ROFI_REACH_LOOP (-1)
+
+/* the failure of a connection to a peer whose address cannot be reached */
+static int rofi_reach_error(struct rofi_tl *t, int peer, const char *at)
+{
+    int e = t->reach_err[peer];
+
+    /* a loopback address reaches only the ranks of its own network
+     * stack: from elsewhere a connection would go to this stack's own
+     * loopback, to nobody or to the wrong process */
+    if (e == ROFI_REACH_LOOP)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "rank %d published a loopback address, "
+                            "which ranks in other network stacks cannot reach (an "
+                            "interface variable, FI_TCP_IFACE or the like, names "
+                            "loopback?)", peer);
+    if (e == ETIMEDOUT)
+        return rtopo__error(RTOPO_ERR_TRANSPORT, "rank %d's address %s does not answer "
+                            "here within %d ms (FI_TCP_IFACE or the like names an "
+                            "interface other hosts cannot reach?)", peer, at, t->probe_ms);
+    return rtopo__error(RTOPO_ERR_TRANSPORT, "rank %d's address %s has no route from here "
+                        "(%s: FI_TCP_IFACE or the like names an interface of another "
+                        "network?)", peer, at, strerror(e));
+}
+
+/* The probe of an address: connect() of a TCP socket to the address a
+ * rank published, which is the provider's listening socket.  An answer,
+ * accepted or refused, proves the way there; no route, or none within
+ * the bound, proves the contrary, where the provider would try again and
+ * again until the operation's timeout.  One probe for each IP address,
+ * all at once; at most ROFI_PROBE_MAX addresses (the others get the
+ * route lookup only). */
+#define ROFI_PROBE_MAX 256
+
+struct rofi_probe {
+    const struct sockaddr *sa;
+    int fd;               /* -1: done */
+    int err;              /* 0: reached or unknown, else why not */
+};
+
+static int rofi_sock_err(int fd)
+{
+    int e = 0;
+    socklen_t l = sizeof(e);
+
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &l))
+        return 0;
+    return e == ENETUNREACH || e == EHOSTUNREACH || e == ETIMEDOUT ? e : 0;
+}
+
+static void rofi_probe_run(struct rofi_probe *pr, int np, int ms)
+{
+    struct pollfd *pf = calloc((size_t)np ? (size_t)np : 1, sizeof(*pf));
+    uint64_t end = rtopo__now_ns() + (uint64_t)ms * 1000000ull, now;
+    int i, m, left;
+
+    if (!pf) {
+        for (i = 0; i < np; i++)
+            if (pr[i].fd >= 0) {
+                close(pr[i].fd);
+                pr[i].fd = -1;
+            }
+        return;
+    }
+    for (;;) {
+        for (i = m = 0; i < np; i++)
+            if (pr[i].fd >= 0) {
+                pf[m].fd = pr[i].fd;
+                pf[m].events = POLLOUT;
+                pf[m++].revents = 0;
+            }
+        now = rtopo__now_ns();
+        if (m == 0 || now >= end)
+            break;
+        left = (int)((end - now + 999999) / 1000000);
+        if (poll(pf, (nfds_t)m, left) < 0 && errno != EINTR)
+            break;
+        for (i = m = 0; i < np; i++) {
+            if (pr[i].fd < 0)
+                continue;
+            if (pf[m++].revents) {
+                pr[i].err = rofi_sock_err(pr[i].fd);
+                close(pr[i].fd);
+                pr[i].fd = -1;
+            }
+        }
+    }
+    /* no answer within the bound */
+    for (i = 0; i < np; i++)
+        if (pr[i].fd >= 0) {
+            pr[i].err = m > 0 && now >= end ? ETIMEDOUT : 0;
+            close(pr[i].fd);
+            pr[i].fd = -1;
+        }
+    free(pf);
+}
+
+/* tl.h: can this rank reach the addresses that other ranks published? */
+static int rofi_addr_check(struct rtopo__tl *tl, int n, const int *peer,
+                           const void *const *blob, const size_t *len, char *text,
+                           uint8_t *bad)
+{
+    struct rofi_tl *t = rofi_tl(tl);
+    struct rofi_probe *pr = calloc((size_t)n ? (size_t)n : 1, sizeof(*pr));
+    int *of = calloc((size_t)n ? (size_t)n : 1, sizeof(*of));
+    const struct sockaddr *sa;
+    char *at;
+    int i, k, np = 0, p, first = -1;
+
+    if (!pr || !of) {
+        free(pr);
+        free(of);
+        return rtopo__error(RTOPO_ERR_NOMEM, "address check of %d ranks", n);
+    }
+    for (i = 0; i < n; i++) {
+        at = text + (size_t)i * RTOPO__TL_ADDR_TEXT;
+        *at = '\0';
+        bad[i] = 0;
+        of[i] = -1;
+        p = peer[i];
+        if (!(sa = rofi_sockaddr(t, blob[i], len[i])))
+            continue;
+        rofi_sockaddr_text(sa, at, RTOPO__TL_ADDR_TEXT);
+        /* the ranks of this network stack reach whatever it has */
+        if (p < 0 || p >= t->nranks || p == t->rank || !t->local || t->local[p])
+            continue;
+        if (rofi_loopback(blob[i], len[i])) {
+            t->reach_err[p] = ROFI_REACH_LOOP;
+            continue;
+        }
+        for (k = 0; k < np && !rofi_same_ip(pr[k].sa, sa); k++)
+            ;
+        if (k == np) {
+            if (np == ROFI_PROBE_MAX) {
+                t->reach_err[p] = rofi_route(sa);
+                continue;
+            }
+            pr[np].sa = sa;
+            pr[np].fd = -1;
+            /* no route: known at once */
+            if (!(pr[np].err = rofi_route(sa))) {
+                pr[np].fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                                   0);
+                if (pr[np].fd >= 0 && connect(pr[np].fd, sa, rofi_sockaddr_len(sa)) &&
+                    errno == EINPROGRESS) {
+                    of[i] = np++;
+                    continue;
+                }
+                /* answered at once, or cannot tell */
+                if (pr[np].fd >= 0) {
+                    if (errno == ENETUNREACH || errno == EHOSTUNREACH)
+                        pr[np].err = errno;
+                    close(pr[np].fd);
+                }
+                pr[np].fd = -1;
+            }
+            np++;
+        }
+        of[i] = k;
+    }
+    rofi_probe_run(pr, np, t->probe_ms);
+    for (i = 0; i < n; i++) {
+        p = peer[i];
+        if (of[i] >= 0)
+            t->reach_err[p] = pr[of[i]].err;
+        if (p >= 0 && p < t->nranks && p != t->rank && t->local && !t->local[p] &&
+            t->reach_err[p]) {
+            bad[i] = 1;
+            if (first < 0)
+                first = i;
+        }
+    }
+    if (first >= 0)
+        rofi_reach_error(t, peer[first], text + (size_t)first * RTOPO__TL_ADDR_TEXT);
+    free(pr);
+    free(of);
+    return RTOPO_OK;
+}
+
 static int rofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t len)
 {
     struct rofi_tl *t = rofi_tl(tl);
+    const struct sockaddr *sa = rofi_sockaddr(t, blob, len);
+    char at[RTOPO__TL_ADDR_TEXT] = "";
     size_t i;
     int ret;
 
@@ -804,16 +1067,16 @@ static int rofi_connect(struct rtopo__tl *tl, int peer, const void *blob, size_t
         return rtopo__error(RTOPO_ERR_INVAL, "peer %d out of range", peer);
     if (t->peer_addr[peer] != FI_ADDR_NOTAVAIL)
         return RTOPO_OK;
-    /* a loopback address reaches only the ranks of its own network
-     * stack: from elsewhere a connection would go to this stack's own
-     * loopback, to nobody or to the wrong process */
-    if (t->local && !t->local[peer] && rofi_loopback(blob, len) &&
-        (t->info->addr_format == FI_SOCKADDR || t->info->addr_format == FI_SOCKADDR_IN ||
-         t->info->addr_format == FI_SOCKADDR_IN6))
-        return rtopo__error(RTOPO_ERR_TRANSPORT, "rank %d published a loopback address, "
-                            "which ranks in other network stacks cannot reach (an "
-                            "interface variable, FI_TCP_IFACE or the like, names "
-                            "loopback?)", peer);
+    /* an address known not to be reachable (rofi_addr_check); the quick
+     * checks where it was not asked */
+    if (sa && peer != t->rank && t->local && !t->local[peer]) {
+        if (!t->reach_err[peer])
+            t->reach_err[peer] = rofi_loopback(blob, len) ? ROFI_REACH_LOOP : rofi_route(sa);
+        if (t->reach_err[peer]) {
+            rofi_sockaddr_text(sa, at, sizeof(at));
+            return rofi_reach_error(t, peer, at);
+        }
+    }
     ret = fi_av_insert(t->av, blob, 1, &t->peer_addr[peer], 0, NULL);
     if (ret != 1) {
         t->peer_addr[peer] = FI_ADDR_NOTAVAIL;
@@ -1353,4 +1616,5 @@ const struct rtopo__tl_ops rtopo__tl_ofi = {
     .eager_default = rofi_eager_default,
     .sendv = rofi_sendv,
     .wait_fd = rofi_wait_fd,
+    .addr_check = rofi_addr_check,
 };
