@@ -297,9 +297,11 @@ int rtopo__reach_init(rtopo_ctx_t *ctx)
         !(len = malloc(n * sizeof(*len))) || !(bad = calloc(n, 1)) ||
         !(text = malloc(n * RTOPO__TL_ADDR_TEXT)))
         goto out;
-    /* the peers outside this network stack, all at once */
-    for (r = 0; r < ctx->size; r++)
-        if (r != ctx->rank && !ctx->boot->local[r]) {
+    /* the peers outside this network stack, all at once, from the next
+     * rank on: where the transport checks one rank of each address,
+     * the ranks of a host do not all pick the same one */
+    for (i = 1; i < ctx->size; i++)
+        if (!ctx->boot->local[r = (ctx->rank + i) % ctx->size]) {
             peer[m] = r;
             blob[m] = ctx->peers[r].addr;
             len[m++] = ctx->peers[r].addr_len;
