@@ -8,6 +8,8 @@
 # 10.78.1.1/24 and sets FI_TCP_IFACE=rtx0 (and FI_NET_IFACE) for itself;
 # the ranks of rtopo-host0 keep eth0.
 #   noroute   rtopo-host0 has no route to 10.78.1.1;
+#   both      rtopo-host0 too publishes an interface of its own network,
+#             10.78.0.1/24: neither host has a route to the other's;
 #   noanswer  rtopo-host0 routes 10.78.0.0/16 through the job's bridge
 #             (10.77.0.1), which forwards nothing: the way exists, no
 #             answer comes back, and libfabric would try to connect
@@ -33,18 +35,20 @@ h=$(hostname)
 case $h in
 rtopo-host0)
     [ "$how" = noanswer ] && ip route add 10.78.0.0/16 via 10.77.0.1 2>/dev/null ;;
-rtopo-host1)
+esac
+if [ "$h" = rtopo-host1 ] || [ "$how" = both ]; then
     # the first rank of the host makes it; both wait until it is up
+    a=10.78.${h#rtopo-host}.1
     ip link add rtx0 type veth peer name rtx1 2>/dev/null &&
-        ip link set rtx1 up && ip addr add 10.78.1.1/24 dev rtx0 && ip link set rtx0 up
+        ip link set rtx1 up && ip addr add $a/24 dev rtx0 && ip link set rtx0 up
     i=0
-    until ip -o -4 addr show dev rtx0 up 2>/dev/null | grep -q 'inet 10\.78\.1\.1/'; do
+    until ip -o -4 addr show dev rtx0 up 2>/dev/null | grep -q "inet $a/"; do
         i=$((i + 1))
         [ $i -gt 200 ] && { echo "rtx0 did not come up"; exit 1; }
         sleep 0.05
     done
-    export FI_TCP_IFACE=rtx0 FI_NET_IFACE=rtx0 ;;
-esac
+    export FI_TCP_IFACE=rtx0 FI_NET_IFACE=rtx0
+fi
 if [ "$how" = noanswer ] && [ "$h" = rtopo-host0 ]; then
     ip route show | grep -q '^10\.78\.0\.0/16 via 10\.77\.0\.1' || { echo "no route"; exit 1; }
 fi
@@ -54,7 +58,8 @@ EOF
 round=0
 while [ "$round" -lt "$repeat" ]; do
     round=$((round + 1))
-    for cfg in "noroute ofi:tcp" "noroute ofi:rxm" "noanswer ofi:rxm" "noanswer auto"; do
+    for cfg in "noroute ofi:tcp" "noroute ofi:rxm" "both auto" "noanswer ofi:rxm" \
+               "noanswer auto"; do
         set -- $cfg
         how=$1 tr=$2
         echo "+ round $round: $how, rtopo-run -n 4 --hosts 2 --transport $tr hosts_coll_check mesh 2 2"
@@ -63,9 +68,20 @@ while [ "$round" -lt "$repeat" ]; do
         grep -q '^rtopo-run: timeout' "$out" && fail "$how $tr: the job hung"
         grep -q 'RTOPO_ERR_TIMEOUT' "$out" && fail "$how $tr: a rank timed out"
         case $how in
-        noroute) why="has no route from here \(Network is unreachable: " ;;
+        noroute | both) why="has no route from here \(Network is unreachable: " ;;
         noanswer) why="does not answer here within [0-9]+ ms \(" ;;
         esac
+        if [ "$how" = both ]; then
+            # every rank names the address of its peer across
+            for r in 0 1 2 3; do
+                p=$(( (r + 2) % 4 ))
+                grep -Eq "^\[$r\] rank $r: rtopo_topo_mesh: RTOPO_ERR_TRANSPORT \(rank $r on rtopo-host$((r / 2)) cannot connect to rank $p on rtopo-host$((p / 2)): rank $p's address 10\.78\.$((p / 2))\.1:[0-9]+ $why" "$out" ||
+                    fail "$how $tr: rank $r does not name both hosts and the address"
+            done
+            leftover
+            echo "$how $tr: RTOPO_ERR_TRANSPORT on all 4 ranks, both hosts and the address named"
+            continue
+        fi
         for r in 0 1; do
             p=$((r + 2))
             line=$(grep -E "^\[$r\] rank $r: rtopo_topo_mesh: RTOPO_ERR_TRANSPORT \(rank $r on rtopo-host0 cannot connect to rank $p on rtopo-host1: rank $p's address 10\.78\.1\.1:[0-9]+ $why" "$out") ||
