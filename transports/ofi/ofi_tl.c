@@ -983,7 +983,7 @@ static int rofi_addr_check(struct rtopo__tl *tl, int n, const int *peer,
     int *of = calloc((size_t)n ? (size_t)n : 1, sizeof(*of));
     const struct sockaddr *sa;
     char *at;
-    int i, k, np = 0, p, first = -1;
+    int i, k, c, np = 0, p, first = -1;
 
     if (!pr || !of) {
         free(pr);
@@ -1019,18 +1019,18 @@ static int rofi_addr_check(struct rtopo__tl *tl, int n, const int *peer,
             if (!(pr[np].err = rofi_route(sa))) {
                 pr[np].fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
                                    0);
-                if (pr[np].fd >= 0 && connect(pr[np].fd, sa, rofi_sockaddr_len(sa)) &&
-                    errno == EINPROGRESS) {
-                    of[i] = np++;
-                    continue;
-                }
-                /* answered at once, or cannot tell */
                 if (pr[np].fd >= 0) {
-                    if (errno == ENETUNREACH || errno == EHOSTUNREACH)
-                        pr[np].err = errno;
+                    c = connect(pr[np].fd, sa, rofi_sockaddr_len(sa)) ? errno : 0;
+                    if (c == EINPROGRESS) {
+                        of[i] = np++;
+                        continue;
+                    }
+                    /* answered at once, or cannot tell */
+                    if (c == ENETUNREACH || c == EHOSTUNREACH)
+                        pr[np].err = c;
                     close(pr[np].fd);
+                    pr[np].fd = -1;
                 }
-                pr[np].fd = -1;
             }
             np++;
         }
