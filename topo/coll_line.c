@@ -282,10 +282,10 @@ static uint32_t rtopo__line_consec(rtopo__cb_t *b, const rtopo__line_t *ln, int 
  * at label x; a value crosses one cube dimension per move, and every
  * operation below moves along dimension k in step k + 1 only (one
  * dimension per step: the SIMD and the MIMD counts agree).  Consecutive
- * labels are not neighbours (x and x + 1 are as far apart as the bits a
- * carry changes), so the paper's step-by-step mesh algorithms would
- * cost d moves per position; these are the cube's own, by recursive
- * doubling over the dimensions, lowest first. */
+ * labels are not all neighbours (x and x + 1 differ in every bit the
+ * carry changes), so one step of the paper's mesh algorithms, from x to
+ * x + 1, would take up to d moves; these are the cube's own, by
+ * recursive doubling over the dimensions, lowest first. */
 
 static void rtopo__line_cube(rtopo__cb_t *b, const rtopo__line_t *ln, int L, int x, int sreg,
                              int k, int dreg, uint32_t step)
@@ -538,11 +538,18 @@ static uint32_t rtopo__line_op(rtopo__cb_t *b, int dim, int in, int out, int tmp
     rtopo__line_t ln;
 
     rtopo__line_init(b, dim, &ln);
-    if (b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE && b->c->op != RTOPO__COLL_SHIFT_FILL)
-        return b->c->op == RTOPO__COLL_ACCUMULATE ? rtopo__line_acc_oh(b, &ln, in, out, tmp0, t0) :
-               b->c->op == RTOPO__COLL_ADJACENT_SUM ? rtopo__line_adj_oh(b, &ln, in, out, tmp0,
-                                                                         t0) :
-               rtopo__line_consec_oh(b, &ln, in, out, tmp0, t0);
+    if (b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE) {     /* the group's cube */
+        switch (b->c->op) {
+        case RTOPO__COLL_SHIFT_FILL:
+            break;
+        case RTOPO__COLL_ACCUMULATE:
+            return rtopo__line_acc_oh(b, &ln, in, out, tmp0, t0);
+        case RTOPO__COLL_ADJACENT_SUM:
+            return rtopo__line_adj_oh(b, &ln, in, out, tmp0, t0);
+        default:
+            return rtopo__line_consec_oh(b, &ln, in, out, tmp0, t0);
+        }
+    }
     switch (b->c->op) {
     case RTOPO__COLL_SHIFT_FILL:
         return rtopo__line_fill(b, &ln, in, out, t0);
