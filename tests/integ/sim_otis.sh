@@ -10,7 +10,9 @@
 # 8(s-1) and 1 (MIMD: 4s, s even here), zero-fill shift by S |S| and 0
 # along P, |S| and 2 along G, circular shift s and 0 along P, s and 2
 # along G, consecutive sum of blocks of M 4(M-1) and 0 along P, 2 along
-# G.  Rank, concentrate, distribute and generalize run on otis-mesh:4,
+# G; on the OTIS-hypercube (N = 2^d) the accumulation and the adjacent
+# sum d and the consecutive sum log2 M electronic moves, 2 OTIS moves
+# along G, none off the topology's links.  Rank, concentrate, distribute and generalize run on otis-mesh:4,
 # :16 and :64 (rank also elsewhere) with --check (random selections,
 # random increasing destinations for a prefix of random length; RECV and
 # got against the reference) and must be correct, with rank 7(s-1) and
@@ -196,6 +198,28 @@ for t in otis-mesh:4 otis-mesh:16 otis-hypercube:4; do
                 # (M = 1 adds nothing: whether it moves is the generator's call)
                 case $X in g*) o=2 ;; *) o=0 ;; esac
                 moves "$t consecutive_sum along $X M $M" $((4 * (M - 1))) "$o"
+            fi
+            if [ "$mesh" = 0 ] && [ "$M" -gt 1 ]; then
+                # the group's cube (d = log2 N): d moves for the accumulation
+                # and the adjacent sum, log2 M for the consecutive sum, both
+                # models; 2 OTIS moves along G; no DIRECT hop
+                d=0
+                while [ $((1 << d)) -lt "$N" ]; do d=$((d + 1)); done
+                case $X in g*) o=2 ;; *) o=0 ;; esac
+                for op in accumulate adjacent_sum consecutive_sum; do
+                    want=$d
+                    if [ $op = consecutive_sum ]; then
+                        [ $((E % M)) = 0 ] || continue
+                        want=0
+                        while [ $((1 << want)) -lt "$M" ]; do want=$((want + 1)); done
+                    fi
+                    # shellcheck disable=SC2086
+                    run "$t $op along $X M $M, the paper's terms" $op --topo "$t" --along "$X" \
+                        --m "$M" $paper || continue
+                    moves "$t $op along $X M $M" "$want" "$o"
+                    [ "$(field other_moves)" = 0 ] && [ "$(field direct)" = 0 ] ||
+                        fail "$t $op along $X M $M: $(field other_moves) moves off the topology's links"
+                done
             fi
             M=$((M + 1))
         done

@@ -2265,6 +2265,76 @@ static void test_moves_ohc_shift(void)
     }
 }
 
+/* OTIS-hypercube accumulation, adjacent and consecutive sums on the
+ * group's cube: every hop a cube link of the group or an OTIS link (no
+ * DIRECT connection), one dimension per step, so d electronic moves for
+ * the first two (M >= 2) and log2 M for the consecutive sum, the same in
+ * both models; along G two OTIS moves more (none when M is 1) */
+static void test_moves_ohc_line(void)
+{
+    static const int ops[3] = { RTOPO__COLL_ACCUMULATE, RTOPO__COLL_ADJACENT_SUM,
+                                RTOPO__COLL_CONSEC_SUM };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__moves_t mv;
+    rtopo__sched_t *s;
+    int n, d, dim, mm, oi;
+    uint32_t i, j;
+
+    budget_test();
+    for (n = 2, d = 1; n <= 32 && fails_left > 0; n *= 2, d++) {
+        tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, n * n, n, 0);
+        budget_topo();
+        for (oi = 0; oi < 3; oi++)
+            for (dim = 0; dim < 2; dim++)
+                for (mm = 1; mm <= n; mm++) {
+                    int lg = __builtin_ctz((unsigned)mm), bad = 0;
+                    uint32_t want = ops[oi] == RTOPO__COLL_CONSEC_SUM ? (uint32_t)lg :
+                                    mm > 1 ? (uint32_t)d : 0;
+
+                    if (ops[oi] == RTOPO__COLL_CONSEC_SUM && (mm & (mm - 1)))
+                        continue;
+                    if (n == 32 && mm > 2 && mm < n)
+                        continue;
+                    memset(&c, 0, sizeof(c));
+                    coll_init(&c, ops[oi], RTOPO_COLL_TOPO, 0);
+                    c.dtype = RTOPO_INT32;
+                    c.rop = RTOPO_SUM;
+                    c.esize = 4;
+                    c.count = 1;
+                    c.chunks = 1;
+                    c.dim = dim;
+                    c.mm = mm;
+                    s = NULL;
+                    if (coll_run(&t, &c, &s) || !s)
+                        continue;
+                    rtopo__sched_moves(s, &mv);
+                    TU_CHECK(mv.electronic_simd == want && mv.electronic == want &&
+                             mv.otis == (dim || mm == 1 ? 0u : 2u) && mv.other == 0,
+                             "%s: moves electronic %u SIMD %u MIMD, OTIS %u, other %u; "
+                             "want %u, %u, 0", cdesc(&t, &c), mv.electronic_simd,
+                             mv.electronic, mv.otis, mv.other, want,
+                             dim || mm == 1 ? 0 : 2);
+                    for (i = 0; i < s->nxfers && !bad; i++) {
+                        int at = s->xfers[i].src;
+
+                        for (j = 0; j < s->xfers[i].nhops && !bad; j++) {
+                            const rtopo__hop_t *h = &s->hops[s->xfers[i].hop0 + j];
+
+                            bad = !TU_CHECK((h->link == RTOPO__LINK_CUBE ||
+                                             h->link == RTOPO__LINK_OTIS) &&
+                                            rtopo__topo_hop_ok(&t, at, h),
+                                            "%s: transfer %u hop %u from %d to %d over "
+                                            "link class %d, not a link of the topology",
+                                            cdesc(&t, &c), i, j, at, h->to, h->link);
+                            at = h->to;
+                        }
+                    }
+                    rtopo__sched_free(s);
+                }
+    }
+}
+
 /* SPEC 5.5 (seed 004's Fig. 4): the column sort of a 6 x 3 matrix after
  * every step */
 static const int64_t fig4[8][18] = {
@@ -2575,6 +2645,8 @@ int tu_suite_coll(void)
         !CU_add_test(s, "sort: OTIS-meshes of 4, 16 and 64 groups", test_sort_otis_sizes) ||
         !CU_add_test(s, "sort: moves on OTIS-meshes of 16 and 64 groups", test_sort_moves) ||
         !CU_add_test(s, "moves: OTIS-hypercube shifts along G and P", test_moves_ohc_shift) ||
+        !CU_add_test(s, "moves: OTIS-hypercube accumulation, adjacent and consecutive sums",
+                     test_moves_ohc_line) ||
         !CU_add_test(s, "descriptor table: one complete entry per collective",
                      test_desc_table) ||
         !CU_add_test(s, "sort: column sort routes on ring, mesh, hypercube",
