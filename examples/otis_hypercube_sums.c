@@ -10,8 +10,9 @@
  *      -o otis_hypercube_sums
  *   rtopo-run -n 16 ./otis_hypercube_sums          (or: mpirun -n 16 ...)
  *
- * Or inside an MPI program, rtopo bootstrapped over MPI_Allgather on
- * MPI_COMM_WORLD and an MPI_Barrier between the operations:
+ * Or inside an MPI program, rtopo bootstrapped over MPI_Allgather on a
+ * duplicate of MPI_COMM_WORLD (rtopo_init(3)), with an MPI_Barrier between
+ * the operations:
  *
  *   mpicc -O2 -DRTOPO_EXAMPLE_MPI otis_hypercube_sums.c \
  *      $(pkg-config --cflags --libs rtopo) -o otis_hypercube_sums_mpi
@@ -303,13 +304,16 @@ static void check_requests(void)
 }
 
 #ifdef RTOPO_EXAMPLE_MPI
-/* rtopo's bootstrap over MPI: the allgather callback of rtopo_config_t */
+/* rtopo's bootstrap over MPI: the allgather callback of rtopo_config_t,
+ * on a duplicate of MPI_COMM_WORLD of rtopo's own, so that its calls never
+ * interleave with the program's MPI collectives */
+static MPI_Comm rtopo_comm;
+
 static int mpi_allgather(const void *sendbuf, void *recvbuf, size_t len,
                          void *arg)
 {
-    (void)arg;
     return MPI_Allgather(sendbuf, (int)len, MPI_BYTE, recvbuf, (int)len,
-                         MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS;
+                         MPI_BYTE, *(MPI_Comm *)arg) != MPI_SUCCESS;
 }
 #endif
 
@@ -333,9 +337,11 @@ int main(int argc, char **argv)
     rtopo_config_t cfg = RTOPO_CONFIG_INIT;
 
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &cfg.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &cfg.nranks);
+    MPI_Comm_dup(MPI_COMM_WORLD, &rtopo_comm);
+    MPI_Comm_rank(rtopo_comm, &cfg.rank);
+    MPI_Comm_size(rtopo_comm, &cfg.nranks);
     cfg.allgather = mpi_allgather;
+    cfg.allgather_arg = &rtopo_comm;    /* valid until rtopo_finalize */
     CHECK(rtopo_init(&cfg, &ctx));
 #else
     /* NULL config: rank, size and transport come from rtopo-run's
@@ -389,11 +395,10 @@ int main(int argc, char **argv)
     counts[0] = nops;
     counts[1] = nerr;
     CHECK(rtopo_allreduce(otis, counts, total, 2, RTOPO_INT64, RTOPO_SUM));
-    if (rtopo_rank(ctx) == 0)
+    if (rtopo_rank(ctx) == 0) {
         printf("otis_hypercube_sums: %s: OTIS-hypercube of %d groups of %d "
                "(%d ranks), accumulate / adjacent_sum / consecutive_sum along "
                "G and P, m in {", total[1] ? "FAILED" : "OK", n, n, p);
-    if (rtopo_rank(ctx) == 0) {
         for (i = 0; i < nm; i++)
             printf("%s%d", i ? "," : "", ms[i]);
         printf("}: %lld wrong of %lld checks\n", (long long)total[1],
@@ -403,6 +408,7 @@ int main(int argc, char **argv)
     CHECK(rtopo_topo_free(otis));
     CHECK(rtopo_finalize(ctx));
 #ifdef RTOPO_EXAMPLE_MPI
+    MPI_Comm_free(&rtopo_comm);
     MPI_Finalize();
 #endif
     return total[1] != 0;
