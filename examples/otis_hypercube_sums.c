@@ -237,8 +237,9 @@ static void expect(const char *what, int st, int want)
 
 static void check_errors(void)
 {
-    int64_t a[8] = { 0 }, r[8 * 64];
-    int non_divisor;
+    /* room for what a wrong m would ask for, had it been accepted */
+    int64_t a[8] = { 0 }, *r = xmalloc((size_t)(n + 1) * sizeof a);
+    int non_divisor, m2 = n > 1 ? 2 : 1;
 
     expect("adjacent_sum m=0",
            rtopo_adjacent_sum(otis, 1, a, r, 1, RTOPO_INT64, RTOPO_SUM, 0),
@@ -248,7 +249,7 @@ static void check_errors(void)
     expect("accumulate dim=2", rtopo_accumulate(otis, 2, a, r, sizeof a[0], 1),
            RTOPO_ERR_INVAL);
     expect("adjacent_sum in place",
-           rtopo_adjacent_sum(otis, 0, a, a, 1, RTOPO_INT64, RTOPO_SUM, 2),
+           rtopo_adjacent_sum(otis, 0, a, a, 1, RTOPO_INT64, RTOPO_SUM, m2),
            RTOPO_ERR_INVAL);
     /* 3 divides no power of two above 2 */
     non_divisor = n > 2 ? 3 : 0;
@@ -256,19 +257,23 @@ static void check_errors(void)
         expect("consecutive_sum m=3",
                rtopo_consecutive_sum(otis, 1, a, r, 1, RTOPO_INT64, RTOPO_SUM,
                                      non_divisor), RTOPO_ERR_INVAL);
-    /* nothing to move: the buffers may be NULL */
+    /* nothing to move: the buffers may be NULL, or the same */
     expect("adjacent_sum count=0",
-           rtopo_adjacent_sum(otis, 1, NULL, NULL, 0, RTOPO_INT64, RTOPO_SUM, 2),
+           rtopo_adjacent_sum(otis, 1, NULL, NULL, 0, RTOPO_INT64, RTOPO_SUM, m2),
            RTOPO_OK);
     expect("accumulate bytes=0",
-           rtopo_accumulate(otis, 0, NULL, NULL, 0, 2), RTOPO_OK);
+           rtopo_accumulate(otis, 0, NULL, NULL, 0, m2), RTOPO_OK);
+    expect("consecutive_sum count=0 in place",
+           rtopo_consecutive_sum(otis, 0, a, a, 0, RTOPO_INT64, RTOPO_SUM, m2),
+           RTOPO_OK);
+    free(r);
 }
 
 /* the nonblocking accumulation, and a persistent adjacent sum started twice
  * with new data in between */
 static void check_requests(void)
 {
-    int dim = 1, m = n > 2 ? 3 : 2, x = me[dim], i, round;
+    int dim = 1, m = n > 2 ? 3 : n, x = me[dim], i, round;
     int64_t send[4], recv[4 * 8], want[4 * 8], sum[4], wsum[4];
     rtopo_req_t *req;
     size_t e;
