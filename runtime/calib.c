@@ -40,6 +40,14 @@
  * competing (on two cores, the host writing every window itself beats
  * forwarding through sub-cube roots, which independent links would
  * predict the other way round).
+ * A machine with more ranks than processors (label 0's, which it tells
+ * every rank, once per job: rtopo__cal_over) is what a quiet pair does
+ * not show either: every rank of the first topology then runs a burst
+ * (each sends to the next at once, several rounds), label 0 fits the
+ * model's tq to its time and tells it; every topology of the job takes
+ * that tq, and lanes at most the machine's processors when all its
+ * ranks run there (emulated hosts share one machine's processors).
+ * "auto,LIST" with tq in LIST times no burst.
  */
 #include "config.h"
 #include <stdio.h>
