@@ -15,7 +15,8 @@
 # ITERS (default 10), OUT (directory of the JSON files, outputs and plots,
 # default /tmp/mpi-hosts; a job whose JSON file is there is not run
 # again, so that an interrupted run can be taken up), TRANSPORT (RTOPO_TRANSPORT, default auto: shm
-# inside a host, tcp across), MODEL (RTOPO_MODEL of the jobs, default auto),
+# inside a host, tcp across), MODEL (RTOPO_MODEL of the jobs, default
+# $RTOPO_MODEL or auto),
 # SIZES (the collectives' sizes, default 8,1024,65536,1048576).
 #
 # Each (configuration, op, repetition) is one job, taken under the
@@ -42,7 +43,7 @@ REPS=${REPS:-3}
 ITERS=${ITERS:-10}
 OUT=${OUT:-/tmp/mpi-hosts}
 TRANSPORT=${TRANSPORT:-auto}
-MODEL=${MODEL:-auto}
+MODEL=${MODEL:-${RTOPO_MODEL:-auto}}
 LOCK=/tmp/rtopo-hosts-tests.lock
 RUN=$(cd "$B/tools" && pwd)/rtopo-run
 BENCH=$(cd "$B/tools" && pwd)/rtopo-bench-mpi
