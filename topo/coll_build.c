@@ -463,8 +463,9 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return RTOPO_OK;
 }
 
-/* On a machine whose ranks outnumber its processors (a model with tq and
- * lanes, calib.c) the pipeline's stages do not run side by side: at most
+/* On a machine whose ranks outnumber its processors (a model with lanes
+ * above 1, or 1 and tq, calib.c) the pipeline's stages do not run side by
+ * side: at most
  * `lanes` hops move at once, and a collective of p ranks moves each piece
  * over p - 1 hops at least, so P pieces take at least (p - 1) P / lanes
  * piece times besides the h + P - 1 of the pipeline.  The P (1..64, at
@@ -528,7 +529,8 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     }
     if (h < 2 || top < 2 || ts <= 0)
         return 1;
-    if (model->tq > 0 && model->lanes > 0)
+    /* lanes = 1 without tq: one host's memory, not its processors (calib.c) */
+    if (model->lanes > 1 || (model->lanes == 1 && model->tq > 0))
         return rtopo__coll_pieces_lanes(h, (double)s->topo.p, (double)m, ts, tw,
                                         model->lanes, top);
     best = sqrt((h - 1) * (double)m * tw / ts);

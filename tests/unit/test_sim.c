@@ -257,9 +257,9 @@ static void test_host_links(void)
  * floor counts it.  The choice: a scan of 64 KiB on a hypercube of 8 runs
  * recursive doubling (3 rounds of 8 hops) on links apart, but the
  * pipelined chain (7 hops a piece) when the hops share 2 processors; and
- * with tq and lanes a broadcast of 1 MiB is not cut into pieces (every
- * piece moves over 7 hops on the 2 processors) where the model without
- * tq cuts it. */
+ * on 2 lanes a broadcast of 1 MiB is not cut into pieces (every piece
+ * moves over 7 hops on the 2 processors), with tq or without, where links
+ * apart, or 1 lane without tq (one host's memory), cut it. */
 static void test_oversub(void)
 {
     rtopo__model_t m;
@@ -339,7 +339,15 @@ static void test_oversub(void)
     CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
     CU_ASSERT_EQUAL(s->nsteps, p1);
     rtopo__sched_free(s);
-    m.tq = 0;
+    m.tq = 0;       /* 2 lanes: the same without tq */
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nsteps, p1);
+    rtopo__sched_free(s);
+    m.lanes = 0;    /* links apart */
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT(s->nsteps > p1);
+    rtopo__sched_free(s);
+    m.lanes = 1;    /* one lane without tq: one host's memory, as before */
     CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
     CU_ASSERT(s->nsteps > p1);
     rtopo__sched_free(s);
