@@ -91,9 +91,12 @@
     XX(MODEL, model, STR, "auto",                                              \
        "cost model of the auto choices: auto (measure the transport when "    \
        "a topology is created, once per kind of rank pair: intra-host, "      \
-       "inter-host, host link), default (the built-in constants), "           \
+       "inter-host, host link; with more ranks than processors on a "         \
+       "machine, tq from a burst among all ranks and lanes at most its "      \
+       "processors), default (the built-in constants), "                      \
        "KEY=VALUE,... over those constants: ts, tw, th (5us, 1ns), bw (10G), " \
-       "chunk, ports, lanes, tk, with an optional link class prefix "         \
+       "chunk, ports, lanes, hostlinks, tk, tq (time every message pays), "   \
+       "with an optional link class prefix "                                  \
        "(host.ts=2us) or reach prefix (intra.ts=1us, inter.bw=100M), or "     \
        "auto,KEY=VALUE,... (measure what the list does not set); every rank " \
        "must give the same")                                                  \

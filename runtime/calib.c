@@ -40,6 +40,14 @@
  * competing (on two cores, the host writing every window itself beats
  * forwarding through sub-cube roots, which independent links would
  * predict the other way round).
+ * A machine with more ranks than processors (label 0's, which it tells
+ * every rank, once per job: rtopo__cal_over) is what a quiet pair does
+ * not show either: every rank of the first topology then runs a burst
+ * (each sends to the next at once, several rounds), label 0 fits the
+ * model's tq to its time and tells it; every topology of the job takes
+ * that tq, and lanes at most the machine's processors when all its
+ * ranks run there (emulated hosts share one machine's processors).
+ * "auto,LIST" with tq in LIST times no burst.
  */
 #include "config.h"
 #include <stdio.h>
@@ -50,12 +58,15 @@
 #include "exec.h"
 #include "req.h"
 #include "mem.h"
+#include "cpus.h"
 
 #define RTOPO__CAL_SMALL 8
 #define RTOPO__CAL_BIG (256 * 1024)
 #define RTOPO__CAL_ITERS_SMALL 21
 #define RTOPO__CAL_ITERS_BIG 7
 #define RTOPO__CAL_STREAM 4      /* messages of RTOPO__CAL_BIG in a row */
+#define RTOPO__CAL_ROUNDS 4      /* rounds of the burst */
+#define RTOPO__CAL_ITERS_BURST 11
 #define RTOPO__CAL_TAG (-0x6d6f64656cll)   /* schedules of the measurement */
 
 /* the list RTOPO_MODEL sets over the constants (after "auto,"), or NULL */
@@ -71,6 +82,7 @@ static const char *rtopo__model_list(const rtopo_ctx_t *ctx)
 #define RTOPO__KEEP_INTRA 1u
 #define RTOPO__KEEP_INTER 2u
 #define RTOPO__KEEP_HOST  4u
+#define RTOPO__KEEP_TQ    8u
 
 /* what the list sets and measuring must not: RTOPO__KEEP_* bits */
 static unsigned rtopo__model_keep(const char *list)
@@ -88,6 +100,8 @@ static unsigned rtopo__model_keep(const char *list)
             keep |= RTOPO__KEEP_INTER;
         else if (n > 5 && !strncasecmp(k, "host.", 5))
             keep |= RTOPO__KEEP_HOST;
+        else if (n > 3 && !strncasecmp(k, "tq=", 3))
+            keep |= RTOPO__KEEP_TQ;
         k = e ? e + 1 : NULL;
     }
     return keep;
@@ -194,6 +208,39 @@ static int rtopo__cal_bcast(const rtopo_topo_t *t, int root, size_t n, rtopo__sc
         k++;
     }
     s->nsteps = k;
+    if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    *s_p = s;
+    return RTOPO_OK;
+}
+
+/* The burst: every label r < pn sends 8 bytes to label r + 1 (mod pn),
+ * k rounds, each round's from what the round before brought (SEND[0, 8)
+ * first, then RECV[8 (i - 1), 8 i) into RECV[8 i, 8 (i + 1))): every rank
+ * sends and receives at once, k times in a row. */
+static int rtopo__cal_burst(const rtopo_topo_t *t, int pn, int k, rtopo__sched_t **s_p)
+{
+    rtopo__sched_t *s;
+    uint32_t n = (uint32_t)pn * (uint32_t)k, x;
+    int st = rtopo__sched_alloc(&t->desc, n, n, &s), i, r;
+
+    if (st)
+        return st;
+    for (i = 0; i < k; i++)
+        for (r = 0; r < pn; r++) {
+            x = (uint32_t)i * (uint32_t)pn + (uint32_t)r;
+            s->xfers[x] = (rtopo__xfer_t){ .src = r, .dst = (r + 1) % pn,
+                                           .src_buf = i ? RTOPO__BUF_RECV : RTOPO__BUF_SEND,
+                                           .src_off = i ? (uint64_t)(i - 1) * 8 : 0,
+                                           .dst_buf = RTOPO__BUF_RECV,
+                                           .dst_off = (uint64_t)i * 8, .nhops = 1,
+                                           .hop0 = x, .len = RTOPO__CAL_SMALL };
+            s->hops[x] = (rtopo__hop_t){ .to = (r + 1) % pn, .step = (uint32_t)i,
+                                         .link = RTOPO__LINK_DIRECT };
+        }
+    s->nsteps = (uint32_t)k;
     if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
         rtopo__sched_free(s);
         return st;
@@ -338,6 +385,158 @@ static void rtopo__cal_pairs(const rtopo__layout_t *l, int pn, int *ia, int *ib,
             }
 }
 
+/* the measurement's buffer: 2 RTOPO__CAL_BIG bytes of registered
+ * staging, as a user who times their code registers */
+static int rtopo__cal_buf_get(rtopo_ctx_t *ctx, struct rtopo_mem **mem_p)
+{
+    int st;
+
+    if ((st = rtopo__ctx_enter(ctx)))
+        return st;
+    st = rtopo__stage_get(ctx, 2 * RTOPO__CAL_BIG, mem_p);
+    if (!st) {
+        (*mem_p)->scratch = 1;
+        memset((*mem_p)->buf, 0, 2 * RTOPO__CAL_BIG);
+    }
+    rtopo__ctx_leave(ctx);
+    return st;
+}
+
+static void rtopo__cal_buf_put(rtopo_ctx_t *ctx, struct rtopo_mem *mem, int st)
+{
+    rtopo__ctx_enter(ctx);
+    mem->scratch = 0;
+    if (st)
+        mem->in_use = 2;    /* a failed job's peers may still write */
+    else
+        rtopo__stage_put(mem);
+    rtopo__ctx_leave(ctx);
+}
+
+/* label r's n bytes at buf to every other rank of t, at buf + RTOPO__CAL_BIG */
+static int rtopo__cal_tell(rtopo_topo_t *t, int r, long tag, uint8_t *buf, size_t n)
+{
+    rtopo__sched_t *s;
+    int st = rtopo__cal_bcast(t, r, n, &s);
+
+    if (!st)
+        st = rtopo__cal_run(t, s, tag, n, t->me == r ? buf : NULL, t->me == r ? n : 0,
+                            t->me != r ? buf + RTOPO__CAL_BIG : NULL, t->me != r ? n : 0, 1,
+                            NULL);
+    return st;
+}
+
+/* The model of a machine with more ranks than processors, from label 0's
+ * (ctx->calib_over, the same on every rank): tq, and when every rank of t
+ * runs on this rank's machine (then on every rank's: all or none share
+ * one), lanes at most its processors: its transfers are the work of those
+ * processors, which a quiet pair does not show. */
+static void rtopo__model_over(rtopo_topo_t *t)
+{
+    const rtopo_ctx_t *ctx = t->ctx;
+    int p = t->desc.p, r;
+
+    if (!ctx->calib_over.valid || !ctx->calib_over.oversub)
+        return;
+    t->model.tq = ctx->calib_over.tq;
+    for (r = 0; r < p && ctx->boot->same_kernel[rtopo__topo_job_rank(t, r)]; r++)
+        ;
+    if (r == p && ctx->calib_over.ncpu > 0 &&
+        (t->model.lanes == 0 || t->model.lanes > ctx->calib_over.ncpu))
+        t->model.lanes = ctx->calib_over.ncpu;
+}
+
+/* Label 0 tells every rank whether its machine has more ranks than
+ * processors, and how many processors; if so, and the list does not set
+ * tq (measure), the labels below pn run the burst (rtopo__cal_burst) and
+ * label 0 fits tq to its time: the time of the burst under the model
+ * (lanes as rtopo__model_over sets them, the list applied) grows with tq
+ * along a line, tq is where that line meets the time measured (0 at
+ * least); label 0 tells it to every rank.  Sets ctx->calib_over. */
+static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measure)
+{
+    rtopo_ctx_t *ctx = t->ctx;
+    struct {
+        int32_t oversub, ncpu;
+        double tq;
+    } fig = { 0, 0, 0.0 };
+    long tag = RTOPO__CAL_TAG + 1 + t->desc.p;
+    struct rtopo_mem *mem = NULL;
+    rtopo__sched_t *s = NULL;
+    uint8_t *buf;
+    double tm = 0, t0 = 0, t1 = 0;
+    int st;
+
+    if ((st = rtopo__cal_buf_get(ctx, &mem)))
+        return st;
+    buf = mem->buf;
+    if (t->me == 0) {
+        long n = rtopo__cpus_shared();
+
+        fig.oversub = ctx->oversub;
+        fig.ncpu = n > 0 && n < 1 << 20 ? (int32_t)n : 0;
+        memcpy(buf, &fig, sizeof(fig));
+    }
+    st = rtopo__cal_tell(t, 0, tag, buf, sizeof(fig));
+    if (!st && t->me != 0)
+        memcpy(&fig, buf + RTOPO__CAL_BIG, sizeof(fig));
+    if (!st) {
+        ctx->calib_over.valid = 1;
+        ctx->calib_over.oversub = fig.oversub;
+        ctx->calib_over.ncpu = fig.ncpu;
+        ctx->calib_over.tq = 0.0;
+    }
+    if (!st && fig.oversub && measure) {
+        if (t->me == 0) {       /* the burst under the model, tq 0 and 1 us */
+            rtopo__model_t m = t->model;
+            rtopo__sim_result_t r;
+
+            rtopo__model_over(t);
+            m.lanes = t->model.lanes;
+            m.layout = t->layout.host ? &t->layout : NULL;
+            st = list ? rtopo__model_parse(list, &m) : RTOPO_OK;
+            if (!st)
+                st = rtopo__cal_burst(t, pn, RTOPO__CAL_ROUNDS, &s);
+            m.tq = 0.0;
+            if (!st && !(st = rtopo__sim_run(s, &m, &r)))
+                t0 = r.model_time;
+            m.tq = 1e-6;
+            if (!st && !(st = rtopo__sim_run(s, &m, &r)))
+                t1 = r.model_time;
+            rtopo__sched_free(s);
+            s = NULL;
+        }
+        if (!st)
+            st = rtopo__cal_burst(t, pn, RTOPO__CAL_ROUNDS, &s);
+        if (!st)
+            st = rtopo__cal_run(t, s, tag + 1, RTOPO__CAL_SMALL * RTOPO__CAL_ROUNDS,
+                                t->me < pn ? buf : NULL, t->me < pn ? RTOPO__CAL_SMALL : 0,
+                                t->me < pn ? buf + RTOPO__CAL_BIG : NULL,
+                                t->me < pn ? RTOPO__CAL_SMALL * RTOPO__CAL_ROUNDS : 0,
+                                RTOPO__CAL_ITERS_BURST, &tm);
+        if (!st && t->me == 0) {
+            rtopo__debug("topology %u: burst of %d rounds: %.4g us measured, %.4g us under "
+                         "the model at tq 0, %.4g us more per us of tq", t->id,
+                         RTOPO__CAL_ROUNDS, tm * 1e6, t0 * 1e6, (t1 - t0) * 1e6 / 1e-6 * 1e-6);
+            fig.tq = t1 > t0 ? (tm - t0) / ((t1 - t0) / 1e-6) : 0.0;
+            fig.tq = fig.tq > 0 ? fig.tq : 0.0;
+            memcpy(buf, &fig, sizeof(fig));
+        }
+        if (!st)
+            st = rtopo__cal_tell(t, 0, tag + 2, buf, sizeof(fig));
+        if (!st && t->me != 0)
+            memcpy(&fig, buf + RTOPO__CAL_BIG, sizeof(fig));
+        if (!st) {
+            ctx->calib_over.tq = fig.tq;
+            rtopo__debug("topology %u: measured burst (more ranks than the %d processors "
+                         "of label 0's machine), %d rounds among labels 0..%d: tq %.4g us",
+                         t->id, fig.ncpu, RTOPO__CAL_ROUNDS, pn - 1, fig.tq * 1e6);
+        }
+    }
+    rtopo__cal_buf_put(ctx, mem, st);
+    return st;
+}
+
 static int rtopo__topo_measure(rtopo_topo_t *t)
 {
     rtopo_ctx_t *ctx = t->ctx;
@@ -382,23 +581,13 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
     rtopo__cal_want(ctx, job, &njob, 0, t->desc.n, 0, ko);
     if (njob) {
         memset(&fig, 0, sizeof(fig));
-        /* registered, as a user who times their code registers */
-        if ((st = rtopo__ctx_enter(ctx)))
+        if ((st = rtopo__cal_buf_get(ctx, &mem)))
             return st;
-        st = rtopo__stage_get(ctx, 2 * RTOPO__CAL_BIG, &mem);
-        if (!st) {
-            mem->scratch = 1;
-            buf = mem->buf;
-            memset(buf, 0, 2 * RTOPO__CAL_BIG);
-        }
-        rtopo__ctx_leave(ctx);
-        if (st)
-            return st;
+        buf = mem->buf;
         for (i = 0; i < njob && !st; i++)
             st = rtopo__cal_pair(t, job[i].a, job[i].b, buf, &fig.ts[i], &fig.tw[i]);
         /* every label that timed a pair sends its figures to every rank */
         for (r = 0; r < pn && !st; r++) {
-            rtopo__sched_t *s;
             int mine = 0;
 
             for (i = 0; i < njob; i++)
@@ -407,12 +596,7 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
                 continue;
             if (t->me == r)
                 memcpy(buf, &fig, sizeof(fig));
-            if (!(st = rtopo__cal_bcast(t, r, sizeof(fig), &s)))
-                st = rtopo__cal_run(t, s, RTOPO__CAL_TAG + 1 + r, sizeof(fig),
-                                    t->me == r ? buf : NULL,
-                                    t->me == r ? sizeof(fig) : 0,
-                                    t->me != r ? buf + RTOPO__CAL_BIG : NULL,
-                                    t->me != r ? sizeof(fig) : 0, 1, NULL);
+            st = rtopo__cal_tell(t, r, RTOPO__CAL_TAG + 1 + r, buf, sizeof(fig));
             if (!st && t->me != r) {
                 struct rtopo__cal_fig got;
 
@@ -424,13 +608,7 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
                     }
             }
         }
-        rtopo__ctx_enter(ctx);
-        mem->scratch = 0;
-        if (st)
-            mem->in_use = 2;    /* a failed job's peers may still write */
-        else
-            rtopo__stage_put(mem);
-        rtopo__ctx_leave(ctx);
+        rtopo__cal_buf_put(ctx, mem, st);
         if (st)
             return st;
         for (i = 0; i < njob; i++) {
@@ -469,6 +647,11 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         ;
     if (p > 1 && r == p)
         t->model.lanes = 1;
+    /* a machine with more ranks than processors: once per job */
+    if (!ctx->calib_over.valid && pn >= 2 &&
+        (st = rtopo__cal_over(t, pn, list, !(keep & RTOPO__KEEP_TQ))))
+        return st;
+    rtopo__model_over(t);
     /* what the list sets, over the measured figures */
     if (list && (st = rtopo__model_parse(list, &t->model)))
         return st;

@@ -269,6 +269,12 @@ struct rtopo_ctx {
     int model_measure;          /* RTOPO_MODEL=auto: measure per kind of pair */
     struct rtopo__calib calib[2][2];    /* measured: [node pair, host pair]
                                            [same machine, two machines] */
+    struct {                    /* label 0's machine, agreed (calib.c) */
+        int valid;
+        int oversub;            /* more ranks on it than processors */
+        int ncpu;               /* its processors */
+        double tq;              /* measured: what a message pays there */
+    } calib_over;
     /* progress thread (RTOPO_PROGRESS=thread).  lock serialises the
      * application's calls with that thread; without the thread only one
      * application thread is ever inside (rtopo(7), Threads), and the

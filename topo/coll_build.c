@@ -463,6 +463,32 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return RTOPO_OK;
 }
 
+/* On a machine whose ranks outnumber its processors (a model with lanes
+ * above 1, or 1 and tq, calib.c) the pipeline's stages do not run side by
+ * side: at most
+ * `lanes` hops move at once, and a collective of p ranks moves each piece
+ * over p - 1 hops at least, so P pieces take at least (p - 1) P / lanes
+ * piece times besides the h + P - 1 of the pipeline.  The P (1..64, at
+ * most top) that minimises the larger of the two times ts + m/P * tw; the
+ * fewest pieces on a tie. */
+static uint32_t rtopo__coll_pieces_lanes(double h, double p, double m, double ts, double tw,
+                                         int lanes, uint32_t top)
+{
+    uint32_t P, best = 1;
+    double tbest = 0;
+
+    for (P = 1; P <= 64 && P <= top; P++) {
+        double n = h + P - 1, w = (p - 1) * P / lanes,
+               t = (n > w ? n : w) * (ts + m / P * tw);
+
+        if (P == 1 || t < tbest * (1 - 1e-12)) {
+            best = P;
+            tbest = t;
+        }
+    }
+    return best;
+}
+
 /* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
  * h steps, pieces of at least 8 KiB, at most 64.  ts and tw: the DIRECT
  * class's, or, on a model with a layout over several hosts and reach
@@ -482,7 +508,7 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
         rtopo__model_default(&def);
         model = &def;
     }
-    ts = model->ts[RTOPO__LINK_DIRECT];
+    ts = model->ts[RTOPO__LINK_DIRECT] + model->tq;
     tw = model->tw[RTOPO__LINK_DIRECT];
     if (model->layout && (model->reach_set[RTOPO__REACH_INTRA] ||
                           model->reach_set[RTOPO__REACH_INTER])) {
@@ -503,6 +529,10 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     }
     if (h < 2 || top < 2 || ts <= 0)
         return 1;
+    /* lanes = 1 without tq: one host's memory, not its processors (calib.c) */
+    if (model->lanes > 1 || (model->lanes == 1 && model->tq > 0))
+        return rtopo__coll_pieces_lanes(h, (double)s->topo.p, (double)m, ts, tw,
+                                        model->lanes, top);
     best = sqrt((h - 1) * (double)m * tw / ts);
     P = best < 1 ? 1 : best > 64 ? 64 : (uint32_t)(best + 0.5);
     return P > top ? top : P;

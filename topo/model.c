@@ -9,7 +9,10 @@
  * (bytes, K/M/G powers of 1024), ports, lanes and hostlinks (0..1024, 0 = no
  * limit; hostlinks: how many inter-host hops a host sends, and receives,
  * at once on a model with a layout), tk
- * (seconds per byte a kernel touches).  ts, tw, th and bw may carry a
+ * (seconds per byte a kernel touches), tq (seconds every message pays on
+ * top of its start-up, a hop's th included: the wait for a receiver that
+ * shares the processors with more ranks than they can run; 0 by default,
+ * printed only when set).  ts, tw, th and bw may carry a
  * link class prefix (host.ts=2us); without one they set every class but
  * LOCAL, which stays free unless named, and every reach parameter that is
  * set.  The prefixes intra and inter set the parameters of a reach
@@ -141,7 +144,7 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
             key = dot + 1;
         }
         if (!strcmp(key, "ports") || !strcmp(key, "lanes") || !strcmp(key, "tk") ||
-            !strcmp(key, "chunk") || !strcmp(key, "hostlinks")) {
+            !strcmp(key, "chunk") || !strcmp(key, "hostlinks") || !strcmp(key, "tq")) {
             uint64_t b;
 
             if (dot)
@@ -162,6 +165,13 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
                     m->hostlinks = (int)v;
                 else
                     m->lanes = (int)v;
+            } else if (!strcmp(key, "tq")) {
+                if (rtopo__time(eq + 1, &x, 0))
+                    st = rtopo__error(RTOPO_ERR_INVAL, "bad tq '%s' (time every "
+                                      "message pays on a machine with more ranks "
+                                      "than processors)", eq + 1);
+                else
+                    m->tq = x;
             } else if (!strcmp(key, "tk")) {
                 if (rtopo__time(eq + 1, &x, 0))
                     st = rtopo__error(RTOPO_ERR_INVAL, "bad tk '%s' (time per byte "
@@ -186,7 +196,7 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
             key = "tw";
         } else if (strcmp(key, "ts") && strcmp(key, "tw") && strcmp(key, "th")) {
             st = rtopo__error(RTOPO_ERR_INVAL, "unknown key '%s' (ts, tw, th, bw, "
-                              "chunk, ports, lanes, hostlinks, tk)", key);
+                              "chunk, ports, lanes, hostlinks, tk, tq)", key);
             break;
         } else if (rtopo__time(eq + 1, &x, !strcmp(key, "th"))) {
             st = rtopo__error(RTOPO_ERR_INVAL, "bad time '%s' (seconds, or with a "
@@ -256,6 +266,12 @@ int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n)
     /* named where it counts (a layout) or where it was changed */
     if (m->layout || m->hostlinks != 1) {
         k = snprintf(out + len, n - len, ",hostlinks=%d", m->hostlinks);
+        if (k < 0 || (size_t)k >= n - len)
+            return -1;
+        len += (size_t)k;
+    }
+    if (m->tq != 0.0) {     /* named where it was set */
+        k = snprintf(out + len, n - len, ",tq=%.4gus", m->tq * 1e6);
         if (k < 0 || (size_t)k >= n - len)
             return -1;
         len += (size_t)k;

@@ -956,6 +956,12 @@ typedef struct rtopo__model {
     double reach_tw[RTOPO__REACH_COUNT];
     double reach_th[RTOPO__REACH_COUNT];
     unsigned reach_set[RTOPO__REACH_COUNT];  /* RTOPO__RSET_* bits; 0: none */
+    double tq;                      /* seconds every hop but a LOCAL one pays
+                                       on top of its start-up (and every
+                                       further hop of a route on top of its
+                                       th): a machine whose ranks outnumber
+                                       its processors, where each message
+                                       waits for its receiver to run; 0 */
 } rtopo__model_t;
 
 #define RTOPO__RSET_TS 1u
@@ -969,11 +975,13 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m);
 /* Every parameter of *m as such a list; -1 if n is too small. */
 int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n);
 /* Cost of one extra hop of class `link` on a cut-through route of `bytes`:
- * th[link], or when it is < 0, ts + min(chunk, bytes)*tw of that class. */
+ * th[link], or when it is < 0, ts + min(chunk, bytes)*tw of that class;
+ * plus tq but for a LOCAL hop. */
 double rtopo__model_th(const rtopo__model_t *m, int link, uint64_t bytes);
 /* Start-up and per-byte time of one hop of class `link` from schedule
  * rank a to b, and its cut-through cost: what the simulator charges a
- * hop.  Precedence: a LOCAL or HOST hop, or any hop when the model has no
+ * hop (both include tq but on a LOCAL hop).  Precedence: a LOCAL or HOST
+ * hop, or any hop when the model has no
  * layout or the layout does not cover a and b, costs its class's
  * parameters (th as rtopo__model_th).  Any other hop takes each of ts, tw
  * and th that its reach (rtopo__layout_reach) sets, and its class's for

@@ -14,7 +14,10 @@
  *    set; a rank's ports (one by default) serialize what it injects and
  *    what it absorbs, and `lanes`, when set, is how many hops move at once
  *    in the whole schedule (ranks sharing one machine's processors and
- *    memory: 1 makes every hop wait for the one before).  With a layout,
+ *    memory: 1 makes every hop wait for the one before).  tq, when set,
+ *    adds to the start-up of every hop and the th of every further hop but
+ *    LOCAL ones (a machine with more ranks than processors: a message waits
+ *    for its receiver to be scheduled).  With a layout,
  *    a hop between two hosts also takes one of the `hostlinks` links out
  *    of its sender's host (one by default: a host's ranks share its link
  *    to the others, which the inter-host pair, calibrated alone, does not
@@ -37,13 +40,19 @@
 #include "log.h"
 #include "rtopo_sched.h"
 
+/* tq, which every hop pays but a LOCAL one */
+static double rtopo__model_tq(const rtopo__model_t *m, int link)
+{
+    return link == RTOPO__LINK_LOCAL ? 0.0 : m->tq;
+}
+
 double rtopo__model_th(const rtopo__model_t *m, int link, uint64_t bytes)
 {
     uint64_t c = m->chunk && m->chunk < bytes ? m->chunk : bytes;
 
     if (m->th[link] >= 0)
-        return m->th[link];
-    return m->ts[link] + (double)c * m->tw[link];
+        return m->th[link] + rtopo__model_tq(m, link);
+    return m->ts[link] + (double)c * m->tw[link] + rtopo__model_tq(m, link);
 }
 
 /* the reach whose parameters a hop of class `link` from a to b takes, or
@@ -65,7 +74,8 @@ void rtopo__model_hop(const rtopo__model_t *m, int link, int32_t a, int32_t b,
 {
     int r = rtopo__hop_reach(m, link, a, b);
 
-    *ts_p = r >= 0 && (m->reach_set[r] & RTOPO__RSET_TS) ? m->reach_ts[r] : m->ts[link];
+    *ts_p = (r >= 0 && (m->reach_set[r] & RTOPO__RSET_TS) ? m->reach_ts[r] : m->ts[link]) +
+            rtopo__model_tq(m, link);
     *tw_p = r >= 0 && (m->reach_set[r] & RTOPO__RSET_TW) ? m->reach_tw[r] : m->tw[link];
 }
 
@@ -80,11 +90,11 @@ double rtopo__model_hop_th(const rtopo__model_t *m, int link, int32_t a, int32_t
         return rtopo__model_th(m, link, bytes);
     if (m->reach_set[r] & RTOPO__RSET_TH) {
         if (m->reach_th[r] >= 0)
-            return m->reach_th[r];
+            return m->reach_th[r] + rtopo__model_tq(m, link);
     } else if (m->th[link] >= 0) {
-        return m->th[link];
+        return m->th[link] + rtopo__model_tq(m, link);
     }
-    rtopo__model_hop(m, link, a, b, &ts, &tw);
+    rtopo__model_hop(m, link, a, b, &ts, &tw);     /* ts with tq */
     return ts + (double)c * tw;
 }
 
@@ -106,9 +116,12 @@ void rtopo__model_floor(const rtopo__model_t *m, uint64_t bytes, double *ts_p, d
             ts = m->reach_ts[k];
         if ((m->reach_set[k] & RTOPO__RSET_TW) && m->reach_tw[k] < tw)
             tw = m->reach_tw[k];
-        if ((m->reach_set[k] & RTOPO__RSET_TH) && m->reach_th[k] >= 0 && m->reach_th[k] < th)
-            th = m->reach_th[k];
+        if ((m->reach_set[k] & RTOPO__RSET_TH) && m->reach_th[k] >= 0 &&
+            m->reach_th[k] + m->tq < th)
+            th = m->reach_th[k] + m->tq;
     }
+    /* every hop considered pays tq (th's have it already) */
+    ts += m->tq;
     /* a th derived from a mix of reach and class parameters */
     v = ts + (double)c * tw;
     *ts_p = ts;

@@ -14,7 +14,13 @@
 #     machine, so the test asks for a factor of 4 only;
 #   - every rank's model line carries those figures as intra.* and inter.*;
 #   - RTOPO_MODEL=auto,inter.bw=1G measures the intra-host pair only and
-#     the model takes inter.tw=1ns from the list.
+#     the model takes inter.tw=1ns from the list;
+#   - a machine with more ranks than processors (8 ranks, `nproc` below 8:
+#     emulated hosts share the machine's processors): every rank logs the
+#     burst once, with the same tq, and every rank's model carries that tq
+#     and lanes = nproc; with 8 processors or more, no burst and no tq;
+#     RTOPO_MODEL=auto,tq=20us times no burst and every model has
+#     tq=20us (and the lanes as before).
 # After each job, the leftover check.  REPEAT rounds (default 1).
 . "$(dirname "$0")/hosts_lib.sh"
 repeat=${REPEAT:-1}
@@ -40,6 +46,35 @@ job() {
 fig() {
     sed -n "s/^\[0\] .*measured node pair [0-9<>-]* ($1): ts \([0-9.e+-]*\) us, tw \([0-9.e+-]*\) ns\/B.*/\1 \2/p" \
         "$out" | awk -v f="$2" '{ print f == "ts" ? $1 : $2 }'
+}
+
+ncpu=$(nproc)
+
+# over MODEL_LINES: the burst lines and the models' tq and lanes, as the
+# processors say (a machine with more ranks than processors or not)
+over() {
+    if [ "$ncpu" -lt "$n" ]; then
+        r=0
+        while [ $r -lt $n ]; do
+            [ "$(grep -c "^\[$r\] .*measured burst (more ranks than the $ncpu processors" "$out")" -eq 1 ] ||
+                fail "rank $r did not log the burst exactly once"
+            r=$((r + 1))
+        done
+        tqs=$(sed -n 's/^\[[0-9]*\] .*measured burst.*: tq \([0-9.e+-]*\) us$/\1/p' "$out" | sort -u)
+        [ "$(printf '%s\n' "$tqs" | grep -c .)" -eq 1 ] || fail "the ranks' tq differ: $tqs"
+        echo "  burst: tq $tqs us on every rank ($ncpu processors, $n ranks)"
+        case $tqs in
+            0) printf '%s\n' "$1" | grep -q ',tq=' && fail "tq 0 printed in the model" ;;
+            *) printf '%s\n' "$1" | grep -q ",tq=" || fail "no tq in the model: $1" ;;
+        esac
+        case $1 in
+            *,lanes=$ncpu,*) ;;
+            *) fail "lanes is not the $ncpu processors: $1" ;;
+        esac
+    else
+        grep -q 'measured burst' "$out" && fail "a burst with $ncpu processors for $n ranks"
+        printf '%s\n' "$1" | grep -q ',tq=' && fail "tq without more ranks than processors: $1"
+    fi
 }
 
 round=0
@@ -70,6 +105,7 @@ while [ "$round" -lt "$repeat" ]; do
         *intra.ts=*,intra.tw=*,inter.ts=*,inter.tw=*) ;;
         *) fail "no intra/inter figures in the model: $models" ;;
     esac
+    over "$models"
 
     job auto,inter.bw=1G
     grep -q 'measured node pair .*(inter-host)' "$out" &&
@@ -78,5 +114,14 @@ while [ "$round" -lt "$repeat" ]; do
         fail "the intra-host pair was not measured on every rank"
     [ "$(grep -c ': model .*inter.tw=1ns' "$out")" -eq $n ] ||
         fail "not every rank's model took inter.tw=1ns from the list"
+
+    job auto,tq=20us
+    grep -q 'measured burst' "$out" && fail "a burst although RTOPO_MODEL sets tq"
+    [ "$(grep -c ': model .*,tq=20us,' "$out")" -eq $n ] ||
+        fail "not every rank's model took tq=20us from the list"
+    if [ "$ncpu" -lt "$n" ]; then
+        [ "$(grep -c ": model .*,lanes=$ncpu," "$out")" -eq $n ] ||
+            fail "not every rank's model has lanes $ncpu"
+    fi
 done
 echo "PASS"

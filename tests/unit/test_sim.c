@@ -251,6 +251,108 @@ static void test_host_links(void)
     CU_ASSERT_EQUAL(m.hostlinks, 1);
 }
 
+/* A machine with more ranks than processors (tq, lanes): the key parses
+ * (a time, no prefix) and is printed only when set; every hop but a LOCAL
+ * one pays tq on top of its start-up, cut-through hops on top of th; a
+ * floor counts it.  The choice: a scan of 64 KiB on a hypercube of 8 runs
+ * recursive doubling (3 rounds of 8 hops) on links apart, but the
+ * pipelined chain (7 hops a piece) when the hops share 2 processors; and
+ * on 2 lanes a broadcast of 1 MiB is not cut into pieces (every piece
+ * moves over 7 hops on the 2 processors), with tq or without, where links
+ * apart, or 1 lane without tq (one host's memory), cut it. */
+static void test_oversub(void)
+{
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__sim_result_t r, r0;
+    rtopo__sched_t *s;
+    rtopo__coll_t c;
+    double ts, tw, th;
+    char text[800];
+    uint32_t rd, chain, p1;
+
+    rtopo__model_default(&m);
+    CU_ASSERT_EQUAL(m.tq, 0.0);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NULL(strstr(text, "tq"));
+    CU_ASSERT_EQUAL(rtopo__model_parse("tq=50us", &m), RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m.tq, 50e-6, 1e-15);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ",tq=50us"));
+    m.tq = 0;
+    CU_ASSERT_EQUAL(rtopo__model_parse(text, &m), RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m.tq, 50e-6, 1e-15);
+    CU_ASSERT_EQUAL(rtopo__model_parse("tq=-1us", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__model_parse("tq=1parsec", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__model_parse("inter.tq=1us", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__model_parse("direct.tq=1us", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_DOUBLE_EQUAL(m.tq, 50e-6, 1e-15);
+
+    /* one hop, and the cut-through hops of a route */
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 8, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_DIRECT, 1, 1000, NULL, &s) == 0);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r0) == RTOPO_OK);
+    m.tq = 7e-6;
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, r0.model_time + 7e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__model_th(&m, RTOPO__LINK_RING, 1000),
+                           5e-6 + 1000 * 1e-9 + 7e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__model_th(&m, RTOPO__LINK_LOCAL, 1000), 0.0, 1e-15);
+    rtopo__model_hop(&m, RTOPO__LINK_RING, 0, 1, &ts, &tw);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 12e-6, 1e-15);
+    rtopo__model_hop(&m, RTOPO__LINK_LOCAL, 0, 0, &ts, &tw);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 0.0, 1e-15);
+    rtopo__model_floor(&m, 1000, &ts, &tw, &th);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 12e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(th, 13e-6, 1e-15);
+    rtopo__sched_free(s);
+
+    /* the scan's choice */
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_SCAN;
+    c.dtype = RTOPO_INT64;
+    c.rop = RTOPO_SUM;
+    c.esize = 8;
+    c.count = 8192;
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=12us,tw=0.1ns", &m) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    rd = s->nsteps;
+    rtopo__sched_free(s);
+    CU_ASSERT(rd <= 4);
+    CU_ASSERT_FATAL(rtopo__model_parse("lanes=2,tq=5us", &m) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    chain = s->nsteps;
+    rtopo__sched_free(s);
+    CU_ASSERT(chain >= 7);
+
+    /* the broadcast's pieces */
+    c.op = RTOPO__COLL_BCAST;
+    c.count = 131072;
+    c.chunks = 1;
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    p1 = s->nsteps;
+    rtopo__sched_free(s);
+    c.chunks = 0;
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nsteps, p1);
+    rtopo__sched_free(s);
+    m.tq = 0;       /* 2 lanes: the same without tq */
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nsteps, p1);
+    rtopo__sched_free(s);
+    m.lanes = 0;    /* links apart */
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT(s->nsteps > p1);
+    rtopo__sched_free(s);
+    m.lanes = 1;    /* one lane without tq: one host's memory, as before */
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT(s->nsteps > p1);
+    rtopo__sched_free(s);
+}
+
 /* The cost of a hop by reach: with a layout, a hop between two hosts
  * costs the inter-host parameters and one inside a host the intra-host
  * ones; HOST and LOCAL hops keep their class's; without a layout, or for
@@ -1130,6 +1232,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "hops by reach", test_reach_counts) ||
         !CU_add_test(s, "cost of hops by reach", test_reach_costs) ||
         !CU_add_test(s, "a host's link out", test_host_links) ||
+        !CU_add_test(s, "more ranks than processors: tq, lanes", test_oversub) ||
         !CU_add_test(s, "scatter: cost by reach", test_scatter_reach) ||
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||

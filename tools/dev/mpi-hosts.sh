@@ -15,7 +15,9 @@
 # ITERS (default 10), OUT (directory of the JSON files, outputs and plots,
 # default /tmp/mpi-hosts; a job whose JSON file is there is not run
 # again, so that an interrupted run can be taken up), TRANSPORT (RTOPO_TRANSPORT, default auto: shm
-# inside a host, tcp across).
+# inside a host, tcp across), MODEL (RTOPO_MODEL of the jobs, default
+# $RTOPO_MODEL or auto),
+# SIZES (the collectives' sizes, default 8,1024,65536,1048576).
 #
 # Each (configuration, op, repetition) is one job, taken under the
 # machine-wide lock of the emulated-host tests:
@@ -23,7 +25,7 @@
 #     rtopo-run --hosts H [--link-rate R] --exec-launcher mpirun \
 #       --allow-run-as-root --oversubscribe --bind-to none \
 #       --host rtopo-host0:N,... --mca pml ob1 --mca btl vader,tcp,self \
-#       --mca mpi_yield_when_idle 1 -x RTOPO_TRANSPORT -n 8 \
+#       --mca mpi_yield_when_idle 1 -x RTOPO_TRANSPORT -x RTOPO_MODEL -n 8 \
 #       rtopo-bench-mpi OP ... --json F [--plot F.png]
 # The first repetition of each also draws its plot (gnuplot).  Only the
 # ratio MPI median / rtopo median taken inside one job means anything on a
@@ -41,6 +43,7 @@ REPS=${REPS:-3}
 ITERS=${ITERS:-10}
 OUT=${OUT:-/tmp/mpi-hosts}
 TRANSPORT=${TRANSPORT:-auto}
+MODEL=${MODEL:-${RTOPO_MODEL:-auto}}
 LOCK=/tmp/rtopo-hosts-tests.lock
 RUN=$(cd "$B/tools" && pwd)/rtopo-run
 BENCH=$(cd "$B/tools" && pwd)/rtopo-bench-mpi
@@ -49,7 +52,7 @@ command -v mpirun >/dev/null 2>&1 || { echo "no mpirun" >&2; exit 2; }
 : "${RTOPORUN_HOST_EXEC:=$(cd "$(dirname "$0")/.." && pwd)/rtopo-host-exec}"
 export RTOPORUN_HOST_EXEC
 mkdir -p "$OUT"
-SIZES=8,1024,65536,1048576
+SIZES=${SIZES:-8,1024,65536,1048576}
 # the scatter's window sizes in elements of 8 bytes: the same bytes
 SSIZES=1,128,8192,131072
 
@@ -78,12 +81,12 @@ for rep in $(seq 1 "$REPS"); do
             [ -s "$OUT/$tag.json" ] && continue
             plot=
             [ "$rep" -eq 1 ] && plot="--plot $OUT/$shape${rate:+-$rate}-$op.png"
-            echo "+ $tag: RTOPO_TRANSPORT=$TRANSPORT rtopo-run --hosts $H${rate:+ --link-rate $rate} --exec-launcher mpirun ... --host $hostlist -n 8 rtopo-bench-mpi $args --iters $ITERS"
+            echo "+ $tag: RTOPO_TRANSPORT=$TRANSPORT RTOPO_MODEL=$MODEL rtopo-run --hosts $H${rate:+ --link-rate $rate} --exec-launcher mpirun ... --host $hostlist -n 8 rtopo-bench-mpi $args --iters $ITERS"
             # shellcheck disable=SC2086
-            RTOPO_TRANSPORT=$TRANSPORT flock -w 900 "$LOCK" timeout 900 "$RUN" --hosts "$H" \
+            RTOPO_TRANSPORT=$TRANSPORT RTOPO_MODEL=$MODEL flock -w 900 "$LOCK" timeout 900 "$RUN" --hosts "$H" \
                 ${rate:+--link-rate $rate} --exec-launcher mpirun --allow-run-as-root \
                 --oversubscribe --bind-to none --host "$hostlist" --mca pml ob1 \
-                --mca btl vader,tcp,self --mca mpi_yield_when_idle 1 -x RTOPO_TRANSPORT \
+                --mca btl vader,tcp,self --mca mpi_yield_when_idle 1 -x RTOPO_TRANSPORT -x RTOPO_MODEL \
                 -n 8 "$BENCH" $args --iters "$ITERS" --block 5 --warmup 2 \
                 --json "$OUT/$tag.json" $plot > "$OUT/$tag.out" 2>&1 ||
                 echo "  job failed ($?), see $OUT/$tag.out"
