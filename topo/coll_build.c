@@ -87,9 +87,33 @@ void rtopo__cb_step(rtopo__cb_t *b, uint32_t step)
         b->maxstep = step;
 }
 
-/* room for one more transfer (zeroed), NULL once out of memory */
+void rtopo__cb_cut(rtopo__cb_t *b)
+{
+    if (!b->nx && !b->nh && !b->nk && !b->nxall)
+        b->cut = b->c->own;
+}
+
+/* under the cut, a local node (copy or kernel) of a rank other than the
+ * share's is left out: 1, and olast covers its (absolute) step */
+static int rtopo__cb_drop_local(rtopo__cb_t *b, int rank, uint32_t step)
+{
+    if (!b->cut || rank == b->cut - 1)
+        return 0;
+    if (step + 1 > b->olast)
+        b->olast = step + 1;
+    return 1;
+}
+
+/* room for one more transfer (zeroed), NULL once out of memory; under
+ * the cut it takes the next number of all transfers made */
 static rtopo__xfer_t *rtopo__cb_newx(rtopo__cb_t *b)
 {
+    if (b->cut) {
+        b->xid = rtopo__grow(b->xid, &b->cxid, b->nx + 1, sizeof(*b->xid), &b->err);
+        if (b->err)
+            return NULL;
+        b->xid[b->nx] = b->nxall++;
+    }
     b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
     if (b->err)
         return NULL;
@@ -103,6 +127,8 @@ static rtopo__kern_t *rtopo__cb_newk(rtopo__cb_t *b, int rank, uint32_t step)
 {
     rtopo__kern_t *k;
 
+    if (rtopo__cb_drop_local(b, rank, b->base + step))
+        return NULL;
     b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
     if (b->err)
         return NULL;
@@ -124,6 +150,23 @@ void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
 
     if (b->err || !b->len)
         return;
+    if (b->cut) {
+        int r = b->cut - 1, touch = src == r || dst == r;
+
+        for (i = 0; i < nh && !touch; i++)
+            touch = hops[i].to == r;
+        if (!touch) {                   /* counted and left out */
+            rtopo__cb_reg(b, sreg);
+            rtopo__cb_reg(b, dreg);
+            b->nxall++;
+            if (nh) {
+                b->hopped = 1;
+                rtopo__cb_step(b, b->base + step0 + nh - 1);
+            } else
+                rtopo__cb_drop_local(b, src, b->base + step0);
+            return;
+        }
+    }
     b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
     if (b->err || !(x = rtopo__cb_newx(b)))
         return;
@@ -251,7 +294,13 @@ void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
 {
     rtopo__xfer_t *x;
 
-    if (b->err || !(x = rtopo__cb_newx(b)))
+    if (b->err)
+        return;
+    if (rtopo__cb_drop_local(b, rank, b->base + step)) {
+        b->nxall++;
+        return;
+    }
+    if (!(x = rtopo__cb_newx(b)))
         return;
     x->src = x->dst = rank;
     x->src_buf = (uint8_t)sbuf;
@@ -292,8 +341,15 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
         b->h = NULL;
         b->k = NULL;
         s->algo = algo;
-        s->nsteps = b->nh ? b->maxstep + 1 : 0;
+        s->nsteps = b->nh || b->hopped ? b->maxstep + 1 : 0;
         s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
+        if (b->cut) {                   /* already cut as made */
+            s->own = b->cut;
+            s->nxall = b->nxall;
+            s->olast = b->olast;
+            s->xid = b->xid;
+            b->xid = NULL;
+        }
         st = rtopo__sched_own(s, b->c->own - 1);
         goto out;
     }
@@ -315,9 +371,11 @@ out:
     free(b->x);
     free(b->h);
     free(b->k);
+    free(b->xid);
     b->x = NULL;
     b->h = NULL;
     b->k = NULL;
+    b->xid = NULL;
     if (!st) {
         *s_p = s;
         s = NULL;

@@ -238,7 +238,8 @@ void rtopo__gen_scan(rtopo__cb_t *b)
 
 /* ---- one piece of the broadcast, allreduce and scan: the OTIS algorithm
  * (coll_otis.c) for TOPO on an OTIS topology, else the generic one that
- * algo names ---- */
+ * algo names; a plan keeps its share as the nodes are made
+ * (rtopo__cb_cut) ---- */
 
 static int rtopo__on_otis(const rtopo__cb_t *b)
 {
@@ -247,6 +248,7 @@ static int rtopo__on_otis(const rtopo__cb_t *b)
 
 static void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
 {
+    rtopo__cb_cut(b);
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
         rtopo__otis_bcast(b);
     else
@@ -255,6 +257,7 @@ static void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
 
 static void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
 {
+    rtopo__cb_cut(b);
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
         rtopo__otis_allreduce(b);
     else if (algo == RTOPO__COLL_RSAG)
@@ -265,6 +268,7 @@ static void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
 
 static void rtopo__scan_prog(rtopo__cb_t *b, int algo)
 {
+    rtopo__cb_cut(b);
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO) {
         if (rtopo__is_om(b))
             rtopo__om_scan(b);

@@ -42,6 +42,14 @@ struct rtopo__cb {         /* rtopo__cb_t (rtopo_sched.h) */
     uint32_t nx, nh, nk, cx, ch, ck;
     int best;               /* routing sweeps: each rank keeps one record
                                (ROUTE BEST), not every one it is on */
+    /* the share cut as nodes are made (rtopo__cb_cut): cut = r + 1 keeps
+     * only the nodes that touch rank r; xid[i]: kept transfer i's number
+     * among all nxall made; olast: 1 + the last step of a local node left
+     * out (rtopo__sched_t's own, nxall, xid, olast); hopped: a hop was
+     * made, kept or not */
+    int cut, hopped;
+    uint32_t nxall, olast, cxid;
+    uint32_t *xid;
     int err;
 };
 
@@ -80,6 +88,14 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
                        int ncand, rtopo__sched_t **s_p);
 int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p);
+/* A program that makes its nodes only through the builder's node calls
+ * and never reads nor restamps a node once made calls this before its
+ * first node: a plan's builder (c->own) then keeps only the nodes of its
+ * rank as they are made, and the rank's time and memory follow its own
+ * share, not the job's.  (The BPC permutations, the sort and the
+ * routings restamp the steps of a round after making it: they build
+ * whole and the share is taken at the end.) */
+void rtopo__cb_cut(rtopo__cb_t *b);
 void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err);
 void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
                    uint32_t step);

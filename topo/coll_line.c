@@ -118,7 +118,7 @@ static uint32_t rtopo__line_fill_oh(rtopo__cb_t *b, const rtopo__line_t *ln, int
                             h, nh);
             if (b->err || !b->len)
                 continue;
-            for (j = 0; j < nh; j++)
+            for (j = 0; j < nh && b->nh == i + nh; j++)     /* (cut: not kept) */
                 b->h[i + j].step = b->base + t0 + 1 + h[j].step;
             if (nh)
                 rtopo__cb_step(b, b->base + t0 + T);
@@ -303,6 +303,8 @@ static void rtopo__line_prog(rtopo__cb_t *b, int algo)
 
     int E = rtopo__cart_extent(b->t, c->dim);
     int still = c->op == RTOPO__COLL_SHIFT_FILL && (!c->disp || c->disp >= E || -c->disp >= E);
+
+    rtopo__cb_cut(b);
 
     if (!(rtopo__is_om(b) && c->dim < 2) || still) {  /* (still: nothing moves) */
         rtopo__line_op(b, c->dim, RSEND(0), RRECV(0), 0, 0);

@@ -111,6 +111,18 @@ static int share_eq(const rtopo__sched_t *W, const rtopo__sched_t *S, int r, con
     if (ok)
         ok = TU_CHECK(nd == S->ndeps, "%s rank %d: %u edges, the share has %u", what, r,
                       nd, S->ndeps);
+    /* the last step of a local node left out, which lines phases up */
+    for (i = 0, j = W->olast; i < W->nxfers + W->nkerns && ok; i++) {
+        uint32_t step = i < W->nxfers ? W->xfers[i].step : W->kerns[i - W->nxfers].step;
+        int local = i < W->nxfers ? !W->xfers[i].nhops && !touches(W, i, r)
+                                  : W->kerns[i - W->nxfers].rank != r;
+
+        if (local && step + 1 > j)
+            j = step + 1;
+    }
+    if (ok)
+        ok = TU_CHECK(S->olast == j, "%s rank %d: the last local step left out is %u, "
+                      "the share's %u", what, r, j, S->olast);
     free(map);
     return ok;
 }
