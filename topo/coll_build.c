@@ -600,6 +600,14 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            rtopo__prog_fn *prog, const rtopo__model_t *model,
                            int long_algo, rtopo__sched_t **s_p)
 {
+    return rtopo__coll_build_cand_lb(t, c, prog, NULL, model, long_algo, s_p);
+}
+
+int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                              const rtopo__model_t *model, int long_algo,
+                              rtopo__sched_t **s_p)
+{
     int otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     int cand[4], ncand = 0;
 
@@ -614,7 +622,7 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     }
     if (ncand == 1)
         return rtopo__coll_algo1(t, c, prog, cand[0], model, s_p);
-    return rtopo__coll_choose(t, c, prog, model, cand, ncand, s_p);
+    return rtopo__coll_choose_lb(t, c, prog, lbf, model, cand, ncand, s_p);
 }
 
 /* Builds each of the ncand algorithms cand[], runs it under model and
@@ -627,12 +635,23 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * wins-ties rule without it; a candidate whose bound is above a known
  * time (by more than the tie and a rounding margin) cannot win against
  * it.  The bounds differ from rank to rank, but a candidate is passed over
- * only where running it would have lost: every rank makes today's choice. */
+ * only where running it would have lost: every rank makes today's choice.
+ * lbf, when given, adds what the family knows of a candidate's whole
+ * graph from its shape (a path through many ranks, which no one share
+ * sees). */
 #define RTOPO__TIE (1 - 1e-12)
 #define RTOPO__MARGIN 1e-9
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
                        int ncand, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_choose_lb(t, c, prog, NULL, model, cand, ncand, s_p);
+}
+
+int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                          const rtopo__model_t *model, const int *cand, int ncand,
+                          rtopo__sched_t **s_p)
 {
     rtopo__sched_t *best = NULL, *s = NULL, *share[4] = { NULL, NULL, NULL, NULL };
     rtopo__sim_result_t r;
@@ -647,6 +666,11 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             if ((st = rtopo__coll_algo1(t, c, prog, cand[i], model, &share[i])))
                 goto out;
             lb[i] = rtopo__sim_bound(share[i], model, c->own - 1);
+            if (lbf) {
+                double f = lbf(t, c, model, cand[i], share[i]);
+
+                lb[i] = f > lb[i] ? f : lb[i];
+            }
         }
         for (;;) {
             /* the rule below, on what is known: T_i >= lb[i] */

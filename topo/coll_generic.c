@@ -295,8 +295,47 @@ int rtopo__allreduce_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return rtopo__coll_build_cand(t, c, rtopo__allreduce_prog, model, RTOPO__COLL_RSAG, s_p);
 }
 
+/* The chain's first piece goes through every rank in turn: on rank v
+ * (0 < v < p - 1) it arrives from v - 1, is copied into RECV, combined
+ * and sent on from RECV, each node after the one before (the edges
+ * rtopo__gen_scan_chain's registers give).  So the whole graph takes at
+ * least its p - 1 hops and p - 2 copies at their least costs (ts + m*tw
+ * of the pair's reach; the combines left out), m no more than a piece
+ * of the share has: of the order of p hops, where one share sees two. */
+static double rtopo__scan_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             const rtopo__model_t *model, int algo,
+                             const rtopo__sched_t *share)
+{
+    rtopo__model_t def;
+    uint64_t len = UINT64_MAX;
+    double lb = 0, ts, tw;
+    uint32_t i;
+    int v;
+
+    (void)c;
+    if (algo != RTOPO__COLL_CHAIN || t->p < 2)
+        return 0;
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    for (i = 0; i < share->nxfers; i++)
+        if (share->xfers[i].nhops && share->xfers[i].len < len)
+            len = share->xfers[i].len;
+    if (len == UINT64_MAX)
+        return 0;
+    for (v = 1; v < t->p; v++) {
+        rtopo__model_hop(model, RTOPO__LINK_DIRECT, v - 1, v, &ts, &tw);
+        lb += ts + (double)len * tw;
+        if (v < t->p - 1)
+            lb += model->ts[RTOPO__LINK_LOCAL] + (double)len * model->tw[RTOPO__LINK_LOCAL];
+    }
+    return lb;
+}
+
 int rtopo__scan_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_cand(t, c, rtopo__scan_prog, model, RTOPO__COLL_CHAIN, s_p);
+    return rtopo__coll_build_cand_lb(t, c, rtopo__scan_prog, rtopo__scan_lb, model,
+                                     RTOPO__COLL_CHAIN, s_p);
 }

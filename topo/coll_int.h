@@ -87,6 +87,22 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
                        int ncand, rtopo__sched_t **s_p);
+/* A lower bound of the simulated time of algorithm algo's whole graph
+ * that a family knows from the algorithm's shape (a path every run goes
+ * along, each node at least its least cost), given rank r's share of it
+ * (0: none known).  The choice of a plan takes the larger of it and the
+ * share's own bound (rtopo__sim_bound). */
+typedef double rtopo__lb_fn(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            const rtopo__model_t *model, int algo,
+                            const rtopo__sched_t *share);
+int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                              const rtopo__model_t *model, int long_algo,
+                              rtopo__sched_t **s_p);
+int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                          const rtopo__model_t *model, const int *cand, int ncand,
+                          rtopo__sched_t **s_p);
 int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p);
 /* A program that makes its nodes only through the builder's node calls
  * and never reads nor restamps a node once made calls this before its
