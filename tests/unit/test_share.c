@@ -489,11 +489,19 @@ static void test_share_choice(void)
     choice_topo(&t, 1, 0, &m);
 }
 
-/* the same on 4096 ranks (its own suite, share4096: about a minute of
- * processor time) */
+/* the same on 4096 ranks (its own suite, share4096: a few minutes of
+ * processor time); a ring of 4096 on 64 hosts of 64 under hops costed by
+ * reach, where the scan's chain is passed over by the bound of its path
+ * through every rank, and a vector long enough for the pieces */
 static void test_share_choice_4096(void)
 {
+    static uint32_t host[4096];
+    rtopo__layout_t lay = { 4096, host };
+    rtopo__model_t m;
     rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    const int ranks[3] = { 0, 1365, 4095 };
+    int r;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1, NULL);
@@ -501,6 +509,22 @@ static void test_share_choice_4096(void)
     choice_topo(&t, 0, 0, NULL);
     tdesc(&t, RTOPO__TOPO_MESH, 4096, 64, 64);
     choice_topo(&t, 0, 0, NULL);
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,"
+                                       "inter.tw=8ns", &m) == RTOPO_OK);
+    for (r = 0; r < 4096; r++)
+        host[r] = (uint32_t)r / 64;
+    m.layout = &lay;
+    tdesc(&t, RTOPO__TOPO_RING, 4096, 0, 0);
+    choice_topo(&t, 0, 0, &m);
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_SCAN;
+    c.dtype = RTOPO_INT32;
+    c.rop = RTOPO_SUM;
+    c.esize = 4;
+    c.count = 16384;
+    choice_case(&t, &c, ranks, 3, &m);
+    choice_case(&t, &c, ranks, 3, NULL);
 }
 
 int tu_suite_share(void)
