@@ -48,6 +48,8 @@ struct rtopo__cb {         /* rtopo__cb_t (rtopo_sched.h) */
      * out (rtopo__sched_t's own, nxall, xid, olast); hopped: a hop was
      * made, kept or not */
     int cut, hopped;
+    const uint8_t *cutset;  /* or, with cut: the ranks kept (bit r of
+                               byte r/8), for rtopo__coll_path_lb */
     uint32_t nxall, olast, cxid;
     uint32_t *xid;
     int err;
@@ -93,12 +95,27 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * (0: none known).  The choice of a plan takes the larger of it and the
  * share's own bound (rtopo__sim_bound). */
 typedef double rtopo__lb_fn(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                            const rtopo__model_t *model, int algo,
-                            const rtopo__sched_t *share);
+                            rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
+                            uint32_t pieces, const rtopo__sched_t *share);
+/* A lower bound of the simulated time of prog's algorithm algo in
+ * `pieces` pieces: the longest path, at the nodes' least costs (kernels
+ * at none), through the nodes that touch the ranks of `set` (bit r of
+ * byte r/8) along the edges on those ranks, a transfer joining its
+ * sender's and its receiver's.  Built with the share cut (only those
+ * nodes are kept), so its cost follows the set, not the job; 0 where
+ * memory runs out.  prog must call rtopo__cb_cut. */
+double rtopo__coll_path_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, int algo, uint32_t pieces,
+                           const rtopo__model_t *model, const uint8_t *set);
 int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
                               const rtopo__model_t *model, int long_algo,
                               rtopo__sched_t **s_p);
+/* what rtopo__coll_choose_lb takes as candidate algo's bound in a plan
+ * (c->own); -1 when it cannot be built */
+double rtopo__coll_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                           const rtopo__model_t *model, int algo);
 int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                           rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
                           const rtopo__model_t *model, const int *cand, int ncand,
