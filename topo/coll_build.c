@@ -760,8 +760,8 @@ int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * every candidate's whole graph: each candidate's share gives a lower
  * bound of its time (rtopo__sim_bound), and a candidate is run whole only
  * when the bounds and the times known so far cannot settle the earlier-
- * wins-ties rule without it; a candidate whose bound is above a known
- * time (by more than the tie and a rounding margin) cannot win against
+ * wins-ties rule without it, the least bound first; a candidate whose
+ * bound is above a known time (by a rounding margin) cannot win against
  * it.  The bounds differ from rank to rank, but a candidate is passed over
  * only where running it would have lost: every rank makes today's choice.
  * lbf, when given, adds what the family knows of a candidate's whole
@@ -830,19 +830,20 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                 goto out;
         }
         for (;;) {
-            /* the rule below, on what is known: T_i >= lb[i] */
-            for (cur = 0, need = -1, i = 1; i < ncand && need < 0; i++) {
-                if (known[i] && known[cur]) {
-                    if (tm[i] < tm[cur] * RTOPO__TIE)
-                        cur = i;
-                } else if (known[cur]) {
-                    if (lb[i] < tm[cur] * RTOPO__TIE * (1 + RTOPO__MARGIN))
-                        need = i;
-                } else if (known[i] && tm[i] < lb[cur] * RTOPO__TIE * (1 - RTOPO__MARGIN)) {
-                    cur = i;
-                } else {
-                    need = known[i] || lb[cur] <= lb[i] ? cur : i;
-                }
+            /* A candidate whose bound is above a known time (by the
+             * rounding margin) is never the choice: it loses to that one
+             * under the earlier-wins-ties rule whatever their order.  Run
+             * the one of the others not yet known with the least bound
+             * (the likeliest winner, whose time may put the rest out);
+             * once the others are all known, the rule over them is the
+             * rule over all. */
+            for (need = -1, i = 0; i < ncand; i++) {
+                int j, lost = 0;
+
+                for (j = 0; j < ncand && !known[i] && !lost; j++)
+                    lost = known[j] && lb[i] >= tm[j] * (1 + RTOPO__MARGIN);
+                if (!known[i] && !lost && (need < 0 || lb[i] < lb[need]))
+                    need = i;
             }
             if (need < 0)
                 break;
@@ -854,6 +855,9 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             tm[need] = r.model_time;
             known[need] = 1;
         }
+        for (cur = -1, i = 0; i < ncand; i++)
+            if (known[i] && (cur < 0 || tm[i] < tm[cur] * RTOPO__TIE))
+                cur = i;
         best = share[cur];
         share[cur] = NULL;
     } else {

@@ -360,6 +360,37 @@ static double rtopo__otis_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return lb;
 }
 
+/* Reduce-scatter and allgather swap halves with partner v ^ 2^k, round
+ * after round: a path through the ranks whose bits are one run of ones
+ * (0, 1, 3, 7, ..., 2^k, 2^k + 2^(k+1), ...; and those past the largest
+ * power of two q that fold into them) goes from partner to partner
+ * through every round, where one share sees one rank's rounds; about
+ * log2(p)^2 / 2 ranks. */
+static double rtopo__rsag_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             rtopo__prog_fn *prog, const rtopo__model_t *model,
+                             uint32_t pieces)
+{
+    int p = t->p, q = 1, a, b, v;
+    uint8_t *set;
+    double lb;
+
+    while (q * 2 <= p)
+        q *= 2;
+    if (p < 4 || !(set = calloc((size_t)p / 8 + 1, 1)))
+        return 0;
+    for (a = 0; (1 << a) <= q; a++)
+        for (b = 0; b <= a; b++) {
+            v = (int)(((1u << a) - 1) & ~((1u << b) - 1));
+            if (v < q)
+                set[v >> 3] |= (uint8_t)(1u << (v & 7));
+            if (v < q && v + q < p)
+                set[(v + q) >> 3] |= (uint8_t)(1u << ((v + q) & 7));
+        }
+    lb = rtopo__coll_path_lb(t, c, prog, RTOPO__COLL_RSAG, pieces, model, set);
+    free(set);
+    return lb;
+}
+
 /* what a family knows of its candidates' whole graphs (rtopo__lb_fn) */
 static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                             rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
@@ -369,6 +400,8 @@ static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         return rtopo__chain_lb(t, model, share);
     if (algo == RTOPO_COLL_TOPO)
         return rtopo__otis_lb(t, c, prog, model, pieces);
+    if (algo == RTOPO__COLL_RSAG)
+        return rtopo__rsag_lb(t, c, prog, model, pieces);
     return 0;
 }
 
