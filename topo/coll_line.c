@@ -304,8 +304,6 @@ static void rtopo__line_prog(rtopo__cb_t *b, int algo)
     int E = rtopo__cart_extent(b->t, c->dim);
     int still = c->op == RTOPO__COLL_SHIFT_FILL && (!c->disp || c->disp >= E || -c->disp >= E);
 
-    rtopo__cb_cut(b);
-
     if (!(rtopo__is_om(b) && c->dim < 2) || still) {  /* (still: nothing moves) */
         rtopo__line_op(b, c->dim, RSEND(0), RRECV(0), 0, 0);
         return;
@@ -322,9 +320,18 @@ static void rtopo__line_prog(rtopo__cb_t *b, int algo)
                 rtopo__otis_move(b, G, P, RTMP(nin + i), RRECV(i), L + 2);
 }
 
+/* the line program, a plan keeping its share as the nodes are made (no
+ * line operation reads a node back but the zero-fill shift's restamp of
+ * the route it kept) */
+static void rtopo__line_prog_cut(rtopo__cb_t *b, int algo)
+{
+    rtopo__cb_cut(b);
+    rtopo__line_prog(b, algo);
+}
+
 /* a line operation (its one algorithm) */
 int rtopo__line_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_one(t, c, rtopo__line_prog, model, s_p);
+    return rtopo__coll_build_one(t, c, rtopo__line_prog_cut, model, s_p);
 }
