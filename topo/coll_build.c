@@ -87,9 +87,39 @@ void rtopo__cb_step(rtopo__cb_t *b, uint32_t step)
         b->maxstep = step;
 }
 
-/* room for one more transfer (zeroed), NULL once out of memory */
+void rtopo__cb_cut(rtopo__cb_t *b)
+{
+    if (!b->nx && !b->nh && !b->nk && !b->nxall)
+        b->cut = b->c->own;
+}
+
+/* rank r is kept under the cut */
+static int rtopo__cb_in(const rtopo__cb_t *b, int r)
+{
+    return b->cutset ? (b->cutset[r >> 3] >> (r & 7)) & 1 : r == b->cut - 1;
+}
+
+/* under the cut, a local node (copy or kernel) of a rank other than the
+ * share's is left out: 1, and olast covers its (absolute) step */
+static int rtopo__cb_drop_local(rtopo__cb_t *b, int rank, uint32_t step)
+{
+    if (!b->cut || rtopo__cb_in(b, rank))
+        return 0;
+    if (step + 1 > b->olast)
+        b->olast = step + 1;
+    return 1;
+}
+
+/* room for one more transfer (zeroed), NULL once out of memory; under
+ * the cut it takes the next number of all transfers made */
 static rtopo__xfer_t *rtopo__cb_newx(rtopo__cb_t *b)
 {
+    if (b->cut) {
+        b->xid = rtopo__grow(b->xid, &b->cxid, b->nx + 1, sizeof(*b->xid), &b->err);
+        if (b->err)
+            return NULL;
+        b->xid[b->nx] = b->nxall++;
+    }
     b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
     if (b->err)
         return NULL;
@@ -103,6 +133,8 @@ static rtopo__kern_t *rtopo__cb_newk(rtopo__cb_t *b, int rank, uint32_t step)
 {
     rtopo__kern_t *k;
 
+    if (rtopo__cb_drop_local(b, rank, b->base + step))
+        return NULL;
     b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
     if (b->err)
         return NULL;
@@ -124,6 +156,23 @@ void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
 
     if (b->err || !b->len)
         return;
+    if (b->cut) {
+        int touch = rtopo__cb_in(b, src) || rtopo__cb_in(b, dst);
+
+        for (i = 0; i < nh && !touch; i++)
+            touch = rtopo__cb_in(b, hops[i].to);
+        if (!touch) {                   /* counted and left out */
+            rtopo__cb_reg(b, sreg);
+            rtopo__cb_reg(b, dreg);
+            b->nxall++;
+            if (nh) {
+                b->hopped = 1;
+                rtopo__cb_step(b, b->base + step0 + nh - 1);
+            } else
+                rtopo__cb_drop_local(b, src, b->base + step0);
+            return;
+        }
+    }
     b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
     if (b->err || !(x = rtopo__cb_newx(b)))
         return;
@@ -251,7 +300,13 @@ void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
 {
     rtopo__xfer_t *x;
 
-    if (b->err || !(x = rtopo__cb_newx(b)))
+    if (b->err)
+        return;
+    if (rtopo__cb_drop_local(b, rank, b->base + step)) {
+        b->nxall++;
+        return;
+    }
+    if (!(x = rtopo__cb_newx(b)))
         return;
     x->src = x->dst = rank;
     x->src_buf = (uint8_t)sbuf;
@@ -292,8 +347,17 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
         b->h = NULL;
         b->k = NULL;
         s->algo = algo;
-        s->nsteps = b->nh ? b->maxstep + 1 : 0;
+        s->nsteps = b->nh || b->hopped ? b->maxstep + 1 : 0;
         s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
+        if (b->cutset)                  /* the ranks of a path bound */
+            goto out;
+        if (b->cut) {                   /* already cut as made */
+            s->own = b->cut;
+            s->nxall = b->nxall;
+            s->olast = b->olast;
+            s->xid = b->xid;
+            b->xid = NULL;
+        }
         st = rtopo__sched_own(s, b->c->own - 1);
         goto out;
     }
@@ -315,9 +379,11 @@ out:
     free(b->x);
     free(b->h);
     free(b->k);
+    free(b->xid);
     b->x = NULL;
     b->h = NULL;
     b->k = NULL;
+    b->xid = NULL;
     if (!st) {
         *s_p = s;
         s = NULL;
@@ -420,10 +486,12 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out
 
 /* ---- building ----------------------------------------------------------- */
 
-/* Build with `pieces` pieces (>= 1), prog writing each. */
-static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                             rtopo__prog_fn *prog, int algo, uint32_t pieces,
-                             rtopo__sched_t **s_p)
+/* Build with `pieces` pieces (>= 1), prog writing each; set: only the
+ * nodes touching those ranks (c->own set, the nodes' own-less schedule:
+ * rtopo__coll_path_lb's). */
+static int rtopo__coll_build_set(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                 rtopo__prog_fn *prog, int algo, uint32_t pieces,
+                                 const uint8_t *set, rtopo__sched_t **s_p)
 {
     rtopo__cb_t b;
     rtopo__sched_t *s = NULL;
@@ -435,6 +503,7 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     b.t = t;
     b.c = c;
     b.M = M;
+    b.cutset = set;
     if (t->kind == RTOPO__TOPO_OTIS_MESH) {
         b.n = t->n;
         for (b.s = 1; b.s * b.s < t->n; b.s++)
@@ -489,6 +558,111 @@ static uint32_t rtopo__coll_pieces_lanes(double h, double p, double m, double ts
     return best;
 }
 
+static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             rtopo__prog_fn *prog, int algo, uint32_t pieces,
+                             rtopo__sched_t **s_p)
+{
+    return rtopo__coll_build_set(t, c, prog, algo, pieces, NULL, s_p);
+}
+
+double rtopo__coll_path_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, int algo, uint32_t pieces,
+                           const rtopo__model_t *model, const uint8_t *set)
+{
+    rtopo__coll_t u = *c;
+    rtopo__model_t def;
+    rtopo__sched_t *s = NULL;
+    uint32_t n, i, j, head = 0, tail = 0, *indeg = NULL, *first = NULL, *adj = NULL;
+    uint32_t *q = NULL;
+    double *est = NULL, *least = NULL, *sent = NULL, lb = 0.0;
+
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    u.own = 1;                          /* (the cut on; set names the ranks) */
+    if (rtopo__coll_build_set(t, &u, prog, algo, pieces, set, &s))
+        return 0.0;
+    n = s->nxfers + s->nkerns;
+    indeg = calloc((size_t)n + 1, sizeof(*indeg));
+    first = calloc((size_t)n + 2, sizeof(*first));
+    adj = malloc(((size_t)s->ndeps + 1) * sizeof(*adj));
+    q = malloc(((size_t)n + 1) * sizeof(*q));
+    est = calloc((size_t)n + 1, sizeof(*est));
+    least = calloc((size_t)n + 1, sizeof(*least));
+    sent = calloc((size_t)n + 1, sizeof(*sent));
+    if (!indeg || !first || !adj || !q || !est || !least || !sent)
+        goto out;
+    /* each node's least time once ready, as the simulator's (kernels: 0) */
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        double ts, tw, path = 0.0;
+
+        if (!x->nhops) {
+            least[i] = sent[i] = model->ts[RTOPO__LINK_LOCAL] +
+                                 (double)x->len * model->tw[RTOPO__LINK_LOCAL];
+            continue;
+        }
+        for (j = 1; j < x->nhops; j++)
+            path += rtopo__model_hop_th(model, s->hops[x->hop0 + j].link,
+                                        s->hops[x->hop0 + j - 1].to, s->hops[x->hop0 + j].to,
+                                        x->len);
+        rtopo__model_hop(model, s->hops[x->hop0].link, x->src, s->hops[x->hop0].to, &ts, &tw);
+        sent[i] = ts + (double)x->len * tw;
+        j = x->nhops - 1;
+        rtopo__model_hop(model, s->hops[x->hop0 + j].link,
+                         j ? s->hops[x->hop0 + j - 1].to : x->src, s->hops[x->hop0 + j].to,
+                         &ts, &tw);
+        path += ts + (double)x->len * tw;
+        least[i] = path > sent[i] ? path : sent[i];
+    }
+    /* the edges on the set's ranks (all of theirs are here) */
+    for (i = 0; i < s->ndeps; i++) {
+        int r = s->deps[i].rank;
+
+        if ((set[r >> 3] >> (r & 7)) & 1) {
+            indeg[s->deps[i].succ]++;
+            first[s->deps[i].pred + 2]++;
+        }
+    }
+    for (i = 0; i < n; i++)
+        first[i + 2] += first[i + 1];
+    for (i = 0; i < s->ndeps; i++) {
+        int r = s->deps[i].rank;
+
+        if ((set[r >> 3] >> (r & 7)) & 1)
+            adj[first[s->deps[i].pred + 1]++] = i;
+    }
+    for (i = 0; i < n; i++)
+        if (!indeg[i])
+            q[tail++] = i;
+    while (head < tail) {
+        uint32_t v = q[head++];
+
+        lb = est[v] + least[v] > lb ? est[v] + least[v] : lb;
+        for (j = first[v]; j < first[v + 1]; j++) {
+            const rtopo__dep_t *d = &s->deps[adj[j]];
+            double rel = rtopo__sched_part(s, v, d->rank) == RTOPO__PART_SEND ? sent[v]
+                                                                              : least[v];
+
+            if (est[v] + rel > est[d->succ])
+                est[d->succ] = est[v] + rel;
+            if (--indeg[d->succ] == 0)
+                q[tail++] = d->succ;
+        }
+    }
+out:
+    free(indeg);
+    free(first);
+    free(adj);
+    free(q);
+    free(est);
+    free(least);
+    free(sent);
+    rtopo__sched_free(s);
+    return lb;
+}
+
 /* The pieces that minimise (h + P - 1) * (ts + m/P * tw) for a program of
  * h steps, pieces of at least 8 KiB, at most 64.  ts and tw: the DIRECT
  * class's, or, on a model with a layout over several hosts and reach
@@ -538,13 +712,15 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     return P > top ? top : P;
 }
 
-int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                      rtopo__prog_fn *prog, int algo, const rtopo__model_t *model,
-                      rtopo__sched_t **s_p)
+/* rtopo__coll_algo1, and the pieces it built in *P_p */
+static int rtopo__coll_algo1p(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              rtopo__prog_fn *prog, int algo, const rtopo__model_t *model,
+                              rtopo__sched_t **s_p, uint32_t *P_p)
 {
     uint32_t P = algo == RTOPO__COLL_RSAG ? 1 : c->chunks;
     int st;
 
+    *P_p = 1;
     if (!P) {
         if ((st = rtopo__coll_build(t, c, prog, algo, 1, s_p)))
             return st;
@@ -554,7 +730,17 @@ int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         rtopo__sched_free(*s_p);
         *s_p = NULL;
     }
+    *P_p = P;
     return rtopo__coll_build(t, c, prog, algo, P, s_p);
+}
+
+int rtopo__coll_algo1(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                      rtopo__prog_fn *prog, int algo, const rtopo__model_t *model,
+                      rtopo__sched_t **s_p)
+{
+    uint32_t P;
+
+    return rtopo__coll_algo1p(t, c, prog, algo, model, s_p, &P);
 }
 
 /* The one algorithm of an op that has no other (TOPO). */
@@ -572,6 +758,14 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            rtopo__prog_fn *prog, const rtopo__model_t *model,
                            int long_algo, rtopo__sched_t **s_p)
 {
+    return rtopo__coll_build_cand_lb(t, c, prog, NULL, model, long_algo, s_p);
+}
+
+int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                              const rtopo__model_t *model, int long_algo,
+                              rtopo__sched_t **s_p)
+{
     int otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     int cand[4], ncand = 0;
 
@@ -586,7 +780,7 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     }
     if (ncand == 1)
         return rtopo__coll_algo1(t, c, prog, cand[0], model, s_p);
-    return rtopo__coll_choose(t, c, prog, model, cand, ncand, s_p);
+    return rtopo__coll_choose_lb(t, c, prog, lbf, model, cand, ncand, s_p);
 }
 
 /* Builds each of the ncand algorithms cand[], runs it under model and
@@ -596,15 +790,60 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * every candidate's whole graph: each candidate's share gives a lower
  * bound of its time (rtopo__sim_bound), and a candidate is run whole only
  * when the bounds and the times known so far cannot settle the earlier-
- * wins-ties rule without it; a candidate whose bound is above a known
- * time (by more than the tie and a rounding margin) cannot win against
+ * wins-ties rule without it, the least bound first; a candidate whose
+ * bound is above a known time (by a rounding margin) cannot win against
  * it.  The bounds differ from rank to rank, but a candidate is passed over
- * only where running it would have lost: every rank makes today's choice. */
+ * only where running it would have lost: every rank makes today's choice.
+ * lbf, when given, adds what the family knows of a candidate's whole
+ * graph from its shape (a path through many ranks, which no one share
+ * sees). */
 #define RTOPO__TIE (1 - 1e-12)
 #define RTOPO__MARGIN 1e-9
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
                        int ncand, rtopo__sched_t **s_p)
+{
+    return rtopo__coll_choose_lb(t, c, prog, NULL, model, cand, ncand, s_p);
+}
+
+/* candidate algo's share and its bound in *lb_p */
+static int rtopo__coll_share_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                                const rtopo__model_t *model, int algo, rtopo__sched_t **s_p,
+                                double *lb_p)
+{
+    uint32_t P;
+    int st;
+
+    if ((st = rtopo__coll_algo1p(t, c, prog, algo, model, s_p, &P)))
+        return st;
+    *lb_p = rtopo__sim_bound(*s_p, model, c->own - 1);
+    if (lbf) {
+        double f = lbf(t, c, prog, model, algo, P, *s_p);
+
+        *lb_p = f > *lb_p ? f : *lb_p;
+    }
+    return RTOPO_OK;
+}
+
+double rtopo__coll_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                           const rtopo__model_t *model, int algo)
+{
+    rtopo__sched_t *s = NULL;
+    double lb = -1;
+
+    if (c->own < 1 || c->own > t->p ||
+        rtopo__coll_share_lb(t, c, prog, lbf, model, algo, &s, &lb))
+        lb = -1;
+    rtopo__sched_free(s);
+    return lb;
+}
+
+int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                          const rtopo__model_t *model, const int *cand, int ncand,
+                          rtopo__sched_t **s_p)
 {
     rtopo__sched_t *best = NULL, *s = NULL, *share[4] = { NULL, NULL, NULL, NULL };
     rtopo__sim_result_t r;
@@ -616,24 +855,25 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     whole.own = 0;
     if (c->own && ncand <= 4) {
         for (i = 0; i < ncand; i++) {
-            if ((st = rtopo__coll_algo1(t, c, prog, cand[i], model, &share[i])))
+            if ((st = rtopo__coll_share_lb(t, c, prog, lbf, model, cand[i], &share[i],
+                                           &lb[i])))
                 goto out;
-            lb[i] = rtopo__sim_bound(share[i], model, c->own - 1);
         }
         for (;;) {
-            /* the rule below, on what is known: T_i >= lb[i] */
-            for (cur = 0, need = -1, i = 1; i < ncand && need < 0; i++) {
-                if (known[i] && known[cur]) {
-                    if (tm[i] < tm[cur] * RTOPO__TIE)
-                        cur = i;
-                } else if (known[cur]) {
-                    if (lb[i] < tm[cur] * RTOPO__TIE * (1 + RTOPO__MARGIN))
-                        need = i;
-                } else if (known[i] && tm[i] < lb[cur] * RTOPO__TIE * (1 - RTOPO__MARGIN)) {
-                    cur = i;
-                } else {
-                    need = known[i] || lb[cur] <= lb[i] ? cur : i;
-                }
+            /* A candidate whose bound is above a known time (by the
+             * rounding margin) is never the choice: it loses to that one
+             * under the earlier-wins-ties rule whatever their order.  Run
+             * the one of the others not yet known with the least bound
+             * (the likeliest winner, whose time may put the rest out);
+             * once the others are all known, the rule over them is the
+             * rule over all. */
+            for (need = -1, i = 0; i < ncand; i++) {
+                int j, lost = 0;
+
+                for (j = 0; j < ncand && !known[i] && !lost; j++)
+                    lost = known[j] && lb[i] >= tm[j] * (1 + RTOPO__MARGIN);
+                if (!known[i] && !lost && (need < 0 || lb[i] < lb[need]))
+                    need = i;
             }
             if (need < 0)
                 break;
@@ -645,6 +885,9 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             tm[need] = r.model_time;
             known[need] = 1;
         }
+        for (cur = -1, i = 0; i < ncand; i++)
+            if (known[i] && (cur < 0 || tm[i] < tm[cur] * RTOPO__TIE))
+                cur = i;
         best = share[cur];
         share[cur] = NULL;
     } else {

@@ -238,7 +238,8 @@ void rtopo__gen_scan(rtopo__cb_t *b)
 
 /* ---- one piece of the broadcast, allreduce and scan: the OTIS algorithm
  * (coll_otis.c) for TOPO on an OTIS topology, else the generic one that
- * algo names ---- */
+ * algo names; a plan keeps its share as the nodes are made
+ * (rtopo__cb_cut) ---- */
 
 static int rtopo__on_otis(const rtopo__cb_t *b)
 {
@@ -247,6 +248,7 @@ static int rtopo__on_otis(const rtopo__cb_t *b)
 
 static void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
 {
+    rtopo__cb_cut(b);
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
         rtopo__otis_bcast(b);
     else
@@ -255,6 +257,7 @@ static void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
 
 static void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
 {
+    rtopo__cb_cut(b);
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
         rtopo__otis_allreduce(b);
     else if (algo == RTOPO__COLL_RSAG)
@@ -265,6 +268,7 @@ static void rtopo__allreduce_prog(rtopo__cb_t *b, int algo)
 
 static void rtopo__scan_prog(rtopo__cb_t *b, int algo)
 {
+    rtopo__cb_cut(b);
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO) {
         if (rtopo__is_om(b))
             rtopo__om_scan(b);
@@ -279,20 +283,169 @@ static void rtopo__scan_prog(rtopo__cb_t *b, int algo)
 
 /* ---- builders: the candidates of the broadcast, allreduce and scan ---- */
 
+static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
+                            uint32_t pieces, const rtopo__sched_t *share);
+
 int rtopo__bcast_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_cand(t, c, rtopo__bcast_prog, model, 0, s_p);
+    return rtopo__coll_build_cand_lb(t, c, rtopo__bcast_prog, rtopo__gen_lb, model, 0, s_p);
 }
 
 int rtopo__allreduce_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_cand(t, c, rtopo__allreduce_prog, model, RTOPO__COLL_RSAG, s_p);
+    return rtopo__coll_build_cand_lb(t, c, rtopo__allreduce_prog, rtopo__gen_lb, model,
+                                     RTOPO__COLL_RSAG, s_p);
+}
+
+/* The chain's first piece goes through every rank in turn: on rank v
+ * (0 < v < p - 1) it arrives from v - 1, is copied into RECV, combined
+ * and sent on from RECV, each node after the one before (the edges
+ * rtopo__gen_scan_chain's registers give).  So the whole graph takes at
+ * least its p - 1 hops and p - 2 copies at their least costs (ts + m*tw
+ * of the pair's reach; the combines left out), m no more than a piece
+ * of the share has: of the order of p hops, where one share sees two. */
+static double rtopo__chain_lb(const rtopo__tdesc_t *t, const rtopo__model_t *model,
+                              const rtopo__sched_t *share)
+{
+    rtopo__model_t def;
+    uint64_t len = UINT64_MAX;
+    double lb = 0, ts, tw;
+    uint32_t i;
+    int v;
+
+    if (t->p < 2)
+        return 0;
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    for (i = 0; i < share->nxfers; i++)
+        if (share->xfers[i].nhops && share->xfers[i].len < len)
+            len = share->xfers[i].len;
+    if (len == UINT64_MAX)
+        return 0;
+    for (v = 1; v < t->p; v++) {
+        rtopo__model_hop(model, RTOPO__LINK_DIRECT, v - 1, v, &ts, &tw);
+        lb += ts + (double)len * tw;
+        if (v < t->p - 1)
+            lb += model->ts[RTOPO__LINK_LOCAL] + (double)len * model->tw[RTOPO__LINK_LOCAL];
+    }
+    return lb;
+}
+
+/* The OTIS algorithms run group by group, a group's result going on to
+ * another by OTIS moves: a path through three whole groups (0, 1 and
+ * n - 1, where the scan gathers the group totals; and the root's) follows
+ * the data through every phase, where one share sees a rank's part of
+ * each.  The bound costs what those 3n ranks' nodes do. */
+static double rtopo__otis_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             rtopo__prog_fn *prog, const rtopo__model_t *model,
+                             uint32_t pieces)
+{
+    int n = t->n, g[4] = { 0, 1, n - 1, c->root / (n > 0 ? n : 1) }, i, r;
+    uint8_t *set;
+    double lb;
+
+    if ((t->kind != RTOPO__TOPO_OTIS_MESH && t->kind != RTOPO__TOPO_OTIS_HYPERCUBE) ||
+        n < 2 || !(set = calloc((size_t)t->p / 8 + 1, 1)))
+        return 0;
+    for (i = 0; i < 4; i++)
+        for (r = g[i] * n; r < (g[i] + 1) * n && r < t->p; r++)
+            set[r >> 3] |= (uint8_t)(1u << (r & 7));
+    lb = rtopo__coll_path_lb(t, c, prog, RTOPO_COLL_TOPO, pieces, model, set);
+    free(set);
+    return lb;
+}
+
+/* Reduce-scatter and allgather swap halves with partner v ^ 2^k, round
+ * after round: a path through the ranks whose bits are one run of ones
+ * (0, 1, 3, 7, ..., 2^k, 2^k + 2^(k+1), ...; and those past the largest
+ * power of two q that fold into them) goes from partner to partner
+ * through every round, where one share sees one rank's rounds; about
+ * log2(p)^2 / 2 ranks. */
+static double rtopo__rsag_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             rtopo__prog_fn *prog, const rtopo__model_t *model,
+                             uint32_t pieces)
+{
+    int p = t->p, q = 1, a, b, v;
+    uint8_t *set;
+    double lb;
+
+    while (q * 2 <= p)
+        q *= 2;
+    if (p < 4 || !(set = calloc((size_t)p / 8 + 1, 1)))
+        return 0;
+    for (a = 0; (1 << a) <= q; a++)
+        for (b = 0; b <= a; b++) {
+            v = (int)(((1u << a) - 1) & ~((1u << b) - 1));
+            if (v < q)
+                set[v >> 3] |= (uint8_t)(1u << (v & 7));
+            if (v < q && v + q < p)
+                set[(v + q) >> 3] |= (uint8_t)(1u << ((v + q) & 7));
+        }
+    lb = rtopo__coll_path_lb(t, c, prog, RTOPO__COLL_RSAG, pieces, model, set);
+    free(set);
+    return lb;
+}
+
+/* what a family knows of its candidates' whole graphs (rtopo__lb_fn) */
+static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
+                            uint32_t pieces, const rtopo__sched_t *share)
+{
+    if (algo == RTOPO__COLL_CHAIN)
+        return rtopo__chain_lb(t, model, share);
+    if (algo == RTOPO_COLL_TOPO)
+        return rtopo__otis_lb(t, c, prog, model, pieces);
+    if (algo == RTOPO__COLL_RSAG)
+        return rtopo__rsag_lb(t, c, prog, model, pieces);
+    return 0;
 }
 
 int rtopo__scan_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_cand(t, c, rtopo__scan_prog, model, RTOPO__COLL_CHAIN, s_p);
+    return rtopo__coll_build_cand_lb(t, c, rtopo__scan_prog, rtopo__gen_lb, model,
+                                     RTOPO__COLL_CHAIN, s_p);
+}
+
+/* the program of candidate algo of c->op, NULL if it has none */
+static rtopo__prog_fn *rtopo__cand_prog(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                        int algo)
+{
+    int otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    rtopo__prog_fn *prog = c->op == RTOPO__COLL_BCAST ? rtopo__bcast_prog :
+                           c->op == RTOPO__COLL_SCAN ? rtopo__scan_prog :
+                           c->op == RTOPO__COLL_ALLREDUCE ? rtopo__allreduce_prog : NULL;
+
+    if (!prog || (algo == RTOPO_COLL_TOPO && !otis) ||
+        (algo == RTOPO__COLL_RSAG && c->op != RTOPO__COLL_ALLREDUCE) ||
+        (algo == RTOPO__COLL_CHAIN && c->op != RTOPO__COLL_SCAN) ||
+        algo < RTOPO_COLL_TOPO || algo > RTOPO__COLL_CHAIN)
+        return NULL;
+    return prog;
+}
+
+double rtopo__coll_cand_bound(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              const rtopo__model_t *model, int algo)
+{
+    rtopo__prog_fn *prog = rtopo__cand_prog(t, c, algo);
+
+    return prog ? rtopo__coll_cand_lb(t, c, prog, rtopo__gen_lb, model, algo) : -1;
+}
+
+int rtopo__coll_cand_sched(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           const rtopo__model_t *model, int algo, rtopo__sched_t **s_p)
+{
+    rtopo__prog_fn *prog = rtopo__cand_prog(t, c, algo);
+    rtopo__coll_t whole = *c;
+
+    if (!prog)
+        return rtopo__error(RTOPO_ERR_INVAL, "%s has no candidate %d",
+                            rtopo__coll_name(c->op), algo);
+    whole.own = 0;
+    return rtopo__coll_algo1(t, &whole, prog, algo, model, s_p);
 }

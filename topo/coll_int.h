@@ -42,6 +42,16 @@ struct rtopo__cb {         /* rtopo__cb_t (rtopo_sched.h) */
     uint32_t nx, nh, nk, cx, ch, ck;
     int best;               /* routing sweeps: each rank keeps one record
                                (ROUTE BEST), not every one it is on */
+    /* the share cut as nodes are made (rtopo__cb_cut): cut = r + 1 keeps
+     * only the nodes that touch rank r; xid[i]: kept transfer i's number
+     * among all nxall made; olast: 1 + the last step of a local node left
+     * out (rtopo__sched_t's own, nxall, xid, olast); hopped: a hop was
+     * made, kept or not */
+    int cut, hopped;
+    const uint8_t *cutset;  /* or, with cut: the ranks kept (bit r of
+                               byte r/8), for rtopo__coll_path_lb */
+    uint32_t nxall, olast, cxid;
+    uint32_t *xid;
     int err;
 };
 
@@ -79,7 +89,46 @@ int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        rtopo__prog_fn *prog, const rtopo__model_t *model, const int *cand,
                        int ncand, rtopo__sched_t **s_p);
+/* A lower bound of the simulated time of algorithm algo's whole graph
+ * that a family knows from the algorithm's shape (a path every run goes
+ * along, each node at least its least cost), given rank r's share of it
+ * (0: none known).  The choice of a plan takes the larger of it and the
+ * share's own bound (rtopo__sim_bound). */
+typedef double rtopo__lb_fn(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
+                            uint32_t pieces, const rtopo__sched_t *share);
+/* A lower bound of the simulated time of prog's algorithm algo in
+ * `pieces` pieces: the longest path, at the nodes' least costs (kernels
+ * at none), through the nodes that touch the ranks of `set` (bit r of
+ * byte r/8) along the edges on those ranks, a transfer joining its
+ * sender's and its receiver's.  Built with the share cut (only those
+ * nodes are kept), so its cost follows the set, not the job; 0 where
+ * memory runs out.  prog must call rtopo__cb_cut. */
+double rtopo__coll_path_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, int algo, uint32_t pieces,
+                           const rtopo__model_t *model, const uint8_t *set);
+int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                              const rtopo__model_t *model, int long_algo,
+                              rtopo__sched_t **s_p);
+/* what rtopo__coll_choose_lb takes as candidate algo's bound in a plan
+ * (c->own); -1 when it cannot be built */
+double rtopo__coll_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                           const rtopo__model_t *model, int algo);
+int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                          rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                          const rtopo__model_t *model, const int *cand, int ncand,
+                          rtopo__sched_t **s_p);
 int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p);
+/* A program that makes its nodes only through the builder's node calls
+ * and never reads nor restamps a node once made calls this before its
+ * first node: a plan's builder (c->own) then keeps only the nodes of its
+ * rank as they are made, and the rank's time and memory follow its own
+ * share, not the job's.  (The BPC permutations, the sort and the
+ * routings restamp the steps of a round after making it: they build
+ * whole and the share is taken at the end.) */
+void rtopo__cb_cut(rtopo__cb_t *b);
 void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err);
 void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
                    uint32_t step);

@@ -119,7 +119,7 @@ static uint32_t rtopo__line_fill_oh(rtopo__cb_t *b, const rtopo__line_t *ln, int
                             h, nh);
             if (b->err || !b->len)
                 continue;
-            for (j = 0; j < nh; j++)
+            for (j = 0; j < nh && b->nh == i + nh; j++)     /* (cut: not kept) */
                 b->h[i + j].step = b->base + t0 + 1 + h[j].step;
             if (nh)
                 rtopo__cb_step(b, b->base + t0 + T);
@@ -592,9 +592,18 @@ static void rtopo__line_prog(rtopo__cb_t *b, int algo)
                 rtopo__otis_move(b, G, P, RTMP(nin + i), RRECV(i), L + 2);
 }
 
+/* the line program, a plan keeping its share as the nodes are made (no
+ * line operation reads a node back but the zero-fill shift's restamp of
+ * the route it kept) */
+static void rtopo__line_prog_cut(rtopo__cb_t *b, int algo)
+{
+    rtopo__cb_cut(b);
+    rtopo__line_prog(b, algo);
+}
+
 /* a line operation (its one algorithm) */
 int rtopo__line_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_one(t, c, rtopo__line_prog, model, s_p);
+    return rtopo__coll_build_one(t, c, rtopo__line_prog_cut, model, s_p);
 }

@@ -438,6 +438,7 @@ void rtopo__oh_scan(rtopo__cb_t *b)
 /* one piece of the window broadcast (its one algorithm, whatever algo) */
 static void rtopo__window_prog(rtopo__cb_t *b, int algo)
 {
+    rtopo__cb_cut(b);
     rtopo__otis_window(b);
 }
 

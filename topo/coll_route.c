@@ -361,8 +361,10 @@ static void rtopo__rt_kernu(rtopo__cb_t *b, int rank, int op, int sbuf, uint64_t
                             uint64_t slen, uint64_t doff, uint64_t dlen, int64_t arg,
                             uint32_t urec, uint32_t step)
 {
+    uint32_t nk = b->nk;
+
     rtopo__rt_kern(b, rank, op, 0, sbuf, soff, slen, RT_T, doff, dlen, arg, step);
-    if (!b->err)
+    if (!b->err && b->nk > nk)          /* (a plan's cut: kept) */
         b->k[b->nk - 1].urec = urec;
 }
 
@@ -729,6 +731,7 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             return st;
         b.tbase = (rk->tmp_bytes + 7) & ~(uint64_t)7;
     }
+    rtopo__cb_cut(&b);                  /* it never reads back a node */
     rtopo__rt_prog(&b);
     /* the distribute and the generalize have two algorithms on the
      * OTIS-mesh: AUTO names the checked one */

@@ -826,6 +826,18 @@ int rtopo__coll_parse(const char *name);
  * topology does not have (WINDOW_BCAST off the OTIS-mesh). */
 int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const struct rtopo__model *model, rtopo__sched_t **s_p);
+/* The lower bound of candidate algo's simulated time (RTOPO_COLL_TOPO,
+ * RTOPO_COLL_GENERIC, or the generic allreduce's reduce-scatter +
+ * allgather, 3, and the scan's chain, 4) that the plan of rank c->own - 1
+ * takes in choosing the broadcast's, allreduce's or scan's algorithm: its
+ * share's bound and the family's (a path through many ranks).  -1 for
+ * another operation or an algorithm it does not have. */
+double rtopo__coll_cand_bound(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              const struct rtopo__model *model, int algo);
+/* That candidate's whole graph (c->own aside), as the choice runs it */
+int rtopo__coll_cand_sched(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           const struct rtopo__model *model, int algo,
+                           rtopo__sched_t **s_p);
 /* "bcast", "window_bcast", "scan", "allreduce", "shift_fill",
  * "accumulate", "adjacent_sum", "consecutive_sum", "select_rank",
  * "concentrate", "distribute", "generalize", "random_write", "random_read", "bpc",

@@ -111,6 +111,18 @@ static int share_eq(const rtopo__sched_t *W, const rtopo__sched_t *S, int r, con
     if (ok)
         ok = TU_CHECK(nd == S->ndeps, "%s rank %d: %u edges, the share has %u", what, r,
                       nd, S->ndeps);
+    /* the last step of a local node left out, which lines phases up */
+    for (i = 0, j = W->olast; i < W->nxfers + W->nkerns && ok; i++) {
+        uint32_t step = i < W->nxfers ? W->xfers[i].step : W->kerns[i - W->nxfers].step;
+        int local = i < W->nxfers ? !W->xfers[i].nhops && !touches(W, i, r)
+                                  : W->kerns[i - W->nxfers].rank != r;
+
+        if (local && step + 1 > j)
+            j = step + 1;
+    }
+    if (ok)
+        ok = TU_CHECK(S->olast == j, "%s rank %d: the last local step left out is %u, "
+                      "the share's %u", what, r, j, S->olast);
     free(map);
     return ok;
 }
@@ -363,6 +375,91 @@ static void bound_colls(const rtopo__tdesc_t *t)
             }
 }
 
+/* every candidate of the broadcast, scan and allreduce: the bound a plan
+ * takes for it (its share's and the family's path bounds) is below its
+ * whole graph's simulated time, whatever the rank, on the models above
+ * and at lengths that make pieces */
+static void cand_bounds(const rtopo__tdesc_t *t, const int *ranks, int nr)
+{
+    static const int ops[3] = { RTOPO__COLL_BCAST, RTOPO__COLL_SCAN, RTOPO__COLL_ALLREDUCE };
+    static const uint64_t counts[3] = { 1, 1000, 16384 };
+    static uint32_t host[4096];
+    rtopo__layout_t lay = { 0, host };
+    rtopo__model_t mod[3];
+    int i, a, k, mi, j, r, ran = 0;
+
+    rtopo__model_default(&mod[0]);
+    rtopo__model_default(&mod[1]);
+    mod[1].ports = 2;
+    mod[1].tk = 3e-9;
+    for (i = 0; i < RTOPO__LINK_COUNT; i++)
+        mod[1].th[i] = 1e-6;
+    rtopo__model_default(&mod[2]);
+    CU_ASSERT_FATAL(t->p <= 4096);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.2us,intra.tw=0.05ns,inter.ts=20us,"
+                                       "inter.tw=10ns", &mod[2]) == RTOPO_OK);
+    for (r = 0; r < t->p; r++)
+        host[r] = (uint32_t)r / 4;
+    lay.nranks = (uint32_t)t->p;
+    mod[2].layout = &lay;
+    for (i = 0; i < 3; i++)
+        for (a = RTOPO_COLL_TOPO; a <= 4; a++)
+            for (k = 0; k < 3; k++)
+                for (mi = 0; mi < 3; mi++) {
+                    rtopo__coll_t c;
+                    rtopo__sched_t *W = NULL;
+                    rtopo__sim_result_t res;
+
+                    memset(&c, 0, sizeof(c));
+                    c.op = ops[i];
+                    c.dtype = RTOPO_INT32;
+                    c.rop = RTOPO_SUM;
+                    c.esize = 4;
+                    c.count = counts[k];
+                    c.root = t->p / 2;
+                    if (rtopo__coll_cand_sched(t, &c, &mod[mi], a, &W))
+                        continue;
+                    CU_ASSERT_FATAL(rtopo__sim_run(W, &mod[mi], &res) == RTOPO_OK);
+                    for (j = 0; j < nr; j++) {
+                        double lb;
+
+                        c.own = ranks[j] + 1;
+                        lb = rtopo__coll_cand_bound(t, &c, &mod[mi], a);
+                        TU_CHECK(lb >= 0 && lb <= res.model_time * (1 + 1e-9),
+                                 "%s candidate %d of %llu on %s of %d, model %d: rank %d's "
+                                 "bound %g, the whole graph's time %g",
+                                 rtopo__coll_name(c.op), a, (unsigned long long)c.count,
+                                 rtopo__topo_name(t->kind), t->p, mi, ranks[j], lb,
+                                 res.model_time);
+                        ran++;
+                    }
+                    rtopo__sched_free(W);
+                }
+    CU_ASSERT(ran > 0);
+}
+
+static void test_share_cand_bound(void)
+{
+    rtopo__tdesc_t t;
+
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    cand_bounds(&t, (const int[]){ 0, 5, 15 }, 3);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 81, 9, 0);
+    cand_bounds(&t, (const int[]){ 0, 40, 80 }, 3);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    cand_bounds(&t, (const int[]){ 0, 17, 255 }, 3);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 16, 4, 0);
+    cand_bounds(&t, (const int[]){ 0, 6, 15 }, 3);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    cand_bounds(&t, (const int[]){ 0, 9, 63 }, 3);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0);
+    cand_bounds(&t, (const int[]){ 0, 7 }, 2);
+    tdesc(&t, RTOPO__TOPO_RING, 12, 0, 0);
+    cand_bounds(&t, (const int[]){ 0, 11 }, 2);
+    tdesc(&t, RTOPO__TOPO_MESH, 12, 3, 4);
+    cand_bounds(&t, (const int[]){ 5 }, 1);
+}
+
 static void test_share_bound(void)
 {
     rtopo__tdesc_t t;
@@ -477,11 +574,19 @@ static void test_share_choice(void)
     choice_topo(&t, 1, 0, &m);
 }
 
-/* the same on 4096 ranks (its own suite, share4096: about a minute of
- * processor time) */
+/* the same on 4096 ranks (its own suite, share4096: a few minutes of
+ * processor time); a ring of 4096 on 64 hosts of 64 under hops costed by
+ * reach, where the scan's chain is passed over by the bound of its path
+ * through every rank, and a vector long enough for the pieces */
 static void test_share_choice_4096(void)
 {
+    static uint32_t host[4096];
+    rtopo__layout_t lay = { 4096, host };
+    rtopo__model_t m;
     rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    const int ranks[3] = { 0, 1365, 4095 };
+    int r;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1, NULL);
@@ -489,6 +594,22 @@ static void test_share_choice_4096(void)
     choice_topo(&t, 0, 0, NULL);
     tdesc(&t, RTOPO__TOPO_MESH, 4096, 64, 64);
     choice_topo(&t, 0, 0, NULL);
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,"
+                                       "inter.tw=8ns", &m) == RTOPO_OK);
+    for (r = 0; r < 4096; r++)
+        host[r] = (uint32_t)r / 64;
+    m.layout = &lay;
+    tdesc(&t, RTOPO__TOPO_RING, 4096, 0, 0);
+    choice_topo(&t, 0, 0, &m);
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_SCAN;
+    c.dtype = RTOPO_INT32;
+    c.rop = RTOPO_SUM;
+    c.esize = 4;
+    c.count = 16384;
+    choice_case(&t, &c, ranks, 3, &m);
+    choice_case(&t, &c, ranks, 3, NULL);
 }
 
 int tu_suite_share(void)
@@ -502,6 +623,8 @@ int tu_suite_share(void)
         !CU_add_test(s, "shares taken from the whole: scatter with host, shift",
                      test_share_taken) ||
         !CU_add_test(s, "a rank's bound is below the simulated time", test_share_bound) ||
+        !CU_add_test(s, "a plan's bound of each candidate is below its simulated time",
+                     test_share_cand_bound) ||
         !CU_add_test(s, "auto: a plan's choice is the whole graph's, up to 256 ranks",
                      test_share_choice))
         return CU_get_error();
