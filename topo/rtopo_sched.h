@@ -347,6 +347,12 @@ typedef struct rtopo__sched {
     uint32_t nxall;
     uint32_t olast;
     uint32_t *xid;
+    /* 1: the edges hold every edge rtopo__sched_deps_infer(s, 0) would
+     * add (it sets this; rtopo__sched_add_kerns clears it; a change to
+     * nodes' ranges or steps other than the same shift of every step must
+     * clear it too): joining phases then infers only the edges into the
+     * later phase */
+    int inferred;
 } rtopo__sched_t;
 
 /* the whole graph's number of transfer x of s */

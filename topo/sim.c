@@ -698,13 +698,19 @@ static int rtopo__host_index(const rtopo__layout_t *l, uint32_t *hx)
     return l->nranks ? (int)nh + 1 : 0;
 }
 
+/* Is node u's part on rank a SEND (a routed transfer u sends from rank)? */
+static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t rank)
+{
+    return u < s->nxfers && s->xfers[u].nhops && s->xfers[u].src == rank;
+}
+
 /* Runs the graph; with bufs also moves the data.  *makespan: the time the
  * last node ends. */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                       uint8_t *const *const *bufs, double *makespan)
 {
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
-             *oadj = NULL, *hlink = NULL;
+             *mid = NULL, *cur = NULL, *oadj = NULL, *hlink = NULL;
     double *rdy = NULL, *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     uint64_t *stage = NULL, arena_len = 0;
@@ -730,6 +736,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     cnt = calloc((size_t)n + 1, sizeof(*cnt));
     first = calloc((size_t)n + 2, sizeof(*first));
+    mid = calloc((size_t)n + 1, sizeof(*mid));
+    cur = malloc(((size_t)n + 1) * sizeof(*cur));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
     rdy = calloc((size_t)n + 1, sizeof(*rdy));
     xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
@@ -741,20 +749,37 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!cnt || !first || !oadj || !rdy || !xend || !hlink || !cpu ||
+    if (!cnt || !first || !mid || !cur || !oadj || !rdy || !xend || !hlink || !cpu ||
         (k && (!sport || !rport)) || (nl && !lane) || rtopo__linkmap_grow(&map)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
-    /* out-edges by pred (CSR), in-degree by succ */
+    /* out-edges by pred (CSR of the successors), in-degree by succ: u's
+     * edges are oadj[first[u]..first[u + 1]), those its SENT event
+     * releases (u's part on the edge's rank is a SEND) up to mid[u], those
+     * of its END from there, each group in edge order */
     for (i = 0; i < s->ndeps; i++) {
-        cnt[s->deps[i].succ]++;
-        first[s->deps[i].pred + 2]++;
+        const rtopo__dep_t *d = &s->deps[i];
+
+        cnt[d->succ]++;
+        first[d->pred + 1]++;
+        mid[d->pred] += rtopo__part_send(s, d->pred, d->rank);
     }
-    for (i = 0; i < n; i++)
-        first[i + 2] += first[i + 1];
+    for (i = 0; i < n; i++) {
+        first[i + 1] += first[i];
+        mid[i] += first[i];
+        cur[i] = first[i];
+    }
     for (i = 0; i < s->ndeps; i++)
-        oadj[first[s->deps[i].pred + 1]++] = i;
+        if (rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
+            oadj[cur[s->deps[i].pred]++] = s->deps[i].succ;
+    for (i = 0; i < n; i++)
+        cur[i] = mid[i];
+    for (i = 0; i < s->ndeps; i++)
+        if (!rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
+            oadj[cur[s->deps[i].pred]++] = s->deps[i].succ;
+    free(cur);
+    cur = NULL;
     /* link direction of every hop */
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
@@ -890,14 +915,11 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             ended++;
             span = rtopo__max(span, e.t);
         }
-        for (j = first[u]; j < first[u + 1]; j++) {
-            const rtopo__dep_t *d = &s->deps[oadj[j]];
+        for (j = sent ? first[u] : mid[u]; j < (sent ? mid[u] : first[u + 1]); j++) {
+            uint32_t v = oadj[j];
 
-            if ((rtopo__sched_part(s, u, d->rank) == RTOPO__PART_SEND) != sent)
-                continue;
-            rdy[d->succ] = rtopo__max(rdy[d->succ], e.t);
-            if (--cnt[d->succ] == 0 &&
-                (st = rtopo__heap_push(&h, rdy[d->succ], RTOPO__EV_READY, d->succ, 0)))
+            rdy[v] = rtopo__max(rdy[v], e.t);
+            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, rdy[v], RTOPO__EV_READY, v, 0)))
                 goto out;
         }
     }
@@ -911,6 +933,8 @@ out:
     free(map.id);
     free(cnt);
     free(first);
+    free(mid);
+    free(cur);
     free(oadj);
     free(rdy);
     free(xend);
