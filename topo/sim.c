@@ -397,11 +397,11 @@ enum { RTOPO__EV_READY, RTOPO__EV_HOP, RTOPO__EV_SENT, RTOPO__EV_END };
 typedef struct rtopo__ev {
     double t;
     uint64_t seq;       /* ties: first pushed, first served */
-    uint32_t type;
     uint32_t node;
-    uint32_t hop;       /* EV_HOP: index within the route */
+    uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
 } rtopo__ev_t;
 
+/* a 4-ary heap of events by (t, seq) */
 typedef struct rtopo__heap {
     rtopo__ev_t *ev;
     size_t n, cap;
@@ -416,6 +416,7 @@ static inline int rtopo__ev_before(const rtopo__ev_t *a, const rtopo__ev_t *b)
 static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t node,
                             uint32_t hop)
 {
+    rtopo__ev_t x;
     size_t i;
 
     if (h->n == h->cap) {
@@ -427,37 +428,31 @@ static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t 
         h->ev = ev;
         h->cap = cap;
     }
-    i = h->n++;
-    h->ev[i] = (rtopo__ev_t){ t, h->seq++, type, node, hop };
-    while (i && rtopo__ev_before(&h->ev[i], &h->ev[(i - 1) / 2])) {
-        rtopo__ev_t x = h->ev[i];
-
-        h->ev[i] = h->ev[(i - 1) / 2];
-        h->ev[(i - 1) / 2] = x;
-        i = (i - 1) / 2;
-    }
+    x = (rtopo__ev_t){ t, h->seq++, node, type | hop << 2 };
+    for (i = h->n++; i && rtopo__ev_before(&x, &h->ev[(i - 1) / 4]); i = (i - 1) / 4)
+        h->ev[i] = h->ev[(i - 1) / 4];
+    h->ev[i] = x;
     return RTOPO_OK;
 }
 
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
-    rtopo__ev_t top = h->ev[0];
-    size_t i = 0, c;
+    rtopo__ev_t top = h->ev[0], x = h->ev[--h->n];
+    size_t i = 0, c, k, best;
 
-    h->ev[0] = h->ev[--h->n];
     for (;;) {
-        c = 2 * i + 1;
+        c = 4 * i + 1;
         if (c >= h->n)
             break;
-        if (c + 1 < h->n && rtopo__ev_before(&h->ev[c + 1], &h->ev[c]))
-            c++;
-        if (!rtopo__ev_before(&h->ev[c], &h->ev[i]))
+        for (best = c, k = c + 1; k < c + 4 && k < h->n; k++)
+            if (rtopo__ev_before(&h->ev[k], &h->ev[best]))
+                best = k;
+        if (!rtopo__ev_before(&h->ev[best], &x))
             break;
-        rtopo__ev_t x = h->ev[i];
-        h->ev[i] = h->ev[c];
-        h->ev[c] = x;
-        i = c;
+        h->ev[i] = h->ev[best];
+        i = best;
     }
+    h->ev[i] = x;
     return top;
 }
 
@@ -698,6 +693,13 @@ static int rtopo__host_index(const rtopo__layout_t *l, uint32_t *hx)
     return l->nranks ? (int)nh + 1 : 0;
 }
 
+/* a node's state in rtopo__des: edges not yet released, the time the
+ * last one was */
+typedef struct rtopo__des_node {
+    double rdy;
+    uint32_t cnt;
+} rtopo__des_node_t;
+
 /* Is node u's part on rank a SEND (a routed transfer u sends from rank)? */
 static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t rank)
 {
@@ -709,9 +711,10 @@ static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t 
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                       uint8_t *const *const *bufs, double *makespan)
 {
-    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
+    rtopo__des_node_t *nd = NULL;
+    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *first = NULL,
              *mid = NULL, *cur = NULL, *oadj = NULL, *hlink = NULL;
-    double *rdy = NULL, *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
+    double *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     uint64_t *stage = NULL, arena_len = 0;
     uint8_t *arena = NULL;
@@ -734,12 +737,11 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             goto out;
         }
     }
-    cnt = calloc((size_t)n + 1, sizeof(*cnt));
+    nd = calloc((size_t)n + 1, sizeof(*nd));
     first = calloc((size_t)n + 2, sizeof(*first));
     mid = calloc((size_t)n + 1, sizeof(*mid));
     cur = malloc(((size_t)n + 1) * sizeof(*cur));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
-    rdy = calloc((size_t)n + 1, sizeof(*rdy));
     xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
     hlink = malloc(((size_t)s->nhops + 1) * sizeof(*hlink));
     cpu = calloc((size_t)p, sizeof(*cpu));
@@ -749,7 +751,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!cnt || !first || !mid || !cur || !oadj || !rdy || !xend || !hlink || !cpu ||
+    if (!nd || !first || !mid || !cur || !oadj || !xend || !hlink || !cpu ||
         (k && (!sport || !rport)) || (nl && !lane) || rtopo__linkmap_grow(&map)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
@@ -761,7 +763,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     for (i = 0; i < s->ndeps; i++) {
         const rtopo__dep_t *d = &s->deps[i];
 
-        cnt[d->succ]++;
+        nd[d->succ].cnt++;
         first[d->pred + 1]++;
         mid[d->pred] += rtopo__part_send(s, d->pred, d->rank);
     }
@@ -826,15 +828,15 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         }
     }
     for (i = 0; i < n; i++)
-        if (!cnt[i] && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
+        if (!nd[i].cnt && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
             goto out;
     st = RTOPO_OK;
     while (h.n) {
         rtopo__ev_t e = rtopo__heap_pop(&h);
-        uint32_t u = e.node, j;
-        int sent = e.type == RTOPO__EV_SENT;
+        uint32_t u = e.node, j, ehop = e.th >> 2, etype = e.th & 3;
+        int sent = etype == RTOPO__EV_SENT;
 
-        if (e.type == RTOPO__EV_READY) {
+        if (etype == RTOPO__EV_READY) {
             if (u < s->nxfers && s->xfers[u].nhops) {
                 st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0);
             } else {
@@ -850,21 +852,21 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 goto out;
             continue;
         }
-        if (e.type == RTOPO__EV_HOP) {
+        if (etype == RTOPO__EV_HOP) {
             const rtopo__xfer_t *x = &s->xfers[u];
-            const rtopo__hop_t *hp = &s->hops[x->hop0 + e.hop];
-            uint32_t l = hlink[x->hop0 + e.hop];
-            int32_t from = e.hop ? s->hops[x->hop0 + e.hop - 1].to : x->src;
+            const rtopo__hop_t *hp = &s->hops[x->hop0 + ehop];
+            uint32_t l = hlink[x->hop0 + ehop];
+            int32_t from = ehop ? s->hops[x->hop0 + ehop - 1].to : x->src;
             double hts, htw, T, g;
             size_t sp = 0, rp = 0, lp = 0, op = 0;
-            int last = e.hop + 1 == x->nhops, cross = 0;
+            int last = ehop + 1 == x->nhops, cross = 0;
 
             rtopo__model_hop(m, hp->link, from, hp->to, &hts, &htw);
             T = hts + (double)x->len * htw;
             g = rtopo__max(e.t, lfree[l]);
             if (nl)
                 g = rtopo__max(g, rtopo__port_pick(lane, nl, 0, &lp));
-            if (k && e.hop == 0)
+            if (k && ehop == 0)
                 g = rtopo__max(g, rtopo__port_pick(sport, k, x->src, &sp));
             if (k && last)
                 g = rtopo__max(g, rtopo__port_pick(rport, k, x->dst, &rp));
@@ -877,19 +879,19 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 hout[op] = g + T;
             if (nl)
                 lane[lp] = g + T;
-            if (k && e.hop == 0)
+            if (k && ehop == 0)
                 sport[sp] = g + T;
             if (k && last)
                 rport[rp] = g + T;
             xend[u] = rtopo__max(xend[u], g + T);
-            if (e.hop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0)))
+            if (ehop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0)))
                 goto out;
             if (last)
                 st = rtopo__heap_push(&h, xend[u], RTOPO__EV_END, u, 0);
             else
                 st = rtopo__heap_push(&h, g + rtopo__model_hop_th(m, s->hops[x->hop0 +
-                                      e.hop + 1].link, hp->to, s->hops[x->hop0 + e.hop + 1].to,
-                                      x->len), RTOPO__EV_HOP, u, e.hop + 1);
+                                      ehop + 1].link, hp->to, s->hops[x->hop0 + ehop + 1].to,
+                                      x->len), RTOPO__EV_HOP, u, ehop + 1);
             if (st)
                 goto out;
             continue;
@@ -918,8 +920,9 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         for (j = sent ? first[u] : mid[u]; j < (sent ? mid[u] : first[u + 1]); j++) {
             uint32_t v = oadj[j];
 
-            rdy[v] = rtopo__max(rdy[v], e.t);
-            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, rdy[v], RTOPO__EV_READY, v, 0)))
+            nd[v].rdy = rtopo__max(nd[v].rdy, e.t);
+            if (--nd[v].cnt == 0 &&
+                (st = rtopo__heap_push(&h, nd[v].rdy, RTOPO__EV_READY, v, 0)))
                 goto out;
         }
     }
@@ -931,12 +934,11 @@ out:
     free(h.ev);
     free(map.key);
     free(map.id);
-    free(cnt);
+    free(nd);
     free(first);
     free(mid);
     free(cur);
     free(oadj);
-    free(rdy);
     free(xend);
     free(hlink);
     free(lfree);
