@@ -2132,9 +2132,11 @@ static void otis_route_input(const rtopo__coll_t *c, const rtopo__tdesc_t *t,
  * the rank s places back along the line; the routing operations also
  * their got (TMP[8, 12), *landed_p: the ranks that got a record).
  * Payloads above SIM_CHECK_CAP over all ranks are checked with fewer
- * elements, or smaller records (*ccount_p). */
+ * elements, or smaller records (*ccount_p).  res (may be NULL): also
+ * s's run under the model (rtopo__sim_run), made in the same run of the
+ * graph as the data's where the check runs s itself. */
 static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *ccount_p,
-                      int *ok_p, int *landed_p)
+                      int *ok_p, int *landed_p, rtopo__sim_result_t *res)
 {
     const rtopo__tdesc_t *t = &o->topo;
     rtopo__sched_t *cs = NULL;
@@ -2153,6 +2155,10 @@ static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *c
         per = 2 * rtopo__coll_send_bytes(&c) + 2 * rtopo__coll_recv_bytes(&c);
     }
     if (count != o->c.count) {
+        /* the run of the schedule asked for, then the check's own */
+        if (res && (status = rtopo__sim_run(s, &o->model, res)))
+            return status;
+        res = NULL;
         if ((status = otis_build(o, count, &cs)))
             return status;
         s = cs;
@@ -2239,7 +2245,9 @@ static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *c
         goto out;
     }
     if ((status = rtopo__sched_validate(s)) ||
-        (status = rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
+        (status = res ? rtopo__sim_run_exec(s, &o->model, (uint8_t *const *const *)bufs,
+                                            size, res) :
+                  rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
         goto out;
     for (r = 0; r < t->p && ok; r++)
         if (memcmp(bufs[r][RTOPO__BUF_RECV], out[r], (size_t)size[RTOPO__BUF_RECV]))
@@ -2343,12 +2351,14 @@ static int otis_one(const otis_opts_t *o)
                 rtopo_last_error());
         return 2;
     }
+    /* with --check the run and the check's data movement are one run of
+     * the graph where they can be (rtopo__sim_run_exec) */
     sim_stage = "simulating the schedule";
-    if (!status)
+    if (!status && !o->check)
         status = rtopo__sim_run(s, &o->model, &r);
-    sim_stage = "checking the data";
+    sim_stage = "simulating the schedule and checking the data";
     if (!status && o->check)
-        status = otis_check(o, s, &ccount, &ok, &landed);
+        status = otis_check(o, s, &ccount, &ok, &landed, &r);
     sim_stage = "finishing";
     if (!status && c.op == RTOPO__COLL_CONCENTRATE)
         status = otis_rank_moves(o, &rmv);

@@ -1044,5 +1044,11 @@ int rtopo__sim_exec(const rtopo__sched_t *s, uint8_t *const *const *bufs);
  * rank, buffer, hop or byte range or a failed kernel; RTOPO_ERR_NOMEM. */
 int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
                           const uint64_t size[RTOPO__BUF_COUNT]);
+/* rtopo__sim_run(s, m, r) and rtopo__sim_exec_sized(s, bufs, size) in
+ * one: a model equal to the default one (m NULL too) runs the graph once
+ * for both, the same events in the same order. */
+int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
+                        uint8_t *const *const *bufs, const uint64_t size[RTOPO__BUF_COUNT],
+                        rtopo__sim_result_t *r);
 
 #endif

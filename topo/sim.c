@@ -241,8 +241,9 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
     return RTOPO_OK;
 }
 
-int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
-                   rtopo__sim_result_t *r)
+/* rtopo__sim_run, moving the data of bufs too when bufs is not NULL */
+static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
+                               uint8_t *const *const *bufs, rtopo__sim_result_t *r)
 {
     rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
     rtopo__linkstate_t *ls = NULL;
@@ -372,7 +373,7 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
-    if ((status = rtopo__des(s, m, NULL, &ct)))
+    if ((status = rtopo__des(s, m, bufs, &ct)))
         goto out;
     res.steps = nsteps;
     res.model_time = ct;
@@ -968,16 +969,19 @@ static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,
     return RTOPO_OK;
 }
 
-int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
-                          const uint64_t size[RTOPO__BUF_COUNT])
+int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
+                   rtopo__sim_result_t *r)
 {
-    rtopo__model_t m;
-    double span;
+    return rtopo__sim_run_bufs(s, m, NULL, r);
+}
+
+/* every range of s in bufs (and within size, when not NULL) */
+static int rtopo__exec_ranges(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                              const uint64_t *size)
+{
     uint32_t i;
     int st;
 
-    if ((st = rtopo__sim_check(s)))
-        return st;
     if (!bufs)
         return rtopo__error(RTOPO_ERR_INVAL, "no buffers");
     for (i = 0; i < s->nxfers; i++) {
@@ -1002,8 +1006,59 @@ int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
                                     k->dst_off, k->len)))
             return st;
     }
+    return RTOPO_OK;
+}
+
+int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                          const uint64_t size[RTOPO__BUF_COUNT])
+{
+    rtopo__model_t m;
+    double span;
+    int st;
+
+    if ((st = rtopo__sim_check(s)))
+        return st;
+    if (!bufs)
+        return rtopo__error(RTOPO_ERR_INVAL, "no buffers");
+    if ((st = rtopo__exec_ranges(s, bufs, size)))
+        return st;
     rtopo__model_default(&m);
     return rtopo__des(s, &m, bufs, &span);
+}
+
+/* do a and b cost every hop and node alike (every parameter equal)? */
+static int rtopo__model_same(const rtopo__model_t *a, const rtopo__model_t *b)
+{
+    int c;
+
+    for (c = 0; c < RTOPO__LINK_COUNT; c++)
+        if (a->ts[c] != b->ts[c] || a->tw[c] != b->tw[c] || a->th[c] != b->th[c])
+            return 0;
+    for (c = 0; c < RTOPO__REACH_COUNT; c++)
+        if (a->reach_ts[c] != b->reach_ts[c] || a->reach_tw[c] != b->reach_tw[c] ||
+            a->reach_th[c] != b->reach_th[c] || a->reach_set[c] != b->reach_set[c])
+            return 0;
+    return a->chunk == b->chunk && a->ports == b->ports && a->tk == b->tk &&
+           a->lanes == b->lanes && a->layout == b->layout && a->hostlinks == b->hostlinks;
+}
+
+int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
+                        uint8_t *const *const *bufs, const uint64_t size[RTOPO__BUF_COUNT],
+                        rtopo__sim_result_t *r)
+{
+    rtopo__model_t def;
+    int st;
+
+    rtopo__model_default(&def);
+    if (!m)
+        m = &def;
+    if (!r || !bufs)
+        return rtopo__error(RTOPO_ERR_INVAL, "no result or no buffers");
+    if (!rtopo__model_same(m, &def))
+        return (st = rtopo__sim_run(s, m, r)) ? st : rtopo__sim_exec_sized(s, bufs, size);
+    if ((st = rtopo__sim_check(s)) || (st = rtopo__exec_ranges(s, bufs, size)))
+        return st;
+    return rtopo__sim_run_bufs(s, &def, bufs, r);
 }
 
 int rtopo__sim_exec(const rtopo__sched_t *s, uint8_t *const *const *bufs)
