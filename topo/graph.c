@@ -118,17 +118,21 @@ typedef struct rtopo__acc {
     uint32_t step;
     uint32_t node;
     uint64_t off, len;
+    uint32_t pw;       /* a write: the last write before it (inference) */
     uint8_t phase;     /* 0 send, 1 recv, 2 local */
     uint8_t write;
     uint8_t buf;
 } rtopo__acc_t;
 
-/* (step, phase, node); equal keys keep the order they were put in (the
- * sort below is stable) */
+/* (buf, step, phase, node); equal keys keep the order they were put in
+ * (the sort below is stable): a rank's accesses to one buffer in the
+ * order of (step, phase, node), the order of the inference */
 static int rtopo__acc_cmp(const void *a, const void *b)
 {
     const rtopo__acc_t *x = a, *y = b;
 
+    if (x->buf != y->buf)
+        return x->buf < y->buf ? -1 : 1;
     if (x->step != y->step)
         return x->step < y->step ? -1 : 1;
     if (x->phase != y->phase)
@@ -341,6 +345,8 @@ static size_t rtopo__edges_merge(rtopo__dep_t *out, rtopo__dep_t *const *ra, siz
     }
 }
 
+#define RTOPO__NONE SIZE_MAX
+
 /* The edges into the nodes of a later phase (transfers xlo..xhi - 1 and
  * kernels from node klo; all: 0, nxfers, nxfers) added to s's, as
  * rtopo__sched_deps_infer (which infers them all). */
@@ -360,38 +366,52 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     for (r = 0; r < (size_t)s->topo.p; r++) {
         size_t r0 = nn;
 
-        b = cnt[r];
-        e = cnt[r + 1];
-        for (j = b; j < e; j++) {
-            const rtopo__acc_t *y = &acc[j];
+        /* b..e: the rank's accesses to one buffer; lw: the last write
+         * before j; b + pw of write i: the last one before it */
+        for (b = cnt[r]; b < cnt[r + 1]; b = e) {
+            size_t lw = RTOPO__NONE;
 
-            if ((y->node < xlo || y->node >= xhi) && y->node < klo)
-                continue;
-            /* latest first: a write that covers all of y's range is
-             * itself ordered after every earlier access that overlaps
-             * y, so the scan stops there (no transitive edges) */
-            for (i = j; i-- > b;) {
-                const rtopo__acc_t *x = &acc[i];
-                int kind;
+            for (e = b; e < cnt[r + 1] && acc[e].buf == acc[b].buf; e++)
+                ;
+            for (j = b; j < e; j++) {
+                rtopo__acc_t *y = &acc[j];
+                int wr = y->write;
 
-                if (x->node == y->node || x->buf != y->buf || !(x->write || y->write) ||
-                    x->off >= y->off + y->len || y->off >= x->off + x->len)
-                    continue;
-                if (x->step == y->step && x->phase == 1 && y->phase == 1) {
-                    st = rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both write "
-                                      "rank %d's buffer %u at offset %llu in step %u: "
-                                      "order them by steps", x->node, y->node, (int)r,
-                                      y->buf, (unsigned long long)(x->off > y->off ?
-                                      x->off : y->off), y->step);
-                    goto out;
+                if (wr) {
+                    y->pw = lw == RTOPO__NONE ? UINT32_MAX : (uint32_t)(lw - b);
+                    lw = j;
                 }
-                kind = x->write && y->write ? RTOPO__DEP_WAW :
-                       x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
-                if ((st = rtopo__edges_room(&ne, &nn, &ncap, 1)))
-                    goto out;
-                ne[nn++] = (rtopo__dep_t){ (int32_t)r, x->node, y->node, (uint32_t)kind };
-                if (x->write && x->off <= y->off && x->off + x->len >= y->off + y->len)
-                    break;
+                if ((y->node < xlo || y->node >= xhi) && y->node < klo)
+                    continue;
+                /* latest first: a write that covers all of y's range is
+                 * itself ordered after every earlier access that
+                 * overlaps y, so the scan stops there (no transitive
+                 * edges); a read meets the writes alone */
+                for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : lw; i != RTOPO__NONE;
+                     i = wr ? (i > b ? i - 1 : RTOPO__NONE) :
+                         acc[i].pw == UINT32_MAX ? RTOPO__NONE : b + acc[i].pw) {
+                    const rtopo__acc_t *x = &acc[i];
+                    int kind;
+
+                    if (x->node == y->node || !(x->write || wr) ||
+                        x->off >= y->off + y->len || y->off >= x->off + x->len)
+                        continue;
+                    if (x->step == y->step && x->phase == 1 && y->phase == 1) {
+                        st = rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both "
+                                          "write rank %d's buffer %u at offset %llu in "
+                                          "step %u: order them by steps", x->node,
+                                          y->node, (int)r, y->buf, (unsigned long long)
+                                          (x->off > y->off ? x->off : y->off), y->step);
+                        goto out;
+                    }
+                    kind = x->write && wr ? RTOPO__DEP_WAW :
+                           x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
+                    if ((st = rtopo__edges_room(&ne, &nn, &ncap, 1)))
+                        goto out;
+                    ne[nn++] = (rtopo__dep_t){ (int32_t)r, x->node, y->node, (uint32_t)kind };
+                    if (x->write && x->off <= y->off && x->off + x->len >= y->off + y->len)
+                        break;
+                }
             }
         }
         /* SEND parts of the rank, in (step, node) order */
