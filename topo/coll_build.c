@@ -263,6 +263,15 @@ void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
     x->step = b->base + step;
 }
 
+/* p (room for at least n entries of esz bytes) shrunk to n, or p when it
+ * cannot be */
+static void *rtopo__trim(void *p, size_t n, size_t esz)
+{
+    void *q = realloc(p, n * esz);
+
+    return q ? q : p;
+}
+
 /* The builder's nodes as a schedule of algorithm algo (its edges not
  * inferred yet; TMP: b->tbase and the b->ntmp registers of b->M bytes),
  * into *s_p; frees the builder's arrays, also on failure. */
@@ -297,17 +306,22 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
         st = rtopo__sched_own(s, b->c->own - 1);
         goto out;
     }
-    if ((st = rtopo__sched_alloc(b->t, b->nx, b->nh, &s)))
+    /* the whole graph: the builder's arrays become the schedule's too,
+     * trimmed to their size (no second copy of the nodes) */
+    if ((st = rtopo__sched_alloc(b->t, 0, 0, &s)))
         goto out;
+    s->xfers = b->nx ? rtopo__trim(b->x, b->nx, sizeof(*b->x)) : NULL;
+    s->hops = b->nh ? rtopo__trim(b->h, b->nh, sizeof(*b->h)) : NULL;
+    s->kerns = b->nk ? rtopo__trim(b->k, (size_t)b->nk + 1, sizeof(*b->k)) : NULL;
     if (b->nx)
-        memcpy(s->xfers, b->x, sizeof(*b->x) * b->nx);
+        b->x = NULL;
     if (b->nh)
-        memcpy(s->hops, b->h, sizeof(*b->h) * b->nh);
-    if (b->nk) {
-        if ((st = rtopo__sched_add_kerns(s, b->nk, NULL)))
-            goto out;
-        memcpy(s->kerns, b->k, sizeof(*b->k) * b->nk);
-    }
+        b->h = NULL;
+    if (b->nk)
+        b->k = NULL;
+    s->nxfers = b->nx;
+    s->nhops = b->nh;
+    s->nkerns = b->nk;
     s->algo = algo;
     s->nsteps = b->nh ? b->maxstep + 1 : 0;
     s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;

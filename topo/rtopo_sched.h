@@ -293,13 +293,13 @@ typedef struct rtopo__kern {
     uint8_t dst_buf;
     uint16_t pad;
     uint32_t rec;     /* record bytes (CMPX, SORT, SELECT, ROUTE) */
+    uint32_t urec;    /* ROUTE SPACK, SUNPACK: user record bytes */
     uint64_t src_off;
     uint64_t dst_off;
     uint64_t len;
     int64_t arg;      /* FILL value; ROUTE parameters */
     uint64_t slen;    /* ROUTE: bytes of the source range */
-    uint32_t urec;    /* ROUTE SPACK, SUNPACK: user record bytes */
-} rtopo__kern_t;
+} rtopo__kern_t;      /* 64 bytes */
 
 /* Does kernel k read a source range?  Its length in *len (may be NULL). */
 int rtopo__kern_src(const rtopo__kern_t *k, uint64_t *len);
