@@ -402,11 +402,17 @@ typedef struct rtopo__ev {
     uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
 } rtopo__ev_t;
 
-/* a 4-ary heap of events by (t, seq) */
+/* The events by (t, seq): a 4-ary heap, and beside it a FIFO of the
+ * events pushed for the time of the event being handled (`now`: most are,
+ * readiness and first hops) that skip the heap; a pop takes the earlier
+ * of the two heads, so the order is the heap's alone. */
 typedef struct rtopo__heap {
     rtopo__ev_t *ev;
     size_t n, cap;
     uint64_t seq;
+    double now;
+    rtopo__ev_t *q;     /* the FIFO: q[qh..qt) */
+    size_t qh, qt, qcap;
 } rtopo__heap_t;
 
 static inline int rtopo__ev_before(const rtopo__ev_t *a, const rtopo__ev_t *b)
@@ -417,9 +423,24 @@ static inline int rtopo__ev_before(const rtopo__ev_t *a, const rtopo__ev_t *b)
 static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t node,
                             uint32_t hop)
 {
-    rtopo__ev_t x;
+    rtopo__ev_t x = { t, h->seq++, node, type | hop << 2 };
     size_t i;
 
+    if (t == h->now) {
+        if (h->qh == h->qt)
+            h->qh = h->qt = 0;
+        if (h->qt == h->qcap) {
+            size_t cap = h->qcap ? 2 * h->qcap : 1024;
+            rtopo__ev_t *q = realloc(h->q, cap * sizeof(*q));
+
+            if (!q)
+                return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %zu", cap);
+            h->q = q;
+            h->qcap = cap;
+        }
+        h->q[h->qt++] = x;
+        return RTOPO_OK;
+    }
     if (h->n == h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 1024;
         rtopo__ev_t *ev = realloc(h->ev, cap * sizeof(*ev));
@@ -429,18 +450,29 @@ static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t 
         h->ev = ev;
         h->cap = cap;
     }
-    x = (rtopo__ev_t){ t, h->seq++, node, type | hop << 2 };
     for (i = h->n++; i && rtopo__ev_before(&x, &h->ev[(i - 1) / 4]); i = (i - 1) / 4)
         h->ev[i] = h->ev[(i - 1) / 4];
     h->ev[i] = x;
     return RTOPO_OK;
 }
 
+static inline int rtopo__heap_empty(const rtopo__heap_t *h)
+{
+    return !h->n && h->qh == h->qt;
+}
+
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
-    rtopo__ev_t top = h->ev[0], x = h->ev[--h->n];
+    rtopo__ev_t top, x;
     size_t i = 0, c, k, best;
 
+    if (h->qh < h->qt && (!h->n || rtopo__ev_before(&h->q[h->qh], &h->ev[0]))) {
+        top = h->q[h->qh++];
+        h->now = top.t;
+        return top;
+    }
+    top = h->ev[0];
+    x = h->ev[--h->n];
     for (;;) {
         c = 4 * i + 1;
         if (c >= h->n)
@@ -454,6 +486,7 @@ static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
         i = best;
     }
     h->ev[i] = x;
+    h->now = top.t;
     return top;
 }
 
@@ -720,7 +753,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     uint64_t *stage = NULL, arena_len = 0;
     uint8_t *arena = NULL;
     rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
-    rtopo__heap_t h = { NULL, 0, 0, 0 };
+    rtopo__heap_t h = { NULL, 0, 0, 0, 0.0, NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
@@ -832,7 +865,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         if (!nd[i].cnt && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
             goto out;
     st = RTOPO_OK;
-    while (h.n) {
+    while (!rtopo__heap_empty(&h)) {
         rtopo__ev_t e = rtopo__heap_pop(&h);
         uint32_t u = e.node, j, ehop = e.th >> 2, etype = e.th & 3;
         int sent = etype == RTOPO__EV_SENT;
@@ -933,6 +966,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     *makespan = span;
 out:
     free(h.ev);
+    free(h.q);
     free(map.key);
     free(map.id);
     free(nd);
