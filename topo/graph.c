@@ -186,12 +186,19 @@ static void rtopo__acc_sort(rtopo__acc_t *a, size_t n, rtopo__acc_t *tmp)
     }
 }
 
-/* The accesses of s, rank by rank: with a NULL, counts them in cnt[rank
- * + 1]; else puts each at a[cnt[rank]++].  In a share (own = r + 1) only
- * rank r's count.  RTOPO_ERR_INVAL for a rank out of range. */
-static int rtopo__acc_put(const rtopo__sched_t *s, size_t *cnt, rtopo__acc_t *a, int rank,
-                          uint32_t step, int phase, int write, int buf, uint32_t node,
-                          uint64_t off, uint64_t len)
+/* Where rtopo__acc_put puts the accesses: with a NULL it counts them in
+ * cnt[rank + 1]; else it puts those of ranks r0..r1 - 1 at a[cnt[rank]++]. */
+typedef struct rtopo__accs {
+    size_t *cnt;
+    rtopo__acc_t *a;
+    int r0, r1;
+} rtopo__accs_t;
+
+/* One access of a node on rank (none of length 0; in a share, own = r +
+ * 1, only rank r's).  RTOPO_ERR_INVAL for a rank out of range. */
+static int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank, uint32_t step,
+                          int phase, int write, int buf, uint32_t node, uint64_t off,
+                          uint64_t len)
 {
     rtopo__acc_t *e;
 
@@ -200,11 +207,13 @@ static int rtopo__acc_put(const rtopo__sched_t *s, size_t *cnt, rtopo__acc_t *a,
     if (rank < 0 || rank >= s->topo.p)
         return rtopo__error(RTOPO_ERR_INVAL, "node %u: rank %d out of 0..%d", node, rank,
                             s->topo.p - 1);
-    if (!a) {
-        cnt[rank + 1]++;
+    if (!c->a) {
+        c->cnt[rank + 1]++;
         return RTOPO_OK;
     }
-    e = &a[cnt[rank]++];
+    if (rank < c->r0 || rank >= c->r1)
+        return RTOPO_OK;
+    e = &c->a[c->cnt[rank]++];
     e->step = step;
     e->node = node;
     e->off = off;
@@ -217,7 +226,7 @@ static int rtopo__acc_put(const rtopo__sched_t *s, size_t *cnt, rtopo__acc_t *a,
 
 /* every access of s, in node order (rtopo__acc_put); port: only the
  * SEND part of each routed transfer, of length 1 */
-static int rtopo__acc_all(const rtopo__sched_t *s, size_t *cnt, rtopo__acc_t *a, int port)
+static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
 {
     uint32_t id, i;
     int st = RTOPO_OK;
@@ -227,17 +236,16 @@ static int rtopo__acc_all(const rtopo__sched_t *s, size_t *cnt, rtopo__acc_t *a,
 
         if (port) {
             if (x->nhops)
-                st = rtopo__acc_put(s, cnt, a, x->src, s->hops[x->hop0].step, 0, 0, 0, id,
-                                    0, 1);
+                st = rtopo__acc_put(s, c, x->src, s->hops[x->hop0].step, 0, 0, 0, id, 0, 1);
         } else if (!x->nhops) {
-            if (!(st = rtopo__acc_put(s, cnt, a, x->src, x->step, 2, 0, x->src_buf, id,
+            if (!(st = rtopo__acc_put(s, c, x->src, x->step, 2, 0, x->src_buf, id,
                                       x->src_off, x->len)))
-                st = rtopo__acc_put(s, cnt, a, x->src, x->step, 2, 1, x->dst_buf, id,
-                                    x->dst_off, x->len);
-        } else if (!(st = rtopo__acc_put(s, cnt, a, x->src, s->hops[x->hop0].step, 0, 0,
-                                         x->src_buf, id, x->src_off, x->len))) {
-            st = rtopo__acc_put(s, cnt, a, x->dst, s->hops[x->hop0 + x->nhops - 1].step, 1,
-                                1, x->dst_buf, id, x->dst_off, x->len);
+                st = rtopo__acc_put(s, c, x->src, x->step, 2, 1, x->dst_buf, id, x->dst_off,
+                                    x->len);
+        } else if (!(st = rtopo__acc_put(s, c, x->src, s->hops[x->hop0].step, 0, 0, x->src_buf,
+                                         id, x->src_off, x->len))) {
+            st = rtopo__acc_put(s, c, x->dst, s->hops[x->hop0 + x->nhops - 1].step, 1, 1,
+                                x->dst_buf, id, x->dst_off, x->len);
         }
     }
     for (i = 0; i < s->nkerns && !port && !st; i++) {
@@ -247,59 +255,61 @@ static int rtopo__acc_all(const rtopo__sched_t *s, size_t *cnt, rtopo__acc_t *a,
 
         id = s->nxfers + i;
         if (rd)
-            st = rtopo__acc_put(s, cnt, a, k->rank, k->step, 2, k->type == RTOPO__KERN_CMPX,
+            st = rtopo__acc_put(s, c, k->rank, k->step, 2, k->type == RTOPO__KERN_CMPX,
                                 k->src_buf, id, k->src_off, slen);
         if (!st)
-            st = rtopo__acc_put(s, cnt, a, k->rank, k->step, 2, 1, k->dst_buf, id,
-                                k->dst_off, k->len);
+            st = rtopo__acc_put(s, c, k->rank, k->step, 2, 1, k->dst_buf, id, k->dst_off,
+                                k->len);
     }
     return st;
 }
 
-/* The accesses of s bucketed by rank, each bucket in key order:
- * a[cnt[r]..cnt[r + 1]) are rank r's.  *a_p, *cnt_p allocated. */
-static int rtopo__acc_buckets(const rtopo__sched_t *s, int port, rtopo__acc_t **a_p,
-                              size_t **cnt_p)
+/* How many accesses each rank has: num[r + 1] (p + 2 entries, allocated);
+ * the most of one rank in *big_p, all in *tot_p. */
+static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, size_t *big_p,
+                            size_t *tot_p)
 {
-    size_t p = (size_t)s->topo.p, r, n, big = 0, *cnt;
-    rtopo__acc_t *a = NULL, *tmp = NULL;
+    rtopo__accs_t c = { NULL, NULL, 0, s->topo.p };
+    size_t r, big = 0, tot = 0;
     int st;
 
-    *a_p = NULL;
-    *cnt_p = NULL;
-    if (!(cnt = calloc(p + 2, sizeof(*cnt))))
+    *num_p = NULL;
+    if (!(c.cnt = calloc((size_t)s->topo.p + 2, sizeof(*c.cnt))))
         return rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %d ranks", s->topo.p);
-    if ((st = rtopo__acc_all(s, cnt, NULL, port)))
-        goto fail;
-    for (r = 0; r < p; r++) {
-        big = cnt[r + 1] > big ? cnt[r + 1] : big;
-        cnt[r + 1] += cnt[r];
+    if ((st = rtopo__acc_all(s, &c, port))) {
+        free(c.cnt);
+        return st;
     }
-    n = cnt[p];
-    a = malloc((n + 1) * sizeof(*a));
-    tmp = malloc((big + 1) * sizeof(*tmp));
-    if (!a || !tmp) {
-        st = rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %u nodes",
-                          s->nxfers + s->nkerns);
-        goto fail;
+    for (r = 0; r < (size_t)s->topo.p; r++) {
+        big = c.cnt[r + 1] > big ? c.cnt[r + 1] : big;
+        tot += c.cnt[r + 1];
     }
-    /* fill from each bucket's start (cnt[r] moves to the bucket's end,
-     * which is where the next bucket starts: shift back afterwards) */
-    (void)rtopo__acc_all(s, cnt, a, port);
-    for (r = p; r > 0; r--)
-        cnt[r] = cnt[r - 1];
-    cnt[0] = 0;
-    for (r = 0; r < p; r++)
-        rtopo__acc_sort(a + cnt[r], cnt[r + 1] - cnt[r], tmp);
-    free(tmp);
-    *a_p = a;
-    *cnt_p = cnt;
+    *num_p = c.cnt;
+    *big_p = big;
+    *tot_p = tot;
     return RTOPO_OK;
-fail:
-    free(tmp);
-    free(a);
-    free(cnt);
-    return st;
+}
+
+/* The accesses of ranks r0..r1 - 1 bucketed by rank, each bucket in key
+ * order: a[pos[r]..pos[r + 1]) are rank r's (pos[r0] = 0); num from
+ * rtopo__acc_count; tmp has room for the largest bucket. */
+static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *num, int r0,
+                             int r1, size_t *pos, rtopo__acc_t *a, rtopo__acc_t *tmp)
+{
+    rtopo__accs_t c = { pos, a, r0, r1 };
+    int r;
+
+    pos[r0] = 0;
+    for (r = r0; r + 1 < r1; r++)
+        pos[r + 1] = pos[r] + num[r + 1];
+    /* each bucket fills from its start, which then holds its end, the
+     * next one's start: shift back */
+    (void)rtopo__acc_all(s, &c, port);
+    for (r = r1; r > r0; r--)
+        pos[r] = pos[r - 1];
+    pos[r0] = 0;
+    for (r = r0; r < r1; r++)
+        rtopo__acc_sort(a + pos[r], pos[r + 1] - pos[r], tmp);
 }
 
 /* room for `more` entries in a growing edge array */
@@ -353,18 +363,46 @@ static size_t rtopo__edges_merge(rtopo__dep_t *out, rtopo__dep_t *const *ra, siz
 static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xlo, uint32_t xhi,
                                   uint32_t klo)
 {
-    rtopo__acc_t *acc = NULL, *pacc = NULL;
-    size_t *cnt = NULL, *pcnt = NULL, nn = 0, ncap = 0, i, j, b, e, w, r, rb[RTOPO__RUNS_MAX + 1],
-           re[RTOPO__RUNS_MAX + 1], n0 = s->ndeps;
+    rtopo__acc_t *acc = NULL, *pacc = NULL, *tmp = NULL;
+    size_t *num = NULL, *cnt = NULL, *pnum = NULL, *pcnt = NULL, nn = 0, ncap = 0, i, j, b, e,
+           w, r, rb[RTOPO__RUNS_MAX + 1], re[RTOPO__RUNS_MAX + 1], n0 = s->ndeps, big = 0,
+           tot = 0, pbig = 0, ptot = 0, room;
     rtopo__dep_t *ne = NULL, *out = NULL, *ra[RTOPO__RUNS_MAX + 1];
-    int st, k = 0;
+    int st, k = 0, c0, c1, p = s->topo.p;
 
-    if ((st = rtopo__acc_buckets(s, 0, &acc, &cnt)) ||
-        ((flags & RTOPO__DEPS_PORT) && (st = rtopo__acc_buckets(s, 1, &pacc, &pcnt))))
+    /* The accesses, a chunk of ranks at a time: an eighth of them at most
+     * (one rank's at least), bucketed by rank; the sends for PORT all at
+     * once */
+    if ((st = rtopo__acc_count(s, 0, &num, &big, &tot)) ||
+        ((flags & RTOPO__DEPS_PORT) && (st = rtopo__acc_count(s, 1, &pnum, &pbig, &ptot))))
         goto out;
+    room = tot / 8 > ((size_t)1 << 20) ? tot / 8 : (size_t)1 << 20;
+    room = room < big ? big : room > tot ? tot : room;
+    if (pnum)
+        big = pbig > big ? pbig : big;
+    acc = malloc((room + 1) * sizeof(*acc));
+    tmp = malloc((big + 1) * sizeof(*tmp));
+    cnt = malloc(((size_t)p + 2) * sizeof(*cnt));
+    if (pnum) {
+        pacc = malloc((ptot + 1) * sizeof(*pacc));
+        pcnt = malloc(((size_t)p + 2) * sizeof(*pcnt));
+    }
+    if (!acc || !tmp || !cnt || (pnum && (!pacc || !pcnt))) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %u nodes",
+                          s->nxfers + s->nkerns);
+        goto out;
+    }
+    if (pnum && p)
+        rtopo__acc_chunk(s, 1, pnum, 0, p, pcnt, pacc, tmp);
     /* the new edges, rank by rank, each rank's sorted and without repeats */
-    for (r = 0; r < (size_t)s->topo.p; r++) {
+    for (c0 = 0, c1 = 0, r = 0; r < (size_t)p; r++) {
         size_t r0 = nn;
+
+        if ((int)r == c1) {
+            for (c0 = c1, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++)
+                j += num[c1 + 1];
+            rtopo__acc_chunk(s, 0, num, c0, c1, cnt, acc, tmp);
+        }
 
         /* b..e: the rank's accesses to one buffer; lw: the last write
          * before j; b + pw of write i: the last one before it */
@@ -431,7 +469,8 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     }
     free(acc);
     free(pacc);
-    acc = pacc = NULL;
+    free(tmp);
+    acc = pacc = tmp = NULL;
     /* with the edges already there: one edge per (rank, pred, succ, kind),
      * in that order.  Those are sorted runs (phases joined, edges added),
      * merged, or sorted when they are many. */
@@ -501,6 +540,9 @@ out:
     free(ne);
     free(acc);
     free(pacc);
+    free(tmp);
+    free(num);
+    free(pnum);
     free(cnt);
     free(pcnt);
     return st;
