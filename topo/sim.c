@@ -373,6 +373,19 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
+    /* the lock-step tables go before the graph runs */
+    free(map.key);
+    free(map.id);
+    free(ls);
+    free(stepmax);
+    free(first);
+    free(ent);
+    map.key = NULL;
+    map.id = NULL;
+    ls = NULL;
+    stepmax = NULL;
+    first = NULL;
+    ent = NULL;
     if ((status = rtopo__des(s, m, bufs, &ct)))
         goto out;
     res.steps = nsteps;
@@ -833,6 +846,11 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             from = s->hops[x->hop0 + j].to;
         }
     }
+    /* the hops know their link: the table goes */
+    free(map.key);
+    free(map.id);
+    map.key = NULL;
+    map.id = NULL;
     lfree = calloc((size_t)map.n + 1, sizeof(*lfree));
     if (!lfree) {
         rtopo__error(st, "%u links", map.n);
