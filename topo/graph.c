@@ -9,7 +9,15 @@
  * RECV part and 2 for a local node; two accesses to overlapping ranges of
  * one buffer, at least one of them a write, are ordered by their keys and
  * joined by an edge.  Keys increase along every edge, so the inferred
- * graph has no cycle.  Cost: O(a^2) per rank for a accesses on it.
+ * graph has no cycle.  Cost: the accesses are bucketed by rank (a chunk
+ * of ranks at a time) and sorted within each rank and buffer; a read
+ * scans back over the writes before it, a write over every access, each
+ * until a write that covers it: O(a) per access at worst for a accesses
+ * of its rank to its buffer, O(1) where writes cover what follows them.
+ * The edges come out rank by rank, sorted, and are merged with those
+ * already there (sorted runs: joined phases).  Joining two phases whose
+ * edges are all inferred and whose accesses follow one another infers
+ * only the edges into the later phase.
  */
 #include "config.h"
 #include <stdlib.h>
