@@ -518,24 +518,45 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         ne = NULL;
         goto out;
     }
-    ra[k] = ne;
-    rb[k] = 0;
-    re[k] = nn;
     if (n0 + nn > UINT32_MAX) {
         st = rtopo__error(RTOPO_ERR_NOMEM, "too many edges");
         goto out;
     }
-    if (!(out = malloc((n0 + nn + 1) * sizeof(*out)))) {
+    /* The first run (the earlier phases', the largest) is merged last, in
+     * place: the other runs and the new edges merge into out, s->deps
+     * grows to hold both, the first run moves to its end and the merge
+     * fills it from the front, never past what it has still to read. */
+    ra[k] = ne;
+    rb[k] = 0;
+    re[k] = nn;
+    if (!(out = malloc((n0 - re[0] + nn + 1) * sizeof(*out)))) {
         st = rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", n0 + nn);
         goto out;
     }
-    w = rtopo__edges_merge(out, ra, rb, re, k + 1);
-    free(s->deps);
-    s->deps = out;
-    s->deps_cap = (uint32_t)(n0 + nn + 1);
+    i = rtopo__edges_merge(out, ra + 1, rb + 1, re + 1, k);
+    free(ne);
+    ne = NULL;
+    j = re[0] - rb[0];              /* the first run: s->deps[0..j) */
+    {
+        rtopo__dep_t *q = realloc(s->deps, (i + j + 1) * sizeof(*q));
+
+        if (!q) {
+            st = rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", i + j);
+            goto out;
+        }
+        s->deps = q;
+    }
+    memmove(s->deps + i, s->deps, j * sizeof(*s->deps));
+    ra[0] = s->deps;
+    rb[0] = i;
+    re[0] = i + j;
+    ra[1] = out;
+    rb[1] = 0;
+    re[1] = i;
+    w = rtopo__edges_merge(s->deps, ra, rb, re, 2);
+    s->deps_cap = (uint32_t)(i + j + 1);
     s->ndeps = (uint32_t)w;
-    out = NULL;
-    if (w + w / 4 < n0 + nn) {
+    if (w + w / 4 < i + j) {
         rtopo__dep_t *q = realloc(s->deps, (w + 1) * sizeof(*q));
 
         if (q) {
