@@ -632,19 +632,25 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         best = share[cur];
         share[cur] = NULL;
     } else {
-        for (i = 0; i < ncand; i++) {
+        /* one candidate's graph at a time: each is freed once run, but
+         * the last when it wins; a winner before it is built again */
+        for (i = 0, cur = -1; i < ncand; i++) {
             if ((st = rtopo__coll_algo1(t, &whole, prog, cand[i], model, &s)) ||
                 (st = rtopo__sim_run(s, model, &r)))
                 goto out;
-            if (!best || r.model_time < tbest * RTOPO__TIE) {
-                rtopo__sched_free(best);
-                best = s;
+            if (cur < 0 || r.model_time < tbest * RTOPO__TIE) {
+                cur = i;
                 tbest = r.model_time;
-            } else {
-                rtopo__sched_free(s);
             }
+            if (cur == ncand - 1) {
+                best = s;
+                s = NULL;
+            }
+            rtopo__sched_free(s);
             s = NULL;
         }
+        if (!best && (st = rtopo__coll_algo1(t, &whole, prog, cand[cur], model, &best)))
+            goto out;
         if (c->own && (st = rtopo__sched_own(best, c->own - 1)))
             goto out;
     }
