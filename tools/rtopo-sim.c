@@ -59,10 +59,13 @@ typedef struct sim_opts {
 } sim_opts_t;
 
 /* ---- progress: a run longer than a few seconds says on stderr (a
- * terminal) what it is doing, every few seconds ---- */
+ * terminal, or anywhere with --progress) what it is doing, every few
+ * seconds ---- */
 #define SIM_PROGRESS_S 5
 static const char *volatile sim_stage = "starting";
 static volatile unsigned sim_elapsed;
+static unsigned sim_progress_s = SIM_PROGRESS_S;
+static int sim_progress_forced;
 
 static void sim_progress_tick(int sig)
 {
@@ -71,25 +74,63 @@ static void sim_progress_tick(int sig)
     int n;
 
     (void)sig;
-    sim_elapsed += SIM_PROGRESS_S;
+    sim_elapsed += sim_progress_s;
     n = snprintf(line, sizeof line, "rtopo-sim: %s (%u s)\n", st, sim_elapsed);
     if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
         return;
-    alarm(SIM_PROGRESS_S);
+    alarm(sim_progress_s);
+}
+
+/* --progress[=S] anywhere on the command line (taken out of argv): the
+ * progress line even when stderr is no terminal, every S seconds
+ * (1..3600, default 5); 2 with a message for a bad S */
+static int sim_progress_option(int *argc, char **argv)
+{
+    int i, j = 1, n = *argc;
+
+    for (i = 1; i < n; i++) {
+        const char *v;
+        char *end;
+        long sec;
+
+        if (!strcmp(argv[i], "--")) {
+            while (i < n)
+                argv[j++] = argv[i++];
+            break;
+        }
+        if (strcmp(argv[i], "--progress") && strncmp(argv[i], "--progress=", 11)) {
+            argv[j++] = argv[i];
+            continue;
+        }
+        sim_progress_forced = 1;
+        if (!argv[i][10])
+            continue;
+        v = argv[i] + 11;
+        errno = 0;
+        sec = strtol(v, &end, 10);
+        if (errno || end == v || *end || sec < 1 || sec > 3600) {
+            fprintf(stderr, "rtopo-sim: --progress=%s: expected seconds, 1 to 3600\n", v);
+            return 2;
+        }
+        sim_progress_s = (unsigned)sec;
+    }
+    *argc = j;
+    argv[j] = NULL;
+    return 0;
 }
 
 static void sim_progress_start(void)
 {
     struct sigaction sa;
 
-    if (!isatty(STDERR_FILENO))
+    if (!sim_progress_forced && !isatty(STDERR_FILENO))
         return;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = sim_progress_tick;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGALRM, &sa, NULL) == 0)
-        alarm(SIM_PROGRESS_S);
+        alarm(sim_progress_s);
 }
 
 static void usage(FILE *f)
@@ -124,6 +165,8 @@ static void usage(FILE *f)
 "  --rounds        list every transfer of every round\n"
 "  --draw FILE     draw the schedule into FILE.png or FILE.svg with gnuplot\n"
 "                  (every operation takes it; rtopo-sim(1), PICTURES)\n"
+"  --progress[=S]  the progress line on stderr even when it is no terminal,\n"
+"                  every S seconds (default 5; every operation takes it)\n"
 "%s"
 "  -h, --help      this text\n"
 "\n"
@@ -507,6 +550,7 @@ static int run_one(const sim_opts_t *o, long q, int first, int *failed)
     sim_stage = "checking the data";
     if (!status && o->check)
         status = run_check(o, s, q, &cbytes, &ok);
+    sim_stage = "finishing";
     if (!status && sim_draw_path)
         status = sim_draw(s, "%ld-shift, %s algorithm", q, rtopo__shift_algo_name(s->algo));
     if (status) {
@@ -893,6 +937,8 @@ static int scat_one(const scat_opts_t *o)
     choose = strat == RTOPO__SCATTER_AUTO ||
              (x < 0 && (strat == RTOPO__SCATTER_SEQSCATTER ||
                         strat == RTOPO__SCATTER_DECREMENTAL));
+    sim_stage = choose ? "building and running every candidate (auto)" :
+                         "building the schedule";
     if (choose) {
         cand = calloc(RTOPO__SCATTER_NCAND(o->d), sizeof(*cand));
         if (!cand) {
@@ -914,10 +960,13 @@ static int scat_one(const scat_opts_t *o)
         free(cand);
         return 2;
     }
+    sim_stage = "simulating the schedule";
     if (!st)
         st = rtopo__sim_run(s, &o->model, &r);
+    sim_stage = "checking the data";
     if (!st && o->check)
         st = scat_check(o, &t, strat, x, s, &cesize, &ok);
+    sim_stage = "finishing";
     if (!st && sim_draw_path)
         st = c.x >= 0 ? sim_draw(s, "scatter, %s x %d, windows of %llu overlapping %llu",
                                  rtopo__scatter_algo_name(strat), c.x,
@@ -1545,15 +1594,19 @@ static int dim_one(const dim_opts_t *o, long a, long b, int first, int *failed)
     int nl = rtopo__cart_nlines(t, (int)o->dim);
 
     dim_desc(o, a, b, o->bytes, &ds);
+    sim_stage = "building the schedule";
     status = rtopo__sched_shift_dim(t, &ds, &s);
     if (status == RTOPO_ERR_UNSUPPORTED || status == RTOPO_ERR_INVAL) {
         fprintf(stderr, "rtopo-sim: %s\n", rtopo_last_error());
         return 2;
     }
+    sim_stage = "simulating the schedule";
     if (!status)
         status = rtopo__sim_run(s, &o->model, &r);
+    sim_stage = "checking the data";
     if (!status && o->check)
         status = dim_check(o, s, a, b, &cbytes, &ok);
+    sim_stage = "finishing";
     if (!status && sim_draw_path)
         status = o->have_rule ? sim_draw(s, "shift along dimension %ld, line L by %ld*L + %ld",
                                          o->dim, a, b)
@@ -2132,9 +2185,11 @@ static void otis_route_input(const rtopo__coll_t *c, const rtopo__tdesc_t *t,
  * the rank s places back along the line; the routing operations also
  * their got (TMP[8, 12), *landed_p: the ranks that got a record).
  * Payloads above SIM_CHECK_CAP over all ranks are checked with fewer
- * elements, or smaller records (*ccount_p). */
+ * elements, or smaller records (*ccount_p).  res (may be NULL): also
+ * s's run under the model (rtopo__sim_run), made in the same run of the
+ * graph as the data's where the check runs s itself. */
 static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *ccount_p,
-                      int *ok_p, int *landed_p)
+                      int *ok_p, int *landed_p, rtopo__sim_result_t *res)
 {
     const rtopo__tdesc_t *t = &o->topo;
     rtopo__sched_t *cs = NULL;
@@ -2153,6 +2208,10 @@ static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *c
         per = 2 * rtopo__coll_send_bytes(&c) + 2 * rtopo__coll_recv_bytes(&c);
     }
     if (count != o->c.count) {
+        /* the run of the schedule asked for, then the check's own */
+        if (res && (status = rtopo__sim_run(s, &o->model, res)))
+            return status;
+        res = NULL;
         if ((status = otis_build(o, count, &cs)))
             return status;
         s = cs;
@@ -2239,7 +2298,9 @@ static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *c
         goto out;
     }
     if ((status = rtopo__sched_validate(s)) ||
-        (status = rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
+        (status = res ? rtopo__sim_run_exec(s, &o->model, (uint8_t *const *const *)bufs,
+                                            size, res) :
+                  rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
         goto out;
     for (r = 0; r < t->p && ok; r++)
         if (memcmp(bufs[r][RTOPO__BUF_RECV], out[r], (size_t)size[RTOPO__BUF_RECV]))
@@ -2343,12 +2404,14 @@ static int otis_one(const otis_opts_t *o)
                 rtopo_last_error());
         return 2;
     }
+    /* with --check the run and the check's data movement are one run of
+     * the graph where they can be (rtopo__sim_run_exec) */
     sim_stage = "simulating the schedule";
-    if (!status)
+    if (!status && !o->check)
         status = rtopo__sim_run(s, &o->model, &r);
-    sim_stage = "checking the data";
+    sim_stage = "simulating the schedule and checking the data";
     if (!status && o->check)
-        status = otis_check(o, s, &ccount, &ok, &landed);
+        status = otis_check(o, s, &ccount, &ok, &landed, &r);
     sim_stage = "finishing";
     if (!status && c.op == RTOPO__COLL_CONCENTRATE)
         status = otis_rank_moves(o, &rmv);
@@ -2782,7 +2845,7 @@ int main(int argc, char **argv)
     o.algo = RTOPO_SHIFT_AUTO;
     o.bytes = 1 << 20;
     rtopo__model_default(&o.model);
-    if ((rc = sim_draw_option(&argc, argv)))
+    if ((rc = sim_draw_option(&argc, argv)) || (rc = sim_progress_option(&argc, argv)))
         return rc;
     sim_progress_start();
     if (argc < 2) {

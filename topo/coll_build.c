@@ -318,6 +318,15 @@ void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
     x->step = b->base + step;
 }
 
+/* p (room for at least n entries of esz bytes) shrunk to n, or p when it
+ * cannot be */
+static void *rtopo__trim(void *p, size_t n, size_t esz)
+{
+    void *q = realloc(p, n * esz);
+
+    return q ? q : p;
+}
+
 /* The builder's nodes as a schedule of algorithm algo (its edges not
  * inferred yet; TMP: b->tbase and the b->ntmp registers of b->M bytes),
  * into *s_p; frees the builder's arrays, also on failure. */
@@ -361,17 +370,22 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
         st = rtopo__sched_own(s, b->c->own - 1);
         goto out;
     }
-    if ((st = rtopo__sched_alloc(b->t, b->nx, b->nh, &s)))
+    /* the whole graph: the builder's arrays become the schedule's too,
+     * trimmed to their size (no second copy of the nodes) */
+    if ((st = rtopo__sched_alloc(b->t, 0, 0, &s)))
         goto out;
+    s->xfers = b->nx ? rtopo__trim(b->x, b->nx, sizeof(*b->x)) : NULL;
+    s->hops = b->nh ? rtopo__trim(b->h, b->nh, sizeof(*b->h)) : NULL;
+    s->kerns = b->nk ? rtopo__trim(b->k, (size_t)b->nk + 1, sizeof(*b->k)) : NULL;
     if (b->nx)
-        memcpy(s->xfers, b->x, sizeof(*b->x) * b->nx);
+        b->x = NULL;
     if (b->nh)
-        memcpy(s->hops, b->h, sizeof(*b->h) * b->nh);
-    if (b->nk) {
-        if ((st = rtopo__sched_add_kerns(s, b->nk, NULL)))
-            goto out;
-        memcpy(s->kerns, b->k, sizeof(*b->k) * b->nk);
-    }
+        b->h = NULL;
+    if (b->nk)
+        b->k = NULL;
+    s->nxfers = b->nx;
+    s->nhops = b->nh;
+    s->nkerns = b->nk;
     s->algo = algo;
     s->nsteps = b->nh ? b->maxstep + 1 : 0;
     s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
@@ -891,19 +905,25 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         best = share[cur];
         share[cur] = NULL;
     } else {
-        for (i = 0; i < ncand; i++) {
+        /* one candidate's graph at a time: each is freed once run, but
+         * the last when it wins; a winner before it is built again */
+        for (i = 0, cur = -1; i < ncand; i++) {
             if ((st = rtopo__coll_algo1(t, &whole, prog, cand[i], model, &s)) ||
                 (st = rtopo__sim_run(s, model, &r)))
                 goto out;
-            if (!best || r.model_time < tbest * RTOPO__TIE) {
-                rtopo__sched_free(best);
-                best = s;
+            if (cur < 0 || r.model_time < tbest * RTOPO__TIE) {
+                cur = i;
                 tbest = r.model_time;
-            } else {
-                rtopo__sched_free(s);
             }
+            if (cur == ncand - 1) {
+                best = s;
+                s = NULL;
+            }
+            rtopo__sched_free(s);
             s = NULL;
         }
+        if (!best && (st = rtopo__coll_algo1(t, &whole, prog, cand[cur], model, &best)))
+            goto out;
         if (c->own && (st = rtopo__sched_own(best, c->own - 1)))
             goto out;
     }

@@ -9,7 +9,15 @@
  * RECV part and 2 for a local node; two accesses to overlapping ranges of
  * one buffer, at least one of them a write, are ordered by their keys and
  * joined by an edge.  Keys increase along every edge, so the inferred
- * graph has no cycle.  Cost: O(a^2) per rank for a accesses on it.
+ * graph has no cycle.  Cost: the accesses are bucketed by rank (a chunk
+ * of ranks at a time) and sorted within each rank and buffer; a read
+ * scans back over the writes before it, a write over every access, each
+ * until a write that covers it: O(a) per access at worst for a accesses
+ * of its rank to its buffer, O(1) where writes cover what follows them.
+ * The edges come out rank by rank, sorted, and are merged with those
+ * already there (sorted runs: joined phases).  Joining two phases whose
+ * edges are all inferred and whose accesses follow one another infers
+ * only the edges into the later phase.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -46,6 +54,7 @@ int rtopo__sched_add_kerns(rtopo__sched_t *s, uint32_t n, uint32_t *idx_p)
         return rtopo__error(RTOPO_ERR_NOMEM, "%u kernels", s->nkerns + n);
     memset(k + s->nkerns, 0, (size_t)n * sizeof(*k));
     s->kerns = k;
+    s->inferred = 0;
     if (idx_p)
         *idx_p = s->nkerns;
     s->nkerns += n;
@@ -112,22 +121,26 @@ int rtopo__sched_set_tmp(rtopo__sched_t *s, const uint64_t *tmp_rank)
 
 /* ---- inference --------------------------------------------------------- */
 
+/* One access, in its rank's bucket (the rank is the bucket's). */
 typedef struct rtopo__acc {
-    int32_t rank;
     uint32_t step;
+    uint32_t node;
+    uint64_t off, len;
+    uint32_t pw;       /* a write: the last write before it (inference) */
     uint8_t phase;     /* 0 send, 1 recv, 2 local */
     uint8_t write;
     uint8_t buf;
-    uint32_t node;
-    uint64_t off, len;
 } rtopo__acc_t;
 
+/* (buf, step, phase, node); equal keys keep the order they were put in
+ * (the sort below is stable): a rank's accesses to one buffer in the
+ * order of (step, phase, node), the order of the inference */
 static int rtopo__acc_cmp(const void *a, const void *b)
 {
     const rtopo__acc_t *x = a, *y = b;
 
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
+    if (x->buf != y->buf)
+        return x->buf < y->buf ? -1 : 1;
     if (x->step != y->step)
         return x->step < y->step ? -1 : 1;
     if (x->phase != y->phase)
@@ -150,130 +163,426 @@ static int rtopo__dep_cmp(const void *a, const void *b)
     return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
-/* an access on rank; in a share (own = r + 1) only rank r's count */
-static void rtopo__acc_put(rtopo__acc_t *a, size_t *n, int own, int rank, uint32_t step,
-                           int phase, int write, int buf, uint32_t node, uint64_t off,
-                           uint64_t len)
+/* Stable sort of n accesses by rtopo__acc_cmp (insertion sort for short
+ * runs, then merges through tmp, which has room for n). */
+static void rtopo__acc_sort(rtopo__acc_t *a, size_t n, rtopo__acc_t *tmp)
+{
+    size_t w, i, j, lo, mid, hi, k;
+
+    for (lo = 0; lo < n; lo += 16) {
+        hi = lo + 16 < n ? lo + 16 : n;
+        for (i = lo + 1; i < hi; i++) {
+            rtopo__acc_t v = a[i];
+
+            for (j = i; j > lo && rtopo__acc_cmp(&a[j - 1], &v) > 0; j--)
+                a[j] = a[j - 1];
+            a[j] = v;
+        }
+    }
+    for (w = 16; w < n; w *= 2) {
+        for (lo = 0; lo + w < n; lo += 2 * w) {
+            mid = lo + w;
+            hi = lo + 2 * w < n ? lo + 2 * w : n;
+            if (rtopo__acc_cmp(&a[mid - 1], &a[mid]) <= 0)
+                continue;
+            memcpy(tmp, a + lo, (mid - lo) * sizeof(*a));
+            for (i = 0, j = mid, k = lo; i < mid - lo && j < hi; k++)
+                a[k] = rtopo__acc_cmp(&a[j], &tmp[i]) < 0 ? a[j++] : tmp[i++];
+            while (i < mid - lo)
+                a[k++] = tmp[i++];
+        }
+    }
+}
+
+/* Where rtopo__acc_put puts the accesses: with a NULL it counts them in
+ * cnt[rank + 1]; else it puts those of ranks r0..r1 - 1 at a[cnt[rank]++]. */
+typedef struct rtopo__accs {
+    size_t *cnt;
+    rtopo__acc_t *a;
+    int r0, r1;
+} rtopo__accs_t;
+
+/* One access of a node on rank (none of length 0; in a share, own = r +
+ * 1, only rank r's).  RTOPO_ERR_INVAL for a rank out of range. */
+static int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank, uint32_t step,
+                          int phase, int write, int buf, uint32_t node, uint64_t off,
+                          uint64_t len)
 {
     rtopo__acc_t *e;
 
-    if (!len || (own && rank != own - 1))
-        return;
-    e = &a[(*n)++];
-    e->rank = rank;
+    if (!len || (s->own && rank != s->own - 1))
+        return RTOPO_OK;
+    if (rank < 0 || rank >= s->topo.p)
+        return rtopo__error(RTOPO_ERR_INVAL, "node %u: rank %d out of 0..%d", node, rank,
+                            s->topo.p - 1);
+    if (!c->a) {
+        c->cnt[rank + 1]++;
+        return RTOPO_OK;
+    }
+    if (rank < c->r0 || rank >= c->r1)
+        return RTOPO_OK;
+    e = &c->a[c->cnt[rank]++];
     e->step = step;
-    e->phase = (uint8_t)phase;
-    e->write = (uint8_t)write;
-    e->buf = (uint8_t)buf;
     e->node = node;
     e->off = off;
     e->len = len;
+    e->phase = (uint8_t)phase;
+    e->write = (uint8_t)write;
+    e->buf = (uint8_t)buf;
+    return RTOPO_OK;
 }
 
-int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
+/* every access of s, in node order (rtopo__acc_put); port: only the
+ * SEND part of each routed transfer, of length 1 */
+static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
 {
-    rtopo__acc_t *acc;
-    size_t n = 0, i, j, b, e, w;
-    uint32_t id;
+    uint32_t id, i;
     int st = RTOPO_OK;
 
-    /* at most 3 accesses per node, plus one port entry per transfer */
-    acc = malloc(((size_t)s->nxfers * 3 + (size_t)s->nkerns * 3 + 1) * sizeof(*acc));
-    if (!acc)
-        return rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %u nodes",
-                            s->nxfers + s->nkerns);
-    for (id = 0; id < s->nxfers; id++) {
+    for (id = 0; id < s->nxfers && !st; id++) {
         const rtopo__xfer_t *x = &s->xfers[id];
 
-        if (!x->nhops) {
-            rtopo__acc_put(acc, &n, s->own, x->src, x->step, 2, 0, x->src_buf, id,
-                           x->src_off, x->len);
-            rtopo__acc_put(acc, &n, s->own, x->src, x->step, 2, 1, x->dst_buf, id,
-                           x->dst_off, x->len);
-            continue;
+        if (port) {
+            if (x->nhops)
+                st = rtopo__acc_put(s, c, x->src, s->hops[x->hop0].step, 0, 0, 0, id, 0, 1);
+        } else if (!x->nhops) {
+            if (!(st = rtopo__acc_put(s, c, x->src, x->step, 2, 0, x->src_buf, id,
+                                      x->src_off, x->len)))
+                st = rtopo__acc_put(s, c, x->src, x->step, 2, 1, x->dst_buf, id, x->dst_off,
+                                    x->len);
+        } else if (!(st = rtopo__acc_put(s, c, x->src, s->hops[x->hop0].step, 0, 0, x->src_buf,
+                                         id, x->src_off, x->len))) {
+            st = rtopo__acc_put(s, c, x->dst, s->hops[x->hop0 + x->nhops - 1].step, 1, 1,
+                                x->dst_buf, id, x->dst_off, x->len);
         }
-        rtopo__acc_put(acc, &n, s->own, x->src, s->hops[x->hop0].step, 0, 0, x->src_buf,
-                       id, x->src_off, x->len);
-        rtopo__acc_put(acc, &n, s->own, x->dst, s->hops[x->hop0 + x->nhops - 1].step, 1,
-                       1, x->dst_buf, id, x->dst_off, x->len);
     }
-    for (i = 0; i < s->nkerns; i++) {
+    for (i = 0; i < s->nkerns && !port && !st; i++) {
         const rtopo__kern_t *k = &s->kerns[i];
         uint64_t slen;
         int rd = rtopo__kern_src(k, &slen);
 
-        id = s->nxfers + (uint32_t)i;
+        id = s->nxfers + i;
         if (rd)
-            rtopo__acc_put(acc, &n, s->own, k->rank, k->step, 2,
-                           k->type == RTOPO__KERN_CMPX, k->src_buf, id, k->src_off, slen);
-        rtopo__acc_put(acc, &n, s->own, k->rank, k->step, 2, 1, k->dst_buf, id, k->dst_off,
-                       k->len);
+            st = rtopo__acc_put(s, c, k->rank, k->step, 2, k->type == RTOPO__KERN_CMPX,
+                                k->src_buf, id, k->src_off, slen);
+        if (!st)
+            st = rtopo__acc_put(s, c, k->rank, k->step, 2, 1, k->dst_buf, id, k->dst_off,
+                                k->len);
     }
-    qsort(acc, n, sizeof(*acc), rtopo__acc_cmp);
-    for (b = 0; b < n; b = e) {
-        for (e = b; e < n && acc[e].rank == acc[b].rank; e++)
-            ;
-        for (j = b; j < e; j++) {
-            const rtopo__acc_t *y = &acc[j];
+    return st;
+}
 
-            /* latest first: a write that covers all of y's range is
-             * itself ordered after every earlier access that overlaps
-             * y, so the scan stops there (no transitive edges) */
-            for (i = j; i-- > b;) {
-                const rtopo__acc_t *x = &acc[i];
-                int kind;
+/* How many accesses each rank has: num[r + 1] (p + 2 entries, allocated);
+ * the most of one rank in *big_p, all in *tot_p. */
+static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, size_t *big_p,
+                            size_t *tot_p)
+{
+    rtopo__accs_t c = { NULL, NULL, 0, s->topo.p };
+    size_t r, big = 0, tot = 0;
+    int st;
 
-                if (x->node == y->node || x->buf != y->buf || !(x->write || y->write) ||
-                    x->off >= y->off + y->len || y->off >= x->off + x->len)
-                    continue;
-                if (x->step == y->step && x->phase == 1 && y->phase == 1) {
-                    st = rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both write "
-                                      "rank %d's buffer %u at offset %llu in step %u: "
-                                      "order them by steps", x->node, y->node, y->rank,
-                                      y->buf, (unsigned long long)(x->off > y->off ?
-                                      x->off : y->off), y->step);
-                    goto out;
+    *num_p = NULL;
+    if (!(c.cnt = calloc((size_t)s->topo.p + 2, sizeof(*c.cnt))))
+        return rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %d ranks", s->topo.p);
+    if ((st = rtopo__acc_all(s, &c, port))) {
+        free(c.cnt);
+        return st;
+    }
+    for (r = 0; r < (size_t)s->topo.p; r++) {
+        big = c.cnt[r + 1] > big ? c.cnt[r + 1] : big;
+        tot += c.cnt[r + 1];
+    }
+    *num_p = c.cnt;
+    *big_p = big;
+    *tot_p = tot;
+    return RTOPO_OK;
+}
+
+/* The accesses of ranks r0..r1 - 1 bucketed by rank, each bucket in key
+ * order: a[pos[r]..pos[r + 1]) are rank r's (pos[r0] = 0); num from
+ * rtopo__acc_count; tmp has room for the largest bucket. */
+static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *num, int r0,
+                             int r1, size_t *pos, rtopo__acc_t *a, rtopo__acc_t *tmp)
+{
+    rtopo__accs_t c = { pos, a, r0, r1 };
+    int r;
+
+    pos[r0] = 0;
+    for (r = r0; r + 1 < r1; r++)
+        pos[r + 1] = pos[r] + num[r + 1];
+    /* each bucket fills from its start, which then holds its end, the
+     * next one's start: shift back */
+    (void)rtopo__acc_all(s, &c, port);
+    for (r = r1; r > r0; r--)
+        pos[r] = pos[r - 1];
+    pos[r0] = 0;
+    for (r = r0; r < r1; r++)
+        rtopo__acc_sort(a + pos[r], pos[r + 1] - pos[r], tmp);
+}
+
+/* room for `more` entries in a growing edge array */
+static int rtopo__edges_room(rtopo__dep_t **e, size_t *n, size_t *cap, size_t more)
+{
+    rtopo__dep_t *q;
+    size_t want;
+
+    if (*n + more <= *cap)
+        return RTOPO_OK;
+    want = *cap < 64 ? 64 : *cap * 2;
+    while (want < *n + more)
+        want *= 2;
+    if (want > UINT32_MAX)
+        return rtopo__error(RTOPO_ERR_NOMEM, "too many edges");
+    if (!(q = realloc(*e, want * sizeof(*q))))
+        return rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", want);
+    *e = q;
+    *cap = want;
+    return RTOPO_OK;
+}
+
+/* Merge the sorted runs run[0..k) (bounds rb[i]..re[i] of arrays ra[i])
+ * into out, dropping repeats; the count written. */
+#define RTOPO__RUNS_MAX 8
+static size_t rtopo__edges_merge(rtopo__dep_t *out, rtopo__dep_t *const *ra, size_t *rb,
+                                 const size_t *re, int k)
+{
+    size_t w = 0;
+
+    for (;;) {
+        int best = -1, i;
+
+        for (i = 0; i < k; i++)
+            if (rb[i] < re[i] &&
+                (best < 0 || rtopo__dep_cmp(&ra[i][rb[i]], &ra[best][rb[best]]) < 0))
+                best = i;
+        if (best < 0)
+            return w;
+        if (!w || rtopo__dep_cmp(&out[w - 1], &ra[best][rb[best]]))
+            out[w++] = ra[best][rb[best]];
+        rb[best]++;
+    }
+}
+
+#define RTOPO__NONE SIZE_MAX
+
+/* The edges into the nodes of a later phase (transfers xlo..xhi - 1 and
+ * kernels from node klo; all: 0, nxfers, nxfers) added to s's, as
+ * rtopo__sched_deps_infer (which infers them all). */
+static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xlo, uint32_t xhi,
+                                  uint32_t klo)
+{
+    rtopo__acc_t *acc = NULL, *pacc = NULL, *tmp = NULL;
+    size_t *num = NULL, *cnt = NULL, *pnum = NULL, *pcnt = NULL, nn = 0, ncap = 0, i, j, b, e,
+           w, r, rb[RTOPO__RUNS_MAX + 1], re[RTOPO__RUNS_MAX + 1], n0 = s->ndeps, big = 0,
+           tot = 0, pbig = 0, ptot = 0, room;
+    rtopo__dep_t *ne = NULL, *out = NULL, *ra[RTOPO__RUNS_MAX + 1];
+    int st, k = 0, c0, c1, p = s->topo.p;
+
+    /* The accesses, a chunk of ranks at a time: an eighth of them at most
+     * (one rank's at least), bucketed by rank; the sends for PORT all at
+     * once */
+    if ((st = rtopo__acc_count(s, 0, &num, &big, &tot)) ||
+        ((flags & RTOPO__DEPS_PORT) && (st = rtopo__acc_count(s, 1, &pnum, &pbig, &ptot))))
+        goto out;
+    room = tot / 8 > ((size_t)1 << 20) ? tot / 8 : (size_t)1 << 20;
+    room = room < big ? big : room > tot ? tot : room;
+    if (pnum)
+        big = pbig > big ? pbig : big;
+    acc = malloc((room + 1) * sizeof(*acc));
+    tmp = malloc((big + 1) * sizeof(*tmp));
+    cnt = malloc(((size_t)p + 2) * sizeof(*cnt));
+    if (pnum) {
+        pacc = malloc((ptot + 1) * sizeof(*pacc));
+        pcnt = malloc(((size_t)p + 2) * sizeof(*pcnt));
+    }
+    if (!acc || !tmp || !cnt || (pnum && (!pacc || !pcnt))) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %u nodes",
+                          s->nxfers + s->nkerns);
+        goto out;
+    }
+    if (pnum && p)
+        rtopo__acc_chunk(s, 1, pnum, 0, p, pcnt, pacc, tmp);
+    /* the new edges, rank by rank, each rank's sorted and without repeats */
+    for (c0 = 0, c1 = 0, r = 0; r < (size_t)p; r++) {
+        size_t r0 = nn;
+
+        if ((int)r == c1) {
+            for (c0 = c1, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++)
+                j += num[c1 + 1];
+            rtopo__acc_chunk(s, 0, num, c0, c1, cnt, acc, tmp);
+        }
+
+        /* b..e: the rank's accesses to one buffer; lw: the last write
+         * before j; b + pw of write i: the last one before it */
+        for (b = cnt[r]; b < cnt[r + 1]; b = e) {
+            size_t lw = RTOPO__NONE;
+
+            for (e = b; e < cnt[r + 1] && acc[e].buf == acc[b].buf; e++)
+                ;
+            for (j = b; j < e; j++) {
+                rtopo__acc_t *y = &acc[j];
+                int wr = y->write;
+
+                if (wr) {
+                    y->pw = lw == RTOPO__NONE ? UINT32_MAX : (uint32_t)(lw - b);
+                    lw = j;
                 }
-                kind = x->write && y->write ? RTOPO__DEP_WAW :
-                       x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
-                if ((st = rtopo__deps_reserve(s, 1)))
-                    goto out;
-                s->deps[s->ndeps++] = (rtopo__dep_t){ y->rank, x->node, y->node,
-                                                      (uint32_t)kind };
-                if (x->write && x->off <= y->off && x->off + x->len >= y->off + y->len)
-                    break;
+                if ((y->node < xlo || y->node >= xhi) && y->node < klo)
+                    continue;
+                /* latest first: a write that covers all of y's range is
+                 * itself ordered after every earlier access that
+                 * overlaps y, so the scan stops there (no transitive
+                 * edges); a read meets the writes alone */
+                for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : lw; i != RTOPO__NONE;
+                     i = wr ? (i > b ? i - 1 : RTOPO__NONE) :
+                         acc[i].pw == UINT32_MAX ? RTOPO__NONE : b + acc[i].pw) {
+                    const rtopo__acc_t *x = &acc[i];
+                    int kind;
+
+                    if (x->node == y->node || !(x->write || wr) ||
+                        x->off >= y->off + y->len || y->off >= x->off + x->len)
+                        continue;
+                    if (x->step == y->step && x->phase == 1 && y->phase == 1) {
+                        st = rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both "
+                                          "write rank %d's buffer %u at offset %llu in "
+                                          "step %u: order them by steps", x->node,
+                                          y->node, (int)r, y->buf, (unsigned long long)
+                                          (x->off > y->off ? x->off : y->off), y->step);
+                        goto out;
+                    }
+                    kind = x->write && wr ? RTOPO__DEP_WAW :
+                           x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
+                    if ((st = rtopo__edges_room(&ne, &nn, &ncap, 1)))
+                        goto out;
+                    ne[nn++] = (rtopo__dep_t){ (int32_t)r, x->node, y->node, (uint32_t)kind };
+                    if (x->write && x->off <= y->off && x->off + x->len >= y->off + y->len)
+                        break;
+                }
             }
         }
-    }
-    if (flags & RTOPO__DEPS_PORT) {
-        /* SEND parts of each rank, in (step, node) order */
-        n = 0;
-        for (id = 0; id < s->nxfers; id++) {
-            const rtopo__xfer_t *x = &s->xfers[id];
-
-            if (x->nhops)
-                rtopo__acc_put(acc, &n, s->own, x->src, s->hops[x->hop0].step, 0, 0, 0, id,
-                               0, 1);
-        }
-        qsort(acc, n, sizeof(*acc), rtopo__acc_cmp);
-        for (i = 1; i < n; i++) {
-            if (acc[i].rank != acc[i - 1].rank)
-                continue;
-            if ((st = rtopo__deps_reserve(s, 1)))
+        /* SEND parts of the rank, in (step, node) order */
+        for (j = pacc ? pcnt[r] + 1 : 0; pacc && j < pcnt[r + 1]; j++) {
+            if ((st = rtopo__edges_room(&ne, &nn, &ncap, 1)))
                 goto out;
-            s->deps[s->ndeps++] = (rtopo__dep_t){ acc[i].rank, acc[i - 1].node,
-                                                  acc[i].node, RTOPO__DEP_PORT };
+            ne[nn++] = (rtopo__dep_t){ (int32_t)r, pacc[j - 1].node, pacc[j].node,
+                                       RTOPO__DEP_PORT };
+        }
+        if (nn - r0 > 1) {
+            qsort(ne + r0, nn - r0, sizeof(*ne), rtopo__dep_cmp);
+            for (i = r0 + 1, w = r0 + 1; i < nn; i++)
+                if (rtopo__dep_cmp(&ne[w - 1], &ne[i]))
+                    ne[w++] = ne[i];
+            nn = w;
         }
     }
-    /* one edge per (rank, pred, succ, kind) */
-    if (s->ndeps)   /* qsort of NULL, even for 0 elements, is undefined */
-        qsort(s->deps, s->ndeps, sizeof(*s->deps), rtopo__dep_cmp);
-    for (i = 0, w = 0; i < s->ndeps; i++)
-        if (!w || rtopo__dep_cmp(&s->deps[w - 1], &s->deps[i]))
-            s->deps[w++] = s->deps[i];
-    s->ndeps = (uint32_t)w;
-out:
     free(acc);
+    free(pacc);
+    free(tmp);
+    acc = pacc = tmp = NULL;
+    /* with the edges already there: one edge per (rank, pred, succ, kind),
+     * in that order.  Those are sorted runs (phases joined, edges added),
+     * merged, or sorted when they are many. */
+    if (n0) {
+        for (i = 0; i < n0 && k <= RTOPO__RUNS_MAX; i = j) {
+            for (j = i + 1; j < n0 && rtopo__dep_cmp(&s->deps[j - 1], &s->deps[j]) <= 0; j++)
+                ;
+            if (k < RTOPO__RUNS_MAX) {
+                ra[k] = s->deps;
+                rb[k] = i;
+                re[k] = j;
+            }
+            k++;
+        }
+        if (k > RTOPO__RUNS_MAX) {
+            qsort(s->deps, n0, sizeof(*s->deps), rtopo__dep_cmp);
+            k = 1;
+            ra[0] = s->deps;
+            rb[0] = 0;
+            re[0] = n0;
+        }
+    }
+    if (!k) {
+        /* the new edges alone (already in order) */
+        free(s->deps);
+        if (nn < ncap && nn) {
+            rtopo__dep_t *q = realloc(ne, nn * sizeof(*q));
+
+            ne = q ? q : ne;
+            ncap = q ? nn : ncap;
+        }
+        s->deps = nn ? ne : NULL;
+        s->deps_cap = nn ? (uint32_t)ncap : 0;
+        s->ndeps = (uint32_t)nn;
+        if (!nn)
+            free(ne);
+        ne = NULL;
+        goto out;
+    }
+    if (n0 + nn > UINT32_MAX) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "too many edges");
+        goto out;
+    }
+    /* The first run (the earlier phases', the largest) is merged last, in
+     * place: the other runs and the new edges merge into out, s->deps
+     * grows to hold both, the first run moves to its end and the merge
+     * fills it from the front, never past what it has still to read. */
+    ra[k] = ne;
+    rb[k] = 0;
+    re[k] = nn;
+    if (!(out = malloc((n0 - re[0] + nn + 1) * sizeof(*out)))) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", n0 + nn);
+        goto out;
+    }
+    i = rtopo__edges_merge(out, ra + 1, rb + 1, re + 1, k);
+    free(ne);
+    ne = NULL;
+    j = re[0] - rb[0];              /* the first run: s->deps[0..j) */
+    {
+        rtopo__dep_t *q = realloc(s->deps, (i + j + 1) * sizeof(*q));
+
+        if (!q) {
+            st = rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", i + j);
+            goto out;
+        }
+        s->deps = q;
+    }
+    memmove(s->deps + i, s->deps, j * sizeof(*s->deps));
+    ra[0] = s->deps;
+    rb[0] = i;
+    re[0] = i + j;
+    ra[1] = out;
+    rb[1] = 0;
+    re[1] = i;
+    w = rtopo__edges_merge(s->deps, ra, rb, re, 2);
+    s->deps_cap = (uint32_t)(i + j + 1);
+    s->ndeps = (uint32_t)w;
+    if (w + w / 4 < i + j) {
+        rtopo__dep_t *q = realloc(s->deps, (w + 1) * sizeof(*q));
+
+        if (q) {
+            s->deps = q;
+            s->deps_cap = (uint32_t)(w + 1);
+        }
+    }
+out:
+    free(out);
+    free(ne);
+    free(acc);
+    free(pacc);
+    free(tmp);
+    free(num);
+    free(pnum);
+    free(cnt);
+    free(pcnt);
+    return st;
+}
+
+int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
+{
+    int st = rtopo__deps_infer_into(s, flags, 0, s->nxfers, s->nxfers);
+
+    if (!st)
+        s->inferred = 1;
     return st;
 }
 
@@ -425,12 +734,47 @@ out:
 
 /* ---- phases ------------------------------------------------------------ */
 
+/* the first and last step any node of s accesses its buffers in (*lo_p >
+ * *hi_p: none) */
+static void rtopo__sched_step_span(const rtopo__sched_t *s, uint32_t *lo_p, uint32_t *hi_p)
+{
+    uint32_t lo = UINT32_MAX, hi = 0, i, a, b;
+
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        a = x->nhops ? s->hops[x->hop0].step : x->step;
+        b = x->nhops ? s->hops[x->hop0 + x->nhops - 1].step : x->step;
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    for (i = 0; i < s->nkerns; i++) {
+        lo = s->kerns[i].step < lo ? s->kerns[i].step : lo;
+        hi = s->kerns[i].step > hi ? s->kerns[i].step : hi;
+    }
+    *lo_p = lo;
+    *hi_p = hi;
+}
+
+/* grow *p (n entries of esz bytes) to n + more, or keep it and fail */
+static int rtopo__grow_to(void **p, size_t n, size_t more, size_t esz)
+{
+    void *q;
+
+    if (!more)
+        return RTOPO_OK;
+    if (!(q = realloc(*p, (n + more) * esz)))
+        return rtopo__error(RTOPO_ERR_NOMEM, "joining phases");
+    *p = q;
+    return RTOPO_OK;
+}
+
 int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                         rtopo__sched_t **out_p)
 {
     rtopo__sched_t *s = NULL;
-    uint32_t ax, bx, ak, i, shift = a->nsteps;
-    int st;
+    uint32_t ax, bx, ak, bk, i, shift = a->nsteps, alo, ahi, blo, bhi;
+    int st, into;
 
     if (a->topo.kind != b->topo.kind || a->topo.p != b->topo.p ||
         a->topo.host != b->topo.host) {
@@ -444,83 +788,100 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
     ax = a->nxfers;
     bx = b->nxfers;
     ak = a->nkerns;
+    bk = b->nkerns;
     if (ax > UINT32_MAX - bx || a->nhops > UINT32_MAX - b->nhops ||
-        (uint64_t)ax + bx + ak + b->nkerns > UINT32_MAX ||
+        (uint64_t)ax + bx + ak + bk > UINT32_MAX ||
         (uint64_t)a->ndeps + b->ndeps > UINT32_MAX) {
         st = rtopo__error(RTOPO_ERR_INVAL, "phases too large to join");
         goto out;
     }
-    if ((st = rtopo__sched_alloc(&a->topo, ax + bx, a->nhops + b->nhops, &s)))
-        goto out;
-    s->algo = a->algo;
-    s->nsteps = a->nsteps + b->nsteps;
-    if (a->own) {
-        uint32_t anx = a->nxall;
+    /* Only the edges into b's nodes need inferring when both phases hold
+     * their inferred edges and every access of b comes after every access
+     * of a (b's accesses then scan back through b's, then a's, and a's
+     * own edges stay what they were) */
+    rtopo__sched_step_span(a, &alo, &ahi);
+    rtopo__sched_step_span(b, &blo, &bhi);
+    into = !flags && !a->own && !b->own && a->inferred && b->inferred &&
+           (alo > ahi || blo > bhi || ahi < blo + shift);
+    /* a becomes the whole: b's nodes after a's (node ids: a's transfers,
+     * b's transfers, a's kernels, b's kernels), b's arrays freed as they
+     * are taken */
+    s = a;
+    a = NULL;
+    if (s->own) {
+        uint32_t anx = s->nxall;
 
-        if (anx > UINT32_MAX - b->nxall ||
-            !(s->xid = malloc(((size_t)ax + bx + 1) * sizeof(*s->xid)))) {
-            st = rtopo__error(RTOPO_ERR_NOMEM, "phases: transfer numbers");
+        if (anx > UINT32_MAX - b->nxall) {
+            st = rtopo__error(RTOPO_ERR_INVAL, "phases too large to join");
             goto out;
         }
-        for (i = 0; i < ax; i++)
-            s->xid[i] = a->xid[i];
+        if ((st = rtopo__grow_to((void **)&s->xid, ax, (size_t)bx + 1, sizeof(*s->xid))))
+            goto out;
         for (i = 0; i < bx; i++)
             s->xid[ax + i] = anx + b->xid[i];
-        s->own = a->own;
         s->nxall = anx + b->nxall;
-        s->olast = a->olast;
         if (b->olast && b->olast + shift > s->olast)
             s->olast = b->olast + shift;
     }
-    if (a->nxfers)
-        memcpy(s->xfers, a->xfers, ax * sizeof(*s->xfers));
-    if (b->nxfers)
-        memcpy(s->xfers + ax, b->xfers, bx * sizeof(*s->xfers));
-    if (a->nhops)
-        memcpy(s->hops, a->hops, a->nhops * sizeof(*s->hops));
-    if (b->nhops)
-        memcpy(s->hops + a->nhops, b->hops, b->nhops * sizeof(*s->hops));
+    if ((st = rtopo__grow_to((void **)&s->xfers, ax, (size_t)bx + 1, sizeof(*s->xfers))))
+        goto out;
     for (i = 0; i < bx; i++) {
-        s->xfers[ax + i].hop0 += a->nhops;
+        s->xfers[ax + i] = b->xfers[i];
+        s->xfers[ax + i].hop0 += s->nhops;
         s->xfers[ax + i].step += shift;
     }
-    for (i = 0; i < b->nhops; i++)
-        s->hops[a->nhops + i].step += shift;
-    if ((st = rtopo__sched_add_kerns(s, ak + b->nkerns, NULL)))
+    free(b->xfers);
+    b->xfers = NULL;
+    if ((st = rtopo__grow_to((void **)&s->hops, s->nhops, (size_t)b->nhops + 1,
+                             sizeof(*s->hops))))
         goto out;
-    if (ak)
-        memcpy(s->kerns, a->kerns, ak * sizeof(*s->kerns));
-    for (i = 0; i < b->nkerns; i++) {
+    for (i = 0; i < b->nhops; i++) {
+        s->hops[s->nhops + i] = b->hops[i];
+        s->hops[s->nhops + i].step += shift;
+    }
+    free(b->hops);
+    b->hops = NULL;
+    s->nxfers = ax + bx;
+    s->nhops += b->nhops;
+    s->nsteps += b->nsteps;
+    if ((st = rtopo__grow_to((void **)&s->kerns, ak, (size_t)bk + 1, sizeof(*s->kerns))))
+        goto out;
+    for (i = 0; i < bk; i++) {
         s->kerns[ak + i] = b->kerns[i];
         s->kerns[ak + i].step += shift;
     }
-    /* node ids: a's transfers, b's transfers, a's kernels, b's kernels */
-    for (i = 0; i < a->ndeps; i++) {
-        rtopo__dep_t d = a->deps[i];
+    s->nkerns = ak + bk;
+    free(b->kerns);
+    b->kerns = NULL;
+    for (i = 0; i < s->ndeps; i++) {
+        rtopo__dep_t *d = &s->deps[i];
 
-        d.pred += d.pred >= ax ? bx : 0;
-        d.succ += d.succ >= ax ? bx : 0;
-        if ((st = rtopo__sched_add_dep(s, d.rank, d.pred, d.succ, (int)d.kind)))
-            goto out;
+        d->pred += d->pred >= ax ? bx : 0;
+        d->succ += d->succ >= ax ? bx : 0;
     }
+    if ((st = rtopo__grow_to((void **)&s->deps, s->ndeps, (size_t)b->ndeps + 1,
+                             sizeof(*s->deps))))
+        goto out;
+    s->deps_cap = s->ndeps + b->ndeps + 1;
     for (i = 0; i < b->ndeps; i++) {
         rtopo__dep_t d = b->deps[i];
 
         d.pred += d.pred >= bx ? ax + ak : ax;
         d.succ += d.succ >= bx ? ax + ak : ax;
-        if ((st = rtopo__sched_add_dep(s, d.rank, d.pred, d.succ, (int)d.kind)))
-            goto out;
+        s->deps[s->ndeps++] = d;
     }
-    if (a->tmp_rank || b->tmp_rank) {
-        uint64_t *t = malloc((size_t)a->topo.p * sizeof(*t));
+    free(b->deps);
+    b->deps = NULL;
+    if (s->tmp_rank || b->tmp_rank) {
+        uint64_t *t = malloc((size_t)s->topo.p * sizeof(*t));
         int r;
 
         if (!t) {
             st = rtopo__error(RTOPO_ERR_NOMEM, "TMP sizes");
             goto out;
         }
-        for (r = 0; r < a->topo.p; r++) {
-            uint64_t x = rtopo__sched_tmp(a, r), y = rtopo__sched_tmp(b, r);
+        for (r = 0; r < s->topo.p; r++) {
+            uint64_t x = rtopo__sched_tmp(s, r), y = rtopo__sched_tmp(b, r);
             t[r] = x > y ? x : y;
         }
         st = rtopo__sched_set_tmp(s, t);
@@ -528,10 +889,15 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
         if (st)
             goto out;
     } else {
-        s->tmp_bytes = a->tmp_bytes > b->tmp_bytes ? a->tmp_bytes : b->tmp_bytes;
+        s->tmp_bytes = s->tmp_bytes > b->tmp_bytes ? s->tmp_bytes : b->tmp_bytes;
     }
-    if ((st = rtopo__sched_deps_infer(s, flags)))
+    if (into) {
+        if ((st = rtopo__deps_infer_into(s, 0, ax, ax + bx, ax + bx + ak)))
+            goto out;
+        s->inferred = 1;
+    } else if ((st = rtopo__sched_deps_infer(s, flags))) {
         goto out;
+    }
     *out_p = s;
     s = NULL;
 out:

@@ -293,13 +293,13 @@ typedef struct rtopo__kern {
     uint8_t dst_buf;
     uint16_t pad;
     uint32_t rec;     /* record bytes (CMPX, SORT, SELECT, ROUTE) */
+    uint32_t urec;    /* ROUTE SPACK, SUNPACK: user record bytes */
     uint64_t src_off;
     uint64_t dst_off;
     uint64_t len;
     int64_t arg;      /* FILL value; ROUTE parameters */
     uint64_t slen;    /* ROUTE: bytes of the source range */
-    uint32_t urec;    /* ROUTE SPACK, SUNPACK: user record bytes */
-} rtopo__kern_t;
+} rtopo__kern_t;      /* 64 bytes */
 
 /* Does kernel k read a source range?  Its length in *len (may be NULL). */
 int rtopo__kern_src(const rtopo__kern_t *k, uint64_t *len);
@@ -347,6 +347,12 @@ typedef struct rtopo__sched {
     uint32_t nxall;
     uint32_t olast;
     uint32_t *xid;
+    /* 1: the edges hold every edge rtopo__sched_deps_infer(s, 0) would
+     * add (it sets this; rtopo__sched_add_kerns clears it; a change to
+     * nodes' ranges or steps other than the same shift of every step must
+     * clear it too): joining phases then infers only the edges into the
+     * later phase */
+    int inferred;
 } rtopo__sched_t;
 
 /* the whole graph's number of transfer x of s */
@@ -1058,5 +1064,11 @@ int rtopo__sim_exec(const rtopo__sched_t *s, uint8_t *const *const *bufs);
  * rank, buffer, hop or byte range or a failed kernel; RTOPO_ERR_NOMEM. */
 int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
                           const uint64_t size[RTOPO__BUF_COUNT]);
+/* rtopo__sim_run(s, m, r) and rtopo__sim_exec_sized(s, bufs, size) in
+ * one: a model equal to the default one (m NULL too) runs the graph once
+ * for both, the same events in the same order. */
+int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
+                        uint8_t *const *const *bufs, const uint64_t size[RTOPO__BUF_COUNT],
+                        rtopo__sim_result_t *r);
 
 #endif

@@ -254,8 +254,9 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
     return RTOPO_OK;
 }
 
-int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
-                   rtopo__sim_result_t *r)
+/* rtopo__sim_run, moving the data of bufs too when bufs is not NULL */
+static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
+                               uint8_t *const *const *bufs, rtopo__sim_result_t *r)
 {
     rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
     rtopo__linkstate_t *ls = NULL;
@@ -385,7 +386,20 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
-    if ((status = rtopo__des(s, m, NULL, &ct)))
+    /* the lock-step tables go before the graph runs */
+    free(map.key);
+    free(map.id);
+    free(ls);
+    free(stepmax);
+    free(first);
+    free(ent);
+    map.key = NULL;
+    map.id = NULL;
+    ls = NULL;
+    stepmax = NULL;
+    first = NULL;
+    ent = NULL;
+    if ((status = rtopo__des(s, m, bufs, &ct)))
         goto out;
     res.steps = nsteps;
     res.model_time = ct;
@@ -410,15 +424,21 @@ enum { RTOPO__EV_READY, RTOPO__EV_HOP, RTOPO__EV_SENT, RTOPO__EV_END };
 typedef struct rtopo__ev {
     double t;
     uint64_t seq;       /* ties: first pushed, first served */
-    uint32_t type;
     uint32_t node;
-    uint32_t hop;       /* EV_HOP: index within the route */
+    uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
 } rtopo__ev_t;
 
+/* The events by (t, seq): a 4-ary heap, and beside it a FIFO of the
+ * events pushed for the time of the event being handled (`now`: most are,
+ * readiness and first hops) that skip the heap; a pop takes the earlier
+ * of the two heads, so the order is the heap's alone. */
 typedef struct rtopo__heap {
     rtopo__ev_t *ev;
     size_t n, cap;
     uint64_t seq;
+    double now;
+    rtopo__ev_t *q;     /* the FIFO: q[qh..qt) */
+    size_t qh, qt, qcap;
 } rtopo__heap_t;
 
 static inline int rtopo__ev_before(const rtopo__ev_t *a, const rtopo__ev_t *b)
@@ -429,8 +449,24 @@ static inline int rtopo__ev_before(const rtopo__ev_t *a, const rtopo__ev_t *b)
 static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t node,
                             uint32_t hop)
 {
+    rtopo__ev_t x = { t, h->seq++, node, type | hop << 2 };
     size_t i;
 
+    if (t == h->now) {
+        if (h->qh == h->qt)
+            h->qh = h->qt = 0;
+        if (h->qt == h->qcap) {
+            size_t cap = h->qcap ? 2 * h->qcap : 1024;
+            rtopo__ev_t *q = realloc(h->q, cap * sizeof(*q));
+
+            if (!q)
+                return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %zu", cap);
+            h->q = q;
+            h->qcap = cap;
+        }
+        h->q[h->qt++] = x;
+        return RTOPO_OK;
+    }
     if (h->n == h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 1024;
         rtopo__ev_t *ev = realloc(h->ev, cap * sizeof(*ev));
@@ -440,37 +476,43 @@ static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t 
         h->ev = ev;
         h->cap = cap;
     }
-    i = h->n++;
-    h->ev[i] = (rtopo__ev_t){ t, h->seq++, type, node, hop };
-    while (i && rtopo__ev_before(&h->ev[i], &h->ev[(i - 1) / 2])) {
-        rtopo__ev_t x = h->ev[i];
-
-        h->ev[i] = h->ev[(i - 1) / 2];
-        h->ev[(i - 1) / 2] = x;
-        i = (i - 1) / 2;
-    }
+    for (i = h->n++; i && rtopo__ev_before(&x, &h->ev[(i - 1) / 4]); i = (i - 1) / 4)
+        h->ev[i] = h->ev[(i - 1) / 4];
+    h->ev[i] = x;
     return RTOPO_OK;
+}
+
+static inline int rtopo__heap_empty(const rtopo__heap_t *h)
+{
+    return !h->n && h->qh == h->qt;
 }
 
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
-    rtopo__ev_t top = h->ev[0];
-    size_t i = 0, c;
+    rtopo__ev_t top, x;
+    size_t i = 0, c, k, best;
 
-    h->ev[0] = h->ev[--h->n];
+    if (h->qh < h->qt && (!h->n || rtopo__ev_before(&h->q[h->qh], &h->ev[0]))) {
+        top = h->q[h->qh++];
+        h->now = top.t;
+        return top;
+    }
+    top = h->ev[0];
+    x = h->ev[--h->n];
     for (;;) {
-        c = 2 * i + 1;
+        c = 4 * i + 1;
         if (c >= h->n)
             break;
-        if (c + 1 < h->n && rtopo__ev_before(&h->ev[c + 1], &h->ev[c]))
-            c++;
-        if (!rtopo__ev_before(&h->ev[c], &h->ev[i]))
+        for (best = c, k = c + 1; k < c + 4 && k < h->n; k++)
+            if (rtopo__ev_before(&h->ev[k], &h->ev[best]))
+                best = k;
+        if (!rtopo__ev_before(&h->ev[best], &x))
             break;
-        rtopo__ev_t x = h->ev[i];
-        h->ev[i] = h->ev[c];
-        h->ev[c] = x;
-        i = c;
+        h->ev[i] = h->ev[best];
+        i = best;
     }
+    h->ev[i] = x;
+    h->now = top.t;
     return top;
 }
 
@@ -711,19 +753,33 @@ static int rtopo__host_index(const rtopo__layout_t *l, uint32_t *hx)
     return l->nranks ? (int)nh + 1 : 0;
 }
 
+/* a node's state in rtopo__des: edges not yet released, the time the
+ * last one was */
+typedef struct rtopo__des_node {
+    double rdy;
+    uint32_t cnt;
+} rtopo__des_node_t;
+
+/* Is node u's part on rank a SEND (a routed transfer u sends from rank)? */
+static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t rank)
+{
+    return u < s->nxfers && s->xfers[u].nhops && s->xfers[u].src == rank;
+}
+
 /* Runs the graph; with bufs also moves the data.  *makespan: the time the
  * last node ends. */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                       uint8_t *const *const *bufs, double *makespan)
 {
-    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
-             *oadj = NULL, *hlink = NULL;
-    double *rdy = NULL, *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
+    rtopo__des_node_t *nd = NULL;
+    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *first = NULL,
+             *mid = NULL, *cur = NULL, *oadj = NULL, *hlink = NULL;
+    double *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     uint64_t *stage = NULL, arena_len = 0;
     uint8_t *arena = NULL;
     rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
-    rtopo__heap_t h = { NULL, 0, 0, 0 };
+    rtopo__heap_t h = { NULL, 0, 0, 0, 0.0, NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
@@ -741,10 +797,11 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             goto out;
         }
     }
-    cnt = calloc((size_t)n + 1, sizeof(*cnt));
+    nd = calloc((size_t)n + 1, sizeof(*nd));
     first = calloc((size_t)n + 2, sizeof(*first));
+    mid = calloc((size_t)n + 1, sizeof(*mid));
+    cur = malloc(((size_t)n + 1) * sizeof(*cur));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
-    rdy = calloc((size_t)n + 1, sizeof(*rdy));
     xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
     hlink = malloc(((size_t)s->nhops + 1) * sizeof(*hlink));
     cpu = calloc((size_t)p, sizeof(*cpu));
@@ -754,20 +811,37 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!cnt || !first || !oadj || !rdy || !xend || !hlink || !cpu ||
+    if (!nd || !first || !mid || !cur || !oadj || !xend || !hlink || !cpu ||
         (k && (!sport || !rport)) || (nl && !lane) || rtopo__linkmap_grow(&map)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
-    /* out-edges by pred (CSR), in-degree by succ */
+    /* out-edges by pred (CSR of the successors), in-degree by succ: u's
+     * edges are oadj[first[u]..first[u + 1]), those its SENT event
+     * releases (u's part on the edge's rank is a SEND) up to mid[u], those
+     * of its END from there, each group in edge order */
     for (i = 0; i < s->ndeps; i++) {
-        cnt[s->deps[i].succ]++;
-        first[s->deps[i].pred + 2]++;
+        const rtopo__dep_t *d = &s->deps[i];
+
+        nd[d->succ].cnt++;
+        first[d->pred + 1]++;
+        mid[d->pred] += rtopo__part_send(s, d->pred, d->rank);
     }
-    for (i = 0; i < n; i++)
-        first[i + 2] += first[i + 1];
+    for (i = 0; i < n; i++) {
+        first[i + 1] += first[i];
+        mid[i] += first[i];
+        cur[i] = first[i];
+    }
     for (i = 0; i < s->ndeps; i++)
-        oadj[first[s->deps[i].pred + 1]++] = i;
+        if (rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
+            oadj[cur[s->deps[i].pred]++] = s->deps[i].succ;
+    for (i = 0; i < n; i++)
+        cur[i] = mid[i];
+    for (i = 0; i < s->ndeps; i++)
+        if (!rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
+            oadj[cur[s->deps[i].pred]++] = s->deps[i].succ;
+    free(cur);
+    cur = NULL;
     /* link direction of every hop */
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
@@ -785,6 +859,11 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             from = s->hops[x->hop0 + j].to;
         }
     }
+    /* the hops know their link: the table goes */
+    free(map.key);
+    free(map.id);
+    map.key = NULL;
+    map.id = NULL;
     lfree = calloc((size_t)map.n + 1, sizeof(*lfree));
     if (!lfree) {
         rtopo__error(st, "%u links", map.n);
@@ -814,15 +893,15 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         }
     }
     for (i = 0; i < n; i++)
-        if (!cnt[i] && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
+        if (!nd[i].cnt && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
             goto out;
     st = RTOPO_OK;
-    while (h.n) {
+    while (!rtopo__heap_empty(&h)) {
         rtopo__ev_t e = rtopo__heap_pop(&h);
-        uint32_t u = e.node, j;
-        int sent = e.type == RTOPO__EV_SENT;
+        uint32_t u = e.node, j, ehop = e.th >> 2, etype = e.th & 3;
+        int sent = etype == RTOPO__EV_SENT;
 
-        if (e.type == RTOPO__EV_READY) {
+        if (etype == RTOPO__EV_READY) {
             if (u < s->nxfers && s->xfers[u].nhops) {
                 st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0);
             } else {
@@ -838,21 +917,21 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 goto out;
             continue;
         }
-        if (e.type == RTOPO__EV_HOP) {
+        if (etype == RTOPO__EV_HOP) {
             const rtopo__xfer_t *x = &s->xfers[u];
-            const rtopo__hop_t *hp = &s->hops[x->hop0 + e.hop];
-            uint32_t l = hlink[x->hop0 + e.hop];
-            int32_t from = e.hop ? s->hops[x->hop0 + e.hop - 1].to : x->src;
+            const rtopo__hop_t *hp = &s->hops[x->hop0 + ehop];
+            uint32_t l = hlink[x->hop0 + ehop];
+            int32_t from = ehop ? s->hops[x->hop0 + ehop - 1].to : x->src;
             double hts, htw, T, g;
             size_t sp = 0, rp = 0, lp = 0, op = 0;
-            int last = e.hop + 1 == x->nhops, cross = 0;
+            int last = ehop + 1 == x->nhops, cross = 0;
 
             rtopo__model_hop(m, hp->link, from, hp->to, &hts, &htw);
             T = hts + (double)x->len * htw;
             g = rtopo__max(e.t, lfree[l]);
             if (nl)
                 g = rtopo__max(g, rtopo__port_pick(lane, nl, 0, &lp));
-            if (k && e.hop == 0)
+            if (k && ehop == 0)
                 g = rtopo__max(g, rtopo__port_pick(sport, k, x->src, &sp));
             if (k && last)
                 g = rtopo__max(g, rtopo__port_pick(rport, k, x->dst, &rp));
@@ -865,19 +944,19 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 hout[op] = g + T;
             if (nl)
                 lane[lp] = g + T;
-            if (k && e.hop == 0)
+            if (k && ehop == 0)
                 sport[sp] = g + T;
             if (k && last)
                 rport[rp] = g + T;
             xend[u] = rtopo__max(xend[u], g + T);
-            if (e.hop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0)))
+            if (ehop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0)))
                 goto out;
             if (last)
                 st = rtopo__heap_push(&h, xend[u], RTOPO__EV_END, u, 0);
             else
                 st = rtopo__heap_push(&h, g + rtopo__model_hop_th(m, s->hops[x->hop0 +
-                                      e.hop + 1].link, hp->to, s->hops[x->hop0 + e.hop + 1].to,
-                                      x->len), RTOPO__EV_HOP, u, e.hop + 1);
+                                      ehop + 1].link, hp->to, s->hops[x->hop0 + ehop + 1].to,
+                                      x->len), RTOPO__EV_HOP, u, ehop + 1);
             if (st)
                 goto out;
             continue;
@@ -903,14 +982,12 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             ended++;
             span = rtopo__max(span, e.t);
         }
-        for (j = first[u]; j < first[u + 1]; j++) {
-            const rtopo__dep_t *d = &s->deps[oadj[j]];
+        for (j = sent ? first[u] : mid[u]; j < (sent ? mid[u] : first[u + 1]); j++) {
+            uint32_t v = oadj[j];
 
-            if ((rtopo__sched_part(s, u, d->rank) == RTOPO__PART_SEND) != sent)
-                continue;
-            rdy[d->succ] = rtopo__max(rdy[d->succ], e.t);
-            if (--cnt[d->succ] == 0 &&
-                (st = rtopo__heap_push(&h, rdy[d->succ], RTOPO__EV_READY, d->succ, 0)))
+            nd[v].rdy = rtopo__max(nd[v].rdy, e.t);
+            if (--nd[v].cnt == 0 &&
+                (st = rtopo__heap_push(&h, nd[v].rdy, RTOPO__EV_READY, v, 0)))
                 goto out;
         }
     }
@@ -920,12 +997,14 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     *makespan = span;
 out:
     free(h.ev);
+    free(h.q);
     free(map.key);
     free(map.id);
-    free(cnt);
+    free(nd);
     free(first);
+    free(mid);
+    free(cur);
     free(oadj);
-    free(rdy);
     free(xend);
     free(hlink);
     free(lfree);
@@ -955,16 +1034,19 @@ static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,
     return RTOPO_OK;
 }
 
-int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
-                          const uint64_t size[RTOPO__BUF_COUNT])
+int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
+                   rtopo__sim_result_t *r)
 {
-    rtopo__model_t m;
-    double span;
+    return rtopo__sim_run_bufs(s, m, NULL, r);
+}
+
+/* every range of s in bufs (and within size, when not NULL) */
+static int rtopo__exec_ranges(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                              const uint64_t *size)
+{
     uint32_t i;
     int st;
 
-    if ((st = rtopo__sim_check(s)))
-        return st;
     if (!bufs)
         return rtopo__error(RTOPO_ERR_INVAL, "no buffers");
     for (i = 0; i < s->nxfers; i++) {
@@ -989,8 +1071,59 @@ int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
                                     k->dst_off, k->len)))
             return st;
     }
+    return RTOPO_OK;
+}
+
+int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                          const uint64_t size[RTOPO__BUF_COUNT])
+{
+    rtopo__model_t m;
+    double span;
+    int st;
+
+    if ((st = rtopo__sim_check(s)))
+        return st;
+    if (!bufs)
+        return rtopo__error(RTOPO_ERR_INVAL, "no buffers");
+    if ((st = rtopo__exec_ranges(s, bufs, size)))
+        return st;
     rtopo__model_default(&m);
     return rtopo__des(s, &m, bufs, &span);
+}
+
+/* do a and b cost every hop and node alike (every parameter equal)? */
+static int rtopo__model_same(const rtopo__model_t *a, const rtopo__model_t *b)
+{
+    int c;
+
+    for (c = 0; c < RTOPO__LINK_COUNT; c++)
+        if (a->ts[c] != b->ts[c] || a->tw[c] != b->tw[c] || a->th[c] != b->th[c])
+            return 0;
+    for (c = 0; c < RTOPO__REACH_COUNT; c++)
+        if (a->reach_ts[c] != b->reach_ts[c] || a->reach_tw[c] != b->reach_tw[c] ||
+            a->reach_th[c] != b->reach_th[c] || a->reach_set[c] != b->reach_set[c])
+            return 0;
+    return a->chunk == b->chunk && a->ports == b->ports && a->tk == b->tk &&
+           a->lanes == b->lanes && a->layout == b->layout && a->hostlinks == b->hostlinks;
+}
+
+int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
+                        uint8_t *const *const *bufs, const uint64_t size[RTOPO__BUF_COUNT],
+                        rtopo__sim_result_t *r)
+{
+    rtopo__model_t def;
+    int st;
+
+    rtopo__model_default(&def);
+    if (!m)
+        m = &def;
+    if (!r || !bufs)
+        return rtopo__error(RTOPO_ERR_INVAL, "no result or no buffers");
+    if (!rtopo__model_same(m, &def))
+        return (st = rtopo__sim_run(s, m, r)) ? st : rtopo__sim_exec_sized(s, bufs, size);
+    if ((st = rtopo__sim_check(s)) || (st = rtopo__exec_ranges(s, bufs, size)))
+        return st;
+    return rtopo__sim_run_bufs(s, &def, bufs, r);
 }
 
 int rtopo__sim_exec(const rtopo__sched_t *s, uint8_t *const *const *bufs)
