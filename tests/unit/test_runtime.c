@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <CUnit/CUnit.h>
 #include "rtopo.h"
 #include "rtopo_int.h"
@@ -342,19 +343,30 @@ static const char *single_tr;   /* chosen when the suite is registered */
 struct hreg_arg {
     char *items;
     int n, rounds;
+    int started;            /* set (atomically) when the reader runs */
+    long lookups;           /* the reader's count so far (atomic) */
     int stop;               /* set (atomically) when the writer is done */
 };
+
+/* lookups the reader makes while the writer works, at least: on a loaded
+ * machine the writer's rounds can end before the reader is scheduled */
+#define HREG_MIN_LOOKUPS 20000
 
 static void *hreg_writer(void *argp)
 {
     struct hreg_arg *a = argp;
     int r, i, st = 0;
 
-    for (r = 0; r < a->rounds; r++) {
+    while (!__atomic_load_n(&a->started, __ATOMIC_ACQUIRE))
+        sched_yield();
+    for (r = 0; r < a->rounds ||
+                __atomic_load_n(&a->lookups, __ATOMIC_RELAXED) < HREG_MIN_LOOKUPS; r++) {
         for (i = 0; i < a->n; i++)
             st |= rtopo__handle_add(a->items + i, RTOPO__H_REQ);
         for (i = 0; i < a->n; i++)
             rtopo__handle_del(a->items + i);
+        if (r >= a->rounds)
+            sched_yield();
     }
     __atomic_store_n(&a->stop, 1, __ATOMIC_RELEASE);
     return (void *)(intptr_t)st;
@@ -373,6 +385,7 @@ static void test_handle_registry(void)
     CU_ASSERT_EQUAL(rtopo__handle_add(&live[0], RTOPO__H_TOPO), RTOPO_OK);
     CU_ASSERT_EQUAL(rtopo__handle_add(&live[1], RTOPO__H_MEM), RTOPO_OK);
     CU_ASSERT_EQUAL(pthread_create(&th, NULL, hreg_writer, &a), 0);
+    __atomic_store_n(&a.started, 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&a.stop, __ATOMIC_ACQUIRE)) {
         bad += !rtopo__handle_ok(&live[0], RTOPO__H_TOPO);
         bad += !rtopo__handle_ok(&live[1], RTOPO__H_MEM);
@@ -380,11 +393,12 @@ static void test_handle_registry(void)
         bad += rtopo__handle_ok(&never[0], RTOPO__H_REQ);
         bad += rtopo__handle_ok(&live[2], RTOPO__H_TOPO);
         lookups += 5;
+        __atomic_store_n(&a.lookups, lookups, __ATOMIC_RELAXED);
     }
     CU_ASSERT_EQUAL(pthread_join(th, &ret), 0);
     CU_ASSERT_EQUAL((intptr_t)ret, RTOPO_OK);
     TU_CHECK(bad == 0, "%ld of %ld lookups wrong while the registry changed", bad, lookups);
-    TU_CHECK(lookups > 0, "no lookup ran");
+    TU_CHECK(lookups >= HREG_MIN_LOOKUPS, "%ld lookups ran while the registry changed", lookups);
     CU_ASSERT_TRUE(rtopo__handle_ok(a.items + 7, RTOPO__H_REQ) == 0);
     rtopo__handle_del(&live[0]);
     rtopo__handle_del(&live[1]);
