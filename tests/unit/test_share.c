@@ -543,13 +543,29 @@ static void choice_topo(const rtopo__tdesc_t *t, int big, int sort, const rtopo_
     }
 }
 
+/* m: the default model with hops costed by reach, on hosts of `per`
+ * consecutive ranks of the n in lay (host[] filled) */
+static void hosts_model(rtopo__model_t *m, rtopo__layout_t *lay, uint32_t *host, int n,
+                        int per)
+{
+    int r;
+
+    rtopo__model_default(m);
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,"
+                                       "inter.tw=8ns", m) == RTOPO_OK);
+    for (r = 0; r < n; r++)
+        host[r] = (uint32_t)(r / per);
+    lay->nranks = (uint32_t)n;
+    lay->host = host;
+    m->layout = lay;
+}
+
 static void test_share_choice(void)
 {
     static uint32_t host[256];
     rtopo__layout_t lay = { 256, host };
     rtopo__model_t m;
     rtopo__tdesc_t t;
-    int r;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
     choice_topo(&t, 1, 1, NULL);
@@ -561,12 +577,7 @@ static void test_share_choice(void)
     choice_topo(&t, 1, 1, NULL);
     /* ranks on 16 hosts of 16, hops costed by reach: what a share sees of
      * the hosts differs from rank to rank, the choice may not */
-    rtopo__model_default(&m);
-    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,"
-                                       "inter.tw=8ns", &m) == RTOPO_OK);
-    for (r = 0; r < 256; r++)
-        host[r] = (uint32_t)r / 16;
-    m.layout = &lay;
+    hosts_model(&m, &lay, host, 256, 16);
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
     choice_topo(&t, 1, 0, &m);
     lay.nranks = 100;
@@ -586,7 +597,6 @@ static void test_share_choice_4096(void)
     rtopo__tdesc_t t;
     rtopo__coll_t c;
     const int ranks[3] = { 0, 1365, 4095 };
-    int r;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1, NULL);
@@ -594,12 +604,7 @@ static void test_share_choice_4096(void)
     choice_topo(&t, 0, 0, NULL);
     tdesc(&t, RTOPO__TOPO_MESH, 4096, 64, 64);
     choice_topo(&t, 0, 0, NULL);
-    rtopo__model_default(&m);
-    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,"
-                                       "inter.tw=8ns", &m) == RTOPO_OK);
-    for (r = 0; r < 4096; r++)
-        host[r] = (uint32_t)r / 64;
-    m.layout = &lay;
+    hosts_model(&m, &lay, host, 4096, 64);
     tdesc(&t, RTOPO__TOPO_RING, 4096, 0, 0);
     choice_topo(&t, 0, 0, &m);
     memset(&c, 0, sizeof(c));
