@@ -14,9 +14,10 @@
 #             (10.77.0.1), which forwards nothing: the way exists, no
 #             answer comes back, and libfabric would try to connect
 #             again and again until RTOPO_TIMEOUT_MS.
-# RTOPO_TIMEOUT_MS is 60 s and rtopo-run's --timeout 30 s: every rank must
-# fail its connection across the hosts with RTOPO_ERR_TRANSPORT, never the
-# timeout: a rank of rtopo-host0 naming both ranks, both hosts and the
+# RTOPO_TIMEOUT_MS is 60 s (rtopo-run's --timeout, 90 s, only bounds a
+# hang): every rank must fail its connection across the hosts with
+# RTOPO_ERR_TRANSPORT, never RTOPO_ERR_TIMEOUT (what waiting for the
+# provider's retries gives at 60 s): a rank of rtopo-host0 naming both ranks, both hosts and the
 # address it cannot reach (and why), the rank of rtopo-host1 across from
 # it naming both ranks, both hosts and the same address as its own.  The
 # leftover check after each job.  REPEAT rounds (default 1).
@@ -63,7 +64,7 @@ while [ "$round" -lt "$repeat" ]; do
         set -- $cfg
         how=$1 tr=$2
         echo "+ round $round: $how, rtopo-run -n 4 --hosts 2 --transport $tr hosts_coll_check mesh 2 2"
-        hosts_run 50 -n 4 --hosts 2 --transport "$tr" sh "$wrap" "$how" "$COLL" mesh 2 2
+        hosts_run 110 -n 4 --hosts 2 --transport "$tr" sh "$wrap" "$how" "$COLL" mesh 2 2
         [ "$rc" -ne 0 ] || fail "$how $tr: the job succeeded"
         grep -q '^rtopo-run: timeout' "$out" && fail "$how $tr: the job hung"
         grep -q 'RTOPO_ERR_TIMEOUT' "$out" && fail "$how $tr: a rank timed out"
