@@ -517,7 +517,7 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
         if (!st && t->me == 0) {
             rtopo__debug("topology %u: burst of %d rounds: %.4g us measured, %.4g us under "
                          "the model at tq 0, %.4g us more per us of tq", t->id,
-                         RTOPO__CAL_ROUNDS, tm * 1e6, t0 * 1e6, (t1 - t0) * 1e6 / 1e-6 * 1e-6);
+                         RTOPO__CAL_ROUNDS, tm * 1e6, t0 * 1e6, (t1 - t0) / 1e-6);
             fig.tq = t1 > t0 ? (tm - t0) / ((t1 - t0) / 1e-6) : 0.0;
             fig.tq = fig.tq > 0 ? fig.tq : 0.0;
             memcpy(buf, &fig, sizeof(fig));
