@@ -127,6 +127,8 @@ struct rtopo_topo {
     int scatter_algo;       /* rtopo_scatter_algo_t */
     int scatter_x;          /* block dimension, -1: the model's best */
     int coll_algo;          /* rtopo_coll_algo_t */
+    uint16_t piece;         /* a piece (rtopo_topo_sub): its keep mask,
+                               folded to 15 bits, | 0x8000; 0: not a piece */
     rtopo__model_t model;   /* what its "auto" choices use (calib.c) */
     rtopo__layout_t layout; /* host of each label (model.layout points
                                here), host NULL: all on one host */

@@ -195,6 +195,14 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
     if (a->topo_kind != b->topo_kind || a->topo_a != b->topo_a || a->topo_b != b->topo_b ||
         a->p != b->p || a->host != b->host || (a->host && a->root != b->root))
         snprintf(out, n, "on topology %s, this rank on topology %s", ta, tb);
+    else if (a->piece != b->piece && a->piece && b->piece)
+        snprintf(out, n, "made topology %s by rtopo_topo_sub with keep=0x%x, this rank "
+                 "with keep=0x%x", ta, (unsigned)(a->piece & 0x7fffu),
+                 (unsigned)(b->piece & 0x7fffu));
+    else if (a->piece != b->piece)
+        snprintf(out, n, "made topology %s %s, this rank %s", ta,
+                 a->piece ? "by rtopo_topo_sub" : "of its own",
+                 b->piece ? "by rtopo_topo_sub" : "of its own");
     else if (a->kind != b->kind)
         snprintf(out, n, "called %s, this rank %s", rtopo__desc_name(a),
                  rtopo__desc_name(b));
@@ -255,6 +263,7 @@ void rtopo__topo_opdesc(const rtopo_topo_t *topo, rtopo__opdesc_t *d)
     d->topo_a = t->kind == RTOPO__TOPO_MESH ? t->rows : t->kind == RTOPO__TOPO_HYPERCUBE ?
                 t->dim : t->kind == RTOPO__TOPO_RING ? 0 : t->n;
     d->topo_b = t->kind == RTOPO__TOPO_MESH ? t->cols : 0;
+    d->piece = topo->piece;
 }
 
 /* ---- job-wide abort ---------------------------------------------------- */

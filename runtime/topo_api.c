@@ -71,6 +71,9 @@ static int rtopo__topo_piece(rtopo_topo_t *t, const rtopo_topo_t *parent, unsign
     if ((lab = rtopo__cart_sub_label(&parent->desc, keep, parent->me, &mine)) < 0)
         return lab;
     t->me = lab;
+    /* ranks that keep other dimensions may get pieces of the same shape:
+     * the mask goes into the HELLO and every signature on the piece */
+    t->piece = (uint16_t)(((keep ^ (keep >> 15) ^ (keep >> 30)) & 0x7fffu) | 0x8000u);
     t->rmap = malloc((size_t)t->desc.p * sizeof(*t->rmap));
     if (!t->rmap)
         return RTOPO_ERR_NOMEM;
@@ -278,12 +281,24 @@ static int rtopo__topo_make(rtopo_ctx_t *ctx, int kind, int a, int b, int host,
     else if ((st = rtopo__topo_model(t))) {
         char why[256];
 
+        /* The job failed during the measurement, for a reason other than
+         * this creation: every neighbour created the same topology (the
+         * wire-up is done), so the creation is complete and returns it;
+         * the failure comes at the next call (rtopo(7), The failed
+         * context).  A timeout of the measurement itself is reported here. */
+        if (ctx->failed && ctx->failed != RTOPO_ERR_TIMEOUT &&
+            !(ctx->fail_topo == t->id && ctx->fail_seq == RTOPO__NOSEQ)) {
+            t->model = ctx->model;
+            goto done;
+        }
+
         /* the job has failed; a measurement still in flight keeps the
          * topology until rtopo_finalize frees it */
         snprintf(why, sizeof(why), "%s", rtopo_last_error());
         rtopo_topo_free(t);
         return rtopo__error_quiet(st, "%s", why);
     }
+done:
     t->model.layout = t->layout.host ? &t->layout : NULL;
     *topo_p = t;
     return RTOPO_OK;

@@ -88,7 +88,8 @@ typedef struct rtopo__opdesc {
     int32_t root;        /* root rank, or 0 */
     uint8_t dtype;       /* rtopo_datatype_t, or 0 */
     uint8_t op;          /* rtopo_op_t, or 0 */
-    uint16_t pad;
+    uint16_t piece;      /* a piece of rtopo_topo_sub: its keep mask, folded
+                            (topo_api.c); 0: a topology of its own */
     int64_t q;           /* shift distance mod p; user tag for SCHED */
     uint64_t bytes;
     int64_t param[2];    /* strategy parameters of the collective */

@@ -1,0 +1,705 @@
+/*
+ * probe_check - a user's probes of the contract of rtopo(7), ERRORS ACROSS
+ * RANKS, and of the newer operations' pages (rtopo_shift_fill(3),
+ * rtopo_sort(3), rtopo_random_write(3), rtopo_scatter(3),
+ * rtopo_topo_sub(3), rtopo_start(3)).  One case per job, run by probes.sh.
+ *
+ *   rtopo-run -n N probe_check CASE
+ *
+ * Every call a rank makes is printed ("rank R: CALL -> STATUS in S s:
+ * MESSAGE"), then one verdict ("rank R: verdict: pass" or "verdict: FAIL
+ * (why)").  A rank exits 0 unless it crashed, so that its exit does not
+ * turn into the others' RTOPO_ERR_PEER; probes.sh reads the verdicts.
+ *
+ * Cases that expect an error expect it on every rank, from the call named
+ * (a job-wide failure), and rtopo_finalize to return the same code (the
+ * context has failed) or RTOPO_OK (local error, context still usable, in
+ * which case a correct call after it must succeed with the right data).
+ * The script runs with RTOPO_TIMEOUT_MS far above its own time limit, so
+ * an error that came by the timeout shows as a hang.  See CASES below.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rtopo.h>
+#include "integ_util.h"
+
+static int me = -1, np;
+static rtopo_ctx_t *ctx;
+static double t0;
+static int bad;
+static char why[2048];
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+    size_t n = strlen(why);
+    va_list ap;
+    bad = 1;
+    if (n + 16 >= sizeof(why))
+        return;
+    if (n)
+        n += (size_t)snprintf(why + n, sizeof(why) - n, "; ");
+    va_start(ap, fmt);
+    vsnprintf(why + n, sizeof(why) - n, fmt, ap);
+    va_end(ap);
+}
+
+/* print the outcome of one call; returns st */
+static int note(const char *call, int st)
+{
+    printf("[%d] rank %d: %s -> %s in %.3f s%s%s\n", me, me, call,
+           st == RTOPO_OK ? "RTOPO_OK" : rtopo_err_name(st), iu_now() - t0,
+           st == RTOPO_OK ? "" : ": ", st == RTOPO_OK ? "" : rtopo_last_error());
+    fflush(stdout);
+    return st;
+}
+
+#define CALL(expr) note(#expr, (expr))
+
+static void want(const char *what, int st, int wanted)
+{
+    if (st != wanted)
+        fail("%s returned %s, want %s", what, st == RTOPO_OK ? "RTOPO_OK" : rtopo_err_name(st),
+             wanted == RTOPO_OK ? "RTOPO_OK" : rtopo_err_name(wanted));
+}
+
+/* ---- helpers for lines (rtopo_shift_fill(3)) ---- */
+
+/* topology rank of the rank at coordinate x of the line of `r` along dim */
+static int line_rank(rtopo_topo_t *t, int r, int dim, int x)
+{
+    int c[RTOPO_MAX_DIMS];
+    rtopo_topo_coords(t, r, c);
+    c[dim] = x;
+    return rtopo_topo_rank_at(t, c);
+}
+
+static int line_pos(rtopo_topo_t *t, int r, int dim)
+{
+    int c[RTOPO_MAX_DIMS];
+    rtopo_topo_coords(t, r, c);
+    return c[dim];
+}
+
+static int64_t val(int r, int j, size_t e, unsigned tag)
+{
+    return (int64_t)r * 1000003 + (int64_t)j * 1009 + (int64_t)e * 7 + (int64_t)tag * 131;
+}
+
+/* verify one round of the four line operations on t, dimension dim */
+static int line_ops(rtopo_topo_t *t, int dim, unsigned tag, int verbose)
+{
+    int r = rtopo_topo_rank(t), E = rtopo_topo_extent(t, dim);
+    int x = line_pos(t, r, dim), st, m, disp, j;
+    size_t cnt = 3, e;
+    int64_t *s = malloc(sizeof(int64_t) * cnt * (size_t)(E + 1));
+    int64_t *d = malloc(sizeof(int64_t) * cnt * (size_t)(E + 1));
+    int errs = 0;
+    char what[160];
+
+    for (disp = -E - 1; disp <= E + 1; disp++) {
+        for (e = 0; e < cnt; e++)
+            s[e] = val(r, 0, e, tag);
+        memset(d, 0x5a, sizeof(int64_t) * cnt);
+        st = rtopo_shift_fill(t, dim, s, d, cnt * sizeof(int64_t), disp);
+        snprintf(what, sizeof what, "shift_fill(dim %d, disp %d)", dim, disp);
+        if (verbose || st)
+            note(what, st);
+        if (st)
+            return st;
+        for (e = 0; e < cnt; e++) {
+            int from = x - disp;
+            int64_t w = (from >= 0 && from < E) ? val(line_rank(t, r, dim, from), 0, e, tag) : 0;
+            if (d[e] != w && !errs++)
+                fail("%s: element %zu is %lld, want %lld", what, e, (long long)d[e],
+                     (long long)w);
+        }
+    }
+    for (m = 1; m <= E; m++) {
+        for (e = 0; e < cnt; e++)
+            s[e] = val(r, 0, e, tag);
+        st = rtopo_accumulate(t, dim, s, d, cnt * sizeof(int64_t), m);
+        snprintf(what, sizeof what, "accumulate(dim %d, m %d)", dim, m);
+        if (verbose || st)
+            note(what, st);
+        if (st)
+            return st;
+        for (j = 0; j < m; j++)
+            for (e = 0; e < cnt; e++) {
+                int64_t w = val(line_rank(t, r, dim, (x + j) % E), 0, e, tag);
+                if (d[(size_t)j * cnt + e] != w && !errs++)
+                    fail("%s: block %d element %zu is %lld, want %lld", what, j, e,
+                         (long long)d[(size_t)j * cnt + e], (long long)w);
+            }
+        st = rtopo_adjacent_sum(t, dim, s, d, cnt, RTOPO_INT64, RTOPO_SUM, m);
+        snprintf(what, sizeof what, "adjacent_sum(dim %d, m %d)", dim, m);
+        if (verbose || st)
+            note(what, st);
+        if (st)
+            return st;
+        for (e = 0; e < cnt; e++) {
+            int64_t w = 0;
+            for (j = 0; j < m; j++)
+                w += val(line_rank(t, r, dim, (x + j) % E), 0, e, tag);
+            if (d[e] != w && !errs++)
+                fail("%s: element %zu is %lld, want %lld", what, e, (long long)d[e],
+                     (long long)w);
+        }
+        if (E % m)
+            continue;
+        for (j = 0; j < m; j++)
+            for (e = 0; e < cnt; e++)
+                s[(size_t)j * cnt + e] = val(r, j, e, tag);
+        st = rtopo_consecutive_sum(t, dim, s, d, cnt, RTOPO_INT64, RTOPO_SUM, m);
+        snprintf(what, sizeof what, "consecutive_sum(dim %d, m %d)", dim, m);
+        if (verbose || st)
+            note(what, st);
+        if (st)
+            return st;
+        for (e = 0; e < cnt; e++) {
+            int b = x - x % m, y;
+            int64_t w = 0;
+            for (y = b; y < b + m; y++)
+                w += val(line_rank(t, r, dim, y), x % m, e, tag);
+            if (d[e] != w && !errs++)
+                fail("%s: element %zu is %lld, want %lld", what, e, (long long)d[e],
+                     (long long)w);
+        }
+    }
+    free(s);
+    free(d);
+    return RTOPO_OK;
+}
+
+/* ---- cases ---- */
+
+/* the outcome of a call in a case that expects `wanted` job-wide: the
+ * call returns `wanted`, or RTOPO_OK with correct data (this rank's part
+ * was complete before the job failed, rtopo(7), The failed context) */
+static int judge(const char *what, int st, int data_ok, int wanted)
+{
+    if (st == RTOPO_OK && !data_ok)
+        fail("%s returned RTOPO_OK with wrong data", what);
+    else if (st != RTOPO_OK)
+        want(what, st, wanted);
+    return wanted;
+}
+
+enum { FILL, ACC, ADJ, CONS };
+
+/* one line operation of kind k with parameter (disp or m) par on `cnt`
+ * int64 per value; *ok set when the result is right (for RTOPO_OK) */
+static int line_op(rtopo_topo_t *t, int k, int dim, int par, size_t cnt, unsigned tag,
+                   const char *what, int *ok)
+{
+    int r = rtopo_topo_rank(t), E = rtopo_topo_extent(t, dim), x, st, j, y;
+    size_t e, nin = k == CONS ? (size_t)par * cnt : cnt, nout = k == ACC ? (size_t)par * cnt : cnt;
+    int64_t *s = calloc(nin + 1, sizeof(int64_t)), *d = calloc(nout + 1, sizeof(int64_t));
+
+    for (j = 0; j < (k == CONS ? par : 1); j++)
+        for (e = 0; e < cnt; e++)
+            s[(size_t)j * cnt + e] = val(r, j, e, tag);
+    memset(d, 0x5a, nout * sizeof(int64_t));
+    switch (k) {
+    case FILL: st = rtopo_shift_fill(t, dim, s, d, cnt * 8, par); break;
+    case ACC: st = rtopo_accumulate(t, dim, s, d, cnt * 8, par); break;
+    case ADJ: st = rtopo_adjacent_sum(t, dim, s, d, cnt, RTOPO_INT64, RTOPO_SUM, par); break;
+    default: st = rtopo_consecutive_sum(t, dim, s, d, cnt, RTOPO_INT64, RTOPO_SUM, par); break;
+    }
+    note(what, st);
+    *ok = 1;
+    if (st == RTOPO_OK) {
+        x = line_pos(t, r, dim);
+        for (e = 0; e < nout; e++) {
+            int64_t w = 0;
+            size_t el = e % cnt;
+            j = (int)(e / cnt);
+            if (k == FILL)
+                w = (x - par >= 0 && x - par < E) ? val(line_rank(t, r, dim, x - par), 0, el, tag) : 0;
+            else if (k == ACC)
+                w = val(line_rank(t, r, dim, (x + j) % E), 0, el, tag);
+            else if (k == ADJ)
+                for (y = 0; y < par; y++)
+                    w += val(line_rank(t, r, dim, (x + y) % E), 0, el, tag);
+            else
+                for (y = x - x % par; y < x - x % par + par; y++)
+                    w += val(line_rank(t, r, dim, y), x % par, el, tag);
+            if (d[e] != w) {
+                fail("%s: element %zu is %lld, want %lld", what, e, (long long)d[e], (long long)w);
+                *ok = 0;
+                break;
+            }
+        }
+    }
+    free(s);
+    free(d);
+    return st;
+}
+
+static int mk_otis_cube(rtopo_topo_t **t)
+{
+    return CALL(rtopo_topo_otis_hypercube(ctx, 4, t));
+}
+
+struct rec { int64_t key; int32_t origin; int32_t pad; };
+
+static int sort_ok(const struct rec *got, size_t count, int r)
+{
+    /* keys: rank-dependent permutation, checked for ascending order and
+     * the right slice of the global order */
+    size_t i;
+    for (i = 0; i < count; i++) {
+        int64_t want_key = (int64_t)((size_t)r * count + i);
+        if (got[i].key != want_key) {
+            fail("sort: record %zu has key %lld, want %lld", i, (long long)got[i].key,
+                 (long long)want_key);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void sort_fill(struct rec *s, size_t count, int r, int p, unsigned tag)
+{
+    size_t i, n = (size_t)p * count;
+    for (i = 0; i < count; i++) {
+        size_t g = (size_t)r * count + i;
+        /* a permutation of 0..n-1 that changes with tag */
+        s[i].key = (int64_t)((g * 7 + tag * 3) % n);
+        s[i].origin = r;
+        s[i].pad = (int32_t)i;
+    }
+}
+
+static int probe(const char *c, int *final_want)
+{
+    rtopo_topo_t *t = NULL;
+    int st = RTOPO_OK, r, i, ok = 1, x;
+    int64_t a[64], b[64];
+
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    *final_want = RTOPO_OK;
+
+    /* --- line operations on the OTIS-hypercube (16 ranks) --- */
+    if (!strcmp(c, "fill-sweep") || !strcmp(c, "fill-sweep-otis-mesh")) {
+        int d, nd;
+        st = strcmp(c, "fill-sweep") ? CALL(rtopo_topo_otis_mesh(ctx, 4, &t)) : mk_otis_cube(&t);
+        if (st)
+            return fail("topology: %d", st), st;
+        nd = rtopo_topo_ndims(t);
+        for (d = 0; d < nd && !st; d++)
+            st = line_ops(t, d, (unsigned)d + 1, 0);
+        want("line operations", st, RTOPO_OK);
+    } else if (!strcmp(c, "fill-disp")) {
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = line_op(t, FILL, 1, r == 6 ? 2 : -2, 1, 1, "shift_fill", &ok);
+        *final_want = judge("shift_fill", st, ok, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "fill-bytes")) {
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = line_op(t, FILL, 0, 1, r == 6 ? 2 : 1, 1, "shift_fill", &ok);
+        *final_want = judge("shift_fill", st, ok, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "adj-m")) {
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = line_op(t, ADJ, 0, r == 6 ? 3 : 2, 2, 1, "adjacent_sum", &ok);
+        *final_want = judge("adjacent_sum", st, ok, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "adj-op")) {
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        a[0] = r;
+        a[1] = -r;
+        st = CALL(rtopo_adjacent_sum(t, 1, a, b, 2, RTOPO_INT64, r == 9 ? RTOPO_MAX : RTOPO_SUM, 4));
+        {   /* the line is the group: G * 4 + 0..3 */
+            int64_t w0 = 0, w1 = 0, g = r / 4 * 4;
+            for (i = 0; i < 4; i++) {
+                w0 = r == 9 ? (i ? (w0 > g + i ? w0 : g + i) : g) : w0 + g + i;
+                w1 = r == 9 ? (i ? (w1 > -(g + i) ? w1 : -(g + i)) : -g) : w1 - (g + i);
+            }
+            ok = b[0] == w0 && b[1] == w1;
+        }
+        *final_want = judge("adjacent_sum", st, ok, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "acc-dim")) {
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = line_op(t, ACC, r == 6 ? 0 : 1, 2, 1, 1, "accumulate", &ok);
+        *final_want = judge("accumulate", st, ok, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "cons-kind")) {
+        /* the same slot: consecutive_sum on rank 6, adjacent_sum elsewhere */
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = line_op(t, r == 6 ? CONS : ADJ, 1, 2, 2, 1, r == 6 ? "consecutive_sum" : "adjacent_sum", &ok);
+        *final_want = judge("sum", st, ok, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "cons-m-all")) {
+        /* every rank: m does not divide E -> INVAL, context usable */
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        st = CALL(rtopo_consecutive_sum(t, 1, a, b, 2, RTOPO_INT64, RTOPO_SUM, 3));
+        want("consecutive_sum m=3", st, RTOPO_ERR_INVAL);
+        st = CALL(rtopo_accumulate(t, 0, a, b, 8, 5));
+        want("accumulate m=5", st, RTOPO_ERR_INVAL);
+        st = CALL(rtopo_shift_fill(t, 2, a, b, 8, 1));
+        want("shift_fill dim 2", st, RTOPO_ERR_INVAL);
+        st = line_ops(t, 1, 7, 0);
+        want("line operations afterwards", st, RTOPO_OK);
+    } else if (!strcmp(c, "cons-m-one")) {
+        /* rank 5 alone passes an m that does not divide E */
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = line_op(t, CONS, 1, r == 5 ? 3 : 2, 2, 1, "consecutive_sum", &ok);
+        *final_want = judge("consecutive_sum", st, ok, RTOPO_ERR_INVAL);
+    } else if (!strcmp(c, "fill-null-one")) {
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        a[0] = val(r, 0, 0, 1);
+        b[0] = 77;
+        st = CALL(rtopo_shift_fill(t, 1, r == 11 ? NULL : (void *)a, b, 8, 1));
+        x = line_pos(t, r, 1);
+        *final_want = judge("shift_fill", st,
+                            b[0] == (x ? val(line_rank(t, r, 1, x - 1), 0, 0, 1) : 0),
+                            RTOPO_ERR_INVAL);
+    /* --- sort --- */
+    } else if (!strcmp(c, "sort-count") || !strcmp(c, "sort-key") || !strcmp(c, "sort-desc") ||
+               !strcmp(c, "sort-recsize")) {
+        struct rec s[8], d[8];
+        size_t count = 4, rs = sizeof(struct rec);
+        rtopo_datatype_t kt = RTOPO_INT64;
+        int desc = 0;
+        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+            return st;
+        r = rtopo_topo_rank(t);
+        sort_fill(s, 8, r, np, 0);
+        if (r == 2) {
+            if (!strcmp(c, "sort-count"))
+                count = 5;
+            else if (!strcmp(c, "sort-key"))
+                kt = RTOPO_DOUBLE;
+            else if (!strcmp(c, "sort-desc"))
+                desc = 1;
+            else
+                rs = 24;
+        }
+        st = CALL(rtopo_sort(t, s, d, count, rs, kt, desc));
+        *final_want = judge("sort", st, 0, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "sort-null-one")) {
+        struct rec s[4], d[4];
+        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+            return st;
+        r = rtopo_topo_rank(t);
+        sort_fill(s, 4, r, np, 0);
+        st = CALL(rtopo_sort(t, r == 1 ? NULL : s, d, 4, sizeof(struct rec), RTOPO_INT64, 0));
+        *final_want = judge("sort", st, 0, RTOPO_ERR_INVAL);
+    } else if (!strcmp(c, "sort-bad-all")) {
+        /* every rank passes the same bad arguments: local, usable after */
+        struct rec s[4], d[4];
+        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = CALL(rtopo_sort(t, s, d, 4, 4, RTOPO_INT64, 0));
+        want("sort recsize 4 < key", st, RTOPO_ERR_INVAL);
+        st = CALL(rtopo_sort(t, s, d, 4, sizeof(struct rec), (rtopo_datatype_t)9, 0));
+        want("sort keytype 9", st, RTOPO_ERR_INVAL);
+        st = CALL(rtopo_sort(t, s, (char *)s + 8, 3, sizeof(struct rec), RTOPO_INT64, 0));
+        want("sort overlapping", st, RTOPO_ERR_INVAL);
+        sort_fill(s, 4, r, np, 5);
+        st = CALL(rtopo_sort(t, s, d, 4, sizeof(struct rec), RTOPO_INT64, 0));
+        want("sort afterwards", st, RTOPO_OK);
+        if (!st)
+            sort_ok(d, 4, r);
+    /* --- random access --- */
+    } else if (!strcmp(c, "rw-target")) {
+        int64_t dest, got_rec = -1, mine;
+        int got = -7;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        mine = r;
+        dest = r == 5 ? 16 : (r + 1) % 16;
+        st = CALL(rtopo_random_write(t, &mine, &dest, &got_rec, 8, &got));
+        *final_want = judge("random_write", st, 0, RTOPO_ERR_INVAL);
+    } else if (!strcmp(c, "rw-kind")) {
+        int64_t dest, got_rec = -1, mine;
+        int got = -7;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        mine = r;
+        dest = (r + 3) % 16;
+        if (r == 5)
+            st = CALL(rtopo_random_read(t, &mine, &dest, &got_rec, 8, &got));
+        else
+            st = CALL(rtopo_random_write(t, &mine, &dest, &got_rec, 8, &got));
+        *final_want = judge("random access", st, 0, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "rw-recsize")) {
+        int64_t dest, got_rec[2], mine[2];
+        int got = -7;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        mine[0] = mine[1] = r;
+        dest = (r + 3) % 16;
+        st = CALL(rtopo_random_read(t, mine, &dest, got_rec, r == 12 ? 16 : 8, &got));
+        *final_want = judge("random_read", st, 0, RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "rw-persist")) {
+        /* persistent random write and read, targets changing per round */
+        rtopo_req_t *w = NULL, *rd = NULL;
+        int64_t dest, src, mine, got_w, got_r;
+        int gw, gr, round, k;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = CALL(rtopo_random_write_init(t, &mine, &dest, &got_w, 8, &gw, &w));
+        if (!st)
+            st = CALL(rtopo_random_read_init(t, &mine, &src, &got_r, 8, &gr, &rd));
+        for (round = 0; round < 200 && !st; round++) {
+            int writers = 0, top = -1;
+            /* rank k writes to (k * 5 + round) % 16 when k % 3 != round % 3 */
+            for (k = 0; k < 16; k++)
+                if (k % 3 != round % 3 && (k * 5 + round) % 16 == r)
+                    writers++, top = k;
+            mine = r * 1000 + round;
+            dest = (r % 3 != round % 3) ? (r * 5 + round) % 16 : -1;
+            got_w = -1;
+            gw = -9;
+            st = rtopo_start(w);
+            if (!st)
+                st = rtopo_wait(w);
+            if (st) {
+                note("random_write round", st);
+                break;
+            }
+            if (gw != (writers > 0) || (writers && got_w != top * 1000 + round))
+                fail("random_write round %d: got %d rec %lld, want %d rec %lld", round, gw,
+                     (long long)got_w, writers > 0, (long long)(top * 1000 + round));
+            src = (r + round) % 5 ? (r * 7 + round) % 16 : -1;
+            got_r = -1;
+            gr = -9;
+            st = rtopo_start(rd);
+            if (!st)
+                st = rtopo_wait(rd);
+            if (st) {
+                note("random_read round", st);
+                break;
+            }
+            if (gr != (src >= 0) || (src >= 0 && got_r != src * 1000 + round))
+                fail("random_read round %d: got %d rec %lld, want %d rec %lld", round, gr,
+                     (long long)got_r, src >= 0, (long long)(src * 1000 + round));
+        }
+        want("persistent random access", st, RTOPO_OK);
+        rtopo_req_free(w);
+        rtopo_req_free(rd);
+    /* --- long loops --- */
+    } else if (!strcmp(c, "loop-bcast-root")) {
+        /* the same root, blocking, no barrier: the root runs ahead */
+        int64_t v[4];
+        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+            return st;
+        r = rtopo_topo_rank(t);
+        for (i = 0; i < 5000 && !st; i++) {
+            v[0] = r == 0 ? i : -1;
+            st = rtopo_bcast(t, v, 1, RTOPO_INT64, 0);
+            if (!st && v[0] != i)
+                fail("bcast %d gave %lld", i, (long long)v[0]), st = -100;
+        }
+        if (st != -100)
+            note("5000 bcasts", st), want("5000 bcasts", st, RTOPO_OK);
+    } else if (!strcmp(c, "loop-ishift-fill")) {
+        /* nonblocking shift_fills overlapped 8 at a time, 3000 in all */
+        enum { K = 8 };
+        rtopo_req_t *q[K];
+        int64_t sv[K], rv[K];
+        int n = 0, k;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        while (n < 3000 && !st) {
+            for (k = 0; k < K && !st; k++) {
+                sv[k] = val(r, 0, 0, (unsigned)(n + k));
+                st = rtopo_ishift_fill(t, (n + k) % 2, &sv[k], &rv[k], 8, 1, &q[k]);
+            }
+            for (k = 0; k < K && !st; k++) {
+                int dim = (n + k) % 2, x = line_pos(t, r, dim);
+                int64_t w;
+                st = rtopo_wait(q[k]);
+                rtopo_req_free(q[k]);
+                w = x >= 1 ? val(line_rank(t, r, dim, x - 1), 0, 0, (unsigned)(n + k)) : 0;
+                if (!st && rv[k] != w)
+                    fail("ishift_fill %d: %lld, want %lld", n + k, (long long)rv[k], (long long)w);
+            }
+            n += K;
+        }
+        note("3000 ishift_fills, 8 in flight", st);
+        want("3000 ishift_fills", st, RTOPO_OK);
+    } else if (!strcmp(c, "loop-persist")) {
+        /* persistent requests of every kind here, restarted in turn */
+        enum { NR = 5 };
+        rtopo_req_t *q[NR];
+        int64_t s1 = 0, d1 = 0, s4[4], d4[4], s2[2], d2 = 0, ab = 0;
+        struct rec ss[2], sd[2];
+        int round, k;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = CALL(rtopo_shift_fill_init(t, 1, &s1, &d1, 8, -3, &q[0]));
+        if (!st) st = CALL(rtopo_accumulate_init(t, 0, &s1, d4, 8, 4, &q[1]));
+        if (!st) st = CALL(rtopo_consecutive_sum_init(t, 1, s2, &d2, 1, RTOPO_INT64, RTOPO_SUM, 2, &q[2]));
+        if (!st) st = CALL(rtopo_sort_init(t, ss, sd, 2, sizeof(struct rec), RTOPO_INT64, 0, &q[3]));
+        if (!st) st = CALL(rtopo_bcast_init(t, &ab, 1, RTOPO_INT64, 5, &q[4]));
+        for (round = 0; round < 400 && !st; round++) {
+            s1 = val(r, 0, 0, (unsigned)round);
+            s2[0] = val(r, 0, 0, (unsigned)round);
+            s2[1] = val(r, 1, 0, (unsigned)round);
+            sort_fill(ss, 2, r, 16, (unsigned)round);
+            ab = r == 5 ? round : -1;
+            memset(s4, 0, sizeof s4);
+            for (k = 0; k < NR && !st; k++)
+                st = rtopo_start(q[k]);
+            for (k = 0; k < NR && !st; k++)
+                st = rtopo_wait(q[k]);
+            if (st)
+                break;
+            {
+                int x = line_pos(t, r, 1), xg = line_pos(t, r, 0), j;
+                int64_t w = x + 3 < 4 ? val(line_rank(t, r, 1, x + 3), 0, 0, (unsigned)round) : 0;
+                if (d1 != w)
+                    fail("round %d shift_fill: %lld, want %lld", round, (long long)d1, (long long)w);
+                for (j = 0; j < 4; j++)
+                    if (d4[j] != val(line_rank(t, r, 0, (xg + j) % 4), 0, 0, (unsigned)round))
+                        fail("round %d accumulate block %d wrong", round, j);
+                w = 0;
+                for (j = x - x % 2; j < x - x % 2 + 2; j++)
+                    w += val(line_rank(t, r, 1, j), x % 2, 0, (unsigned)round);
+                if (d2 != w)
+                    fail("round %d consecutive_sum: %lld, want %lld", round, (long long)d2, (long long)w);
+                sort_ok(sd, 2, r);
+                if (ab != round)
+                    fail("round %d bcast: %lld", round, (long long)ab);
+            }
+            if (bad)
+                break;
+        }
+        note("400 rounds of 5 persistent requests", st);
+        want("persistent rounds", st, RTOPO_OK);
+        for (k = 0; k < NR; k++)
+            rtopo_req_free(q[k]);
+    /* --- a killed rank --- */
+    } else if (!strcmp(c, "kill-adj")) {
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        for (i = 0; i < 100000 && !st; i++) {
+            if (i == 200 && rtopo_rank(ctx) == 3) {
+                printf("[%d] rank %d: verdict: pass (killing itself)\n", me, me);
+                fflush(stdout);
+                raise(SIGKILL);
+            }
+            a[0] = r;
+            st = rtopo_adjacent_sum(t, i % 2, a, b, 1, RTOPO_INT64, RTOPO_SUM, 3);
+        }
+        note("adjacent_sum loop", st);
+        *final_want = judge("adjacent_sum loop", st, 0, RTOPO_ERR_PEER);
+    } else if (!strcmp(c, "kill-sort")) {
+        struct rec s[4], d[4];
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        for (i = 0; i < 100000 && !st; i++) {
+            if (i == 50 && rtopo_rank(ctx) == 9) {
+                printf("[%d] rank %d: verdict: pass (killing itself)\n", me, me);
+                fflush(stdout);
+                raise(SIGKILL);
+            }
+            sort_fill(s, 4, r, np, (unsigned)i);
+            st = rtopo_sort(t, s, d, 4, sizeof(struct rec), RTOPO_INT64, 0);
+        }
+        note("sort loop", st);
+        *final_want = judge("sort loop", st, 0, RTOPO_ERR_PEER);
+    /* --- sub-topologies --- */
+    } else if (!strcmp(c, "sub-keep")) {
+        /* rank 6 keeps another dimension than the others */
+        rtopo_topo_t *s = NULL;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = CALL(rtopo_topo_sub(t, r == 6 ? 1u : 2u, &s));
+        if (!st) {
+            a[0] = r;
+            st = CALL(rtopo_shift(s, a, b, 8, 1));
+        }
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
+        *final_want = judge("sub with different keep", st, 0, RTOPO_ERR_MISMATCH);
+        if (s)
+            rtopo_topo_free(s);
+    } else if (!strcmp(c, "sub-ops")) {
+        /* line operations on pieces of an OTIS-hypercube and on a piece
+         * of a piece */
+        rtopo_topo_t *g = NULL, *col = NULL;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        st = CALL(rtopo_topo_sub(t, 2u, &g));
+        if (!st)
+            st = CALL(rtopo_topo_sub(t, 1u, &col));
+        if (!st)
+            st = line_ops(g, 0, 3, 0);
+        if (!st)
+            st = line_ops(g, 1, 4, 0);
+        if (!st)
+            st = line_ops(col, 1, 5, 0);
+        if (!st)
+            st = line_ops(t, 1, 6, 0);
+        want("operations on pieces", st, RTOPO_OK);
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
+        rtopo_topo_free(col);
+        rtopo_topo_free(g);
+    } else {
+        fprintf(stderr, "probe_check: unknown case %s\n", c);
+        exit(2);
+    }
+    if (t)
+        rtopo_topo_free(t);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    int st, fw;
+    const char *c = argc > 1 ? argv[1] : "";
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    t0 = iu_now();
+    st = rtopo_init(NULL, &ctx);
+    if (st) {
+        printf("[?] %s: rtopo_init -> %s: %s\n", iu_env_label(), rtopo_err_name(st),
+               rtopo_last_error());
+        return 1;
+    }
+    me = rtopo_rank(ctx);
+    np = rtopo_size(ctx);
+    probe(c, &fw);
+    st = rtopo_finalize(ctx);
+    note("rtopo_finalize", st);
+    if (fw == RTOPO_OK)
+        want("rtopo_finalize", st, RTOPO_OK);
+    else if (st != fw && st != RTOPO_OK)
+        want("rtopo_finalize", st, fw);
+    printf("[%d] rank %d: verdict: %s%s%s%s\n", me, me, bad ? "FAIL" : "pass", bad ? " (" : "",
+           bad ? why : "", bad ? ")" : "");
+    return 0;
+}
