@@ -196,13 +196,13 @@ int rtopo__desc_diff(const rtopo__opdesc_t *a, const rtopo__opdesc_t *b, char *o
         a->p != b->p || a->host != b->host || (a->host && a->root != b->root))
         snprintf(out, n, "on topology %s, this rank on topology %s", ta, tb);
     else if (a->piece != b->piece && a->piece && b->piece)
-        snprintf(out, n, "made topology %s by rtopo_topo_sub with keep=0x%x, this rank "
-                 "with keep=0x%x", ta, (unsigned)(a->piece & 0x7fffu),
+        snprintf(out, n, "as the piece of rtopo_topo_sub with keep=0x%x (%s), this rank "
+                 "with keep=0x%x", (unsigned)(a->piece & 0x7fffu), ta,
                  (unsigned)(b->piece & 0x7fffu));
     else if (a->piece != b->piece)
-        snprintf(out, n, "made topology %s %s, this rank %s", ta,
-                 a->piece ? "by rtopo_topo_sub" : "of its own",
-                 b->piece ? "by rtopo_topo_sub" : "of its own");
+        snprintf(out, n, "as %s (%s), this rank as %s", a->piece ? "a piece of "
+                 "rtopo_topo_sub" : "a topology of its own", ta, b->piece ? "a piece of "
+                 "rtopo_topo_sub" : "a topology of its own");
     else if (a->kind != b->kind)
         snprintf(out, n, "called %s, this rank %s", rtopo__desc_name(a),
                  rtopo__desc_name(b));
@@ -488,6 +488,22 @@ static void rtopo__barrier_check(rtopo_ctx_t *ctx, int peer, int at_barrier);
  * once this rank has sent its HELLO for it). */
 #define RTOPO__HELLO_SLOT(peer, id) ((size_t)(peer) * 2 + ((id) & 1u))
 
+/* A HELLO's description of the topology: its kind and shape, and in q a
+ * hash of its placement (the job rank of every label), which ranks that
+ * placed it otherwise (rtopo_set_place) do not share. */
+static void rtopo__hello_desc(const rtopo_topo_t *t, rtopo__opdesc_t *d)
+{
+    uint64_t h = 1469598103934665603ull;
+    int r;
+
+    rtopo__topo_opdesc(t, d);
+    for (r = 0; r < t->desc.p; r++) {
+        h ^= (uint64_t)(uint32_t)rtopo__topo_job_rank(t, r);
+        h *= 1099511628211ull;
+    }
+    d->q = (int64_t)(h >> 1);
+}
+
 static void rtopo__hello_check(rtopo_ctx_t *ctx, int peer, const rtopo_topo_t *t)
 {
     size_t k = RTOPO__HELLO_SLOT(peer, t->id);
@@ -496,12 +512,19 @@ static void rtopo__hello_check(rtopo_ctx_t *ctx, int peer, const rtopo_topo_t *t
 
     if (ctx->failed || !ctx->hello_in[k] || ctx->hello_topo[k] != t->id)
         return;
-    rtopo__topo_opdesc(t, &mine);
+    rtopo__hello_desc(t, &mine);
     if (rtopo__desc_diff(&ctx->hello_desc[k], &mine, diff, sizeof(diff))) {
         ctx->fail_named = 1;    /* the message names what differs */
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
                          "rank %d created topology %u %s: ranks must create the same "
                          "topologies in the same order", peer, t->id, diff);
+    } else if (ctx->hello_desc[k].q != mine.q) {
+        ctx->fail_named = 1;
+        rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, peer, &mine, t->id, RTOPO__NOSEQ,
+                         "rank %d placed the ranks of topology %u (%s) otherwise than this "
+                         "rank: every rank must create it with the same placement "
+                         "(rtopo_set_place, RTOPO_PLACE)", peer, t->id,
+                         rtopo__topo_name(t->desc.kind));
     }
 }
 
@@ -576,7 +599,7 @@ int rtopo__wireup(rtopo_topo_t *t)
     m.type = RTOPO__MSG_HELLO;
     m.topo_id = t->id;
     m.ntopos = ctx->next_topo_id;
-    rtopo__topo_opdesc(t, &m.desc);
+    rtopo__hello_desc(t, &m.desc);
     ctx->creating = t->id + 1;
     /* the HELLOs that came before this rank created it, and the ranks
      * already waiting in the next barrier with fewer topologies */

@@ -18,6 +18,7 @@
  * The script runs with RTOPO_TIMEOUT_MS far above its own time limit, so
  * an error that came by the timeout shows as a hang.  See CASES below.
  */
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -668,6 +669,242 @@ static int probe(const char *c, int *final_want)
             st = CALL(rtopo_barrier(ctx));
         rtopo_topo_free(col);
         rtopo_topo_free(g);
+    } else if (!strcmp(c, "fill-extreme")) {
+        /* any int is a valid disp: INT_MIN and INT_MAX zero every recvbuf */
+        int dd[4] = { INT_MIN, INT_MAX, INT_MIN + 1, -INT_MAX }, k;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        for (k = 0; k < 4 && !st; k++) {
+            st = line_op(t, FILL, k % 2, dd[k], 2, 3, "shift_fill(extreme disp)", &ok);
+            if (!st && !ok)
+                break;
+        }
+        want("shift_fill with extreme disp", st, RTOPO_OK);
+        if (!st) {
+            rtopo_topo_t *ring = NULL;
+            st = CALL(rtopo_topo_ring(ctx, &ring));
+            for (k = 0; k < 4 && !st; k++)
+                st = line_op(ring, FILL, 0, dd[k], 2, 4, "ring shift_fill(extreme disp)", &ok);
+            want("ring shift_fill with extreme disp", st, RTOPO_OK);
+            if (ring)
+                rtopo_topo_free(ring);
+        }
+    } else if (!strcmp(c, "place-differ")) {
+        /* rank 0 places by rank, the others by host (4 hosts dealt round
+         * robin): rtopo_set_place(3) says the setting must be the same */
+        int64_t sv, rv = -1;
+        rtopo_topo_t *ring = NULL;
+        st = CALL(rtopo_set_place(ctx, me == 0 ? RTOPO_PLACE_RANK : RTOPO_PLACE_HOST));
+        if (!st)
+            st = CALL(rtopo_topo_ring(ctx, &ring));
+        if (!st) {
+            r = rtopo_topo_rank(ring);
+            sv = r;
+            st = CALL(rtopo_shift(ring, &sv, &rv, 8, 1));
+            ok = rv == (r + np - 1) % np;
+            printf("[%d] rank %d: topology rank %d got %lld\n", me, me, r, (long long)rv);
+        }
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
+        *final_want = judge("ring placed differently", st, 0, RTOPO_ERR_MISMATCH);
+        (void)ok;
+        if (ring)
+            rtopo_topo_free(ring);
+    } else if (!strcmp(c, "scatter-count") || !strcmp(c, "scatter-short") ||
+               !strcmp(c, "scatter-stride")) {
+        /* 2^2 nodes + a host outside the cube (5 ranks, host rank 4) */
+        int64_t arr[64], win[16];
+        size_t cnt = 5, stride = 3, sc = 3 * 3 + 5;
+        for (i = 0; i < 64; i++)
+            arr[i] = 1000 + i;
+        if ((st = CALL(rtopo_topo_hypercube_host(ctx, 2, 4, &t))))
+            return st;
+        if (!strcmp(c, "scatter-count") && me == 2)
+            cnt = 6;
+        if (!strcmp(c, "scatter-stride") && me == 1)
+            stride = 2;
+        if (!strcmp(c, "scatter-short") && me == 4)
+            sc = 13;
+        st = CALL(rtopo_scatter(t, me == 4 ? arr : NULL, me == 4 ? sc : 0, me == 4 ? NULL : win,
+                                cnt, stride, 8));
+        r = rtopo_topo_rank(t);
+        ok = 1;
+        for (i = 0; me != 4 && i < (int)cnt; i++)
+            ok &= win[i] == 1000 + r * (int)stride + i;
+        *final_want = judge("scatter", st, ok,
+                            !strcmp(c, "scatter-short") ? RTOPO_ERR_INVAL : RTOPO_ERR_MISMATCH);
+    } else if (!strcmp(c, "ibcast-many")) {
+        /* 300 nonblocking bcasts from one root in flight at once: never
+         * refused, each completes once the peers have made their calls */
+        enum { NB = 300 };
+        rtopo_req_t **q = calloc(NB, sizeof(*q));
+        int64_t *v = calloc(NB, sizeof(int64_t));
+        int k, started = 0;
+        if ((st = CALL(rtopo_topo_otis_mesh(ctx, 4, &t))))
+            return st;
+        r = rtopo_topo_rank(t);
+        for (k = 0; k < NB && !st; k++) {
+            v[k] = r == 7 ? k * 3 : -1;
+            st = rtopo_ibcast(t, &v[k], 1, RTOPO_INT64, 7, &q[k]);
+            if (!st)
+                started++;
+        }
+        note("300 ibcasts started", st);
+        for (k = 0; k < started; k++) {
+            int s2 = rtopo_wait(q[k]);
+            if (s2 && !st)
+                st = note("ibcast wait", s2);
+            if (!s2 && v[k] != k * 3)
+                fail("ibcast %d gave %lld", k, (long long)v[k]);
+            rtopo_req_free(q[k]);
+        }
+        want("300 ibcasts in flight", st, RTOPO_OK);
+        free(q);
+        free(v);
+    } else if (!strcmp(c, "busy-start")) {
+        /* starting an active persistent request: RTOPO_ERR_BUSY on every
+         * rank, the round it started goes on */
+        rtopo_req_t *q = NULL;
+        int64_t sv[4], rv[4];
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = CALL(rtopo_adjacent_sum_init(t, 0, sv, rv, 4, RTOPO_INT64, RTOPO_MAX, 3, &q));
+        for (i = 0; i < 50 && !st; i++) {
+            int k, x2 = line_pos(t, r, 0);
+            for (k = 0; k < 4; k++)
+                sv[k] = val(r, 0, (size_t)k, (unsigned)i);
+            st = rtopo_start(q);
+            if (st)
+                break;
+            want("start of an active request", rtopo_start(q), RTOPO_ERR_BUSY);
+            want("free of an active request", rtopo_req_free(q), RTOPO_ERR_BUSY);
+            st = rtopo_wait(q);
+            for (k = 0; !st && k < 4; k++) {
+                int64_t w = INT64_MIN;
+                int y;
+                for (y = 0; y < 3; y++) {
+                    int64_t v2 = val(line_rank(t, r, 0, (x2 + y) % 4), 0, (size_t)k, (unsigned)i);
+                    w = v2 > w ? v2 : w;
+                }
+                if (rv[k] != w)
+                    fail("round %d element %d: %lld, want %lld", i, k, (long long)rv[k], (long long)w);
+            }
+        }
+        note("50 rounds with a start while active", st);
+        want("persistent adjacent_sum", st, RTOPO_OK);
+        rtopo_req_free(q);
+    } else if (!strcmp(c, "sort-float")) {
+        /* NaN last when ascending, first when descending; -0.0 == 0.0,
+         * ties in the order of origin (rtopo_sort(3)) */
+        struct frec { double key; int32_t origin, pos; } s[6], d[6];
+        int dir;
+        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+            return st;
+        r = rtopo_topo_rank(t);
+        for (dir = 0; dir < 2 && !st; dir++) {
+            int n = np * 6, k;
+            struct frec *all = calloc((size_t)n, sizeof(*all));
+            for (k = 0; k < 6; k++) {
+                int g = r * 6 + k;
+                s[k].key = g % 7 == 0 ? NAN : g % 5 == 0 ? (g % 2 ? -0.0 : 0.0) : (double)((g * 37) % 11) - 5;
+                s[k].origin = r;
+                s[k].pos = k;
+            }
+            st = CALL(rtopo_sort(t, s, d, 6, sizeof(struct frec), RTOPO_DOUBLE, dir));
+            /* the whole expected order, computed here */
+            for (k = 0; k < n; k++) {
+                int g = k;
+                all[k].key = g % 7 == 0 ? NAN : g % 5 == 0 ? (g % 2 ? -0.0 : 0.0) : (double)((g * 37) % 11) - 5;
+                all[k].origin = g / 6;
+                all[k].pos = g % 6;
+            }
+            /* insertion sort by (key with NaN last/first, origin, pos) */
+            for (k = 1; k < n; k++) {
+                struct frec x3 = all[k];
+                int j = k - 1;
+                while (j >= 0) {
+                    const struct frec *y = &all[j];
+                    int before;   /* x3 goes before y */
+                    int xn = isnan(x3.key), yn = isnan(y->key);
+                    if (xn != yn)
+                        before = dir ? xn : yn;
+                    else if (!xn && x3.key != y->key)
+                        before = dir ? x3.key > y->key : x3.key < y->key;
+                    else
+                        before = x3.origin < y->origin ||
+                                 (x3.origin == y->origin && x3.pos < y->pos);
+                    if (!before)
+                        break;
+                    all[j + 1] = all[j];
+                    j--;
+                }
+                all[j + 1] = x3;
+            }
+            for (k = 0; !st && k < 6; k++) {
+                const struct frec *w = &all[r * 6 + k];
+                if (d[k].origin != w->origin || d[k].pos != w->pos)
+                    fail("sort %s: record %d is (%g from %d/%d), want (%g from %d/%d)",
+                         dir ? "descending" : "ascending", k, d[k].key, d[k].origin, d[k].pos,
+                         w->key, w->origin, w->pos);
+            }
+            free(all);
+        }
+        want("float sort", st, RTOPO_OK);
+    } else if (!strcmp(c, "rw-big")) {
+        /* records of 100000 bytes, many writers to one rank, readers of
+         * one record, ranks that take no part */
+        size_t rs = 100000;
+        unsigned char *sr = malloc(rs), *rr = malloc(rs);
+        int64_t dest, src;
+        int got = -1, top, round;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        for (round = 0; round < 3 && !st; round++) {
+            iu_fill(sr, rs, r, (unsigned)round);
+            memset(rr, 0xee, rs);
+            dest = r % 4 == 3 ? -1 : (r < 8 ? 5 : (r + round) % 16);
+            st = CALL(rtopo_random_write(t, sr, &dest, rr, rs, &got));
+            /* writers to rank r: the highest wins */
+            top = -1;
+            for (i = 0; i < 16; i++) {
+                int64_t di = i % 4 == 3 ? -1 : (i < 8 ? 5 : (i + round) % 16);
+                if (di == r)
+                    top = i;
+            }
+            if (!st && (got != (top >= 0) || (top >= 0 && iu_first_bad(rr, rs, top, (unsigned)round) >= 0)))
+                fail("random_write round %d: got %d, want %d from %d", round, got, top >= 0, top);
+            src = r % 5 == 4 ? -1 : (r % 2 ? 9 : (r * 3 + round) % 16);
+            memset(rr, 0xee, rs);
+            if (!st)
+                st = CALL(rtopo_random_read(t, sr, &src, rr, rs, &got));
+            if (!st && (got != (src >= 0) || (src >= 0 && iu_first_bad(rr, rs, (int)src, (unsigned)round) >= 0)))
+                fail("random_read round %d: got %d from %lld wrong", round, got, (long long)src);
+        }
+        want("random access of 100000-byte records", st, RTOPO_OK);
+        free(sr);
+        free(rr);
+    } else if (!strcmp(c, "sub-zero")) {
+        /* keep = 0: a ring of one rank; every operation is local */
+        rtopo_topo_t *one = NULL;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        st = CALL(rtopo_topo_sub(t, 0u, &one));
+        if (!st)
+            st = line_op(one, ADJ, 0, 1, 2, 9, "adjacent_sum on a piece of one rank", &ok);
+        if (!st)
+            st = line_op(one, FILL, 0, 1, 2, 9, "shift_fill on a piece of one rank", &ok);
+        want("operations on a piece of one rank", st, RTOPO_OK);
+        if (!st)
+            st = CALL(rtopo_topo_sub(t, 1u << 5, &t));
+        want("rtopo_topo_sub with a bit above ndims", st, RTOPO_ERR_INVAL);
+        st = line_op(t, CONS, 1, 4, 1, 10, "consecutive_sum afterwards", &ok);
+        want("consecutive_sum afterwards", st, RTOPO_OK);
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
+        if (one)
+            rtopo_topo_free(one);
     } else {
         fprintf(stderr, "probe_check: unknown case %s\n", c);
         exit(2);
