@@ -301,6 +301,14 @@ static int rtopo__sort(rtopo_topo_t *t, const void *sendbuf, void *recvbuf, size
     if (recsize < rtopo__dtype_size(keytype) || recsize > ((size_t)1 << 30))
         return rtopo__error(RTOPO_ERR_INVAL, "sort: records of %zu bytes cannot hold a %zu-byte "
                             "key (1 GiB at most)", recsize, rtopo__dtype_size(keytype));
+    /* in place is recvbuf == sendbuf; any other overlap is refused (the
+     * size limit itself is checked with the call) */
+    if (sendbuf && recvbuf && sendbuf != recvbuf && count &&
+        count <= ((uint64_t)1 << 46) / recsize &&
+        (const char *)sendbuf < (const char *)recvbuf + count * recsize &&
+        (const char *)recvbuf < (const char *)sendbuf + count * recsize)
+        return rtopo__error(RTOPO_ERR_INVAL, "sort: sendbuf and recvbuf overlap without "
+                            "being the same buffer (in place: recvbuf == sendbuf)");
     return rtopo__coll_call(t, &c, sendbuf, recvbuf, how, req);
 }
 

@@ -905,6 +905,34 @@ static int probe(const char *c, int *final_want)
             st = CALL(rtopo_barrier(ctx));
         if (one)
             rtopo_topo_free(one);
+    } else if (!strcmp(c, "sort-overlap")) {
+        /* recvbuf one record into sendbuf: rtopo_sort(3) allows only
+         * recvbuf == sendbuf; the others must be refused, alike on every
+         * rank, and the context stay usable */
+        struct rec s[5], d[4];
+        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+            return st;
+        r = rtopo_topo_rank(t);
+        sort_fill(s, 4, r, np, 1);
+        st = CALL(rtopo_sort(t, s, s + 1, 4, sizeof(struct rec), RTOPO_INT64, 0));
+        if (st == RTOPO_OK) {
+            for (i = 0; i < 4 && s[1 + i].key == (int64_t)(r * 4 + i); i++)
+                ;
+            fail("sort with recvbuf = sendbuf + 1 record returned RTOPO_OK%s",
+                 i < 4 ? " and wrong records" : "");
+        }
+        want("sort with overlapping buffers", st, RTOPO_ERR_INVAL);
+        sort_fill(s, 4, r, np, 2);
+        st = CALL(rtopo_sort(t, s, s, 4, sizeof(struct rec), RTOPO_INT64, 0));
+        if (!st)
+            sort_ok(s, 4, r);
+        want("sort in place afterwards", st, RTOPO_OK);
+        sort_fill(s, 4, r, np, 3);
+        st = CALL(rtopo_sort(t, s, d, 4, sizeof(struct rec), RTOPO_INT64, 1));
+        for (i = 0; !st && i < 4; i++)
+            if (d[i].key != (int64_t)(np * 4 - 1 - (r * 4 + i)))
+                fail("descending sort: record %d has key %lld", i, (long long)d[i].key);
+        want("descending sort afterwards", st, RTOPO_OK);
     } else {
         fprintf(stderr, "probe_check: unknown case %s\n", c);
         exit(2);
