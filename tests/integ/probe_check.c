@@ -242,9 +242,24 @@ static int line_op(rtopo_topo_t *t, int k, int dim, int par, size_t cnt, unsigne
     return st;
 }
 
+/* the creation of the case's topology must succeed: a failure of a
+ * later call reaches a rank at its next call, never in a creation whose
+ * neighbours all agreed (rtopo(7), The failed context) */
+static int created(const char *what, int st)
+{
+    if (st)
+        fail("creating the %s returned %s: %s", what, rtopo_err_name(st), rtopo_last_error());
+    return st;
+}
+
 static int mk_otis_cube(rtopo_topo_t **t)
 {
-    return CALL(rtopo_topo_otis_hypercube(ctx, 4, t));
+    return created("OTIS-hypercube", CALL(rtopo_topo_otis_hypercube(ctx, 4, t)));
+}
+
+static int mk_ring(rtopo_topo_t **t)
+{
+    return created("ring", CALL(rtopo_topo_ring(ctx, t)));
 }
 
 struct rec { int64_t key; int32_t origin; int32_t pad; };
@@ -381,7 +396,7 @@ static int probe(const char *c, int *final_want)
         size_t count = 4, rs = sizeof(struct rec);
         rtopo_datatype_t kt = RTOPO_INT64;
         int desc = 0;
-        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+        if ((st = mk_ring(&t)))
             return st;
         r = rtopo_topo_rank(t);
         sort_fill(s, 8, r, np, 0);
@@ -399,7 +414,7 @@ static int probe(const char *c, int *final_want)
         *final_want = judge("sort", st, 0, RTOPO_ERR_MISMATCH);
     } else if (!strcmp(c, "sort-null-one")) {
         struct rec s[4], d[4];
-        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+        if ((st = mk_ring(&t)))
             return st;
         r = rtopo_topo_rank(t);
         sort_fill(s, 4, r, np, 0);
@@ -408,7 +423,7 @@ static int probe(const char *c, int *final_want)
     } else if (!strcmp(c, "sort-bad-all")) {
         /* every rank passes the same bad arguments: local, usable after */
         struct rec s[4], d[4];
-        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+        if ((st = mk_ring(&t)))
             return st;
         r = rtopo_topo_rank(t);
         st = CALL(rtopo_sort(t, s, d, 4, 4, RTOPO_INT64, 0));
@@ -508,7 +523,7 @@ static int probe(const char *c, int *final_want)
     } else if (!strcmp(c, "loop-bcast-root")) {
         /* the same root, blocking, no barrier: the root runs ahead */
         int64_t v[4];
-        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+        if ((st = mk_ring(&t)))
             return st;
         r = rtopo_topo_rank(t);
         for (i = 0; i < 5000 && !st; i++) {
@@ -717,7 +732,7 @@ static int probe(const char *c, int *final_want)
         size_t cnt = 5, stride = 3, sc = 3 * 3 + 5;
         for (i = 0; i < 64; i++)
             arr[i] = 1000 + i;
-        if ((st = CALL(rtopo_topo_hypercube_host(ctx, 2, 4, &t))))
+        if ((st = created("hypercube with a host", CALL(rtopo_topo_hypercube_host(ctx, 2, 4, &t)))))
             return st;
         if (!strcmp(c, "scatter-count") && me == 2)
             cnt = 6;
@@ -740,7 +755,7 @@ static int probe(const char *c, int *final_want)
         rtopo_req_t **q = calloc(NB, sizeof(*q));
         int64_t *v = calloc(NB, sizeof(int64_t));
         int k, started = 0;
-        if ((st = CALL(rtopo_topo_otis_mesh(ctx, 4, &t))))
+        if ((st = created("OTIS-mesh", CALL(rtopo_topo_otis_mesh(ctx, 4, &t)))))
             return st;
         r = rtopo_topo_rank(t);
         for (k = 0; k < NB && !st; k++) {
@@ -799,7 +814,7 @@ static int probe(const char *c, int *final_want)
          * ties in the order of origin (rtopo_sort(3)) */
         struct frec { double key; int32_t origin, pos; } s[6], d[6];
         int dir;
-        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+        if ((st = mk_ring(&t)))
             return st;
         r = rtopo_topo_rank(t);
         for (dir = 0; dir < 2 && !st; dir++) {
@@ -910,7 +925,7 @@ static int probe(const char *c, int *final_want)
          * recvbuf == sendbuf; the others must be refused, alike on every
          * rank, and the context stay usable */
         struct rec s[5], d[4];
-        if ((st = CALL(rtopo_topo_ring(ctx, &t))))
+        if ((st = mk_ring(&t)))
             return st;
         r = rtopo_topo_rank(t);
         sort_fill(s, 4, r, np, 1);

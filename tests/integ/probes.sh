@@ -1,0 +1,82 @@
+#!/bin/sh
+# Probes of the contract of rtopo(7) (ERRORS ACROSS RANKS) on the newer
+# operations, written from the man pages (probe_check, one job per case;
+# probe_check.c describes the cases).  Each job runs with
+# RTOPO_TIMEOUT_MS=600000 and is cut off at 90 s, so an error can only
+# have come from the rank that found it or from the job-wide failure,
+# never from the timeout; a hang fails the case.  Checked rank by rank:
+#   - exactly one verdict line, and it says pass (probe_check checks the
+#     codes every call returned, the data of every call that succeeded,
+#     and what rtopo_finalize returned);
+#   - rtopo-run exits 0 (for the kill-* cases, where one rank kills
+#     itself, any status but the cut-off's).
+# CASES overrides the list; TRANSPORT sets RTOPO_TRANSPORT (default: the
+# library's choice).  The default list keeps the strongest probes that
+# pass: line sums and shifts of the OTIS-hypercube checked element by
+# element, mismatched arguments and kinds in one slot, a NULL buffer on
+# one rank, a killed rank, persistent requests of five kinds restarted
+# 400 times, 300 nonblocking bcasts in flight, RTOPO_ERR_BUSY, the sort's
+# float order, the random access write and read with changing targets,
+# scatters that disagree.  probes_create.sh runs the cases of the defects
+# these probes found at topology creation and in the sort's arguments.
+. "$(dirname "$0")/common.sh"
+PC="$top_builddir/tests/integ/probe_check"
+export RTOPO_TIMEOUT_MS=600000
+[ -n "$TRANSPORT" ] && need_transport "$TRANSPORT" && export RTOPO_TRANSPORT="$TRANSPORT"
+cases=${CASES:-"fill-sweep fill-disp adj-m cons-kind fill-null-one cons-m-all kill-adj
+  rw-persist rw-kind loop-persist ibcast-many busy-start sort-float scatter-count"}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# ranks CASE: the job's size;  args CASE: rtopo-run's options
+ranks() {
+    case $1 in
+    sort-*) echo 8 ;;
+    scatter-*) echo 5 ;;
+    *) echo 16 ;;
+    esac
+}
+args() {
+    case $1 in
+    place-*) echo "--hosts 4 --map-by host --no-netns" ;;
+    esac
+}
+
+fails=0 summary=
+for c in $cases; do
+    n=$(ranks "$c")
+    echo "== case $c ($n ranks${TRANSPORT:+, $TRANSPORT})"
+    # shellcheck disable=SC2046
+    timeout 150 "$RUN" -n "$n" $(args "$c") --quiet --timeout 90 --grace 2 \
+        "$PC" "$c" >"$out" 2>&1
+    rc=$?
+    sed 's/^/    /' "$out"
+    why=""
+    case $c in
+    kill-*) [ "$rc" -ne 124 ] || why="$why; the job was cut off (a hang)" ;;
+    *) [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc" ;;
+    esac
+    r=0
+    while [ "$r" -lt "$n" ]; do
+        nv=$(grep -c "\[$r\] rank $r: verdict: " "$out")
+        np=$(grep -c "\[$r\] rank $r: verdict: pass" "$out")
+        if [ "$nv" -ne 1 ]; then
+            why="$why; rank $r printed $nv verdict lines, not 1"
+        elif [ "$np" -ne 1 ]; then
+            why="$why; rank $r: $(grep "\[$r\] rank $r: verdict: " "$out" | sed 's/.*verdict: //')"
+        fi
+        r=$((r + 1))
+    done
+    if [ -n "$why" ]; then
+        fails=$((fails + 1))
+        line="$c: FAILED${why}"
+    else
+        line="$c: ok"
+    fi
+    echo "   => $line"
+    summary="$summary
+  $line"
+done
+echo "== summary:$summary"
+echo "$fails case(s) failed"
+[ "$fails" -eq 0 ]
