@@ -948,6 +948,105 @@ static int probe(const char *c, int *final_want)
             if (d[i].key != (int64_t)(np * 4 - 1 - (r * 4 + i)))
                 fail("descending sort: record %d has key %lld", i, (long long)d[i].key);
         want("descending sort afterwards", st, RTOPO_OK);
+    } else if (!strcmp(c, "persist-kind")) {
+        /* persistent requests of two kinds; in round 3 rank 10 starts the
+         * accumulate where the others start the shift_fill */
+        rtopo_req_t *qa = NULL, *qb = NULL;
+        int64_t sv = 0, ra = 0, rb[4];
+        int round;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = CALL(rtopo_shift_fill_init(t, 0, &sv, &ra, 8, 1, &qa));
+        if (!st)
+            st = CALL(rtopo_accumulate_init(t, 0, &sv, rb, 8, 4, &qb));
+        for (round = 0; round < 6 && !st; round++) {
+            rtopo_req_t *q = round == 3 && r == 10 ? qb : qa;
+            int x2 = line_pos(t, r, 0);
+            sv = val(r, 0, 0, (unsigned)round);
+            ra = -1;
+            st = rtopo_start(q);
+            if (!st)
+                st = rtopo_wait(q);
+            if (!st && q == qa && ra != (x2 ? val(line_rank(t, r, 0, x2 - 1), 0, 0, (unsigned)round) : 0))
+                fail("round %d: shift_fill gave %lld", round, (long long)ra), ok = 0;
+            if (!st && q == qb)
+                ok = 0;    /* the odd call cannot complete correctly */
+            if (st || round == 3) {
+                char what[64];
+                snprintf(what, sizeof what, "round %d (%s)", round, q == qa ? "shift_fill" : "accumulate");
+                note(what, st);
+            }
+        }
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
+        *final_want = judge("persistent rounds of other kinds", st, 0, RTOPO_ERR_MISMATCH);
+        rtopo_req_free(qa);
+        rtopo_req_free(qb);
+    } else if (!strcmp(c, "persist-skip")) {
+        /* rank 13 skips the third round of a persistent consecutive_sum:
+         * found at the latest by the next barrier */
+        rtopo_req_t *q = NULL;
+        int64_t sv[2], rv = 0;
+        int round;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        st = CALL(rtopo_consecutive_sum_init(t, 1, sv, &rv, 1, RTOPO_INT64, RTOPO_MIN, 2, &q));
+        for (round = 0; round < 5 && !st; round++) {
+            if (round == 2 && r == 13)
+                continue;
+            sv[0] = val(r, 0, 0, (unsigned)round);
+            sv[1] = val(r, 1, 0, (unsigned)round);
+            st = rtopo_start(q);
+            if (!st)
+                st = rtopo_wait(q);
+        }
+        note("rounds", st);
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
+        *final_want = judge("a skipped round", st, 0, RTOPO_ERR_MISMATCH);
+        rtopo_req_free(q);
+    } else if (!strcmp(c, "mix-inflight")) {
+        /* a sort, a shift_fill, an adjacent_sum and a random read in
+         * flight together on one topology, 300 times */
+        rtopo_req_t *q[4];
+        struct rec ss[3], sd[3];
+        int64_t f = 0, fr = 0, as[2], ar[2], rr = 0, src, mine;
+        int got = 0, round, k;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        for (round = 0; round < 300 && !st; round++) {
+            int x1 = line_pos(t, r, 1), x0 = line_pos(t, r, 0);
+            sort_fill(ss, 3, r, 16, (unsigned)round);
+            f = val(r, 0, 0, (unsigned)round);
+            as[0] = val(r, 0, 0, (unsigned)round);
+            as[1] = val(r, 0, 1, (unsigned)round);
+            mine = val(r, 0, 5, (unsigned)round);
+            src = (r * 5 + round) % 16;
+            st = rtopo_isort(t, ss, sd, 3, sizeof(struct rec), RTOPO_INT64, 0, &q[0]);
+            if (!st) st = rtopo_ishift_fill(t, 1, &f, &fr, 8, -1, &q[1]);
+            if (!st) st = rtopo_iadjacent_sum(t, 0, as, ar, 2, RTOPO_INT64, RTOPO_SUM, 2, &q[2]);
+            if (!st) st = rtopo_irandom_read(t, &mine, &src, &rr, 8, &got, &q[3]);
+            for (k = 3; k >= 0 && !st; k--) {
+                st = rtopo_wait(q[k]);
+                rtopo_req_free(q[k]);
+            }
+            if (st)
+                break;
+            sort_ok(sd, 3, r);
+            if (fr != (x1 < 3 ? val(line_rank(t, r, 1, x1 + 1), 0, 0, (unsigned)round) : 0))
+                fail("round %d shift_fill: %lld", round, (long long)fr);
+            if (ar[1] != val(r, 0, 1, (unsigned)round) + val(line_rank(t, r, 0, (x0 + 1) % 4), 0, 1, (unsigned)round))
+                fail("round %d adjacent_sum: %lld", round, (long long)ar[1]);
+            if (!got || rr != val((int)src, 0, 5, (unsigned)round))
+                fail("round %d random_read: got %d %lld", round, got, (long long)rr);
+            if (bad)
+                break;
+        }
+        note("300 rounds of four operations in flight", st);
+        want("four operations in flight", st, RTOPO_OK);
     } else {
         fprintf(stderr, "probe_check: unknown case %s\n", c);
         exit(2);

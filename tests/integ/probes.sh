@@ -15,16 +15,18 @@
 # pass: line sums and shifts of the OTIS-hypercube checked element by
 # element, mismatched arguments and kinds in one slot, a NULL buffer on
 # one rank, a killed rank, persistent requests of five kinds restarted
-# 400 times, 300 nonblocking bcasts in flight, RTOPO_ERR_BUSY, the sort's
-# float order, the random access write and read with changing targets,
-# scatters that disagree.  probes_create.sh runs the cases of the defects
+# 400 times, rounds of two persistent kinds in one slot, a sort, a
+# shift_fill, an adjacent_sum and a random read in flight together, 300
+# nonblocking bcasts in flight, RTOPO_ERR_BUSY, the sort's float order,
+# the random access write and read with changing targets, scatters that
+# disagree.  probes_create.sh runs the cases of the defects
 # these probes found at topology creation and in the sort's arguments.
 . "$(dirname "$0")/common.sh"
 PC="$top_builddir/tests/integ/probe_check"
 export RTOPO_TIMEOUT_MS=600000
 [ -n "$TRANSPORT" ] && need_transport "$TRANSPORT" && export RTOPO_TRANSPORT="$TRANSPORT"
-cases=${CASES:-"fill-sweep fill-disp adj-m cons-kind fill-null-one cons-m-all kill-adj
-  rw-persist rw-kind loop-persist ibcast-many busy-start sort-float scatter-count"}
+cases=${CASES:-"fill-sweep fill-disp adj-m cons-kind fill-null-one kill-adj rw-persist
+  loop-persist persist-kind mix-inflight ibcast-many busy-start sort-float scatter-count"}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
