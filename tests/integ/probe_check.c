@@ -16,7 +16,38 @@
  * context has failed) or RTOPO_OK (local error, context still usable, in
  * which case a correct call after it must succeed with the right data).
  * The script runs with RTOPO_TIMEOUT_MS far above its own time limit, so
- * an error that came by the timeout shows as a hang.  See CASES below.
+ * an error that came by the timeout shows as a hang.
+ *
+ * Cases (16 ranks unless said; "cube" is otis-hypercube:4, its dimensions
+ * G (0) and P (1), E = 4):
+ *   fill-sweep[-otis-mesh]  shift_fill (every disp from -E-1 to E+1),
+ *                  accumulate, adjacent_sum, consecutive_sum (every m) on
+ *                  every dimension, checked element by element
+ *   fill-extreme   shift_fill with disp INT_MIN, INT_MAX, ... (cube, ring)
+ *   line-big       the four on 700 to 130001 int64 (pieces), both OTIS kinds
+ *   fill-disp, fill-bytes, adj-m, adj-op, acc-dim, cons-kind
+ *                  one rank differs in disp, bytes, m, op, dim, or calls
+ *                  consecutive_sum where the others call adjacent_sum:
+ *                  RTOPO_ERR_MISMATCH (or OK with right data)
+ *   cons-m-all     every rank: m not dividing E, m > E, dim out of range:
+ *                  RTOPO_ERR_INVAL, the context usable after
+ *   cons-m-one, fill-null-one  one rank's bad m or NULL: RTOPO_ERR_INVAL
+ *   sort-count, sort-key, sort-desc, sort-recsize (8 ranks)  one rank
+ *                  differs: RTOPO_ERR_MISMATCH
+ *   sort-null-one, sort-bad-all, sort-overlap, sort-float (8 ranks)
+ *   rw-target, rw-kind, rw-recsize, rw-persist, rw-big, rw-unsupported
+ *                  random access write and read (cube)
+ *   loop-bcast-root, loop-ishift-fill, loop-fill-ahead, loop-persist,
+ *   ibcast-many, mix-inflight  long correct loops, requests in flight
+ *   busy-start, persist-kind, persist-skip, overlap-inflight  requests
+ *   kill-adj, kill-sort  one rank kills itself: RTOPO_ERR_PEER
+ *   sub-keep, sub-ops, sub-zero, sub-orphan  rtopo_topo_sub pieces
+ *   place-differ, place-bad  placement (rtopo-run --hosts 4 --map-by host,
+ *                  --hosts 3; --no-netns)
+ *   scatter-count, scatter-short, scatter-stride (5 ranks),
+ *   scatter-sweep (any size)  the windowed scatter
+ * Built with -DPROBE_MPI (probes_mpirun.sh), rtopo bootstraps over an
+ * allgather on MPI_COMM_WORLD.
  */
 #include <limits.h>
 #include <math.h>
@@ -28,6 +59,16 @@
 #include <string.h>
 #include <rtopo.h>
 #include "integ_util.h"
+#ifdef PROBE_MPI
+#include <mpi.h>
+
+/* the bootstrap over MPI (rtopo_init(3), the allgather callback) */
+static int mpi_allgather(const void *sendbuf, void *recvbuf, size_t len, void *arg)
+{
+    return MPI_Allgather(sendbuf, (int)len, MPI_BYTE, recvbuf, (int)len, MPI_BYTE,
+                         *(MPI_Comm *)arg) == MPI_SUCCESS ? 0 : -1;
+}
+#endif
 
 static int me = -1, np;
 static rtopo_ctx_t *ctx;
@@ -646,13 +687,14 @@ static int probe(const char *c, int *final_want)
         note("sort loop", st);
         *final_want = judge("sort loop", st, 0, RTOPO_ERR_PEER);
     /* --- sub-topologies --- */
-    } else if (!strcmp(c, "sub-keep")) {
-        /* rank 6 keeps another dimension than the others */
+    } else if (!strcmp(c, "sub-keep") || !strcmp(c, "sub-keep0")) {
+        /* rank 6 keeps another dimension than the others (sub-keep0: no
+         * dimension, a piece of one rank, without neighbours) */
         rtopo_topo_t *s = NULL;
         if ((st = mk_otis_cube(&t)))
             return st;
         r = rtopo_topo_rank(t);
-        st = CALL(rtopo_topo_sub(t, r == 6 ? 1u : 2u, &s));
+        st = CALL(rtopo_topo_sub(t, r == 6 ? (c[8] ? 0u : 1u) : 2u, &s));
         if (!st) {
             a[0] = r;
             st = CALL(rtopo_shift(s, a, b, 8, 1));
@@ -1047,6 +1089,226 @@ static int probe(const char *c, int *final_want)
         }
         note("300 rounds of four operations in flight", st);
         want("four operations in flight", st, RTOPO_OK);
+    } else if (!strcmp(c, "place-bad")) {
+        /* host placement over hosts whose sizes do not allow it (16 ranks
+         * on 3 hosts: no host holds whole groups of 4): RTOPO_ERR_INVAL on
+         * every rank, and the context stays usable (rtopo_set_place(3)) */
+        st = CALL(rtopo_set_place(ctx, RTOPO_PLACE_HOST));
+        if (!st)
+            st = CALL(rtopo_topo_otis_hypercube(ctx, 4, &t));
+        want("OTIS-hypercube placed by host on 3 hosts", st, RTOPO_ERR_INVAL);
+        if (st == RTOPO_OK) {
+            rtopo_topo_free(t);
+            t = NULL;
+        }
+        st = CALL(rtopo_set_place(ctx, (rtopo_place_t)7));
+        want("placement 7", st, RTOPO_ERR_INVAL);
+        st = CALL(rtopo_set_place(ctx, RTOPO_PLACE_AUTO));
+        if (!st)
+            st = mk_otis_cube(&t);
+        if (!st)
+            st = line_op(t, ADJ, 1, 3, 2, 11, "adjacent_sum afterwards", &ok);
+        if (!st)
+            st = line_op(t, CONS, 0, 2, 2, 12, "consecutive_sum afterwards", &ok);
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
+        want("the context afterwards", st, RTOPO_OK);
+    } else if (!strcmp(c, "loop-fill-ahead")) {
+        /* 20000 blocking zero-fill shifts on a ring: rank 0 only sends,
+         * rank p-1 only receives, so rank 0 runs ahead; flow control holds
+         * it back, never fails it (rtopo(7), Inconsistent calls); local
+         * accumulates (m = 1) and empty sorts in between */
+        int64_t sv, rv;
+        struct rec none;
+        if ((st = mk_ring(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        for (i = 0; i < 20000 && !st; i++) {
+            sv = val(r, 0, 0, (unsigned)i);
+            st = rtopo_shift_fill(t, 0, &sv, &rv, 8, i % 3 ? 1 : 2);
+            if (!st && rv != (r >= (i % 3 ? 1 : 2) ? val(r - (i % 3 ? 1 : 2), 0, 0, (unsigned)i) : 0))
+                fail("shift_fill %d: %lld", i, (long long)rv), st = -100;
+            if (!st && i % 7 == 0)
+                st = rtopo_accumulate(t, 0, &sv, &rv, 8, 1);
+            if (!st && i % 11 == 0)
+                st = rtopo_sort(t, &none, &none, 0, sizeof(none), RTOPO_INT64, 0);
+        }
+        if (st != -100) {
+            note("20000 shift_fills", st);
+            want("20000 shift_fills", st, RTOPO_OK);
+        }
+    } else if (!strcmp(c, "line-big")) {
+        /* long buffers, cut into pieces and pipelined, on both OTIS kinds */
+        size_t cnts[3] = { 700, 40000, 130001 };
+        int k, kind, d2;
+        rtopo_topo_t *tt[2] = { NULL, NULL };
+        if ((st = mk_otis_cube(&tt[0])))
+            return st;
+        st = created("OTIS-mesh", CALL(rtopo_topo_otis_mesh(ctx, 4, &tt[1])));
+        for (k = 0; k < 3 && !st; k++)
+            for (kind = 0; kind < 2 && !st; kind++)
+                for (d2 = 0; d2 < rtopo_topo_ndims(tt[kind]) && !st; d2 += kind ? 3 : 1) {
+                    char what[96];
+                    snprintf(what, sizeof what, "%s dim %d count %zu", kind ? "otis-mesh" : "otis-cube", d2, cnts[k]);
+                    st = line_op(tt[kind], FILL, d2, -1 - k, cnts[k], (unsigned)k, what, &ok);
+                    int E2 = rtopo_topo_extent(tt[kind], d2);
+                    if (!st) st = line_op(tt[kind], ACC, d2, E2 > 2 ? 3 : E2, cnts[k], (unsigned)k, what, &ok);
+                    if (!st) st = line_op(tt[kind], ADJ, d2, E2, cnts[k], (unsigned)k, what, &ok);
+                    if (!st) st = line_op(tt[kind], CONS, d2, 2, cnts[k], (unsigned)k, what, &ok);
+                    if (!st) st = line_op(tt[kind], CONS, d2, E2, cnts[k], (unsigned)k, what, &ok);
+                }
+        want("long line operations", st, RTOPO_OK);
+        rtopo_topo_free(tt[1]);
+        t = tt[0];
+    } else if (!strcmp(c, "scatter-sweep")) {
+        /* every strategy, persistent, 3 rounds each, odd element size;
+         * host outside the cube (p = 2^d + 1) or on node (p = 2^d), host
+         * job rank p / 2; on a node the host's recvbuf lies inside its
+         * own array when it is node 0 (rtopo_scatter(3), Buffers) */
+        int d = 0, host = np / 2, k, round, nalg = 0, algs[16], xs[16];
+        size_t cnt = 7, stride = 3, es = 3, sc;
+        unsigned char *arr, *win;
+        while ((2 << d) <= np)
+            d++;
+        algs[nalg] = RTOPO_SCATTER_AUTO; xs[nalg++] = -1;
+        algs[nalg] = RTOPO_SCATTER_SEQ; xs[nalg++] = -1;
+        algs[nalg] = RTOPO_SCATTER_BINOMIAL; xs[nalg++] = -1;
+        for (k = 0; k <= d; k++) {
+            algs[nalg] = RTOPO_SCATTER_SEQSCATTER; xs[nalg++] = k;
+        }
+        for (k = 0; k < d; k++) {
+            algs[nalg] = RTOPO_SCATTER_DECREMENTAL; xs[nalg++] = k;
+        }
+        if ((st = created("hypercube with a host", CALL(rtopo_topo_hypercube_host(ctx, d, host, &t)))))
+            return st;
+        sc = ((size_t)(1 << d) - 1) * stride + cnt;
+        arr = malloc(sc * es + 64);
+        win = malloc(cnt * es + 64);
+        r = rtopo_topo_rank(t);
+        for (k = 0; k < nalg && !st; k++) {
+            rtopo_req_t *q = NULL;
+            char what[80];
+            snprintf(what, sizeof what, "scatter strategy %d x %d", algs[k], xs[k]);
+            st = rtopo_topo_set_scatter_algo(t, (rtopo_scatter_algo_t)algs[k], xs[k]);
+            if (st) {
+                note(what, st);
+                break;
+            }
+            st = rtopo_scatter_init(t, me == host ? arr : NULL, me == host ? sc : 0,
+                                    me == host && np == (1 << d) ? win : me == host ? NULL : win,
+                                    cnt, stride, es, &q);
+            for (round = 0; round < 3 && !st; round++) {
+                size_t e;
+                if (me == host)
+                    for (e = 0; e < sc * es; e++)
+                        arr[e] = (unsigned char)(e * 7 + (size_t)round * 13 + (size_t)k);
+                memset(win, 0xee, cnt * es);
+                st = rtopo_start(q);
+                if (!st)
+                    st = rtopo_wait(q);
+                if (!st && (me != host || np == (1 << d)))
+                    for (e = 0; e < cnt * es; e++) {
+                        size_t g = (size_t)r * stride * es + e;
+                        if (win[e] != (unsigned char)(g * 7 + (size_t)round * 13 + (size_t)k)) {
+                            fail("%s round %d: byte %zu of node %d wrong", what, round, e, r);
+                            break;
+                        }
+                    }
+            }
+            if (st)
+                note(what, st);
+            rtopo_req_free(q);
+        }
+        note("scatter strategies", st);
+        want("scatter strategies", st, RTOPO_OK);
+        free(arr);
+        free(win);
+    } else if (!strcmp(c, "sub-orphan")) {
+        /* pieces used after their parent was freed (rtopo_topo_sub(3):
+         * freed before or after topo), a piece of a piece */
+        rtopo_topo_t *g = NULL, *gg = NULL;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        st = CALL(rtopo_topo_sub(t, 2u, &g));
+        if (!st)
+            st = CALL(rtopo_topo_free(t));
+        t = NULL;
+        if (!st)
+            st = line_op(g, ADJ, 0, 2, 5, 21, "adjacent_sum on an orphan piece", &ok);
+        if (!st)
+            st = CALL(rtopo_topo_sub(g, 1u, &gg));
+        if (!st)
+            st = line_op(gg, ACC, 0, 2, 5, 22, "accumulate on a piece of a piece", &ok);
+        if (!st)
+            st = line_op(g, CONS, 1, 2, 5, 23, "consecutive_sum on the orphan piece", &ok);
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
+        want("orphan pieces", st, RTOPO_OK);
+        if (gg)
+            rtopo_topo_free(gg);
+        if (g)
+            rtopo_topo_free(g);
+    } else if (!strcmp(c, "rw-unsupported")) {
+        /* random access on a ring, and with the generic algorithm on one
+         * rank only */
+        int64_t dest, rec = 0, mine;
+        int got = 0;
+        rtopo_topo_t *ring = NULL;
+        if ((st = mk_ring(&ring)))
+            return st;
+        r = rtopo_topo_rank(ring);
+        mine = r;
+        dest = (r + 1) % np;
+        st = CALL(rtopo_random_write(ring, &mine, &dest, &rec, 8, &got));
+        want("random_write on a ring", st, RTOPO_ERR_UNSUPPORTED);
+        rtopo_topo_free(ring);
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        /* rank 3's part may be done before others': the failure of its
+         * next call then fails the ones still in this one (rtopo(7), The
+         * failed context) */
+        st = CALL(rtopo_random_write(t, &mine, &dest, &rec, 8, &got));
+        if (st != RTOPO_ERR_UNSUPPORTED)
+            want("random_write afterwards", st, RTOPO_OK);
+        if (!st && (!got || rec != (r + 15) % 16))
+            fail("random_write afterwards: got %d rec %lld", got, (long long)rec);
+        if (r == 3)
+            CALL(rtopo_topo_set_coll_algo(t, RTOPO_COLL_GENERIC));
+        st = CALL(rtopo_random_read(t, &mine, &dest, &rec, 8, &got));
+        *final_want = judge("random_read with generic on rank 3", st, 0, RTOPO_ERR_UNSUPPORTED);
+    } else if (!strcmp(c, "overlap-inflight")) {
+        /* rank 5's second nonblocking call receives into the buffer of its
+         * first, still in flight: RTOPO_ERR_INVAL there, and on every rank
+         * (the others made the call) */
+        rtopo_req_t *q1 = NULL, *q2 = NULL;
+        int64_t s1 = 0, rbuf[8];
+        int st2;
+        if ((st = mk_otis_cube(&t)))
+            return st;
+        r = rtopo_topo_rank(t);
+        s1 = val(r, 0, 0, 1);
+        st = CALL(rtopo_ishift_fill(t, 1, &s1, &rbuf[0], 8, 1, &q1));
+        if (!st) {
+            st2 = CALL(rtopo_iaccumulate(t, 0, &s1, r == 5 ? &rbuf[0] : &rbuf[2], 8, 2, &q2));
+            if (st2 == RTOPO_OK) {
+                st2 = rtopo_wait(q2);
+                note("wait accumulate", st2);
+                rtopo_req_free(q2);
+            }
+            st = rtopo_wait(q1);
+            note("wait shift_fill", st);
+            x = line_pos(t, r, 1);
+            if (st == RTOPO_OK && rbuf[0] != (x ? val(line_rank(t, r, 1, x - 1), 0, 0, 1) : 0) && r != 5)
+                fail("shift_fill in flight: wrong data");
+            if (st != RTOPO_OK)
+                want("shift_fill in flight", st, RTOPO_ERR_INVAL);
+            rtopo_req_free(q1);
+            want("accumulate into a buffer in flight", st2, RTOPO_ERR_INVAL);
+            st = st2;
+        }
+        *final_want = RTOPO_ERR_INVAL;
+        if (!st)
+            st = CALL(rtopo_barrier(ctx));
     } else {
         fprintf(stderr, "probe_check: unknown case %s\n", c);
         exit(2);
@@ -1063,7 +1325,21 @@ int main(int argc, char **argv)
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     t0 = iu_now();
+#ifdef PROBE_MPI
+    {
+        static MPI_Comm world;
+        rtopo_config_t cfg = RTOPO_CONFIG_INIT;
+        MPI_Init(&argc, &argv);
+        world = MPI_COMM_WORLD;
+        MPI_Comm_rank(world, &cfg.rank);
+        MPI_Comm_size(world, &cfg.nranks);
+        cfg.allgather = mpi_allgather;
+        cfg.allgather_arg = &world;
+        st = rtopo_init(&cfg, &ctx);
+    }
+#else
     st = rtopo_init(NULL, &ctx);
+#endif
     if (st) {
         printf("[?] %s: rtopo_init -> %s: %s\n", iu_env_label(), rtopo_err_name(st),
                rtopo_last_error());
@@ -1080,5 +1356,8 @@ int main(int argc, char **argv)
         want("rtopo_finalize", st, fw);
     printf("[%d] rank %d: verdict: %s%s%s%s\n", me, me, bad ? "FAIL" : "pass", bad ? " (" : "",
            bad ? why : "", bad ? ")" : "");
+#ifdef PROBE_MPI
+    MPI_Finalize();
+#endif
     return 0;
 }
