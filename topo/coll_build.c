@@ -780,6 +780,14 @@ int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               const rtopo__model_t *model, int long_algo,
                               rtopo__sched_t **s_p)
 {
+    return rtopo__coll_build_cand_x(t, c, prog, lbf, NULL, model, long_algo, s_p);
+}
+
+int rtopo__coll_build_cand_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             rtopo__prog_fn *prog, rtopo__lb_fn *lbf, rtopo__time_fn *tf,
+                             const rtopo__model_t *model, int long_algo,
+                             rtopo__sched_t **s_p)
+{
     int otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     int cand[4], ncand = 0;
 
@@ -794,7 +802,7 @@ int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     }
     if (ncand == 1)
         return rtopo__coll_algo1(t, c, prog, cand[0], model, s_p);
-    return rtopo__coll_choose_lb(t, c, prog, lbf, model, cand, ncand, s_p);
+    return rtopo__coll_choose_x(t, c, prog, lbf, tf, model, cand, ncand, s_p);
 }
 
 /* Builds each of the ncand algorithms cand[], runs it under model and
@@ -820,17 +828,23 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return rtopo__coll_choose_lb(t, c, prog, NULL, model, cand, ncand, s_p);
 }
 
-/* candidate algo's share and its bound in *lb_p */
+/* candidate algo's share and its bound in *lb_p; with tf, its whole
+ * graph's time in *ex_p where tf knows it (else -1) */
 static int rtopo__coll_share_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                                rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                                rtopo__prog_fn *prog, rtopo__lb_fn *lbf, rtopo__time_fn *tf,
                                 const rtopo__model_t *model, int algo, rtopo__sched_t **s_p,
-                                double *lb_p)
+                                double *lb_p, double *ex_p)
 {
     uint32_t P;
     int st;
 
+    *ex_p = -1;
     if ((st = rtopo__coll_algo1p(t, c, prog, algo, model, s_p, &P)))
         return st;
+    if (tf && (*ex_p = tf(t, c, prog, model, algo, P, *s_p)) >= 0) {
+        *lb_p = *ex_p;
+        return RTOPO_OK;
+    }
     *lb_p = rtopo__sim_bound(*s_p, model, c->own - 1);
     if (lbf) {
         double f = lbf(t, c, prog, model, algo, P, *s_p);
@@ -845,13 +859,27 @@ double rtopo__coll_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            const rtopo__model_t *model, int algo)
 {
     rtopo__sched_t *s = NULL;
-    double lb = -1;
+    double lb = -1, ex;
 
     if (c->own < 1 || c->own > t->p ||
-        rtopo__coll_share_lb(t, c, prog, lbf, model, algo, &s, &lb))
+        rtopo__coll_share_lb(t, c, prog, lbf, NULL, model, algo, &s, &lb, &ex))
         lb = -1;
     rtopo__sched_free(s);
     return lb;
+}
+
+int rtopo__choose_every = 0;
+
+/* the choice among the known candidates: the earliest of the least times
+ * (a later one wins only by a relative 1e-12); -1 if none is known */
+static int rtopo__coll_pick(const int *known, const double *tm, int ncand)
+{
+    int cur = -1, i;
+
+    for (i = 0; i < ncand; i++)
+        if (known[i] && (cur < 0 || tm[i] < tm[cur] * RTOPO__TIE))
+            cur = i;
+    return cur;
 }
 
 int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
@@ -859,19 +887,38 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                           const rtopo__model_t *model, const int *cand, int ncand,
                           rtopo__sched_t **s_p)
 {
+    return rtopo__coll_choose_x(t, c, prog, lbf, NULL, model, cand, ncand, s_p);
+}
+
+int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                         rtopo__prog_fn *prog, rtopo__lb_fn *lbf, rtopo__time_fn *tf,
+                         const rtopo__model_t *model, const int *cand, int ncand,
+                         rtopo__sched_t **s_p)
+{
     rtopo__sched_t *best = NULL, *s = NULL, *share[4] = { NULL, NULL, NULL, NULL };
+    rtopo__sched_t *held = NULL;
     rtopo__sim_result_t r;
-    rtopo__coll_t whole = *c;
+    rtopo__coll_t whole = *c, bc = *c;
     double tbest = 0, lb[4], tm[4];
     int known[4] = { 0, 0, 0, 0 };
-    int st = RTOPO_OK, i, cur, need;
+    int st = RTOPO_OK, i, cur, need, heldi = -1;
 
     whole.own = 0;
-    if (c->own && ncand <= 4) {
+    /* the whole graph's choice (c->own 0) takes the same way as a plan's
+     * where the family knows its candidates' paths (lbf): the bounds of
+     * rank 0's share, and only the candidates they do not put out are
+     * run whole; the winner's graph, once run, is the one returned */
+    bc.own = c->own ? c->own : 1;
+    if (ncand <= 4 && !rtopo__choose_every && (c->own || lbf)) {
         for (i = 0; i < ncand; i++) {
-            if ((st = rtopo__coll_share_lb(t, c, prog, lbf, model, cand[i], &share[i],
-                                           &lb[i])))
+            if ((st = rtopo__coll_share_lb(t, &bc, prog, lbf, tf, model, cand[i], &share[i],
+                                           &lb[i], &tm[i])))
                 goto out;
+            known[i] = tm[i] >= 0;      /* tf knew it: no run */
+            if (!c->own) {
+                rtopo__sched_free(share[i]);
+                share[i] = NULL;
+            }
         }
         for (;;) {
             /* A candidate whose bound is above a known time (by the
@@ -894,16 +941,29 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             if ((st = rtopo__coll_algo1(t, &whole, prog, cand[need], model, &s)) ||
                 (st = rtopo__sim_run(s, model, &r)))
                 goto out;
-            rtopo__sched_free(s);
-            s = NULL;
             tm[need] = r.model_time;
             known[need] = 1;
+            /* the whole graph's choice keeps the graph of the one chosen
+             * so far (one graph beside the one running at most) */
+            if (!c->own && rtopo__coll_pick(known, tm, ncand) == need) {
+                rtopo__sched_free(held);
+                held = s;
+                heldi = need;
+                s = NULL;
+            }
+            rtopo__sched_free(s);
+            s = NULL;
         }
-        for (cur = -1, i = 0; i < ncand; i++)
-            if (known[i] && (cur < 0 || tm[i] < tm[cur] * RTOPO__TIE))
-                cur = i;
-        best = share[cur];
-        share[cur] = NULL;
+        cur = rtopo__coll_pick(known, tm, ncand);
+        if (c->own) {
+            best = share[cur];
+            share[cur] = NULL;
+        } else if (heldi == cur) {
+            best = held;
+            held = NULL;
+        } else if ((st = rtopo__coll_algo1(t, &whole, prog, cand[cur], model, &best))) {
+            goto out;
+        }
     } else {
         /* one candidate's graph at a time: each is freed once run, but
          * the last when it wins; a winner before it is built again */
@@ -935,6 +995,7 @@ out:
     for (i = 0; i < 4; i++)
         rtopo__sched_free(share[i]);
     rtopo__sched_free(s);
+    rtopo__sched_free(held);
     rtopo__sched_free(best);
     return st;
 }

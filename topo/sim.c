@@ -1019,6 +1019,144 @@ out:
     return st;
 }
 
+/* a transfer of rank's share by (peer, step, index): sends and receives
+ * pair in this order */
+typedef struct rtopo__sym_ent {
+    int32_t peer;
+    uint32_t step, id;
+} rtopo__sym_ent_t;
+
+static int rtopo__sym_cmp(const void *x, const void *y)
+{
+    const rtopo__sym_ent_t *a = x, *b = y;
+
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The graph of rank's share s folded onto itself: the transfer y a peer q
+ * sends to rank is the image of rank's own transfer x to q (the k-th of
+ * step t each way) under the translation that swaps rank and q, so in a
+ * graph every such translation maps onto itself y runs when x does.  x
+ * stands for both: it waits for the edges into either on rank, holds
+ * rank's send port, its receive port (y's, the image of x's at q) and
+ * the link direction to q, releases x's edges when its data has left
+ * and y's when it has landed.  The nodes of rank then run as in the
+ * whole graph: rtopo__des over the fold is the whole graph's makespan. */
+double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank)
+{
+    rtopo__model_t def;
+    rtopo__sched_t f;
+    rtopo__sym_ent_t *snd = NULL, *rcv = NULL;
+    uint32_t n = s->nxfers + s->nkerns, i, ns = 0, nr = 0, nx = 0, *map = NULL;
+    uint8_t *isr = NULL;
+    double span = -1.0;
+
+    if (!m) {
+        rtopo__model_default(&def);
+        m = &def;
+    }
+    memset(&f, 0, sizeof(f));
+    /* lanes are shared by the whole job, a layout costs hops by hosts */
+    if (m->lanes > 0 || m->layout || rank < 0 || rank >= s->topo.p)
+        return -1.0;
+    map = malloc(((size_t)n + 1) * sizeof(*map));
+    isr = calloc((size_t)n + 1, 1);
+    snd = malloc(((size_t)s->nxfers + 1) * sizeof(*snd));
+    rcv = malloc(((size_t)s->nxfers + 1) * sizeof(*rcv));
+    if (!map || !isr || !snd || !rcv)
+        goto out;
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        if (!x->nhops && x->src == rank && x->dst == rank)
+            continue;
+        if (x->nhops != 1 || (x->src == rank) == (x->dst == rank) ||
+            s->hops[x->hop0].to != x->dst)
+            goto out;       /* routed, forwarded or to itself */
+        if (x->src == rank)
+            snd[ns++] = (rtopo__sym_ent_t){ x->dst, s->hops[x->hop0].step, i };
+        else
+            rcv[nr++] = (rtopo__sym_ent_t){ x->src, s->hops[x->hop0].step, i };
+    }
+    for (i = 0; i < s->nkerns; i++)
+        if (s->kerns[i].rank != rank)
+            goto out;
+    if (ns != nr)
+        goto out;
+    qsort(snd, ns, sizeof(*snd), rtopo__sym_cmp);
+    qsort(rcv, nr, sizeof(*rcv), rtopo__sym_cmp);
+    for (i = 0; i < ns; i++) {
+        const rtopo__xfer_t *a = &s->xfers[snd[i].id], *b = &s->xfers[rcv[i].id];
+
+        if (snd[i].peer != rcv[i].peer || snd[i].step != rcv[i].step || a->len != b->len ||
+            s->hops[a->hop0].link != s->hops[b->hop0].link)
+            goto out;
+    }
+    /* the fold: every node of s but the receives, which become their
+     * sends; a send keeps its hop to the peer (the link direction) and
+     * lands on rank (the receive port) */
+    f.topo = s->topo;
+    f.xfers = malloc(((size_t)s->nxfers + 1) * sizeof(*f.xfers));
+    f.hops = malloc(((size_t)ns + 1) * sizeof(*f.hops));
+    f.kerns = s->nkerns ? malloc((size_t)s->nkerns * sizeof(*f.kerns)) : NULL;
+    f.deps = malloc(((size_t)s->ndeps + 1) * sizeof(*f.deps));
+    if (!f.xfers || !f.hops || (s->nkerns && !f.kerns) || !f.deps)
+        goto out;
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        if (x->nhops && x->dst == rank)
+            continue;
+        map[i] = nx;
+        f.xfers[nx] = *x;
+        if (x->nhops) {
+            f.xfers[nx].dst = rank;
+            f.xfers[nx].hop0 = f.nhops;
+            f.hops[f.nhops++] = s->hops[x->hop0];
+        }
+        nx++;
+    }
+    for (i = 0; i < ns; i++) {
+        map[rcv[i].id] = map[snd[i].id];
+        isr[rcv[i].id] = 1;
+    }
+    f.nxfers = nx;
+    f.nkerns = s->nkerns;
+    for (i = 0; i < s->nkerns; i++) {
+        f.kerns[i] = s->kerns[i];
+        map[s->nxfers + i] = nx + i;
+    }
+    for (i = 0; i < s->ndeps; i++) {
+        const rtopo__dep_t *d = &s->deps[i];
+        rtopo__dep_t *e = &f.deps[f.ndeps++];
+
+        if (d->rank != rank || map[d->pred] == map[d->succ])
+            goto out;
+        *e = *d;
+        e->pred = map[d->pred];
+        e->succ = map[d->succ];
+        /* a receive's edges go when it lands: not as a SEND part */
+        if (isr[d->pred])
+            e->rank = -1;
+    }
+    if (rtopo__des(&f, m, NULL, &span))
+        span = -1.0;
+out:
+    free(f.xfers);
+    free(f.hops);
+    free(f.kerns);
+    free(f.deps);
+    free(map);
+    free(isr);
+    free(snd);
+    free(rcv);
+    return span;
+}
+
 static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,
                              const char *what, uint32_t i, int rank, int buf,
                              uint64_t off, uint64_t len)
