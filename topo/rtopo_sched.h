@@ -353,6 +353,9 @@ typedef struct rtopo__sched {
      * clear it too): joining phases then infers only the edges into the
      * later phase */
     int inferred;
+    /* the last rtopo__sim_run of this graph, taken again by the next for
+     * the same model while the nodes and edges hash alike (sim.c) */
+    void *simmemo;
 } rtopo__sched_t;
 
 /* the whole graph's number of transfer x of s */

@@ -1172,11 +1172,6 @@ static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,
     return RTOPO_OK;
 }
 
-int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
-                   rtopo__sim_result_t *r)
-{
-    return rtopo__sim_run_bufs(s, m, NULL, r);
-}
 
 /* every range of s in bufs (and within size, when not NULL) */
 static int rtopo__exec_ranges(const rtopo__sched_t *s, uint8_t *const *const *bufs,
@@ -1242,7 +1237,85 @@ static int rtopo__model_same(const rtopo__model_t *a, const rtopo__model_t *b)
             a->reach_th[c] != b->reach_th[c] || a->reach_set[c] != b->reach_set[c])
             return 0;
     return a->chunk == b->chunk && a->ports == b->ports && a->tk == b->tk &&
-           a->lanes == b->lanes && a->layout == b->layout && a->hostlinks == b->hostlinks;
+           a->tq == b->tq && a->lanes == b->lanes && a->layout == b->layout &&
+           a->hostlinks == b->hostlinks;
+}
+
+/* what rtopo__sim_run keeps of its last run of a graph (s->simmemo) */
+typedef struct rtopo__sim_memo {
+    uint64_t key;
+    rtopo__model_t model;
+    rtopo__sim_result_t res;
+} rtopo__sim_memo_t;
+
+/* FNV-1a over 8-byte words (the tail byte by byte) */
+static uint64_t rtopo__hash(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint64_t w;
+
+    for (; n >= 8; n -= 8, b += 8) {
+        memcpy(&w, b, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (; n; n--, b++)
+        h = (h ^ *b) * 0x100000001b3ull;
+    return h;
+}
+
+/* the graph's nodes and edges, and the model's hosts */
+static uint64_t rtopo__sim_key(const rtopo__sched_t *s, const rtopo__model_t *m)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint32_t n[5] = { s->nxfers, s->nhops, s->nkerns, s->ndeps, (uint32_t)s->topo.p };
+
+    h = rtopo__hash(h, n, sizeof(n));
+    h = rtopo__hash(h, s->xfers, (size_t)s->nxfers * sizeof(*s->xfers));
+    h = rtopo__hash(h, s->hops, (size_t)s->nhops * sizeof(*s->hops));
+    h = rtopo__hash(h, s->kerns, (size_t)s->nkerns * sizeof(*s->kerns));
+    h = rtopo__hash(h, s->deps, (size_t)s->ndeps * sizeof(*s->deps));
+    if (m->layout && m->layout->host)
+        h = rtopo__hash(h, m->layout->host, (size_t)m->layout->nranks *
+                                            sizeof(*m->layout->host));
+    return h;
+}
+
+/* A graph run twice under one model (the choice of `auto` runs its
+ * winner, and rtopo-sim runs what the choice returns) runs once: the
+ * result is kept with the graph and taken again while the model is the
+ * same and the nodes and edges hash alike. */
+int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
+                   rtopo__sim_result_t *r)
+{
+    rtopo__sim_memo_t *mm;
+    rtopo__model_t def;
+    uint64_t key;
+    int st;
+
+    if (!s || !r)
+        return rtopo__sim_run_bufs(s, m, NULL, r);
+    if (!m) {
+        rtopo__model_default(&def);
+        m = &def;
+    }
+    mm = s->simmemo;
+    key = rtopo__sim_key(s, m);
+    if (mm && mm->key == key && rtopo__model_same(&mm->model, m)) {
+        *r = mm->res;
+        return RTOPO_OK;
+    }
+    if ((st = rtopo__sim_run_bufs(s, m, NULL, r)))
+        return st;
+    if (!mm)
+        mm = malloc(sizeof(*mm));
+    if (mm) {
+        mm->key = key;
+        mm->model = *m;
+        mm->res = *r;
+        /* a cache beside the graph, not the graph */
+        ((rtopo__sched_t *)s)->simmemo = mm;
+    }
+    return RTOPO_OK;
 }
 
 int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
