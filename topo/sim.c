@@ -204,7 +204,9 @@ typedef struct rtopo__sim_ent {
 } rtopo__sim_ent_t;
 
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
-                      uint8_t *const *const *bufs, double *makespan);
+                      uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
+                      double *makespan);
+static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *nl_p);
 
 /* ranks, buffers, hop ranges and link classes in bounds: enough for the
  * simulator not to read out of bounds (validate() checks the rest) */
@@ -258,10 +260,9 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
 static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
                                uint8_t *const *const *bufs, rtopo__sim_result_t *r)
 {
-    rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
     rtopo__linkstate_t *ls = NULL;
     rtopo__sim_ent_t *ent = NULL;
-    uint32_t *first = NULL, i, j, t, nsteps = 0, ls_cap = 0;
+    uint32_t *first = NULL, *hl = NULL, i, j, t, nsteps = 0, nl = 0;
     double *stepmax = NULL, ct = 0.0, sf = 0.0, local = 0.0;
     rtopo__sim_result_t res;
     rtopo__model_t def;
@@ -285,8 +286,17 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
     ent = malloc((s->nhops ? s->nhops : 1) * sizeof(*ent));
     first = calloc((size_t)nsteps + 1, sizeof(*first));
     stepmax = calloc((size_t)nsteps + 1, sizeof(*stepmax));
-    if (!ent || !first || !stepmax || rtopo__linkmap_grow(&map)) {
+    if (!ent || !first || !stepmax) {
         rtopo__error(status, "simulating %u hops", s->nhops);
+        goto out;
+    }
+    /* the link directions, numbered once for both runs below */
+    if ((status = rtopo__hop_links(s, &hl, &nl)))
+        goto out;
+    status = RTOPO_ERR_NOMEM;
+    ls = calloc((size_t)nl + 1, sizeof(*ls));
+    if (!ls) {
+        rtopo__error(status, "link state");
         goto out;
     }
     /* per transfer: length, moves; hops counted per step */
@@ -346,30 +356,10 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
             const rtopo__hop_t *h = &s->hops[ent[j].hop];
             uint64_t len = s->xfers[ent[j].xfer].len;
             double hts, htw, w;
-            rtopo__linkstate_t *l;
-            uint32_t id;
-            int fresh;
+            /* (a link first seen in step 0 starts at zero as if reset) */
+            rtopo__linkstate_t *l = &ls[hl[ent[j].hop]];
 
-            if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
-                rtopo__error(status, "link table");
-                goto out;
-            }
-            id = rtopo__linkmap_get(&map, ent[j].from, h->to, &fresh);
-            if (id >= ls_cap) {
-                uint32_t cap = ls_cap ? ls_cap * 2 : 1024;
-                rtopo__linkstate_t *n = realloc(ls, cap * sizeof(*ls));
-
-                if (!n) {
-                    rtopo__error(status, "link state");
-                    goto out;
-                }
-                ls = n;
-                ls_cap = cap;
-            }
-            l = &ls[id];
-            if (fresh)
-                memset(l, 0, sizeof(*l));
-            if (fresh || l->last_step != t) {
+            if (l->last_step != t) {
                 l->last_step = t;
                 l->load = 0;
                 l->cost = 0.0;
@@ -387,19 +377,15 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
     /* the lock-step tables go before the graph runs */
-    free(map.key);
-    free(map.id);
     free(ls);
     free(stepmax);
     free(first);
     free(ent);
-    map.key = NULL;
-    map.id = NULL;
     ls = NULL;
     stepmax = NULL;
     first = NULL;
     ent = NULL;
-    if ((status = rtopo__des(s, m, bufs, &ct)))
+    if ((status = rtopo__des(s, m, bufs, hl, nl, &ct)))
         goto out;
     res.steps = nsteps;
     res.model_time = ct;
@@ -407,8 +393,7 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
     *r = res;
     status = RTOPO_OK;
 out:
-    free(map.key);
-    free(map.id);
+    free(hl);
     free(ls);
     free(stepmax);
     free(first);
@@ -768,8 +753,47 @@ static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t 
 
 /* Runs the graph; with bufs also moves the data.  *makespan: the time the
  * last node ends. */
+/* the link direction of every hop of s numbered densely (in transfer
+ * order) in *hl_p (allocated), how many in *nl_p */
+static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *nl_p)
+{
+    rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
+    uint32_t *hl = malloc(((size_t)s->nhops + 1) * sizeof(*hl)), i, j;
+    int st = RTOPO_OK, fresh;
+
+    if (!hl || rtopo__linkmap_grow(&map)) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "link table of %u hops", s->nhops);
+        goto out;
+    }
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        int32_t from = x->src;
+
+        for (j = 0; j < x->nhops; j++) {
+            if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
+                st = rtopo__error(RTOPO_ERR_NOMEM, "link table");
+                goto out;
+            }
+            hl[x->hop0 + j] = rtopo__linkmap_get(&map, from, s->hops[x->hop0 + j].to, &fresh);
+            from = s->hops[x->hop0 + j].to;
+        }
+    }
+    *nl_p = map.n;
+out:
+    free(map.key);
+    free(map.id);
+    if (st)
+        free(hl);
+    else
+        *hl_p = hl;
+    return st;
+}
+
+/* links, nlinks: s's link directions (rtopo__hop_links), the caller's,
+ * or NULL */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
-                      uint8_t *const *const *bufs, double *makespan)
+                      uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
+                      double *makespan)
 {
     rtopo__des_node_t *nd = NULL;
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *first = NULL,
@@ -778,7 +802,6 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     uint64_t *stage = NULL, arena_len = 0;
     uint8_t *arena = NULL;
-    rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
     rtopo__heap_t h = { NULL, 0, 0, 0, 0.0, NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
@@ -803,7 +826,6 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     cur = malloc(((size_t)n + 1) * sizeof(*cur));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
     xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
-    hlink = malloc(((size_t)s->nhops + 1) * sizeof(*hlink));
     cpu = calloc((size_t)p, sizeof(*cpu));
     if (k) {
         sport = calloc((size_t)p * (size_t)k, sizeof(*sport));
@@ -811,8 +833,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!nd || !first || !mid || !cur || !oadj || !xend || !hlink || !cpu ||
-        (k && (!sport || !rport)) || (nl && !lane) || rtopo__linkmap_grow(&map)) {
+    if (!nd || !first || !mid || !cur || !oadj || !xend || !cpu ||
+        (k && (!sport || !rport)) || (nl && !lane)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
@@ -843,30 +865,15 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     free(cur);
     cur = NULL;
     /* link direction of every hop */
-    for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
-        int32_t from = x->src;
-        uint32_t j;
-        int fresh;
-
-        for (j = 0; j < x->nhops; j++) {
-            if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
-                rtopo__error(st, "link table");
-                goto out;
-            }
-            hlink[x->hop0 + j] = rtopo__linkmap_get(&map, from, s->hops[x->hop0 + j].to,
-                                                    &fresh);
-            from = s->hops[x->hop0 + j].to;
-        }
+    if (links) {
+        hlink = links;
+    } else if ((st = rtopo__hop_links(s, &hlink, &nlinks))) {
+        goto out;
     }
-    /* the hops know their link: the table goes */
-    free(map.key);
-    free(map.id);
-    map.key = NULL;
-    map.id = NULL;
-    lfree = calloc((size_t)map.n + 1, sizeof(*lfree));
+    st = RTOPO_ERR_NOMEM;
+    lfree = calloc((size_t)nlinks + 1, sizeof(*lfree));
     if (!lfree) {
-        rtopo__error(st, "%u links", map.n);
+        rtopo__error(st, "%u links", nlinks);
         goto out;
     }
     if (bufs) {
@@ -998,15 +1005,14 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
 out:
     free(h.ev);
     free(h.q);
-    free(map.key);
-    free(map.id);
     free(nd);
     free(first);
     free(mid);
     free(cur);
     free(oadj);
     free(xend);
-    free(hlink);
+    if (hlink != links)
+        free(hlink);
     free(lfree);
     free(sport);
     free(lane);
@@ -1143,7 +1149,7 @@ double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank
         if (isr[d->pred])
             e->rank = -1;
     }
-    if (rtopo__des(&f, m, NULL, &span))
+    if (rtopo__des(&f, m, NULL, NULL, 0, &span))
         span = -1.0;
 out:
     free(f.xfers);
@@ -1221,7 +1227,7 @@ int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
     if ((st = rtopo__exec_ranges(s, bufs, size)))
         return st;
     rtopo__model_default(&m);
-    return rtopo__des(s, &m, bufs, &span);
+    return rtopo__des(s, &m, bufs, NULL, 0, &span);
 }
 
 /* do a and b cost every hop and node alike (every parameter equal)? */

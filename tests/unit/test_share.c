@@ -726,7 +726,7 @@ static void test_share_choice(void)
 }
 
 /* the same on 4096 ranks (its own suite, share4096: a few minutes of
- * processor time); a ring of 4096 on 64 hosts of 64 under hops costed by
+ * processor time), and the fold of the symmetric allreduces; a ring of 4096 on 64 hosts of 64 under hops costed by
  * reach, where the scan's chain is passed over by the bound of its path
  * through every rank, and a vector long enough for the pieces */
 static void test_share_choice_4096(void)
@@ -737,9 +737,12 @@ static void test_share_choice_4096(void)
     rtopo__tdesc_t t;
     rtopo__coll_t c;
     const int ranks[3] = { 0, 1365, 4095 };
+    int ran = 0;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1, NULL);
+    sym_case(&t, &ran);
+    CU_ASSERT(ran > 0);
     tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
     choice_topo(&t, 0, 0, NULL);
     tdesc(&t, RTOPO__TOPO_MESH, 4096, 64, 64);
