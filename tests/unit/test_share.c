@@ -726,9 +726,10 @@ static void test_share_choice(void)
 }
 
 /* the same on 4096 ranks (its own suite, share4096: a few minutes of
- * processor time), and the fold of the symmetric allreduces; a ring of 4096 on 64 hosts of 64 under hops costed by
- * reach, where the scan's chain is passed over by the bound of its path
- * through every rank, and a vector long enough for the pieces */
+ * processor time), and the fold of the symmetric allreduces; a ring of
+ * 4096 on 64 hosts of 64 under hops costed by reach, where the scan's
+ * chain is passed over by the bound of its path through every rank, and
+ * a vector long enough for the pieces */
 static void test_share_choice_4096(void)
 {
     static uint32_t host[4096];
@@ -775,11 +776,13 @@ int tu_suite_share(void)
                      test_share_cand_bound) ||
         !CU_add_test(s, "a share folded onto itself runs as the whole symmetric graph",
                      test_share_sym) ||
-        !CU_add_test(s, "auto: a plan's choice is the whole graph's, up to 256 ranks",
+        !CU_add_test(s, "auto: a plan's and the whole graph's choice is the reference's, "
+                     "up to 256 ranks",
                      test_share_choice))
         return CU_get_error();
     s = CU_add_suite("share4096", NULL, NULL);
-    if (!s || !CU_add_test(s, "auto: a plan's choice is the whole graph's on 4096 ranks",
+    if (!s || !CU_add_test(s, "auto: a plan's and the whole graph's choice is the "
+                           "reference's on 4096 ranks",
                            test_share_choice_4096))
         return CU_get_error();
     return CUE_SUCCESS;
