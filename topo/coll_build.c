@@ -818,7 +818,13 @@ int rtopo__coll_build_cand_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * only where running it would have lost: every rank makes today's choice.
  * lbf, when given, adds what the family knows of a candidate's whole
  * graph from its shape (a path through many ranks, which no one share
- * sees). */
+ * sees); tf (rtopo__coll_choose_x), the time itself where the family
+ * knows it from the share, and that candidate is never run.  The whole
+ * graph's choice (c->own 0) goes the same way from rank 0's share where
+ * lbf is given (rtopo-sim then builds and runs whole only what the
+ * bounds leave, and returns the winner's graph it ran); without lbf, or
+ * with rtopo__choose_every set (the tests' reference), every candidate's
+ * whole graph is built and run. */
 #define RTOPO__TIE (1 - 1e-12)
 #define RTOPO__MARGIN 1e-9
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
