@@ -408,97 +408,194 @@ enum { RTOPO__EV_READY, RTOPO__EV_HOP, RTOPO__EV_SENT, RTOPO__EV_END };
 
 typedef struct rtopo__ev {
     double t;
-    uint64_t seq;       /* ties: first pushed, first served */
     uint32_t node;
     uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
 } rtopo__ev_t;
 
-/* The events by (t, seq): a 4-ary heap, and beside it a FIFO of the
- * events pushed for the time of the event being handled (`now`: most are,
- * readiness and first hops) that skip the heap; a pop takes the earlier
- * of the two heads, so the order is the heap's alone. */
+/* The events in (time, push) order, ties first pushed first served: the
+ * events of one time wait in a FIFO of their own (a bucket), the buckets
+ * are found by their time in a hash table and ordered by it in a binary
+ * heap.  A regular schedule keeps few distinct times pending (a round's
+ * events share one), so most pushes and pops touch no heap; the order is
+ * that of a heap of (time, push number). */
+#define RTOPO__QNONE UINT32_MAX
+typedef struct rtopo__qev {
+    uint32_t node, th, next;
+} rtopo__qev_t;
+
+typedef struct rtopo__bucket {
+    double t;
+    uint32_t head, tail;   /* events; head: next free bucket when free */
+} rtopo__bucket_t;
+
 typedef struct rtopo__heap {
-    rtopo__ev_t *ev;
-    size_t n, cap;
-    uint64_t seq;
-    double now;
-    rtopo__ev_t *q;     /* the FIFO: q[qh..qt) */
-    size_t qh, qt, qcap;
+    rtopo__qev_t *ev;       /* the events, a free list through next */
+    uint32_t nev, evcap, evfree;
+    rtopo__bucket_t *bk;    /* the buckets, a free list through head */
+    uint32_t nbk, bkcap, bkfree;
+    uint32_t *hp, nh, hcap; /* the heap of pending buckets by time */
+    uint32_t *tab, tcap, tused;   /* bucket + 1 by time; 0 empty, QNONE gone */
+    size_t pending;
 } rtopo__heap_t;
 
-static inline int rtopo__ev_before(const rtopo__ev_t *a, const rtopo__ev_t *b)
+static inline uint32_t rtopo__tslot(double t, uint32_t cap)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    uint64_t b;
+
+    memcpy(&b, &t, sizeof(b));
+    return (uint32_t)((b * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* the table again at cap slots, with the pending buckets only */
+static int rtopo__tab_rehash(rtopo__heap_t *h, uint32_t cap)
+{
+    uint32_t *tab = calloc(cap, sizeof(*tab)), i, k;
+
+    if (!tab)
+        return rtopo__error(RTOPO_ERR_NOMEM, "event table of %u", cap);
+    for (i = 0; i < h->nh; i++) {
+        for (k = rtopo__tslot(h->bk[h->hp[i]].t, cap); tab[k]; k = (k + 1) & (cap - 1))
+            ;
+        tab[k] = h->hp[i] + 1;
+    }
+    free(h->tab);
+    h->tab = tab;
+    h->tcap = cap;
+    h->tused = h->nh;
+    return RTOPO_OK;
+}
+
+/* the slot of time t's bucket, or of the empty slot that ends its probe */
+static inline uint32_t rtopo__tab_find(const rtopo__heap_t *h, double t)
+{
+    uint32_t k = rtopo__tslot(t, h->tcap);
+
+    while (h->tab[k] && (h->tab[k] == RTOPO__QNONE || h->bk[h->tab[k] - 1].t != t))
+        k = (k + 1) & (h->tcap - 1);
+    return k;
+}
+
+static inline int rtopo__bk_before(const rtopo__heap_t *h, uint32_t a, uint32_t b)
+{
+    return h->bk[a].t < h->bk[b].t;
 }
 
 static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t node,
                             uint32_t hop)
 {
-    rtopo__ev_t x = { t, h->seq++, node, type | hop << 2 };
-    size_t i;
+    uint32_t b, e, k, i;
 
-    if (t == h->now) {
-        if (h->qh == h->qt)
-            h->qh = h->qt = 0;
-        if (h->qt == h->qcap) {
-            size_t cap = h->qcap ? 2 * h->qcap : 1024;
-            rtopo__ev_t *q = realloc(h->q, cap * sizeof(*q));
+    t += 0.0;           /* -0 is 0: one bucket */
+    if ((h->tused + 1) * 2 > h->tcap &&
+        rtopo__tab_rehash(h, (h->nh + 1) * 4 > h->tcap ? (h->tcap ? 2 * h->tcap : 1024)
+                                                       : h->tcap))
+        return RTOPO_ERR_NOMEM;
+    k = rtopo__tab_find(h, t);
+    if (h->tab[k]) {
+        b = h->tab[k] - 1;
+    } else {
+        if (h->bkfree != RTOPO__QNONE) {
+            b = h->bkfree;
+            h->bkfree = h->bk[b].head;
+        } else {
+            if (h->nbk == h->bkcap) {
+                uint32_t cap = h->bkcap ? 2 * h->bkcap : 1024;
+                rtopo__bucket_t *n = realloc(h->bk, (size_t)cap * sizeof(*n));
 
-            if (!q)
-                return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %zu", cap);
-            h->q = q;
-            h->qcap = cap;
+                if (!n)
+                    return rtopo__error(RTOPO_ERR_NOMEM, "event buckets of %u", cap);
+                h->bk = n;
+                h->bkcap = cap;
+            }
+            b = h->nbk++;
         }
-        h->q[h->qt++] = x;
-        return RTOPO_OK;
-    }
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 1024;
-        rtopo__ev_t *ev = realloc(h->ev, cap * sizeof(*ev));
+        if (h->nh == h->hcap) {
+            uint32_t cap = h->hcap ? 2 * h->hcap : 1024, *n = realloc(h->hp, (size_t)cap *
+                                                                          sizeof(*n));
 
-        if (!ev)
-            return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %zu", cap);
-        h->ev = ev;
-        h->cap = cap;
+            if (!n)
+                return rtopo__error(RTOPO_ERR_NOMEM, "event heap of %u", cap);
+            h->hp = n;
+            h->hcap = cap;
+        }
+        h->bk[b].t = t;
+        h->bk[b].head = h->bk[b].tail = RTOPO__QNONE;
+        h->tab[k] = b + 1;
+        h->tused++;
+        for (i = h->nh++; i && rtopo__bk_before(h, b, h->hp[(i - 1) / 2]); i = (i - 1) / 2)
+            h->hp[i] = h->hp[(i - 1) / 2];
+        h->hp[i] = b;
     }
-    for (i = h->n++; i && rtopo__ev_before(&x, &h->ev[(i - 1) / 4]); i = (i - 1) / 4)
-        h->ev[i] = h->ev[(i - 1) / 4];
-    h->ev[i] = x;
+    if (h->evfree != RTOPO__QNONE) {
+        e = h->evfree;
+        h->evfree = h->ev[e].next;
+    } else {
+        if (h->nev == h->evcap) {
+            uint32_t cap = h->evcap ? 2 * h->evcap : 1024;
+            rtopo__qev_t *n = cap > h->evcap ? realloc(h->ev, (size_t)cap * sizeof(*n)) : NULL;
+
+            if (!n)
+                return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %u", cap);
+            h->ev = n;
+            h->evcap = cap;
+        }
+        e = h->nev++;
+    }
+    h->ev[e].node = node;
+    h->ev[e].th = type | hop << 2;
+    h->ev[e].next = RTOPO__QNONE;
+    if (h->bk[b].head == RTOPO__QNONE)
+        h->bk[b].head = e;
+    else
+        h->ev[h->bk[b].tail].next = e;
+    h->bk[b].tail = e;
+    h->pending++;
     return RTOPO_OK;
 }
 
 static inline int rtopo__heap_empty(const rtopo__heap_t *h)
 {
-    return !h->n && h->qh == h->qt;
+    return !h->pending;
 }
 
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
-    rtopo__ev_t top, x;
-    size_t i = 0, c, k, best;
+    uint32_t b = h->hp[0], e = h->bk[b].head, i = 0, c, x;
+    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th };
 
-    if (h->qh < h->qt && (!h->n || rtopo__ev_before(&h->q[h->qh], &h->ev[0]))) {
-        top = h->q[h->qh++];
-        h->now = top.t;
+    h->bk[b].head = h->ev[e].next;
+    h->ev[e].next = h->evfree;
+    h->evfree = e;
+    h->pending--;
+    if (h->bk[b].head != RTOPO__QNONE)
         return top;
-    }
-    top = h->ev[0];
-    x = h->ev[--h->n];
+    /* the bucket is empty: out of the heap, the table and into the free */
+    h->tab[rtopo__tab_find(h, h->bk[b].t)] = RTOPO__QNONE;
+    h->bk[b].head = h->bkfree;
+    h->bkfree = b;
+    x = h->hp[--h->nh];
     for (;;) {
-        c = 4 * i + 1;
-        if (c >= h->n)
+        c = 2 * i + 1;
+        if (c >= h->nh)
             break;
-        for (best = c, k = c + 1; k < c + 4 && k < h->n; k++)
-            if (rtopo__ev_before(&h->ev[k], &h->ev[best]))
-                best = k;
-        if (!rtopo__ev_before(&h->ev[best], &x))
+        if (c + 1 < h->nh && rtopo__bk_before(h, h->hp[c + 1], h->hp[c]))
+            c++;
+        if (!rtopo__bk_before(h, h->hp[c], x))
             break;
-        h->ev[i] = h->ev[best];
-        i = best;
+        h->hp[i] = h->hp[c];
+        i = c;
     }
-    h->ev[i] = x;
-    h->now = top.t;
+    if (h->nh)
+        h->hp[i] = x;
     return top;
+}
+
+static void rtopo__heap_free(rtopo__heap_t *h)
+{
+    free(h->ev);
+    free(h->bk);
+    free(h->hp);
+    free(h->tab);
 }
 
 /* the earliest free of a rank's k ports; *slot_p names it */
@@ -802,7 +899,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     uint64_t *stage = NULL, arena_len = 0;
     uint8_t *arena = NULL;
-    rtopo__heap_t h = { NULL, 0, 0, 0, 0.0, NULL, 0, 0, 0 };
+    rtopo__heap_t h = { NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0,
+                        NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
@@ -1003,8 +1101,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                           "a cycle or name missing parts", n - ended, n);
     *makespan = span;
 out:
-    free(h.ev);
-    free(h.q);
+    rtopo__heap_free(&h);
     free(nd);
     free(first);
     free(mid);
