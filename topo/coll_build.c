@@ -1008,57 +1008,62 @@ out:
 
 /* ---- moves -------------------------------------------------------------- */
 
-static int rtopo__hop_cmp(const void *x, const void *y)
-{
-    const rtopo__hop_t *a = x, *b = y;
-
-    if (a->step != b->step)
-        return a->step < b->step ? -1 : 1;
-    if (a->link != b->link)
-        return a->link < b->link ? -1 : 1;
-    if (a->dim != b->dim)
-        return a->dim < b->dim ? -1 : 1;
-    return a->dir < b->dir ? -1 : a->dir > b->dir;
-}
-
 static int rtopo__link_electronic(int link)
 {
     return link == RTOPO__LINK_RING || link == RTOPO__LINK_ROW || link == RTOPO__LINK_COL ||
            link == RTOPO__LINK_CUBE;
 }
 
+/* The hops counted step by step (bucketed by step, not sorted): a step's
+ * distinct electronic (link, dim, dir) groups are its SIMD moves, and a
+ * step counts once for each kind of link it uses. */
 void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
 {
-    rtopo__hop_t *h;
-    uint32_t i;
+    uint32_t *first = NULL, *ord = NULL, *stamp = NULL, nsteps = 0, i, t;
+    const size_t nkeys = (size_t)RTOPO__LINK_COUNT << 16;
 
     memset(mv, 0, sizeof(*mv));
-    if (!s->nhops || !(h = malloc(sizeof(*h) * s->nhops)))
+    if (!s->nhops)
         return;
-    memcpy(h, s->hops, sizeof(*h) * s->nhops);
-    qsort(h, s->nhops, sizeof(*h), rtopo__hop_cmp);
-    for (i = 0; i < s->nhops; i++) {
-        int first_of_step = i == 0 || h[i].step != h[i - 1].step;
-        int new_group = first_of_step || rtopo__hop_cmp(&h[i], &h[i - 1]) != 0;
-        int e = rtopo__link_electronic(h[i].link);
-        uint32_t j;
+    for (i = 0; i < s->nhops; i++)
+        if (s->hops[i].step + 1 > nsteps)
+            nsteps = s->hops[i].step + 1;
+    first = calloc((size_t)nsteps + 1, sizeof(*first));
+    ord = malloc((size_t)s->nhops * sizeof(*ord));
+    stamp = calloc(nkeys, sizeof(*stamp));
+    if (!first || !ord || !stamp)
+        goto out;
+    for (i = 0; i < s->nhops; i++)
+        first[s->hops[i].step + 1]++;
+    for (t = 0; t < nsteps; t++)
+        first[t + 1] += first[t];
+    for (i = 0; i < s->nhops; i++)
+        ord[first[s->hops[i].step]++] = i;
+    /* first[t] is now the end of step t */
+    for (t = 0, i = 0; t < nsteps; t++) {
         int seen_e = 0, seen_o = 0, seen_x = 0;
 
-        if (new_group && e)
-            mv->electronic_simd++;
-        if (!first_of_step)
-            continue;
-        for (j = i; j < s->nhops && h[j].step == h[i].step; j++) {
-            if (rtopo__link_electronic(h[j].link))
+        for (; i < first[t]; i++) {
+            const rtopo__hop_t *h = &s->hops[ord[i]];
+            size_t key = (size_t)h->link << 16 | (size_t)h->dim << 8 | (uint8_t)h->dir;
+
+            if (rtopo__link_electronic(h->link)) {
                 seen_e = 1;
-            else if (h[j].link == RTOPO__LINK_OTIS)
+                if (stamp[key] != t + 1)
+                    mv->electronic_simd++;
+            } else if (h->link == RTOPO__LINK_OTIS) {
                 seen_o = 1;
-            else
+            } else {
                 seen_x = 1;
+            }
+            stamp[key] = t + 1;
         }
         mv->electronic += (uint32_t)seen_e;
         mv->otis += (uint32_t)seen_o;
         mv->other += (uint32_t)seen_x;
     }
-    free(h);
+out:
+    free(first);
+    free(ord);
+    free(stamp);
 }
