@@ -780,6 +780,14 @@ int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               const rtopo__model_t *model, int long_algo,
                               rtopo__sched_t **s_p)
 {
+    return rtopo__coll_build_cand_x(t, c, prog, lbf, NULL, model, long_algo, s_p);
+}
+
+int rtopo__coll_build_cand_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             rtopo__prog_fn *prog, rtopo__lb_fn *lbf, rtopo__time_fn *tf,
+                             const rtopo__model_t *model, int long_algo,
+                             rtopo__sched_t **s_p)
+{
     int otis = t->kind == RTOPO__TOPO_OTIS_MESH || t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
     int cand[4], ncand = 0;
 
@@ -794,7 +802,7 @@ int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     }
     if (ncand == 1)
         return rtopo__coll_algo1(t, c, prog, cand[0], model, s_p);
-    return rtopo__coll_choose_lb(t, c, prog, lbf, model, cand, ncand, s_p);
+    return rtopo__coll_choose_x(t, c, prog, lbf, tf, model, cand, ncand, s_p);
 }
 
 /* Builds each of the ncand algorithms cand[], runs it under model and
@@ -810,7 +818,13 @@ int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * only where running it would have lost: every rank makes today's choice.
  * lbf, when given, adds what the family knows of a candidate's whole
  * graph from its shape (a path through many ranks, which no one share
- * sees). */
+ * sees); tf (rtopo__coll_choose_x), the time itself where the family
+ * knows it from the share, and that candidate is never run.  The whole
+ * graph's choice (c->own 0) goes the same way from rank 0's share where
+ * lbf is given (rtopo-sim then builds and runs whole only what the
+ * bounds leave, and returns the winner's graph it ran); without lbf, or
+ * with rtopo__choose_every set (the tests' reference), every candidate's
+ * whole graph is built and run. */
 #define RTOPO__TIE (1 - 1e-12)
 #define RTOPO__MARGIN 1e-9
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
@@ -820,17 +834,23 @@ int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return rtopo__coll_choose_lb(t, c, prog, NULL, model, cand, ncand, s_p);
 }
 
-/* candidate algo's share and its bound in *lb_p */
+/* candidate algo's share and its bound in *lb_p; with tf, its whole
+ * graph's time in *ex_p where tf knows it (else -1) */
 static int rtopo__coll_share_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                                rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
+                                rtopo__prog_fn *prog, rtopo__lb_fn *lbf, rtopo__time_fn *tf,
                                 const rtopo__model_t *model, int algo, rtopo__sched_t **s_p,
-                                double *lb_p)
+                                double *lb_p, double *ex_p)
 {
     uint32_t P;
     int st;
 
+    *ex_p = -1;
     if ((st = rtopo__coll_algo1p(t, c, prog, algo, model, s_p, &P)))
         return st;
+    if (tf && (*ex_p = tf(t, c, prog, model, algo, P, *s_p)) >= 0) {
+        *lb_p = *ex_p;
+        return RTOPO_OK;
+    }
     *lb_p = rtopo__sim_bound(*s_p, model, c->own - 1);
     if (lbf) {
         double f = lbf(t, c, prog, model, algo, P, *s_p);
@@ -845,13 +865,27 @@ double rtopo__coll_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            const rtopo__model_t *model, int algo)
 {
     rtopo__sched_t *s = NULL;
-    double lb = -1;
+    double lb = -1, ex;
 
     if (c->own < 1 || c->own > t->p ||
-        rtopo__coll_share_lb(t, c, prog, lbf, model, algo, &s, &lb))
+        rtopo__coll_share_lb(t, c, prog, lbf, NULL, model, algo, &s, &lb, &ex))
         lb = -1;
     rtopo__sched_free(s);
     return lb;
+}
+
+int rtopo__choose_every = 0;
+
+/* the choice among the known candidates: the earliest of the least times
+ * (a later one wins only by a relative 1e-12); -1 if none is known */
+static int rtopo__coll_pick(const int *known, const double *tm, int ncand)
+{
+    int cur = -1, i;
+
+    for (i = 0; i < ncand; i++)
+        if (known[i] && (cur < 0 || tm[i] < tm[cur] * RTOPO__TIE))
+            cur = i;
+    return cur;
 }
 
 int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
@@ -859,19 +893,38 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                           const rtopo__model_t *model, const int *cand, int ncand,
                           rtopo__sched_t **s_p)
 {
+    return rtopo__coll_choose_x(t, c, prog, lbf, NULL, model, cand, ncand, s_p);
+}
+
+int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                         rtopo__prog_fn *prog, rtopo__lb_fn *lbf, rtopo__time_fn *tf,
+                         const rtopo__model_t *model, const int *cand, int ncand,
+                         rtopo__sched_t **s_p)
+{
     rtopo__sched_t *best = NULL, *s = NULL, *share[4] = { NULL, NULL, NULL, NULL };
+    rtopo__sched_t *held = NULL;
     rtopo__sim_result_t r;
-    rtopo__coll_t whole = *c;
+    rtopo__coll_t whole = *c, bc = *c;
     double tbest = 0, lb[4], tm[4];
     int known[4] = { 0, 0, 0, 0 };
-    int st = RTOPO_OK, i, cur, need;
+    int st = RTOPO_OK, i, cur, need, heldi = -1;
 
     whole.own = 0;
-    if (c->own && ncand <= 4) {
+    /* the whole graph's choice (c->own 0) takes the same way as a plan's
+     * where the family knows its candidates' paths (lbf): the bounds of
+     * rank 0's share, and only the candidates they do not put out are
+     * run whole; the winner's graph, once run, is the one returned */
+    bc.own = c->own ? c->own : 1;
+    if (ncand <= 4 && !rtopo__choose_every && (c->own || lbf)) {
         for (i = 0; i < ncand; i++) {
-            if ((st = rtopo__coll_share_lb(t, c, prog, lbf, model, cand[i], &share[i],
-                                           &lb[i])))
+            if ((st = rtopo__coll_share_lb(t, &bc, prog, lbf, tf, model, cand[i], &share[i],
+                                           &lb[i], &tm[i])))
                 goto out;
+            known[i] = tm[i] >= 0;      /* tf knew it: no run */
+            if (!c->own) {
+                rtopo__sched_free(share[i]);
+                share[i] = NULL;
+            }
         }
         for (;;) {
             /* A candidate whose bound is above a known time (by the
@@ -894,16 +947,29 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             if ((st = rtopo__coll_algo1(t, &whole, prog, cand[need], model, &s)) ||
                 (st = rtopo__sim_run(s, model, &r)))
                 goto out;
-            rtopo__sched_free(s);
-            s = NULL;
             tm[need] = r.model_time;
             known[need] = 1;
+            /* the whole graph's choice keeps the graph of the one chosen
+             * so far (one graph beside the one running at most) */
+            if (!c->own && rtopo__coll_pick(known, tm, ncand) == need) {
+                rtopo__sched_free(held);
+                held = s;
+                heldi = need;
+                s = NULL;
+            }
+            rtopo__sched_free(s);
+            s = NULL;
         }
-        for (cur = -1, i = 0; i < ncand; i++)
-            if (known[i] && (cur < 0 || tm[i] < tm[cur] * RTOPO__TIE))
-                cur = i;
-        best = share[cur];
-        share[cur] = NULL;
+        cur = rtopo__coll_pick(known, tm, ncand);
+        if (c->own) {
+            best = share[cur];
+            share[cur] = NULL;
+        } else if (heldi == cur) {
+            best = held;
+            held = NULL;
+        } else if ((st = rtopo__coll_algo1(t, &whole, prog, cand[cur], model, &best))) {
+            goto out;
+        }
     } else {
         /* one candidate's graph at a time: each is freed once run, but
          * the last when it wins; a winner before it is built again */
@@ -935,24 +1001,12 @@ out:
     for (i = 0; i < 4; i++)
         rtopo__sched_free(share[i]);
     rtopo__sched_free(s);
+    rtopo__sched_free(held);
     rtopo__sched_free(best);
     return st;
 }
 
 /* ---- moves -------------------------------------------------------------- */
-
-static int rtopo__hop_cmp(const void *x, const void *y)
-{
-    const rtopo__hop_t *a = x, *b = y;
-
-    if (a->step != b->step)
-        return a->step < b->step ? -1 : 1;
-    if (a->link != b->link)
-        return a->link < b->link ? -1 : 1;
-    if (a->dim != b->dim)
-        return a->dim < b->dim ? -1 : 1;
-    return a->dir < b->dir ? -1 : a->dir > b->dir;
-}
 
 static int rtopo__link_electronic(int link)
 {
@@ -960,38 +1014,56 @@ static int rtopo__link_electronic(int link)
            link == RTOPO__LINK_CUBE;
 }
 
+/* The hops counted step by step (bucketed by step, not sorted): a step's
+ * distinct electronic (link, dim, dir) groups are its SIMD moves, and a
+ * step counts once for each kind of link it uses. */
 void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
 {
-    rtopo__hop_t *h;
-    uint32_t i;
+    uint32_t *first = NULL, *ord = NULL, *stamp = NULL, nsteps = 0, i, t;
+    const size_t nkeys = (size_t)RTOPO__LINK_COUNT << 16;
 
     memset(mv, 0, sizeof(*mv));
-    if (!s->nhops || !(h = malloc(sizeof(*h) * s->nhops)))
+    if (!s->nhops)
         return;
-    memcpy(h, s->hops, sizeof(*h) * s->nhops);
-    qsort(h, s->nhops, sizeof(*h), rtopo__hop_cmp);
-    for (i = 0; i < s->nhops; i++) {
-        int first_of_step = i == 0 || h[i].step != h[i - 1].step;
-        int new_group = first_of_step || rtopo__hop_cmp(&h[i], &h[i - 1]) != 0;
-        int e = rtopo__link_electronic(h[i].link);
-        uint32_t j;
+    for (i = 0; i < s->nhops; i++)
+        if (s->hops[i].step + 1 > nsteps)
+            nsteps = s->hops[i].step + 1;
+    first = calloc((size_t)nsteps + 1, sizeof(*first));
+    ord = malloc((size_t)s->nhops * sizeof(*ord));
+    stamp = calloc(nkeys, sizeof(*stamp));
+    if (!first || !ord || !stamp)
+        goto out;
+    for (i = 0; i < s->nhops; i++)
+        first[s->hops[i].step + 1]++;
+    for (t = 0; t < nsteps; t++)
+        first[t + 1] += first[t];
+    for (i = 0; i < s->nhops; i++)
+        ord[first[s->hops[i].step]++] = i;
+    /* first[t] is now the end of step t */
+    for (t = 0, i = 0; t < nsteps; t++) {
         int seen_e = 0, seen_o = 0, seen_x = 0;
 
-        if (new_group && e)
-            mv->electronic_simd++;
-        if (!first_of_step)
-            continue;
-        for (j = i; j < s->nhops && h[j].step == h[i].step; j++) {
-            if (rtopo__link_electronic(h[j].link))
+        for (; i < first[t]; i++) {
+            const rtopo__hop_t *h = &s->hops[ord[i]];
+            size_t key = (size_t)h->link << 16 | (size_t)h->dim << 8 | (uint8_t)h->dir;
+
+            if (rtopo__link_electronic(h->link)) {
                 seen_e = 1;
-            else if (h[j].link == RTOPO__LINK_OTIS)
+                if (stamp[key] != t + 1)
+                    mv->electronic_simd++;
+            } else if (h->link == RTOPO__LINK_OTIS) {
                 seen_o = 1;
-            else
+            } else {
                 seen_x = 1;
+            }
+            stamp[key] = t + 1;
         }
         mv->electronic += (uint32_t)seen_e;
         mv->otis += (uint32_t)seen_o;
         mv->other += (uint32_t)seen_x;
     }
-    free(h);
+out:
+    free(first);
+    free(ord);
+    free(stamp);
 }

@@ -293,11 +293,33 @@ int rtopo__bcast_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return rtopo__coll_build_cand_lb(t, c, rtopo__bcast_prog, rtopo__gen_lb, model, 0, s_p);
 }
 
+/* The generic allreduce on p = 2^d ranks exchanges with partner v ^ 2^k
+ * round after round, every rank alike, and so does reduce-scatter +
+ * allgather when every half is as long as its partner's (the count a
+ * multiple of p): each translation v -> v ^ a maps the graph onto itself,
+ * and one share folded onto itself runs as the whole graph does
+ * (rtopo__sim_sym; on the hypercube the exchanges go over its own links,
+ * alike). */
+static double rtopo__gen_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
+                              uint32_t pieces, const rtopo__sched_t *share)
+{
+    int p = t->p;
+
+    (void)prog;
+    (void)pieces;
+    if (c->op != RTOPO__COLL_ALLREDUCE || p < 2 || (p & (p - 1)) || c->own < 1 ||
+        !(algo == RTOPO_COLL_GENERIC ||
+          (algo == RTOPO__COLL_RSAG && c->count % (uint64_t)p == 0)))
+        return -1;
+    return rtopo__sim_sym(share, model, c->own - 1);
+}
+
 int rtopo__allreduce_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_cand_lb(t, c, rtopo__allreduce_prog, rtopo__gen_lb, model,
-                                     RTOPO__COLL_RSAG, s_p);
+    return rtopo__coll_build_cand_x(t, c, rtopo__allreduce_prog, rtopo__gen_lb,
+                                    rtopo__gen_time, model, RTOPO__COLL_RSAG, s_p);
 }
 
 /* The chain's first piece goes through every rank in turn: on rank v

@@ -120,6 +120,25 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                           rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
                           const rtopo__model_t *model, const int *cand, int ncand,
                           rtopo__sched_t **s_p);
+/* The simulated time of algorithm algo's whole graph (rtopo__sim_run's
+ * model_time, not a bound) where a family knows it from rank r's share
+ * alone (c->own = r + 1; by the algorithm's symmetry, say), else -1.  The
+ * choice then takes it as the candidate's time and never runs that
+ * graph: a wrong time is a wrong choice, so a family answers only where
+ * its algorithm's shape makes the time exact. */
+typedef double rtopo__time_fn(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
+                              uint32_t pieces, const rtopo__sched_t *share);
+/* rtopo__coll_build_cand_lb and rtopo__coll_choose_lb with a family's
+ * times (tf, may be NULL) */
+int rtopo__coll_build_cand_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             rtopo__prog_fn *prog, rtopo__lb_fn *lbf, rtopo__time_fn *tf,
+                             const rtopo__model_t *model, int long_algo,
+                             rtopo__sched_t **s_p);
+int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                         rtopo__prog_fn *prog, rtopo__lb_fn *lbf, rtopo__time_fn *tf,
+                         const rtopo__model_t *model, const int *cand, int ncand,
+                         rtopo__sched_t **s_p);
 int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p);
 /* A program that makes its nodes only through the builder's node calls
  * and never reads nor restamps a node once made calls this before its

@@ -353,6 +353,9 @@ typedef struct rtopo__sched {
      * clear it too): joining phases then infers only the edges into the
      * later phase */
     int inferred;
+    /* the last rtopo__sim_run of this graph, taken again by the next for
+     * the same model while the nodes and edges hash alike (sim.c) */
+    void *simmemo;
 } rtopo__sched_t;
 
 /* the whole graph's number of transfer x of s */
@@ -840,6 +843,9 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * another operation or an algorithm it does not have. */
 double rtopo__coll_cand_bound(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               const struct rtopo__model *model, int algo);
+/* Set (tests only): the choice of `auto` runs every candidate's whole
+ * graph, the reference the bounded choice is held against. */
+extern int rtopo__choose_every;
 /* That candidate's whole graph (c->own aside), as the choice runs it */
 int rtopo__coll_cand_sched(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            const struct rtopo__model *model, int algo,
@@ -1052,6 +1058,14 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
  * (rtopo__sched_own); the busiest of rank's ports, its processor and the
  * link directions from and to it.  m NULL: defaults. */
 double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int rank);
+/* rtopo__sim_run's model_time for a whole graph that every translation
+ * v -> v ^ a of its p ranks (a power of two) maps onto itself, nodes,
+ * lengths and edges (the caller knows its algorithm's shape), from rank's
+ * share s alone: the share folded onto itself, each transfer a peer sends
+ * to rank standing for rank's to that peer, run event by event (cost: the
+ * share's).  -1 where it cannot tell: a model with lanes or a layout, a
+ * routed transfer, receives that rank's sends do not mirror, memory. */
+double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank);
 
 /* Execute the data movement in memory, event by event in the order of
  * rtopo__sim_run under the default model: a transfer reads its source

@@ -159,6 +159,7 @@ void rtopo__sched_free(rtopo__sched_t *s)
     free(s->deps);
     free(s->tmp_rank);
     free(s->xid);
+    free(s->simmemo);
     free(s);
 }
 

@@ -204,7 +204,9 @@ typedef struct rtopo__sim_ent {
 } rtopo__sim_ent_t;
 
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
-                      uint8_t *const *const *bufs, double *makespan);
+                      uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
+                      double *makespan);
+static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *nl_p);
 
 /* ranks, buffers, hop ranges and link classes in bounds: enough for the
  * simulator not to read out of bounds (validate() checks the rest) */
@@ -258,10 +260,9 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
 static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
                                uint8_t *const *const *bufs, rtopo__sim_result_t *r)
 {
-    rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
     rtopo__linkstate_t *ls = NULL;
     rtopo__sim_ent_t *ent = NULL;
-    uint32_t *first = NULL, i, j, t, nsteps = 0, ls_cap = 0;
+    uint32_t *first = NULL, *hl = NULL, i, j, t, nsteps = 0, nl = 0;
     double *stepmax = NULL, ct = 0.0, sf = 0.0, local = 0.0;
     rtopo__sim_result_t res;
     rtopo__model_t def;
@@ -285,8 +286,17 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
     ent = malloc((s->nhops ? s->nhops : 1) * sizeof(*ent));
     first = calloc((size_t)nsteps + 1, sizeof(*first));
     stepmax = calloc((size_t)nsteps + 1, sizeof(*stepmax));
-    if (!ent || !first || !stepmax || rtopo__linkmap_grow(&map)) {
+    if (!ent || !first || !stepmax) {
         rtopo__error(status, "simulating %u hops", s->nhops);
+        goto out;
+    }
+    /* the link directions, numbered once for both runs below */
+    if ((status = rtopo__hop_links(s, &hl, &nl)))
+        goto out;
+    status = RTOPO_ERR_NOMEM;
+    ls = calloc((size_t)nl + 1, sizeof(*ls));
+    if (!ls) {
+        rtopo__error(status, "link state");
         goto out;
     }
     /* per transfer: length, moves; hops counted per step */
@@ -346,30 +356,10 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
             const rtopo__hop_t *h = &s->hops[ent[j].hop];
             uint64_t len = s->xfers[ent[j].xfer].len;
             double hts, htw, w;
-            rtopo__linkstate_t *l;
-            uint32_t id;
-            int fresh;
+            /* (a link first seen in step 0 starts at zero as if reset) */
+            rtopo__linkstate_t *l = &ls[hl[ent[j].hop]];
 
-            if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
-                rtopo__error(status, "link table");
-                goto out;
-            }
-            id = rtopo__linkmap_get(&map, ent[j].from, h->to, &fresh);
-            if (id >= ls_cap) {
-                uint32_t cap = ls_cap ? ls_cap * 2 : 1024;
-                rtopo__linkstate_t *n = realloc(ls, cap * sizeof(*ls));
-
-                if (!n) {
-                    rtopo__error(status, "link state");
-                    goto out;
-                }
-                ls = n;
-                ls_cap = cap;
-            }
-            l = &ls[id];
-            if (fresh)
-                memset(l, 0, sizeof(*l));
-            if (fresh || l->last_step != t) {
+            if (l->last_step != t) {
                 l->last_step = t;
                 l->load = 0;
                 l->cost = 0.0;
@@ -387,19 +377,15 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
     /* the lock-step tables go before the graph runs */
-    free(map.key);
-    free(map.id);
     free(ls);
     free(stepmax);
     free(first);
     free(ent);
-    map.key = NULL;
-    map.id = NULL;
     ls = NULL;
     stepmax = NULL;
     first = NULL;
     ent = NULL;
-    if ((status = rtopo__des(s, m, bufs, &ct)))
+    if ((status = rtopo__des(s, m, bufs, hl, nl, &ct)))
         goto out;
     res.steps = nsteps;
     res.model_time = ct;
@@ -407,8 +393,7 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
     *r = res;
     status = RTOPO_OK;
 out:
-    free(map.key);
-    free(map.id);
+    free(hl);
     free(ls);
     free(stepmax);
     free(first);
@@ -423,97 +408,194 @@ enum { RTOPO__EV_READY, RTOPO__EV_HOP, RTOPO__EV_SENT, RTOPO__EV_END };
 
 typedef struct rtopo__ev {
     double t;
-    uint64_t seq;       /* ties: first pushed, first served */
     uint32_t node;
     uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
 } rtopo__ev_t;
 
-/* The events by (t, seq): a 4-ary heap, and beside it a FIFO of the
- * events pushed for the time of the event being handled (`now`: most are,
- * readiness and first hops) that skip the heap; a pop takes the earlier
- * of the two heads, so the order is the heap's alone. */
+/* The events in (time, push) order, ties first pushed first served: the
+ * events of one time wait in a FIFO of their own (a bucket), the buckets
+ * are found by their time in a hash table and ordered by it in a binary
+ * heap.  A regular schedule keeps few distinct times pending (a round's
+ * events share one), so most pushes and pops touch no heap; the order is
+ * that of a heap of (time, push number). */
+#define RTOPO__QNONE UINT32_MAX
+typedef struct rtopo__qev {
+    uint32_t node, th, next;
+} rtopo__qev_t;
+
+typedef struct rtopo__bucket {
+    double t;
+    uint32_t head, tail;   /* events; head: next free bucket when free */
+} rtopo__bucket_t;
+
 typedef struct rtopo__heap {
-    rtopo__ev_t *ev;
-    size_t n, cap;
-    uint64_t seq;
-    double now;
-    rtopo__ev_t *q;     /* the FIFO: q[qh..qt) */
-    size_t qh, qt, qcap;
+    rtopo__qev_t *ev;       /* the events, a free list through next */
+    uint32_t nev, evcap, evfree;
+    rtopo__bucket_t *bk;    /* the buckets, a free list through head */
+    uint32_t nbk, bkcap, bkfree;
+    uint32_t *hp, nh, hcap; /* the heap of pending buckets by time */
+    uint32_t *tab, tcap, tused;   /* bucket + 1 by time; 0 empty, QNONE gone */
+    size_t pending;
 } rtopo__heap_t;
 
-static inline int rtopo__ev_before(const rtopo__ev_t *a, const rtopo__ev_t *b)
+static inline uint32_t rtopo__tslot(double t, uint32_t cap)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    uint64_t b;
+
+    memcpy(&b, &t, sizeof(b));
+    return (uint32_t)((b * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* the table again at cap slots, with the pending buckets only */
+static int rtopo__tab_rehash(rtopo__heap_t *h, uint32_t cap)
+{
+    uint32_t *tab = calloc(cap, sizeof(*tab)), i, k;
+
+    if (!tab)
+        return rtopo__error(RTOPO_ERR_NOMEM, "event table of %u", cap);
+    for (i = 0; i < h->nh; i++) {
+        for (k = rtopo__tslot(h->bk[h->hp[i]].t, cap); tab[k]; k = (k + 1) & (cap - 1))
+            ;
+        tab[k] = h->hp[i] + 1;
+    }
+    free(h->tab);
+    h->tab = tab;
+    h->tcap = cap;
+    h->tused = h->nh;
+    return RTOPO_OK;
+}
+
+/* the slot of time t's bucket, or of the empty slot that ends its probe */
+static inline uint32_t rtopo__tab_find(const rtopo__heap_t *h, double t)
+{
+    uint32_t k = rtopo__tslot(t, h->tcap);
+
+    while (h->tab[k] && (h->tab[k] == RTOPO__QNONE || h->bk[h->tab[k] - 1].t != t))
+        k = (k + 1) & (h->tcap - 1);
+    return k;
+}
+
+static inline int rtopo__bk_before(const rtopo__heap_t *h, uint32_t a, uint32_t b)
+{
+    return h->bk[a].t < h->bk[b].t;
 }
 
 static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t node,
                             uint32_t hop)
 {
-    rtopo__ev_t x = { t, h->seq++, node, type | hop << 2 };
-    size_t i;
+    uint32_t b, e, k, i;
 
-    if (t == h->now) {
-        if (h->qh == h->qt)
-            h->qh = h->qt = 0;
-        if (h->qt == h->qcap) {
-            size_t cap = h->qcap ? 2 * h->qcap : 1024;
-            rtopo__ev_t *q = realloc(h->q, cap * sizeof(*q));
+    t += 0.0;           /* -0 is 0: one bucket */
+    if ((h->tused + 1) * 2 > h->tcap &&
+        rtopo__tab_rehash(h, (h->nh + 1) * 4 > h->tcap ? (h->tcap ? 2 * h->tcap : 1024)
+                                                       : h->tcap))
+        return RTOPO_ERR_NOMEM;
+    k = rtopo__tab_find(h, t);
+    if (h->tab[k]) {
+        b = h->tab[k] - 1;
+    } else {
+        if (h->bkfree != RTOPO__QNONE) {
+            b = h->bkfree;
+            h->bkfree = h->bk[b].head;
+        } else {
+            if (h->nbk == h->bkcap) {
+                uint32_t cap = h->bkcap ? 2 * h->bkcap : 1024;
+                rtopo__bucket_t *n = realloc(h->bk, (size_t)cap * sizeof(*n));
 
-            if (!q)
-                return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %zu", cap);
-            h->q = q;
-            h->qcap = cap;
+                if (!n)
+                    return rtopo__error(RTOPO_ERR_NOMEM, "event buckets of %u", cap);
+                h->bk = n;
+                h->bkcap = cap;
+            }
+            b = h->nbk++;
         }
-        h->q[h->qt++] = x;
-        return RTOPO_OK;
-    }
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 1024;
-        rtopo__ev_t *ev = realloc(h->ev, cap * sizeof(*ev));
+        if (h->nh == h->hcap) {
+            uint32_t cap = h->hcap ? 2 * h->hcap : 1024, *n = realloc(h->hp, (size_t)cap *
+                                                                          sizeof(*n));
 
-        if (!ev)
-            return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %zu", cap);
-        h->ev = ev;
-        h->cap = cap;
+            if (!n)
+                return rtopo__error(RTOPO_ERR_NOMEM, "event heap of %u", cap);
+            h->hp = n;
+            h->hcap = cap;
+        }
+        h->bk[b].t = t;
+        h->bk[b].head = h->bk[b].tail = RTOPO__QNONE;
+        h->tab[k] = b + 1;
+        h->tused++;
+        for (i = h->nh++; i && rtopo__bk_before(h, b, h->hp[(i - 1) / 2]); i = (i - 1) / 2)
+            h->hp[i] = h->hp[(i - 1) / 2];
+        h->hp[i] = b;
     }
-    for (i = h->n++; i && rtopo__ev_before(&x, &h->ev[(i - 1) / 4]); i = (i - 1) / 4)
-        h->ev[i] = h->ev[(i - 1) / 4];
-    h->ev[i] = x;
+    if (h->evfree != RTOPO__QNONE) {
+        e = h->evfree;
+        h->evfree = h->ev[e].next;
+    } else {
+        if (h->nev == h->evcap) {
+            uint32_t cap = h->evcap ? 2 * h->evcap : 1024;
+            rtopo__qev_t *n = cap > h->evcap ? realloc(h->ev, (size_t)cap * sizeof(*n)) : NULL;
+
+            if (!n)
+                return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %u", cap);
+            h->ev = n;
+            h->evcap = cap;
+        }
+        e = h->nev++;
+    }
+    h->ev[e].node = node;
+    h->ev[e].th = type | hop << 2;
+    h->ev[e].next = RTOPO__QNONE;
+    if (h->bk[b].head == RTOPO__QNONE)
+        h->bk[b].head = e;
+    else
+        h->ev[h->bk[b].tail].next = e;
+    h->bk[b].tail = e;
+    h->pending++;
     return RTOPO_OK;
 }
 
 static inline int rtopo__heap_empty(const rtopo__heap_t *h)
 {
-    return !h->n && h->qh == h->qt;
+    return !h->pending;
 }
 
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
-    rtopo__ev_t top, x;
-    size_t i = 0, c, k, best;
+    uint32_t b = h->hp[0], e = h->bk[b].head, i = 0, c, x;
+    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th };
 
-    if (h->qh < h->qt && (!h->n || rtopo__ev_before(&h->q[h->qh], &h->ev[0]))) {
-        top = h->q[h->qh++];
-        h->now = top.t;
+    h->bk[b].head = h->ev[e].next;
+    h->ev[e].next = h->evfree;
+    h->evfree = e;
+    h->pending--;
+    if (h->bk[b].head != RTOPO__QNONE)
         return top;
-    }
-    top = h->ev[0];
-    x = h->ev[--h->n];
+    /* the bucket is empty: out of the heap, the table and into the free */
+    h->tab[rtopo__tab_find(h, h->bk[b].t)] = RTOPO__QNONE;
+    h->bk[b].head = h->bkfree;
+    h->bkfree = b;
+    x = h->hp[--h->nh];
     for (;;) {
-        c = 4 * i + 1;
-        if (c >= h->n)
+        c = 2 * i + 1;
+        if (c >= h->nh)
             break;
-        for (best = c, k = c + 1; k < c + 4 && k < h->n; k++)
-            if (rtopo__ev_before(&h->ev[k], &h->ev[best]))
-                best = k;
-        if (!rtopo__ev_before(&h->ev[best], &x))
+        if (c + 1 < h->nh && rtopo__bk_before(h, h->hp[c + 1], h->hp[c]))
+            c++;
+        if (!rtopo__bk_before(h, h->hp[c], x))
             break;
-        h->ev[i] = h->ev[best];
-        i = best;
+        h->hp[i] = h->hp[c];
+        i = c;
     }
-    h->ev[i] = x;
-    h->now = top.t;
+    if (h->nh)
+        h->hp[i] = x;
     return top;
+}
+
+static void rtopo__heap_free(rtopo__heap_t *h)
+{
+    free(h->ev);
+    free(h->bk);
+    free(h->hp);
+    free(h->tab);
 }
 
 /* the earliest free of a rank's k ports; *slot_p names it */
@@ -768,8 +850,47 @@ static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t 
 
 /* Runs the graph; with bufs also moves the data.  *makespan: the time the
  * last node ends. */
+/* the link direction of every hop of s numbered densely (in transfer
+ * order) in *hl_p (allocated), how many in *nl_p */
+static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *nl_p)
+{
+    rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
+    uint32_t *hl = malloc(((size_t)s->nhops + 1) * sizeof(*hl)), i, j;
+    int st = RTOPO_OK, fresh;
+
+    if (!hl || rtopo__linkmap_grow(&map)) {
+        st = rtopo__error(RTOPO_ERR_NOMEM, "link table of %u hops", s->nhops);
+        goto out;
+    }
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        int32_t from = x->src;
+
+        for (j = 0; j < x->nhops; j++) {
+            if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
+                st = rtopo__error(RTOPO_ERR_NOMEM, "link table");
+                goto out;
+            }
+            hl[x->hop0 + j] = rtopo__linkmap_get(&map, from, s->hops[x->hop0 + j].to, &fresh);
+            from = s->hops[x->hop0 + j].to;
+        }
+    }
+    *nl_p = map.n;
+out:
+    free(map.key);
+    free(map.id);
+    if (st)
+        free(hl);
+    else
+        *hl_p = hl;
+    return st;
+}
+
+/* links, nlinks: s's link directions (rtopo__hop_links), the caller's,
+ * or NULL */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
-                      uint8_t *const *const *bufs, double *makespan)
+                      uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
+                      double *makespan)
 {
     rtopo__des_node_t *nd = NULL;
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *first = NULL,
@@ -778,8 +899,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     uint64_t *stage = NULL, arena_len = 0;
     uint8_t *arena = NULL;
-    rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
-    rtopo__heap_t h = { NULL, 0, 0, 0, 0.0, NULL, 0, 0, 0 };
+    rtopo__heap_t h = { NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0,
+                        NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
@@ -803,7 +924,6 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     cur = malloc(((size_t)n + 1) * sizeof(*cur));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
     xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
-    hlink = malloc(((size_t)s->nhops + 1) * sizeof(*hlink));
     cpu = calloc((size_t)p, sizeof(*cpu));
     if (k) {
         sport = calloc((size_t)p * (size_t)k, sizeof(*sport));
@@ -811,8 +931,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!nd || !first || !mid || !cur || !oadj || !xend || !hlink || !cpu ||
-        (k && (!sport || !rport)) || (nl && !lane) || rtopo__linkmap_grow(&map)) {
+    if (!nd || !first || !mid || !cur || !oadj || !xend || !cpu ||
+        (k && (!sport || !rport)) || (nl && !lane)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
@@ -843,30 +963,15 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     free(cur);
     cur = NULL;
     /* link direction of every hop */
-    for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
-        int32_t from = x->src;
-        uint32_t j;
-        int fresh;
-
-        for (j = 0; j < x->nhops; j++) {
-            if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
-                rtopo__error(st, "link table");
-                goto out;
-            }
-            hlink[x->hop0 + j] = rtopo__linkmap_get(&map, from, s->hops[x->hop0 + j].to,
-                                                    &fresh);
-            from = s->hops[x->hop0 + j].to;
-        }
+    if (links) {
+        hlink = links;
+    } else if ((st = rtopo__hop_links(s, &hlink, &nlinks))) {
+        goto out;
     }
-    /* the hops know their link: the table goes */
-    free(map.key);
-    free(map.id);
-    map.key = NULL;
-    map.id = NULL;
-    lfree = calloc((size_t)map.n + 1, sizeof(*lfree));
+    st = RTOPO_ERR_NOMEM;
+    lfree = calloc((size_t)nlinks + 1, sizeof(*lfree));
     if (!lfree) {
-        rtopo__error(st, "%u links", map.n);
+        rtopo__error(st, "%u links", nlinks);
         goto out;
     }
     if (bufs) {
@@ -996,17 +1101,15 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                           "a cycle or name missing parts", n - ended, n);
     *makespan = span;
 out:
-    free(h.ev);
-    free(h.q);
-    free(map.key);
-    free(map.id);
+    rtopo__heap_free(&h);
     free(nd);
     free(first);
     free(mid);
     free(cur);
     free(oadj);
     free(xend);
-    free(hlink);
+    if (hlink != links)
+        free(hlink);
     free(lfree);
     free(sport);
     free(lane);
@@ -1017,6 +1120,144 @@ out:
     free(stage);
     free(arena);
     return st;
+}
+
+/* a transfer of rank's share by (peer, step, index): sends and receives
+ * pair in this order */
+typedef struct rtopo__sym_ent {
+    int32_t peer;
+    uint32_t step, id;
+} rtopo__sym_ent_t;
+
+static int rtopo__sym_cmp(const void *x, const void *y)
+{
+    const rtopo__sym_ent_t *a = x, *b = y;
+
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The graph of rank's share s folded onto itself: the transfer y a peer q
+ * sends to rank is the image of rank's own transfer x to q (the k-th of
+ * step t each way) under the translation that swaps rank and q, so in a
+ * graph every such translation maps onto itself y runs when x does.  x
+ * stands for both: it waits for the edges into either on rank, holds
+ * rank's send port, its receive port (y's, the image of x's at q) and
+ * the link direction to q, releases x's edges when its data has left
+ * and y's when it has landed.  The nodes of rank then run as in the
+ * whole graph: rtopo__des over the fold is the whole graph's makespan. */
+double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank)
+{
+    rtopo__model_t def;
+    rtopo__sched_t f;
+    rtopo__sym_ent_t *snd = NULL, *rcv = NULL;
+    uint32_t n = s->nxfers + s->nkerns, i, ns = 0, nr = 0, nx = 0, *map = NULL;
+    uint8_t *isr = NULL;
+    double span = -1.0;
+
+    if (!m) {
+        rtopo__model_default(&def);
+        m = &def;
+    }
+    memset(&f, 0, sizeof(f));
+    /* lanes are shared by the whole job, a layout costs hops by hosts */
+    if (m->lanes > 0 || m->layout || rank < 0 || rank >= s->topo.p)
+        return -1.0;
+    map = malloc(((size_t)n + 1) * sizeof(*map));
+    isr = calloc((size_t)n + 1, 1);
+    snd = malloc(((size_t)s->nxfers + 1) * sizeof(*snd));
+    rcv = malloc(((size_t)s->nxfers + 1) * sizeof(*rcv));
+    if (!map || !isr || !snd || !rcv)
+        goto out;
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        if (!x->nhops && x->src == rank && x->dst == rank)
+            continue;
+        if (x->nhops != 1 || (x->src == rank) == (x->dst == rank) ||
+            s->hops[x->hop0].to != x->dst)
+            goto out;       /* routed, forwarded or to itself */
+        if (x->src == rank)
+            snd[ns++] = (rtopo__sym_ent_t){ x->dst, s->hops[x->hop0].step, i };
+        else
+            rcv[nr++] = (rtopo__sym_ent_t){ x->src, s->hops[x->hop0].step, i };
+    }
+    for (i = 0; i < s->nkerns; i++)
+        if (s->kerns[i].rank != rank)
+            goto out;
+    if (ns != nr)
+        goto out;
+    qsort(snd, ns, sizeof(*snd), rtopo__sym_cmp);
+    qsort(rcv, nr, sizeof(*rcv), rtopo__sym_cmp);
+    for (i = 0; i < ns; i++) {
+        const rtopo__xfer_t *a = &s->xfers[snd[i].id], *b = &s->xfers[rcv[i].id];
+
+        if (snd[i].peer != rcv[i].peer || snd[i].step != rcv[i].step || a->len != b->len ||
+            s->hops[a->hop0].link != s->hops[b->hop0].link)
+            goto out;
+    }
+    /* the fold: every node of s but the receives, which become their
+     * sends; a send keeps its hop to the peer (the link direction) and
+     * lands on rank (the receive port) */
+    f.topo = s->topo;
+    f.xfers = malloc(((size_t)s->nxfers + 1) * sizeof(*f.xfers));
+    f.hops = malloc(((size_t)ns + 1) * sizeof(*f.hops));
+    f.kerns = s->nkerns ? malloc((size_t)s->nkerns * sizeof(*f.kerns)) : NULL;
+    f.deps = malloc(((size_t)s->ndeps + 1) * sizeof(*f.deps));
+    if (!f.xfers || !f.hops || (s->nkerns && !f.kerns) || !f.deps)
+        goto out;
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        if (x->nhops && x->dst == rank)
+            continue;
+        map[i] = nx;
+        f.xfers[nx] = *x;
+        if (x->nhops) {
+            f.xfers[nx].dst = rank;
+            f.xfers[nx].hop0 = f.nhops;
+            f.hops[f.nhops++] = s->hops[x->hop0];
+        }
+        nx++;
+    }
+    for (i = 0; i < ns; i++) {
+        map[rcv[i].id] = map[snd[i].id];
+        isr[rcv[i].id] = 1;
+    }
+    f.nxfers = nx;
+    f.nkerns = s->nkerns;
+    for (i = 0; i < s->nkerns; i++) {
+        f.kerns[i] = s->kerns[i];
+        map[s->nxfers + i] = nx + i;
+    }
+    for (i = 0; i < s->ndeps; i++) {
+        const rtopo__dep_t *d = &s->deps[i];
+        rtopo__dep_t *e = &f.deps[f.ndeps++];
+
+        if (d->rank != rank || map[d->pred] == map[d->succ])
+            goto out;
+        *e = *d;
+        e->pred = map[d->pred];
+        e->succ = map[d->succ];
+        /* a receive's edges go when it lands: not as a SEND part */
+        if (isr[d->pred])
+            e->rank = -1;
+    }
+    if (rtopo__des(&f, m, NULL, NULL, 0, &span))
+        span = -1.0;
+out:
+    free(f.xfers);
+    free(f.hops);
+    free(f.kerns);
+    free(f.deps);
+    free(map);
+    free(isr);
+    free(snd);
+    free(rcv);
+    return span;
 }
 
 static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,
@@ -1034,11 +1275,6 @@ static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,
     return RTOPO_OK;
 }
 
-int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
-                   rtopo__sim_result_t *r)
-{
-    return rtopo__sim_run_bufs(s, m, NULL, r);
-}
 
 /* every range of s in bufs (and within size, when not NULL) */
 static int rtopo__exec_ranges(const rtopo__sched_t *s, uint8_t *const *const *bufs,
@@ -1088,7 +1324,7 @@ int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
     if ((st = rtopo__exec_ranges(s, bufs, size)))
         return st;
     rtopo__model_default(&m);
-    return rtopo__des(s, &m, bufs, &span);
+    return rtopo__des(s, &m, bufs, NULL, 0, &span);
 }
 
 /* do a and b cost every hop and node alike (every parameter equal)? */
@@ -1104,7 +1340,85 @@ static int rtopo__model_same(const rtopo__model_t *a, const rtopo__model_t *b)
             a->reach_th[c] != b->reach_th[c] || a->reach_set[c] != b->reach_set[c])
             return 0;
     return a->chunk == b->chunk && a->ports == b->ports && a->tk == b->tk &&
-           a->lanes == b->lanes && a->layout == b->layout && a->hostlinks == b->hostlinks;
+           a->tq == b->tq && a->lanes == b->lanes && a->layout == b->layout &&
+           a->hostlinks == b->hostlinks;
+}
+
+/* what rtopo__sim_run keeps of its last run of a graph (s->simmemo) */
+typedef struct rtopo__sim_memo {
+    uint64_t key;
+    rtopo__model_t model;
+    rtopo__sim_result_t res;
+} rtopo__sim_memo_t;
+
+/* FNV-1a over 8-byte words (the tail byte by byte) */
+static uint64_t rtopo__hash(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint64_t w;
+
+    for (; n >= 8; n -= 8, b += 8) {
+        memcpy(&w, b, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (; n; n--, b++)
+        h = (h ^ *b) * 0x100000001b3ull;
+    return h;
+}
+
+/* the graph's nodes and edges, and the model's hosts */
+static uint64_t rtopo__sim_key(const rtopo__sched_t *s, const rtopo__model_t *m)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint32_t n[5] = { s->nxfers, s->nhops, s->nkerns, s->ndeps, (uint32_t)s->topo.p };
+
+    h = rtopo__hash(h, n, sizeof(n));
+    h = rtopo__hash(h, s->xfers, (size_t)s->nxfers * sizeof(*s->xfers));
+    h = rtopo__hash(h, s->hops, (size_t)s->nhops * sizeof(*s->hops));
+    h = rtopo__hash(h, s->kerns, (size_t)s->nkerns * sizeof(*s->kerns));
+    h = rtopo__hash(h, s->deps, (size_t)s->ndeps * sizeof(*s->deps));
+    if (m->layout && m->layout->host)
+        h = rtopo__hash(h, m->layout->host, (size_t)m->layout->nranks *
+                                            sizeof(*m->layout->host));
+    return h;
+}
+
+/* A graph run twice under one model (the choice of `auto` runs its
+ * winner, and rtopo-sim runs what the choice returns) runs once: the
+ * result is kept with the graph and taken again while the model is the
+ * same and the nodes and edges hash alike. */
+int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
+                   rtopo__sim_result_t *r)
+{
+    rtopo__sim_memo_t *mm;
+    rtopo__model_t def;
+    uint64_t key;
+    int st;
+
+    if (!s || !r)
+        return rtopo__sim_run_bufs(s, m, NULL, r);
+    if (!m) {
+        rtopo__model_default(&def);
+        m = &def;
+    }
+    mm = s->simmemo;
+    key = rtopo__sim_key(s, m);
+    if (mm && mm->key == key && rtopo__model_same(&mm->model, m)) {
+        *r = mm->res;
+        return RTOPO_OK;
+    }
+    if ((st = rtopo__sim_run_bufs(s, m, NULL, r)))
+        return st;
+    if (!mm)
+        mm = malloc(sizeof(*mm));
+    if (mm) {
+        mm->key = key;
+        mm->model = *m;
+        mm->res = *r;
+        /* a cache beside the graph, not the graph */
+        ((rtopo__sched_t *)s)->simmemo = mm;
+    }
+    return RTOPO_OK;
 }
 
 int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,

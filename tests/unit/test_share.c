@@ -460,6 +460,130 @@ static void test_share_cand_bound(void)
     cand_bounds(&t, (const int[]){ 5 }, 1);
 }
 
+/* The fold of a share onto itself (rtopo__sim_sym) runs as the whole
+ * graph does where each translation v -> v ^ a maps the graph onto
+ * itself: the generic allreduce on 2^d ranks, and reduce-scatter +
+ * allgather when the count is a multiple of p, on every kind of topology,
+ * under the default model, one with two ports, slower kernels and a fixed
+ * hop cost, and one with a queueing delay and costly copies, in one piece
+ * and in the pieces the model picks; the time is the whole graph's to the
+ * last bit.  Where the graph is not so (the scan, the broadcast, halves
+ * of different lengths) the fold says -1 or, for a share that happens to
+ * mirror, nothing the choice takes (rtopo__coll_choose_x asks only for
+ * those two algorithms). */
+static void hosts_model(rtopo__model_t *m, rtopo__layout_t *lay, uint32_t *host, int n,
+                        int per);
+
+static void sym_case(const rtopo__tdesc_t *t, int *ran)
+{
+    static const uint64_t counts[5] = { 1, 3, 1000, 16384, 0 };
+    rtopo__model_t mod[3];
+    int i, a, k, mi, r;
+
+    rtopo__model_default(&mod[0]);
+    rtopo__model_default(&mod[1]);
+    mod[1].ports = 2;
+    mod[1].tk = 3e-9;
+    for (i = 0; i < RTOPO__LINK_COUNT; i++)
+        mod[1].th[i] = 1e-6;
+    rtopo__model_default(&mod[2]);
+    mod[2].tq = 2e-6;
+    mod[2].ts[RTOPO__LINK_LOCAL] = 1e-7;
+    mod[2].tw[RTOPO__LINK_LOCAL] = 0.1e-9;
+    for (a = RTOPO_COLL_GENERIC; a <= 3; a++)     /* 3: reduce-scatter + allgather */
+        for (k = 0; k < 5; k++)
+            for (mi = 0; mi < 3; mi++) {
+                rtopo__coll_t c;
+                rtopo__sched_t *W = NULL, *S = NULL;
+                rtopo__sim_result_t res;
+
+                memset(&c, 0, sizeof(c));
+                c.op = RTOPO__COLL_ALLREDUCE;
+                c.dtype = RTOPO_INT32;
+                c.rop = RTOPO_SUM;
+                c.esize = 4;
+                c.count = counts[k] ? counts[k] : 40 * (uint64_t)t->p;
+                c.chunks = k == 3 ? 0 : 1;
+                if (rtopo__coll_cand_sched(t, &c, &mod[mi], a, &W))
+                    continue;
+                CU_ASSERT_FATAL(rtopo__sim_run(W, &mod[mi], &res) == RTOPO_OK);
+                for (r = 0; r < t->p; r += t->p > 8 ? t->p / 5 : 1) {
+                    double e;
+
+                    CU_ASSERT_FATAL(rtopo__coll_cand_sched(t, &c, &mod[mi], a, &S) ==
+                                    RTOPO_OK);
+                    CU_ASSERT_FATAL(rtopo__sched_own(S, r) == RTOPO_OK);
+                    e = rtopo__sim_sym(S, &mod[mi], r);
+                    if (a == RTOPO_COLL_GENERIC || c.count % (uint64_t)t->p == 0) {
+                        TU_CHECK(e == res.model_time, "allreduce candidate %d of %llu on "
+                                 "%s of %d, model %d: rank %d's fold %.17g, the whole "
+                                 "graph's time %.17g", a, (unsigned long long)c.count,
+                                 rtopo__topo_name(t->kind), t->p, mi, r, e, res.model_time);
+                        (*ran)++;
+                    } else {
+                        TU_CHECK(e < 0 || e == res.model_time, "allreduce candidate %d of "
+                                 "%llu on %s of %d, model %d: rank %d's fold %g, the "
+                                 "whole graph's time %g", a, (unsigned long long)c.count,
+                                 rtopo__topo_name(t->kind), t->p, mi, r, e, res.model_time);
+                    }
+                    rtopo__sched_free(S);
+                    S = NULL;
+                }
+                rtopo__sched_free(W);
+            }
+}
+
+static void test_share_sym(void)
+{
+    static uint32_t host[16];
+    rtopo__layout_t lay = { 16, host };
+    rtopo__tdesc_t t;
+    rtopo__sched_t *S = NULL;
+    rtopo__coll_t c;
+    rtopo__model_t m;
+    int ran = 0;
+
+    tdesc(&t, RTOPO__TOPO_RING, 2, 0, 0);
+    sym_case(&t, &ran);
+    tdesc(&t, RTOPO__TOPO_RING, 8, 0, 0);
+    sym_case(&t, &ran);
+    tdesc(&t, RTOPO__TOPO_MESH, 32, 4, 8);
+    sym_case(&t, &ran);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0);
+    sym_case(&t, &ran);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    sym_case(&t, &ran);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    sym_case(&t, &ran);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    sym_case(&t, &ran);
+    CU_ASSERT(ran > 100);
+    /* not folded: the scan's share (it receives from below only), a
+     * model with lanes or with hosts */
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_SCAN;
+    c.dtype = RTOPO_INT32;
+    c.rop = RTOPO_SUM;
+    c.esize = 4;
+    c.count = 1;
+    tdesc(&t, RTOPO__TOPO_RING, 16, 0, 0);
+    CU_ASSERT_FATAL(rtopo__coll_cand_sched(&t, &c, NULL, RTOPO_COLL_GENERIC, &S) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_own(S, 5) == RTOPO_OK);
+    CU_ASSERT(rtopo__sim_sym(S, NULL, 5) < 0);
+    rtopo__sched_free(S);
+    S = NULL;
+    c.op = RTOPO__COLL_ALLREDUCE;
+    CU_ASSERT_FATAL(rtopo__coll_cand_sched(&t, &c, NULL, RTOPO_COLL_GENERIC, &S) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_own(S, 5) == RTOPO_OK);
+    CU_ASSERT(rtopo__sim_sym(S, NULL, 5) > 0);
+    rtopo__model_default(&m);
+    m.lanes = 2;
+    CU_ASSERT(rtopo__sim_sym(S, &m, 5) < 0);
+    hosts_model(&m, &lay, host, 16, 4);
+    CU_ASSERT(rtopo__sim_sym(S, &m, 5) < 0);
+    rtopo__sched_free(S);
+}
+
 static void test_share_bound(void)
 {
     rtopo__tdesc_t t;
@@ -478,19 +602,35 @@ static void test_share_bound(void)
     bound_colls(&t);
 }
 
-/* auto: the choice of a plan (a share: bounds, and the whole graph run
- * only where they do not settle it) is the whole graph's choice, on
- * topologies up to 4096 ranks, for the broadcast, scan and allreduce at
- * several sizes (pieces picked by the model) and the sort */
+/* auto: the choice of a plan (a share: bounds, the times a family knows
+ * from a share, and the whole graph run only where they do not settle
+ * it) and of the whole graph (the same way, from rank 0's share) is the
+ * reference's, which runs every candidate's whole graph
+ * (rtopo__choose_every), on topologies up to 4096 ranks, for the
+ * broadcast, scan and allreduce at several sizes (pieces picked by the
+ * model) and the sort */
 static void choice_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, const int *ranks, int nr,
                         const rtopo__model_t *m)
 {
-    rtopo__sched_t *W = NULL, *S = NULL;
+    rtopo__sched_t *W = NULL, *S = NULL, *R = NULL;
     int i, st;
 
     c->algo = RTOPO_COLL_AUTO;
     c->own = 0;
-    st = rtopo__sched_coll(t, c, m, &W);
+    rtopo__choose_every = 1;
+    st = rtopo__sched_coll(t, c, m, &R);
+    rtopo__choose_every = 0;
+    if (TU_CHECK(rtopo__sched_coll(t, c, m, &W) == st, "%s on %s of %d: the whole graph's "
+                 "build returns otherwise than the reference's: %s", rtopo__coll_name(c->op),
+                 rtopo__topo_name(t->kind), t->p, rtopo_last_error()) && !st)
+        TU_CHECK(R->algo == W->algo && R->nsteps == W->nsteps && R->nxfers == W->nxfers,
+                 "%s of %llu x %zu (chunks %u) on %s of %d: the whole graph chose %s (%u "
+                 "steps), the reference %s (%u steps)", rtopo__coll_name(c->op),
+                 (unsigned long long)c->count, c->esize, c->chunks,
+                 rtopo__topo_name(t->kind), t->p, rtopo__coll_algo_name(W->algo), W->nsteps,
+                 rtopo__coll_algo_name(R->algo), R->nsteps);
+    rtopo__sched_free(W);
+    W = R;
     for (i = 0; i < nr; i++) {
         c->own = ranks[i] + 1;
         if (TU_CHECK(rtopo__sched_coll(t, c, m, &S) == st, "%s on %s of %d rank %d: "
@@ -498,7 +638,7 @@ static void choice_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, const int *ra
                      rtopo__topo_name(t->kind), t->p, ranks[i], rtopo_last_error()) && !st)
             TU_CHECK(S->algo == W->algo && S->nsteps == W->nsteps,
                      "%s of %llu x %zu (chunks %u) on %s of %d rank %d: the plan chose "
-                     "%s (%u steps), the whole graph %s (%u steps)",
+                     "%s (%u steps), the reference %s (%u steps)",
                      rtopo__coll_name(c->op), (unsigned long long)c->count, c->esize,
                      c->chunks, rtopo__topo_name(t->kind), t->p, ranks[i],
                      rtopo__coll_algo_name(S->algo), S->nsteps,
@@ -586,9 +726,10 @@ static void test_share_choice(void)
 }
 
 /* the same on 4096 ranks (its own suite, share4096: a few minutes of
- * processor time); a ring of 4096 on 64 hosts of 64 under hops costed by
- * reach, where the scan's chain is passed over by the bound of its path
- * through every rank, and a vector long enough for the pieces */
+ * processor time), and the fold of the symmetric allreduces; a ring of
+ * 4096 on 64 hosts of 64 under hops costed by reach, where the scan's
+ * chain is passed over by the bound of its path through every rank, and
+ * a vector long enough for the pieces */
 static void test_share_choice_4096(void)
 {
     static uint32_t host[4096];
@@ -597,9 +738,12 @@ static void test_share_choice_4096(void)
     rtopo__tdesc_t t;
     rtopo__coll_t c;
     const int ranks[3] = { 0, 1365, 4095 };
+    int ran = 0;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1, NULL);
+    sym_case(&t, &ran);
+    CU_ASSERT(ran > 0);
     tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
     choice_topo(&t, 0, 0, NULL);
     tdesc(&t, RTOPO__TOPO_MESH, 4096, 64, 64);
@@ -630,11 +774,15 @@ int tu_suite_share(void)
         !CU_add_test(s, "a rank's bound is below the simulated time", test_share_bound) ||
         !CU_add_test(s, "a plan's bound of each candidate is below its simulated time",
                      test_share_cand_bound) ||
-        !CU_add_test(s, "auto: a plan's choice is the whole graph's, up to 256 ranks",
+        !CU_add_test(s, "a share folded onto itself runs as the whole symmetric graph",
+                     test_share_sym) ||
+        !CU_add_test(s, "auto: a plan's and the whole graph's choice is the reference's, "
+                     "up to 256 ranks",
                      test_share_choice))
         return CU_get_error();
     s = CU_add_suite("share4096", NULL, NULL);
-    if (!s || !CU_add_test(s, "auto: a plan's choice is the whole graph's on 4096 ranks",
+    if (!s || !CU_add_test(s, "auto: a plan's and the whole graph's choice is the "
+                           "reference's on 4096 ranks",
                            test_share_choice_4096))
         return CU_get_error();
     return CUE_SUCCESS;

@@ -1,8 +1,10 @@
 #!/bin/sh
 # sim-scale.sh - rtopo-sim at scale: every operation on 65,536 ranks with
 # --check, and broadcast, prefix sum and shift on 1,048,576 ranks without,
-# each timed with /usr/bin/time -v (wall time, peak resident set) under
-# `timeout`, one table row per command.
+# each timed with /usr/bin/time -v (wall time, processor time: user +
+# system, peak resident set) under `timeout`, one table row per command.
+# On a machine shared with other work the wall time follows the load; the
+# processor time is what the run cost.
 #
 #   tools/dev/sim-scale.sh list                    the commands, one a line
 #   tools/dev/sim-scale.sh run RTOPO_SIM [LIMIT]    run each (LIMIT seconds,
@@ -51,7 +53,7 @@ run)
     pat=${4:-}
     tmp=$(mktemp -d) || exit 1
     trap 'rm -rf "$tmp"' EXIT
-    printf '| ranks | command | exit | wall s | peak RSS MB |\n|---|---|---|---|---|\n'
+    printf '| ranks | command | exit | wall s | processor s | peak RSS MB |\n|---|---|---|---|---|---|\n'
     list | while read -r ranks cmd; do
         case $cmd in *$pat*) ;; *) continue ;; esac
         rc=0
@@ -65,12 +67,14 @@ run)
         fi
         wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/time" |
                awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.1f", s }')
+        cpu=$(sed -n 's/.*\(User\|System\) time (seconds): //p' "$tmp/time" |
+              awk '{ s += $1 } END { printf "%.1f", s }')
         rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time" |
               awk '{ printf "%.0f", $1 / 1024 }')
         res=$(grep -m1 '^correct\|"correct"' "$tmp/out" | sed 's/.*correct[": ]*\([a-z0-9-]*\).*/\1/' || true)
         [ $rc -eq 124 ] && wall=">$limit"
-        printf '| %s | `rtopo-sim %s` | %s%s | %s | %s |\n' "$ranks" "$cmd" "$rc" \
-            "${res:+ ($res)}" "$wall" "$rss"
+        printf '| %s | `rtopo-sim %s` | %s%s | %s | %s | %s |\n' "$ranks" "$cmd" "$rc" \
+            "${res:+ ($res)}" "$wall" "$cpu" "$rss"
     done
     ;;
 *)
