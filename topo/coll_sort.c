@@ -581,6 +581,49 @@ static void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo)
         rtopo__sort_prog(b);
 }
 
+/* AUTO on the whole graph (the simulator's, and the sort phases of the
+ * random accesses): the faster of the column sort (TOPO) and the
+ * merge-split sort (GENERIC), the earlier on a tie, as rtopo__coll_choose
+ * takes it, without the column sort's whole graph where it cannot win.
+ * Rank 0's share of the column sort, built with the cut, bounds its time
+ * from below (rtopo__coll_cand_lb, as a plan's choice bounds it); the
+ * merge-split sort is run whole, and when the bound is above its time
+ * (by the rounding margin of the plan's choice) the column sort is
+ * slower and is never built whole.  Otherwise both are run, as before. */
+static int rtopo__sort_auto_whole(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                  const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    rtopo__coll_t one = *c;
+    rtopo__sched_t *g = NULL, *col = NULL;
+    rtopo__sim_result_t r;
+    double lb, tg;
+    int st;
+
+    one.own = 1;
+    lb = rtopo__coll_cand_lb(t, &one, rtopo__sort_coll_prog, NULL, model, RTOPO_COLL_TOPO);
+    if ((st = rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_GENERIC, model, &g)) ||
+        (st = rtopo__sim_run(g, model, &r)))
+        goto out;
+    tg = r.model_time;
+    if (lb < tg * (1 + 1e-9)) {
+        if ((st = rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_TOPO, model,
+                                    &col)) ||
+            (st = rtopo__sim_run(col, model, &r)))
+            goto out;
+        if (!(tg < r.model_time * (1 - 1e-12))) {     /* the earlier on a tie */
+            *s_p = col;
+            col = NULL;
+            goto out;
+        }
+    }
+    *s_p = g;
+    g = NULL;
+out:
+    rtopo__sched_free(g);
+    rtopo__sched_free(col);
+    return st;
+}
+
 /* the sort's own arguments, after those every collective checks */
 int rtopo__sort_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
 {
@@ -638,5 +681,7 @@ int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c0,
         return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_GENERIC, model, s_p);
     if (!ms_ok)
         return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_TOPO, model, s_p);
+    if (!c->own)
+        return rtopo__sort_auto_whole(t, c, model, s_p);
     return rtopo__coll_choose(t, c, rtopo__sort_coll_prog, model, cand, 2, s_p);
 }
