@@ -585,6 +585,82 @@ static void test_share_choice(void)
     choice_topo(&t, 1, 0, &m);
 }
 
+/* The sort's AUTO on the whole graph (the simulator's, and the sort
+ * phases of the random accesses), which runs the column sort whole only
+ * where a share's bound leaves it a chance, keeps the faster of the two
+ * candidates run whole, the column sort on a tie: the choice of running
+ * both, and the same schedule. */
+static void sort_auto_case(const rtopo__tdesc_t *t, uint64_t count, size_t esize, int desc,
+                           const rtopo__model_t *m)
+{
+    rtopo__sched_t *W = NULL, *C[2] = { NULL, NULL };
+    rtopo__sim_result_t res;
+    rtopo__coll_t c;
+    double tm[2];
+    int a, want;
+
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_SORT;
+    c.dtype = esize >= 8 ? RTOPO_DOUBLE : RTOPO_INT32;
+    c.esize = esize;
+    c.count = count;
+    c.chunks = 1;
+    c.desc = desc;
+    for (a = 0; a < 2; a++) {
+        c.algo = a ? RTOPO_COLL_GENERIC : RTOPO_COLL_TOPO;
+        if (!TU_CHECK(rtopo__sched_coll(t, &c, m, &C[a]) == RTOPO_OK &&
+                      rtopo__sim_run(C[a], m, &res) == RTOPO_OK,
+                      "sort of %llu on %s of %d, algo %d: %s", (unsigned long long)count,
+                      rtopo__topo_name(t->kind), t->p, c.algo, rtopo_last_error()))
+            goto out;
+        tm[a] = res.model_time;
+    }
+    want = tm[1] < tm[0] * (1 - 1e-12);
+    c.algo = RTOPO_COLL_AUTO;
+    if (TU_CHECK(rtopo__sched_coll(t, &c, m, &W) == RTOPO_OK, "sort of %llu on %s of %d: %s",
+                 (unsigned long long)count, rtopo__topo_name(t->kind), t->p,
+                 rtopo_last_error()))
+        TU_CHECK(W->algo == C[want]->algo && W->nsteps == C[want]->nsteps &&
+                 W->nxfers == C[want]->nxfers && W->nkerns == C[want]->nkerns,
+                 "sort of %llu x %zu%s on %s of %d: AUTO chose %s (%u steps), the faster "
+                 "run whole is %s (%g against %g)", (unsigned long long)count, esize,
+                 desc ? " descending" : "", rtopo__topo_name(t->kind), t->p,
+                 rtopo__coll_algo_name(W->algo), W->nsteps,
+                 rtopo__coll_algo_name(C[want]->algo), tm[want], tm[!want]);
+out:
+    rtopo__sched_free(W);
+    rtopo__sched_free(C[0]);
+    rtopo__sched_free(C[1]);
+}
+
+static void test_share_sort_auto(void)
+{
+    static uint32_t host[256];
+    rtopo__layout_t lay = { 256, host };
+    rtopo__model_t m[3];
+    rtopo__tdesc_t t;
+    static const int kinds[5][2] = { { RTOPO__TOPO_OTIS_MESH, 4 }, { RTOPO__TOPO_OTIS_MESH, 9 },
+                                     { RTOPO__TOPO_OTIS_MESH, 16 },
+                                     { RTOPO__TOPO_OTIS_HYPERCUBE, 4 },
+                                     { RTOPO__TOPO_OTIS_HYPERCUBE, 16 } };
+    int i, mi;
+
+    rtopo__model_default(&m[0]);
+    rtopo__model_default(&m[1]);
+    m[1].tk = 3e-8;                     /* slow kernels: the merges weigh */
+    for (i = 0; i < 5; i++) {
+        int n = kinds[i][1];
+
+        tdesc(&t, kinds[i][0], n * n, n, 0);
+        hosts_model(&m[2], &lay, host, n * n, n);
+        for (mi = 0; mi < 3; mi++) {
+            sort_auto_case(&t, 1, 4, 0, &m[mi]);
+            sort_auto_case(&t, 3, 20, 1, &m[mi]);
+        }
+        sort_auto_case(&t, 40, 8, 0, NULL);
+    }
+}
+
 /* the same on 4096 ranks (its own suite, share4096: a few minutes of
  * processor time); a ring of 4096 on 64 hosts of 64 under hops costed by
  * reach, where the scan's chain is passed over by the bound of its path
@@ -615,6 +691,9 @@ static void test_share_choice_4096(void)
     c.count = 16384;
     choice_case(&t, &c, ranks, 3, &m);
     choice_case(&t, &c, ranks, 3, NULL);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
+    sort_auto_case(&t, 1, 4, 0, NULL);
+    sort_auto_case(&t, 5, 20, 1, NULL);
 }
 
 int tu_suite_share(void)
@@ -631,7 +710,9 @@ int tu_suite_share(void)
         !CU_add_test(s, "a plan's bound of each candidate is below its simulated time",
                      test_share_cand_bound) ||
         !CU_add_test(s, "auto: a plan's choice is the whole graph's, up to 256 ranks",
-                     test_share_choice))
+                     test_share_choice) ||
+        !CU_add_test(s, "the sort's auto on the whole graph is the faster run whole",
+                     test_share_sort_auto))
         return CU_get_error();
     s = CU_add_suite("share4096", NULL, NULL);
     if (!s || !CU_add_test(s, "auto: a plan's choice is the whole graph's on 4096 ranks",
