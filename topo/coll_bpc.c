@@ -500,12 +500,14 @@ static uint32_t rtopo__pr_round_in(rtopo__cb_t *b, const rtopo__px_t *x, uint32_
 }
 
 /* the round made whole and stamped in a scratch builder, then handed to
- * b under its cut */
+ * b under its cut (the whole graph's builder takes it directly) */
 uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint32_t t)
 {
     rtopo__cb_t sc;
     uint32_t L;
 
+    if (!b->cut)
+        return rtopo__pr_round_in(b, x, nx, t);
     rtopo__cb_round(b, &sc);
     L = rtopo__pr_round_in(&sc, x, nx, t);
     rtopo__cb_unround(b, &sc);
