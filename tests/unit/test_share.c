@@ -268,6 +268,63 @@ static void test_share_medium(void)
     all_colls(&t, (const int[]){ 0, 13, 50, 95 }, 4);
 }
 
+/* The sort family, whose rounds are stamped once laid out and reach a
+ * plan through the cut (rtopo__cb_round): sorts of more and longer
+ * records, descending, under each algorithm (the column sort with ranks
+ * as columns off the OTIS topologies, in rows on them, its routed rounds
+ * in phases or in lock step on an odd side and on the OTIS-hypercube),
+ * the random accesses with longer records, and BPC permutations in
+ * pieces. */
+static void test_share_sort_family(void)
+{
+    static const int algos[3] = { RTOPO_COLL_AUTO, RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC };
+    rtopo__tdesc_t t[6];
+    int i, a, k;
+
+    tdesc(&t[0], RTOPO__TOPO_RING, 8, 0, 0);
+    tdesc(&t[1], RTOPO__TOPO_HYPERCUBE, 16, 4, 0);
+    tdesc(&t[2], RTOPO__TOPO_OTIS_MESH, 81, 9, 0);
+    tdesc(&t[3], RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    tdesc(&t[4], RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    tdesc(&t[5], RTOPO__TOPO_OTIS_HYPERCUBE, 16, 4, 0);
+    for (i = 0; i < 6; i++) {
+        const int some[4] = { 0, 1, t[i].p / 2 + 1, t[i].p - 1 };
+        rtopo__coll_t c;
+
+        for (k = 0; (1 << k) < t[i].p; k++)
+            ;
+        for (a = 0; a < 3; a++) {
+            memset(&c, 0, sizeof(c));
+            c.op = RTOPO__COLL_SORT;
+            c.algo = algos[a];
+            c.dtype = RTOPO_DOUBLE;
+            c.esize = 20;
+            c.count = 7;
+            c.chunks = 1;
+            c.desc = 1;
+            coll_case(&t[i], &c, some, 4);
+            c.op = RTOPO__COLL_RANDOM_WRITE;
+            c.dtype = RTOPO_INT64;
+            c.count = 1;
+            c.desc = 0;
+            coll_case(&t[i], &c, some, 4);
+            c.op = RTOPO__COLL_RANDOM_READ;
+            coll_case(&t[i], &c, some, 4);
+        }
+        if ((1 << k) == t[i].p) {
+            memset(&c, 0, sizeof(c));
+            c.op = RTOPO__COLL_BPC;
+            c.algo = RTOPO_COLL_AUTO;
+            c.dtype = RTOPO_INT32;
+            c.esize = 1;
+            c.count = 64;
+            c.chunks = 4;
+            CU_ASSERT_FATAL(rtopo__bpc_parse("shuffle", k, &c) == RTOPO_OK);
+            coll_case(&t[i], &c, some, 4);
+        }
+    }
+}
+
 /* what the runtime takes from a whole graph: the shift, the dimension
  * shift and the scatter from a host, outside the cube and folded */
 static void test_share_taken(void)
@@ -706,6 +763,8 @@ int tu_suite_share(void)
                      test_share_medium) ||
         !CU_add_test(s, "shares taken from the whole: scatter with host, shift",
                      test_share_taken) ||
+        !CU_add_test(s, "the sort family: longer records, descending, BPC in pieces",
+                     test_share_sort_family) ||
         !CU_add_test(s, "a rank's bound is below the simulated time", test_share_bound) ||
         !CU_add_test(s, "a plan's bound of each candidate is below its simulated time",
                      test_share_cand_bound) ||
