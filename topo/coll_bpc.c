@@ -390,7 +390,8 @@ static int rtopo__pr_xfer(rtopo__cb_t *b, const rtopo__px_t *x, const rtopo__hop
     return 1;
 }
 
-uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint32_t t)
+static uint32_t rtopo__pr_round_in(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx,
+                                   uint32_t t)
 {
     int nc = rtopo__is_om(b) ? 2 : b->s, shape, best = 0, ph[4 * 64 + 3], k;
     int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
@@ -498,7 +499,24 @@ uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint
     return total;
 }
 
-static void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
+/* the round made whole and stamped in a scratch builder, then handed to
+ * b under its cut (the whole graph's builder takes it directly) */
+uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint32_t t)
+{
+    rtopo__cb_t sc;
+    uint32_t L;
+
+    if (!b->cut)
+        return rtopo__pr_round_in(b, x, nx, t);
+    rtopo__cb_round(b, &sc);
+    L = rtopo__pr_round_in(&sc, x, nx, t);
+    rtopo__cb_unround(b, &sc);
+    return L;
+}
+
+/* the permutation, one round: made whole in a scratch builder (its steps
+ * restamped), then handed to b under its cut */
+static void rtopo__bpc_round(rtopo__cb_t *b)
 {
     int p = b->t->p, n = b->n, r;
     int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
@@ -544,6 +562,17 @@ static void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
         }
     }
     rtopo__ph_align(b, x0, b->base);
+}
+
+static void rtopo__bpc_prog(rtopo__cb_t *b, int algo)
+{
+    rtopo__cb_t sc;
+
+    (void)algo;
+    rtopo__cb_cut(b);
+    rtopo__cb_round(b, &sc);
+    rtopo__bpc_round(&sc);
+    rtopo__cb_unround(b, &sc);
 }
 
 /* a BPC permutation (its one algorithm) */

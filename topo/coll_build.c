@@ -318,6 +318,85 @@ void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
     x->step = b->base + step;
 }
 
+/* ---- a round made whole, then cut ---------------------------------------- */
+
+/* sc: an empty builder of b's shape that keeps every node (no cut), for a
+ * round whose steps are restamped once it is made */
+void rtopo__cb_round(const rtopo__cb_t *b, rtopo__cb_t *sc)
+{
+    *sc = *b;
+    sc->x = NULL;
+    sc->h = NULL;
+    sc->k = NULL;
+    sc->xid = NULL;
+    sc->nx = sc->nh = sc->nk = sc->cx = sc->ch = sc->ck = sc->cxid = 0;
+    sc->cut = sc->hopped = 0;
+    sc->cutset = NULL;
+    sc->nxall = sc->olast = 0;
+}
+
+/* transfer x (its hops h, steps as they are) to b, as rtopo__cb_route
+ * keeps or leaves it out under the cut */
+static void rtopo__cb_put(rtopo__cb_t *b, const rtopo__xfer_t *x, const rtopo__hop_t *h)
+{
+    rtopo__xfer_t *y;
+    uint32_t i;
+
+    if (b->cut) {
+        int touch = rtopo__cb_in(b, x->src) || rtopo__cb_in(b, x->dst);
+
+        for (i = 0; i < x->nhops && !touch; i++)
+            touch = rtopo__cb_in(b, h[i].to);
+        if (!touch) {                   /* counted and left out */
+            b->nxall++;
+            if (x->nhops)
+                b->hopped = 1;
+            else
+                rtopo__cb_drop_local(b, x->src, x->step);
+            return;
+        }
+    }
+    b->h = rtopo__grow(b->h, &b->ch, b->nh + x->nhops, sizeof(*b->h), &b->err);
+    if (b->err || !(y = rtopo__cb_newx(b)))
+        return;
+    *y = *x;
+    y->hop0 = b->nh;
+    if (x->nhops)
+        memcpy(&b->h[b->nh], h, sizeof(*h) * x->nhops);
+    b->nh += x->nhops;
+}
+
+/* sc's nodes to b in their order (what b's cut keeps), its steps and
+ * registers taken into b's; frees sc's arrays */
+void rtopo__cb_unround(rtopo__cb_t *b, rtopo__cb_t *sc)
+{
+    uint32_t i;
+
+    if (sc->err && !b->err)
+        b->err = sc->err;
+    for (i = 0; i < sc->nx && !b->err; i++)
+        rtopo__cb_put(b, &sc->x[i], sc->h + sc->x[i].hop0);
+    for (i = 0; i < sc->nk && !b->err; i++) {
+        if (rtopo__cb_drop_local(b, sc->k[i].rank, sc->k[i].step))
+            continue;
+        b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
+        if (!b->err)
+            b->k[b->nk++] = sc->k[i];
+    }
+    rtopo__cb_step(b, sc->maxstep);
+    if (sc->ntmp > b->ntmp)
+        b->ntmp = sc->ntmp;
+    free(sc->x);
+    free(sc->h);
+    free(sc->k);
+    free(sc->xid);
+    sc->x = NULL;
+    sc->h = NULL;
+    sc->k = NULL;
+    sc->xid = NULL;
+    sc->nx = sc->nh = sc->nk = sc->cx = sc->ch = sc->ck = 0;
+}
+
 /* p (room for at least n entries of esz bytes) shrunk to n, or p when it
  * cannot be */
 static void *rtopo__trim(void *p, size_t n, size_t esz)

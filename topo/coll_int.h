@@ -144,10 +144,19 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p);
  * and never reads nor restamps a node once made calls this before its
  * first node: a plan's builder (c->own) then keeps only the nodes of its
  * rank as they are made, and the rank's time and memory follow its own
- * share, not the job's.  (The BPC permutations, the sort and the
- * routings restamp the steps of a round after making it: they build
- * whole and the share is taken at the end.) */
+ * share, not the job's.  A program that restamps the steps of a round
+ * after making it (the BPC permutations, the sort's rounds) makes that
+ * round in a scratch builder and hands it over once stamped
+ * (rtopo__cb_round), and cuts too. */
 void rtopo__cb_cut(rtopo__cb_t *b);
+/* A round made whole in *sc (an empty builder of b's shape keeping every
+ * node: rtopo__cb_round), restamped there, then handed to b with
+ * rtopo__cb_unround: its nodes in their order, kept or left out as b's
+ * cut says, its steps and TMP registers taken into b's; sc's arrays
+ * freed.  The round costs the whole round while it is made, the plan only
+ * its share. */
+void rtopo__cb_round(const rtopo__cb_t *b, rtopo__cb_t *sc);
+void rtopo__cb_unround(rtopo__cb_t *b, rtopo__cb_t *sc);
 void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err);
 void rtopo__cb_acc(rtopo__cb_t *b, int rank, int sreg, int dreg, int have,
                    uint32_t step);

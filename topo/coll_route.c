@@ -344,6 +344,7 @@ static void rtopo__rt_init(rtopo__cb_t *b, const rtopo__tdesc_t *t, const rtopo_
     b->len = M;
     b->tbase = tbase;
     b->ntmp = RT_NREG;
+    rtopo__cb_cut(b);                   /* a plan's (c->own): the rank's nodes */
 }
 
 /* the builder's nodes as a schedule (edges not inferred yet); frees them */
@@ -562,9 +563,10 @@ static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        tt);
     tt = rtopo__rt_dist(&b, tt);
     for (r = 0; r < p; r++) {
+        k0 = b.nk;
         rtopo__rt_kern(&b, r, RTOPO__RT_UNPACK, 0, RT_T, RTA(&b, RT_H), 2 * b.M,
                        RTOPO__BUF_RECV, 0, R, r, tt);
-        if (!b.err)
+        if (!b.err && b.nk > k0)        /* (a plan's cut: kept) */
             b.k[b.nk - 1].urec = 8;
         rtopo__rt_kern(&b, r, RTOPO__RT_GOT, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, 8,
                        sizeof(int32_t), 0, tt);

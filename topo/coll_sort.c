@@ -19,11 +19,12 @@ static void rtopo__raw_kern(rtopo__cb_t *b, int type, int op, unsigned flags, in
                             uint64_t dlen, uint32_t rec, int64_t arg, uint32_t step)
 {
     uint64_t M = b->M;
+    uint32_t nk = b->nk;
 
     b->M = rec;
     rtopo__rt_kern(b, rank, op, flags, sbuf, soff, slen, dbuf, doff, dlen, arg, step);
     b->M = M;
-    if (!b->err) {
+    if (!b->err && b->nk > nk) {        /* (a plan's cut: kept) */
         b->k[b->nk - 1].type = (uint8_t)type;
         b->k[b->nk - 1].dtype = (uint8_t)b->c->dtype;
         b->k[b->nk - 1].urec = (uint32_t)b->c->esize;
@@ -285,6 +286,7 @@ void rtopo__sort_ms_prog(rtopo__cb_t *b)
 
     if (!k)
         return;
+    rtopo__cb_cut(b);
     b->ntmp = 0;
     b->tbase = 2 * k * Q;
     rtopo__sort_pack(b, k, 0, t);
@@ -302,9 +304,10 @@ void rtopo__sort_prog(rtopo__cb_t *b)
     int p = b->t->p, j, x, rnd;
     uint64_t k = c->count, R = c->esize, Q = ((R + 7) & ~(uint64_t)7) + 8;
     uint64_t kk, per, C0, C1, C2;
-    uint32_t t = 0, L, Lm, x0;
+    uint32_t t = 0, L, Lm;
     unsigned up = c->desc ? RTOPO__KERN_DESC : 0, seqf = RTOPO__KERN_SEQ;
     int64_t seq = (int64_t)(Q - 8);
+    rtopo__cb_t sc;             /* each round's transfers, restamped there */
 
     if (!k)
         return;
@@ -315,6 +318,7 @@ void rtopo__sort_prog(rtopo__cb_t *b)
     C0 = 0;
     C1 = kk * Q;
     C2 = 2 * kk * Q;
+    rtopo__cb_cut(b);
     b->ntmp = 0;
     b->tbase = 3 * kk * Q;       /* TMP bytes (no registers) */
     /* 1: into slots, sort each column */
@@ -326,28 +330,32 @@ void rtopo__sort_prog(rtopo__cb_t *b)
     if (p > 1) {
         /* 2: transpose (column j's slot i to column i mod p, row
          * j*per + i/p): deal into piles, pile x to column x's block j */
-        for (j = 0, Lm = 0, x0 = b->nx; j < p; j++) {
+        rtopo__cb_round(b, &sc);
+        for (j = 0, Lm = 0; j < p; j++) {
             rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_DEAL, 0, j, RT_T, C0, kk * Q,
                             RT_T, C1, kk * Q, (uint32_t)Q, p, t);
             for (x = 0; x < p; x++) {
-                L = rtopo__raw_send(b, j, RT_T, C1 + (uint64_t)x * per * Q, x, RT_T,
+                L = rtopo__raw_send(&sc, j, RT_T, C1 + (uint64_t)x * per * Q, x, RT_T,
                                     C0 + (uint64_t)j * per * Q, per * Q, t);
                 Lm = L > Lm ? L : Lm;
             }
         }
-        t += rtopo__round_len(b, x0, t, Lm) + 1;
+        t += rtopo__round_len(&sc, 0, t, Lm) + 1;
+        rtopo__cb_unround(b, &sc);
         /* 3: sort; 4: the inverse transform (block x of column j back to
          * column x's pile j, undealt) */
-        for (j = 0, Lm = 0, x0 = b->nx; j < p; j++) {
+        rtopo__cb_round(b, &sc);
+        for (j = 0, Lm = 0; j < p; j++) {
             rtopo__raw_kern(b, RTOPO__KERN_SORT, 0, up | seqf, j, RT_T, 0, 0, RT_T, C0,
                             kk * Q, (uint32_t)Q, seq, t);
             for (x = 0; x < p; x++) {
-                L = rtopo__raw_send(b, j, RT_T, C0 + (uint64_t)x * per * Q, x, RT_T,
+                L = rtopo__raw_send(&sc, j, RT_T, C0 + (uint64_t)x * per * Q, x, RT_T,
                                     C1 + (uint64_t)j * per * Q, per * Q, t);
                 Lm = L > Lm ? L : Lm;
             }
         }
-        t += rtopo__round_len(b, x0, t, Lm) + 1;
+        t += rtopo__round_len(&sc, 0, t, Lm) + 1;
+        rtopo__cb_unround(b, &sc);
         /* 5: sort, alternately ascending and descending */
         for (j = 0; j < p; j++) {
             rtopo__raw_kern(b, RTOPO__KERN_ROUTE, RTOPO__RT_UNDEAL, 0, j, RT_T, C1, kk * Q,
@@ -360,16 +368,20 @@ void rtopo__sort_prog(rtopo__cb_t *b)
          * (0,1), (2,3), ... then (1,2), (3,4), ...: the right column
          * comes to the left one and goes back */
         for (rnd = 0; rnd < 2; rnd++) {
+            rtopo__cb_round(b, &sc);
             for (j = rnd, Lm = 0; j + 1 < p; j += 2) {
-                L = rtopo__raw_send(b, j + 1, RT_T, C0, j, RT_T, C2, kk * Q, t);
+                L = rtopo__raw_send(&sc, j + 1, RT_T, C0, j, RT_T, C2, kk * Q, t);
                 Lm = L > Lm ? L : Lm;
             }
+            rtopo__cb_unround(b, &sc);
             t += Lm + 1;
+            rtopo__cb_round(b, &sc);
             for (j = rnd; j + 1 < p; j += 2) {
                 rtopo__raw_kern(b, RTOPO__KERN_CMPX, 0, up | seqf, j, RT_T, C0, kk * Q, RT_T,
                                 C2, kk * Q, (uint32_t)Q, seq, t);
-                rtopo__raw_send(b, j, RT_T, C2, j + 1, RT_T, C0, kk * Q, t);
+                rtopo__raw_send(&sc, j, RT_T, C2, j + 1, RT_T, C0, kk * Q, t);
             }
+            rtopo__cb_unround(b, &sc);
             t += Lm + 1;
         }
         /* 7: sort */
@@ -488,6 +500,7 @@ void rtopo__sort_rows_prog(rtopo__cb_t *b, int R)
 
     if (!k)
         return;
+    rtopo__cb_cut(b);
     b->ntmp = 0;
     b->tbase = 3 * kk * Q;
     rtopo__sort_lay_init(b->t, R, &ly);
@@ -568,6 +581,49 @@ static void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo)
         rtopo__sort_prog(b);
 }
 
+/* AUTO on the whole graph (the simulator's, and the sort phases of the
+ * random accesses): the faster of the column sort (TOPO) and the
+ * merge-split sort (GENERIC), the earlier on a tie, as rtopo__coll_choose
+ * takes it, without the column sort's whole graph where it cannot win.
+ * Rank 0's share of the column sort, built with the cut, bounds its time
+ * from below (rtopo__coll_cand_lb, as a plan's choice bounds it); the
+ * merge-split sort is run whole, and when the bound is above its time
+ * (by the rounding margin of the plan's choice) the column sort is
+ * slower and is never built whole.  Otherwise both are run, as before. */
+static int rtopo__sort_auto_whole(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                  const rtopo__model_t *model, rtopo__sched_t **s_p)
+{
+    rtopo__coll_t one = *c;
+    rtopo__sched_t *g = NULL, *col = NULL;
+    rtopo__sim_result_t r;
+    double lb, tg;
+    int st;
+
+    one.own = 1;
+    lb = rtopo__coll_cand_lb(t, &one, rtopo__sort_coll_prog, NULL, model, RTOPO_COLL_TOPO);
+    if ((st = rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_GENERIC, model, &g)) ||
+        (st = rtopo__sim_run(g, model, &r)))
+        goto out;
+    tg = r.model_time;
+    if (lb < tg * (1 + 1e-9)) {
+        if ((st = rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_TOPO, model,
+                                    &col)) ||
+            (st = rtopo__sim_run(col, model, &r)))
+            goto out;
+        if (!(tg < r.model_time * (1 - 1e-12))) {     /* the earlier on a tie */
+            *s_p = col;
+            col = NULL;
+            goto out;
+        }
+    }
+    *s_p = g;
+    g = NULL;
+out:
+    rtopo__sched_free(g);
+    rtopo__sched_free(col);
+    return st;
+}
+
 /* the sort's own arguments, after those every collective checks */
 int rtopo__sort_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c)
 {
@@ -625,5 +681,7 @@ int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c0,
         return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_GENERIC, model, s_p);
     if (!ms_ok)
         return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_TOPO, model, s_p);
+    if (!c->own)
+        return rtopo__sort_auto_whole(t, c, model, s_p);
     return rtopo__coll_choose(t, c, rtopo__sort_coll_prog, model, cand, 2, s_p);
 }

@@ -268,6 +268,63 @@ static void test_share_medium(void)
     all_colls(&t, (const int[]){ 0, 13, 50, 95 }, 4);
 }
 
+/* The sort family, whose rounds are stamped once laid out and reach a
+ * plan through the cut (rtopo__cb_round): sorts of more and longer
+ * records, descending, under each algorithm (the column sort with ranks
+ * as columns off the OTIS topologies, in rows on them, its routed rounds
+ * in phases or in lock step on an odd side and on the OTIS-hypercube),
+ * the random accesses with longer records, and BPC permutations in
+ * pieces. */
+static void test_share_sort_family(void)
+{
+    static const int algos[3] = { RTOPO_COLL_AUTO, RTOPO_COLL_TOPO, RTOPO_COLL_GENERIC };
+    rtopo__tdesc_t t[6];
+    int i, a, k;
+
+    tdesc(&t[0], RTOPO__TOPO_RING, 8, 0, 0);
+    tdesc(&t[1], RTOPO__TOPO_HYPERCUBE, 16, 4, 0);
+    tdesc(&t[2], RTOPO__TOPO_OTIS_MESH, 81, 9, 0);
+    tdesc(&t[3], RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    tdesc(&t[4], RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    tdesc(&t[5], RTOPO__TOPO_OTIS_HYPERCUBE, 16, 4, 0);
+    for (i = 0; i < 6; i++) {
+        const int some[4] = { 0, 1, t[i].p / 2 + 1, t[i].p - 1 };
+        rtopo__coll_t c;
+
+        for (k = 0; (1 << k) < t[i].p; k++)
+            ;
+        for (a = 0; a < 3; a++) {
+            memset(&c, 0, sizeof(c));
+            c.op = RTOPO__COLL_SORT;
+            c.algo = algos[a];
+            c.dtype = RTOPO_DOUBLE;
+            c.esize = 20;
+            c.count = 7;
+            c.chunks = 1;
+            c.desc = 1;
+            coll_case(&t[i], &c, some, 4);
+            c.op = RTOPO__COLL_RANDOM_WRITE;
+            c.dtype = RTOPO_INT64;
+            c.count = 1;
+            c.desc = 0;
+            coll_case(&t[i], &c, some, 4);
+            c.op = RTOPO__COLL_RANDOM_READ;
+            coll_case(&t[i], &c, some, 4);
+        }
+        if ((1 << k) == t[i].p) {
+            memset(&c, 0, sizeof(c));
+            c.op = RTOPO__COLL_BPC;
+            c.algo = RTOPO_COLL_AUTO;
+            c.dtype = RTOPO_INT32;
+            c.esize = 1;
+            c.count = 64;
+            c.chunks = 4;
+            CU_ASSERT_FATAL(rtopo__bpc_parse("shuffle", k, &c) == RTOPO_OK);
+            coll_case(&t[i], &c, some, 4);
+        }
+    }
+}
+
 /* what the runtime takes from a whole graph: the shift, the dimension
  * shift and the scatter from a host, outside the cube and folded */
 static void test_share_taken(void)
@@ -725,6 +782,82 @@ static void test_share_choice(void)
     choice_topo(&t, 1, 0, &m);
 }
 
+/* The sort's AUTO on the whole graph (the simulator's, and the sort
+ * phases of the random accesses), which runs the column sort whole only
+ * where a share's bound leaves it a chance, keeps the faster of the two
+ * candidates run whole, the column sort on a tie: the choice of running
+ * both, and the same schedule. */
+static void sort_auto_case(const rtopo__tdesc_t *t, uint64_t count, size_t esize, int desc,
+                           const rtopo__model_t *m)
+{
+    rtopo__sched_t *W = NULL, *C[2] = { NULL, NULL };
+    rtopo__sim_result_t res;
+    rtopo__coll_t c;
+    double tm[2];
+    int a, want;
+
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_SORT;
+    c.dtype = esize >= 8 ? RTOPO_DOUBLE : RTOPO_INT32;
+    c.esize = esize;
+    c.count = count;
+    c.chunks = 1;
+    c.desc = desc;
+    for (a = 0; a < 2; a++) {
+        c.algo = a ? RTOPO_COLL_GENERIC : RTOPO_COLL_TOPO;
+        if (!TU_CHECK(rtopo__sched_coll(t, &c, m, &C[a]) == RTOPO_OK &&
+                      rtopo__sim_run(C[a], m, &res) == RTOPO_OK,
+                      "sort of %llu on %s of %d, algo %d: %s", (unsigned long long)count,
+                      rtopo__topo_name(t->kind), t->p, c.algo, rtopo_last_error()))
+            goto out;
+        tm[a] = res.model_time;
+    }
+    want = tm[1] < tm[0] * (1 - 1e-12);
+    c.algo = RTOPO_COLL_AUTO;
+    if (TU_CHECK(rtopo__sched_coll(t, &c, m, &W) == RTOPO_OK, "sort of %llu on %s of %d: %s",
+                 (unsigned long long)count, rtopo__topo_name(t->kind), t->p,
+                 rtopo_last_error()))
+        TU_CHECK(W->algo == C[want]->algo && W->nsteps == C[want]->nsteps &&
+                 W->nxfers == C[want]->nxfers && W->nkerns == C[want]->nkerns,
+                 "sort of %llu x %zu%s on %s of %d: AUTO chose %s (%u steps), the faster "
+                 "run whole is %s (%g against %g)", (unsigned long long)count, esize,
+                 desc ? " descending" : "", rtopo__topo_name(t->kind), t->p,
+                 rtopo__coll_algo_name(W->algo), W->nsteps,
+                 rtopo__coll_algo_name(C[want]->algo), tm[want], tm[!want]);
+out:
+    rtopo__sched_free(W);
+    rtopo__sched_free(C[0]);
+    rtopo__sched_free(C[1]);
+}
+
+static void test_share_sort_auto(void)
+{
+    static uint32_t host[256];
+    rtopo__layout_t lay = { 256, host };
+    rtopo__model_t m[3];
+    rtopo__tdesc_t t;
+    static const int kinds[5][2] = { { RTOPO__TOPO_OTIS_MESH, 4 }, { RTOPO__TOPO_OTIS_MESH, 9 },
+                                     { RTOPO__TOPO_OTIS_MESH, 16 },
+                                     { RTOPO__TOPO_OTIS_HYPERCUBE, 4 },
+                                     { RTOPO__TOPO_OTIS_HYPERCUBE, 16 } };
+    int i, mi;
+
+    rtopo__model_default(&m[0]);
+    rtopo__model_default(&m[1]);
+    m[1].tk = 3e-8;                     /* slow kernels: the merges weigh */
+    for (i = 0; i < 5; i++) {
+        int n = kinds[i][1];
+
+        tdesc(&t, kinds[i][0], n * n, n, 0);
+        hosts_model(&m[2], &lay, host, n * n, n);
+        for (mi = 0; mi < 3; mi++) {
+            sort_auto_case(&t, 1, 4, 0, &m[mi]);
+            sort_auto_case(&t, 3, 20, 1, &m[mi]);
+        }
+        sort_auto_case(&t, 40, 8, 0, NULL);
+    }
+}
+
 /* the same on 4096 ranks (its own suite, share4096: a few minutes of
  * processor time), and the fold of the symmetric allreduces; a ring of
  * 4096 on 64 hosts of 64 under hops costed by reach, where the scan's
@@ -759,6 +892,9 @@ static void test_share_choice_4096(void)
     c.count = 16384;
     choice_case(&t, &c, ranks, 3, &m);
     choice_case(&t, &c, ranks, 3, NULL);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
+    sort_auto_case(&t, 1, 4, 0, NULL);
+    sort_auto_case(&t, 5, 20, 1, NULL);
 }
 
 int tu_suite_share(void)
@@ -771,6 +907,8 @@ int tu_suite_share(void)
                      test_share_medium) ||
         !CU_add_test(s, "shares taken from the whole: scatter with host, shift",
                      test_share_taken) ||
+        !CU_add_test(s, "the sort family: longer records, descending, BPC in pieces",
+                     test_share_sort_family) ||
         !CU_add_test(s, "a rank's bound is below the simulated time", test_share_bound) ||
         !CU_add_test(s, "a plan's bound of each candidate is below its simulated time",
                      test_share_cand_bound) ||
@@ -778,7 +916,9 @@ int tu_suite_share(void)
                      test_share_sym) ||
         !CU_add_test(s, "auto: a plan's and the whole graph's choice is the reference's, "
                      "up to 256 ranks",
-                     test_share_choice))
+                     test_share_choice) ||
+        !CU_add_test(s, "the sort's auto on the whole graph is the faster run whole",
+                     test_share_sort_auto))
         return CU_get_error();
     s = CU_add_suite("share4096", NULL, NULL);
     if (!s || !CU_add_test(s, "auto: a plan's and the whole graph's choice is the "
