@@ -151,11 +151,12 @@ typedef struct rtopo__umsg {      /* control message for an op not started */
     rtopo__msg_t msg;             /* followed by the payload */
 } rtopo__umsg_t;
 
-/* Early messages up to this size (a header and a small payload) are kept
- * in blocks of one size, and a few of those are kept for reuse: a
- * blocking call on few ranks finds its peer's message early about every
- * other time, and would pay a malloc and a free for it. */
-#define RTOPO__UMSG_SMALL 256
+/* Early messages whose keeping takes up to this many bytes (a payload
+ * of up to about 280 bytes) are kept in blocks of that size, and a few
+ * of those are kept for reuse: a blocking call on few ranks finds its
+ * peer's message early about every other time, and would pay a malloc
+ * and a free for it. */
+#define RTOPO__UMSG_SMALL 512
 #define RTOPO__UMSG_SPARES 8
 
 #define RTOPO__MAX_HOOKS 4
