@@ -149,8 +149,17 @@ typedef struct rtopo__umsg {      /* control message for an op not started */
     size_t len;
     int counted;                  /* in unexp_count (its operation is not
                                      posted here) */
+    int small;                    /* a block of RTOPO__UMSG_SMALL bytes */
     rtopo__msg_t msg;             /* followed by the payload */
 } rtopo__umsg_t;
+
+/* Early messages whose keeping takes up to this many bytes (a payload
+ * of up to about 280 bytes) are kept in blocks of that size, and a few
+ * of those are kept for reuse: a blocking call on few ranks finds its
+ * peer's message early about every other time, and would pay a malloc
+ * and a free for it. */
+#define RTOPO__UMSG_SMALL 512
+#define RTOPO__UMSG_SPARES 8
 
 #define RTOPO__MAX_HOOKS 4
 #define RTOPO__BARRIER_ROUNDS 32
@@ -219,6 +228,8 @@ struct rtopo_ctx {
     int nuser_active;           /* ... of them started and not yet seen
                                    complete by the caller (user_active) */
     rtopo__umsg_t *unexp;
+    rtopo__umsg_t *umsg_spare;  /* small blocks for reuse (RTOPO__UMSG_SPARES) */
+    int numsg_spare;
     uint32_t *unexp_count;      /* early messages kept, per sender */
     uint32_t unexp_max;         /* the most of them from one sender at once
                                    (for tests) */

@@ -585,13 +585,15 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
             rtopo__mem_op_put(r->opmem);
         }
     }
-    /* the arrays stay, cleared, for the next start of the request */
+    /* the arrays stay, cleared, for the next start of the request (the
+     * entries in use: each array has one more, never touched, so that
+     * none is allocated empty) */
     if (op->ss)
-        memset(op->ss, 0, ((size_t)op->plan->nsend + 1) * sizeof(*op->ss));
+        memset(op->ss, 0, (size_t)op->plan->nsend * sizeof(*op->ss));
     if (op->rs)
-        memset(op->rs, 0, ((size_t)op->plan->nrecv + 1) * sizeof(*op->rs));
+        memset(op->rs, 0, (size_t)op->plan->nrecv * sizeof(*op->rs));
     if (op->pstate)
-        memset(op->pstate, 0, (size_t)op->plan->nparts + 1);
+        memset(op->pstate, 0, (size_t)op->plan->nparts);
     op->nready = op->rhead = 0;
 }
 
@@ -1084,6 +1086,7 @@ int rtopo__op_start(rtopo__op_t *op)
         op->kept = calloc((size_t)plan->nrecv + 1, sizeof(*op->kept));
     op->nready = op->rhead = 0;
     op->running = 0;
+    op->writes = 0;
     if (!op->ss || !op->rs || !op->pcnt || !op->pstate || !op->ready) {
         rtopo__op_release(op);
         st = rtopo__error(RTOPO_ERR_NOMEM, "operation state");
@@ -1314,6 +1317,7 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
     if (s->have_rtr)
         return;
     s->have_rtr = 1;
+    op->writes = 1;
     s->mode = m->mode;
     s->rslot = m->slot;
     s->rkey = m->rkey;
@@ -1501,12 +1505,21 @@ static void rtopo__keep_early(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t le
                               int counted)
 {
     rtopo__umsg_t *u, **pp;
+    int small = sizeof(*u) + len <= RTOPO__UMSG_SMALL;
 
-    u = malloc(sizeof(*u) + len);
-    if (!u) {
-        rtopo__error(RTOPO_ERR_NOMEM, "cannot keep an early message from rank %d", m->src);
-        return;
+    if (small && ctx->umsg_spare) {
+        u = ctx->umsg_spare;
+        ctx->umsg_spare = u->next;
+        ctx->numsg_spare--;
+    } else {
+        u = malloc(small ? RTOPO__UMSG_SMALL : sizeof(*u) + len);
+        if (!u) {
+            rtopo__error(RTOPO_ERR_NOMEM, "cannot keep an early message from rank %d",
+                         m->src);
+            return;
+        }
     }
+    u->small = small;
     u->next = NULL;
     u->len = len;
     u->counted = counted;
@@ -1540,6 +1553,17 @@ static void rtopo__on_ack(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
         rtopo__keep_early(ctx, m, len, 1);
 }
 
+static void rtopo__umsg_free(rtopo_ctx_t *ctx, rtopo__umsg_t *u)
+{
+    if (u->small && ctx->numsg_spare < RTOPO__UMSG_SPARES) {
+        u->next = ctx->umsg_spare;
+        ctx->umsg_spare = u;
+        ctx->numsg_spare++;
+        return;
+    }
+    free(u);
+}
+
 /* Applies the counts that early messages on topology t carry (t->flow
  * exists), takes the ACKs among them; with op, hands op's messages over to
  * it, or with op held, counts them no more as early (op is posted). */
@@ -1566,7 +1590,7 @@ static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op
                 ctx->unexp_count[u->msg.src]--;
             if (!ack && op->active)
                 rtopo__op_handle_msg(op, &u->msg, u->len);
-            free(u);
+            rtopo__umsg_free(ctx, u);
         } else {
             pp = &u->next;
         }
@@ -1751,9 +1775,11 @@ static void rtopo__advance_all(rtopo_ctx_t *ctx)
 
     if (ctx->flow_recheck)
         rtopo__flow_release(ctx);
+    /* (an operation whose sends all go eager has no writes to push) */
     for (op = ctx->active; op; op = next) {
         next = op->next;
-        rtopo__advance(op);
+        if (op->writes)
+            rtopo__advance(op);
     }
 }
 
@@ -1968,12 +1994,12 @@ static int rtopo__op_desc(rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq,
 /* An operation that waits asks its peers, after RTOPO__PROBE_FIRST_MS and
  * then every RTOPO__PROBE_EVERY_MS, whether they are in the same call
  * (probe.c).  The clock is read every few progress passes only. */
-static void rtopo__probe_waiting(rtopo_ctx_t *ctx)
+static __attribute__((noinline)) void rtopo__probe_due(rtopo_ctx_t *ctx)
 {
     rtopo__op_t *op;
     uint64_t now;
 
-    if (!ctx->active || (++ctx->probes->polls & 7u) || ctx->failed)
+    if (ctx->failed)
         return;
     now = rtopo__now_ns();
     for (op = ctx->active; op; op = op->next) {
@@ -1983,6 +2009,13 @@ static void rtopo__probe_waiting(rtopo_ctx_t *ctx)
         rtopo__probe_send(ctx, op->topo->id, op->seq, &op->plan->desc, op->plan->peers,
                           op->plan->npeers);
     }
+}
+
+/* every progress pass: the test alone (the clock and the walk out of line) */
+static void rtopo__probe_waiting(rtopo_ctx_t *ctx)
+{
+    if (ctx->active && !(++ctx->probes->polls & 7u))
+        rtopo__probe_due(ctx);
 }
 
 void rtopo__exec_init(rtopo_ctx_t *ctx)

@@ -144,6 +144,8 @@ struct rtopo__op {
                                yet started */
     uint32_t rhead, nready;
     int running;            /* rtopo__parts_run is on the stack */
+    int writes;             /* some send has its window (have_rtr): the
+                               progress passes advance its writes */
     char errmsg[256];       /* why it failed, for the caller's thread */
     struct rtopo__op *next, *prev;   /* ctx active list */
     const struct rtopo__op_owner *owner;

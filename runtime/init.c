@@ -125,6 +125,10 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
         ctx->unexp = u->next;
         free(u);
     }
+    while ((u = ctx->umsg_spare)) {
+        ctx->umsg_spare = u->next;
+        free(u);
+    }
     rtopo__engine_fini(ctx);
     rtopo__probe_fini(ctx);
     free(ctx->topos);

@@ -118,6 +118,10 @@ struct rofi_tl {
      * EHOSTUNREACH: no route; ETIMEDOUT: no answer to the probe) */
     int *reach_err;
     int probe_ms;         /* the probe's bound (rofi_addr_check) */
+    /* per rank, 1 once the connection to it has carried traffic (a
+     * transfer to it completed, or a message from it came in): a transfer
+     * the provider then cancels was cut off with the connection */
+    unsigned char *peer_up;
 };
 
 static inline struct rofi_tl *rofi_tl(struct rtopo__tl *tl)
@@ -530,6 +534,7 @@ static void rofi_close(struct rtopo__tl *tl)
     free(t->ops);
     free(t->peer_addr);
     free(t->reach_err);
+    free(t->peer_up);
     free(t->blob);
     free(t->blob_len);
     free(t->src_rank);
@@ -731,14 +736,15 @@ static int rofi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
     st = RTOPO_ERR_NOMEM;
     t->peer_addr = malloc(sizeof(*t->peer_addr) * (size_t)t->nranks);
     t->reach_err = calloc((size_t)t->nranks, sizeof(*t->reach_err));
+    t->peer_up = calloc((size_t)t->nranks, 1);
     t->blob = calloc((size_t)t->nranks, sizeof(*t->blob));
     t->blob_len = calloc((size_t)t->nranks, sizeof(*t->blob_len));
     t->ops = calloc(ROFI_NOPS, sizeof(*t->ops));
     t->recv_bufs = malloc(ROFI_NRECV * t->ctrl_size);
     t->bounce_bufs = malloc(ROFI_NBOUNCE * t->ctrl_size);
     t->inject_buf = malloc(t->info->tx_attr->inject_size + 1);
-    if (!t->peer_addr || !t->reach_err || !t->blob || !t->blob_len || !t->ops || !t->recv_bufs ||
-        !t->bounce_bufs || !t->inject_buf)
+    if (!t->peer_addr || !t->reach_err || !t->peer_up || !t->blob || !t->blob_len ||
+        !t->ops || !t->recv_bufs || !t->bounce_bufs || !t->inject_buf)
         goto err;
     for (i = 0; i < t->nranks; i++)
         t->peer_addr[i] = FI_ADDR_NOTAVAIL;
@@ -1162,6 +1168,44 @@ static int rofi_status_of(int err)
     }
 }
 
+/* When a connection breaks (its peer died: the socket is reset or closed
+ * under a transfer), the provider ends what was queued on it with an
+ * error whose code tells little: the socket's own for the transfer that
+ * met it, FI_ECANCELED or even FI_EAGAIN for the rest, depending on which
+ * side of the socket saw the end first.  Every code but those that blame
+ * the transfer itself (its arguments, its key, its size, local memory)
+ * says the connection is gone. */
+static int rofi_cut(int err)
+{
+    switch (err) {
+    case FI_EINVAL:
+    case FI_EMSGSIZE:
+    case FI_ETRUNC:
+    case FI_EACCES:
+    case FI_EPERM:
+    case FI_EFAULT:
+    case FI_ENOKEY:
+    case FI_EREMOTEIO:
+    case FI_EOPNOTSUPP:
+    case FI_ENOSYS:
+    case FI_ENOMEM:
+    case FI_EOVERFLOW:
+    case FI_EBADFLAGS:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* the verdict on a transfer to peer that failed with err, at once or in
+ * its completion */
+static int rofi_status(struct rofi_tl *t, int peer, int err)
+{
+    if (peer >= 0 && t->peer_up[peer] && rofi_cut(err))
+        return RTOPO_ERR_PEER;
+    return rofi_status_of(err);
+}
+
 static int rofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
                       struct rtopo__tl_mr *lmr, const rtopo__rkey_t *rkey,
                       uint64_t roffset, uint32_t imm, unsigned flags, void *ctx)
@@ -1188,8 +1232,8 @@ static int rofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t le
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
         if (ret)
-            return rtopo__error(rofi_status_of((int)-ret), "fi_inject_write to rank %d: %s",
-                                peer, fi_strerror((int)-ret));
+            return rtopo__error(rofi_status(t, peer, (int)-ret), "fi_inject_write to "
+                                "rank %d: %s", peer, fi_strerror((int)-ret));
         return RTOPO_OK;
     }
     op = rofi_op_get(t, ROFI_OP_WRITE, peer, ctx);
@@ -1205,8 +1249,8 @@ static int rofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t le
         rofi_op_put(t, op);
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
-        return rtopo__error(rofi_status_of((int)-ret), "fi_write to rank %d: %s", peer,
-                            fi_strerror((int)-ret));
+        return rtopo__error(rofi_status(t, peer, (int)-ret), "fi_write to rank %d: %s",
+                            peer, fi_strerror((int)-ret));
     }
     return RTOPO_OK;
 }
@@ -1243,7 +1287,7 @@ static int rofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hl
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
         if (ret)
-            return rtopo__error(rofi_status_of((int)-ret), "fi_inject to rank %d: %s",
+            return rtopo__error(rofi_status(t, peer, (int)-ret), "fi_inject to rank %d: %s",
                                 peer, fi_strerror((int)-ret));
         return RTOPO_OK;
     }
@@ -1260,8 +1304,8 @@ static int rofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hl
             rofi_op_put(t, op);
             if (ret == -FI_EAGAIN)
                 return RTOPO_ERR_BUSY;
-            return rtopo__error(rofi_status_of((int)-ret), "fi_sendv to rank %d: %s", peer,
-                                fi_strerror((int)-ret));
+            return rtopo__error(rofi_status(t, peer, (int)-ret), "fi_sendv to rank %d: %s",
+                                peer, fi_strerror((int)-ret));
         }
         return RTOPO_OK;
     }
@@ -1281,8 +1325,8 @@ static int rofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hl
         rofi_op_put(t, op);
         if (ret == -FI_EAGAIN)
             return RTOPO_ERR_BUSY;
-        return rtopo__error(rofi_status_of((int)-ret), "fi_send to rank %d: %s", peer,
-                            fi_strerror((int)-ret));
+        return rtopo__error(rofi_status(t, peer, (int)-ret), "fi_send to rank %d: %s",
+                            peer, fi_strerror((int)-ret));
     }
     return RTOPO_OK;
 }
@@ -1345,8 +1389,11 @@ static int rofi_complete(struct rofi_tl *t, const struct fi_cq_data_entry *e,
      * every writer, libfabric 1.17): name senders of control messages, and
      * writers where the provider names them right (imm_source) */
     ev->peer = -1;
-    if (t->source && (e->flags & FI_RECV) && !(e->flags & FI_REMOTE_CQ_DATA))
+    if (t->source && (e->flags & FI_RECV) && !(e->flags & FI_REMOTE_CQ_DATA)) {
         ev->peer = rofi_src_rank(t, from);
+        if (ev->peer >= 0)
+            t->peer_up[ev->peer] = 1;
+    }
     if (e->flags & FI_REMOTE_CQ_DATA) {
         /* a message (fi_senddata, fi_injectdata) that carries CQ data took
          * a posted receive, and so does a write on providers with
@@ -1381,12 +1428,14 @@ static int rofi_complete(struct rofi_tl *t, const struct fi_cq_data_entry *e,
     case ROFI_OP_WRITE:
         ev->type = RTOPO__TL_EV_WRITE_DONE;
         ev->peer = op->peer;
+        t->peer_up[op->peer] = 1;
         ev->ctx = op->ctx;
         rofi_op_put(t, op);
         return 1;
     case ROFI_OP_SEND:
         ev->type = RTOPO__TL_EV_SEND_DONE;
         ev->peer = op->peer;
+        t->peer_up[op->peer] = 1;
         ev->ctx = op->ctx;
         if (op->index >= 0)
             t->bounce_free[t->nbounce_free++] = op->index;
@@ -1454,6 +1503,13 @@ static int rofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
     ev[n].status = rofi_status_of(err.err);
     snprintf(ev[n].msg, sizeof(ev[n].msg), "%s: %s", t->prov_name,
              fi_cq_strerror(t->cq, err.prov_errno, err.err_data, NULL, 0));
+    /* a transfer cut off with its connection: the peer's failure */
+    if (op && op->kind != ROFI_OP_RECV && ev[n].status != RTOPO_ERR_PEER &&
+        rofi_status(t, op->peer, err.err) == RTOPO_ERR_PEER) {
+        ev[n].status = RTOPO_ERR_PEER;
+        snprintf(ev[n].msg, sizeof(ev[n].msg), "%.32s: connection to rank %d cut (%.32s)",
+                 t->prov_name, op->peer, fi_strerror(err.err));
+    }
     if (op) {
         if (op->kind == ROFI_OP_RECV) {
             if (err.err != FI_ECANCELED)
