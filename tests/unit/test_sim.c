@@ -358,14 +358,14 @@ static void test_oversub(void)
  * us: a broadcast of 256 KiB on a hypercube of 8 is cut into 16 pieces
  * (the pipeline's (2 + P)(ts + m/P tw) of the inter-host link is least
  * there, and the processors' 7 P / 2 copies of a piece, at the intra-host
- * figures, take less), where every hop at the link's figures, or links
- * apart from hosts, leaves it whole.  A kernel or copy takes a lane as a
- * hop does: 24 reductions of 64 KiB at 1 ns a byte, links free, take 12
- * kernel times on 2 lanes, 3 on lanes apart.  The allreduce of 64 KiB on
- * 2 hosts with a TCP-like link, tq 4 us, runs reduce-scatter + allgather
- * on 2 lanes (recursive doubling, in one piece, reduces 3 times as much on
- * the same processors), and recursive doubling where reductions cost
- * nothing (fewer messages). */
+ * figures, take less), in every rank's plan alike; where every hop costs
+ * the link's figures (a layout or none) it stays whole.  A kernel or copy
+ * takes a lane as a hop does: 24 reductions of 64 KiB at 1 ns a byte,
+ * links free, take 12 kernel times on 2 lanes, 3 on lanes apart.  The
+ * allreduce of 64 KiB on 2 hosts with a TCP-like link, tq 4 us, runs
+ * reduce-scatter + allgather on 2 lanes (recursive doubling, in one
+ * piece, reduces 3 times as much on the same processors), and recursive
+ * doubling where reductions cost nothing (fewer messages). */
 static void test_lanes_slow_link(void)
 {
     uint32_t host[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
@@ -397,6 +397,13 @@ static void test_lanes_slow_link(void)
     CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
     CU_ASSERT_EQUAL(s->nsteps, steps16);
     rtopo__sched_free(s);
+    /* every rank's plan (its share) cuts it alike */
+    for (c.own = 1; c.own <= 8; c.own++) {
+        CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+        CU_ASSERT_EQUAL(s->nsteps, steps16);
+        rtopo__sched_free(s);
+    }
+    c.own = 0;
     /* every hop at the link's figures: the processors' share keeps it whole */
     CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=10.13us,intra.tw=7.621ns", &m) == RTOPO_OK);
     CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
