@@ -359,13 +359,7 @@ static void test_oversub(void)
  * (the pipeline's (2 + P)(ts + m/P tw) of the inter-host link is least
  * there, and the processors' 7 P / 2 copies of a piece, at the intra-host
  * figures, take less), in every rank's plan alike; where every hop costs
- * the link's figures (a layout or none) it stays whole.  A kernel or copy
- * takes a lane as a hop does: 24 reductions of 64 KiB at 1 ns a byte,
- * links free, take 12 kernel times on 2 lanes, 3 on lanes apart.  The
- * allreduce of 64 KiB on 2 hosts with a TCP-like link, tq 4 us, runs
- * reduce-scatter + allgather on 2 lanes (recursive doubling, in one
- * piece, reduces 3 times as much on the same processors), and recursive
- * doubling where reductions cost nothing (fewer messages). */
+ * the link's figures (a layout or none) it stays whole. */
 static void test_lanes_slow_link(void)
 {
     uint32_t host[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
@@ -373,9 +367,8 @@ static void test_lanes_slow_link(void)
     rtopo__model_t m;
     rtopo__tdesc_t t;
     rtopo__coll_t c;
-    rtopo__sched_t *s, *w;
-    rtopo__sim_result_t r;
-    uint32_t steps16, rd, rsag;
+    rtopo__sched_t *s;
+    uint32_t steps16;
 
     CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
     memset(&c, 0, sizeof(c));
@@ -415,7 +408,27 @@ static void test_lanes_slow_link(void)
     CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
     CU_ASSERT_EQUAL(s->nsteps, 4);
     rtopo__sched_free(s);
+}
 
+/* On shared lanes a kernel or copy takes a lane as a hop does: 24
+ * reductions of 64 KiB at 1 ns a byte, links free, take 12 kernel times on
+ * 2 lanes, 3 on lanes apart.  The allreduce of 64 KiB on 2 hosts of 4 with
+ * a TCP-like link between them, tq 4 us, runs reduce-scatter + allgather
+ * on 2 lanes (recursive doubling, in one piece, reduces 3 times as much
+ * on the same processors), and recursive doubling where reductions cost
+ * nothing (fewer messages). */
+static void test_lanes_kernels(void)
+{
+    uint32_t host[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+    rtopo__layout_t lay = { 8, host };
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__sched_t *s, *w;
+    rtopo__sim_result_t r;
+    uint32_t rd, rsag;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
     /* kernels on lanes: recursive doubling of 64 KiB, every link free */
     memset(&c, 0, sizeof(c));
     c.op = RTOPO__COLL_ALLREDUCE;
@@ -1343,6 +1356,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "a host's link out", test_host_links) ||
         !CU_add_test(s, "more ranks than processors: tq, lanes", test_oversub) ||
         !CU_add_test(s, "shared lanes, a slow link between hosts", test_lanes_slow_link) ||
+        !CU_add_test(s, "shared lanes: kernels, the allreduce's choice", test_lanes_kernels) ||
         !CU_add_test(s, "scatter: cost by reach", test_scatter_reach) ||
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
