@@ -551,19 +551,23 @@ static int rtopo__coll_build_set(const rtopo__tdesc_t *t, const rtopo__coll_t *c
  * side: at most `lanes` of the processors' works run at once, so P pieces
  * take at least (P * A + B) / lanes: A the processors' time a piece costs
  * whatever its size (a start-up per hop), B what the bytes cost, the same
- * however they are cut (their copies, reductions); besides the h + P - 1
- * piece times ts + m/P * tw of the pipeline.  The P (1..64, at most top)
- * that minimises the larger of the two times; the fewest pieces on a
- * tie. */
-static uint32_t rtopo__coll_pieces_lanes(double h, double m, double ts, double tw, double A,
-                                         double B, int lanes, uint32_t top)
+ * however they are cut (their copies, reductions).  The pipeline itself
+ * takes h - 1 piece times of its other stages, cs + m/P * cw, to fill and
+ * drain, and P of its slowest, ts + m/P * tw ((h + P - 1) piece times
+ * where all cost alike): a stage slower than the others (a rate-limited
+ * link between hosts) is the pipeline's pace, and cutting finer only
+ * shortens the others.  The P (1..64, at most top) that minimises the
+ * larger of the two times; the fewest pieces on a tie. */
+static uint32_t rtopo__coll_pieces_lanes(double h, double m, double ts, double tw, double cs,
+                                         double cw, double A, double B, int lanes,
+                                         uint32_t top)
 {
     uint32_t P, best = 1;
     double tbest = 0;
 
     for (P = 1; P <= 64 && P <= top; P++) {
-        double n = (h + P - 1) * (ts + m / P * tw), w = (P * A + B) / lanes,
-               t = n > w ? n : w;
+        double n = (h - 1) * (cs + m / P * cw) + P * (ts + m / P * tw),
+               w = (P * A + B) / lanes, t = n > w ? n : w;
 
         if (P == 1 || t < tbest * (1 - 1e-12)) {
             best = P;
@@ -760,7 +764,8 @@ static uint32_t rtopo__coll_pieces(const rtopo__tdesc_t *t, const rtopo__sched_t
             B = (s->topo.p - 1) * (double)m * cw;
         }
         rtopo__sched_free(whole);
-        return rtopo__coll_pieces_lanes(h, (double)m, ts, tw, A, B, model->lanes, top);
+        return rtopo__coll_pieces_lanes(h, (double)m, ts, tw, cs, cw, A, B, model->lanes,
+                                        top);
     }
     best = sqrt((h - 1) * (double)m * tw / ts);
     P = best < 1 ? 1 : best > 64 ? 64 : (uint32_t)(best + 0.5);

@@ -355,11 +355,12 @@ static void test_oversub(void)
 
 /* Shared lanes and a link between hosts slower than the processors'
  * copies (a rate-limited link), 8 ranks on 2 hosts of 4, 2 lanes, tq 4.7
- * us: a broadcast of 256 KiB on a hypercube of 8 is cut into 16 pieces
- * (the pipeline's (2 + P)(ts + m/P tw) of the inter-host link is least
- * there, and the processors' 7 P / 2 copies of a piece, at the intra-host
- * figures, take less), in every rank's plan alike; where every hop costs
- * the link's figures (a layout or none) it stays whole. */
+ * us: a broadcast of 1 MiB on a hypercube of 8 is cut into 4 pieces (the
+ * link's pace, P (ts + m/P tw), and 2 piece times of the intra-host hops
+ * to fill and drain are least there, and the processors' 7 P / 2 copies
+ * of a piece, at the intra-host figures, take less), in every rank's plan
+ * alike; where every hop costs the link's figures (a layout or none) it
+ * stays whole. */
 static void test_lanes_slow_link(void)
 {
     uint32_t host[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
@@ -368,32 +369,32 @@ static void test_lanes_slow_link(void)
     rtopo__tdesc_t t;
     rtopo__coll_t c;
     rtopo__sched_t *s;
-    uint32_t steps16;
+    uint32_t steps4;
 
     CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
     memset(&c, 0, sizeof(c));
     c.op = RTOPO__COLL_BCAST;
     c.dtype = RTOPO_INT64;
     c.esize = 8;
-    c.count = 32768;
-    c.chunks = 16;
+    c.count = 131072;
+    c.chunks = 4;
     rtopo__model_default(&m);
     CU_ASSERT_FATAL(rtopo__model_parse("ts=6.38us,tw=0.0937ns,intra.ts=6.38us,"
                                        "intra.tw=0.0937ns,inter.ts=10.13us,"
                                        "inter.tw=7.621ns,lanes=2,tq=4.705us", &m) == RTOPO_OK);
     m.layout = &lay;
     CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
-    steps16 = s->nsteps;
+    steps4 = s->nsteps;
     rtopo__sched_free(s);
-    CU_ASSERT_EQUAL(steps16, 3 + 16);
+    CU_ASSERT_EQUAL(steps4, 3 + 4);
     c.chunks = 0;
     CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
-    CU_ASSERT_EQUAL(s->nsteps, steps16);
+    CU_ASSERT_EQUAL(s->nsteps, steps4);
     rtopo__sched_free(s);
     /* every rank's plan (its share) cuts it alike */
     for (c.own = 1; c.own <= 8; c.own++) {
         CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
-        CU_ASSERT_EQUAL(s->nsteps, steps16);
+        CU_ASSERT_EQUAL(s->nsteps, steps4);
         rtopo__sched_free(s);
     }
     c.own = 0;
