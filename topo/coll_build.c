@@ -627,21 +627,26 @@ static int rtopo__coll_build_set(const rtopo__tdesc_t *t, const rtopo__coll_t *c
 
 /* On a machine whose ranks outnumber its processors (a model with lanes
  * above 1, or 1 and tq, calib.c) the pipeline's stages do not run side by
- * side: at most
- * `lanes` hops move at once, and a collective of p ranks moves each piece
- * over p - 1 hops at least, so P pieces take at least (p - 1) P / lanes
- * piece times besides the h + P - 1 of the pipeline.  The P (1..64, at
- * most top) that minimises the larger of the two times ts + m/P * tw; the
- * fewest pieces on a tie. */
-static uint32_t rtopo__coll_pieces_lanes(double h, double p, double m, double ts, double tw,
-                                         int lanes, uint32_t top)
+ * side: at most `lanes` of the processors' works run at once, so P pieces
+ * take at least (P * A + B) / lanes: A the processors' time a piece costs
+ * whatever its size (a start-up per hop), B what the bytes cost, the same
+ * however they are cut (their copies, reductions).  The pipeline itself
+ * takes h - 1 piece times of its other stages, cs + m/P * cw, to fill and
+ * drain, and P of its slowest, ts + m/P * tw ((h + P - 1) piece times
+ * where all cost alike): a stage slower than the others (a rate-limited
+ * link between hosts) is the pipeline's pace, and cutting finer only
+ * shortens the others.  The P (1..64, at most top) that minimises the
+ * larger of the two times; the fewest pieces on a tie. */
+static uint32_t rtopo__coll_pieces_lanes(double h, double m, double ts, double tw, double cs,
+                                         double cw, double A, double B, int lanes,
+                                         uint32_t top)
 {
     uint32_t P, best = 1;
     double tbest = 0;
 
     for (P = 1; P <= 64 && P <= top; P++) {
-        double n = h + P - 1, w = (p - 1) * P / lanes,
-               t = (n > w ? n : w) * (ts + m / P * tw);
+        double n = (h - 1) * (cs + m / P * cw) + P * (ts + m / P * tw),
+               w = (P * A + B) / lanes, t = n > w ? n : w;
 
         if (P == 1 || t < tbest * (1 - 1e-12)) {
             best = P;
@@ -762,12 +767,19 @@ out:
  * parameters, the slowest reach's (a collective over every rank crosses
  * hosts, and the pipeline waits for its slowest stage).  They come from
  * the model alone, not from the hops of s, which may be one rank's share
- * of the schedule: every rank must choose alike. */
-static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t *c,
+ * of the schedule: every rank must choose alike.
+ * On shared lanes the processors' work (rtopo__coll_pieces_lanes) comes
+ * from the whole schedule of one piece, the same on every rank (algo's,
+ * built when s is a share): each hop costs cs + len * cw, the fastest
+ * reach's figures (a processor's copy: where a hop crosses a slower link,
+ * a rate-limited one between hosts, the rest is waiting, not work), each
+ * kernel tk per byte, each copy within a rank its LOCAL figures. */
+static uint32_t rtopo__coll_pieces(const rtopo__tdesc_t *t, const rtopo__sched_t *s,
+                                   const rtopo__coll_t *c, rtopo__prog_fn *prog, int algo,
                                    const rtopo__model_t *model)
 {
     rtopo__model_t def;
-    double ts, tw, h = s->nsteps > 1 ? s->nsteps - 1 : 0, best;
+    double ts, tw, cs, cw, h = s->nsteps > 1 ? s->nsteps - 1 : 0, best;
     uint64_t m = c->count * c->esize;
     uint32_t P, top = (uint32_t)(m / 8192);
 
@@ -777,6 +789,8 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     }
     ts = model->ts[RTOPO__LINK_DIRECT] + model->tq;
     tw = model->tw[RTOPO__LINK_DIRECT];
+    cs = ts;
+    cw = tw;
     if (model->layout && (model->reach_set[RTOPO__REACH_INTRA] ||
                           model->reach_set[RTOPO__REACH_INTER])) {
         uint32_t r, i;
@@ -790,6 +804,8 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
                     rtopo__model_hop(model, RTOPO__LINK_DIRECT, 0, (int32_t)i, &a, &b);
                     ts = !got || a > ts ? a : ts;
                     tw = !got || b > tw ? b : tw;
+                    cs = !got || a < cs ? a : cs;
+                    cw = !got || b < cw ? b : cw;
                     got = 1;
                     break;
                 }
@@ -797,9 +813,39 @@ static uint32_t rtopo__coll_pieces(const rtopo__sched_t *s, const rtopo__coll_t 
     if (h < 2 || top < 2 || ts <= 0)
         return 1;
     /* lanes = 1 without tq: one host's memory, not its processors (calib.c) */
-    if (model->lanes > 1 || (model->lanes == 1 && model->tq > 0))
-        return rtopo__coll_pieces_lanes(h, (double)s->topo.p, (double)m, ts, tw,
-                                        model->lanes, top);
+    if (model->lanes > 1 || (model->lanes == 1 && model->tq > 0)) {
+        const rtopo__sched_t *w = s;
+        rtopo__sched_t *whole = NULL;
+        rtopo__coll_t u = *c;
+        double A = 0, B = 0;
+        uint32_t i;
+
+        u.own = 0;
+        if (c->own && rtopo__coll_build(t, &u, prog, algo, 1, &whole) == RTOPO_OK)
+            w = whole;
+        if (!c->own || whole) {
+            for (i = 0; i < w->nxfers; i++) {
+                const rtopo__xfer_t *x = &w->xfers[i];
+                double l = (double)x->len;
+
+                if (x->nhops) {
+                    A += x->nhops * cs;
+                    B += x->nhops * l * cw;
+                } else {
+                    A += model->ts[RTOPO__LINK_LOCAL];
+                    B += l * model->tw[RTOPO__LINK_LOCAL];
+                }
+            }
+            for (i = 0; i < w->nkerns; i++)
+                B += (double)w->kerns[i].len * model->tk;
+        } else {        /* no memory: every piece over p - 1 hops at least */
+            A = (s->topo.p - 1) * cs;
+            B = (s->topo.p - 1) * (double)m * cw;
+        }
+        rtopo__sched_free(whole);
+        return rtopo__coll_pieces_lanes(h, (double)m, ts, tw, cs, cw, A, B, model->lanes,
+                                        top);
+    }
     best = sqrt((h - 1) * (double)m * tw / ts);
     P = best < 1 ? 1 : best > 64 ? 64 : (uint32_t)(best + 0.5);
     return P > top ? top : P;
@@ -817,7 +863,7 @@ static int rtopo__coll_algo1p(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if (!P) {
         if ((st = rtopo__coll_build(t, c, prog, algo, 1, s_p)))
             return st;
-        P = rtopo__coll_pieces(*s_p, c, model);
+        P = rtopo__coll_pieces(t, *s_p, c, prog, algo, model);
         if (P <= 1)
             return RTOPO_OK;
         rtopo__sched_free(*s_p);

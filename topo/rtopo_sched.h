@@ -965,8 +965,10 @@ typedef struct rtopo__model {
                                        absorbs) at once; 0: no limit */
     double tk;                      /* seconds per byte a kernel touches (SORT:
                                        times log2 of its records) */
-    int lanes;                      /* hops that move at once in the whole
-                                       schedule; 0: no limit (links apart) */
+    int lanes;                      /* hops (and costly kernels and copies:
+                                       the processors' works) that run at
+                                       once in the whole schedule; 0: no
+                                       limit (links apart) */
     const rtopo__layout_t *layout;  /* the ranks' hosts (not owned), or NULL:
                                        one host */
     int hostlinks;                  /* with a layout: inter-host hops a host
@@ -1048,7 +1050,9 @@ typedef struct rtopo__sim_result {
  * ts + m*tw of its class; hop 0 also holds one of the source's send
  * ports, the last hop one of the destination's receive ports.  Requests
  * are served first come first served.  Kernels and copies hold their
- * rank's processor for tk per byte (copies: ts + m*tw of LINK_LOCAL).
+ * rank's processor for tk per byte (copies: ts + m*tw of LINK_LOCAL),
+ * and with lanes one lane as well, as a hop does, when they cost more
+ * than nothing.
  * model_time_sf: sum over steps of the busiest link direction's
  * load*(ts + m*tw), plus the local nodes. */
 int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,

@@ -14,10 +14,12 @@
  *    set; a rank's ports (one by default) serialize what it injects and
  *    what it absorbs, and `lanes`, when set, is how many hops move at once
  *    in the whole schedule (ranks sharing one machine's processors and
- *    memory: 1 makes every hop wait for the one before).  tq, when set,
- *    adds to the start-up of every hop and the th of every further hop but
- *    LOCAL ones (a machine with more ranks than processors: a message waits
- *    for its receiver to be scheduled).  With a layout,
+ *    memory: 1 makes every hop wait for the one before); a kernel or copy
+ *    that costs anything then also takes a lane (processors' work).  tq,
+ *    when set, adds to the start-up of every hop and the th of every
+ *    further hop but LOCAL ones (a machine with more ranks than
+ *    processors: a message waits for its receiver to be scheduled).  With
+ *    a layout,
  *    a hop between two hosts also takes one of the `hostlinks` links out
  *    of its sender's host (one by default: a host's ranks share its link
  *    to the others, which the inter-host pair, calibrated alone, does not
@@ -1014,8 +1016,16 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 double c = u < s->nxfers ? m->ts[RTOPO__LINK_LOCAL] +
                            (double)s->xfers[u].len * m->tw[RTOPO__LINK_LOCAL] :
                            rtopo__kern_cost(m, &s->kerns[u - s->nxfers]);
+                double g = rtopo__max(e.t, cpu[r]);
+                size_t lp = 0;
 
-                cpu[r] = rtopo__max(e.t, cpu[r]) + c;
+                /* on shared lanes a kernel or copy is one of the
+                 * processors' works too (a free one waits for none) */
+                if (nl && c > 0)
+                    g = rtopo__max(g, rtopo__port_pick(lane, nl, 0, &lp));
+                cpu[r] = g + c;
+                if (nl && c > 0)
+                    lane[lp] = cpu[r];
                 st = rtopo__heap_push(&h, cpu[r], RTOPO__EV_END, u, 0);
             }
             if (st)

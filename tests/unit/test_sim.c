@@ -353,6 +353,129 @@ static void test_oversub(void)
     rtopo__sched_free(s);
 }
 
+/* Shared lanes and a link between hosts slower than the processors'
+ * copies (a rate-limited link), 8 ranks on 2 hosts of 4, 2 lanes, tq 4.7
+ * us: a broadcast of 1 MiB on a hypercube of 8 is cut into 4 pieces (the
+ * link's pace, P (ts + m/P tw), and 2 piece times of the intra-host hops
+ * to fill and drain are least there, and the processors' 7 P / 2 copies
+ * of a piece, at the intra-host figures, take less), in every rank's plan
+ * alike; where every hop costs the link's figures (a layout or none) it
+ * stays whole. */
+static void test_lanes_slow_link(void)
+{
+    uint32_t host[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+    rtopo__layout_t lay = { 8, host };
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__sched_t *s;
+    uint32_t steps4;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_BCAST;
+    c.dtype = RTOPO_INT64;
+    c.esize = 8;
+    c.count = 131072;
+    c.chunks = 4;
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=6.38us,tw=0.0937ns,intra.ts=6.38us,"
+                                       "intra.tw=0.0937ns,inter.ts=10.13us,"
+                                       "inter.tw=7.621ns,lanes=2,tq=4.705us", &m) == RTOPO_OK);
+    m.layout = &lay;
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    steps4 = s->nsteps;
+    rtopo__sched_free(s);
+    CU_ASSERT_EQUAL(steps4, 3 + 4);
+    c.chunks = 0;
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nsteps, steps4);
+    rtopo__sched_free(s);
+    /* every rank's plan (its share) cuts it alike */
+    for (c.own = 1; c.own <= 8; c.own++) {
+        CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+        CU_ASSERT_EQUAL(s->nsteps, steps4);
+        rtopo__sched_free(s);
+    }
+    c.own = 0;
+    /* every hop at the link's figures: the processors' share keeps it whole */
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=10.13us,intra.tw=7.621ns", &m) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nsteps, 4);
+    rtopo__sched_free(s);
+    /* no layout, the classes at the link's figures: the same */
+    m.layout = NULL;
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=10.13us,tw=7.621ns", &m) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nsteps, 4);
+    rtopo__sched_free(s);
+}
+
+/* On shared lanes a kernel or copy takes a lane as a hop does: 24
+ * reductions of 64 KiB at 1 ns a byte, links free, take 12 kernel times on
+ * 2 lanes, 3 on lanes apart.  The allreduce of 64 KiB on 2 hosts of 4 with
+ * a TCP-like link between them, tq 4 us, runs reduce-scatter + allgather
+ * on 2 lanes (recursive doubling, in one piece, reduces 3 times as much
+ * on the same processors), and recursive doubling where reductions cost
+ * nothing (fewer messages). */
+static void test_lanes_kernels(void)
+{
+    uint32_t host[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+    rtopo__layout_t lay = { 8, host };
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__sched_t *s, *w;
+    rtopo__sim_result_t r;
+    uint32_t rd, rsag;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    /* kernels on lanes: recursive doubling of 64 KiB, every link free */
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_ALLREDUCE;
+    c.dtype = RTOPO_INT64;
+    c.rop = RTOPO_SUM;
+    c.esize = 8;
+    c.count = 8192;
+    c.chunks = 1;
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=0,tw=0,tk=1ns,lanes=2", &m) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__coll_cand_sched(&t, &c, &m, RTOPO_COLL_GENERIC, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nkerns, 24);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 12 * 65536e-9, 1e-12);
+    m.lanes = 0;
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, 3 * 65536e-9, 1e-12);
+    rtopo__sched_free(s);
+
+    /* the allreduce's choice */
+    c.chunks = 0;
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=5.46us,tw=0.0894ns,intra.ts=5.46us,"
+                                       "intra.tw=0.0894ns,inter.ts=13.27us,"
+                                       "inter.tw=0.2843ns,lanes=2,tq=4us", &m) == RTOPO_OK);
+    m.layout = &lay;
+    CU_ASSERT_FATAL(rtopo__coll_cand_sched(&t, &c, &m, RTOPO_COLL_GENERIC, &w) == RTOPO_OK);
+    rd = w->nsteps;
+    rtopo__sched_free(w);
+    CU_ASSERT_FATAL(rtopo__coll_cand_sched(&t, &c, &m, 3, &w) == RTOPO_OK);
+    rsag = w->nsteps;
+    rtopo__sched_free(w);
+    CU_ASSERT_NOT_EQUAL_FATAL(rd, rsag);
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nsteps, rsag);
+    rtopo__sched_free(s);
+    m.tk = 0;       /* reductions free: the fewer messages win */
+    CU_ASSERT_FATAL(rtopo__coll_cand_sched(&t, &c, &m, RTOPO_COLL_GENERIC, &w) == RTOPO_OK);
+    CU_ASSERT_EQUAL(w->nsteps, rd);
+    rtopo__sched_free(w);
+    CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->nsteps, rd);
+    CU_ASSERT_NOT_EQUAL(s->nsteps, rsag);
+    rtopo__sched_free(s);
+}
+
 /* The cost of a hop by reach: with a layout, a hop between two hosts
  * costs the inter-host parameters and one inside a host the intra-host
  * ones; HOST and LOCAL hops keep their class's; without a layout, or for
@@ -1233,6 +1356,8 @@ int tu_suite_sim(void)
         !CU_add_test(s, "cost of hops by reach", test_reach_costs) ||
         !CU_add_test(s, "a host's link out", test_host_links) ||
         !CU_add_test(s, "more ranks than processors: tq, lanes", test_oversub) ||
+        !CU_add_test(s, "shared lanes, a slow link between hosts", test_lanes_slow_link) ||
+        !CU_add_test(s, "shared lanes: kernels, the allreduce's choice", test_lanes_kernels) ||
         !CU_add_test(s, "scatter: cost by reach", test_scatter_reach) ||
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
