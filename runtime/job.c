@@ -303,11 +303,16 @@ static void rtopo__abort_send(rtopo_ctx_t *ctx, int status, int culprit,
     memset(&m, 0, sizeof(m));
     m.type = RTOPO__MSG_ABORT;
     m.flags = named ? RTOPO__ABORT_NAMED : 0;
-    /* the status and text are this rank's failure, whoever asks to send */
+    /* the status and text are this rank's failure, whoever asks to send,
+     * and so is the call they belong to, unless arguments go with the
+     * message (they are those of the call named): a rank that passes on a
+     * failure when a peer leaves names the failed call, not "no call",
+     * which a rank still creating that topology would take for a failure
+     * of its creation */
     m.status = ctx->failed ? ctx->failed : status;
     m.culprit = ctx->failed ? ctx->failed_rank : culprit;
-    m.topo_id = topo_id;
-    m.seq = seq;
+    m.topo_id = ctx->failed && !d ? ctx->fail_topo : topo_id;
+    m.seq = ctx->failed && !d ? ctx->fail_seq : seq;
     m.xfer = ctx->barrier_epoch;
     m.ntopos = ctx->next_topo_id;
     if (d)
