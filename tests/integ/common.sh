@@ -22,3 +22,31 @@ run() {
     echo "+ rtopo-run -n $n --transport $tr shift_check $*"
     timeout 300 "$RUN" -n "$n" --transport "$tr" --quiet "$SHIFT" "$@"
 }
+
+# mpi_prog PROG SRC [CFLAGS...]: builds the MPI program PROG from SRC with
+# MPICC (default mpicc) against librtopo, and checks that mpirun starts a
+# job; skips the script when either cannot be done.  Sets $mpirun.
+mpi_prog() {
+    _prog=$1 _src=$2
+    shift 2
+    mpirun="mpirun --allow-run-as-root --oversubscribe"
+    MPICC=${MPICC:-mpicc}
+    command -v mpirun >/dev/null 2>&1 || { echo "no mpirun: skipped"; exit 77; }
+    command -v "$MPICC" >/dev/null 2>&1 || { echo "no $MPICC: skipped"; exit 77; }
+    _log=$(mktemp)
+    if ! "$top_builddir/libtool" --quiet --mode=link --tag=CC "$MPICC" "$@" -g -O1 \
+            -I"$top_srcdir/include" -I"$top_srcdir/tests/integ" -o "$_prog" "$_src" \
+            "$top_builddir/librtopo.la" >"$_log" 2>&1; then
+        cat "$_log"
+        rm -f "$_log"
+        echo "cannot build an MPI program with $MPICC (Debian: install libopenmpi-dev): skipped"
+        exit 77
+    fi
+    if ! timeout 60 $mpirun -n 1 /bin/true >"$_log" 2>&1; then
+        cat "$_log"
+        rm -f "$_log"
+        echo "mpirun cannot start a job here: skipped"
+        exit 77
+    fi
+    rm -f "$_log"
+}

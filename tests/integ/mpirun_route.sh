@@ -30,31 +30,16 @@
 # (default mpicc), which needs the MPI development files (Debian:
 # libopenmpi-dev).  Skipped when mpirun or mpicc cannot be used.
 . "$(dirname "$0")/common.sh"
-command -v mpirun >/dev/null 2>&1 || { echo "no mpirun: skipped"; exit 77; }
 tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
-MPICC=${MPICC:-mpicc}
 prog="$top_builddir/tests/integ/mpi_route_check"
 src="$top_srcdir/tests/integ/mpi_route_check.c"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-mpirun="mpirun --allow-run-as-root --oversubscribe"
 # waiting MPI ranks yield the CPU instead of spinning on 2 cores
 export OMPI_MCA_mpi_yield_when_idle=1 RTOPO_SPIN_US=${RTOPO_SPIN_US:-0}
 
-command -v "$MPICC" >/dev/null 2>&1 || { echo "no $MPICC: skipped"; exit 77; }
-if ! "$top_builddir/libtool" --quiet --mode=link --tag=CC "$MPICC" -g -O1 \
-        -I"$top_srcdir/include" -I"$top_srcdir/tests/integ" -o "$prog" "$src" \
-        "$top_builddir/librtopo.la" >"$out" 2>&1; then
-    cat "$out"
-    echo "cannot build an MPI program with $MPICC (Debian: install libopenmpi-dev): skipped"
-    exit 77
-fi
-if ! timeout 60 $mpirun -n 1 /bin/true >"$out" 2>&1; then
-    cat "$out"
-    echo "mpirun cannot start a job here: skipped"
-    exit 77
-fi
+mpi_prog "$prog" "$src"
 
 fails=0
 # mpi N ARGS...

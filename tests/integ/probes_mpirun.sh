@@ -13,31 +13,16 @@
 # and every rank printed one verdict, pass.  Skipped when mpirun or MPICC
 # cannot be used (Debian: libopenmpi-dev).
 . "$(dirname "$0")/common.sh"
-command -v mpirun >/dev/null 2>&1 || { echo "no mpirun: skipped"; exit 77; }
 tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
-MPICC=${MPICC:-mpicc}
 prog="$top_builddir/tests/integ/probe_mpi"
 src="$top_srcdir/tests/integ/probe_check.c"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-mpirun="mpirun --allow-run-as-root --oversubscribe"
 export OMPI_MCA_mpi_yield_when_idle=1 RTOPO_SPIN_US=${RTOPO_SPIN_US:-0}
 export RTOPO_TIMEOUT_MS=600000 RTOPO_TRANSPORT="$tr"
 
-command -v "$MPICC" >/dev/null 2>&1 || { echo "no $MPICC: skipped"; exit 77; }
-if ! "$top_builddir/libtool" --quiet --mode=link --tag=CC "$MPICC" -DPROBE_MPI -g -O1 \
-        -I"$top_srcdir/include" -I"$top_srcdir/tests/integ" -o "$prog" "$src" \
-        "$top_builddir/librtopo.la" >"$out" 2>&1; then
-    cat "$out"
-    echo "cannot build an MPI program with $MPICC (Debian: install libopenmpi-dev): skipped"
-    exit 77
-fi
-if ! timeout 60 $mpirun -n 1 /bin/true >"$out" 2>&1; then
-    cat "$out"
-    echo "mpirun cannot start a job here: skipped"
-    exit 77
-fi
+mpi_prog "$prog" "$src" -DPROBE_MPI
 
 fails=0
 for c in ${CASES:-fill-disp sub-keep persist-kind}; do
