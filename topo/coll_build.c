@@ -366,6 +366,20 @@ static void rtopo__cb_put(rtopo__cb_t *b, const rtopo__xfer_t *x, const rtopo__h
     b->nh += x->nhops;
 }
 
+/* frees b's node arrays (those not handed over) and empties them */
+static void rtopo__cb_drop_arrays(rtopo__cb_t *b)
+{
+    free(b->x);
+    free(b->h);
+    free(b->k);
+    free(b->xid);
+    b->x = NULL;
+    b->h = NULL;
+    b->k = NULL;
+    b->xid = NULL;
+    b->nx = b->nh = b->nk = b->cx = b->ch = b->ck = b->cxid = 0;
+}
+
 /* sc's nodes to b in their order (what b's cut keeps), its steps and
  * registers taken into b's; frees sc's arrays */
 void rtopo__cb_unround(rtopo__cb_t *b, rtopo__cb_t *sc)
@@ -386,15 +400,7 @@ void rtopo__cb_unround(rtopo__cb_t *b, rtopo__cb_t *sc)
     rtopo__cb_step(b, sc->maxstep);
     if (sc->ntmp > b->ntmp)
         b->ntmp = sc->ntmp;
-    free(sc->x);
-    free(sc->h);
-    free(sc->k);
-    free(sc->xid);
-    sc->x = NULL;
-    sc->h = NULL;
-    sc->k = NULL;
-    sc->xid = NULL;
-    sc->nx = sc->nh = sc->nk = sc->cx = sc->ch = sc->ck = 0;
+    rtopo__cb_drop_arrays(sc);
 }
 
 /* p (room for at least n entries of esz bytes) shrunk to n, or p when it
@@ -469,14 +475,7 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
     s->nsteps = b->nh ? b->maxstep + 1 : 0;
     s->tmp_bytes = b->tbase + (uint64_t)b->ntmp * b->M;
 out:
-    free(b->x);
-    free(b->h);
-    free(b->k);
-    free(b->xid);
-    b->x = NULL;
-    b->h = NULL;
-    b->k = NULL;
-    b->xid = NULL;
+    rtopo__cb_drop_arrays(b);
     if (!st) {
         *s_p = s;
         s = NULL;
