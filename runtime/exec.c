@@ -238,6 +238,38 @@ static int rtopo__plan_build(const rtopo_topo_t *t, rtopo__sched_t *s, rtopo__pl
     return rtopo__plan_parts(t, s, plan);
 }
 
+/* A share of one eager send and one eager receive, each hop one message,
+ * with no edge between them, no forwarding and no copy (a small shift):
+ * its operations skip the graph (rtopo__fast_run, rtopo__fast_eager).
+ * Flow control, probes, early messages and every check stay the same. */
+static void rtopo__plan_fast(const rtopo_topo_t *t, rtopo__plan_t *plan)
+{
+    const rtopo_ctx_t *ctx = t->ctx;
+    const rtopo__sched_t *s = plan->sched;
+    uint64_t lim = ctx->params.eager_limit, ls, lr;
+
+    if (ctx->eager_frag && ctx->eager_frag < lim)
+        lim = ctx->eager_frag;      /* larger ones go as fragments */
+    if (plan->nsend != 1 || plan->nrecv != 1 || plan->nlocal || plan->nparts != 2 ||
+        plan->send[0].upstream >= 0 || plan->recv[0].fwd >= 0 ||
+        plan->send[0].part < 0 || plan->recv[0].part < 0 || plan->parts[0].npred ||
+        plan->parts[0].nsucc || plan->parts[1].npred || plan->parts[1].nsucc)
+        return;
+    ls = s->xfers[plan->send[0].xfer].len;
+    lr = s->xfers[plan->recv[0].xfer].len;
+    if (ls > lim || lr > lim)
+        return;
+    plan->fast = 1;
+    plan->fast_rxid = rtopo__sched_xid(s, plan->recv[0].xfer);
+    memset(&plan->fast_msg, 0, sizeof(plan->fast_msg));
+    plan->fast_msg.type = RTOPO__MSG_EAGER;
+    plan->fast_msg.topo_id = t->id;
+    plan->fast_msg.xfer = rtopo__sched_xid(s, plan->send[0].xfer);
+    plan->fast_msg.hop = plan->send[0].hop;
+    plan->fast_msg.sig = plan->sig;
+    plan->fast_msg.len = ls;
+}
+
 /* Takes ownership of s.  The plan has one reference, the caller's. */
 int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                     rtopo__plan_t **plan_p)
@@ -260,6 +292,8 @@ int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d
          RTOPO_OK : rtopo__sched_own(s, t->me);
     if (st == RTOPO_OK)
         st = rtopo__plan_build(t, s, plan);
+    if (st == RTOPO_OK)
+        rtopo__plan_fast(t, plan);
     for (i = 0; st == RTOPO_OK && i < plan->npeers; i++)
         st = rtopo__connect_peer(ctx, plan->peers[i]);
     if (st) {
@@ -561,6 +595,29 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
 {
     int i;
 
+    /* one eager send and receive: nothing allocated but what eager data
+     * kept for a receive not yet started (never, as both start at once) */
+    if (op->plan->fast && op->ss && op->rs && op->pstate) {
+        rtopo__sstate_t *s = op->ss;
+        rtopo__rstate_t *r = op->rs;
+
+        if (r->early) {
+            free(r->early);
+            r->early = NULL;
+        }
+        /* the fields its run sets: the rest stays zero */
+        s->done = 0;
+        s->op = NULL;
+        s->sent.out = 0;
+        s->sent.status = 0;
+        s->sent.done = NULL;
+        r->done = r->heard = 0;
+        r->eager_got = 0;
+        op->pstate[0] = op->pstate[1] = 0;
+        op->nready = op->rhead = 0;
+        return;
+    }
+
     /* (an eager transfer has none of these: no calls for it) */
     for (i = 0; op->ss && i < op->plan->nsend; i++) {
         rtopo__sstate_t *s = &op->ss[i];
@@ -648,7 +705,8 @@ static void rtopo__op_ended(rtopo__op_t *op)
 static void rtopo__op_finish(rtopo__op_t *op)
 {
     op->owner->finished(op);
-    rtopo__release_slots(op, 1, 1);
+    if (!op->plan->fast)    /* (eager hops open no window) */
+        rtopo__release_slots(op, 1, 1);
     rtopo__list_del(&op->ctx->active, op);
     op->active = 0;
     rtopo__op_ended(op);
@@ -1112,6 +1170,54 @@ int rtopo__op_start(rtopo__op_t *op)
     return rtopo__op_run(op);
 }
 
+/* rtopo__op_run of a plan of one eager send and one eager receive
+ * (plan->fast): both parts start at once, as the graph would start them;
+ * the send goes out, and the peer's message, if it came before, is taken */
+static int rtopo__fast_run(rtopo__op_t *op)
+{
+    rtopo_ctx_t *ctx = op->ctx;
+    const rtopo__plan_t *plan = op->plan;
+    const rtopo__send_ent_t *e = plan->send;
+    const rtopo__xfer_t *xs = rtopo__xf(op, e->xfer), *xr = rtopo__xf(op, plan->recv->xfer);
+    rtopo__sstate_t *s = op->ss;
+    rtopo__rstate_t *r = op->rs;
+    rtopo__msg_t m;
+    int st;
+
+    r->len = xr->len;
+    r->dst = (uint8_t *)op->bufs[xr->dst_buf] + xr->dst_off;
+    s->len = xs->len;
+    s->src = op->bufs[xs->src_buf] + xs->src_off;
+    op->pcnt[0] = op->pcnt[1] = 0;
+    op->pstate[e->part] = op->pstate[plan->recv->part] = 1;
+    rtopo__probe_started(ctx, op->topo->id, op->seq, &plan->desc);
+    if (!op->active)
+        return RTOPO_OK;
+    memcpy(&m, &plan->fast_msg, RTOPO__MSG_HDR);    /* rtopo__msg_init's */
+    m.seq = op->seq;
+    s->op = op;
+    s->sent.out = 0;
+    s->sent.status = 0;
+    s->sent.done = NULL;
+    if ((st = rtopo__eager_send(op, s, e->peer, &m))) {
+        rtopo__op_send_failed(op, st, e->peer, "eager send");
+    } else if (s->sent.out) {
+        s->sent.done = rtopo__eager_sent;   /* sent from s->src: not yet */
+    } else {
+        s->done = 1;
+        op->pstate[e->part] = 2;
+        op->remaining--;
+    }
+    if (op->active && ctx->unexp)
+        rtopo__take_early(op);
+    if (op->active) {
+        op->remaining--;     /* drop the start reference */
+        rtopo__op_check(op);
+    }
+    rtopo__thread_kick(ctx);
+    return RTOPO_OK;
+}
+
 /* the rest of the start, once flow control lets the operation send */
 static int rtopo__op_run(rtopo__op_t *op)
 {
@@ -1122,6 +1228,8 @@ static int rtopo__op_run(rtopo__op_t *op)
 
     if (!op->active)
         return op->status;
+    if (plan->fast)
+        return rtopo__fast_run(op);
     for (i = 0; i < plan->nparts; i++) {
         op->pcnt[i] = plan->parts[i].npred;
         if (!op->pcnt[i])
@@ -1293,6 +1401,32 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
     rtopo__entry_done(op, &r->done);
 }
 
+/* rtopo__on_eager of a plan of one eager send and receive (plan->fast):
+ * the one whole message its receive expects goes straight in; anything
+ * else takes the general way, which tells what is wrong with it */
+static void rtopo__fast_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
+{
+    const rtopo__plan_t *plan = op->plan;
+    const rtopo__recv_ent_t *e = plan->recv;
+    rtopo__rstate_t *r = op->rs;
+    size_t plen = len - RTOPO__MSG_HDR;    /* len >= RTOPO__MSG_HDR: on_ctrl */
+
+    if (m->xfer != plan->fast_rxid || m->hop != e->hop || m->sig != plan->sig ||
+        m->src != e->peer || m->len != r->len || m->off != 0 || plen != m->len ||
+        r->done || r->eager_got) {
+        rtopo__on_eager(op, m, len);
+        return;
+    }
+    if (plen)
+        memcpy(r->dst, (const uint8_t *)m + RTOPO__MSG_HDR, plen);
+    r->eager_got = plen;
+    r->heard = 1;
+    r->done = 1;
+    op->pstate[e->part] = 2;
+    op->remaining--;
+    rtopo__op_check(op);
+}
+
 static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
 {
     rtopo_ctx_t *ctx = op->ctx;
@@ -1378,7 +1512,10 @@ static void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t 
     rtopo__flow_heard(op->topo, m->src, m->seq + 1);
     switch (m->type) {
     case RTOPO__MSG_EAGER:
-        rtopo__on_eager(op, m, len);
+        if (op->plan->fast)
+            rtopo__fast_eager(op, m, len);
+        else
+            rtopo__on_eager(op, m, len);
         break;
     case RTOPO__MSG_RTR:
         rtopo__on_rtr(op, m);

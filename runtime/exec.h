@@ -56,6 +56,11 @@ struct rtopo__plan {
     uint64_t tmp;               /* TMP bytes this rank needs */
     int npeers;
     int *peers;
+    /* one eager send and one eager receive, nothing else on this rank (a
+     * small shift): its operations take the short way (rtopo__fast_run) */
+    int fast;
+    uint32_t fast_rxid;     /* the receive's transfer as its messages name it */
+    rtopo__msg_t fast_msg;  /* the send's EAGER header, but for seq */
 };
 
 typedef struct rtopo__wctx {    /* context of one outstanding write */
