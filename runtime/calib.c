@@ -719,6 +719,24 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
     return RTOPO_OK;
 }
 
+void rtopo__model_place(const rtopo_ctx_t *ctx, rtopo__model_t *m)
+{
+    const char *list = rtopo__model_list(ctx);
+    unsigned keep = rtopo__model_keep(list), kbit[RTOPO__REACH_COUNT];
+    int k;
+
+    kbit[RTOPO__REACH_INTRA] = RTOPO__KEEP_INTRA;
+    kbit[RTOPO__REACH_INTER] = RTOPO__KEEP_INTER;
+    *m = ctx->model;
+    m->layout = NULL;
+    for (k = 0; ctx->model_measure && k < RTOPO__REACH_COUNT; k++)
+        if (ctx->calib[0][k].valid && !(keep & kbit[k])) {
+            m->reach_ts[k] = ctx->calib[0][k].ts;
+            m->reach_tw[k] = ctx->calib[0][k].tw;
+            m->reach_set[k] |= RTOPO__RSET_TS | RTOPO__RSET_TW;
+        }
+}
+
 int rtopo__topo_model(rtopo_topo_t *t)
 {
     int st;

@@ -103,7 +103,9 @@ int sim_hosts_setup(sim_hosts_t *h, const rtopo__tdesc_t *t, rtopo__model_t *m)
     }
     for (r = 0; r < p; r++)
         base[r] = r;
-    st = rtopo__place_map(t, base, h->hostof, h->mode, h->map, h->why, sizeof(h->why));
+    st = h->mode == RTOPO__PLACE_AUTO ?
+         rtopo__place_auto(t, base, h->hostof, m, h->map, h->why, sizeof(h->why)) :
+         rtopo__place_map(t, base, h->hostof, h->mode, h->map, h->why, sizeof(h->why));
     free(base);
     if (st < 0) {
         fprintf(stderr, "rtopo-sim: --place %s: %s\n", rtopo__place_name(h->mode),
