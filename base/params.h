@@ -82,10 +82,12 @@
        "picks), topo (the topology's own: on OTIS topologies Wang and "       \
        "Sahni's), generic (binomial tree, recursive doubling)")               \
     XX(PLACE, place, STR, "auto",                                              \
-       "placement of a new topology's ranks on the job's hosts: auto (by "    \
-       "host where the hosts' sizes allow it: OTIS groups, mesh rows, "       \
-       "hypercube sub-cubes, ring stretches on one host each; else by "      \
-       "rank), rank (topology rank = job rank), host (by host; topology "     \
+       "placement of a new topology's ranks on the job's hosts: auto (where " \
+       "the hosts' sizes allow host placement, by host or by rank, whichever "\
+       "costs the topology's links less under the cost model, a tie by "     \
+       "host; else by rank), rank (topology rank = job rank), host (by "      \
+       "host: OTIS groups, mesh rows, hypercube sub-cubes, ring stretches "   \
+       "on one host each; topology "                                          \
        "creation fails with RTOPO_ERR_INVAL where the sizes do not allow "   \
        "it); every rank must give the same")                                  \
     XX(MODEL, model, STR, "auto",                                              \
@@ -93,9 +95,11 @@
        "a topology is created, once per kind of rank pair: intra-host, "      \
        "inter-host, host link; with more ranks than processors on a "         \
        "machine, tq from a burst among all ranks and lanes at most its "      \
-       "processors), default (the built-in constants), "                      \
+       "processors; tk from a reduction on label 0), default (the built-in "  \
+       "constants), "                                                         \
        "KEY=VALUE,... over those constants: ts, tw, th (5us, 1ns), bw (10G), " \
-       "chunk, ports, lanes, hostlinks, tk, tq (time every message pays), "   \
+       "chunk, ports, lanes, hostlinks, tk (time per byte a kernel touches), "\
+       "tq (time every message pays), "                                       \
        "with an optional link class prefix "                                  \
        "(host.ts=2us) or reach prefix (intra.ts=1us, inter.bw=100M), or "     \
        "auto,KEY=VALUE,... (measure what the list does not set); every rank " \

@@ -146,7 +146,7 @@ RTOPO_EXPORT int rtopo_topo_free(rtopo_topo_t *topo);
 /* How the topologies this context creates next put their ranks on the
  * job's ranks (rtopo_set_place(3)); the start value is RTOPO_PLACE. */
 typedef enum {
-    RTOPO_PLACE_AUTO = 0,   /* by host where the hosts' sizes allow it */
+    RTOPO_PLACE_AUTO = 0,   /* by host or by rank, whose links cost less */
     RTOPO_PLACE_RANK,       /* topology rank = job rank */
     RTOPO_PLACE_HOST        /* by host; RTOPO_ERR_INVAL where sizes do not
                                allow it */

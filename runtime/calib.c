@@ -48,6 +48,14 @@
  * that tq, and lanes at most the machine's processors when all its
  * ranks run there (emulated hosts share one machine's processors).
  * "auto,LIST" with tq in LIST times no burst.
+ * Label 0 also times the reduction kernel (a sum of 64-bit integers over
+ * 64 KiB, rtopo__cal_kern) with the first topology of the job and tells
+ * every rank its time per byte along with the above: every topology's
+ * model takes it as tk, which weighs the reductions a collective's
+ * candidates run (recursive doubling reduces the whole vector at every
+ * step, reduce-scatter + allgather a share of it).  "auto,LIST" with tk
+ * in LIST times no kernel.  Copies inside a rank (the LOCAL class) stay
+ * free, as in the built-in constants.
  */
 #include "config.h"
 #include <stdio.h>
@@ -67,6 +75,8 @@
 #define RTOPO__CAL_STREAM 4      /* messages of RTOPO__CAL_BIG in a row */
 #define RTOPO__CAL_ROUNDS 4      /* rounds of the burst */
 #define RTOPO__CAL_ITERS_BURST 11
+#define RTOPO__CAL_KERN (64 * 1024)     /* bytes a timed reduction combines */
+#define RTOPO__CAL_ITERS_KERN 21
 #define RTOPO__CAL_TAG (-0x6d6f64656cll)   /* schedules of the measurement */
 
 /* the list RTOPO_MODEL sets over the constants (after "auto,"), or NULL */
@@ -83,6 +93,7 @@ static const char *rtopo__model_list(const rtopo_ctx_t *ctx)
 #define RTOPO__KEEP_INTER 2u
 #define RTOPO__KEEP_HOST  4u
 #define RTOPO__KEEP_TQ    8u
+#define RTOPO__KEEP_TK    16u
 
 /* what the list sets and measuring must not: RTOPO__KEEP_* bits */
 static unsigned rtopo__model_keep(const char *list)
@@ -102,6 +113,8 @@ static unsigned rtopo__model_keep(const char *list)
             keep |= RTOPO__KEEP_HOST;
         else if (n > 3 && !strncasecmp(k, "tq=", 3))
             keep |= RTOPO__KEEP_TQ;
+        else if (n > 3 && !strncasecmp(k, "tk=", 3))
+            keep |= RTOPO__KEEP_TK;
         k = e ? e + 1 : NULL;
     }
     return keep;
@@ -446,20 +459,55 @@ static void rtopo__model_over(rtopo_topo_t *t)
         t->model.lanes = ctx->calib_over.ncpu;
 }
 
-/* Label 0 tells every rank whether its machine has more ranks than
+/* The time per byte of the reduction kernel on this rank's processor:
+ * a sum of 64-bit integers over RTOPO__CAL_KERN bytes (the reductions'
+ * kernel, run as the executor runs it), the median of
+ * RTOPO__CAL_ITERS_KERN runs; buf holds RTOPO__CAL_BIG bytes at least at
+ * buf and at buf + RTOPO__CAL_BIG.  A processor of its own, its cache
+ * warm, as the kernel finds the data a message just brought in: the
+ * model's lanes stand for the processors the ranks share. */
+static double rtopo__cal_kern(uint8_t *buf)
+{
+    rtopo__kern_t k = { .type = RTOPO__KERN_COMBINE, .dtype = RTOPO_INT64, .op = RTOPO_SUM,
+                        .src_buf = RTOPO__BUF_SEND, .dst_buf = RTOPO__BUF_RECV,
+                        .len = RTOPO__CAL_KERN };
+    uint8_t *bufs[RTOPO__BUF_COUNT] = { buf, buf + RTOPO__CAL_BIG, NULL };
+    double tm[RTOPO__CAL_ITERS_KERN];
+    int i, j;
+
+    for (i = 0; i < RTOPO__CAL_ITERS_KERN; i++) {
+        uint64_t t0 = rtopo__now_ns();
+
+        if (rtopo__kern_run(&k, bufs))
+            return 0.0;
+        tm[i] = (double)(rtopo__now_ns() - t0) * 1e-9;
+        for (j = i; j > 0 && tm[j - 1] > tm[j]; j--) {   /* insertion sort */
+            double x = tm[j];
+
+            tm[j] = tm[j - 1];
+            tm[j - 1] = x;
+        }
+    }
+    return tm[RTOPO__CAL_ITERS_KERN / 2] / (double)RTOPO__CAL_KERN;
+}
+
+/* Label 0 tells every rank its reduction kernel's time per byte
+ * (rtopo__cal_kern, when measure_tk; the list does not set tk) and
+ * whether its machine has more ranks than
  * processors, and how many processors; if so, and the list does not set
  * tq (measure), the labels below pn run the burst (rtopo__cal_burst) and
  * label 0 fits tq to its time: the time of the burst under the model
  * (lanes as rtopo__model_over sets them, the list applied) grows with tq
  * along a line, tq is where that line meets the time measured (0 at
  * least); label 0 tells it to every rank.  Sets ctx->calib_over. */
-static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measure)
+static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measure,
+                           int measure_tk)
 {
     rtopo_ctx_t *ctx = t->ctx;
     struct {
         int32_t oversub, ncpu;
-        double tq;
-    } fig = { 0, 0, 0.0 };
+        double tq, tk;
+    } fig = { 0, 0, 0.0, 0.0 };
     long tag = RTOPO__CAL_TAG + 1 + t->desc.p;
     struct rtopo_mem *mem = NULL;
     rtopo__sched_t *s = NULL;
@@ -475,6 +523,7 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
 
         fig.oversub = ctx->oversub;
         fig.ncpu = n > 0 && n < 1 << 20 ? (int32_t)n : 0;
+        fig.tk = measure_tk ? rtopo__cal_kern(buf) : 0.0;
         memcpy(buf, &fig, sizeof(fig));
     }
     st = rtopo__cal_tell(t, 0, tag, buf, sizeof(fig));
@@ -485,6 +534,11 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
         ctx->calib_over.oversub = fig.oversub;
         ctx->calib_over.ncpu = fig.ncpu;
         ctx->calib_over.tq = 0.0;
+        ctx->calib_over.tk = fig.tk;
+        if (fig.tk > 0)
+            rtopo__debug("topology %u: measured the reduction kernel on label 0 (a sum "
+                         "of int64 over %d KiB): tk %.4g ns/B", t->id,
+                         RTOPO__CAL_KERN / 1024, fig.tk * 1e9);
     }
     if (!st && fig.oversub && measure) {
         if (t->me == 0) {       /* the burst under the model, tq 0 and 1 us */
@@ -647,10 +701,14 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         ;
     if (p > 1 && r == p)
         t->model.lanes = 1;
-    /* a machine with more ranks than processors: once per job */
+    /* label 0's machine (the reduction kernel's time, more ranks than
+     * processors): once per job */
     if (!ctx->calib_over.valid && pn >= 2 &&
-        (st = rtopo__cal_over(t, pn, list, !(keep & RTOPO__KEEP_TQ))))
+        (st = rtopo__cal_over(t, pn, list, !(keep & RTOPO__KEEP_TQ),
+                              !(keep & RTOPO__KEEP_TK))))
         return st;
+    if (ctx->calib_over.valid && ctx->calib_over.tk > 0)
+        t->model.tk = ctx->calib_over.tk;
     rtopo__model_over(t);
     /* what the list sets, over the measured figures */
     if (list && (st = rtopo__model_parse(list, &t->model)))
@@ -659,6 +717,24 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
         rtopo__debug("topology %u: model %s%s", t->id, text,
                      njob ? " (measured now)" : "");
     return RTOPO_OK;
+}
+
+void rtopo__model_place(const rtopo_ctx_t *ctx, rtopo__model_t *m)
+{
+    const char *list = rtopo__model_list(ctx);
+    unsigned keep = rtopo__model_keep(list), kbit[RTOPO__REACH_COUNT];
+    int k;
+
+    kbit[RTOPO__REACH_INTRA] = RTOPO__KEEP_INTRA;
+    kbit[RTOPO__REACH_INTER] = RTOPO__KEEP_INTER;
+    *m = ctx->model;
+    m->layout = NULL;
+    for (k = 0; ctx->model_measure && k < RTOPO__REACH_COUNT; k++)
+        if (ctx->calib[0][k].valid && !(keep & kbit[k])) {
+            m->reach_ts[k] = ctx->calib[0][k].ts;
+            m->reach_tw[k] = ctx->calib[0][k].tw;
+            m->reach_set[k] |= RTOPO__RSET_TS | RTOPO__RSET_TW;
+        }
 }
 
 int rtopo__topo_model(rtopo_topo_t *t)

@@ -287,6 +287,8 @@ struct rtopo_ctx {
         int oversub;            /* more ranks on it than processors */
         int ncpu;               /* its processors */
         double tq;              /* measured: what a message pays there */
+        double tk;              /* measured there: a reduction's time per
+                                   byte (0: not measured) */
     } calib_over;
     /* progress thread (RTOPO_PROGRESS=thread).  lock serialises the
      * application's calls with that thread; without the thread only one

@@ -109,7 +109,14 @@ static int rtopo__topo_place(rtopo_topo_t *t, const rtopo_ctx_t *ctx, int mode)
     st = RTOPO_OK;
     if (nh < 2)
         goto out;
-    st = rtopo__place_map(&t->desc, t->rmap, hostof, mode, map, why, sizeof(why));
+    if (mode == RTOPO__PLACE_AUTO) {
+        rtopo__model_t m;
+
+        rtopo__model_place(ctx, &m);
+        st = rtopo__place_auto(&t->desc, t->rmap, hostof, &m, map, why, sizeof(why));
+    } else {
+        st = rtopo__place_map(&t->desc, t->rmap, hostof, mode, map, why, sizeof(why));
+    }
     if (st < 0)
         goto out;
     if (st == 0) {

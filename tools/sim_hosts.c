@@ -16,10 +16,12 @@ const char sim_hosts_usage[] =
 "  --host-map L    the host of every job rank, comma-separated numbers\n"
 "                  (0,0,1,1,...: p of them)\n"
 "  --map-by M      slot (default: blocks) or host (rank r on host r mod H)\n"
-"  --place P       labels on ranks: auto (default: by host where the hosts'\n"
-"                  sizes allow, as RTOPO_PLACE), rank, host (an error where\n"
-"                  they do not); the model's layout follows, and the output\n"
-"                  adds moves and bytes by link class, intra- and inter-host\n";
+"  --place P       labels on ranks: auto (default, as RTOPO_PLACE: by host\n"
+"                  or by rank, whichever costs the links less under the\n"
+"                  model, where the hosts' sizes allow), rank, host (an\n"
+"                  error where they do not); the model's layout follows,\n"
+"                  and the output adds moves and bytes by link class,\n"
+"                  intra- and inter-host\n";
 
 static int sim_hosts_bad(const char *fmt, const char *arg)
 {
@@ -103,7 +105,9 @@ int sim_hosts_setup(sim_hosts_t *h, const rtopo__tdesc_t *t, rtopo__model_t *m)
     }
     for (r = 0; r < p; r++)
         base[r] = r;
-    st = rtopo__place_map(t, base, h->hostof, h->mode, h->map, h->why, sizeof(h->why));
+    st = h->mode == RTOPO__PLACE_AUTO ?
+         rtopo__place_auto(t, base, h->hostof, m, h->map, h->why, sizeof(h->why)) :
+         rtopo__place_map(t, base, h->hostof, h->mode, h->map, h->why, sizeof(h->why));
     free(base);
     if (st < 0) {
         fprintf(stderr, "rtopo-sim: --place %s: %s\n", rtopo__place_name(h->mode),

@@ -634,17 +634,20 @@ static int rtopo__coll_build_set(const rtopo__tdesc_t *t, const rtopo__coll_t *c
  * drain, and P of its slowest, ts + m/P * tw ((h + P - 1) piece times
  * where all cost alike): a stage slower than the others (a rate-limited
  * link between hosts) is the pipeline's pace, and cutting finer only
- * shortens the others.  The P (1..64, at most top) that minimises the
+ * shortens the others.  A stage that reduces what it received before it
+ * passes it on (a scan's chain) also takes k per byte of its piece (k:
+ * the kernel's time per byte times the bytes reduced per byte moved),
+ * on the pipeline's path.  The P (1..64, at most top) that minimises the
  * larger of the two times; the fewest pieces on a tie. */
 static uint32_t rtopo__coll_pieces_lanes(double h, double m, double ts, double tw, double cs,
-                                         double cw, double A, double B, int lanes,
+                                         double cw, double k, double A, double B, int lanes,
                                          uint32_t top)
 {
     uint32_t P, best = 1;
     double tbest = 0;
 
     for (P = 1; P <= 64 && P <= top; P++) {
-        double n = (h - 1) * (cs + m / P * cw) + P * (ts + m / P * tw),
+        double n = (h - 1) * (cs + m / P * (cw + k)) + P * (ts + m / P * (tw + k)),
                w = (P * A + B) / lanes, t = n > w ? n : w;
 
         if (P == 1 || t < tbest * (1 - 1e-12)) {
@@ -772,7 +775,9 @@ out:
  * built when s is a share): each hop costs cs + len * cw, the fastest
  * reach's figures (a processor's copy: where a hop crosses a slower link,
  * a rate-limited one between hosts, the rest is waiting, not work), each
- * kernel tk per byte, each copy within a rank its LOCAL figures. */
+ * kernel tk per byte, each copy within a rank its LOCAL figures; the
+ * kernels' bytes over the hops' bytes are what a stage reduces per byte
+ * it moves. */
 static uint32_t rtopo__coll_pieces(const rtopo__tdesc_t *t, const rtopo__sched_t *s,
                                    const rtopo__coll_t *c, rtopo__prog_fn *prog, int algo,
                                    const rtopo__model_t *model)
@@ -816,7 +821,7 @@ static uint32_t rtopo__coll_pieces(const rtopo__tdesc_t *t, const rtopo__sched_t
         const rtopo__sched_t *w = s;
         rtopo__sched_t *whole = NULL;
         rtopo__coll_t u = *c;
-        double A = 0, B = 0;
+        double A = 0, B = 0, hb = 0, kb = 0;
         uint32_t i;
 
         u.own = 0;
@@ -830,20 +835,24 @@ static uint32_t rtopo__coll_pieces(const rtopo__tdesc_t *t, const rtopo__sched_t
                 if (x->nhops) {
                     A += x->nhops * cs;
                     B += x->nhops * l * cw;
+                    hb += x->nhops * l;
                 } else {
                     A += model->ts[RTOPO__LINK_LOCAL];
                     B += l * model->tw[RTOPO__LINK_LOCAL];
                 }
             }
-            for (i = 0; i < w->nkerns; i++)
+            for (i = 0; i < w->nkerns; i++) {
                 B += (double)w->kerns[i].len * model->tk;
+                kb += (double)w->kerns[i].len;
+            }
         } else {        /* no memory: every piece over p - 1 hops at least */
             A = (s->topo.p - 1) * cs;
             B = (s->topo.p - 1) * (double)m * cw;
         }
         rtopo__sched_free(whole);
-        return rtopo__coll_pieces_lanes(h, (double)m, ts, tw, cs, cw, A, B, model->lanes,
-                                        top);
+        return rtopo__coll_pieces_lanes(h, (double)m, ts, tw, cs, cw,
+                                        hb > 0 ? model->tk * kb / hb : 0.0, A, B,
+                                        model->lanes, top);
     }
     best = sqrt((h - 1) * (double)m * tw / ts);
     P = best < 1 ? 1 : best > 64 ? 64 : (uint32_t)(best + 0.5);

@@ -19,6 +19,11 @@
  * Inside a block, labels follow job rank order.  Sizes that break the rule
  * (uneven hosts) leave the rank placement.  The result depends only on its
  * arguments, so every rank computes the same map.
+ * Auto with a model (rtopo__place_auto) weighs the two maps where both
+ * exist: each link of the topology costs one message of the model's chunk
+ * at the figures of its reach (both ends on one host or not), and the
+ * rank placement is kept where its links cost less; a model that does not
+ * tell the reaches apart counts the links between hosts.
  */
 #include "config.h"
 #include <stdio.h>
@@ -161,5 +166,68 @@ out:
     free(order);
     free(start);
     free(fill);
+    return st;
+}
+
+/* ts + chunk * tw of a hop of the given reach under m (the DIRECT class
+ * where the reach sets no figure); without reach figures, 0 inside a host
+ * and 1 across: the links between hosts are counted */
+static double rtopo__place_link(const rtopo__model_t *m, int reach)
+{
+    unsigned set = m->reach_set[reach];
+    double ts, tw;
+
+    if (!m->reach_set[RTOPO__REACH_INTRA] && !m->reach_set[RTOPO__REACH_INTER])
+        return reach == RTOPO__REACH_INTER ? 1.0 : 0.0;
+    ts = (set & RTOPO__RSET_TS) ? m->reach_ts[reach] : m->ts[RTOPO__LINK_DIRECT];
+    tw = (set & RTOPO__RSET_TW) ? m->reach_tw[reach] : m->tw[RTOPO__LINK_DIRECT];
+    return ts + (double)m->chunk * tw;
+}
+
+double rtopo__place_cost(const rtopo__tdesc_t *t, const int *map, const int *hostof,
+                         const rtopo__model_t *m)
+{
+    double c[RTOPO__REACH_COUNT], sum = 0.0;
+    int P = t->p - (t->host ? 1 : 0), nb[64], a, i, n;
+
+    c[RTOPO__REACH_INTRA] = rtopo__place_link(m, RTOPO__REACH_INTRA);
+    c[RTOPO__REACH_INTER] = rtopo__place_link(m, RTOPO__REACH_INTER);
+    for (a = 0; a < P; a++) {
+        n = rtopo__topo_neighbors(t, a, nb, 64);
+        for (i = 0; i < n && i < 64; i++)
+            if (nb[i] > a && nb[i] < P)     /* each link once; not the host's */
+                sum += c[hostof[map[a]] == hostof[map[nb[i]]] ? RTOPO__REACH_INTRA :
+                         RTOPO__REACH_INTER];
+    }
+    return sum;
+}
+
+int rtopo__place_auto(const rtopo__tdesc_t *t, const int *base, const int *hostof,
+                      const rtopo__model_t *m, int *map, char *why, size_t whylen)
+{
+    int st = rtopo__place_map(t, base, hostof, RTOPO__PLACE_AUTO, map, why, whylen), i;
+    int *rmap;
+    double cr, ch;
+
+    if (st != 1 || !m)
+        return st;
+    if (!(rmap = malloc(sizeof(int) * (size_t)t->p)))
+        return rtopo__error(RTOPO_ERR_NOMEM, "placement");
+    for (i = 0; i < t->p; i++)
+        rmap[i] = base ? base[i] : i;
+    cr = rtopo__place_cost(t, rmap, hostof, m);
+    ch = rtopo__place_cost(t, map, hostof, m);
+    if (cr < ch * (1 - 1e-9)) {     /* a tie keeps the host placement */
+        memcpy(map, rmap, sizeof(int) * (size_t)t->p);
+        if (why && whylen)
+            snprintf(why, whylen, "its links cost %.4g by rank against %.4g by host under "
+                     "the model: rank placement", cr, ch);
+        st = 0;
+    } else if (why && whylen) {
+        size_t l = strlen(why);
+
+        snprintf(why + l, whylen - l, " (its links cost %.4g by host, %.4g by rank)", ch, cr);
+    }
+    free(rmap);
     return st;
 }

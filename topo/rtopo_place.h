@@ -30,4 +30,22 @@ const char *rtopo__place_name(int mode);
 int rtopo__place_map(const rtopo__tdesc_t *t, const int *base, const int *hostof, int mode,
                      int *map, char *why, size_t whylen);
 
+/* RTOPO__PLACE_AUTO under a cost model: where rtopo__place_map places by
+ * host, the cost of the host map's links against the base map's
+ * (rtopo__place_cost), and the base map (returns 0, why says so) where
+ * its links cost less; a tie keeps the host map (returns 1).  m NULL:
+ * rtopo__place_map's auto. */
+int rtopo__place_auto(const rtopo__tdesc_t *t, const int *base, const int *hostof,
+                      const rtopo__model_t *m, int *map, char *why, size_t whylen);
+/* The links of t (each pair of neighbouring nodes once; a host
+ * endpoint's links, alike under every map, left out) on the job ranks of
+ * map (map[label]; hostof[job rank] as rtopo__place_map's), each costing
+ * one message of m's chunk at the ts and tw of its reach (intra-host
+ * when both ends share a host, else inter-host: reach_ts and reach_tw
+ * where m sets them, the DIRECT class's otherwise).  A model that sets
+ * no reach figure costs a link inside a host 0 and one between hosts 1:
+ * the count of links between hosts. */
+double rtopo__place_cost(const rtopo__tdesc_t *t, const int *map, const int *hostof,
+                         const rtopo__model_t *m);
+
 #endif

@@ -20,7 +20,10 @@
 #     burst once, with the same tq, and every rank's model carries that tq
 #     and lanes = nproc; with 8 processors or more, no burst and no tq;
 #     RTOPO_MODEL=auto,tq=20us times no burst and every model has
-#     tq=20us (and the lanes as before).
+#     tq=20us (and the lanes as before);
+#   - the reduction kernel: every rank logs label 0's measured tk once,
+#     the same on every rank, above 0, and every rank's model carries it;
+#     RTOPO_MODEL=auto,tk=3ns times no kernel and every model has tk=3ns.
 # After each job, the leftover check.  REPEAT rounds (default 1).
 . "$(dirname "$0")/hosts_lib.sh"
 repeat=${REPEAT:-1}
@@ -77,6 +80,26 @@ over() {
     fi
 }
 
+# kern MODEL_LINE: every rank logs the kernel's tk once, the same, above
+# 0, and the model carries it
+kern() {
+    r=0
+    while [ $r -lt $n ]; do
+        [ "$(grep -c "^\[$r\] .*measured the reduction kernel on label 0" "$out")" -eq 1 ] ||
+            fail "rank $r did not log the kernel's tk exactly once"
+        r=$((r + 1))
+    done
+    tks=$(sed -n 's/^\[[0-9]*\] .*measured the reduction kernel.*: tk \([0-9.e+-]*\) ns\/B$/\1/p' \
+        "$out" | sort -u)
+    [ "$(printf '%s\n' "$tks" | grep -c .)" -eq 1 ] || fail "the ranks' tk differ: $tks"
+    awk -v k="$tks" 'BEGIN { exit !(k > 0) }' || fail "tk $tks is not above 0"
+    echo "  reduction kernel: tk $tks ns/B on every rank"
+    case $1 in
+        *,tk=${tks}ns*) ;;
+        *) fail "the model does not carry tk $tks: $1" ;;
+    esac
+}
+
 round=0
 while [ "$round" -lt "$repeat" ]; do
     round=$((round + 1))
@@ -106,6 +129,7 @@ while [ "$round" -lt "$repeat" ]; do
         *) fail "no intra/inter figures in the model: $models" ;;
     esac
     over "$models"
+    kern "$models"
 
     job auto,inter.bw=1G
     grep -q 'measured node pair .*(inter-host)' "$out" &&
@@ -114,6 +138,12 @@ while [ "$round" -lt "$repeat" ]; do
         fail "the intra-host pair was not measured on every rank"
     [ "$(grep -c ': model .*inter.tw=1ns' "$out")" -eq $n ] ||
         fail "not every rank's model took inter.tw=1ns from the list"
+
+    job auto,tk=3ns
+    grep -q 'measured the reduction kernel' "$out" &&
+        fail "a kernel timed although RTOPO_MODEL sets tk"
+    [ "$(grep -c ': model .*,tk=3ns' "$out")" -eq $n ] ||
+        fail "not every rank's model took tk=3ns from the list"
 
     job auto,tq=20us
     grep -q 'measured burst' "$out" && fail "a burst although RTOPO_MODEL sets tq"

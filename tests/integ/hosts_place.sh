@@ -8,6 +8,11 @@
 #    allreduce, scan and sort correct under both;
 #  - a 2 x 4 mesh on 2 hosts by RTOPO_PLACE=host: a row per host;
 #  - a hypercube of 8 on 2 hosts by the default (auto): two 2-sub-cubes;
+#  - a 3 x 6 mesh on 6 hosts of 3 by the default (auto): round robin puts
+#    each column on one host, 18 links between hosts (every row link) in
+#    rank order against 24 with two rows per host (every column link;
+#    rows wrap): auto keeps the rank placement, with a debug line giving
+#    both counts, on every rank;
 #  - 16 ranks on 3 hosts (6, 5, 5): host placement of the OTIS-mesh fails
 #    with RTOPO_ERR_INVAL on every rank, auto keeps the rank placement with
 #    a debug line, and the data stay right;
@@ -84,6 +89,15 @@ while [ "$round" -lt "$repeat" ]; do
     [ "$(grep -c '^\[[0-9]*\] placement host$' "$out")" -eq 8 ] || fail "cube: auto did not place by host"
     [ "$(group_hosts | wc -l)" -eq 2 ] && [ "$(group_hosts | awk '$2 == 1' | wc -l)" -eq 2 ] ||
         fail "cube: not two sub-cubes of one host each: $(group_hosts)"
+    leftover
+
+    RTOPO_LOG_LEVEL=debug place_job 6 18 env mesh 3 6
+    place_ok 18
+    check_rr 6 18
+    [ "$(grep -c '^\[[0-9]*\] placement rank$' "$out")" -eq 18 ] ||
+        fail "mesh 3x6 on 6 hosts: auto did not keep the rank placement (18 links between hosts against 24)"
+    [ "$(grep -c 'debug .*mesh over 6 hosts: its links cost 18 by rank against 24 by host under the model: rank placement$' "$out")" -eq 18 ] ||
+        fail "mesh 3x6 on 6 hosts: no debug line with both costs on every rank"
     leftover
 
     RTOPO_LOG_LEVEL=debug place_job 3 16 error otis 4

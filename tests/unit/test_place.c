@@ -277,6 +277,93 @@ static void test_place_cube_host(void)
     }
 }
 
+/* auto under a model: the map whose links between hosts are fewer (a
+ * model without reach figures), or cost less (one with them), of the rank
+ * and the host placement; a tie keeps the host placement.  Constructed
+ * case: a 2 x 8 mesh (rows are rings of 8) whose job ranks 0-3 and 8-11
+ * are on one host, 4-7 and 12-15 on the other: in rank order each host
+ * holds the left or right half of both rows, 4 links between hosts (the
+ * row links at columns 3|4 and 7|0); by host each host holds a row, 8
+ * links between hosts (every column). */
+static void test_place_auto(void)
+{
+    static const int kinds[][3] = {   /* kind, a, b */
+        { RTOPO__TOPO_MESH, 2, 8 }, { RTOPO__TOPO_MESH, 4, 4 }, { RTOPO__TOPO_MESH, 8, 2 },
+        { RTOPO__TOPO_RING, 0, 0 }, { RTOPO__TOPO_HYPERCUBE, 4, 0 },
+        { RTOPO__TOPO_OTIS_MESH, 4, 0 }, { RTOPO__TOPO_OTIS_HYPERCUBE, 4, 0 },
+    };
+    rtopo__tdesc_t t;
+    rtopo__model_t m, dear, cheap;
+    int hostof[16], map[16], hmap[16], id[16], r, k, lay, st, cr, ch;
+    char why[256];
+
+    for (r = 0; r < 16; r++)
+        id[r] = r;
+    rtopo__model_default(&m);
+    rtopo__model_default(&dear);        /* inter-host dearer, as measured */
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=3us,intra.tw=0.1ns,inter.ts=12us,"
+                                       "inter.tw=0.3ns", &dear) == RTOPO_OK);
+    rtopo__model_default(&cheap);       /* inter-host cheaper: the other way */
+    CU_ASSERT_FATAL(rtopo__model_parse("intra.ts=12us,intra.tw=0.3ns,inter.ts=3us,"
+                                       "inter.tw=0.1ns", &cheap) == RTOPO_OK);
+
+    /* the constructed case */
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_MESH, 16, 2, 8) == RTOPO_OK);
+    for (r = 0; r < 16; r++)
+        hostof[r] = r / 4 % 2;
+    CU_ASSERT_FATAL(rtopo__place_map(&t, NULL, hostof, RTOPO__PLACE_HOST, hmap, NULL, 0) == 1);
+    CU_ASSERT_EQUAL(cross_edges(&t, id, hostof), 4);
+    CU_ASSERT_EQUAL(cross_edges(&t, hmap, hostof), 8);
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__place_cost(&t, id, hostof, &m), 4, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(rtopo__place_cost(&t, hmap, hostof, &m), 8, 1e-12);
+    st = rtopo__place_auto(&t, NULL, hostof, &m, map, why, sizeof(why));
+    TU_CHECK(st == 0 && !memcmp(map, id, sizeof(id)), "mesh 2x8: auto did not keep the "
+             "rank placement (4 links between hosts against 8): %d, %s", st, why);
+    CU_ASSERT(strstr(why, "rank placement") != NULL);
+    CU_ASSERT(rtopo__place_auto(&t, NULL, hostof, &dear, map, NULL, 0) == 0);
+    CU_ASSERT(!memcmp(map, id, sizeof(id)));
+    /* where a link between hosts costs less than one inside, the host map
+     * (more of them) wins */
+    CU_ASSERT(rtopo__place_auto(&t, NULL, hostof, &cheap, map, NULL, 0) == 1);
+    CU_ASSERT(!memcmp(map, hmap, sizeof(hmap)));
+    /* without a model: auto as rtopo__place_map's */
+    CU_ASSERT(rtopo__place_auto(&t, NULL, hostof, NULL, map, NULL, 0) == 1);
+    CU_ASSERT(!memcmp(map, hmap, sizeof(hmap)));
+    /* a tie (4 x 4 on 4 hosts round robin: 16 links between hosts either
+     * way, different maps) keeps the host placement */
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_MESH, 16, 4, 4) == RTOPO_OK);
+    hosts_of(16, 4, 1, hostof);
+    CU_ASSERT_FATAL(rtopo__place_map(&t, NULL, hostof, RTOPO__PLACE_HOST, hmap, NULL, 0) == 1);
+    CU_ASSERT_EQUAL(cross_edges(&t, id, hostof), cross_edges(&t, hmap, hostof));
+    CU_ASSERT(memcmp(id, hmap, sizeof(id)) != 0);
+    CU_ASSERT(rtopo__place_auto(&t, NULL, hostof, &m, map, NULL, 0) == 1);
+    CU_ASSERT(!memcmp(map, hmap, sizeof(hmap)));
+
+    /* every kind on 16 ranks, hosts in blocks, round robin and in blocks of
+     * 4 alternating over 2 hosts: auto never has more links between hosts
+     * than either placement, and it is the host map or the rank map */
+    for (k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++) {
+        CU_ASSERT_FATAL(rtopo__tdesc_init(&t, kinds[k][0], 16, kinds[k][1],
+                                          kinds[k][2]) == RTOPO_OK);
+        for (lay = 0; lay < 5; lay++) {
+            for (r = 0; r < 16; r++)
+                hostof[r] = lay == 0 ? r / 8 : lay == 1 ? r % 2 : lay == 2 ? r / 4 % 2 :
+                            lay == 3 ? r % 4 : r / 4;
+            if (rtopo__place_map(&t, NULL, hostof, RTOPO__PLACE_HOST, hmap, NULL, 0) != 1)
+                continue;
+            cr = cross_edges(&t, id, hostof);
+            ch = cross_edges(&t, hmap, hostof);
+            st = rtopo__place_auto(&t, NULL, hostof, &m, map, why, sizeof(why));
+            TU_CHECK(st == (cr < ch ? 0 : 1) && !memcmp(map, cr < ch ? id : hmap, sizeof(id)),
+                     "kind %d layout %d: auto %d with %d links between hosts by rank, %d by "
+                     "host (%s)", kinds[k][0], lay, st, cr, ch, why);
+            CU_ASSERT(cross_edges(&t, map, hostof) == (cr < ch ? cr : ch));
+            /* the measured-like model decides alike */
+            CU_ASSERT(rtopo__place_auto(&t, NULL, hostof, &dear, map, NULL, 0) == st);
+        }
+    }
+}
+
 int tu_suite_place(void)
 {
     CU_pSuite s = CU_add_suite("place", NULL, NULL);
@@ -284,7 +371,8 @@ int tu_suite_place(void)
     if (!s || !CU_add_test(s, "even hosts", test_place_even) ||
         !CU_add_test(s, "uneven hosts", test_place_uneven) ||
         !CU_add_test(s, "one host, mixed sizes", test_place_mixed) ||
-        !CU_add_test(s, "hypercube with a host", test_place_cube_host))
+        !CU_add_test(s, "hypercube with a host", test_place_cube_host) ||
+        !CU_add_test(s, "auto under a model", test_place_auto))
         return CU_get_error();
     return CUE_SUCCESS;
 }

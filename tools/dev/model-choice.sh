@@ -8,6 +8,9 @@
 #   short   auto,tw=0,tq=0,lanes=0  recursive doubling / binomial tree, one piece
 #   long    auto,lanes=1,tq=0       pipelined chain (scan), reduce-scatter +
 #                                   allgather (allreduce), the pieces of quiet pairs
+#   NAME=VALUE,...                  auto,NAME=VALUE,...: a measured model with
+#                                   parameters of its own (tk=0.25ns: the
+#                                   reductions at the built-in figure)
 # then prints, per configuration, op and size, each model's steps (which
 # tell the candidates apart) and median MPI/rtopo ratio, the candidate
 # (steps) whose ratios have the best median, and whether before and after
@@ -38,6 +41,7 @@ for rep in $(seq 1 "$REPS"); do
             after) m="auto" ;;
             short) m="auto,tw=0,tq=0,lanes=0" ;;
             long) m="auto,lanes=1,tq=0" ;;
+            *=*) m="auto,$v" ;;
             *) echo "unknown variant $v" >&2; exit 2 ;;
         esac
         echo "+ rep $rep, $v: MODEL=$m REPS=1 OUT=$OUT/$v/r$rep tools/dev/mpi-hosts.sh $B"
