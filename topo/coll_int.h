@@ -255,21 +255,6 @@ uint64_t rtopo__sort_rows_kk(uint64_t k, int R);
 void rtopo__sort_ms_prog(rtopo__cb_t *b);
 void rtopo__sort_prog(rtopo__cb_t *b);
 void rtopo__sort_rows_prog(rtopo__cb_t *b, int R);
-/* AUTO by closed figures (no schedule built): RTOPO_COLL_GENERIC where
- * the column sort's lower bound is above the merge-split sort's estimate
- * by a margin, -1 where they do not settle it (the choice is then made
- * by simulation, as rtopo__coll_choose makes it) */
-int rtopo__sort_auto_closed(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                            const rtopo__model_t *model);
-/* The margin by which the column sort's bound must pass the merge-split
- * sort's estimate: what the routes' meeting may add to the estimate (the
- * simulated time is 1.00-1.03 times it on 256 ranks, 1.15 on 4096 and
- * 1.14 on 65,536; the tests hold it against the simulator) */
-#define RTOPO__SORT_EST_MARGIN 1.3
-/* its figures: the column sort's lower bound and the merge-split sort's
- * estimate (< 0: none) */
-void rtopo__sort_auto_figures(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
-                              const rtopo__model_t *model, double *col_lb, double *ms_est);
 /* the sort's own argument checks (the descriptor's check) and builder */
 int rtopo__sort_check(const rtopo__tdesc_t *t, const rtopo__coll_t *c);
 int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
