@@ -507,8 +507,10 @@ static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
         }
         v[i] = NULL;
     }
-    if (st)
+    if (st) {
+        rtopo__sched_free(acc);         /* NULL once a join failed */
         return st;
+    }
     acc->algo = RTOPO_COLL_TOPO;
     *s_p = acc;
     return RTOPO_OK;
