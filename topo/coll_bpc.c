@@ -390,21 +390,17 @@ static int rtopo__pr_xfer(rtopo__cb_t *b, const rtopo__px_t *x, const rtopo__hop
     return 1;
 }
 
-static uint32_t rtopo__pr_round_in(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx,
-                                   uint32_t t)
+/* the shape of a round's routes on an OTIS topology (1: through (P, G),
+ * 0: through (G, G')), the one whose phases take fewer SIMD moves */
+static int rtopo__pr_shape(const rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx)
 {
-    int nc = rtopo__is_om(b) ? 2 : b->s, shape, best = 0, ph[4 * 64 + 3], k;
-    int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
-               b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    int nc = rtopo__is_om(b) ? 2 : b->s, shape, ph[4 * 64 + 3], k;
     rtopo__hop_t h[4 * 64 + 3];
-    uint32_t pos[RTOPO__PR_PH(64)], neg[RTOPO__PR_PH(64)], start[RTOPO__PR_PH(64) + 1];
-    uint32_t i, j, nh, cnt[RTOPO__PR_PH(64)], total = 0;
+    uint32_t pos[RTOPO__PR_PH(64)], neg[RTOPO__PR_PH(64)], cnt[RTOPO__PR_PH(64)], i, j, nh;
     uint64_t cost[2] = { 0, 0 };
 
-    if (b->err || nc > 64)
-        return 0;
     /* each shape's SIMD moves: per phase its longest runs each way */
-    for (shape = 0; otis && shape < 2; shape++) {
+    for (shape = 0; shape < 2; shape++) {
         memset(pos, 0, sizeof(pos));
         memset(neg, 0, sizeof(neg));
         for (i = 0; i < nx; i++) {
@@ -420,7 +416,22 @@ static uint32_t rtopo__pr_round_in(rtopo__cb_t *b, const rtopo__px_t *x, uint32_
         for (k = 0; k < RTOPO__PR_PH(nc); k++)
             cost[shape] += k % (nc + 1) == nc ? (pos[k] != 0) : 64 * (uint64_t)(pos[k] + neg[k]);
     }
-    best = otis && cost[1] < cost[0];
+    return cost[1] < cost[0];
+}
+
+static uint32_t rtopo__pr_round_in(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx,
+                                   uint32_t t)
+{
+    int nc = rtopo__is_om(b) ? 2 : b->s, best = 0, ph[4 * 64 + 3], k;
+    int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
+               b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE;
+    rtopo__hop_t h[4 * 64 + 3];
+    uint32_t pos[RTOPO__PR_PH(64)], start[RTOPO__PR_PH(64) + 1];
+    uint32_t i, j, nh, cnt[RTOPO__PR_PH(64)], total = 0;
+
+    if (b->err || nc > 64)
+        return 0;
+    best = otis && rtopo__pr_shape(b, x, nx);
     memset(pos, 0, sizeof(pos));
     for (i = 0; otis && i < nx; i++) {
         if (x[i].src == x[i].dst)
@@ -512,6 +523,59 @@ uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint
     L = rtopo__pr_round_in(&sc, x, nx, t);
     rtopo__cb_unround(b, &sc);
     return L;
+}
+
+/* The longest least time (rtopo__sim's for a routed transfer alone on
+ * its links: hop j > 0 asks its th after the one before, the last holds
+ * its link ts + len*tw) of the routes of a round of transfers x[0..nx)
+ * as rtopo__pr_round makes them, under m; copies count none; each[i]
+ * (each may be NULL): x[i]'s.  Nothing is made: a bound's figure, its
+ * cost the round's routes, not their nodes. */
+double rtopo__pr_round_least(const rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx,
+                             const rtopo__model_t *m, double *each)
+{
+    int otis = b->t->kind == RTOPO__TOPO_OTIS_MESH ||
+               b->t->kind == RTOPO__TOPO_OTIS_HYPERCUBE, best, ph[4 * 64 + 3];
+    int lock = otis && (!rtopo__is_om(b) || (b->s & (b->s - 1)));
+    rtopo__hop_t h[4 * 64 + 3];
+    uint32_t i, j, nh, lead;
+    double worst = 0.0;
+
+    best = otis && !lock && rtopo__pr_shape(b, x, nx);
+    for (i = 0; i < nx; i++) {
+        double ts, tw, t0 = 0.0, path = 0.0;
+        int32_t from = x[i].src;
+
+        if (each)
+            each[i] = 0.0;
+        if (x[i].src == x[i].dst || !x[i].len)
+            continue;
+        if (!otis) {
+            h[0] = (rtopo__hop_t){ .to = x[i].dst, .link = RTOPO__LINK_DIRECT };
+            nh = 1;
+        } else if (lock) {
+            nh = rtopo__pair_route(b, x[i].src, x[i].dst, h, &lead);
+        } else {
+            nh = rtopo__pr_route(b, best, x[i].src, x[i].dst, h, ph);
+        }
+        for (j = 0; j < nh; j++) {
+            if (j)
+                path += rtopo__model_hop_th(m, h[j].link, from, h[j].to, x[i].len);
+            if (!j || j + 1 == nh) {
+                rtopo__model_hop(m, h[j].link, from, h[j].to, &ts, &tw);
+                if (!j)
+                    t0 = ts + (double)x[i].len * tw;
+                if (j + 1 == nh)
+                    path += ts + (double)x[i].len * tw;
+            }
+            from = h[j].to;
+        }
+        path = path > t0 ? path : t0;
+        worst = path > worst ? path : worst;
+        if (each)
+            each[i] = path;
+    }
+    return worst;
 }
 
 /* the permutation, one round: made whole in a scratch builder (its steps

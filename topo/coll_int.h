@@ -241,6 +241,11 @@ typedef struct rtopo__px {
     uint64_t soff, doff, len;
 } rtopo__px_t;
 uint32_t rtopo__pr_round(rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx, uint32_t t);
+/* the longest least time under m (a routed transfer alone on its links,
+ * as rtopo__sim charges it) of the routes rtopo__pr_round would make for
+ * x[0..nx), nothing made; each (or NULL): every transfer's */
+double rtopo__pr_round_least(const rtopo__cb_t *b, const rtopo__px_t *x, uint32_t nx,
+                             const rtopo__model_t *m, double *each);
 int rtopo__bpc_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                      const rtopo__model_t *model, rtopo__sched_t **s_p);
 

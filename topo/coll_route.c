@@ -493,6 +493,12 @@ static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
 
     v[0] = NULL;
     for (i = 1; i < n; i++) {
+        /* each phase with its own edges: the join then infers only the
+         * edges into the later one's nodes, not the whole graph's again */
+        if (!st && !acc->own && !acc->inferred)
+            st = rtopo__sched_deps_infer(acc, 0);
+        if (!st && !v[i]->own && !v[i]->inferred)
+            st = rtopo__sched_deps_infer(v[i], 0);
         if (!st) {
             st = rtopo__phase_then(acc, v[i], &x);      /* takes both */
             acc = st ? NULL : x;
@@ -501,8 +507,10 @@ static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
         }
         v[i] = NULL;
     }
-    if (st)
+    if (st) {
+        rtopo__sched_free(acc);         /* NULL once a join failed */
         return st;
+    }
     acc->algo = RTOPO_COLL_TOPO;
     *s_p = acc;
     return RTOPO_OK;

@@ -581,6 +581,236 @@ static void rtopo__sort_coll_prog(rtopo__cb_t *b, int algo)
         rtopo__sort_prog(b);
 }
 
+/* ---- AUTO by closed figures --------------------------------------------- */
+
+/* merge-split rounds in a block of m ranks; *d_p: m's bits when m is a
+ * power of two (bitonic), else -1 (odd-even transposition) */
+static int rtopo__ms_rounds(int m, int *d_p)
+{
+    int d = 0;
+
+    while ((1 << d) < m)
+        d++;
+    *d_p = (1 << d) == m ? d : -1;
+    return (1 << d) == m ? d * (d + 1) / 2 : m;
+}
+
+/* the bit a bitonic round q exchanges (as rtopo__ms_blocks numbers them) */
+static int rtopo__ms_bit(int q)
+{
+    int st, j;
+
+    for (st = 1, j = q; j >= st; j -= st, st++)
+        ;
+    return st - 1 - j;
+}
+
+/* in-block partner of a in round q of a block of m (d from
+ * rtopo__ms_rounds), or -1 */
+static int rtopo__ms_partner(int m, int d, int q, int a)
+{
+    int j;
+
+    if (d >= 0)
+        return a ^ (1 << rtopo__ms_bit(q));
+    j = (a & 1) == (q & 1) ? a + 1 : a - 1;
+    return j < 0 || j >= m ? -1 : j;
+}
+
+/* a kernel of len bytes as rtopo__sim charges it: len*tk, and lg n times
+ * that for a sort (not a merge) of n > 2 records of rec bytes */
+static double rtopo__sort_kcost(const rtopo__model_t *m, uint64_t len, uint64_t rec, int sort)
+{
+    double c = (double)len * m->tk;
+    uint64_t n = rec ? len / rec : 0;
+    int lg = 0;
+
+    if (!sort || n <= 2)
+        return c;
+    while (n > 1) {
+        n >>= 1;
+        lg++;
+    }
+    return c * lg;
+}
+
+/* the builder's shape for t (the group size and side or dimension the
+ * routes take), no nodes */
+static void rtopo__sort_cb0(const rtopo__tdesc_t *t, const rtopo__coll_t *c, rtopo__cb_t *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->t = t;
+    b->c = c;
+    if (t->kind == RTOPO__TOPO_OTIS_MESH) {
+        b->n = t->n;
+        for (b->s = 1; b->s * b->s < t->n; b->s++)
+            ;
+    } else if (t->kind == RTOPO__TOPO_OTIS_HYPERCUBE) {
+        b->n = t->n;
+        b->s = t->dim;
+    }
+}
+
+/* The merge-split sort's time as its rounds' sum: each round its longest
+ * route alone on its links (rtopo__pr_round_least) and a merge and a deal,
+ * with the packing, the first sort and the unpacking; the rounds of one
+ * bit (or parity) route alike and are routed once.  An estimate: ranks
+ * wait for no one but their partners and routes meet no others, which
+ * the schedule's phases come close to (its simulated time is held
+ * against it in the tests).  -1 when memory runs out. */
+static double rtopo__sort_ms_est(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                 const rtopo__model_t *m)
+{
+    int p = t->p, d, rounds = rtopo__ms_rounds(p, &d), q, a, key, pa;
+    uint64_t k = c->count, Q = ((c->esize + 7) & ~(uint64_t)7) + 8, L = k * Q;
+    double est, kind[64];
+    int known[64] = { 0 };
+    rtopo__px_t *x = malloc((size_t)p * sizeof(*x));
+    rtopo__cb_t b;
+    uint32_t nx;
+
+    if (!x)
+        return -1.0;
+    rtopo__sort_cb0(t, c, &b);
+    est = rtopo__sort_kcost(m, L, Q, 0) + rtopo__sort_kcost(m, L, Q, 1) +
+          rtopo__sort_kcost(m, k * c->esize, Q, 0);
+    for (q = 0; q < rounds; q++) {
+        key = d >= 0 ? rtopo__ms_bit(q) : q & 1;
+        if (key >= 64) {
+            free(x);
+            return -1.0;
+        }
+        if (!known[key]) {
+            for (a = 0, nx = 0; a < p; a++)
+                if ((pa = rtopo__ms_partner(p, d, q, a)) >= 0)
+                    x[nx++] = (rtopo__px_t){ .src = a, .dst = pa, .sbuf = RT_T, .dbuf = RT_T,
+                                             .len = L };
+            kind[key] = rtopo__pr_round_least(&b, x, nx, m, NULL);
+            known[key] = 1;
+        }
+        est += kind[key] + rtopo__sort_kcost(m, 2 * L, Q, 0) + rtopo__sort_kcost(m, L, Q, 0);
+    }
+    free(x);
+    return est;
+}
+
+/* A lower bound of the column sort's time in rows (rtopo__sort_rows_prog):
+ * the chain of one rank's own nodes, each at its least cost, the largest
+ * over the ranks.  In each of the four row sorts a rank sorts its slots,
+ * then in every round takes its partner's (once its last merge has read
+ * the ones before: the route the round gives them, alone on its links)
+ * and merges; a row sort begins after the one before ended on the rank
+ * (its slots come through the transforms and the compare-exchange, left
+ * out of the bound).  The rounds of one bit (or parity) route alike and
+ * are routed once, nothing made.  -1 without rows or memory. */
+static double rtopo__sort_col_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                                 const rtopo__model_t *m)
+{
+    int R = rtopo__sort_nrows(t), p = t->p, S, d, rounds, q, a, pa, key, r;
+    uint64_t kk, Q = ((c->esize + 7) & ~(uint64_t)7) + 8, L;
+    double merge, sortc, best = -1.0, *got = NULL, *each = NULL, *in = NULL;
+    uint8_t *first = NULL;
+    rtopo__px_t *x = NULL;
+    rtopo__sort_lay_t ly;
+    rtopo__cb_t b;
+    uint32_t nx, i;
+    int done[64] = { 0 };
+
+    if (R <= 1)
+        return -1.0;
+    S = p / R;
+    kk = rtopo__sort_rows_kk(c->count, R);
+    L = kk * Q;
+    rtopo__sort_lay_init(t, R, &ly);
+    rtopo__sort_cb0(t, c, &b);
+    rounds = rtopo__ms_rounds(S, &d);
+    merge = rtopo__sort_kcost(m, 2 * L, Q, 0);
+    sortc = rtopo__sort_kcost(m, L, Q, 1);
+    got = malloc((size_t)p * sizeof(*got));
+    in = malloc((size_t)p * sizeof(*in) * (d >= 0 ? (size_t)d : 2));
+    each = malloc((size_t)p * sizeof(*each));
+    first = malloc((size_t)p);
+    x = malloc((size_t)p * sizeof(*x));
+    if (!got || !in || !each || !first || !x || d > 63)
+        goto out;
+    for (r = 0; r < p; r++) {
+        got[r] = sortc;
+        first[r] = 1;
+    }
+    for (q = 0; q < rounds; q++) {
+        double *kin;
+
+        key = d >= 0 ? rtopo__ms_bit(q) : q & 1;
+        kin = in + (size_t)key * (size_t)p;
+        if (!done[key]) {
+            /* the round's transfers as rtopo__ms_blocks makes them */
+            for (i = 0, nx = 0; i < (uint32_t)p; i++) {
+                a = (int)i % S;
+                if ((pa = rtopo__ms_partner(S, d, q, a)) >= 0)
+                    x[nx++] = (rtopo__px_t){ .src = rtopo__lay_rank(&ly, (int)i / S, a),
+                                             .dst = rtopo__lay_rank(&ly, (int)i / S, pa),
+                                             .sbuf = RT_T, .dbuf = RT_T, .len = L };
+            }
+            for (r = 0; r < p; r++)
+                kin[r] = -1.0;
+            (void)rtopo__pr_round_least(&b, x, nx, m, each);
+            for (i = 0; i < nx; i++)
+                kin[x[i].dst] = each[i];
+            done[key] = 1;
+        }
+        for (r = 0; r < p; r++) {
+            if (kin[r] < 0)
+                continue;
+            /* the first merge waits for the sort and the slots taken */
+            got[r] = (first[r] ? (kin[r] > got[r] ? kin[r] : got[r]) : got[r] + kin[r]) + merge;
+            first[r] = 0;
+        }
+    }
+    for (r = 0; r < p; r++) {
+        double lb = rtopo__sort_kcost(m, L, Q, 0) + 4 * got[r];     /* packing, row sorts */
+
+        best = lb > best ? lb : best;
+    }
+out:
+    free(got);
+    free(in);
+    free(each);
+    free(first);
+    free(x);
+    return best;
+}
+
+void rtopo__sort_auto_figures(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              const rtopo__model_t *model, double *col_lb, double *ms_est)
+{
+    rtopo__model_t def;
+
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    *col_lb = rtopo__sort_col_lb(t, c, model);
+    *ms_est = (t->p & (t->p - 1)) == 0 ? rtopo__sort_ms_est(t, c, model) : -1.0;
+}
+
+/* Where the column sort in rows cannot win even at its lower bound, the
+ * merge-split sort (power-of-two ranks, bitonic) is the choice: its
+ * estimated time, with the margin, is below.  Not under a model whose
+ * ranks share processors (lanes) or costs hops by hosts (a layout): the
+ * estimate leaves their waiting out.  Nor for the reference
+ * (rtopo__choose_every), which runs both. */
+int rtopo__sort_auto_closed(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            const rtopo__model_t *model)
+{
+    double lb, est;
+
+    if (rtopo__choose_every || !c->count || (t->p & (t->p - 1)) ||
+        rtopo__sort_nrows(t) <= 1 || (model && (model->lanes > 0 || model->layout)))
+        return -1;
+    rtopo__sort_auto_figures(t, c, model, &lb, &est);
+    return lb > 0 && est > 0 && lb >= est * RTOPO__SORT_EST_MARGIN ? RTOPO_COLL_GENERIC : -1;
+}
+
 /* AUTO on the whole graph (the simulator's, and the sort phases of the
  * random accesses): the faster of the column sort (TOPO) and the
  * merge-split sort (GENERIC), the earlier on a tie, as rtopo__coll_choose
@@ -681,6 +911,8 @@ int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c0,
         return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_GENERIC, model, s_p);
     if (!ms_ok)
         return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_TOPO, model, s_p);
+    if (rtopo__sort_auto_closed(t, c, model) == RTOPO_COLL_GENERIC)
+        return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_GENERIC, model, s_p);
     if (!c->own)
         return rtopo__sort_auto_whole(t, c, model, s_p);
     return rtopo__coll_choose(t, c, rtopo__sort_coll_prog, model, cand, 2, s_p);

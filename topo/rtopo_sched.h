@@ -850,6 +850,28 @@ extern int rtopo__choose_every;
 int rtopo__coll_cand_sched(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            const struct rtopo__model *model, int algo,
                            rtopo__sched_t **s_p);
+/* The sort's AUTO by closed figures, no schedule built: RTOPO_COLL_GENERIC
+ * where the column sort in rows (an OTIS topology of a square number of
+ * groups, 2^k ranks) cannot win even at its lower bound against the
+ * merge-split sort's estimate times RTOPO__SORT_EST_MARGIN, -1 where the
+ * figures do not settle it (then the choice simulates, as before); -1
+ * also under rtopo__choose_every and for a model with lanes or a layout
+ * (their waiting is not in the estimate).  Plans and the whole graph
+ * (rtopo-sim, the random accesses' sorts) both take it first. */
+int rtopo__sort_auto_closed(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            const struct rtopo__model *model);
+/* Its figures: the column sort's lower bound of its simulated time (a
+ * rank's chain of its own nodes at their least costs, the largest over
+ * the ranks; -1 without rows) and the merge-split sort's estimate (its
+ * rounds' longest routes alone on their links, with its kernels; -1 off
+ * 2^k ranks), in seconds. */
+void rtopo__sort_auto_figures(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                              const struct rtopo__model *model, double *col_lb,
+                              double *ms_est);
+/* What the routes' meeting may add to the merge-split sort's estimate:
+ * its simulated time is 1.00-1.03 times it on 256 ranks, 1.15 on 4096,
+ * 1.14 on 65,536 (the tests hold it against the simulator) */
+#define RTOPO__SORT_EST_MARGIN 1.3
 /* "bcast", "window_bcast", "scan", "allreduce", "shift_fill",
  * "accumulate", "adjacent_sum", "consecutive_sum", "select_rank",
  * "concentrate", "distribute", "generalize", "random_write", "random_read", "bpc",

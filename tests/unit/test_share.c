@@ -858,6 +858,103 @@ static void test_share_sort_auto(void)
     }
 }
 
+/* The sort's AUTO by closed figures (rtopo__sort_auto_closed), held
+ * against both candidates run whole: the column sort's lower bound is
+ * below its simulated time, the merge-split sort's simulated time within
+ * the margin of its estimate, and where the figures settle the choice it
+ * is the faster run whole (the reference's).  *decided counts those. */
+static void sort_closed_case(const rtopo__tdesc_t *t, uint64_t count, size_t esize, int desc,
+                             const rtopo__model_t *m, int *decided)
+{
+    rtopo__sched_t *C = NULL;
+    rtopo__sim_result_t res;
+    rtopo__coll_t c;
+    double tm[2] = { 0, 0 }, lb, est;
+    int a, want, got, pow2 = (t->p & (t->p - 1)) == 0;
+
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_SORT;
+    c.dtype = esize >= 8 ? RTOPO_DOUBLE : RTOPO_INT32;
+    c.esize = esize;
+    c.count = count;
+    c.chunks = 1;
+    c.desc = desc;
+    for (a = 0; a < 2; a++) {
+        c.algo = a ? RTOPO_COLL_GENERIC : RTOPO_COLL_TOPO;
+        if (!TU_CHECK(rtopo__sched_coll(t, &c, m, &C) == RTOPO_OK &&
+                      rtopo__sim_run(C, m, &res) == RTOPO_OK,
+                      "sort of %llu on %s of %d, algo %d: %s", (unsigned long long)count,
+                      rtopo__topo_name(t->kind), t->p, c.algo, rtopo_last_error())) {
+            rtopo__sched_free(C);
+            return;
+        }
+        tm[a] = res.model_time;
+        rtopo__sched_free(C);
+        C = NULL;
+    }
+    c.algo = RTOPO_COLL_AUTO;
+    rtopo__sort_auto_figures(t, &c, m, &lb, &est);
+    TU_CHECK(lb <= tm[0] * (1 + 1e-9), "sort of %llu x %zu on %s of %d: the column sort's "
+             "bound %g is above its simulated time %g", (unsigned long long)count, esize,
+             rtopo__topo_name(t->kind), t->p, lb, tm[0]);
+    TU_CHECK(!pow2 || est > 0, "sort on %s of %d: no estimate of the merge-split sort",
+             rtopo__topo_name(t->kind), t->p);
+    if (est > 0 && !(m && (m->lanes > 0 || m->layout)))
+        TU_CHECK(tm[1] <= est * RTOPO__SORT_EST_MARGIN, "sort of %llu x %zu on %s of %d: "
+                 "the merge-split sort's simulated time %g is beyond its estimate %g and "
+                 "the margin %g", (unsigned long long)count, esize, rtopo__topo_name(t->kind),
+                 t->p, tm[1], est, RTOPO__SORT_EST_MARGIN);
+    want = tm[1] < tm[0] * (1 - 1e-12) ? RTOPO_COLL_GENERIC : RTOPO_COLL_TOPO;
+    got = rtopo__sort_auto_closed(t, &c, m);
+    if (got >= 0) {
+        (*decided)++;
+        TU_CHECK(got == want, "sort of %llu x %zu%s on %s of %d: the closed figures "
+                 "(bound %g, estimate %g) chose %s, the faster run whole is %s (%g against "
+                 "%g)", (unsigned long long)count, esize, desc ? " descending" : "",
+                 rtopo__topo_name(t->kind), t->p, lb, est, rtopo__coll_algo_name(got),
+                 rtopo__coll_algo_name(want), tm[want == RTOPO_COLL_GENERIC],
+                 tm[want != RTOPO_COLL_GENERIC]);
+    }
+    /* neither for the reference nor under a model the estimate leaves out */
+    rtopo__choose_every = 1;
+    CU_ASSERT(rtopo__sort_auto_closed(t, &c, m) < 0);
+    rtopo__choose_every = 0;
+    if (m && (m->lanes > 0 || m->layout))
+        CU_ASSERT(got < 0);
+}
+
+static void test_share_sort_closed(void)
+{
+    static uint32_t host[256];
+    rtopo__layout_t lay = { 256, host };
+    rtopo__model_t m[4];
+    rtopo__tdesc_t t;
+    static const int kinds[5][2] = { { RTOPO__TOPO_OTIS_MESH, 4 }, { RTOPO__TOPO_OTIS_MESH, 9 },
+                                     { RTOPO__TOPO_OTIS_MESH, 16 },
+                                     { RTOPO__TOPO_OTIS_HYPERCUBE, 4 },
+                                     { RTOPO__TOPO_OTIS_HYPERCUBE, 16 } };
+    int i, mi, decided = 0;
+
+    rtopo__model_default(&m[0]);
+    rtopo__model_default(&m[1]);
+    m[1].tk = 3e-8;                     /* slow kernels: the merges weigh */
+    rtopo__model_default(&m[2]);
+    m[2].lanes = 2;                     /* not settled by the figures */
+    for (i = 0; i < 5; i++) {
+        int n = kinds[i][1];
+
+        tdesc(&t, kinds[i][0], n * n, n, 0);
+        hosts_model(&m[3], &lay, host, n * n, n);
+        for (mi = 0; mi < 4; mi++) {
+            sort_closed_case(&t, 1, 4, 0, &m[mi], &decided);
+            sort_closed_case(&t, 3, 20, 1, &m[mi], &decided);
+        }
+        sort_closed_case(&t, 40, 8, 0, NULL, &decided);
+        sort_closed_case(&t, 1000, 4, 0, NULL, &decided);
+    }
+    CU_ASSERT(decided >= 20);
+}
+
 /* the same on 4096 ranks (its own suite, share4096: a few minutes of
  * processor time), and the fold of the symmetric allreduces; a ring of
  * 4096 on 64 hosts of 64 under hops costed by reach, where the scan's
@@ -871,7 +968,7 @@ static void test_share_choice_4096(void)
     rtopo__tdesc_t t;
     rtopo__coll_t c;
     const int ranks[3] = { 0, 1365, 4095 };
-    int ran = 0;
+    int ran = 0, decided = 0;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1, NULL);
@@ -895,6 +992,16 @@ static void test_share_choice_4096(void)
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     sort_auto_case(&t, 1, 4, 0, NULL);
     sort_auto_case(&t, 5, 20, 1, NULL);
+    /* the closed figures on 4096 ranks, both kinds */
+    sort_closed_case(&t, 1, 4, 0, NULL, &decided);
+    sort_closed_case(&t, 5, 20, 1, NULL, &decided);
+    sort_closed_case(&t, 40, 4, 0, NULL, &decided);
+    rtopo__model_default(&m);
+    m.tk = 3e-8;                        /* slow kernels */
+    sort_closed_case(&t, 3, 20, 1, &m, &decided);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 4096, 64, 0);
+    sort_closed_case(&t, 1, 4, 0, NULL, &decided);
+    CU_ASSERT(decided == 5);
 }
 
 int tu_suite_share(void)
@@ -918,7 +1025,9 @@ int tu_suite_share(void)
                      "up to 256 ranks",
                      test_share_choice) ||
         !CU_add_test(s, "the sort's auto on the whole graph is the faster run whole",
-                     test_share_sort_auto))
+                     test_share_sort_auto) ||
+        !CU_add_test(s, "the sort's auto by closed figures is the faster run whole",
+                     test_share_sort_closed))
         return CU_get_error();
     s = CU_add_suite("share4096", NULL, NULL);
     if (!s || !CU_add_test(s, "auto: a plan's and the whole graph's choice is the "
