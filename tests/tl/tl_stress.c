@@ -49,7 +49,7 @@
 #include "log.h"
 #include "tl.h"
 
-#define MAXP     8
+#define MAXP     16
 #define NSLOT    8
 #define SLOT     ((size_t)192 * 1024)
 #define INLINE   8192               /* largest write in the ring (shm) */
@@ -456,6 +456,7 @@ static int send_one(int peer)
         break;
     }
     if (st == RTOPO_ERR_BUSY) {
+        __atomic_add_fetch(&S->stats[7], 1, __ATOMIC_RELAXED);
         tx[peer] = save;
         return 0;
     }
@@ -469,7 +470,7 @@ static int send_one(int peer)
         tracked++;
     }
     sent[peer]++;
-    S->stats[o.kind]++;
+    __atomic_add_fetch(&S->stats[o.kind], 1, __ATOMIC_RELAXED);
     return 1;
 }
 
@@ -675,9 +676,9 @@ int main(int argc, char **argv)
         }
     }
     out("messages %ld, writes %ld, writes+imm %ld, injects+imm %ld, large writes %ld, "
-        "large writes+imm %ld", S->stats[OP_MSG], S->stats[OP_WRITE],
+        "large writes+imm %ld; ring full %ld times", S->stats[OP_MSG], S->stats[OP_WRITE],
         S->stats[OP_WRITE_IMM], S->stats[OP_INJECT_IMM], S->stats[OP_BIG],
-        S->stats[OP_BIG_IMM]);
+        S->stats[OP_BIG_IMM], S->stats[7]);
     if (bad || S->fail) {
         out("FAIL: %d check(s) failed", S->fail);
         return 1;
