@@ -25,6 +25,12 @@
  * (a counter in memory the processes share: the test's own bookkeeping,
  * not the transport's).  Every write and tracked send completes exactly
  * once.
+ * Beside the stream, each process opens a region to writes now and then
+ * and closes it again (deregistered once no peer is inside a write to
+ * it, unmapped, fresh memory mapped at the same address), while its peers
+ * write to it at random, in the ring and by cross-memory attach, without
+ * immediates: writes racing the close are refused, and nothing may ever
+ * land in the memory mapped where a closed region was.
  * Receivers stall now and then (a sleep without a poll: full rings, the
  * senders' waits, wake-ups), and for a stretch at the start of each
  * quarter of the run, so that rings fill up, drain and start laps again.
@@ -66,6 +72,13 @@ struct shared {
     uint64_t checked[MAXP][MAXP];   /* [src][dst]: operations dst checked */
     int fail;
     long stats[8];
+    struct {                        /* a region that comes and goes */
+        rtopo__rkey_t rkey;
+        uint64_t len;
+        int open;                   /* writers may start a write */
+        int users;                  /* writers inside a write */
+    } churn[MAXP];
+    long churn_writes, churn_refused;
 };
 
 enum { OP_MSG, OP_WRITE, OP_WRITE_IMM, OP_INJECT_IMM, OP_BIG, OP_BIG_IMM };
@@ -115,6 +128,16 @@ static long completed, tracked;
 static struct hold held[NHOLD];
 static int nheld;
 static int failed;
+/* this process's region that comes and goes, and the memory mapped
+ * where closed ones were (nothing may ever write there) */
+#define CH_MAX   ((size_t)96 * 1024)
+#define NCANARY  16
+static unsigned char *ch_buf;
+static size_t ch_len;
+static struct rtopo__tl_mr *ch_mr;
+static unsigned char *canary[NCANARY];
+static size_t canary_len[NCANARY];
+static int ncanary;
 
 static void out(const char *fmt, ...)
 {
@@ -514,6 +537,100 @@ static void wait_count(int *c, int n)
     }
 }
 
+static void check_canaries(const char *when)
+{
+    int i;
+    size_t j;
+
+    for (i = 0; i < ncanary; i++)
+        for (j = 0; j < canary_len[i]; j++)
+            if (canary[i][j]) {
+                fail("%s: byte %zu of memory mapped where a closed region was is 0x%02x: "
+                     "a write landed after its region closed", when, j, canary[i][j]);
+                canary[i][j] = 0;
+                break;
+            }
+}
+
+/* opens a region to peers' writes, or closes the open one: deregisters
+ * it once no peer is inside a write to it, unmaps it and maps fresh
+ * memory at the same address, which must stay untouched */
+static void churn_step(uint64_t *rs)
+{
+    int st;
+
+    if (!ch_buf) {
+        ch_len = 4096 + (size_t)(rnd(rs) % (CH_MAX - 4096));
+        ch_buf = mmap(NULL, ch_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+        if (ch_buf == MAP_FAILED) {
+            ch_buf = NULL;
+            return;
+        }
+        if ((st = ops->mem_reg(tl, ch_buf, ch_len, RTOPO__TL_ACCESS_LOCAL |
+                               RTOPO__TL_ACCESS_REMOTE_WRITE, &ch_mr))) {
+            fail("mem_reg of a region of %zu bytes: %s", ch_len, rtopo_last_error());
+            munmap(ch_buf, ch_len);
+            ch_buf = NULL;
+            return;
+        }
+        ops->mem_rkey(ch_mr, &S->churn[me].rkey);
+        S->churn[me].len = ch_len;
+        __atomic_store_n(&S->churn[me].open, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    __atomic_store_n(&S->churn[me].open, 0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&S->churn[me].users, __ATOMIC_SEQ_CST))
+        progress();
+    ops->mem_dereg(ch_mr);
+    /* writes that travel in the ring land at a poll: after this one,
+     * under a key that is closed */
+    progress();
+    munmap(ch_buf, ch_len);
+    if (ncanary < NCANARY) {
+        void *c = mmap(ch_buf, ch_len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+        if (c == (void *)ch_buf) {
+            canary[ncanary] = c;
+            canary_len[ncanary++] = ch_len;
+        } else if (c != MAP_FAILED) {
+            munmap(c, ch_len);
+        }
+    }
+    ch_buf = NULL;
+    check_canaries("a region closed");
+}
+
+/* a write to peer's region that comes and goes, while it is open; no
+ * immediate and no completion (the stream of checked operations is
+ * another matter); refused when it closed in between */
+static void churn_write(int peer, uint64_t *rs)
+{
+    rtopo__rkey_t rk;
+    size_t len, off, n;
+    int st;
+
+    __atomic_add_fetch(&S->churn[peer].users, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&S->churn[peer].open, __ATOMIC_SEQ_CST)) {
+        rk = S->churn[peer].rkey;
+        n = (size_t)S->churn[peer].len;
+        len = 1 + (size_t)(rnd(rs) % (rnd(rs) % 2 ? INLINE : n));
+        off = (size_t)(rnd(rs) % (n - len + 1));
+        memset(src + (size_t)me * SLOT, 0xc5, len);
+        st = ops->write(tl, peer, src + (size_t)me * SLOT, len, NULL, &rk, off, 0,
+                        RTOPO__TL_INJECT, NULL);
+        if (st == RTOPO_OK)
+            __atomic_add_fetch(&S->churn_writes, 1, __ATOMIC_RELAXED);
+        else if (st == RTOPO_ERR_INVAL)
+            __atomic_add_fetch(&S->churn_refused, 1, __ATOMIC_RELAXED);
+        else if (st != RTOPO_ERR_BUSY)
+            fail("write to the region of rank %d that comes and goes: %s (%s)", peer,
+                 rtopo_err_name(st), rtopo_last_error());
+    }
+    __atomic_sub_fetch(&S->churn[peer].users, 1, __ATOMIC_SEQ_CST);
+}
+
 static int rank_main(const char *transport, size_t ring)
 {
     rtopo__tl_params_t params;
@@ -572,7 +689,12 @@ static int rank_main(const char *transport, size_t ring)
             msleep((long)(rnd(&rs) % 3000));
         if (iter % 2000 == 0)
             msleep(20000);
+        if (iter % 97 == 0)
+            churn_step(&rs);
         progressed = progress();
+        for (p = 0; p < np; p++)
+            if (p != me && rnd(&rs) % 8 == 0)
+                churn_write(p, &rs);
         /* a burst to each peer, in turn */
         for (p = 0; p < np; p++) {
             int b = (int)(rnd(&rs) % 24);
@@ -586,6 +708,8 @@ static int rank_main(const char *transport, size_t ring)
             ops->wait(tl, 2);
     }
     check_held();
+    if (ch_buf)
+        churn_step(&rs);
     __atomic_add_fetch(&S->finished, 1, __ATOMIC_SEQ_CST);
     /* peers may still wait for this rank's polls (their rings to us are
      * empty, but a wake-up of theirs may be due) */
@@ -593,6 +717,7 @@ static int rank_main(const char *transport, size_t ring)
         progress();
         ops->wait(tl, 2);
     }
+    check_canaries("the end");
     if (tracked != completed)
         fail("%ld tracked operations, %ld completions", tracked, completed);
     for (p = 0; p < np; p++)
@@ -675,6 +800,8 @@ int main(int argc, char **argv)
             bad = 1;
         }
     }
+    out("writes to regions that come and go: %ld, refused as closed: %ld", S->churn_writes,
+        S->churn_refused);
     out("messages %ld, writes %ld, writes+imm %ld, injects+imm %ld, large writes %ld, "
         "large writes+imm %ld; ring full %ld times", S->stats[OP_MSG], S->stats[OP_WRITE],
         S->stats[OP_WRITE_IMM], S->stats[OP_INJECT_IMM], S->stats[OP_BIG],
