@@ -56,8 +56,8 @@
 #include "tl.h"
 
 #define MAXP     16
-#define NSLOT    8
-#define SLOT     ((size_t)192 * 1024)
+#define NSLOT    32
+#define SLOT     ((size_t)64 * 1024)
 #define INLINE   8192               /* largest write in the ring (shm) */
 #define TMO_S    240
 #define NHOLD    64
@@ -132,7 +132,7 @@ static int failed;
  * where closed ones were (nothing may ever write there) */
 #define CH_MAX   ((size_t)96 * 1024)
 #define NCANARY  16
-static unsigned char *ch_buf;
+static unsigned char *ch_buf, ch_src[CH_MAX];
 static size_t ch_len;
 static struct rtopo__tl_mr *ch_mr;
 static unsigned char *canary[NCANARY];
@@ -615,11 +615,9 @@ static void churn_write(int peer, uint64_t *rs)
     if (__atomic_load_n(&S->churn[peer].open, __ATOMIC_SEQ_CST)) {
         rk = S->churn[peer].rkey;
         n = (size_t)S->churn[peer].len;
-        len = 1 + (size_t)(rnd(rs) % (rnd(rs) % 2 ? INLINE : n));
+        len = 1 + (size_t)(rnd(rs) % (rnd(rs) % 2 && n > INLINE ? INLINE : n));
         off = (size_t)(rnd(rs) % (n - len + 1));
-        memset(src + (size_t)me * SLOT, 0xc5, len);
-        st = ops->write(tl, peer, src + (size_t)me * SLOT, len, NULL, &rk, off, 0,
-                        RTOPO__TL_INJECT, NULL);
+        st = ops->write(tl, peer, ch_src, len, NULL, &rk, off, 0, RTOPO__TL_INJECT, NULL);
         if (st == RTOPO_OK)
             __atomic_add_fetch(&S->churn_writes, 1, __ATOMIC_RELAXED);
         else if (st == RTOPO_ERR_INVAL)
@@ -760,6 +758,7 @@ int main(int argc, char **argv)
             return 99;
         }
     }
+    memset(ch_src, 0xc5, sizeof(ch_src));
     if (i != argc || np < 2 || np > MAXP || nops < 1 || ctrl < 16) {
         fprintf(stderr, "%s: bad arguments\n", argv[0]);
         return 99;
