@@ -769,8 +769,6 @@ int main(int argc, char **argv)
         out("SKIP %s: %s", transport, ops ? "not available here" : "not built");
         return 77;
     }
-    if (seed == 1 && getenv("TL_STRESS_SEED"))
-        seed = strtoull(getenv("TL_STRESS_SEED"), NULL, 0);
     S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (S == MAP_FAILED) {
         perror("mmap");
