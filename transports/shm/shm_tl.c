@@ -1335,6 +1335,51 @@ static inline int shm_rx_ready(struct shm_peer *p, size_t R)
            (p->rx_pos ^ p->rx_key);
 }
 
+static const char *shm_rec_name(unsigned type)
+{
+    switch (type) {
+    case SHM_REC_MSG:       return "message";
+    case SHM_REC_IMM:       return "immediate";
+    case SHM_REC_PAD:       return "pad";
+    case SHM_REC_WRITE:     return "write";
+    case SHM_REC_WRITE_IMM: return "write with immediate";
+    }
+    return "no such type";
+}
+
+/* Says what a record that cannot be one looked like, for whoever has
+ * to find out how it came there: its fields, its raw bytes and the 16
+ * after them, and whether they change within a millisecond (the sender
+ * still writing there: space not yet released was reused) or not (bytes
+ * written there by something else, or a record the sender got wrong). */
+static void shm_rx_bad(struct shm_tl *t, int peer, const struct shm_rec *r, uint64_t off,
+                       uint64_t tag)
+{
+    struct shm_peer *p = &t->peers[peer];
+    size_t R = t->ring_size, n = off + 32 <= R ? 32 : 16, i;
+    unsigned char before[32], after[32];
+    char hex[2][72];
+    struct timespec ms = { 0, 1000000 };
+    int changed;
+
+    memcpy(before, r, n);
+    nanosleep(&ms, NULL);
+    memcpy(after, (const void *)r, n);
+    changed = memcmp(before, after, n) != 0;
+    for (i = 0; i < n; i++) {
+        snprintf(hex[0] + 2 * i, 3, "%02x", before[i]);
+        snprintf(hex[1] + 2 * i, 3, "%02x", after[i]);
+    }
+    rtopo__warn("shm: malformed record from rank %d at %llu (offset %llu of a ring of %zu "
+                "bytes, %llu released): type %u (%s), len %u, imm 0x%x (control messages "
+                "up to %zu bytes, writes in the ring up to %d); bytes %s%s%s: its ring is "
+                "dropped", peer, (unsigned long long)p->rx_pos, (unsigned long long)off, R,
+                (unsigned long long)p->rx_rel, (unsigned)(tag & 15),
+                shm_rec_name((unsigned)(tag & 15)), r->len, r->imm, t->ctrl_size,
+                SHM_INLINE_MAX, hex[0], changed ? ", a millisecond later " : " (unchanged "
+                "a millisecond later)", changed ? hex[1] : "");
+}
+
 /* records of one sender's ring into ev[]; returns how many events */
 static int shm_rx(struct shm_tl *t, int peer, rtopo__tl_event_t *ev, int max)
 {
@@ -1398,8 +1443,7 @@ static int shm_rx(struct shm_tl *t, int peer, rtopo__tl_event_t *ev, int max)
     }
     return n;
 bad:
-    rtopo__warn("shm: malformed record from rank %d at %llu: its ring is dropped", peer,
-                (unsigned long long)p->rx_pos);
+    shm_rx_bad(t, peer, r, off, tag);
     shm_peer_dead(t, peer, "sent a malformed record");
     p->rx_key = ~(uint64_t)15;   /* no tag matches any more */
     return n;
