@@ -998,6 +998,22 @@ double rtopo__coll_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return lb;
 }
 
+/* what rtopo__coll_choose_x takes as candidate algo's time from tf in a
+ * plan (c->own); -1 when tf does not know it or it cannot be built */
+double rtopo__coll_cand_ex(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, rtopo__time_fn *tf,
+                           const rtopo__model_t *model, int algo)
+{
+    rtopo__sched_t *s = NULL;
+    double lb, ex = -1;
+
+    if (c->own < 1 || c->own > t->p ||
+        rtopo__coll_share_lb(t, c, prog, NULL, tf, model, algo, &s, &lb, &ex))
+        ex = -1;
+    rtopo__sched_free(s);
+    return ex;
+}
+
 int rtopo__choose_every = 0;
 
 /* the choice among the known candidates: the earliest of the least times

@@ -843,6 +843,12 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * another operation or an algorithm it does not have. */
 double rtopo__coll_cand_bound(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               const struct rtopo__model *model, int algo);
+/* The simulated time of candidate algo's whole graph that the plan of
+ * rank c->own - 1 knows from its share where the algorithm's shape gives
+ * it (the generic allreduce and scan, rtopo__time_fn), and the choice
+ * takes without running that graph; -1 where it is not known. */
+double rtopo__coll_cand_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             const struct rtopo__model *model, int algo);
 /* Set (tests only): the choice of `auto` runs every candidate's whole
  * graph, the reference the bounded choice is held against. */
 extern int rtopo__choose_every;

@@ -641,6 +641,123 @@ static void test_share_sym(void)
     rtopo__sched_free(S);
 }
 
+/* The generic scan's time a plan takes from its share (the family's
+ * rtopo__time_fn, rtopo__coll_cand_time) is the whole graph's simulated
+ * time to the last bit: the cube scan on hypercubes of 2 to 1024 ranks
+ * (rank p - 1's share folded onto itself, in any pieces), recursive
+ * doubling over direct links in one piece on 2^L ranks of the other kinds
+ * (its closed form), under models that weigh each part differently (one
+ * port, none, two and three; slow and free kernels, costly copies, a
+ * queueing delay, a fixed hop cost, slow direct links), for 4- and 8-byte
+ * elements, of every rank asked.  Where it does not know the time (other
+ * sizes, pieces on direct links, lanes, hosts) it says -1. */
+static void scan_time_topo(const rtopo__tdesc_t *t, int *known, int *told)
+{
+    static const char *const models[] = {
+        "", "ports=0", "ports=2,tk=3e-9,th=1e-6", "ports=3", "tk=1e-5", "tk=0",
+        "tq=2e-6,local.ts=1e-7,local.tw=0.1ns", "ts=1us,tw=5ns,tk=2ns", "ts=0,tw=0",
+        "direct.ts=20us,cube-id.ts=20us,ts=1us", "lanes=2", "hosts"
+    };
+    static const uint64_t counts[5] = { 1, 3, 1000, 16384, 16384 };
+    static uint32_t host[1024];
+    rtopo__layout_t lay = { 0, host };
+    int ranks[3] = { 0, t->p / 3, t->p - 1 }, pow2 = (t->p & (t->p - 1)) == 0;
+    size_t mi;
+    int k, e8, j, one;
+
+    for (mi = 0; mi < sizeof(models) / sizeof(models[0]); mi++) {
+        rtopo__model_t m;
+        int plain = mi + 2 < sizeof(models) / sizeof(models[0]);
+
+        if (!strcmp(models[mi], "hosts")) {
+            CU_ASSERT_FATAL(t->p <= 1024);
+            hosts_model(&m, &lay, host, t->p, 4);
+        } else {
+            rtopo__model_default(&m);
+            CU_ASSERT_FATAL(!*models[mi] || rtopo__model_parse(models[mi], &m) == RTOPO_OK);
+        }
+        for (k = 0; k < 5; k++)
+            for (e8 = 0; e8 < 2; e8++) {
+                rtopo__coll_t c;
+                rtopo__sched_t *W = NULL;
+                rtopo__sim_result_t res;
+
+                memset(&c, 0, sizeof(c));
+                c.op = RTOPO__COLL_SCAN;
+                c.dtype = e8 ? RTOPO_INT64 : RTOPO_INT32;
+                c.rop = RTOPO_SUM;
+                c.esize = e8 ? 8 : 4;
+                c.count = counts[k];
+                c.chunks = k < 4 ? 1 : 0;       /* then the model's pieces */
+                CU_ASSERT_FATAL(rtopo__coll_cand_sched(t, &c, &m, RTOPO_COLL_GENERIC, &W) ==
+                                RTOPO_OK);
+                CU_ASSERT_FATAL(rtopo__sim_run(W, &m, &res) == RTOPO_OK);
+                one = 1;
+                if (!c.chunks) {
+                    rtopo__sched_t *W1 = NULL;
+
+                    c.chunks = 1;
+                    CU_ASSERT_FATAL(rtopo__coll_cand_sched(t, &c, &m, RTOPO_COLL_GENERIC,
+                                                           &W1) == RTOPO_OK);
+                    one = W1->nxfers == W->nxfers;
+                    c.chunks = 0;
+                    rtopo__sched_free(W1);
+                }
+                for (j = 0; j < 3; j++) {
+                    double e;
+                    int want;
+
+                    c.own = ranks[j] + 1;
+                    e = rtopo__coll_cand_time(t, &c, &m, RTOPO_COLL_GENERIC);
+                    /* known: the cube scan, or recursive doubling in one
+                     * piece (the whole graph's pieces say), on 2^L ranks
+                     * under a model without lanes or hosts */
+                    want = pow2 && plain && one;
+                    if (e >= 0)
+                        (*told)++;
+                    if (want)
+                        (*known)++;
+                    TU_CHECK(want ? e == res.model_time : e < 0,
+                             "scan of %llu x %zu (chunks %u) on %s of %d, model \"%s\": "
+                             "rank %d's time %.17g, the whole graph's %.17g",
+                             (unsigned long long)c.count, c.esize, c.chunks,
+                             rtopo__topo_name(t->kind), t->p, models[mi], ranks[j], e,
+                             res.model_time);
+                }
+                rtopo__sched_free(W);
+            }
+    }
+}
+
+static void test_share_scan_time(void)
+{
+    rtopo__tdesc_t t;
+    int known = 0, told = 0, d;
+
+    for (d = 1; d <= 10; d++) {
+        tdesc(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0);
+        scan_time_topo(&t, &known, &told);
+    }
+    for (d = 1; d <= 8; d += 1 + (d > 4)) {
+        tdesc(&t, RTOPO__TOPO_RING, 1 << d, 0, 0);
+        scan_time_topo(&t, &known, &told);
+    }
+    tdesc(&t, RTOPO__TOPO_MESH, 32, 4, 8);
+    scan_time_topo(&t, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    scan_time_topo(&t, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    scan_time_topo(&t, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    scan_time_topo(&t, &known, &told);
+    /* not 2^L ranks: not known */
+    tdesc(&t, RTOPO__TOPO_RING, 12, 0, 0);
+    scan_time_topo(&t, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 81, 9, 0);
+    scan_time_topo(&t, &known, &told);
+    CU_ASSERT(known > 1000 && told == known);
+}
+
 static void test_share_bound(void)
 {
     rtopo__tdesc_t t;
@@ -914,6 +1031,8 @@ int tu_suite_share(void)
                      test_share_cand_bound) ||
         !CU_add_test(s, "a share folded onto itself runs as the whole symmetric graph",
                      test_share_sym) ||
+        !CU_add_test(s, "the generic scan's time from a share is the whole graph's",
+                     test_share_scan_time) ||
         !CU_add_test(s, "auto: a plan's and the whole graph's choice is the reference's, "
                      "up to 256 ranks",
                      test_share_choice) ||
