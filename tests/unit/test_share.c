@@ -524,10 +524,11 @@ static void test_share_cand_bound(void)
  * under the default model, one with two ports, slower kernels and a fixed
  * hop cost, and one with a queueing delay and costly copies, in one piece
  * and in the pieces the model picks; the time is the whole graph's to the
- * last bit.  Where the graph is not so (the scan, the broadcast, halves
- * of different lengths) the fold says -1 or, for a share that happens to
- * mirror, nothing the choice takes (rtopo__coll_choose_x asks only for
- * those two algorithms). */
+ * last bit.  Where the graph is not so (recursive doubling's scan, the
+ * broadcast, halves of different lengths) the fold says -1 or, for a
+ * share that happens to mirror, nothing the choice takes
+ * (rtopo__coll_choose_x asks only for those two algorithms, and the cube
+ * scan's rank p - 1: test_share_scan_time). */
 static void hosts_model(rtopo__model_t *m, rtopo__layout_t *lay, uint32_t *host, int n,
                         int per);
 
@@ -659,7 +660,7 @@ static void scan_time_topo(const rtopo__tdesc_t *t, int *known, int *told)
         "direct.ts=20us,cube-id.ts=20us,ts=1us", "lanes=2", "hosts"
     };
     static const uint64_t counts[5] = { 1, 3, 1000, 16384, 16384 };
-    static uint32_t host[1024];
+    static uint32_t host[4096];
     rtopo__layout_t lay = { 0, host };
     int ranks[3] = { 0, t->p / 3, t->p - 1 }, pow2 = (t->p & (t->p - 1)) == 0;
     size_t mi;
@@ -670,7 +671,7 @@ static void scan_time_topo(const rtopo__tdesc_t *t, int *known, int *told)
         int plain = mi + 2 < sizeof(models) / sizeof(models[0]);
 
         if (!strcmp(models[mi], "hosts")) {
-            CU_ASSERT_FATAL(t->p <= 1024);
+            CU_ASSERT_FATAL(t->p <= 4096);
             hosts_model(&m, &lay, host, t->p, 4);
         } else {
             rtopo__model_default(&m);
@@ -976,7 +977,8 @@ static void test_share_sort_auto(void)
 }
 
 /* the same on 4096 ranks (its own suite, share4096: a few minutes of
- * processor time), and the fold of the symmetric allreduces; a ring of
+ * processor time), the fold of the symmetric allreduces and the generic
+ * scan's time from a share; a ring of
  * 4096 on 64 hosts of 64 under hops costed by reach, where the scan's
  * chain is passed over by the bound of its path through every rank, and
  * a vector long enough for the pieces */
@@ -988,7 +990,7 @@ static void test_share_choice_4096(void)
     rtopo__tdesc_t t;
     rtopo__coll_t c;
     const int ranks[3] = { 0, 1365, 4095 };
-    int ran = 0;
+    int ran = 0, told;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1, NULL);
@@ -1009,6 +1011,12 @@ static void test_share_choice_4096(void)
     c.count = 16384;
     choice_case(&t, &c, ranks, 3, &m);
     choice_case(&t, &c, ranks, 3, NULL);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
+    ran = told = 0;
+    scan_time_topo(&t, &ran, &told);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
+    scan_time_topo(&t, &ran, &told);
+    CU_ASSERT(ran > 100 && told == ran);
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     sort_auto_case(&t, 1, 4, 0, NULL);
     sort_auto_case(&t, 5, 20, 1, NULL);
