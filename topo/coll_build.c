@@ -1046,7 +1046,7 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     rtopo__sim_result_t r;
     rtopo__coll_t whole = *c, bc = *c;
     double tbest = 0, lb[4], tm[4];
-    int known[4] = { 0, 0, 0, 0 };
+    int known[4] = { 0, 0, 0, 0 }, ex[4] = { 0, 0, 0, 0 };
     int st = RTOPO_OK, i, cur, need, heldi = -1;
 
     whole.own = 0;
@@ -1060,7 +1060,7 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             if ((st = rtopo__coll_share_lb(t, &bc, prog, lbf, tf, model, cand[i], &share[i],
                                            &lb[i], &tm[i])))
                 goto out;
-            known[i] = tm[i] >= 0;      /* tf knew it: no run */
+            known[i] = ex[i] = tm[i] >= 0;      /* tf knew it: no run */
             if (!c->own) {
                 rtopo__sched_free(share[i]);
                 share[i] = NULL;
@@ -1108,6 +1108,10 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             best = held;
             held = NULL;
         } else if ((st = rtopo__coll_algo1(t, &whole, prog, cand[cur], model, &best))) {
+            goto out;
+        } else if (ex[cur] && (st = rtopo__sim_known(best, model, tm[cur]))) {
+            /* the whole graph's time tf knew: the run that follows
+             * (rtopo-sim's) takes it, not the graph event by event */
             goto out;
         }
     } else {

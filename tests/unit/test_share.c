@@ -759,6 +759,84 @@ static void test_share_scan_time(void)
     CU_ASSERT(known > 1000 && told == known);
 }
 
+/* The whole graph's choice (rtopo-sim's) that takes a candidate's time
+ * from its family and never runs it keeps that time with the graph
+ * (rtopo__sim_known): the run that follows returns, field by field, what
+ * running a fresh copy of the same graph event by event returns. */
+static int res_eq(const rtopo__sim_result_t *a, const rtopo__sim_result_t *b)
+{
+    int i;
+
+    for (i = 0; i < RTOPO__LINK_COUNT; i++)
+        if (a->moves[i] != b->moves[i])
+            return 0;
+    for (i = 0; i < RTOPO__REACH_COUNT; i++)
+        if (a->reach_moves[i] != b->reach_moves[i] || a->reach_bytes[i] != b->reach_bytes[i])
+            return 0;
+    return a->steps == b->steps && a->max_link_load == b->max_link_load &&
+           a->longest_path == b->longest_path && a->model_time == b->model_time &&
+           a->model_time_sf == b->model_time_sf && a->kernels == b->kernels &&
+           a->correct == b->correct;
+}
+
+static void test_share_known(void)
+{
+    static const char *const models[3] = { "", "ports=0", "tk=1e-5,ports=2" };
+    static const int kinds[4][2] = { { RTOPO__TOPO_HYPERCUBE, 64 },
+                                     { RTOPO__TOPO_HYPERCUBE, 1024 },
+                                     { RTOPO__TOPO_OTIS_MESH, 256 },
+                                     { RTOPO__TOPO_RING, 128 } };
+    int i, mi, op, kept = 0;
+
+    for (i = 0; i < 4; i++)
+        for (mi = 0; mi < 3; mi++)
+            for (op = 0; op < 2; op++) {
+                rtopo__tdesc_t t;
+                rtopo__model_t m;
+                rtopo__coll_t c;
+                rtopo__sched_t *W = NULL, *F = NULL;
+                rtopo__sim_result_t ra, rb;
+                int d = 0, a;
+
+                while ((1 << d) < kinds[i][1])
+                    d++;
+                tdesc(&t, kinds[i][0], kinds[i][1],
+                      kinds[i][0] == RTOPO__TOPO_HYPERCUBE ? d :
+                      kinds[i][0] == RTOPO__TOPO_OTIS_MESH ? 16 : 0, 0);
+                rtopo__model_default(&m);
+                CU_ASSERT_FATAL(!*models[mi] || rtopo__model_parse(models[mi], &m) == RTOPO_OK);
+                memset(&c, 0, sizeof(c));
+                c.op = op ? RTOPO__COLL_ALLREDUCE : RTOPO__COLL_SCAN;
+                c.dtype = RTOPO_INT32;
+                c.rop = RTOPO_SUM;
+                c.esize = 4;
+                c.count = 5;
+                c.chunks = 1;
+                c.algo = RTOPO_COLL_AUTO;
+                CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &W) == RTOPO_OK);
+                kept += W->simmemo != NULL;
+                CU_ASSERT_FATAL(rtopo__sim_run(W, &m, &ra) == RTOPO_OK);
+                /* the winner afresh (the long-vector candidates are
+                 * reported as GENERIC) */
+                for (a = 0; a < 3; a++) {
+                    rtopo__sched_free(F);
+                    F = NULL;
+                    if (!rtopo__coll_cand_sched(&t, &c, &m, a ? 2 + a : W->algo, &F) &&
+                        F->nxfers == W->nxfers && F->ndeps == W->ndeps)
+                        break;
+                }
+                CU_ASSERT_FATAL(a < 3 && F->simmemo == NULL);
+                CU_ASSERT_FATAL(rtopo__sim_run(F, &m, &rb) == RTOPO_OK);
+                TU_CHECK(res_eq(&ra, &rb), "%s on %s of %d, model \"%s\": the choice's kept "
+                         "run %.17g, the graph's %.17g", rtopo__coll_name(c.op),
+                         rtopo__topo_name(t.kind), t.p, models[mi], ra.model_time,
+                         rb.model_time);
+                rtopo__sched_free(W);
+                rtopo__sched_free(F);
+            }
+    CU_ASSERT(kept >= 12);
+}
+
 static void test_share_bound(void)
 {
     rtopo__tdesc_t t;
@@ -1041,6 +1119,7 @@ int tu_suite_share(void)
                      test_share_sym) ||
         !CU_add_test(s, "the generic scan's time from a share is the whole graph's",
                      test_share_scan_time) ||
+        !CU_add_test(s, "a whole graph's known time is its run's", test_share_known) ||
         !CU_add_test(s, "auto: a plan's and the whole graph's choice is the reference's, "
                      "up to 256 ranks",
                      test_share_choice) ||
