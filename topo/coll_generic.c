@@ -432,14 +432,14 @@ static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * layout, no lanes): each rank copies SEND to RECV (Y = ts + m*tw of
  * LOCAL), then in round k sends RECV to v + 2^k (X = ts + m*tw of DIRECT,
  * tq included) and combines what v - 2^k sent (C = m*tk).  The graph runs
- * in Y + L(X + C), and with one port 2X more from L >= 2 on: the ranks
- * below 2^k have their sums before round k and send at once, and their
- * sends of several rounds queue on the one port of each sender and
- * receiver; the last rank waits for it twice, once in the first two
- * rounds.  The form was found from the simulator and is checked against
- * it, to the last bit, over sizes and models (test_share.c); it adds the
- * parts in the order the critical path does.  -1 where it does not
- * apply.  share: any rank's share of that graph (its parts give m). */
+ * in Y + L(X + C), and with one port (where the ranks below 2^k, whose
+ * sums are done before round k, send several rounds at once and queue)
+ * 2X more from L >= 2 on.  The form is read off the simulator, not
+ * derived: test_share.c holds it against the whole graph's run, to the
+ * last bit (the parts added in this order), over 2 to 4096 ranks, five
+ * kinds of topology, one to three ports and none, and models that weigh
+ * each part differently.  Other sizes (whose time hangs on p's bits) and
+ * pieces: -1.  share: any rank's share of that graph (its parts give m). */
 static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t *model,
                                   const rtopo__sched_t *share)
 {

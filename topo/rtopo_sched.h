@@ -1078,10 +1078,10 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
 double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank);
 /* A whole graph whose model_time under m is known exactly without running
  * it (a family's time, rtopo__time_fn, which the tests hold against the
- * run): keeps with s what rtopo__sim_run would return, model_time that
- * one and every other field computed as rtopo__sim_run does, so that the
- * next rtopo__sim_run of s under m takes it instead of running the graph
- * event by event.  RTOPO_ERR_INVAL, RTOPO_ERR_NOMEM. */
+ * run): keeps that time with s, so that the next rtopo__sim_run of s
+ * under m (while its nodes and edges hash alike) returns it as
+ * model_time, every other field computed as it computes them, and does
+ * not run the graph event by event.  RTOPO_ERR_INVAL, RTOPO_ERR_NOMEM. */
 int rtopo__sim_known(const rtopo__sched_t *s, const rtopo__model_t *m, double model_time);
 
 /* Execute the data movement in memory, event by event in the order of
