@@ -1007,6 +1007,22 @@ double rtopo__coll_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return lb;
 }
 
+/* what rtopo__coll_choose_x takes as candidate algo's time from tf in a
+ * plan (c->own); -1 when tf does not know it or it cannot be built */
+double rtopo__coll_cand_ex(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, rtopo__time_fn *tf,
+                           const rtopo__model_t *model, int algo)
+{
+    rtopo__sched_t *s = NULL;
+    double lb, ex = -1;
+
+    if (c->own < 1 || c->own > t->p ||
+        rtopo__coll_share_lb(t, c, prog, NULL, tf, model, algo, &s, &lb, &ex))
+        ex = -1;
+    rtopo__sched_free(s);
+    return ex;
+}
+
 int rtopo__choose_every = 0;
 
 /* the choice among the known candidates: the earliest of the least times
@@ -1039,7 +1055,7 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     rtopo__sim_result_t r;
     rtopo__coll_t whole = *c, bc = *c;
     double tbest = 0, lb[4], tm[4];
-    int known[4] = { 0, 0, 0, 0 };
+    int known[4] = { 0, 0, 0, 0 }, ex[4] = { 0, 0, 0, 0 };
     int st = RTOPO_OK, i, cur, need, heldi = -1;
 
     whole.own = 0;
@@ -1053,7 +1069,7 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             if ((st = rtopo__coll_share_lb(t, &bc, prog, lbf, tf, model, cand[i], &share[i],
                                            &lb[i], &tm[i])))
                 goto out;
-            known[i] = tm[i] >= 0;      /* tf knew it: no run */
+            known[i] = ex[i] = tm[i] >= 0;      /* tf knew it: no run */
             if (!c->own) {
                 rtopo__sched_free(share[i]);
                 share[i] = NULL;
@@ -1101,6 +1117,10 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             best = held;
             held = NULL;
         } else if ((st = rtopo__coll_algo1(t, &whole, prog, cand[cur], model, &best))) {
+            goto out;
+        } else if (ex[cur] && (st = rtopo__sim_known(best, model, tm[cur]))) {
+            /* the whole graph's time tf knew: the run that follows
+             * (rtopo-sim's) takes it, not the graph event by event */
             goto out;
         }
     } else {

@@ -427,11 +427,110 @@ static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return 0;
 }
 
+/* Recursive doubling (rtopo__gen_scan) over DIRECT links on p = 2^L
+ * ranks, in one piece, under a model that costs every hop alike (no
+ * layout, no lanes): each rank copies SEND to RECV (Y = ts + m*tw of
+ * LOCAL), then in round k sends RECV to v + 2^k (X = ts + m*tw of DIRECT,
+ * tq included) and combines what v - 2^k sent (C = m*tk).  The graph runs
+ * in Y + L(X + C), and with one port (where the ranks below 2^k, whose
+ * sums are done before round k, send several rounds at once and queue)
+ * 2X more from L >= 2 on.  The form is read off the simulator, not
+ * derived: test_share.c holds it against the whole graph's run, to the
+ * last bit (the parts added in this order), over 2 to 4096 ranks, five
+ * kinds of topology, one to three ports and none, and models that weigh
+ * each part differently.  Other sizes (whose time hangs on p's bits) and
+ * pieces: -1.  share: any rank's share of that graph (its parts give m). */
+static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t *model,
+                                  const rtopo__sched_t *share)
+{
+    rtopo__model_t def;
+    uint64_t m = 0;
+    double ts, tw, X, C, Y, T;
+    uint32_t i;
+    int L = 0, k, seen = 0;
+
+    if (!model) {
+        rtopo__model_default(&def);
+        model = &def;
+    }
+    if (t->p < 2 || (t->p & (t->p - 1)) || model->layout || model->lanes > 0)
+        return -1;
+    while ((1 << L) < t->p)
+        L++;
+    /* every part of the share moves or combines the same m bytes, every
+     * transfer one DIRECT hop or a copy on its rank */
+    for (i = 0; i < share->nxfers; i++) {
+        const rtopo__xfer_t *x = &share->xfers[i];
+
+        if (x->nhops > 1 || (x->nhops && share->hops[x->hop0].link != RTOPO__LINK_DIRECT) ||
+            (seen && x->len != m))
+            return -1;
+        m = x->len;
+        seen = 1;
+    }
+    for (i = 0; i < share->nkerns; i++)
+        if (share->kerns[i].type != RTOPO__KERN_COMBINE || (seen && share->kerns[i].len != m))
+            return -1;
+    if (!seen)
+        return -1;
+    rtopo__model_hop(model, RTOPO__LINK_DIRECT, 0, 1, &ts, &tw);
+    X = ts + (double)m * tw;
+    C = (double)m * model->tk;
+    Y = model->ts[RTOPO__LINK_LOCAL] + (double)m * model->tw[RTOPO__LINK_LOCAL];
+    T = Y;
+    if (model->ports == 1 && L >= 2) {
+        T += X;
+        T += X;
+    }
+    for (k = 0; k < L; k++) {
+        T += X;
+        T += C;
+    }
+    return T;
+}
+
+/* The generic scan's time where its shape gives it (rtopo__time_fn): on
+ * the hypercube, the cube scan (rtopo__cube_scan) exchanges with v ^ 2^k
+ * in round k, every rank alike but for the combines into its prefix in
+ * the rounds of its set bits, which come after what it sends on.  What a
+ * rank has done after round k hangs on its bits 0..k alone, which its
+ * partner of round k + 1 shares: the partner's sends run when the rank's
+ * do, and the share of a rank folded onto itself (rtopo__sim_sym) runs as
+ * that rank runs in the whole graph.  Rank p - 1, every bit set, ends
+ * last: its share's fold (built here, of the same pieces) is the whole
+ * graph's time.  Elsewhere, recursive doubling in one piece on 2^L ranks
+ * has its closed form (rtopo__rd_scan_time). */
+static double rtopo__scan_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                               rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
+                               uint32_t pieces, const rtopo__sched_t *share)
+{
+    rtopo__coll_t last = *c;
+    rtopo__sched_t *s = NULL;
+    double tm;
+
+    if (c->op != RTOPO__COLL_SCAN || algo != RTOPO_COLL_GENERIC || t->p < 2 || c->own < 1 ||
+        pieces != 1)
+        return -1;
+    if (t->kind != RTOPO__TOPO_HYPERCUBE)
+        return rtopo__rd_scan_time(t, model, share);
+    if (t->p != 1 << t->dim || (model && (model->layout || model->lanes > 0)))
+        return -1;
+    if (c->own == t->p)
+        return rtopo__sim_sym(share, model, t->p - 1);
+    last.own = t->p;
+    last.chunks = pieces;
+    if (rtopo__coll_algo1(t, &last, prog, algo, model, &s))
+        return -1;
+    tm = rtopo__sim_sym(s, model, t->p - 1);
+    rtopo__sched_free(s);
+    return tm;
+}
+
 int rtopo__scan_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                       const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_cand_lb(t, c, rtopo__scan_prog, rtopo__gen_lb, model,
-                                     RTOPO__COLL_CHAIN, s_p);
+    return rtopo__coll_build_cand_x(t, c, rtopo__scan_prog, rtopo__gen_lb,
+                                    rtopo__scan_time, model, RTOPO__COLL_CHAIN, s_p);
 }
 
 /* the program of candidate algo of c->op, NULL if it has none */
@@ -457,6 +556,16 @@ double rtopo__coll_cand_bound(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     rtopo__prog_fn *prog = rtopo__cand_prog(t, c, algo);
 
     return prog ? rtopo__coll_cand_lb(t, c, prog, rtopo__gen_lb, model, algo) : -1;
+}
+
+double rtopo__coll_cand_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             const rtopo__model_t *model, int algo)
+{
+    rtopo__prog_fn *prog = rtopo__cand_prog(t, c, algo);
+    rtopo__time_fn *tf = c->op == RTOPO__COLL_SCAN ? rtopo__scan_time :
+                         c->op == RTOPO__COLL_ALLREDUCE ? rtopo__gen_time : NULL;
+
+    return prog && tf ? rtopo__coll_cand_ex(t, c, prog, tf, model, algo) : -1;
 }
 
 int rtopo__coll_cand_sched(const rtopo__tdesc_t *t, const rtopo__coll_t *c,

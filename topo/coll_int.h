@@ -129,6 +129,11 @@ int rtopo__coll_choose_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 typedef double rtopo__time_fn(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
                               uint32_t pieces, const rtopo__sched_t *share);
+/* what rtopo__coll_choose_x takes as candidate algo's time from tf in a
+ * plan (c->own); -1 where tf does not know it */
+double rtopo__coll_cand_ex(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                           rtopo__prog_fn *prog, rtopo__time_fn *tf,
+                           const rtopo__model_t *model, int algo);
 /* rtopo__coll_build_cand_lb and rtopo__coll_choose_lb with a family's
  * times (tf, may be NULL) */
 int rtopo__coll_build_cand_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,

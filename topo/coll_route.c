@@ -315,11 +315,14 @@ static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model
     if ((st = rtopo__scan_build(t, &sc, model, &s)) ||
         (st = rtopo__phase_rebase(s, 16, 24, 32, 1)))
         goto fail;
-    if ((st = rtopo__sched_add_kerns(s, (uint32_t)t->p, &k0)))
+    /* a plan's (own): its rank's kernel alone, the others' step left out */
+    if ((st = rtopo__sched_add_kerns(s, own ? 1 : (uint32_t)t->p, &k0)))
         goto fail;
-    for (r = 0; r < t->p; r++)
-        rtopo__rt_set(&s->kerns[k0 + (uint32_t)r], r, RTOPO__RT_NORM, sbuf, soff,
-                      sizeof(int32_t), RTOPO__BUF_TMP, 16, 8, 0);
+    if (own && t->p > 1 && s->olast < 1)
+        s->olast = 1;
+    for (r = own ? own - 1 : 0; r < (own ? own : t->p); r++)
+        rtopo__rt_set(&s->kerns[k0++], r, RTOPO__RT_NORM, sbuf, soff, sizeof(int32_t),
+                      RTOPO__BUF_TMP, 16, 8, 0);
     s->ndeps = 0;
     if ((st = rtopo__sched_deps_infer(s, 0)))
         goto fail;
@@ -712,11 +715,13 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         if ((st = rtopo__rt_ranks(t, c->algo, model, c->own, RTOPO__BUF_SEND, 0, &rk)))
             return st;
         last = rtopo__sched_last_step(rk);
-        if ((st = rtopo__sched_add_kerns(rk, (uint32_t)t->p, &k0)))
+        if ((st = rtopo__sched_add_kerns(rk, c->own ? 1 : (uint32_t)t->p, &k0)))
             goto out;
-        for (r = 0; r < t->p; r++)
-            rtopo__rt_set(&rk->kerns[k0 + (uint32_t)r], r, RTOPO__RT_XRANK, RTOPO__BUF_TMP,
-                          16, 16, RTOPO__BUF_RECV, 0, 8, last);
+        if (c->own && t->p > 1 && rk->olast < last + 1)
+            rk->olast = last + 1;
+        for (r = c->own ? c->own - 1 : 0; r < (c->own ? c->own : t->p); r++)
+            rtopo__rt_set(&rk->kerns[k0++], r, RTOPO__RT_XRANK, RTOPO__BUF_TMP, 16, 16,
+                          RTOPO__BUF_RECV, 0, 8, last);
         rk->ndeps = 0;
         if ((st = rtopo__sched_deps_infer(rk, 0)))
             goto out;

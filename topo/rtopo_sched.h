@@ -843,6 +843,12 @@ int rtopo__sched_coll(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * another operation or an algorithm it does not have. */
 double rtopo__coll_cand_bound(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               const struct rtopo__model *model, int algo);
+/* The simulated time of candidate algo's whole graph that the plan of
+ * rank c->own - 1 knows from its share where the algorithm's shape gives
+ * it (the generic allreduce and scan, rtopo__time_fn), and the choice
+ * takes without running that graph; -1 where it is not known. */
+double rtopo__coll_cand_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                             const struct rtopo__model *model, int algo);
 /* Set (tests only): the choice of `auto` runs every candidate's whole
  * graph, the reference the bounded choice is held against. */
 extern int rtopo__choose_every;
@@ -1092,6 +1098,13 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
  * share's).  -1 where it cannot tell: a model with lanes or a layout, a
  * routed transfer, receives that rank's sends do not mirror, memory. */
 double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank);
+/* A whole graph whose model_time under m is known exactly without running
+ * it (a family's time, rtopo__time_fn, which the tests hold against the
+ * run): keeps that time with s, so that the next rtopo__sim_run of s
+ * under m (while its nodes and edges hash alike) returns it as
+ * model_time, every other field computed as it computes them, and does
+ * not run the graph event by event.  RTOPO_ERR_INVAL, RTOPO_ERR_NOMEM. */
+int rtopo__sim_known(const rtopo__sched_t *s, const rtopo__model_t *m, double model_time);
 
 /* Execute the data movement in memory, event by event in the order of
  * rtopo__sim_run under the default model: a transfer reads its source

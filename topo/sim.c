@@ -258,9 +258,21 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
     return RTOPO_OK;
 }
 
-/* rtopo__sim_run, moving the data of bufs too when bufs is not NULL */
+/* rtopo__sim_run, moving the data of bufs too when bufs is not NULL;
+ * with known, the event-by-event time is *known and the graph is not run */
+static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m,
+                                uint8_t *const *const *bufs, const double *known,
+                                rtopo__sim_result_t *r);
+
 static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
                                uint8_t *const *const *bufs, rtopo__sim_result_t *r)
+{
+    return rtopo__sim_run_known(s, m, bufs, NULL, r);
+}
+
+static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m,
+                                uint8_t *const *const *bufs, const double *known,
+                                rtopo__sim_result_t *r)
 {
     rtopo__linkstate_t *ls = NULL;
     rtopo__sim_ent_t *ent = NULL;
@@ -387,7 +399,9 @@ static int rtopo__sim_run_bufs(const rtopo__sched_t *s, const rtopo__model_t *m,
     stepmax = NULL;
     first = NULL;
     ent = NULL;
-    if ((status = rtopo__des(s, m, bufs, hl, nl, &ct)))
+    if (known)
+        ct = *known;
+    else if ((status = rtopo__des(s, m, bufs, hl, nl, &ct)))
         goto out;
     res.steps = nsteps;
     res.model_time = ct;
@@ -1359,6 +1373,7 @@ typedef struct rtopo__sim_memo {
     uint64_t key;
     rtopo__model_t model;
     rtopo__sim_result_t res;
+    int known;          /* 1: only res.model_time, known (rtopo__sim_known) */
 } rtopo__sim_memo_t;
 
 /* FNV-1a over 8-byte words (the tail byte by byte) */
@@ -1413,21 +1428,51 @@ int rtopo__sim_run(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     mm = s->simmemo;
     key = rtopo__sim_key(s, m);
-    if (mm && mm->key == key && rtopo__model_same(&mm->model, m)) {
+    if (mm && mm->key == key && rtopo__model_same(&mm->model, m) && !mm->known) {
         *r = mm->res;
         return RTOPO_OK;
     }
-    if ((st = rtopo__sim_run_bufs(s, m, NULL, r)))
+    if (mm && mm->key == key && rtopo__model_same(&mm->model, m)) {
+        /* the time known, the rest counted, the graph not run */
+        if ((st = rtopo__sim_run_known(s, m, NULL, &mm->res.model_time, r)))
+            return st;
+    } else if ((st = rtopo__sim_run_bufs(s, m, NULL, r))) {
         return st;
+    }
     if (!mm)
         mm = malloc(sizeof(*mm));
     if (mm) {
         mm->key = key;
         mm->model = *m;
         mm->res = *r;
+        mm->known = 0;
         /* a cache beside the graph, not the graph */
         ((rtopo__sched_t *)s)->simmemo = mm;
     }
+    return RTOPO_OK;
+}
+
+int rtopo__sim_known(const rtopo__sched_t *s, const rtopo__model_t *m, double model_time)
+{
+    rtopo__sim_memo_t *mm;
+    rtopo__model_t def;
+
+    if (!s)
+        return rtopo__error(RTOPO_ERR_INVAL, "no schedule");
+    if (!m) {
+        rtopo__model_default(&def);
+        m = &def;
+    }
+    /* the rest of the result when a run asks for it */
+    mm = s->simmemo ? s->simmemo : malloc(sizeof(*mm));
+    if (!mm)
+        return rtopo__error(RTOPO_ERR_NOMEM, "keeping a run");
+    memset(mm, 0, sizeof(*mm));
+    mm->key = rtopo__sim_key(s, m);
+    mm->model = *m;
+    mm->res.model_time = model_time;
+    mm->known = 1;
+    ((rtopo__sched_t *)s)->simmemo = mm;
     return RTOPO_OK;
 }
 

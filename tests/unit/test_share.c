@@ -524,10 +524,11 @@ static void test_share_cand_bound(void)
  * under the default model, one with two ports, slower kernels and a fixed
  * hop cost, and one with a queueing delay and costly copies, in one piece
  * and in the pieces the model picks; the time is the whole graph's to the
- * last bit.  Where the graph is not so (the scan, the broadcast, halves
- * of different lengths) the fold says -1 or, for a share that happens to
- * mirror, nothing the choice takes (rtopo__coll_choose_x asks only for
- * those two algorithms). */
+ * last bit.  Where the graph is not so (recursive doubling's scan, the
+ * broadcast, halves of different lengths) the fold says -1 or, for a
+ * share that happens to mirror, nothing the choice takes
+ * (rtopo__coll_choose_x asks only for those two algorithms, and the cube
+ * scan's rank p - 1: test_share_scan_time). */
 static void hosts_model(rtopo__model_t *m, rtopo__layout_t *lay, uint32_t *host, int n,
                         int per);
 
@@ -639,6 +640,201 @@ static void test_share_sym(void)
     hosts_model(&m, &lay, host, 16, 4);
     CU_ASSERT(rtopo__sim_sym(S, &m, 5) < 0);
     rtopo__sched_free(S);
+}
+
+/* The generic scan's time a plan takes from its share (the family's
+ * rtopo__time_fn, rtopo__coll_cand_time) is the whole graph's simulated
+ * time to the last bit: the cube scan on hypercubes of 2 to 1024 ranks
+ * (rank p - 1's share folded onto itself, in any pieces), recursive
+ * doubling over direct links in one piece on 2^L ranks of the other kinds
+ * (its closed form), under models that weigh each part differently (one
+ * port, none, two and three; slow and free kernels, costly copies, a
+ * queueing delay, a fixed hop cost, slow direct links), for 4- and 8-byte
+ * elements, of every rank asked.  Where it does not know the time (other
+ * sizes, pieces on direct links, lanes, hosts) it says -1. */
+static void scan_time_topo(const rtopo__tdesc_t *t, int *known, int *told)
+{
+    static const char *const models[] = {
+        "", "ports=0", "ports=2,tk=3e-9,th=1e-6", "ports=3", "tk=1e-5", "tk=0",
+        "tq=2e-6,local.ts=1e-7,local.tw=0.1ns", "ts=1us,tw=5ns,tk=2ns", "ts=0,tw=0",
+        "direct.ts=20us,cube-id.ts=20us,ts=1us", "lanes=2", "hosts"
+    };
+    static const uint64_t counts[5] = { 1, 3, 1000, 16384, 16384 };
+    static uint32_t host[4096];
+    rtopo__layout_t lay = { 0, host };
+    int ranks[3] = { 0, t->p / 3, t->p - 1 }, pow2 = (t->p & (t->p - 1)) == 0;
+    size_t mi;
+    int k, e8, j, one;
+
+    for (mi = 0; mi < sizeof(models) / sizeof(models[0]); mi++) {
+        rtopo__model_t m;
+        int plain = mi + 2 < sizeof(models) / sizeof(models[0]);
+
+        if (!strcmp(models[mi], "hosts")) {
+            CU_ASSERT_FATAL(t->p <= 4096);
+            hosts_model(&m, &lay, host, t->p, 4);
+        } else {
+            rtopo__model_default(&m);
+            CU_ASSERT_FATAL(!*models[mi] || rtopo__model_parse(models[mi], &m) == RTOPO_OK);
+        }
+        for (k = 0; k < 5; k++)
+            for (e8 = 0; e8 < 2; e8++) {
+                rtopo__coll_t c;
+                rtopo__sched_t *W = NULL;
+                rtopo__sim_result_t res;
+
+                memset(&c, 0, sizeof(c));
+                c.op = RTOPO__COLL_SCAN;
+                c.dtype = e8 ? RTOPO_INT64 : RTOPO_INT32;
+                c.rop = RTOPO_SUM;
+                c.esize = e8 ? 8 : 4;
+                c.count = counts[k];
+                c.chunks = k < 4 ? 1 : 0;       /* then the model's pieces */
+                CU_ASSERT_FATAL(rtopo__coll_cand_sched(t, &c, &m, RTOPO_COLL_GENERIC, &W) ==
+                                RTOPO_OK);
+                CU_ASSERT_FATAL(rtopo__sim_run(W, &m, &res) == RTOPO_OK);
+                one = 1;
+                if (!c.chunks) {
+                    rtopo__sched_t *W1 = NULL;
+
+                    c.chunks = 1;
+                    CU_ASSERT_FATAL(rtopo__coll_cand_sched(t, &c, &m, RTOPO_COLL_GENERIC,
+                                                           &W1) == RTOPO_OK);
+                    one = W1->nxfers == W->nxfers;
+                    c.chunks = 0;
+                    rtopo__sched_free(W1);
+                }
+                for (j = 0; j < 3; j++) {
+                    double e;
+                    int want;
+
+                    c.own = ranks[j] + 1;
+                    e = rtopo__coll_cand_time(t, &c, &m, RTOPO_COLL_GENERIC);
+                    /* known: the cube scan, or recursive doubling in one
+                     * piece (the whole graph's pieces say), on 2^L ranks
+                     * under a model without lanes or hosts */
+                    want = pow2 && plain && one;
+                    if (e >= 0)
+                        (*told)++;
+                    if (want)
+                        (*known)++;
+                    TU_CHECK(want ? e == res.model_time : e < 0,
+                             "scan of %llu x %zu (chunks %u) on %s of %d, model \"%s\": "
+                             "rank %d's time %.17g, the whole graph's %.17g",
+                             (unsigned long long)c.count, c.esize, c.chunks,
+                             rtopo__topo_name(t->kind), t->p, models[mi], ranks[j], e,
+                             res.model_time);
+                }
+                rtopo__sched_free(W);
+            }
+    }
+}
+
+static void test_share_scan_time(void)
+{
+    rtopo__tdesc_t t;
+    int known = 0, told = 0, d;
+
+    for (d = 1; d <= 10; d++) {
+        tdesc(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0);
+        scan_time_topo(&t, &known, &told);
+    }
+    for (d = 1; d <= 8; d += 1 + (d > 4)) {
+        tdesc(&t, RTOPO__TOPO_RING, 1 << d, 0, 0);
+        scan_time_topo(&t, &known, &told);
+    }
+    tdesc(&t, RTOPO__TOPO_MESH, 32, 4, 8);
+    scan_time_topo(&t, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    scan_time_topo(&t, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    scan_time_topo(&t, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    scan_time_topo(&t, &known, &told);
+    /* not 2^L ranks: not known */
+    tdesc(&t, RTOPO__TOPO_RING, 12, 0, 0);
+    scan_time_topo(&t, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 81, 9, 0);
+    scan_time_topo(&t, &known, &told);
+    CU_ASSERT(known > 1000 && told == known);
+}
+
+/* The whole graph's choice (rtopo-sim's) that takes a candidate's time
+ * from its family and never runs it keeps that time with the graph
+ * (rtopo__sim_known): the run that follows returns, field by field, what
+ * running a fresh copy of the same graph event by event returns. */
+static int res_eq(const rtopo__sim_result_t *a, const rtopo__sim_result_t *b)
+{
+    int i;
+
+    for (i = 0; i < RTOPO__LINK_COUNT; i++)
+        if (a->moves[i] != b->moves[i])
+            return 0;
+    for (i = 0; i < RTOPO__REACH_COUNT; i++)
+        if (a->reach_moves[i] != b->reach_moves[i] || a->reach_bytes[i] != b->reach_bytes[i])
+            return 0;
+    return a->steps == b->steps && a->max_link_load == b->max_link_load &&
+           a->longest_path == b->longest_path && a->model_time == b->model_time &&
+           a->model_time_sf == b->model_time_sf && a->kernels == b->kernels &&
+           a->correct == b->correct;
+}
+
+static void test_share_known(void)
+{
+    static const char *const models[3] = { "", "ports=0", "tk=1e-5,ports=2" };
+    static const int kinds[4][2] = { { RTOPO__TOPO_HYPERCUBE, 64 },
+                                     { RTOPO__TOPO_HYPERCUBE, 1024 },
+                                     { RTOPO__TOPO_OTIS_MESH, 256 },
+                                     { RTOPO__TOPO_RING, 128 } };
+    int i, mi, op, kept = 0;
+
+    for (i = 0; i < 4; i++)
+        for (mi = 0; mi < 3; mi++)
+            for (op = 0; op < 2; op++) {
+                rtopo__tdesc_t t;
+                rtopo__model_t m;
+                rtopo__coll_t c;
+                rtopo__sched_t *W = NULL, *F = NULL;
+                rtopo__sim_result_t ra, rb;
+                int d = 0, a;
+
+                while ((1 << d) < kinds[i][1])
+                    d++;
+                tdesc(&t, kinds[i][0], kinds[i][1],
+                      kinds[i][0] == RTOPO__TOPO_HYPERCUBE ? d :
+                      kinds[i][0] == RTOPO__TOPO_OTIS_MESH ? 16 : 0, 0);
+                rtopo__model_default(&m);
+                CU_ASSERT_FATAL(!*models[mi] || rtopo__model_parse(models[mi], &m) == RTOPO_OK);
+                memset(&c, 0, sizeof(c));
+                c.op = op ? RTOPO__COLL_ALLREDUCE : RTOPO__COLL_SCAN;
+                c.dtype = RTOPO_INT32;
+                c.rop = RTOPO_SUM;
+                c.esize = 4;
+                c.count = 5;
+                c.chunks = 1;
+                c.algo = RTOPO_COLL_AUTO;
+                CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &W) == RTOPO_OK);
+                kept += W->simmemo != NULL;
+                CU_ASSERT_FATAL(rtopo__sim_run(W, &m, &ra) == RTOPO_OK);
+                /* the winner afresh (the long-vector candidates are
+                 * reported as GENERIC) */
+                for (a = 0; a < 3; a++) {
+                    rtopo__sched_free(F);
+                    F = NULL;
+                    if (!rtopo__coll_cand_sched(&t, &c, &m, a ? 2 + a : W->algo, &F) &&
+                        F->nxfers == W->nxfers && F->ndeps == W->ndeps)
+                        break;
+                }
+                CU_ASSERT_FATAL(a < 3 && F->simmemo == NULL);
+                CU_ASSERT_FATAL(rtopo__sim_run(F, &m, &rb) == RTOPO_OK);
+                TU_CHECK(res_eq(&ra, &rb), "%s on %s of %d, model \"%s\": the choice's kept "
+                         "run %.17g, the graph's %.17g", rtopo__coll_name(c.op),
+                         rtopo__topo_name(t.kind), t.p, models[mi], ra.model_time,
+                         rb.model_time);
+                rtopo__sched_free(W);
+                rtopo__sched_free(F);
+            }
+    CU_ASSERT(kept >= 12);
 }
 
 static void test_share_bound(void)
@@ -956,7 +1152,8 @@ static void test_share_sort_closed(void)
 }
 
 /* the same on 4096 ranks (its own suite, share4096: a few minutes of
- * processor time), and the fold of the symmetric allreduces; a ring of
+ * processor time), the fold of the symmetric allreduces and the generic
+ * scan's time from a share; a ring of
  * 4096 on 64 hosts of 64 under hops costed by reach, where the scan's
  * chain is passed over by the bound of its path through every rank, and
  * a vector long enough for the pieces */
@@ -968,7 +1165,7 @@ static void test_share_choice_4096(void)
     rtopo__tdesc_t t;
     rtopo__coll_t c;
     const int ranks[3] = { 0, 1365, 4095 };
-    int ran = 0, decided = 0;
+    int ran = 0, decided = 0, told;
 
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     choice_topo(&t, 0, 1, NULL);
@@ -989,6 +1186,12 @@ static void test_share_choice_4096(void)
     c.count = 16384;
     choice_case(&t, &c, ranks, 3, &m);
     choice_case(&t, &c, ranks, 3, NULL);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
+    ran = told = 0;
+    scan_time_topo(&t, &ran, &told);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
+    scan_time_topo(&t, &ran, &told);
+    CU_ASSERT(ran > 100 && told == ran);
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
     sort_auto_case(&t, 1, 4, 0, NULL);
     sort_auto_case(&t, 5, 20, 1, NULL);
@@ -1021,6 +1224,9 @@ int tu_suite_share(void)
                      test_share_cand_bound) ||
         !CU_add_test(s, "a share folded onto itself runs as the whole symmetric graph",
                      test_share_sym) ||
+        !CU_add_test(s, "the generic scan's time from a share is the whole graph's",
+                     test_share_scan_time) ||
+        !CU_add_test(s, "a whole graph's known time is its run's", test_share_known) ||
         !CU_add_test(s, "auto: a plan's and the whole graph's choice is the reference's, "
                      "up to 256 ranks",
                      test_share_choice) ||
