@@ -301,6 +301,22 @@ static int shm_fd_takeable(int fd)
     return 1;
 }
 
+static int shm_peer_alive(struct shm_peer *p);
+
+/* 1 when descriptor fd is an eventfd */
+static int shm_is_eventfd(int fd)
+{
+    char path[64], link[64];
+    ssize_t n;
+
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    n = readlink(path, link, sizeof(link) - 1);
+    if (n < 0)
+        return 0;
+    link[n] = '\0';
+    return !strcmp(link, "anon_inode:[eventfd]");
+}
+
 /* wakes peer p's owner, who sleeps (sleeping, read by the caller after a
  * full barrier) on its futex or on its eventfd */
 static void shm_wake_peer(struct shm_peer *p, uint32_t sleeping)
@@ -313,13 +329,26 @@ static void shm_wake_peer(struct shm_peer *p, uint32_t sleeping)
         return;
     }
     if (!p->wake_st) {
-        /* the owner is alive (asleep, its lock held): the pid is its own */
+        /* The flag may be left over from an owner killed in its sleep,
+         * its pid since taken by another process: the pidfd names the
+         * owner only if the owner still lives after it was opened (a pid
+         * is not reused while its process exists), and what it hands
+         * over must be an eventfd. */
         p->wake_st = -1;
         pfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+        if (pfd >= 0 && !shm_peer_alive(p)) {
+            close(pfd);
+            return;   /* gone: the next look at the peers says so */
+        }
         if (pfd >= 0) {
             p->wake_fd = (int)syscall(SYS_pidfd_getfd, pfd, p->hdr->wake_fd, 0);
-            if (p->wake_fd >= 0)
+            if (p->wake_fd >= 0 && shm_is_eventfd(p->wake_fd))
                 p->wake_st = 1;
+            else if (p->wake_fd >= 0) {
+                close(p->wake_fd);
+                p->wake_fd = -1;
+                errno = EBADF;
+            }
             close(pfd);
         }
         if (p->wake_st < 0)
