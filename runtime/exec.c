@@ -337,14 +337,10 @@ int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
 
     /* a shift repeated: the plan of the topology's spare request, found
      * without building the key */
-    if (t->spare_plan) {
-        plan = t->spare_plan;
-        if (plan->key.kind == RTOPO__OP_SHIFT && plan->key.q == q &&
-            plan->key.bytes == bytes && plan->key.algo == (uint8_t)algo) {
-            plan->refs++;
-            *plan_p = plan;
-            return RTOPO_OK;
-        }
+    if ((plan = t->spare_plan) && rtopo__plan_is_shift(plan, q, bytes, algo)) {
+        plan->refs++;
+        *plan_p = plan;
+        return RTOPO_OK;
     }
     rtopo__opdesc_shift(&key, t, q, bytes, algo);
     if ((*plan_p = rtopo__plan_lookup(t, &key)))

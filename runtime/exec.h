@@ -175,6 +175,14 @@ void rtopo__opdesc_shift(rtopo__opdesc_t *d, const rtopo_topo_t *t, long q, size
 void rtopo__opdesc_sched(rtopo__opdesc_t *d, const rtopo_topo_t *t, long tag, size_t bytes);
 int rtopo__plan_get(rtopo_topo_t *t, long q, size_t bytes, int algo,
                     rtopo__plan_t **plan_p);
+/* whether plan is the one rtopo__plan_get gives for a shift by q of
+ * bytes with algo (the key the call's arguments make) */
+static inline int rtopo__plan_is_shift(const rtopo__plan_t *plan, long q, size_t bytes,
+                                       int algo)
+{
+    return plan->key.kind == RTOPO__OP_SHIFT && plan->key.q == q &&
+           plan->key.bytes == bytes && plan->key.algo == (uint8_t)algo;
+}
 int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d,
                     rtopo__plan_t **plan_p);
 /* The cached plan for the arguments `key` (a new reference), or NULL. */

@@ -333,6 +333,45 @@ int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p)
     return st;
 }
 
+int rtopo__req_spare_block(rtopo_topo_t *t, const void *sendbuf, size_t sbytes,
+                           void *recvbuf, size_t rbytes)
+{
+    rtopo_req_t *req = t->spare;
+    rtopo_ctx_t *ctx = req->op.ctx;
+    int st;
+
+    /* what rtopo__req_new does with the spare, less what it holds already
+     * (its context, topology, plan and reference, owner, not persistent,
+     * not listed) */
+    t->spare = NULL;
+    t->spare_plan = NULL;
+    req->started = 0;
+    req->aux_in = NULL;
+    req->aux_in_len = 0;
+    req->aux_out = NULL;
+    req->aux_out_len = 0;
+    req->bad = 0;
+    req->badmsg[0] = '\0';
+    req->sendbuf = sendbuf;
+    req->recvbuf = recvbuf;
+    req->sbytes = sbytes;
+    req->rbytes = rbytes;
+    req->next = ctx->reqs;
+    if (ctx->reqs)
+        ctx->reqs->prev = req;
+    ctx->reqs = req;
+    t->nreqs++;
+    /* then rtopo__req_call's blocking way */
+    if ((st = rtopo__req_start(req))) {
+        rtopo__req_free(req);
+        return st;
+    }
+    rtopo__op_wait(&req->op);
+    st = rtopo__req_seen(req);
+    rtopo__req_free(req);
+    return st;
+}
+
 int rtopo__req_run(rtopo_req_t *req)
 {
     int st = rtopo__req_start(req);

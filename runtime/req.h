@@ -46,6 +46,12 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
  * nonblocking call's is started and goes to *req_p (freed and NULL there
  * if it cannot start); a persistent call's goes to *req_p as it is */
 int rtopo__req_call(rtopo_req_t *req, int how, rtopo_req_t **req_p);
+/* A blocking call on the plan of the topology's spare request (context
+ * entered, t->spare set): as rtopo__req_new and rtopo__req_call would run
+ * it, on the spare and its plan reference, without taking the plan
+ * again; the spare is the spare again after a call that went well. */
+int rtopo__req_spare_block(rtopo_topo_t *t, const void *sendbuf, size_t sbytes,
+                           void *recvbuf, size_t rbytes);
 void rtopo__req_destroy(rtopo_req_t *req);
 /* frees a request that is on no list (a topology's spare) */
 void rtopo__req_release(rtopo_req_t *req);

@@ -48,9 +48,13 @@ static int rtopo__shift_call(rtopo_topo_t *t, const void *sendbuf, void *recvbuf
             qn += t->desc.p;
     }
     rtopo__ctx_lock(t->ctx);
-    st = rtopo__plan_get(t, qn, bytes, t->shift_algo, &plan);
-    if (st == RTOPO_OK &&
-        (st = rtopo__req_new(t, plan, sendbuf, bytes, recvbuf, bytes, how, &req)) == RTOPO_OK)
+    /* a blocking shift repeated: the spare request runs it on its plan */
+    if (how == RTOPO__CALL_BLOCK && (plan = t->spare_plan) &&
+        rtopo__plan_is_shift(plan, qn, bytes, t->shift_algo))
+        st = rtopo__req_spare_block(t, sendbuf, bytes, recvbuf, bytes);
+    else if ((st = rtopo__plan_get(t, qn, bytes, t->shift_algo, &plan)) == RTOPO_OK &&
+             (st = rtopo__req_new(t, plan, sendbuf, bytes, recvbuf, bytes, how,
+                                  &req)) == RTOPO_OK)
         st = rtopo__req_call(req, how, req_p);
     rtopo__ctx_leave(t->ctx);
     return st;
