@@ -560,12 +560,16 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
     int64_t left_ms;
     int n;
 
-    while (!cond(arg)) {
+    /* the condition once per pass, after the pass (and after whatever
+     * else may have met it: a check for failures, a sleep) */
+    if (cond(arg))
+        return RTOPO_OK;
+    for (;;) {
         n = rtopo__progress(ctx);
         if (n < 0)
             return n;
         if (cond(arg))
-            break;
+            return RTOPO_OK;
         if (n > 0)
             last = 0;    /* events: the spin starts again */
         else if (ctx->yield_idle)
@@ -585,6 +589,8 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
         if (now >= ctx->next_boot_check_ns) {
             ctx->next_boot_check_ns = now + RTOPO__WAIT_SLICE_MS * 1000000ull;
             rtopo__check_failures(ctx);
+            if (cond(arg))
+                return RTOPO_OK;
             continue;
         }
         if (ctx->poll_only || now - last < spin_ns)
@@ -600,8 +606,9 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
         /* a slice with no event still counts as a sleep: go on blocking */
         last = rtopo__now_ns() - spin_ns;
         ctx->next_boot_check_ns = 0;   /* check right after a sleep */
+        if (cond(arg))
+            return RTOPO_OK;
     }
-    return RTOPO_OK;
 }
 
 /* ---- the progress thread ----------------------------------------------- */
