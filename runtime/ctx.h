@@ -239,6 +239,8 @@ struct rtopo_ctx {
                                    unexp_count's block) */
     int flow_held;              /* operations held back by flow control */
     int flow_recheck;           /* a peer's count grew while some were */
+    int nwriting;               /* active operations with writes to push
+                                   (op->writes, exec.c) */
     /* wire-up */
     uint8_t *wired;             /* HELLO exchanged with the peer */
     uint8_t *hello_in;          /* HELLO received from the peer */

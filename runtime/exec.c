@@ -688,6 +688,15 @@ static void rtopo__list_add(rtopo__op_t **head, rtopo__op_t *op)
     *head = op;
 }
 
+/* the operation leaves the active list (it ended or failed) */
+static void rtopo__active_del(rtopo_ctx_t *ctx, rtopo__op_t *op)
+{
+    if (op->writes)
+        ctx->nwriting--;
+    rtopo__list_del(&ctx->active, op);
+    op->active = 0;
+}
+
 static void rtopo__op_ended(rtopo__op_t *op)
 {
     struct rtopo__tlast *l = &op->ctx->tlast[op->topo->id];
@@ -703,8 +712,7 @@ static void rtopo__op_finish(rtopo__op_t *op)
     op->owner->finished(op);
     if (!op->plan->fast)    /* (eager hops open no window) */
         rtopo__release_slots(op, 1, 1);
-    rtopo__list_del(&op->ctx->active, op);
-    op->active = 0;
+    rtopo__active_del(op->ctx, op);
     rtopo__op_ended(op);
     rtopo__op_free_state(op, 0);
 }
@@ -736,8 +744,7 @@ void rtopo__op_fail(rtopo__op_t *op, int status)
     snprintf(op->errmsg, sizeof(op->errmsg), "%s",
              ctx->failed && ctx->failmsg[0] ? ctx->failmsg : rtopo_last_error());
     rtopo__release_slots(op, 0, 0);
-    rtopo__list_del(&ctx->active, op);
-    op->active = 0;
+    rtopo__active_del(ctx, op);
     /* Peers may still write into staging blocks opened for this operation:
      * never hand them out again. */
     for (i = 0; i < op->plan->nsend; i++)
@@ -1447,7 +1454,10 @@ static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
     if (s->have_rtr)
         return;
     s->have_rtr = 1;
-    op->writes = 1;
+    if (!op->writes) {
+        op->writes = 1;
+        ctx->nwriting++;
+    }
     s->mode = m->mode;
     s->rslot = m->slot;
     s->rkey = m->rkey;
@@ -1902,18 +1912,25 @@ static void rtopo__advance(rtopo__op_t *op)
     }
 }
 
-static void rtopo__advance_all(rtopo_ctx_t *ctx)
+static __attribute__((noinline)) void rtopo__advance_ops(rtopo_ctx_t *ctx)
 {
     rtopo__op_t *op, *next;
 
     if (ctx->flow_recheck)
         rtopo__flow_release(ctx);
-    /* (an operation whose sends all go eager has no writes to push) */
-    for (op = ctx->active; op; op = next) {
+    for (op = ctx->active; op && ctx->nwriting; op = next) {
         next = op->next;
         if (op->writes)
             rtopo__advance(op);
     }
+}
+
+/* every progress pass: the test alone (an operation whose sends all go
+ * eager has no writes to push, and a pass over none of those walks none) */
+static void rtopo__advance_all(rtopo_ctx_t *ctx)
+{
+    if (ctx->flow_recheck || ctx->nwriting)
+        rtopo__advance_ops(ctx);
 }
 
 static void rtopo__on_write(rtopo__comp_t *c, int status, int peer, const char *msg)
