@@ -1478,34 +1478,16 @@ bad:
     return n;
 }
 
-static int shm_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
+/* a whole poll: what shm_poll does unless it finds nothing (out of line:
+ * the pass that finds nothing saves the registers this one needs) */
+static __attribute__((noinline)) int shm_poll_all(struct shm_tl *t, rtopo__tl_event_t *ev,
+                                                  int max)
 {
-    struct shm_tl *t = shm_tl(tl);
     struct shm_peer *p;
     struct shm_comp *c;
     uint64_t now;
     int n = 0, i, k;
 
-    /* The pass of a wait that finds nothing: no record in any ring, none
-     * to hand back, no completion, refusal or death to report, no new
-     * sender, no look at the peers due.  One look at each ring's next tag
-     * and out, with the counters of the full pass kept alike. */
-    if (!t->fd_armed && t->comp_head == t->comp_tail && !t->nrefused && !t->ndead &&
-        ((t->npoll + 1) & 63) &&
-        __atomic_load_n(&t->hdr->conn_gen, __ATOMIC_ACQUIRE) == t->seen_gen) {
-        for (i = 0; i < t->nactive; i++) {
-            p = &t->peers[t->active[i]];
-            if (p->rx_pos != p->rx_rel || shm_rx_ready(p, t->ring_size))
-                goto full;
-        }
-        t->npoll++;
-        if (++t->rr >= t->nactive)
-            t->rr = 0;
-        if (t->yield)
-            sched_yield();
-        return 0;
-    }
-full:
     if (t->fd_armed) {    /* back from a sleep on the eventfd */
         __atomic_store_n(&t->hdr->sleeping, 0, __ATOMIC_RELAXED);
         t->fd_armed = 0;
@@ -1582,6 +1564,34 @@ full:
         n++;
     }
     return n;
+}
+
+static int shm_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
+{
+    struct shm_tl *t = shm_tl(tl);
+    struct shm_peer *p;
+    int i;
+
+    /* The pass of a wait that finds nothing: no record in any ring, none
+     * to hand back, no completion, refusal or death to report, no new
+     * sender, no look at the peers due.  One look at each ring's next tag
+     * and out, with the counters of the full pass kept alike. */
+    if (!t->fd_armed && t->comp_head == t->comp_tail && !t->nrefused && !t->ndead &&
+        ((t->npoll + 1) & 63) &&
+        __atomic_load_n(&t->hdr->conn_gen, __ATOMIC_ACQUIRE) == t->seen_gen) {
+        for (i = 0; i < t->nactive; i++) {
+            p = &t->peers[t->active[i]];
+            if (p->rx_pos != p->rx_rel || shm_rx_ready(p, t->ring_size))
+                return shm_poll_all(t, ev, max);
+        }
+        t->npoll++;
+        if (++t->rr >= t->nactive)
+            t->rr = 0;
+        if (t->yield)
+            sched_yield();
+        return 0;
+    }
+    return shm_poll_all(t, ev, max);
 }
 
 /* anything for poll()? */
