@@ -51,6 +51,38 @@ static const struct rtopo__op_owner rtopo__req_owner = {
     .reaped = rtopo__req_reaped,
 };
 
+/* takes the topology's spare request (rtopo__req_new's comment says what
+ * it is): what a call may have set and a start does not set anew is reset */
+static void rtopo__req_reuse(rtopo_topo_t *t, rtopo_req_t *req)
+{
+    t->spare = NULL;
+    t->spare_plan = NULL;
+    req->started = 0;
+    req->aux_in = NULL;
+    req->aux_in_len = 0;
+    req->aux_out = NULL;
+    req->aux_out_len = 0;
+    req->bad = 0;
+    req->badmsg[0] = '\0';
+}
+
+/* the request's buffers, and on its context's list */
+static void rtopo__req_link(rtopo_topo_t *t, rtopo_req_t *req, const void *sendbuf,
+                            size_t sbytes, void *recvbuf, size_t rbytes)
+{
+    rtopo_ctx_t *ctx = t->ctx;
+
+    req->sendbuf = sendbuf;
+    req->recvbuf = recvbuf;
+    req->sbytes = sbytes;
+    req->rbytes = rbytes;
+    req->next = ctx->reqs;
+    if (ctx->reqs)
+        ctx->reqs->prev = req;
+    ctx->reqs = req;
+    t->nreqs++;
+}
+
 int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
                     size_t sbytes, void *recvbuf, size_t rbytes, int how,
                     rtopo_req_t **req_p)
@@ -67,16 +99,8 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
          * per-run arrays cleared.  What a call may have set and a start
          * does not set anew is reset here, field by field: clearing the
          * whole request costs more than the rest of a small call. */
-        t->spare = NULL;
-        t->spare_plan = NULL;
+        rtopo__req_reuse(t, req);
         rtopo__plan_put(plan);          /* the spare holds a reference */
-        req->started = 0;
-        req->aux_in = NULL;
-        req->aux_in_len = 0;
-        req->aux_out = NULL;
-        req->aux_out_len = 0;
-        req->bad = 0;
-        req->badmsg[0] = '\0';
     } else {
         req = calloc(1, sizeof(*req));
     }
@@ -93,15 +117,7 @@ int rtopo__req_new(rtopo_topo_t *t, rtopo__plan_t *plan, const void *sendbuf,
     req->op.plan = plan;
     req->op.owner = &rtopo__req_owner;
     req->persistent = persistent;
-    req->sendbuf = sendbuf;
-    req->recvbuf = recvbuf;
-    req->sbytes = sbytes;
-    req->rbytes = rbytes;
-    req->next = ctx->reqs;
-    if (ctx->reqs)
-        ctx->reqs->prev = req;
-    ctx->reqs = req;
-    t->nreqs++;
+    rtopo__req_link(t, req, sendbuf, sbytes, recvbuf, rbytes);
     *req_p = req;
     return RTOPO_OK;
 }
@@ -337,30 +353,13 @@ int rtopo__req_spare_block(rtopo_topo_t *t, const void *sendbuf, size_t sbytes,
                            void *recvbuf, size_t rbytes)
 {
     rtopo_req_t *req = t->spare;
-    rtopo_ctx_t *ctx = req->op.ctx;
     int st;
 
-    /* what rtopo__req_new does with the spare, less what it holds already
-     * (its context, topology, plan and reference, owner, not persistent,
-     * not listed) */
-    t->spare = NULL;
-    t->spare_plan = NULL;
-    req->started = 0;
-    req->aux_in = NULL;
-    req->aux_in_len = 0;
-    req->aux_out = NULL;
-    req->aux_out_len = 0;
-    req->bad = 0;
-    req->badmsg[0] = '\0';
-    req->sendbuf = sendbuf;
-    req->recvbuf = recvbuf;
-    req->sbytes = sbytes;
-    req->rbytes = rbytes;
-    req->next = ctx->reqs;
-    if (ctx->reqs)
-        ctx->reqs->prev = req;
-    ctx->reqs = req;
-    t->nreqs++;
+    /* rtopo__req_new with the spare, less what it holds already (its
+     * context, topology, plan and reference, owner, not persistent, not
+     * listed) */
+    rtopo__req_reuse(t, req);
+    rtopo__req_link(t, req, sendbuf, sbytes, recvbuf, rbytes);
     /* then rtopo__req_call's blocking way */
     if ((st = rtopo__req_start(req))) {
         rtopo__req_free(req);
