@@ -42,6 +42,7 @@
 #include "rtopo.h"
 #include "log.h"
 #include "tl.h"
+#include "tl_out.h"
 
 #define TMO_MS      10000           /* bound of every wait */
 #define MAXP        3
@@ -94,25 +95,6 @@ static double now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static void out(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (n > (int)sizeof(line) - 2)
-        n = sizeof(line) - 2;
-    line[n++] = '\n';
-    /* one write per line keeps the ranks' lines whole */
-    if (write(1, line, n) < 0)
-        return;
 }
 
 static int check(int ok, const char *fmt, ...)

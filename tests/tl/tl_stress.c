@@ -54,6 +54,7 @@
 #include "rtopo.h"
 #include "log.h"
 #include "tl.h"
+#include "tl_out.h"
 
 #define MAXP     16
 #define NSLOT    32
@@ -138,24 +139,6 @@ static struct rtopo__tl_mr *ch_mr;
 static unsigned char *canary[NCANARY];
 static size_t canary_len[NCANARY];
 static int ncanary;
-
-static void out(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (n > (int)sizeof(line) - 2)
-        n = sizeof(line) - 2;
-    line[n++] = '\n';
-    if (write(1, line, (size_t)n) < 0)
-        return;
-}
 
 static void fail(const char *fmt, ...)
 {
