@@ -330,6 +330,121 @@ static void test_combine(void)
     }
 }
 
+/* one element of the reference: dst op src by the contract (integers
+ * wrap; on floats NaN is the largest, ties keep dst) */
+static void ref_combine1(int dt, int op, uint8_t *e, const uint8_t *d, const uint8_t *s)
+{
+    size_t es = esz(dt);
+
+    if (isint(dt)) {
+        int64_t a = geti(dt, d), b = geti(dt, s);
+
+        switch (op) {
+        case RTOPO_SUM: puti(dt, e, (int64_t)((uint64_t)a + (uint64_t)b)); break;
+        case RTOPO_PROD: puti(dt, e, (int64_t)((uint64_t)a * (uint64_t)b)); break;
+        case RTOPO_MIN: puti(dt, e, a < b ? a : b); break;
+        default: puti(dt, e, a > b ? a : b); break;
+        }
+        return;
+    }
+    if (op == RTOPO_SUM || op == RTOPO_PROD) {
+        double a = getf(dt, d), b = getf(dt, s);
+
+        putf(dt, e, op == RTOPO_SUM ? a + b : a * b);
+        return;
+    }
+    if (op == RTOPO_MIN)
+        memmove(e, isnan(getf(dt, s)) ? d : isnan(getf(dt, d)) ? s :
+                getf(dt, s) < getf(dt, d) ? s : d, es);
+    else
+        memmove(e, isnan(getf(dt, d)) ? d : isnan(getf(dt, s)) ? s :
+                getf(dt, s) > getf(dt, d) ? s : d, es);
+}
+
+/* random element: integers over the whole range, floats with NaNs,
+ * infinities, zeros of both signs and ties among them */
+static void rand_elem(int dt, uint8_t *p)
+{
+    static const double special[] = { NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0 };
+    uint32_t r = rng();
+
+    if (isint(dt))
+        puti(dt, p, (int64_t)(((uint64_t)rng() << 32) | rng()));
+    else if (r % 4 == 0)
+        putf(dt, p, special[(r >> 2) % 6]);
+    else
+        putf(dt, p, ((double)(int32_t)rng()) / ((r >> 8) % 1000 + 1));
+}
+
+/* every type and operator over lengths that end the loops' vector and
+ * unrolled parts at every point, at every byte offset, against the
+ * reference element by element; then source and destination in
+ * distinct buffers that overlap (the SEND buffer placed inside RECV),
+ * which combine element by element in order */
+static void test_combine_long(void)
+{
+    static const uint32_t lens[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33,
+                                     63, 64, 65, 70, 127, 129, 1000, 4099 };
+    static uint8_t ref[BUFSZ], orig[2 * BUFSZ];
+    uint8_t *ov[RTOPO__BUF_COUNT];
+    int dt, op, shift;
+    unsigned li, so, dof;
+
+    rng_state = 77;
+    for (dt = 0; dt < NDT; dt++)
+        for (op = RTOPO_SUM; op <= RTOPO_MAX; op++)
+            for (li = 0; li < sizeof lens / sizeof lens[0]; li++)
+                for (so = 0; so < 8; so += 3)
+                    for (dof = 0; dof < 8; dof += 5) {
+                        size_t es = esz(dt), len = lens[li] * es, i;
+                        uint8_t *d = mem[RTOPO__BUF_RECV] + dof;
+                        uint8_t *s = mem[RTOPO__BUF_SEND] + so;
+                        rtopo__kern_t k = kern(RTOPO__KERN_COMBINE, dt, op, 0,
+                                               RTOPO__BUF_SEND, so, RTOPO__BUF_RECV,
+                                               dof, len, 0);
+                        int rc;
+
+                        reset();
+                        for (i = 0; i < len; i += es) {
+                            rand_elem(dt, d + i);
+                            rand_elem(dt, s + i);
+                            ref_combine1(dt, op, ref + i, d + i, s + i);
+                        }
+                        rc = rtopo__kern_run(&k, bufs);
+                        TU_CHECK(rc == RTOPO_OK && !memcmp(d, ref, len) &&
+                                 guards_ok(RTOPO__BUF_RECV, dof, len),
+                                 "combine dt %d op %d: %u elements, offsets %u/%u",
+                                 dt, op, lens[li], so, dof);
+                    }
+    /* overlap: SEND starts `shift` elements after (or before) RECV */
+    for (dt = 0; dt < NDT; dt++)
+        for (op = RTOPO_SUM; op <= RTOPO_MAX; op++)
+            for (shift = -3; shift <= 3; shift++) {
+                size_t es = esz(dt), n = 67, len = n * es, i;
+                uint8_t *base = mem[RTOPO__BUF_RECV] + 64;
+                uint8_t *s = base + shift * (ptrdiff_t)es;
+                rtopo__kern_t k = kern(RTOPO__KERN_COMBINE, dt, op, 0, RTOPO__BUF_SEND, 0,
+                                       RTOPO__BUF_RECV, 64, len, 0);
+                int rc;
+
+                reset();
+                for (i = 0; i < (n + 6) * es; i += es)
+                    rand_elem(dt, base - 3 * es + i);
+                memcpy(orig, base - 3 * es, (n + 6) * es);
+                /* the reference, in order, in a copy */
+                for (i = 0; i < len; i += es) {
+                    uint8_t *cd = orig + 3 * es + i, *cs = cd + shift * (ptrdiff_t)es;
+
+                    ref_combine1(dt, op, cd, cd, cs);
+                }
+                memcpy(ov, bufs, sizeof ov);
+                ov[RTOPO__BUF_SEND] = s;
+                rc = rtopo__kern_run(&k, ov);
+                TU_CHECK(rc == RTOPO_OK && !memcmp(base - 3 * es, orig, (n + 6) * es),
+                         "combine dt %d op %d: overlap by %d elements", dt, op, shift);
+            }
+}
+
 /* records: key then payload bytes */
 #define NCX 10
 
@@ -1436,6 +1551,7 @@ int tu_suite_kernel(void)
     if (!s || !CU_add_test(s, "names and sizes", test_names) ||
         !CU_add_test(s, "fill", test_fill) ||
         !CU_add_test(s, "combine", test_combine) ||
+        !CU_add_test(s, "combine long", test_combine_long) ||
         !CU_add_test(s, "cmpx", test_cmpx) ||
         !CU_add_test(s, "sort stability", test_sort_stable) ||
         !CU_add_test(s, "sort vs insertion sort", test_sort_random) ||
