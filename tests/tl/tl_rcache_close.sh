@@ -1,12 +1,14 @@
 #!/bin/sh
-# tl_rcache_close over rtopo's shm and libfabric's tcp provider, bounded:
+# tl_rcache_close over rtopo's shm, libfabric's tcp provider and the
+# composite backend (its network side, between the two ranks), bounded:
 # a write with the key of a registration the cache dropped (its buffer
-# unmapped and mapped again, or its operation failed) must fail at the
-# writer and leave the target's memory as it was.  Exit 77 (skip) when
-# neither transport is usable or the kernel refuses userfaultfd.
+# unmapped and mapped again, or its operation failed) must leave the
+# target's memory as it was, and fail at the writer where the transport
+# tells it (shm).  Exit 77 (skip) when none of the transports is usable
+# or the kernel refuses userfaultfd.
 prog="${TL_RCACHE_CLOSE:-./tests/tl/tl_rcache_close}"
 ran=0
-for tr in shm ofi:tcp; do
+for tr in shm ofi:tcp multi:ofi:tcp; do
     timeout 120 "$prog" "$tr"
     rc=$?
     case $rc in
