@@ -54,9 +54,14 @@ int rtopo__mem_new(rtopo_ctx_t *ctx, void *buf, size_t len, int internal,
  * brk shrink and madvise discard of a watched range, and a lookup waits
  * for the reports of events already read.  Without the monitor there is
  * no cache.  A registration open to peers' writes is dropped too when an
- * operation on it fails, so that no late write lands once the caller has
- * the buffer back.  Entries not in use go least recently used first when
- * the limits are reached or a registration fails for want of memory.
+ * operation on it fails.  A dropped registration closes to writes at
+ * once where the transport can (tl.h mem_close): one no operation uses,
+ * as its memory leaves the process; one whose operation failed, as the
+ * failure returns.  So nothing written late, or with a key guessed or
+ * kept, lands in memory the caller has back, whatever is mapped there
+ * by then; the deregistration follows on the engine's thread.  Entries
+ * not in use go least recently used first when the limits are reached
+ * or a registration fails for want of memory.
  */
 #define RTOPO__RCACHE_MAX_COUNT 1024
 
@@ -90,7 +95,25 @@ static void rtopo__rc_drop(rtopo__rcache_t *rc, struct rtopo_mem *m)
     rtopo__rc_push(&rc->dropped, m);
 }
 
-/* the monitor's thread: [start, end) left the process */
+/* Closes a dropped entry to peers' writes at once, where the transport
+ * can (tl.h mem_close); it is deregistered later, on the engine's thread
+ * (rtopo__rc_reap, or its last put).  Any thread. */
+static void rtopo__rc_close(struct rtopo_mem *m)
+{
+    const struct rtopo__tl_ops *ops = m->ctx->tlops;
+
+    if (m->mr && (m->access & RTOPO__TL_ACCESS_REMOTE_WRITE) && RTOPO__TL_HAS(ops, mem_close))
+        ops->mem_close(m->mr);
+}
+
+/* The monitor's thread: [start, end) left the process.  An entry no
+ * operation uses has no legitimate writer, and the addresses may be
+ * mapped again before the engine's thread deregisters it: it closes to
+ * writes here, so that nothing written with its key lands in the new
+ * memory.  One in use stays open for its operation (its buffer must
+ * stay mapped until it completes, and only a neighbouring range of the
+ * same registration may have left) and is deregistered by its last
+ * put. */
 static void rtopo__rc_gone(void *arg, uintptr_t start, uintptr_t end)
 {
     rtopo__rcache_t *rc = arg;
@@ -101,6 +124,8 @@ static void rtopo__rc_gone(void *arg, uintptr_t start, uintptr_t end)
         next = m->cnext;
         if ((uintptr_t)m->buf < end && (uintptr_t)m->buf + m->len > start) {
             rtopo__rc_drop(rc, m);
+            if (m->refs == 0)
+                rtopo__rc_close(m);
             rc->gone++;
         }
     }
@@ -388,16 +413,19 @@ void rtopo__mem_op_put(struct rtopo_mem *mem)
     free(mem);
 }
 
-/* ... and failed: the registration closes to peers' writes as it goes */
+/* ... and failed: the registration closes to peers' writes as it goes,
+ * even while another operation still holds it (it is deregistered at
+ * the last put): the caller has the buffer back on return */
 void rtopo__mem_op_close(struct rtopo_mem *mem)
 {
     rtopo__rcache_t *rc;
 
-    if (mem && mem->cached == 1) {
+    if (mem && mem->cached) {
         rc = &mem->ctx->rcache;
         pthread_mutex_lock(&rc->lock);
         if (mem->cached == 1)
             rtopo__rc_drop(rc, mem);
+        rtopo__rc_close(mem);
         pthread_mutex_unlock(&rc->lock);
     }
     rtopo__mem_op_put(mem);

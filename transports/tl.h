@@ -255,6 +255,23 @@ struct rtopo__tl_ops {
                       const void *const *blob, const size_t *len, char *text,
                       uint8_t *bad);
     /* methods above are valid for version 6 */
+
+    /* Closes mr to peers' writes from now on, ahead of mem_dereg(),
+     * which still frees it later, on the engine's thread.  A write into
+     * the region that the backend takes in after this call lands
+     * nowhere and raises no TL_EV_IMM: the owner's memory stays as it
+     * is.  Its writer gets an error (TL_EV_ERROR, or write() fails)
+     * where its completion waits for the target (shm; not libfabric's
+     * socket providers, which complete a write once sent).  Local use
+     * of mr as a source may fail from then on too.  Callable from any
+     * thread, while other ops run on the engine's (the memory monitor's
+     * thread calls it when the pages behind mr leave the process), and
+     * more than once; never concurrently with mem_dereg() of the same
+     * mr.  It must not unmap memory (memmon.h).  A no-op for a region
+     * registered without RTOPO__TL_ACCESS_REMOTE_WRITE.  NULL (or
+     * absent): the region takes writes until mem_dereg(). */
+    void (*mem_close)(struct rtopo__tl_mr *mr);
+    /* methods above are valid for version 7 */
 };
 
 /* does this table have slot `op` (tables of an older version end before)? */

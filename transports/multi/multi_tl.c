@@ -389,6 +389,17 @@ static int multi_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned a
     return RTOPO_OK;
 }
 
+/* any thread, as the backends' own */
+static void multi_mem_close(struct rtopo__tl_mr *mr)
+{
+    struct multi_mr *m = (struct multi_mr *)mr;
+    int b;
+
+    for (b = 0; m && b < MULTI_NB; b++)
+        if (m->sub[b] && RTOPO__TL_HAS(m->ops[b], mem_close))
+            m->ops[b]->mem_close(m->sub[b]);
+}
+
 static void multi_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
 {
     struct multi_mr *m = (struct multi_mr *)mr;
@@ -662,6 +673,7 @@ const struct rtopo__tl_ops rtopo__tl_multi = {
     .mem_reg = multi_mem_reg,
     .mem_dereg = multi_mem_dereg,
     .mem_rkey = multi_mem_rkey,
+    .mem_close = multi_mem_close,
     .write = multi_write,
     .send = multi_send,
     .poll = multi_poll,

@@ -63,10 +63,13 @@ struct rofi_op {
 };
 
 struct rtopo__tl_mr {
-    struct fid_mr *mr;
+    struct fid_mr *mr;    /* NULL once closed (rofi_mem_close) */
     void *buf;
     size_t len;
     int remote;
+    struct rofi_tl *t;
+    int closing;          /* rofi_mem_close was called (atomic) */
+    struct rtopo__tl_mr *close_next;
 };
 
 struct rofi_tl {
@@ -122,11 +125,25 @@ struct rofi_tl {
      * transfer to it completed, or a message from it came in): a transfer
      * the provider then cancels was cut off with the connection */
     unsigned char *peer_up;
+    /* regions to close to writes (rofi_mem_close), pushed by any thread,
+     * closed by the engine's before it next calls into libfabric */
+    struct rtopo__tl_mr *closing;
 };
 
 static inline struct rofi_tl *rofi_tl(struct rtopo__tl *tl)
 {
     return (struct rofi_tl *)tl;
+}
+
+static void rofi_close_mrs(struct rofi_tl *t);
+
+/* Before every call into libfabric that may take in a peer's write: the
+ * regions closed since are closed in the provider first (one load when
+ * there are none). */
+static inline void rofi_closed(struct rofi_tl *t)
+{
+    if (__atomic_load_n(&t->closing, __ATOMIC_RELAXED))
+        rofi_close_mrs(t);
 }
 
 /* The providers a transport string names, in order of preference:
@@ -512,6 +529,8 @@ static void rofi_close(struct rtopo__tl *tl)
 
     if (!t)
         return;
+    if (t->domain)
+        rofi_closed(t);
     if (t->ep)
         fi_close(&t->ep->fid);
     if (t->recv_mr)
@@ -1119,17 +1138,59 @@ static int rofi_mem_reg(struct rtopo__tl *tl, void *buf, size_t len, unsigned ac
     mr->buf = buf;
     mr->len = len;
     mr->remote = !!(access & RTOPO__TL_ACCESS_REMOTE_WRITE);
+    mr->t = t;
     *mr_p = mr;
     return RTOPO_OK;
 }
 
+/* The socket providers (tcp, rxm over tcp) check a write's key in the
+ * target's domain, and copy its data to the virtual address the key
+ * names, only while the target calls into libfabric: a registration left
+ * open moves a write into whatever memory is mapped there by then (a NIC
+ * under verbs;ofi_rxm writes the pages the registration pinned instead).
+ * The domain is single-threaded (FI_THREAD_DOMAIN), so a region closed
+ * from another thread is queued here and closed by the engine's thread
+ * before it next calls into libfabric (rofi_closed); a write the provider
+ * takes in later finds no key and fails at its writer.  Any thread. */
+static void rofi_mem_close(struct rtopo__tl_mr *mr)
+{
+    struct rofi_tl *t;
+    struct rtopo__tl_mr *head;
+
+    if (!mr || !mr->remote || __atomic_exchange_n(&mr->closing, 1, __ATOMIC_ACQ_REL))
+        return;
+    t = mr->t;
+    head = __atomic_load_n(&t->closing, __ATOMIC_RELAXED);
+    do
+        mr->close_next = head;
+    while (!__atomic_compare_exchange_n(&t->closing, &head, mr, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+}
+
+/* the engine's thread: closes the queued regions in the provider */
+static void rofi_close_mrs(struct rofi_tl *t)
+{
+    struct rtopo__tl_mr *m = __atomic_exchange_n(&t->closing, NULL, __ATOMIC_ACQUIRE);
+    int ret;
+
+    for (; m; m = m->close_next)
+        if (m->mr) {
+            if ((ret = fi_close(&m->mr->fid)))
+                rtopo__warn("fi_close(mr) of %zu bytes at %p: %s", m->len, m->buf,
+                            fi_strerror(-ret));
+            m->mr = NULL;
+        }
+}
+
 static int rofi_mem_dereg(struct rtopo__tl_mr *mr)
 {
-    int ret;
+    int ret = 0;
 
     if (!mr)
         return RTOPO_OK;
-    ret = fi_close(&mr->mr->fid);
+    rofi_closed(mr->t);    /* mr may be queued */
+    if (mr->mr)
+        ret = fi_close(&mr->mr->fid);
     free(mr);
     if (ret)
         return rtopo__error(RTOPO_ERR_TRANSPORT, "fi_close(mr): %s", fi_strerror(-ret));
@@ -1214,7 +1275,10 @@ static int rofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t le
     uint64_t raddr = (t->mr_virt ? rkey->addr : 0) + roffset;
     struct rofi_op *op;
     ssize_t ret;
+    void *desc;
 
+    rofi_closed(t);
+    desc = lmr && lmr->mr ? fi_mr_desc(lmr->mr) : NULL;   /* NULL: closed */
     if (peer < 0 || peer >= t->nranks || t->peer_addr[peer] == FI_ADDR_NOTAVAIL)
         return rtopo__error(RTOPO_ERR_INVAL, "write to unconnected rank %d", peer);
     if (len > t->info->ep_attr->max_msg_size)
@@ -1240,11 +1304,11 @@ static int rofi_write(struct rtopo__tl *tl, int peer, const void *buf, size_t le
     if (!op)
         return RTOPO_ERR_BUSY;
     if (flags & RTOPO__TL_IMM)
-        ret = fi_writedata(t->ep, buf, len, lmr ? fi_mr_desc(lmr->mr) : NULL, imm,
-                           t->peer_addr[peer], raddr, rkey->key, &op->fctx);
+        ret = fi_writedata(t->ep, buf, len, desc, imm, t->peer_addr[peer], raddr,
+                           rkey->key, &op->fctx);
     else
-        ret = fi_write(t->ep, buf, len, lmr ? fi_mr_desc(lmr->mr) : NULL,
-                       t->peer_addr[peer], raddr, rkey->key, &op->fctx);
+        ret = fi_write(t->ep, buf, len, desc, t->peer_addr[peer], raddr, rkey->key,
+                       &op->fctx);
     if (ret) {
         rofi_op_put(t, op);
         if (ret == -FI_EAGAIN)
@@ -1270,6 +1334,7 @@ static int rofi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hl
     char *bb;
     ssize_t ret;
 
+    rofi_closed(t);
     if (peer < 0 || peer >= t->nranks || t->peer_addr[peer] == FI_ADDR_NOTAVAIL)
         return rtopo__error(RTOPO_ERR_INVAL, "send to unconnected rank %d", peer);
     if (len > t->ctrl_size)
@@ -1469,6 +1534,7 @@ static int rofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
     ssize_t ret;
     int n = 0, i, st;
 
+    rofi_closed(t);
     /* receive buffers handed out by the previous poll are free again */
     while (t->nrepost > 0)
         if ((st = rofi_post_recv(t, t->repost[--t->nrepost])))
@@ -1541,6 +1607,7 @@ static int rofi_wait(struct rtopo__tl *tl, int timeout_ms)
 
     if (t->have_stash)
         return RTOPO_OK;
+    rofi_closed(t);
     if (t->cq_fd_wait) {
         t->stash_from = FI_ADDR_NOTAVAIL;
         if (t->source)
@@ -1594,6 +1661,7 @@ static int rofi_wait_fd(struct rtopo__tl *tl, int *fd)
         return RTOPO_ERR_UNSUPPORTED;
     }
     /* the provider's rule before a sleep on the descriptor */
+    rofi_closed(t);
     fids[0] = &t->cq->fid;
     if (fi_trywait(t->fabric, fids, 1))
         return RTOPO_ERR_BUSY;
@@ -1663,6 +1731,7 @@ const struct rtopo__tl_ops rtopo__tl_ofi = {
     .mem_reg = rofi_mem_reg,
     .mem_dereg = rofi_mem_dereg,
     .mem_rkey = rofi_mem_rkey,
+    .mem_close = rofi_mem_close,
     .write = rofi_write,
     .send = rofi_send,
     .poll = rofi_poll,

@@ -1045,6 +1045,16 @@ static int shm_mem_dereg(struct rtopo__tl_mr *mr)
     return RTOPO_OK;
 }
 
+/* Any thread: the key leaves the table peers check their writes
+ * against, so a write checked from now on is refused (an error
+ * completion at its writer), and one already in the ring is dropped
+ * when it comes to land; the slot is freed by shm_mem_dereg. */
+static void shm_mem_close(struct rtopo__tl_mr *mr)
+{
+    if (mr && mr->idx >= 0)
+        __atomic_store_n(&mr->t->mr[mr->idx].key, 0, __ATOMIC_SEQ_CST);
+}
+
 static void shm_mem_rkey(struct rtopo__tl_mr *mr, rtopo__rkey_t *rkey)
 {
     rkey->key = mr->key;
@@ -1345,8 +1355,10 @@ static void shm_land(struct shm_tl *t, int peer, const struct shm_wrec *w, size_
 {
     uint64_t idx = (w->key & 0xffffffffu) - 1;
     const struct shm_mr_ent *e = &t->mr[idx < SHM_NMR ? idx : 0];
+    /* (shm_mem_close may clear it from another thread) */
+    uint64_t key = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
 
-    if (w->key == 0 || idx >= SHM_NMR || e->key != w->key || w->addr < e->addr ||
+    if (w->key == 0 || idx >= SHM_NMR || key != w->key || w->addr < e->addr ||
         w->addr - e->addr > e->len || len > e->len - (w->addr - e->addr)) {
         rtopo__debug("shm: dropped a write of %zu bytes from rank %d to 0x%llx: key "
                      "0x%llx is not open to it", len, peer, (unsigned long long)w->addr,
@@ -1698,6 +1710,7 @@ const struct rtopo__tl_ops rtopo__tl_shm = {
     .mem_reg = shm_mem_reg,
     .mem_dereg = shm_mem_dereg,
     .mem_rkey = shm_mem_rkey,
+    .mem_close = shm_mem_close,
     .write = shm_write,
     .send = shm_send,
     .poll = shm_poll,
