@@ -17,7 +17,9 @@
 #              the OTIS shift kinds (a line's displacement 0: a copy)
 # and prints one line per case whose choice differs (the candidate's
 # name, and its steps, transfers and kernels where the name does not tell
-# them apart), then how many cases ran and differ per collective.
+# them apart; under the after model, the time of the before choice and of
+# the after one, where rtopo-sim lists the candidates), then how many
+# cases ran and differ per collective.
 #
 #   tools/dev/copy-choice.sh BUILDDIR MODEL [HOSTS]
 #
@@ -54,6 +56,18 @@ def sig_otis(j):
 def sig_shift(j):
     return j["algo"]
 
+def gap(name, a, b):
+    # under the after model: the before choice's time and the after one's
+    if name == "scatter":
+        t = [c["model_time"] for c in b["candidates"]
+             if c["strategy"] == a["strategy"] and c["x"] == a["x"]]
+        if t:
+            return "%.3f / %.3f" % (t[0] * 1e6, b["model_time"] * 1e6)
+    if name == "shift" and a["algo"] in b.get("candidates", {}):
+        return "%.3f / %.3f" % (b["candidates"][a["algo"]]["model_time"] * 1e6,
+                                b["model_time"] * 1e6)
+    return "- / %.3f" % (b["model_time"] * 1e6)
+
 cases = []
 for d in (3, 4, 5, 6):
     for M in (64, 1024, 16384, 131072, 1048576):
@@ -84,8 +98,8 @@ for t in ("otis-mesh:4", "otis-hypercube:4"):
                               "--s", str(s), "--count", str(cnt), "--dtype", "int64"],
                               "--cost", sig_otis, True))
 ran, diff, bad = {}, {}, 0
-print("| collective | case | before (local free) | after (measured copy) |")
-print("|---|---|---|---|")
+print("| collective | case | before (local free) | after (measured copy) | after model: before's / after's us |")
+print("|---|---|---|---|---|")
 for name, args, key, sig, uh in cases:
     a, b = run(args, before, key, uh), run(args, after, key, uh)
     if a is None or b is None:
@@ -95,8 +109,8 @@ for name, args, key, sig, uh in cases:
     sa, sb = sig(a), sig(b)
     if sa != sb:
         diff[name] = diff.get(name, 0) + 1
-        print("| %s | %s | %s | %s |" % (name, " ".join(args[1:] if args[0] == "otis" else args),
-                                         sa, sb))
+        print("| %s | %s | %s | %s | %s |" % (name, " ".join(args[1:] if args[0] == "otis"
+                                                          else args), sa, sb, gap(name, a, b)))
 print()
 for name in ran:
     print("%-12s %4d cases, %3d differ" % (name, ran[name], diff.get(name, 0)))
