@@ -95,7 +95,8 @@
        "a topology is created, once per kind of rank pair: intra-host, "      \
        "inter-host, host link; with more ranks than processors on a "         \
        "machine, tq from a burst among all ranks and lanes at most its "      \
-       "processors; tk from a reduction on label 0), default (the built-in "  \
+       "processors; tk from a reduction, local.ts and local.tw from a copy "  \
+       "on label 0), default (the built-in "                                  \
        "constants), "                                                         \
        "KEY=VALUE,... over those constants: ts, tw, th (5us, 1ns), bw (10G), " \
        "chunk, ports, lanes, hostlinks, tk (time per byte a kernel touches), "\

@@ -54,8 +54,13 @@
  * model takes it as tk, which weighs the reductions a collective's
  * candidates run (recursive doubling reduces the whole vector at every
  * step, reduce-scatter + allgather a share of it).  "auto,LIST" with tk
- * in LIST times no kernel.  Copies inside a rank (the LOCAL class) stay
- * free, as in the built-in constants.
+ * in LIST times no kernel.  With the kernel, label 0 times a copy inside
+ * a rank (the LOCAL class: memmove as the executor runs a local node, of
+ * 8 bytes and of 256 KiB, rtopo__cal_copy) and tells ts and tw with tk:
+ * every topology's model takes them as the LOCAL class's, which weighs
+ * the candidates that copy (the own block of a scatter, the copy Y of an
+ * allreduce or a scan, a shift's local moves) against those that send.
+ * "auto,LIST" with a local. key in LIST times no copy.
  */
 #include "config.h"
 #include <stdio.h>
@@ -77,6 +82,8 @@
 #define RTOPO__CAL_ITERS_BURST 11
 #define RTOPO__CAL_KERN (64 * 1024)     /* bytes a timed reduction combines */
 #define RTOPO__CAL_ITERS_KERN 21
+#define RTOPO__CAL_ITERS_COPY 21
+#define RTOPO__CAL_COPY_BATCH 64        /* small copies per timing */
 #define RTOPO__CAL_TAG (-0x6d6f64656cll)   /* schedules of the measurement */
 
 /* the list RTOPO_MODEL sets over the constants (after "auto,"), or NULL */
@@ -94,6 +101,7 @@ static const char *rtopo__model_list(const rtopo_ctx_t *ctx)
 #define RTOPO__KEEP_HOST  4u
 #define RTOPO__KEEP_TQ    8u
 #define RTOPO__KEEP_TK    16u
+#define RTOPO__KEEP_LOCAL 32u
 
 /* what the list sets and measuring must not: RTOPO__KEEP_* bits */
 static unsigned rtopo__model_keep(const char *list)
@@ -111,6 +119,8 @@ static unsigned rtopo__model_keep(const char *list)
             keep |= RTOPO__KEEP_INTER;
         else if (n > 5 && !strncasecmp(k, "host.", 5))
             keep |= RTOPO__KEEP_HOST;
+        else if (n > 6 && !strncasecmp(k, "local.", 6))
+            keep |= RTOPO__KEEP_LOCAL;
         else if (n > 3 && !strncasecmp(k, "tq=", 3))
             keep |= RTOPO__KEEP_TQ;
         else if (n > 3 && !strncasecmp(k, "tk=", 3))
@@ -491,8 +501,55 @@ static double rtopo__cal_kern(uint8_t *buf)
     return tm[RTOPO__CAL_ITERS_KERN / 2] / (double)RTOPO__CAL_KERN;
 }
 
+/* The median of RTOPO__CAL_ITERS_COPY timings of k copies of n bytes,
+ * the i-th from buf + i n to buf + RTOPO__CAL_BIG + i n, per copy */
+static double rtopo__cal_copy_one(uint8_t *buf, size_t n, int k)
+{
+    double tm[RTOPO__CAL_ITERS_COPY];
+    int i, j, c;
+
+    for (i = 0; i < RTOPO__CAL_ITERS_COPY; i++) {
+        uint64_t t0 = rtopo__now_ns();
+
+        for (c = 0; c < k; c++)
+            memmove(buf + RTOPO__CAL_BIG + (size_t)c * n, buf + (size_t)c * n, n);
+        tm[i] = (double)(rtopo__now_ns() - t0) * 1e-9 / k;
+        for (j = i; j > 0 && tm[j - 1] > tm[j]; j--) {   /* insertion sort */
+            double x = tm[j];
+
+            tm[j] = tm[j - 1];
+            tm[j - 1] = x;
+        }
+    }
+    return tm[RTOPO__CAL_ITERS_COPY / 2];
+}
+
+/* A copy inside a rank on this rank's processor, as the executor runs a
+ * LOCAL node (memmove): the medians of RTOPO__CAL_ITERS_COPY timings of
+ * RTOPO__CAL_SMALL bytes (RTOPO__CAL_COPY_BATCH copies a timing, so that
+ * the clock's own cost and grain fall below a copy's) and of
+ * RTOPO__CAL_BIG bytes, the line through the two: tw its slope, ts where
+ * it meets 0 bytes (0 at least).  256 KiB, the size the links' tw are
+ * timed with, source and destination warm in the cache (512 KiB: past the
+ * first level, within the second or third of current processors) as the
+ * streams that time the links find theirs: a copy and a transfer the
+ * model weighs against each other are timed alike, and a schedule's copies
+ * mostly move data its rank has just touched (the own block of what it
+ * sends, a vector it has just reduced).  buf as rtopo__cal_kern's. */
+static void rtopo__cal_copy(uint8_t *buf, double *ts_p, double *tw_p)
+{
+    double t0 = rtopo__cal_copy_one(buf, RTOPO__CAL_SMALL, RTOPO__CAL_COPY_BATCH);
+    double t1 = rtopo__cal_copy_one(buf, RTOPO__CAL_BIG, 1);
+    double tw = (t1 - t0) / (double)(RTOPO__CAL_BIG - RTOPO__CAL_SMALL);
+
+    *tw_p = tw > 0 ? tw : 0.0;
+    *ts_p = t0 - RTOPO__CAL_SMALL * *tw_p > 0 ? t0 - RTOPO__CAL_SMALL * *tw_p : 0.0;
+}
+
 /* Label 0 tells every rank its reduction kernel's time per byte
- * (rtopo__cal_kern, when measure_tk; the list does not set tk) and
+ * (rtopo__cal_kern, when measure_tk; the list does not set tk), the ts
+ * and tw of a copy inside a rank (rtopo__cal_copy, when measure_copy; the
+ * list names no local. key) and
  * whether its machine has more ranks than
  * processors, and how many processors; if so, and the list does not set
  * tq (measure), the labels below pn run the burst (rtopo__cal_burst) and
@@ -501,13 +558,13 @@ static double rtopo__cal_kern(uint8_t *buf)
  * along a line, tq is where that line meets the time measured (0 at
  * least); label 0 tells it to every rank.  Sets ctx->calib_over. */
 static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measure,
-                           int measure_tk)
+                           int measure_tk, int measure_copy)
 {
     rtopo_ctx_t *ctx = t->ctx;
     struct {
-        int32_t oversub, ncpu;
-        double tq, tk;
-    } fig = { 0, 0, 0.0, 0.0 };
+        int32_t oversub, ncpu, copy, pad;
+        double tq, tk, copy_ts, copy_tw;
+    } fig = { 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0 };
     long tag = RTOPO__CAL_TAG + 1 + t->desc.p;
     struct rtopo_mem *mem = NULL;
     rtopo__sched_t *s = NULL;
@@ -524,6 +581,10 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
         fig.oversub = ctx->oversub;
         fig.ncpu = n > 0 && n < 1 << 20 ? (int32_t)n : 0;
         fig.tk = measure_tk ? rtopo__cal_kern(buf) : 0.0;
+        if (measure_copy) {
+            fig.copy = 1;
+            rtopo__cal_copy(buf, &fig.copy_ts, &fig.copy_tw);
+        }
         memcpy(buf, &fig, sizeof(fig));
     }
     st = rtopo__cal_tell(t, 0, tag, buf, sizeof(fig));
@@ -535,10 +596,18 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
         ctx->calib_over.ncpu = fig.ncpu;
         ctx->calib_over.tq = 0.0;
         ctx->calib_over.tk = fig.tk;
+        ctx->calib_over.copy = fig.copy;
+        ctx->calib_over.copy_ts = fig.copy_ts;
+        ctx->calib_over.copy_tw = fig.copy_tw;
         if (fig.tk > 0)
             rtopo__debug("topology %u: measured the reduction kernel on label 0 (a sum "
                          "of int64 over %d KiB): tk %.4g ns/B", t->id,
                          RTOPO__CAL_KERN / 1024, fig.tk * 1e9);
+        if (fig.copy)
+            rtopo__debug("topology %u: measured a copy inside a rank on label 0 (%d B "
+                         "and %d KiB): local ts %.4g us, tw %.4g ns/B", t->id,
+                         RTOPO__CAL_SMALL, RTOPO__CAL_BIG / 1024, fig.copy_ts * 1e6,
+                         fig.copy_tw * 1e9);
     }
     if (!st && fig.oversub && measure) {
         if (t->me == 0) {       /* the burst under the model, tq 0 and 1 us */
@@ -705,10 +774,14 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
      * processors): once per job */
     if (!ctx->calib_over.valid && pn >= 2 &&
         (st = rtopo__cal_over(t, pn, list, !(keep & RTOPO__KEEP_TQ),
-                              !(keep & RTOPO__KEEP_TK))))
+                              !(keep & RTOPO__KEEP_TK), !(keep & RTOPO__KEEP_LOCAL))))
         return st;
     if (ctx->calib_over.valid && ctx->calib_over.tk > 0)
         t->model.tk = ctx->calib_over.tk;
+    if (ctx->calib_over.valid && ctx->calib_over.copy) {
+        t->model.ts[RTOPO__LINK_LOCAL] = ctx->calib_over.copy_ts;
+        t->model.tw[RTOPO__LINK_LOCAL] = ctx->calib_over.copy_tw;
+    }
     rtopo__model_over(t);
     /* what the list sets, over the measured figures */
     if (list && (st = rtopo__model_parse(list, &t->model)))

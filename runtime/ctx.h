@@ -291,6 +291,8 @@ struct rtopo_ctx {
         double tq;              /* measured: what a message pays there */
         double tk;              /* measured there: a reduction's time per
                                    byte (0: not measured) */
+        int copy;               /* copy_ts, copy_tw measured there */
+        double copy_ts, copy_tw;    /* a copy inside a rank (LOCAL class) */
     } calib_over;
     /* progress thread (RTOPO_PROGRESS=thread).  lock serialises the
      * application's calls with that thread; without the thread only one

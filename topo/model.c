@@ -14,13 +14,15 @@
  * shares the processors with more ranks than they can run; 0 by default,
  * printed only when set).  ts, tw, th and bw may carry a
  * link class prefix (host.ts=2us); without one they set every class but
- * LOCAL, which stays free unless named, and every reach parameter that is
- * set.  The prefixes intra and inter set the parameters of a reach
+ * LOCAL (copies inside a rank: free in the built-in constants, measured
+ * by the runtime's calibration, calib.c), which only local.ts, local.tw
+ * set, and every reach parameter that is set.  The prefixes intra and inter set the parameters of a reach
  * (intra.ts=1us, inter.bw=100M, inter.th=-1): on a model with a layout
  * they take precedence over the class's for a hop between ranks of one
  * host or of two hosts (HOST and LOCAL hops keep their class's; sim.c,
  * rtopo__model_hop).  Printed lists name the reach parameters that are
- * set after the classes, so they parse back (to four digits).
+ * set after the classes, and LOCAL where it costs anything, so they parse
+ * back (to four digits).
  */
 #include "config.h"
 #include <errno.h>

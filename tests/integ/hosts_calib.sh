@@ -24,6 +24,15 @@
 #   - the reduction kernel: every rank logs label 0's measured tk once,
 #     the same on every rank, above 0, and every rank's model carries it;
 #     RTOPO_MODEL=auto,tk=3ns times no kernel and every model has tk=3ns.
+#   - the copy inside a rank (the local class): every rank logs label 0's
+#     measured local ts and tw once, the same on every rank (tw above 0:
+#     256 KiB take longer than 8 B), and every model line of every rank
+#     carries them as local.ts and local.tw; rtopo-sim takes the logged
+#     model back: a shift by p on a ring (every rank copies its bytes
+#     locally) of 1 MiB costs local.ts + 1 MiB local.tw under it;
+#     RTOPO_MODEL=auto,local.ts=1us,local.tw=0.5ns times no copy (the
+#     kernel still) and every model has those figures; with tk=3ns in the
+#     list the copy is still timed.
 # After each job, the leftover check.  REPEAT rounds (default 1).
 . "$(dirname "$0")/hosts_lib.sh"
 repeat=${REPEAT:-1}
@@ -100,6 +109,38 @@ kern() {
     esac
 }
 
+# copy: every rank logs label 0's copy figures once, the same, tw above
+# 0; every model line of every rank carries them; rtopo-sim under the
+# logged model costs a local shift of 1 MiB at them
+SIM=$builddir/tools/rtopo-sim
+copy() {
+    r=0
+    while [ $r -lt $n ]; do
+        [ "$(grep -c "^\[$r\] .*measured a copy inside a rank on label 0" "$out")" -eq 1 ] ||
+            fail "rank $r did not log the copy's figures exactly once"
+        r=$((r + 1))
+    done
+    cps=$(sed -n 's/^\[[0-9]*\] .*measured a copy inside a rank.*: local ts \([0-9.e+-]*\) us, tw \([0-9.e+-]*\) ns\/B$/\1 \2/p' \
+        "$out" | sort -u)
+    [ "$(printf '%s\n' "$cps" | grep -c .)" -eq 1 ] || fail "the ranks' copy figures differ: $cps"
+    cts=${cps% *}
+    ctw=${cps#* }
+    awk -v w="$ctw" 'BEGIN { exit !(w > 0) }' || fail "local tw $ctw is not above 0"
+    echo "  copy inside a rank: local ts $cts us, tw $ctw ns/B on every rank"
+    nm=$(grep -c ': model ' "$out")
+    [ "$nm" -ge "$n" ] || fail "$nm model lines for $n ranks"
+    [ "$(grep -c ": model local.ts=${cts}us,local.tw=${ctw}ns," "$out")" -eq "$nm" ] ||
+        fail "not every model carries local.ts=${cts}us,local.tw=${ctw}ns"
+    # the logged model back into rtopo-sim (lanes lifted: 8 copies at once)
+    simt=$(timeout 60 "$SIM" shift --topo ring:8 --q 8 --bytes 1M --model "$1,lanes=0" |
+        sed -n 's/^model time *\([0-9.]*\) us.*/\1/p')
+    [ -n "$simt" ] || fail "rtopo-sim did not take the logged model: $1"
+    awk -v t="$simt" -v s="$cts" -v w="$ctw" 'BEGIN { e = s + 1048576 * w / 1000;
+        d = t - e; if (d < 0) d = -d; exit !(d <= 0.002 + 1e-3 * e) }' ||
+        fail "rtopo-sim's local shift of 1 MiB: $simt us, not local.ts + 1 MiB local.tw"
+    echo "  rtopo-sim under the logged model: a local shift of 1 MiB $simt us"
+}
+
 round=0
 while [ "$round" -lt "$repeat" ]; do
     round=$((round + 1))
@@ -128,8 +169,10 @@ while [ "$round" -lt "$repeat" ]; do
         *intra.ts=*,intra.tw=*,inter.ts=*,inter.tw=*) ;;
         *) fail "no intra/inter figures in the model: $models" ;;
     esac
+    echo "  model: $models"
     over "$models"
     kern "$models"
+    copy "$models"
 
     job auto,inter.bw=1G
     grep -q 'measured node pair .*(inter-host)' "$out" &&
@@ -144,6 +187,18 @@ while [ "$round" -lt "$repeat" ]; do
         fail "a kernel timed although RTOPO_MODEL sets tk"
     [ "$(grep -c ': model .*,tk=3ns' "$out")" -eq $n ] ||
         fail "not every rank's model took tk=3ns from the list"
+    [ "$(grep -c 'measured a copy inside a rank on label 0' "$out")" -eq $n ] ||
+        fail "the copy was not timed with tk set"
+
+    job auto,local.ts=1us,local.tw=0.5ns
+    grep -q 'measured a copy inside a rank' "$out" &&
+        fail "a copy timed although RTOPO_MODEL sets local. keys"
+    [ "$(grep -c 'measured the reduction kernel on label 0' "$out")" -eq $n ] ||
+        fail "the kernel was not timed with local. keys set"
+    nm=$(grep -c ': model ' "$out")
+    [ "$nm" -ge "$n" ] || fail "$nm model lines for $n ranks"
+    [ "$(grep -c ': model local.ts=1us,local.tw=0.5ns,' "$out")" -eq "$nm" ] ||
+        fail "not every model took local.ts=1us,local.tw=0.5ns from the list"
 
     job auto,tq=20us
     grep -q 'measured burst' "$out" && fail "a burst although RTOPO_MODEL sets tq"
