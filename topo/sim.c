@@ -851,13 +851,6 @@ static int rtopo__host_index(const rtopo__layout_t *l, uint32_t *hx)
     return l->nranks ? (int)nh + 1 : 0;
 }
 
-/* a node's state in rtopo__des: edges not yet released, the time the
- * last one was */
-typedef struct rtopo__des_node {
-    double rdy;
-    uint32_t cnt;
-} rtopo__des_node_t;
-
 /* Is node u's part on rank a SEND (a routed transfer u sends from rank)? */
 static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t rank)
 {
@@ -908,13 +901,13 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                       uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
                       double *makespan)
 {
-    rtopo__des_node_t *nd = NULL;
-    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *first = NULL,
-             *mid = NULL, *cur = NULL, *oadj = NULL, *hlink = NULL;
-    double *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
+    /* a node's state: its edges not yet released (cnt), the time the last
+     * one was (rdy) */
+    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
+             *mid = NULL, *oadj = NULL, *hlink = NULL;
+    double *rdy = NULL, *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
-    uint64_t *stage = NULL, arena_len = 0;
-    uint8_t *arena = NULL;
+    uint8_t **stage = NULL;
     rtopo__heap_t h = { NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0,
                         NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
@@ -934,10 +927,10 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             goto out;
         }
     }
-    nd = calloc((size_t)n + 1, sizeof(*nd));
+    rdy = calloc((size_t)n + 1, sizeof(*rdy));
+    cnt = calloc((size_t)n + 1, sizeof(*cnt));
     first = calloc((size_t)n + 2, sizeof(*first));
-    mid = calloc((size_t)n + 1, sizeof(*mid));
-    cur = malloc(((size_t)n + 1) * sizeof(*cur));
+    mid = calloc((size_t)s->nxfers + 1, sizeof(*mid));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
     xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
     cpu = calloc((size_t)p, sizeof(*cpu));
@@ -947,37 +940,39 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!nd || !first || !mid || !cur || !oadj || !xend || !cpu ||
+    if (!rdy || !cnt || !first || !mid || !oadj || !xend || !cpu ||
         (k && (!sport || !rport)) || (nl && !lane)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
     /* out-edges by pred (CSR of the successors), in-degree by succ: u's
      * edges are oadj[first[u]..first[u + 1]), those its SENT event
-     * releases (u's part on the edge's rank is a SEND) up to mid[u], those
-     * of its END from there, each group in edge order */
+     * releases (u's part on the edge's rank is a SEND: u is a transfer)
+     * up to mid[u], those of its END from there, each group in edge
+     * order.  first[u] is the cursor of the fill (the sends', then the
+     * others'), and ends at first[u + 1]: shifted back after. */
     for (i = 0; i < s->ndeps; i++) {
         const rtopo__dep_t *d = &s->deps[i];
 
-        nd[d->succ].cnt++;
+        cnt[d->succ]++;
         first[d->pred + 1]++;
-        mid[d->pred] += rtopo__part_send(s, d->pred, d->rank);
+        if (rtopo__part_send(s, d->pred, d->rank))
+            mid[d->pred]++;
     }
     for (i = 0; i < n; i++) {
         first[i + 1] += first[i];
-        mid[i] += first[i];
-        cur[i] = first[i];
+        if (i < s->nxfers)
+            mid[i] += first[i];
     }
     for (i = 0; i < s->ndeps; i++)
         if (rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
-            oadj[cur[s->deps[i].pred]++] = s->deps[i].succ;
-    for (i = 0; i < n; i++)
-        cur[i] = mid[i];
+            oadj[first[s->deps[i].pred]++] = s->deps[i].succ;
     for (i = 0; i < s->ndeps; i++)
         if (!rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
-            oadj[cur[s->deps[i].pred]++] = s->deps[i].succ;
-    free(cur);
-    cur = NULL;
+            oadj[first[s->deps[i].pred]++] = s->deps[i].succ;
+    for (i = n; i > 0; i--)
+        first[i] = first[i - 1];
+    first[0] = 0;
     /* link direction of every hop */
     if (links) {
         hlink = links;
@@ -990,31 +985,14 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         rtopo__error(st, "%u links", nlinks);
         goto out;
     }
-    if (bufs) {
-        stage = malloc(((size_t)s->nxfers + 1) * sizeof(*stage));
-        if (!stage) {
-            rtopo__error(st, "staging");
-            goto out;
-        }
-        for (i = 0; i < s->nxfers; i++) {
-            stage[i] = arena_len;
-            if (s->xfers[i].nhops) {
-                if (s->xfers[i].len > SIZE_MAX - arena_len) {
-                    rtopo__error(st, "staging overflows");
-                    goto out;
-                }
-                arena_len += s->xfers[i].len;
-            }
-        }
-        arena = malloc(arena_len ? arena_len : 1);
-        if (!arena) {
-            rtopo__error(st, "staging for %u transfers (%llu bytes)", s->nxfers,
-                         (unsigned long long)arena_len);
-            goto out;
-        }
+    /* a routed transfer's data, from when it left its source until it
+     * lands: only those in flight hold a copy */
+    if (bufs && !(stage = calloc((size_t)s->nxfers + 1, sizeof(*stage)))) {
+        rtopo__error(st, "staging");
+        goto out;
     }
     for (i = 0; i < n; i++)
-        if (!nd[i].cnt && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
+        if (!cnt[i] && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
             goto out;
     st = RTOPO_OK;
     while (!rtopo__heap_empty(&h)) {
@@ -1097,10 +1075,18 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             if (x->len && !x->nhops)
                 memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
                         bufs[x->src][x->src_buf] + x->src_off, x->len);
-            else if (x->len && sent)
-                memcpy(arena + stage[u], bufs[x->src][x->src_buf] + x->src_off, x->len);
-            else if (x->len)
-                memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, arena + stage[u], x->len);
+            else if (x->len && sent) {
+                if (!(stage[u] = malloc(x->len))) {
+                    st = rtopo__error(RTOPO_ERR_NOMEM, "staging %llu bytes",
+                                      (unsigned long long)x->len);
+                    goto out;
+                }
+                memcpy(stage[u], bufs[x->src][x->src_buf] + x->src_off, x->len);
+            } else if (x->len) {
+                memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, stage[u], x->len);
+                free(stage[u]);
+                stage[u] = NULL;
+            }
         } else if (bufs) {
             const rtopo__kern_t *kn = &s->kerns[u - s->nxfers];
 
@@ -1111,12 +1097,12 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             ended++;
             span = rtopo__max(span, e.t);
         }
-        for (j = sent ? first[u] : mid[u]; j < (sent ? mid[u] : first[u + 1]); j++) {
+        for (j = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
+             j < (sent ? mid[u] : first[u + 1]); j++) {
             uint32_t v = oadj[j];
 
-            nd[v].rdy = rtopo__max(nd[v].rdy, e.t);
-            if (--nd[v].cnt == 0 &&
-                (st = rtopo__heap_push(&h, nd[v].rdy, RTOPO__EV_READY, v, 0)))
+            rdy[v] = rtopo__max(rdy[v], e.t);
+            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, rdy[v], RTOPO__EV_READY, v, 0)))
                 goto out;
         }
     }
@@ -1126,10 +1112,10 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     *makespan = span;
 out:
     rtopo__heap_free(&h);
-    free(nd);
+    free(rdy);
+    free(cnt);
     free(first);
     free(mid);
-    free(cur);
     free(oadj);
     free(xend);
     if (hlink != links)
@@ -1141,8 +1127,9 @@ out:
     free(hx);
     free(rport);
     free(cpu);
+    for (i = 0; stage && i < s->nxfers; i++)
+        free(stage[i]);
     free(stage);
-    free(arena);
     return st;
 }
 
