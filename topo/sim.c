@@ -901,11 +901,13 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                       uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
                       double *makespan)
 {
-    /* a node's state: its edges not yet released (cnt), the time the last
-     * one was (rdy) */
+    /* a node's state: its edges not yet released (cnt); it is ready when
+     * the last is, at that event's time (the events run in the order of
+     * their times, and no cost is negative: no event is pushed before the
+     * one that pushes it, so the last release is the latest) */
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
              *mid = NULL, *oadj = NULL, *hlink = NULL;
-    double *rdy = NULL, *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
+    double *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     uint8_t **stage = NULL;
     rtopo__heap_t h = { NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0,
@@ -927,7 +929,6 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             goto out;
         }
     }
-    rdy = calloc((size_t)n + 1, sizeof(*rdy));
     cnt = calloc((size_t)n + 1, sizeof(*cnt));
     first = calloc((size_t)n + 2, sizeof(*first));
     mid = calloc((size_t)s->nxfers + 1, sizeof(*mid));
@@ -940,7 +941,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!rdy || !cnt || !first || !mid || !oadj || !xend || !cpu ||
+    if (!cnt || !first || !mid || !oadj || !xend || !cpu ||
         (k && (!sport || !rport)) || (nl && !lane)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
@@ -1101,8 +1102,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
              j < (sent ? mid[u] : first[u + 1]); j++) {
             uint32_t v = oadj[j];
 
-            rdy[v] = rtopo__max(rdy[v], e.t);
-            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, rdy[v], RTOPO__EV_READY, v, 0)))
+            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0)))
                 goto out;
         }
     }
@@ -1112,7 +1112,6 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     *makespan = span;
 out:
     rtopo__heap_free(&h);
-    free(rdy);
     free(cnt);
     free(first);
     free(mid);
