@@ -421,8 +421,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     size_t *num = NULL, *cnt = NULL, *pnum = NULL, *pcnt = NULL, nn = 0, ncap = 0, i, j, b, e,
            w, r, rb[RTOPO__RUNS_MAX + 1], re[RTOPO__RUNS_MAX + 1], n0 = s->ndeps, big = 0,
            tot = 0, pbig = 0, ptot = 0, room;
-    rtopo__dep_t *ne = NULL, *out = NULL, *dtmp = NULL, *ra[RTOPO__RUNS_MAX + 1];
-    size_t dcap = 0;
+    rtopo__dep_t *ne = NULL, *out = NULL, *ra[RTOPO__RUNS_MAX + 1];
     int st, k = 0, c0, c1, p = s->topo.p;
 
     /* The accesses, a chunk of ranks at a time: an eighth of them at most
@@ -515,17 +514,10 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                                        RTOPO__DEP_PORT };
         }
         if (nn - r0 > 1) {
-            if (nn - r0 > dcap) {
-                rtopo__dep_t *q = realloc(dtmp, (nn - r0) * sizeof(*q));
-
-                if (!q) {
-                    st = rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", nn - r0);
-                    goto out;
-                }
-                dtmp = q;
-                dcap = nn - r0;
-            }
-            rtopo__dep_sort(ne + r0, nn - r0, dtmp);
+            /* the sort's room past the rank's edges */
+            if ((st = rtopo__edges_room(&ne, &nn, &ncap, nn - r0)))
+                goto out;
+            rtopo__dep_sort(ne + r0, nn - r0, ne + nn);
             for (i = r0 + 1, w = r0 + 1; i < nn; i++)
                 if (rtopo__dep_cmp(&ne[w - 1], &ne[i]))
                     ne[w++] = ne[i];
@@ -535,9 +527,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     free(acc);
     free(pacc);
     free(tmp);
-    free(dtmp);
     acc = pacc = tmp = NULL;
-    dtmp = NULL;
     /* with the edges already there: one edge per (rank, pred, succ, kind),
      * in that order.  Those are sorted runs (phases joined, edges added),
      * merged, or sorted when they are many. */
@@ -626,7 +616,6 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
 out:
     free(out);
     free(ne);
-    free(dtmp);
     free(acc);
     free(pacc);
     free(tmp);
