@@ -426,6 +426,7 @@ typedef struct rtopo__ev {
     double t;
     uint32_t node;
     uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
+    uint32_t fly;       /* a routed transfer's HOP, SENT, END: its flight */
 } rtopo__ev_t;
 
 /* The events in (time, push) order, ties first pushed first served: the
@@ -436,7 +437,7 @@ typedef struct rtopo__ev {
  * that of a heap of (time, push number). */
 #define RTOPO__QNONE UINT32_MAX
 typedef struct rtopo__qev {
-    uint32_t node, th, next;
+    uint32_t node, th, fly, next;
 } rtopo__qev_t;
 
 typedef struct rtopo__bucket {
@@ -497,7 +498,7 @@ static inline int rtopo__bk_before(const rtopo__heap_t *h, uint32_t a, uint32_t 
 }
 
 static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t node,
-                            uint32_t hop)
+                            uint32_t hop, uint32_t fly)
 {
     uint32_t b, e, k, i;
 
@@ -559,6 +560,7 @@ static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t 
     }
     h->ev[e].node = node;
     h->ev[e].th = type | hop << 2;
+    h->ev[e].fly = fly;
     h->ev[e].next = RTOPO__QNONE;
     if (h->bk[b].head == RTOPO__QNONE)
         h->bk[b].head = e;
@@ -577,7 +579,7 @@ static inline int rtopo__heap_empty(const rtopo__heap_t *h)
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
     uint32_t b = h->hp[0], e = h->bk[b].head, i = 0, c, x;
-    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th };
+    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th, h->ev[e].fly };
 
     h->bk[b].head = h->ev[e].next;
     h->ev[e].next = h->evfree;
@@ -907,9 +909,17 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
      * one that pushes it, so the last release is the latest) */
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
              *mid = NULL, *oadj = NULL, *hlink = NULL;
-    double *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
+    double *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
-    uint8_t **stage = NULL;
+    /* the transfers in flight, from their first hop to their end: when
+     * the last hop ends (xend) and, moving data, the bytes that left the
+     * source (data); the free ones in a list through nxt */
+    struct rtopo__flight {
+        double xend;
+        uint8_t *data;
+        uint32_t nxt;
+    } *fly = NULL;
+    uint32_t nfly = 0, flycap = 0, flyfree = RTOPO__QNONE;
     rtopo__heap_t h = { NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0,
                         NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
@@ -933,7 +943,6 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     first = calloc((size_t)n + 2, sizeof(*first));
     mid = calloc((size_t)s->nxfers + 1, sizeof(*mid));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
-    xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
     cpu = calloc((size_t)p, sizeof(*cpu));
     if (k) {
         sport = calloc((size_t)p * (size_t)k, sizeof(*sport));
@@ -941,7 +950,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!cnt || !first || !mid || !oadj || !xend || !cpu ||
+    if (!cnt || !first || !mid || !oadj || !cpu ||
         (k && (!sport || !rport)) || (nl && !lane)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
@@ -986,14 +995,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         rtopo__error(st, "%u links", nlinks);
         goto out;
     }
-    /* a routed transfer's data, from when it left its source until it
-     * lands: only those in flight hold a copy */
-    if (bufs && !(stage = calloc((size_t)s->nxfers + 1, sizeof(*stage)))) {
-        rtopo__error(st, "staging");
-        goto out;
-    }
     for (i = 0; i < n; i++)
-        if (!cnt[i] && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
+        if (!cnt[i] && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0, 0)))
             goto out;
     st = RTOPO_OK;
     while (!rtopo__heap_empty(&h)) {
@@ -1003,7 +1006,27 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
 
         if (etype == RTOPO__EV_READY) {
             if (u < s->nxfers && s->xfers[u].nhops) {
-                st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0);
+                uint32_t f = flyfree;
+
+                if (f != RTOPO__QNONE) {
+                    flyfree = fly[f].nxt;
+                } else {
+                    if (nfly == flycap) {
+                        uint32_t cap = flycap ? 2 * flycap : 1024;
+                        struct rtopo__flight *q = realloc(fly, (size_t)cap * sizeof(*q));
+
+                        if (!q) {
+                            st = rtopo__error(RTOPO_ERR_NOMEM, "%u transfers in flight", cap);
+                            goto out;
+                        }
+                        fly = q;
+                        flycap = cap;
+                    }
+                    f = nfly++;
+                }
+                fly[f].xend = 0.0;
+                fly[f].data = NULL;
+                st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0, f);
             } else {
                 int r = u < s->nxfers ? s->xfers[u].src : s->kerns[u - s->nxfers].rank;
                 double c = u < s->nxfers ? m->ts[RTOPO__LINK_LOCAL] +
@@ -1019,7 +1042,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 cpu[r] = g + c;
                 if (nl && c > 0)
                     lane[lp] = cpu[r];
-                st = rtopo__heap_push(&h, cpu[r], RTOPO__EV_END, u, 0);
+                st = rtopo__heap_push(&h, cpu[r], RTOPO__EV_END, u, 0, 0);
             }
             if (st)
                 goto out;
@@ -1056,15 +1079,15 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 sport[sp] = g + T;
             if (k && last)
                 rport[rp] = g + T;
-            xend[u] = rtopo__max(xend[u], g + T);
-            if (ehop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0)))
+            fly[e.fly].xend = rtopo__max(fly[e.fly].xend, g + T);
+            if (ehop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0, e.fly)))
                 goto out;
             if (last)
-                st = rtopo__heap_push(&h, xend[u], RTOPO__EV_END, u, 0);
+                st = rtopo__heap_push(&h, fly[e.fly].xend, RTOPO__EV_END, u, 0, e.fly);
             else
                 st = rtopo__heap_push(&h, g + rtopo__model_hop_th(m, s->hops[x->hop0 +
                                       ehop + 1].link, hp->to, s->hops[x->hop0 + ehop + 1].to,
-                                      x->len), RTOPO__EV_HOP, u, ehop + 1);
+                                      x->len), RTOPO__EV_HOP, u, ehop + 1, e.fly);
             if (st)
                 goto out;
             continue;
@@ -1077,16 +1100,14 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
                         bufs[x->src][x->src_buf] + x->src_off, x->len);
             else if (x->len && sent) {
-                if (!(stage[u] = malloc(x->len))) {
+                if (!(fly[e.fly].data = malloc(x->len))) {
                     st = rtopo__error(RTOPO_ERR_NOMEM, "staging %llu bytes",
                                       (unsigned long long)x->len);
                     goto out;
                 }
-                memcpy(stage[u], bufs[x->src][x->src_buf] + x->src_off, x->len);
+                memcpy(fly[e.fly].data, bufs[x->src][x->src_buf] + x->src_off, x->len);
             } else if (x->len) {
-                memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, stage[u], x->len);
-                free(stage[u]);
-                stage[u] = NULL;
+                memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, fly[e.fly].data, x->len);
             }
         } else if (bufs) {
             const rtopo__kern_t *kn = &s->kerns[u - s->nxfers];
@@ -1098,11 +1119,18 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             ended++;
             span = rtopo__max(span, e.t);
         }
+        if (!sent && u < s->nxfers && s->xfers[u].nhops) {
+            /* landed: its flight is over */
+            free(fly[e.fly].data);
+            fly[e.fly].data = NULL;
+            fly[e.fly].nxt = flyfree;
+            flyfree = e.fly;
+        }
         for (j = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
              j < (sent ? mid[u] : first[u + 1]); j++) {
             uint32_t v = oadj[j];
 
-            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0)))
+            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
                 goto out;
         }
     }
@@ -1116,7 +1144,6 @@ out:
     free(first);
     free(mid);
     free(oadj);
-    free(xend);
     if (hlink != links)
         free(hlink);
     free(lfree);
@@ -1126,9 +1153,9 @@ out:
     free(hx);
     free(rport);
     free(cpu);
-    for (i = 0; stage && i < s->nxfers; i++)
-        free(stage[i]);
-    free(stage);
+    for (i = 0; i < nfly; i++)
+        free(fly[i].data);
+    free(fly);
     return st;
 }
 
