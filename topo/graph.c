@@ -163,6 +163,52 @@ static int rtopo__dep_cmp(const void *a, const void *b)
     return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
+/* x before y in rtopo__dep_cmp's order */
+static inline int rtopo__dep_lt(const rtopo__dep_t *x, const rtopo__dep_t *y)
+{
+    if (x->rank != y->rank)
+        return x->rank < y->rank;
+    if (x->succ != y->succ)
+        return x->succ < y->succ;
+    if (x->pred != y->pred)
+        return x->pred < y->pred;
+    return x->kind < y->kind;
+}
+
+/* Sort n edges by rtopo__dep_cmp through tmp (room for n): insertion
+ * sort of runs of 16, then merges, each skipped where its two halves are
+ * in order already (a rank's new edges come out nearly sorted).  The
+ * order is total (equal edges are the same edge): the same array as any
+ * sort. */
+static void rtopo__dep_sort(rtopo__dep_t *a, size_t n, rtopo__dep_t *tmp)
+{
+    size_t w, i, j, lo, mid, hi, k;
+
+    for (lo = 0; lo < n; lo += 16) {
+        hi = lo + 16 < n ? lo + 16 : n;
+        for (i = lo + 1; i < hi; i++) {
+            rtopo__dep_t v = a[i];
+
+            for (j = i; j > lo && rtopo__dep_lt(&v, &a[j - 1]); j--)
+                a[j] = a[j - 1];
+            a[j] = v;
+        }
+    }
+    for (w = 16; w < n; w *= 2) {
+        for (lo = 0; lo + w < n; lo += 2 * w) {
+            mid = lo + w;
+            hi = lo + 2 * w < n ? lo + 2 * w : n;
+            if (!rtopo__dep_lt(&a[mid], &a[mid - 1]))
+                continue;
+            memcpy(tmp, a + lo, (mid - lo) * sizeof(*a));
+            for (i = 0, j = mid, k = lo; i < mid - lo && j < hi; k++)
+                a[k] = rtopo__dep_lt(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+            while (i < mid - lo)
+                a[k++] = tmp[i++];
+        }
+    }
+}
+
 /* Stable sort of n accesses by rtopo__acc_cmp (insertion sort for short
  * runs, then merges through tmp, which has room for n). */
 static void rtopo__acc_sort(rtopo__acc_t *a, size_t n, rtopo__acc_t *tmp)
@@ -468,7 +514,10 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                                        RTOPO__DEP_PORT };
         }
         if (nn - r0 > 1) {
-            qsort(ne + r0, nn - r0, sizeof(*ne), rtopo__dep_cmp);
+            /* the sort's room past the rank's edges */
+            if ((st = rtopo__edges_room(&ne, &nn, &ncap, nn - r0)))
+                goto out;
+            rtopo__dep_sort(ne + r0, nn - r0, ne + nn);
             for (i = r0 + 1, w = r0 + 1; i < nn; i++)
                 if (rtopo__dep_cmp(&ne[w - 1], &ne[i]))
                     ne[w++] = ne[i];

@@ -426,6 +426,7 @@ typedef struct rtopo__ev {
     double t;
     uint32_t node;
     uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
+    uint32_t fly;       /* a routed transfer's HOP, SENT, END: its flight */
 } rtopo__ev_t;
 
 /* The events in (time, push) order, ties first pushed first served: the
@@ -436,7 +437,7 @@ typedef struct rtopo__ev {
  * that of a heap of (time, push number). */
 #define RTOPO__QNONE UINT32_MAX
 typedef struct rtopo__qev {
-    uint32_t node, th, next;
+    uint32_t node, th, fly, next;
 } rtopo__qev_t;
 
 typedef struct rtopo__bucket {
@@ -497,7 +498,7 @@ static inline int rtopo__bk_before(const rtopo__heap_t *h, uint32_t a, uint32_t 
 }
 
 static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t node,
-                            uint32_t hop)
+                            uint32_t hop, uint32_t fly)
 {
     uint32_t b, e, k, i;
 
@@ -559,6 +560,7 @@ static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t 
     }
     h->ev[e].node = node;
     h->ev[e].th = type | hop << 2;
+    h->ev[e].fly = fly;
     h->ev[e].next = RTOPO__QNONE;
     if (h->bk[b].head == RTOPO__QNONE)
         h->bk[b].head = e;
@@ -577,7 +579,7 @@ static inline int rtopo__heap_empty(const rtopo__heap_t *h)
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
     uint32_t b = h->hp[0], e = h->bk[b].head, i = 0, c, x;
-    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th };
+    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th, h->ev[e].fly };
 
     h->bk[b].head = h->ev[e].next;
     h->ev[e].next = h->evfree;
@@ -851,13 +853,6 @@ static int rtopo__host_index(const rtopo__layout_t *l, uint32_t *hx)
     return l->nranks ? (int)nh + 1 : 0;
 }
 
-/* a node's state in rtopo__des: edges not yet released, the time the
- * last one was */
-typedef struct rtopo__des_node {
-    double rdy;
-    uint32_t cnt;
-} rtopo__des_node_t;
-
 /* Is node u's part on rank a SEND (a routed transfer u sends from rank)? */
 static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t rank)
 {
@@ -908,13 +903,23 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                       uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
                       double *makespan)
 {
-    rtopo__des_node_t *nd = NULL;
-    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *first = NULL,
-             *mid = NULL, *cur = NULL, *oadj = NULL, *hlink = NULL;
-    double *xend = NULL, *lfree = NULL, *sport = NULL, *rport = NULL,
+    /* a node's state: its edges not yet released (cnt); it is ready when
+     * the last is, at that event's time (the events run in the order of
+     * their times, and no cost is negative: no event is pushed before the
+     * one that pushes it, so the last release is the latest) */
+    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
+             *mid = NULL, *oadj = NULL, *hlink = NULL;
+    double *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
-    uint64_t *stage = NULL, arena_len = 0;
-    uint8_t *arena = NULL;
+    /* the transfers in flight, from their first hop to their end: when
+     * the last hop ends (xend) and, moving data, the bytes that left the
+     * source (data); the free ones in a list through nxt */
+    struct rtopo__flight {
+        double xend;
+        uint8_t *data;
+        uint32_t nxt;
+    } *fly = NULL;
+    uint32_t nfly = 0, flycap = 0, flyfree = RTOPO__QNONE;
     rtopo__heap_t h = { NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0, RTOPO__QNONE, NULL, 0, 0,
                         NULL, 0, 0, 0 };
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
@@ -934,12 +939,10 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             goto out;
         }
     }
-    nd = calloc((size_t)n + 1, sizeof(*nd));
+    cnt = calloc((size_t)n + 1, sizeof(*cnt));
     first = calloc((size_t)n + 2, sizeof(*first));
-    mid = calloc((size_t)n + 1, sizeof(*mid));
-    cur = malloc(((size_t)n + 1) * sizeof(*cur));
+    mid = calloc((size_t)s->nxfers + 1, sizeof(*mid));
     oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
-    xend = calloc((size_t)s->nxfers + 1, sizeof(*xend));
     cpu = calloc((size_t)p, sizeof(*cpu));
     if (k) {
         sport = calloc((size_t)p * (size_t)k, sizeof(*sport));
@@ -947,37 +950,39 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!nd || !first || !mid || !cur || !oadj || !xend || !cpu ||
+    if (!cnt || !first || !mid || !oadj || !cpu ||
         (k && (!sport || !rport)) || (nl && !lane)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
     /* out-edges by pred (CSR of the successors), in-degree by succ: u's
      * edges are oadj[first[u]..first[u + 1]), those its SENT event
-     * releases (u's part on the edge's rank is a SEND) up to mid[u], those
-     * of its END from there, each group in edge order */
+     * releases (u's part on the edge's rank is a SEND: u is a transfer)
+     * up to mid[u], those of its END from there, each group in edge
+     * order.  first[u] is the cursor of the fill (the sends', then the
+     * others'), and ends at first[u + 1]: shifted back after. */
     for (i = 0; i < s->ndeps; i++) {
         const rtopo__dep_t *d = &s->deps[i];
 
-        nd[d->succ].cnt++;
+        cnt[d->succ]++;
         first[d->pred + 1]++;
-        mid[d->pred] += rtopo__part_send(s, d->pred, d->rank);
+        if (rtopo__part_send(s, d->pred, d->rank))
+            mid[d->pred]++;
     }
     for (i = 0; i < n; i++) {
         first[i + 1] += first[i];
-        mid[i] += first[i];
-        cur[i] = first[i];
+        if (i < s->nxfers)
+            mid[i] += first[i];
     }
     for (i = 0; i < s->ndeps; i++)
         if (rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
-            oadj[cur[s->deps[i].pred]++] = s->deps[i].succ;
-    for (i = 0; i < n; i++)
-        cur[i] = mid[i];
+            oadj[first[s->deps[i].pred]++] = s->deps[i].succ;
     for (i = 0; i < s->ndeps; i++)
         if (!rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
-            oadj[cur[s->deps[i].pred]++] = s->deps[i].succ;
-    free(cur);
-    cur = NULL;
+            oadj[first[s->deps[i].pred]++] = s->deps[i].succ;
+    for (i = n; i > 0; i--)
+        first[i] = first[i - 1];
+    first[0] = 0;
     /* link direction of every hop */
     if (links) {
         hlink = links;
@@ -990,31 +995,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         rtopo__error(st, "%u links", nlinks);
         goto out;
     }
-    if (bufs) {
-        stage = malloc(((size_t)s->nxfers + 1) * sizeof(*stage));
-        if (!stage) {
-            rtopo__error(st, "staging");
-            goto out;
-        }
-        for (i = 0; i < s->nxfers; i++) {
-            stage[i] = arena_len;
-            if (s->xfers[i].nhops) {
-                if (s->xfers[i].len > SIZE_MAX - arena_len) {
-                    rtopo__error(st, "staging overflows");
-                    goto out;
-                }
-                arena_len += s->xfers[i].len;
-            }
-        }
-        arena = malloc(arena_len ? arena_len : 1);
-        if (!arena) {
-            rtopo__error(st, "staging for %u transfers (%llu bytes)", s->nxfers,
-                         (unsigned long long)arena_len);
-            goto out;
-        }
-    }
     for (i = 0; i < n; i++)
-        if (!nd[i].cnt && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0)))
+        if (!cnt[i] && (st = rtopo__heap_push(&h, 0.0, RTOPO__EV_READY, i, 0, 0)))
             goto out;
     st = RTOPO_OK;
     while (!rtopo__heap_empty(&h)) {
@@ -1024,7 +1006,27 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
 
         if (etype == RTOPO__EV_READY) {
             if (u < s->nxfers && s->xfers[u].nhops) {
-                st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0);
+                uint32_t f = flyfree;
+
+                if (f != RTOPO__QNONE) {
+                    flyfree = fly[f].nxt;
+                } else {
+                    if (nfly == flycap) {
+                        uint32_t cap = flycap ? 2 * flycap : 1024;
+                        struct rtopo__flight *q = realloc(fly, (size_t)cap * sizeof(*q));
+
+                        if (!q) {
+                            st = rtopo__error(RTOPO_ERR_NOMEM, "%u transfers in flight", cap);
+                            goto out;
+                        }
+                        fly = q;
+                        flycap = cap;
+                    }
+                    f = nfly++;
+                }
+                fly[f].xend = 0.0;
+                fly[f].data = NULL;
+                st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0, f);
             } else {
                 int r = u < s->nxfers ? s->xfers[u].src : s->kerns[u - s->nxfers].rank;
                 double c = u < s->nxfers ? m->ts[RTOPO__LINK_LOCAL] +
@@ -1040,7 +1042,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 cpu[r] = g + c;
                 if (nl && c > 0)
                     lane[lp] = cpu[r];
-                st = rtopo__heap_push(&h, cpu[r], RTOPO__EV_END, u, 0);
+                st = rtopo__heap_push(&h, cpu[r], RTOPO__EV_END, u, 0, 0);
             }
             if (st)
                 goto out;
@@ -1077,15 +1079,15 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 sport[sp] = g + T;
             if (k && last)
                 rport[rp] = g + T;
-            xend[u] = rtopo__max(xend[u], g + T);
-            if (ehop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0)))
+            fly[e.fly].xend = rtopo__max(fly[e.fly].xend, g + T);
+            if (ehop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0, e.fly)))
                 goto out;
             if (last)
-                st = rtopo__heap_push(&h, xend[u], RTOPO__EV_END, u, 0);
+                st = rtopo__heap_push(&h, fly[e.fly].xend, RTOPO__EV_END, u, 0, e.fly);
             else
                 st = rtopo__heap_push(&h, g + rtopo__model_hop_th(m, s->hops[x->hop0 +
                                       ehop + 1].link, hp->to, s->hops[x->hop0 + ehop + 1].to,
-                                      x->len), RTOPO__EV_HOP, u, ehop + 1);
+                                      x->len), RTOPO__EV_HOP, u, ehop + 1, e.fly);
             if (st)
                 goto out;
             continue;
@@ -1097,10 +1099,16 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             if (x->len && !x->nhops)
                 memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
                         bufs[x->src][x->src_buf] + x->src_off, x->len);
-            else if (x->len && sent)
-                memcpy(arena + stage[u], bufs[x->src][x->src_buf] + x->src_off, x->len);
-            else if (x->len)
-                memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, arena + stage[u], x->len);
+            else if (x->len && sent) {
+                if (!(fly[e.fly].data = malloc(x->len))) {
+                    st = rtopo__error(RTOPO_ERR_NOMEM, "staging %llu bytes",
+                                      (unsigned long long)x->len);
+                    goto out;
+                }
+                memcpy(fly[e.fly].data, bufs[x->src][x->src_buf] + x->src_off, x->len);
+            } else if (x->len) {
+                memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, fly[e.fly].data, x->len);
+            }
         } else if (bufs) {
             const rtopo__kern_t *kn = &s->kerns[u - s->nxfers];
 
@@ -1111,12 +1119,18 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             ended++;
             span = rtopo__max(span, e.t);
         }
-        for (j = sent ? first[u] : mid[u]; j < (sent ? mid[u] : first[u + 1]); j++) {
+        if (!sent && u < s->nxfers && s->xfers[u].nhops) {
+            /* landed: its flight is over */
+            free(fly[e.fly].data);
+            fly[e.fly].data = NULL;
+            fly[e.fly].nxt = flyfree;
+            flyfree = e.fly;
+        }
+        for (j = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
+             j < (sent ? mid[u] : first[u + 1]); j++) {
             uint32_t v = oadj[j];
 
-            nd[v].rdy = rtopo__max(nd[v].rdy, e.t);
-            if (--nd[v].cnt == 0 &&
-                (st = rtopo__heap_push(&h, nd[v].rdy, RTOPO__EV_READY, v, 0)))
+            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
                 goto out;
         }
     }
@@ -1126,12 +1140,10 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     *makespan = span;
 out:
     rtopo__heap_free(&h);
-    free(nd);
+    free(cnt);
     free(first);
     free(mid);
-    free(cur);
     free(oadj);
-    free(xend);
     if (hlink != links)
         free(hlink);
     free(lfree);
@@ -1141,8 +1153,9 @@ out:
     free(hx);
     free(rport);
     free(cpu);
-    free(stage);
-    free(arena);
+    for (i = 0; i < nfly; i++)
+        free(fly[i].data);
+    free(fly);
     return st;
 }
 
