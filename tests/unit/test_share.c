@@ -683,7 +683,7 @@ static int host_layout(uint32_t *host, int p, int how, int h)
     return mask;
 }
 
-static void host_time_topo(const rtopo__tdesc_t *t, int *known, int *told)
+static void host_time_topo(const rtopo__tdesc_t *t, int light, int *known, int *told)
 {
     static const char *const models[] = {
         "intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,inter.tw=8ns",
@@ -696,16 +696,18 @@ static void host_time_topo(const rtopo__tdesc_t *t, int *known, int *told)
         "lanes=2,intra.ts=0.3us,inter.ts=15us",
     };
     static const uint64_t counts[5] = { 1, 3, 1000, 16384, 0 };
-    static uint32_t host[1024];
+    static uint32_t host[4096];
     rtopo__layout_t lay = { 0, host };
     int d = 0, how, h, a, k, mi, j;
 
     while ((1 << d) < t->p)
         d++;
-    CU_ASSERT_FATAL(t->p <= 1024);
-    for (how = 0; how < 5; how++)
-        for (h = how >= 2 ? (d + 1) / 2 : 0; h <= d; h += how >= 2 ? d + 1 : 1 + (d > 6))
-            for (mi = 0; mi < (int)(sizeof(models) / sizeof(models[0])); mi++) {
+    CU_ASSERT_FATAL(t->p <= 4096);
+    /* light: blocks and round robin of 2^(d/2), three models, two counts */
+    for (how = 0; how < (light ? 2 : 5); how++)
+        for (h = how >= 2 || light ? (d + 1) / 2 : 0; h <= d;
+             h += how >= 2 || light ? d + 1 : 1 + (d > 6))
+            for (mi = 0; mi < (light ? 3 : (int)(sizeof(models) / sizeof(models[0]))); mi++) {
                 rtopo__model_t m;
                 int mask = host_layout(host, t->p, how, h);
 
@@ -714,7 +716,7 @@ static void host_time_topo(const rtopo__tdesc_t *t, int *known, int *told)
                 lay.nranks = (uint32_t)t->p;
                 m.layout = &lay;
                 for (a = RTOPO_COLL_GENERIC; a <= 3; a++)   /* 3: reduce-scatter + allgather */
-                    for (k = 0; k < 5; k++) {
+                    for (k = 0; k < 5; k += light ? 4 : 1) {
                         rtopo__coll_t c;
                         rtopo__sched_t *W = NULL, *W1 = NULL;
                         rtopo__sim_result_t res;
@@ -769,23 +771,23 @@ static void test_share_host_time(void)
 
     for (d = 1; d <= 10; d += 1 + (d >= 6)) {
         tdesc(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0);
-        host_time_topo(&t, &known, &told);
+        host_time_topo(&t, 0, &known, &told);
     }
     for (d = 1; d <= 8; d += 1 + (d > 4)) {
         tdesc(&t, RTOPO__TOPO_RING, 1 << d, 0, 0);
-        host_time_topo(&t, &known, &told);
+        host_time_topo(&t, 0, &known, &told);
     }
     tdesc(&t, RTOPO__TOPO_MESH, 32, 4, 8);
-    host_time_topo(&t, &known, &told);
+    host_time_topo(&t, 0, &known, &told);
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
-    host_time_topo(&t, &known, &told);
+    host_time_topo(&t, 0, &known, &told);
     tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
-    host_time_topo(&t, &known, &told);
+    host_time_topo(&t, 0, &known, &told);
     tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
-    host_time_topo(&t, &known, &told);
+    host_time_topo(&t, 0, &known, &told);
     /* not 2^d ranks: not known */
     tdesc(&t, RTOPO__TOPO_RING, 12, 0, 0);
-    host_time_topo(&t, &known, &told);
+    host_time_topo(&t, 0, &known, &told);
     CU_ASSERT(known > 1000 && told == known);
 }
 
@@ -1354,6 +1356,20 @@ static void test_share_choice_4096(void)
     CU_ASSERT(decided == 5);
 }
 
+/* the allreduce's time from a host's shares on 4096 ranks (as
+ * test_share_host_time, fewer layouts and models) */
+static void test_share_host_time_4096(void)
+{
+    rtopo__tdesc_t t;
+    int known = 0, told = 0;
+
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
+    host_time_topo(&t, 1, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
+    host_time_topo(&t, 1, &known, &told);
+    CU_ASSERT(known >= 40 && told == known);
+}
+
 int tu_suite_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -1387,7 +1403,9 @@ int tu_suite_share(void)
     s = CU_add_suite("share4096", NULL, NULL);
     if (!s || !CU_add_test(s, "auto: a plan's and the whole graph's choice is the "
                            "reference's on 4096 ranks",
-                           test_share_choice_4096))
+                           test_share_choice_4096) ||
+        !CU_add_test(s, "the generic allreduce's time from a host's shares is the whole "
+                     "graph's on 4096 ranks", test_share_host_time_4096))
         return CU_get_error();
     return CUE_SUCCESS;
 }
