@@ -665,6 +665,16 @@ static int rtopo__coll_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return rtopo__coll_build_set(t, c, prog, algo, pieces, NULL, s_p);
 }
 
+int rtopo__coll_build_ranks(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            rtopo__prog_fn *prog, int algo, uint32_t pieces,
+                            const uint8_t *set, rtopo__sched_t **s_p)
+{
+    rtopo__coll_t u = *c;
+
+    u.own = 1;                          /* (the cut on; set names the ranks) */
+    return rtopo__coll_build_set(t, &u, prog, algo, pieces, set, s_p);
+}
+
 double rtopo__coll_path_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            rtopo__prog_fn *prog, int algo, uint32_t pieces,
                            const rtopo__model_t *model, const uint8_t *set)

@@ -12,6 +12,13 @@
 #include "rtopo_sched.h"
 #include "coll_int.h"
 
+static int rtopo__u32_cmp(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+    return a < b ? -1 : a > b;
+}
+
 /* ---- generic algorithms ------------------------------------------------- */
 
 static int rtopo__is_cube(const rtopo__cb_t *b)
@@ -293,25 +300,298 @@ int rtopo__bcast_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return rtopo__coll_build_cand_lb(t, c, rtopo__bcast_prog, rtopo__gen_lb, model, 0, s_p);
 }
 
-/* The generic allreduce on p = 2^d ranks exchanges with partner v ^ 2^k
- * round after round, every rank alike, and so does reduce-scatter +
- * allgather when every half is as long as its partner's (the count a
- * multiple of p): each translation v -> v ^ a maps the graph onto itself,
- * and one share folded onto itself runs as the whole graph does
- * (rtopo__sim_sym; on the hypercube the exchanges go over its own links,
- * alike). */
+/* ---- one host's ranks folded onto themselves ------------------------------
+ *
+ * The generic allreduce on p = 2^d ranks (recursive doubling; reduce-
+ * scatter + allgather when every half is as long as its partner's, the
+ * count a multiple of p) exchanges with partner v ^ 2^k round after round,
+ * every rank alike: each translation g_a: v -> v ^ a maps its graph onto
+ * itself, nodes, lengths, registers and edges (on the hypercube over its
+ * own links, alike).  Without a layout every hop costs the same wherever
+ * it is, and one rank's share folded onto itself runs as the whole graph
+ * does (rtopo__sim_sym).
+ *
+ * With a layout, a hop's cost hangs on its reach (one host or two) and a
+ * host's inter-host hops share its link out (hostlinks): the ranks of one
+ * host are coupled, and one rank alone no longer stands for the others.
+ * The fold still holds, over one host H (the host of rank 0) instead of
+ * one rank, where the hosts are the classes of "equal outside a bit mask
+ * M": host(v) = host(w) iff (v ^ w) & ~M = 0 (rtopo__host_mask; hosts of
+ * aligned blocks of 2^h consecutive ranks are M = 2^h - 1, i.e. a rank's
+ * host is its high bits: an OTIS group on a host, a sub-cube per host;
+ * ranks dealt round robin over 2^j hosts are M = ~(2^j - 1)).  Proof:
+ *
+ * (a) The reach of a hop v -> v ^ a is intra-host iff a & ~M = 0: it hangs
+ *     on a alone.  So every translation keeps every hop's ts, tw, th and
+ *     reach, and g_c for c & M = 0 (c in C, the bits outside M) maps each
+ *     host onto a host, its link out onto that host's, and keeps the order
+ *     of the ranks inside a host (v and w of one host differ inside M
+ *     only, and XOR with c, outside M, leaves their highest differing bit
+ *     as it is).  Every partner offset 2^k lies either inside M (both ends
+ *     on one host) or in C.
+ * (b) The fold F: every node that touches H; a transfer between two ranks
+ *     of H as it is; rank v's transfer x to q outside H (offset a = v ^ q
+ *     in C) stands for the transfer y that q sends v, which is x's image
+ *     under g_a (g_a swaps v and q, maps H's link out onto q's host's and
+ *     keeps the graph).  x keeps its send port (v's), its link direction
+ *     (v -> q, the image of y's q -> v), its host's link out (the image of
+ *     the one y takes) and lands on v: the receive port y takes.  It waits
+ *     for the edges into either on v, releases x's edges on v when its
+ *     data has left and y's when it lands.  Edges on ranks outside H are
+ *     left out: those into and out of x on q are y's on v, moved by g_a.
+ * (c) The whole graph's run is g_c-symmetric for every c in C: node
+ *     g_c(u) is ready, is granted its resources and ends when u is.  The
+ *     run's rules are the same for every node; a resource is a rank's
+ *     send or receive port or processor, a link direction, or a host's
+ *     link out, and g_c maps each onto one of the same kind with the same
+ *     costs, asked for by the images of the nodes that ask for the first
+ *     (a).  By induction over the instants of the run, u and g_c(u) then
+ *     get the same grants, provided the requests that come at one instant
+ *     for one resource are served (first pushed, first served) in the
+ *     images' order.  Inside a host they are: the builder makes each
+ *     round's nodes rank by rank, every event is pushed by the processing
+ *     of one before it, and g_c keeps the ranks' order inside a host (a).
+ *     A host's link out and a rank's send ports and processor are asked
+ *     for by one host's ranks only.  A rank's receive port is asked for
+ *     by its partners of every round, some on other hosts; in one piece
+ *     the receive of round k is ready only once the sender has combined
+ *     round k - 1, and the requests meet at one instant only where ranks
+ *     of different rounds line up to the last bit.
+ * (d) So y runs in the whole graph exactly when x does in F, every node of
+ *     H sees in F the requests it sees in the whole graph, in the same
+ *     order, at the same times, and F's makespan is H's.  Every host is
+ *     the image of H under some g_c: H's end is the whole graph's.
+ *     What (c) leaves open is the order of two requests at one instant
+ *     for one receive port from two hosts whose events the simulator
+ *     pushed in an order g_c does not keep (it follows the hosts' ranks);
+ *     test_share.c holds F's time against the whole graph's to the last
+ *     bit over every layout and model it runs (test_share_host_time).
+ *     Pieces are not folded: pieces one step apart put receives of
+ *     different rounds at one rank's port at one instant by construction.
+ * Not folded (the family answers -1, and the choice runs the graph): a
+ * model with lanes (rtopo__sim_sym says why), a layout that is not such a
+ * mask (a host whose block straddles an offset's boundary sees
+ * inter-host hops in a round where its neighbour's ranks see intra-host
+ * ones, and no translation maps one onto the other), hops that cost
+ * nothing (ties at a receive port), routed or forwarded transfers.
+ *
+ * Lanes: a lane is one pool for the whole job's hops and kernels; p
+ * ranks that ask for it at one instant are served one after another in
+ * the order of their pushes, so rank v's k-th work ends after the works
+ * of every rank before it: the run is symmetric under no translation (the
+ * ranks' times differ by their place in that order), and no share folds
+ * onto itself.  A model with lanes keeps running the whole graph. */
+
+/* M where the hosts of layout l on p = 2^d ranks are the classes of
+ * "equal outside M" (host(v) = host(w) iff (v ^ w) & ~M = 0), else -1:
+ * the ranks on rank 0's host are the sub-masks of M, every rank is on the
+ * host of its bits outside M, and no two such classes share a host. */
+static long rtopo__host_mask(const rtopo__layout_t *l, int p)
+{
+    uint32_t M = 0, n = 0, nrep, i, *rep;
+    int v;
+    long res = -1;
+
+    if (!l || p < 1 || (p & (p - 1)) || l->nranks != (uint32_t)p)
+        return -1;
+    for (v = 0; v < p; v++)
+        if (l->host[v] == l->host[0]) {
+            M |= (uint32_t)v;
+            n++;
+        }
+    if (n != 1u << __builtin_popcount(M))
+        return -1;
+    for (v = 0; v < p; v++)
+        if (l->host[v] != l->host[(uint32_t)v & ~M])
+            return -1;
+    nrep = (uint32_t)p / n;
+    if (!(rep = malloc((size_t)nrep * sizeof(*rep))))
+        return -1;
+    for (i = 0, v = 0; v < p; v++)
+        if (!((uint32_t)v & M))
+            rep[i++] = l->host[v];
+    qsort(rep, nrep, sizeof(*rep), rtopo__u32_cmp);
+    for (i = 1; i < nrep && rep[i] != rep[i - 1]; i++)
+        ;
+    if (i >= nrep)
+        res = (long)M;
+    free(rep);
+    return res;
+}
+
+/* a transfer between a rank of the host and one outside: (own, the rank
+ * of the host; peer; step; index) */
+typedef struct rtopo__fold_ent {
+    int32_t own, peer;
+    uint32_t step, id;
+} rtopo__fold_ent_t;
+
+static int rtopo__fold_cmp(const void *x, const void *y)
+{
+    const rtopo__fold_ent_t *a = x, *b = y;
+
+    if (a->own != b->own)
+        return a->own < b->own ? -1 : 1;
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+#define RTOPO__IN(set, r) (((set)[(r) >> 3] >> ((r) & 7)) & 1)
+
+/* The fold F of the comment above, of s (the nodes that touch the ranks
+ * of set, rtopo__coll_build_ranks), run event by event: its makespan, or
+ * -1 where s does not fold (a routed transfer, a receive from outside
+ * that no send mirrors, a kernel off the set, a free hop, memory). */
+static double rtopo__fold_set(const rtopo__sched_t *s, const rtopo__model_t *m,
+                              const uint8_t *set)
+{
+    rtopo__sched_t f;
+    rtopo__fold_ent_t *snd = NULL, *rcv = NULL;
+    uint32_t n = s->nxfers + s->nkerns, i, ns = 0, nr = 0, nx = 0, *map = NULL;
+    uint8_t *isr = NULL;
+    double span = -1.0, ts, tw;
+
+    memset(&f, 0, sizeof(f));
+    map = malloc(((size_t)n + 1) * sizeof(*map));
+    isr = calloc((size_t)n + 1, 1);
+    snd = malloc(((size_t)s->nxfers + 1) * sizeof(*snd));
+    rcv = malloc(((size_t)s->nxfers + 1) * sizeof(*rcv));
+    if (!map || !isr || !snd || !rcv)
+        goto out;
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+        int a = RTOPO__IN(set, x->src), b = RTOPO__IN(set, x->dst);
+
+        if (x->nhops > 1 || (x->nhops && s->hops[x->hop0].to != x->dst) || (!a && !b))
+            goto out;       /* routed or forwarded */
+        if (x->nhops) {     /* a hop that costs nothing may tie (c) */
+            rtopo__model_hop(m, s->hops[x->hop0].link, x->src, x->dst, &ts, &tw);
+            if (ts <= 0 && (tw <= 0 || !x->len))
+                goto out;
+        }
+        if (a && !b)
+            snd[ns++] = (rtopo__fold_ent_t){ x->src, x->dst, s->hops[x->hop0].step, i };
+        else if (b && !a)
+            rcv[nr++] = (rtopo__fold_ent_t){ x->dst, x->src, s->hops[x->hop0].step, i };
+    }
+    for (i = 0; i < s->nkerns; i++)
+        if (!RTOPO__IN(set, s->kerns[i].rank))
+            goto out;
+    if (ns != nr)
+        goto out;
+    qsort(snd, ns, sizeof(*snd), rtopo__fold_cmp);
+    qsort(rcv, nr, sizeof(*rcv), rtopo__fold_cmp);
+    for (i = 0; i < ns; i++) {
+        const rtopo__xfer_t *a = &s->xfers[snd[i].id], *b = &s->xfers[rcv[i].id];
+
+        if (snd[i].own != rcv[i].own || snd[i].peer != rcv[i].peer ||
+            snd[i].step != rcv[i].step || a->len != b->len ||
+            s->hops[a->hop0].link != s->hops[b->hop0].link)
+            goto out;
+    }
+    f.topo = s->topo;
+    f.xfers = malloc(((size_t)s->nxfers + 1) * sizeof(*f.xfers));
+    f.hops = malloc(((size_t)s->nhops + 1) * sizeof(*f.hops));
+    f.kerns = s->nkerns ? malloc((size_t)s->nkerns * sizeof(*f.kerns)) : NULL;
+    f.deps = malloc(((size_t)s->ndeps + 1) * sizeof(*f.deps));
+    if (!f.xfers || !f.hops || (s->nkerns && !f.kerns) || !f.deps)
+        goto out;
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *x = &s->xfers[i];
+
+        if (!RTOPO__IN(set, x->src))
+            continue;       /* a receive from outside: its send stands for it */
+        map[i] = nx;
+        f.xfers[nx] = *x;
+        if (x->nhops) {
+            if (!RTOPO__IN(set, x->dst))
+                f.xfers[nx].dst = x->src;       /* lands on its own rank */
+            f.xfers[nx].hop0 = f.nhops;
+            f.hops[f.nhops++] = s->hops[x->hop0];
+        }
+        nx++;
+    }
+    for (i = 0; i < ns; i++) {
+        map[rcv[i].id] = map[snd[i].id];
+        isr[rcv[i].id] = 1;
+    }
+    f.nxfers = nx;
+    f.nkerns = s->nkerns;
+    for (i = 0; i < s->nkerns; i++) {
+        f.kerns[i] = s->kerns[i];
+        map[s->nxfers + i] = nx + i;
+    }
+    for (i = 0; i < s->ndeps; i++) {
+        const rtopo__dep_t *d = &s->deps[i];
+        rtopo__dep_t *e;
+
+        if (!RTOPO__IN(set, d->rank))
+            continue;
+        if (map[d->pred] == map[d->succ])
+            goto out;
+        e = &f.deps[f.ndeps++];
+        *e = *d;
+        e->pred = map[d->pred];
+        e->succ = map[d->succ];
+        /* a receive's edges go when it lands: not as a SEND part */
+        if (isr[d->pred])
+            e->rank = -1;
+    }
+    span = rtopo__sim_fold_run(&f, m);
+out:
+    free(f.xfers);
+    free(f.hops);
+    free(f.kerns);
+    free(f.deps);
+    free(map);
+    free(isr);
+    free(snd);
+    free(rcv);
+    return span;
+}
+
+/* the time of the generic allreduce's whole graph from the share of rank
+ * 0's host, folded (above); -1 where the layout is not a mask's */
+static double rtopo__host_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                               rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
+                               uint32_t pieces)
+{
+    long M = rtopo__host_mask(model->layout, t->p);
+    uint8_t *set;
+    rtopo__sched_t *h = NULL;
+    double tm = -1;
+    uint32_t v;
+
+    if (M < 0 || !(set = calloc((size_t)t->p / 8 + 1, 1)))
+        return -1;
+    for (v = (uint32_t)M;; v = (v - 1) & (uint32_t)M) {
+        set[v >> 3] |= (uint8_t)(1u << (v & 7));
+        if (!v)
+            break;
+    }
+    if (rtopo__coll_build_ranks(t, c, prog, algo, pieces, set, &h) == RTOPO_OK)
+        tm = rtopo__fold_set(h, model, set);
+    rtopo__sched_free(h);
+    free(set);
+    return tm;
+}
+
 static double rtopo__gen_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
                               uint32_t pieces, const rtopo__sched_t *share)
 {
     int p = t->p;
 
-    (void)prog;
-    (void)pieces;
     if (c->op != RTOPO__COLL_ALLREDUCE || p < 2 || (p & (p - 1)) || c->own < 1 ||
         !(algo == RTOPO_COLL_GENERIC ||
           (algo == RTOPO__COLL_RSAG && c->count % (uint64_t)p == 0)))
         return -1;
+    if (model && model->layout)
+        return model->lanes > 0 || pieces != 1 ? -1 :
+               rtopo__host_time(t, c, prog, model, algo, pieces);
     return rtopo__sim_sym(share, model, c->own - 1);
 }
 
@@ -429,17 +709,70 @@ static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 
 /* Recursive doubling (rtopo__gen_scan) over DIRECT links on p = 2^L
  * ranks, in one piece, under a model that costs every hop alike (no
- * layout, no lanes): each rank copies SEND to RECV (Y = ts + m*tw of
- * LOCAL), then in round k sends RECV to v + 2^k (X = ts + m*tw of DIRECT,
- * tq included) and combines what v - 2^k sent (C = m*tk).  The graph runs
- * in Y + L(X + C), and with one port (where the ranks below 2^k, whose
- * sums are done before round k, send several rounds at once and queue)
- * 2X more from L >= 2 on.  The form is read off the simulator, not
- * derived: test_share.c holds it against the whole graph's run, to the
- * last bit (the parts added in this order), over 2 to 4096 ranks, five
- * kinds of topology, one to three ports and none, and models that weigh
- * each part differently.  Other sizes (whose time hangs on p's bits) and
- * pieces: -1.  share: any rank's share of that graph (its parts give m). */
+ * layout, no lanes).  Rank w's nodes: the copy of SEND into RECV (Y = ts +
+ * m*tw of LOCAL); in round k (0 <= k < L) the send s_k(w) of RECV into
+ * TMP(k & 1) of w + 2^k when w + 2^k < p (X = ts + m*tw of DIRECT, tq
+ * included), and the combine c_k(w) of TMP(k & 1) into RECV when w >= 2^k
+ * (C = m*tk).  The edges the registers give, on w: s_k(w) after the last
+ * node that wrote RECV before round k (c_(k-1)(w), or w's last combine, or
+ * the copy); c_k(w) after the receive of round k has landed, after
+ * c_(k-1)(w) (or the copy) and after s_k(w) has left (it overwrites what
+ * s_k reads); the receive of round k after c_(k-2)(w) (it overwrites the
+ * TMP that one read).  Link directions are each used once and a rank's
+ * kernels are chained by those edges, so only the ports can make a node
+ * wait longer than its edges.  Let A_k = Y + k(X + C), and R_k(w) the end
+ * of w's last node of the rounds before k (R_0 = Y).
+ *
+ * No port limit (ports 0).  Claim: R_k(w) <= A_k for every w, with
+ * equality for w >= 2^(k-1) (every w at k = 0).  Round k: a rank w >=
+ * 2^k receives from w - 2^k, whose RECV is final at R_k(w - 2^k) <= A_k,
+ * the receive's own edge (c_(k-2)(w)) at R_(k-1)(w) <= A_k: it lands by
+ * A_k + X.  Where w sends too (w + 2^k < p), c_k(w) waits for its own
+ * send to leave, at R_k(w) + X = A_k + X; so c_k(w) ends by A_(k+1), and
+ * at A_(k+1) exactly where w sends or its partner is at A_k (w - 2^k >=
+ * 2^(k-1), or k = 0).  For k < L - 1 every w >= 2^k is one of those (one that does not
+ * send has w >= p - 2^k, so w - 2^k >= p - 2^(k+1) >= 2^(k-1)); ranks
+ * below 2^k do nothing in round k.  At k = L - 1 the claim is needed for
+ * w = p - 1 alone (the last combine of all), and p - 1 - 2^(L-1) =
+ * 2^(L-1) - 1 >= 2^(L-2) once L >= 2 (L = 1: rank 1 takes rank 0's copy,
+ * Y + X + C).  So T = A_L = Y + L(X + C).
+ *
+ * Two ports or more: the run above never asks for a third port at once,
+ * so it is this run.  Receives of w: the one of round k starts after
+ * c_(k-2)(w), which ends after the receive of round k - 2 has landed, so
+ * no three receives of a rank overlap.  Sends of w while it combines:
+ * s_(k+1)(w) after c_k(w), after s_k(w) has left.  Once its sum is final
+ * (w < 2^k, at R <= A_k), s_k(w) starts at max(R, R_(k-1)(w + 2^k)) =
+ * max(R, A_(k-1)) (w + 2^k >= 2^(k-1), equality above): A_(k-1) for all
+ * but its first two, which may start together, and A_k >= A_(k-1) + X.
+ * So no three sends overlap either, and T = Y + L(X + C) again.
+ *
+ * One port: at time Y rank 0 asks for its sends of rounds 0 and 1 (those
+ * of later rounds wait for their receivers' combines, c_(k-2)), before
+ * rank 1 asks for its send to rank 2: the simulator serves the requests
+ * of one instant in the order they were made, here rank by rank as the
+ * copies ended.  Rank 0's send of round 1 then holds rank 2's receive
+ * port in [Y + X, Y + 2X] (it waited for rank 0's send port), so rank 1's
+ * send of round 0 goes at Y + 2X, and c_0(1) and c_0(2) end at A_1 + 2X.
+ * From there a chain ends at A_L + 2X: rank 2^k - 1 (k >= 2) receives in
+ * round k - 1 from 2^(k-1) - 1, whose sum is final at A_(k-1) + 2X and
+ * whose first send after that is this one, landing at A_(k-1) + 3X, after
+ * 2^k - 1's own send of that round (at A_(k-1) + X): c_(k-1)(2^k - 1)
+ * ends at A_k + 2X, and for k = L that is rank p - 1.  So T >= A_L + 2X
+ * from L >= 2 on.  That no node ends later is not derived here: it hangs
+ * on the order in which the simulator serves requests that come at one
+ * instant from ranks whose sums are final (they send several rounds
+ * queued on their one port, and each such send holds its receiver's port
+ * ahead of time) and ranks still combining; ranks in step are served in
+ * rank order, as their copies were, which puts the receive of round k - 1
+ * of a rank ahead of a send of round k to it that becomes ready at the
+ * same instant.  test_share.c holds the whole form against the whole
+ * graph's run, to the last bit (the parts are added in this order), over
+ * 2 to 4096 ranks, five kinds of topology, one to three ports and none,
+ * and models that weigh each part differently, X = C and other ratios
+ * where sums of different rounds meet to the last bit among them.
+ * Other sizes (whose time hangs on p's bits) and pieces: -1.  share: any
+ * rank's share of that graph (its parts give m). */
 static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t *model,
                                   const rtopo__sched_t *share)
 {
@@ -499,7 +832,14 @@ static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t 
  * that rank runs in the whole graph.  Rank p - 1, every bit set, ends
  * last: its share's fold (built here, of the same pieces) is the whole
  * graph's time.  Elsewhere, recursive doubling in one piece on 2^L ranks
- * has its closed form (rtopo__rd_scan_time). */
+ * has its closed form (rtopo__rd_scan_time).
+ * With hosts or lanes: -1.  The host fold of the allreduce (above) needs
+ * every host alike; here a host whose ranks have more bits set combines
+ * more, so hosts differ, and that the host of rank p - 1 ends last would
+ * need the run to be monotone in the work a host does, which queues
+ * served first come first served (the host's link out) are not; the
+ * closed form's ranks on a host layout see inter-host hops in some
+ * rounds and not others, by their place in the host. */
 static double rtopo__scan_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                                rtopo__prog_fn *prog, const rtopo__model_t *model, int algo,
                                uint32_t pieces, const rtopo__sched_t *share)

@@ -107,6 +107,13 @@ typedef double rtopo__lb_fn(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 double rtopo__coll_path_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            rtopo__prog_fn *prog, int algo, uint32_t pieces,
                            const rtopo__model_t *model, const uint8_t *set);
+/* The nodes of prog's algorithm algo in `pieces` pieces that touch the
+ * ranks of `set` (bit r of byte r/8), and the edges on those ranks (those
+ * on other ranks are not all there), into *s_p: what those ranks' shares
+ * hold together, built with the cut.  prog must call rtopo__cb_cut. */
+int rtopo__coll_build_ranks(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                            rtopo__prog_fn *prog, int algo, uint32_t pieces,
+                            const uint8_t *set, rtopo__sched_t **s_p);
 int rtopo__coll_build_cand_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               rtopo__prog_fn *prog, rtopo__lb_fn *lbf,
                               const rtopo__model_t *model, int long_algo,

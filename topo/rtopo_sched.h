@@ -1098,6 +1098,12 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
  * share's).  -1 where it cannot tell: a model with lanes or a layout, a
  * routed transfer, receives that rank's sends do not mirror, memory. */
 double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank);
+/* rtopo__sim_run's model_time for a graph its caller folded as
+ * rtopo__sim_sym folds one (a transfer may land on a rank other than its
+ * route's end, taking that rank's receive port; an edge of rank -1 goes
+ * when its pred ends), run event by event without the checks of a
+ * schedule; -1 where it fails. */
+double rtopo__sim_fold_run(const rtopo__sched_t *f, const rtopo__model_t *m);
 /* A whole graph whose model_time under m is known exactly without running
  * it (a family's time, rtopo__time_fn, which the tests hold against the
  * run): keeps that time with s, so that the next rtopo__sim_run of s

@@ -1297,6 +1297,20 @@ out:
     return span;
 }
 
+double rtopo__sim_fold_run(const rtopo__sched_t *f, const rtopo__model_t *m)
+{
+    rtopo__model_t def;
+    double span = -1.0;
+
+    if (!m) {
+        rtopo__model_default(&def);
+        m = &def;
+    }
+    if (rtopo__des(f, m, NULL, NULL, 0, &span))
+        return -1.0;
+    return span;
+}
+
 static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,
                              const char *what, uint32_t i, int rank, int buf,
                              uint64_t off, uint64_t len)

@@ -642,6 +642,155 @@ static void test_share_sym(void)
     rtopo__sched_free(S);
 }
 
+/* With hosts in the model, the generic allreduce's time a plan takes
+ * from its share (the fold of rank 0's host, coll_generic.c) is the whole
+ * graph's simulated time to the last bit where the hosts are the classes
+ * of "equal outside a bit mask": aligned blocks of 2^h ranks (a rank's
+ * host its high bits) and 2^j hosts dealt round robin, every h and j, on
+ * rings, meshes, hypercubes, OTIS-meshes and OTIS-hypercubes of 2 to 1024
+ * ranks; recursive doubling and reduce-scatter + allgather (the count a
+ * multiple of p); models whose intra- and inter-host figures differ
+ * (either way round, with a queueing delay, costly copies, slow or free
+ * kernels), one host link, two, or none, one port, two or none; counts
+ * of one element to 64 KiB.  Where it is not so (blocks of 3, blocks not
+ * aligned, a layout a translation does not keep, lanes, pieces) it says
+ * -1. */
+static int host_layout(uint32_t *host, int p, int how, int h)
+{
+    int r, mask = 1;
+
+    for (r = 0; r < p; r++)
+        switch (how) {
+        case 0:                 /* aligned blocks of 2^h */
+            host[r] = (uint32_t)(r >> h);
+            break;
+        case 1:                 /* round robin over 2^h hosts */
+            host[r] = (uint32_t)(r & ((1 << h) - 1));
+            break;
+        case 2:                 /* blocks of 3 */
+            host[r] = (uint32_t)(r / 3);
+            mask = p <= 2;
+            break;
+        case 3:                 /* blocks of 2^h shifted by one rank */
+            host[r] = (uint32_t)(((r + 1) % p) >> h);
+            mask = h == 0 || h >= 30 || (1 << h) >= p;
+            break;
+        default:                /* rank 0 alone, the rest on one host */
+            host[r] = r > 0;
+            mask = p <= 2;
+            break;
+        }
+    return mask;
+}
+
+static void host_time_topo(const rtopo__tdesc_t *t, int light, int *known, int *told)
+{
+    static const char *const models[] = {
+        "intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,inter.tw=8ns",
+        "intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,inter.tw=8ns,hostlinks=0",
+        "intra.ts=2us,intra.tw=1ns,inter.ts=5us,inter.tw=0.5ns,hostlinks=2,ports=2",
+        "intra.ts=0.3us,intra.tw=0.1ns,inter.ts=15us,inter.tw=8ns,ports=0,tk=3ns",
+        "intra.ts=20us,intra.tw=3ns,inter.ts=1us,inter.tw=0.2ns,tk=0",
+        "intra.ts=1us,intra.tw=0.3ns,inter.ts=4us,inter.tw=2ns,tq=2us,local.ts=0.1us,"
+        "local.tw=0.1ns,tk=1e-5",
+        "lanes=2,intra.ts=0.3us,inter.ts=15us",
+    };
+    static const uint64_t counts[5] = { 1, 3, 1000, 16384, 0 };
+    static uint32_t host[4096];
+    rtopo__layout_t lay = { 0, host };
+    int d = 0, how, h, a, k, mi, j;
+
+    while ((1 << d) < t->p)
+        d++;
+    CU_ASSERT_FATAL(t->p <= 4096);
+    /* light: blocks and round robin of 2^(d/2), three models, two counts */
+    for (how = 0; how < (light ? 2 : 5); how++)
+        for (h = how >= 2 || light ? (d + 1) / 2 : 0; h <= d;
+             h += how >= 2 || light ? d + 1 : 1 + (d > 6))
+            for (mi = 0; mi < (light ? 3 : (int)(sizeof(models) / sizeof(models[0]))); mi++) {
+                rtopo__model_t m;
+                int mask = host_layout(host, t->p, how, h);
+
+                rtopo__model_default(&m);
+                CU_ASSERT_FATAL(rtopo__model_parse(models[mi], &m) == RTOPO_OK);
+                lay.nranks = (uint32_t)t->p;
+                m.layout = &lay;
+                for (a = RTOPO_COLL_GENERIC; a <= 3; a++)   /* 3: reduce-scatter + allgather */
+                    for (k = 0; k < 5; k += light ? 4 : 1) {
+                        rtopo__coll_t c;
+                        rtopo__sched_t *W = NULL, *W1 = NULL;
+                        rtopo__sim_result_t res;
+                        int one = 1;
+
+                        memset(&c, 0, sizeof(c));
+                        c.op = RTOPO__COLL_ALLREDUCE;
+                        c.dtype = RTOPO_INT32;
+                        c.rop = RTOPO_SUM;
+                        c.esize = 4;
+                        c.count = counts[k] ? counts[k] : 40 * (uint64_t)t->p;
+                        c.chunks = k == 3 ? 0 : 1;      /* 0: the model's pieces */
+                        if (rtopo__coll_cand_sched(t, &c, &m, a, &W))
+                            continue;
+                        CU_ASSERT_FATAL(rtopo__sim_run(W, &m, &res) == RTOPO_OK);
+                        if (!c.chunks) {
+                            c.chunks = 1;
+                            CU_ASSERT_FATAL(rtopo__coll_cand_sched(t, &c, &m, a, &W1) ==
+                                            RTOPO_OK);
+                            one = W1->nxfers == W->nxfers;
+                            c.chunks = 0;
+                            rtopo__sched_free(W1);
+                        }
+                        for (j = 0; j < 2; j++) {
+                            int want = mask && one && !m.lanes && (t->p & (t->p - 1)) == 0 &&
+                                       (a == RTOPO_COLL_GENERIC ||
+                                        c.count % (uint64_t)t->p == 0);
+                            double e;
+
+                            c.own = j ? t->p : 1 + t->p / 3;
+                            e = rtopo__coll_cand_time(t, &c, &m, a);
+                            if (e >= 0)
+                                (*told)++;
+                            if (want)
+                                (*known)++;
+                            TU_CHECK(want ? e == res.model_time : e < 0,
+                                     "allreduce %d of %llu (chunks %u) on %s of %d, hosts %d/%d, "
+                                     "model \"%s\": rank %d's time %.17g, the whole graph's "
+                                     "%.17g", a, (unsigned long long)c.count, c.chunks,
+                                     rtopo__topo_name(t->kind), t->p, how, h, models[mi],
+                                     c.own - 1, e, res.model_time);
+                        }
+                        rtopo__sched_free(W);
+                    }
+            }
+}
+
+static void test_share_host_time(void)
+{
+    rtopo__tdesc_t t;
+    int known = 0, told = 0, d;
+
+    for (d = 1; d <= 10; d += 1 + (d >= 6)) {
+        tdesc(&t, RTOPO__TOPO_HYPERCUBE, 1 << d, d, 0);
+        host_time_topo(&t, 0, &known, &told);
+    }
+    for (d = 1; d <= 8; d += 1 + (d > 4)) {
+        tdesc(&t, RTOPO__TOPO_RING, 1 << d, 0, 0);
+        host_time_topo(&t, 0, &known, &told);
+    }
+    tdesc(&t, RTOPO__TOPO_MESH, 32, 4, 8);
+    host_time_topo(&t, 0, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 16, 4, 0);
+    host_time_topo(&t, 0, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 256, 16, 0);
+    host_time_topo(&t, 0, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, 64, 8, 0);
+    host_time_topo(&t, 0, &known, &told);
+    /* not 2^d ranks: not known */
+    tdesc(&t, RTOPO__TOPO_RING, 12, 0, 0);
+    host_time_topo(&t, 0, &known, &told);
+    CU_ASSERT(known > 1000 && told == known);
+}
+
 /* The generic scan's time a plan takes from its share (the family's
  * rtopo__time_fn, rtopo__coll_cand_time) is the whole graph's simulated
  * time to the last bit: the cube scan on hypercubes of 2 to 1024 ranks
@@ -1207,6 +1356,20 @@ static void test_share_choice_4096(void)
     CU_ASSERT(decided == 5);
 }
 
+/* the allreduce's time from a host's shares on 4096 ranks (as
+ * test_share_host_time, fewer layouts and models) */
+static void test_share_host_time_4096(void)
+{
+    rtopo__tdesc_t t;
+    int known = 0, told = 0;
+
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
+    host_time_topo(&t, 1, &known, &told);
+    tdesc(&t, RTOPO__TOPO_OTIS_MESH, 4096, 64, 0);
+    host_time_topo(&t, 1, &known, &told);
+    CU_ASSERT(known >= 40 && told == known);
+}
+
 int tu_suite_share(void)
 {
     CU_pSuite s = CU_add_suite("share", NULL, NULL);
@@ -1226,6 +1389,8 @@ int tu_suite_share(void)
                      test_share_sym) ||
         !CU_add_test(s, "the generic scan's time from a share is the whole graph's",
                      test_share_scan_time) ||
+        !CU_add_test(s, "the generic allreduce's time from a host's shares is the whole "
+                     "graph's", test_share_host_time) ||
         !CU_add_test(s, "a whole graph's known time is its run's", test_share_known) ||
         !CU_add_test(s, "auto: a plan's and the whole graph's choice is the reference's, "
                      "up to 256 ranks",
@@ -1238,7 +1403,9 @@ int tu_suite_share(void)
     s = CU_add_suite("share4096", NULL, NULL);
     if (!s || !CU_add_test(s, "auto: a plan's and the whole graph's choice is the "
                            "reference's on 4096 ranks",
-                           test_share_choice_4096))
+                           test_share_choice_4096) ||
+        !CU_add_test(s, "the generic allreduce's time from a host's shares is the whole "
+                     "graph's on 4096 ranks", test_share_host_time_4096))
         return CU_get_error();
     return CUE_SUCCESS;
 }
