@@ -587,10 +587,10 @@ static void rtopo__release_slots(rtopo__op_t *op, int reuse, int keep)
     }
 }
 
+static void rtopo__op_free_all(rtopo__op_t *op, int keep_staging);
+
 static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
 {
-    int i;
-
     /* one eager send and receive: nothing allocated but what eager data
      * kept for a receive not yet started (never, as both start at once) */
     if (op->plan->fast && op->ss && op->rs && op->pstate) {
@@ -613,6 +613,14 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
         op->nready = op->rhead = 0;
         return;
     }
+    rtopo__op_free_all(op, keep_staging);
+}
+
+/* the rest of rtopo__op_free_state, out of line: the short way above
+ * saves no registers for its loops */
+static __attribute__((noinline)) void rtopo__op_free_all(rtopo__op_t *op, int keep_staging)
+{
+    int i;
 
     /* (an eager transfer has none of these: no calls for it) */
     for (i = 0; op->ss && i < op->plan->nsend; i++) {
