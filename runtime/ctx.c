@@ -16,18 +16,6 @@ int rtopo__ctx_enter(rtopo_ctx_t *ctx)
     return RTOPO_OK;
 }
 
-void rtopo__ctx_lock(rtopo_ctx_t *ctx)
-{
-    if (ctx->locking)
-        pthread_mutex_lock(&ctx->lock);
-}
-
-void rtopo__ctx_leave(rtopo_ctx_t *ctx)
-{
-    if (ctx->locking)
-        pthread_mutex_unlock(&ctx->lock);
-}
-
 int rtopo__report(int st, const char *msg)
 {
     if (st && msg && msg[0])

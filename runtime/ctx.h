@@ -307,9 +307,19 @@ struct rtopo_ctx {
 
 int rtopo__ctx_enter(rtopo_ctx_t *ctx);   /* lock; INVAL for a dead ctx */
 /* lock the context of a handle found live (a topology or a request: the
- * context outlives them, so it needs no lookup of its own) */
-void rtopo__ctx_lock(rtopo_ctx_t *ctx);
-void rtopo__ctx_leave(rtopo_ctx_t *ctx);
+ * context outlives them, so it needs no lookup of its own); inline: a
+ * small call pays the test of locking only */
+static inline void rtopo__ctx_lock(rtopo_ctx_t *ctx)
+{
+    if (ctx->locking)
+        pthread_mutex_lock(&ctx->lock);
+}
+
+static inline void rtopo__ctx_leave(rtopo_ctx_t *ctx)
+{
+    if (ctx->locking)
+        pthread_mutex_unlock(&ctx->lock);
+}
 /* returns st with the operation's message as this thread's last error */
 int rtopo__report(int st, const char *msg);
 

@@ -587,10 +587,10 @@ static void rtopo__release_slots(rtopo__op_t *op, int reuse, int keep)
     }
 }
 
+static void rtopo__op_free_all(rtopo__op_t *op, int keep_staging);
+
 static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
 {
-    int i;
-
     /* one eager send and receive: nothing allocated but what eager data
      * kept for a receive not yet started (never, as both start at once) */
     if (op->plan->fast && op->ss && op->rs && op->pstate) {
@@ -613,6 +613,14 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
         op->nready = op->rhead = 0;
         return;
     }
+    rtopo__op_free_all(op, keep_staging);
+}
+
+/* the rest of rtopo__op_free_state, out of line: the short way above
+ * saves no registers for its loops */
+static __attribute__((noinline)) void rtopo__op_free_all(rtopo__op_t *op, int keep_staging)
+{
+    int i;
 
     /* (an eager transfer has none of these: no calls for it) */
     for (i = 0; op->ss && i < op->plan->nsend; i++) {
@@ -666,6 +674,7 @@ void rtopo__op_release(rtopo__op_t *op)
     op->pcnt = NULL;
     op->pstate = NULL;
     op->ready = NULL;
+    op->allocated = 0;
 }
 
 static void rtopo__list_del(rtopo__op_t **head, rtopo__op_t *op)
@@ -1105,6 +1114,32 @@ static void rtopo__flow_release(rtopo_ctx_t *ctx)
     }
 }
 
+/* Per-run state: allocated at the first start, cleared at each end
+ * (rtopo__op_free_state) and freed with the request (rtopo__op_release).
+ * 0 when some array is missing; kept may be (without it, windows are
+ * opened at every start), and is asked for again at the next start. */
+static __attribute__((noinline)) int rtopo__op_alloc(rtopo__op_t *op)
+{
+    const rtopo__plan_t *plan = op->plan;
+
+    if (!op->ss)
+        op->ss = calloc((size_t)plan->nsend + 1, sizeof(*op->ss));
+    if (!op->rs)
+        op->rs = calloc((size_t)plan->nrecv + 1, sizeof(*op->rs));
+    if (!op->pcnt)
+        op->pcnt = malloc(((size_t)plan->nparts + 1) * sizeof(*op->pcnt));
+    if (!op->pstate)
+        op->pstate = calloc((size_t)plan->nparts + 1, 1);
+    if (!op->ready)
+        op->ready = malloc(((size_t)plan->nparts + 1) * sizeof(*op->ready));
+    if (!op->kept)
+        op->kept = calloc((size_t)plan->nrecv + 1, sizeof(*op->kept));
+    if (!op->ss || !op->rs || !op->pcnt || !op->pstate || !op->ready)
+        return 0;
+    op->allocated = op->kept != NULL;
+    return 1;
+}
+
 int rtopo__op_start(rtopo__op_t *op)
 {
     rtopo_ctx_t *ctx = op->ctx;
@@ -1131,24 +1166,10 @@ int rtopo__op_start(rtopo__op_t *op)
     op->deadline_ns = rtopo__now_ns_upper() + (uint64_t)ctx->timeout_ms * 1000000ull;
     op->probe_ns = op->deadline_ns - (uint64_t)ctx->timeout_ms * 1000000ull +
                    RTOPO__PROBE_FIRST_MS * 1000000ull;
-    /* per-run state: allocated at the first start, cleared at each end
-     * (rtopo__op_free_state) and freed with the request */
-    if (!op->ss)
-        op->ss = calloc((size_t)plan->nsend + 1, sizeof(*op->ss));
-    if (!op->rs)
-        op->rs = calloc((size_t)plan->nrecv + 1, sizeof(*op->rs));
-    if (!op->pcnt)
-        op->pcnt = malloc(((size_t)plan->nparts + 1) * sizeof(*op->pcnt));
-    if (!op->pstate)
-        op->pstate = calloc((size_t)plan->nparts + 1, 1);
-    if (!op->ready)
-        op->ready = malloc(((size_t)plan->nparts + 1) * sizeof(*op->ready));
-    if (!op->kept)      /* (without it, windows are opened at every start) */
-        op->kept = calloc((size_t)plan->nrecv + 1, sizeof(*op->kept));
     op->nready = op->rhead = 0;
     op->running = 0;
     op->writes = 0;
-    if (!op->ss || !op->rs || !op->pcnt || !op->pstate || !op->ready) {
+    if (!op->allocated && !rtopo__op_alloc(op)) {
         rtopo__op_release(op);
         st = rtopo__error(RTOPO_ERR_NOMEM, "operation state");
         rtopo__job_abort(ctx, st, -1, &plan->desc, op->topo->id, op->seq, "%s",

@@ -148,6 +148,7 @@ struct rtopo__op {
     uint32_t *ready;        /* parts released, in order; [rhead, nready) not
                                yet started */
     uint32_t rhead, nready;
+    int allocated;          /* ss, rs, pcnt, pstate, ready and kept are */
     int running;            /* rtopo__parts_run is on the stack */
     int writes;             /* some send has its window (have_rtr): the
                                progress passes advance its writes */

@@ -13,6 +13,12 @@
  * replaced by a larger one is kept, not freed, since a lookup may still be
  * reading it: the tables only double, so what is kept stays below the
  * size of the live table.
+ *
+ * A repeated call on one handle skips even that: each thread keeps, per
+ * type, the last handle its lookup found and the sequence number then
+ * (handle.h).  Every add and remove changes the number, so while it is
+ * the same the handle is still there; a removed one, even if its memory
+ * is reused for a new handle, is searched for again.
  */
 #include "config.h"
 #include <pthread.h>
@@ -37,7 +43,10 @@ typedef struct rtopo__htab {
 
 static rtopo__htab_t *rtopo__h_tab;     /* read without the lock */
 static size_t rtopo__h_used;            /* used slots, tombstones too */
-static unsigned rtopo__h_seq;           /* odd while a writer writes */
+/* odd while a writer writes; even values from 2 up (0 is never one: see
+ * rtopo__handle_ok) */
+unsigned long rtopo__h_seq = 2;
+__thread rtopo__hseen_t rtopo__h_seen[RTOPO__H_NTYPES];
 static pthread_mutex_t rtopo__h_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -150,10 +159,10 @@ void rtopo__handle_del(const void *p)
     pthread_mutex_unlock(&rtopo__h_lock);
 }
 
-int rtopo__handle_ok(const void *p, int type)
+int rtopo__handle_lookup(const void *p, int type)
 {
     const rtopo__htab_t *h;
-    unsigned s;
+    unsigned long s;
     size_t i;
     int ok;
 
@@ -172,7 +181,12 @@ int rtopo__handle_ok(const void *p, int type)
             ok = RD(h->slot[i].key) == (uintptr_t)p && RD(h->slot[i].type) == (uintptr_t)type;
         }
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&rtopo__h_seq, __ATOMIC_RELAXED) == s)
+        if (__atomic_load_n(&rtopo__h_seq, __ATOMIC_RELAXED) == s) {
+            if (ok) {
+                rtopo__h_seen[type].p = (uintptr_t)p;
+                rtopo__h_seen[type].seq = s;
+            }
             return ok;
+        }
     }
 }

@@ -10,7 +10,8 @@
  * sender, receiver), which the receiver runs too, so that it knows what
  * comes, in which order, with which bytes:
  *  - control messages of 0 .. ctrl bytes (most of them small: the sizes
- *    that start a new lap of a ring early, and the ones that do not);
+ *    that start a new lap of a ring early, and the ones that do not),
+ *    half of them in two pieces split anywhere where the table has sendv;
  *  - writes that travel in the ring (up to 8 KiB), with and without an
  *    immediate, some injected;
  *  - large writes (up to SLOT bytes) with and without an immediate.
@@ -437,7 +438,16 @@ static int send_one(int peer)
     track = o.seed % 3 == 0;
     switch (o.kind) {
     case OP_MSG:
-        st = ops->send(tl, peer, buf, o.len, track ? (void *)(uintptr_t)(k + 1) : NULL);
+        /* every other one in two pieces, split anywhere, where the table
+         * has sendv */
+        if (o.seed % 2 && RTOPO__TL_HAS(ops, sendv)) {
+            size_t h = (size_t)(o.seed >> 8) % (o.len + 1);
+
+            st = ops->sendv(tl, peer, buf, h, buf + h, o.len - h,
+                            track ? (void *)(uintptr_t)(k + 1) : NULL);
+        } else {
+            st = ops->send(tl, peer, buf, o.len, track ? (void *)(uintptr_t)(k + 1) : NULL);
+        }
         break;
     case OP_WRITE:
     case OP_BIG:

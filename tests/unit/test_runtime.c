@@ -406,6 +406,68 @@ static void test_handle_registry(void)
     free(a.items);
 }
 
+/* Each thread remembers the last handle of each type it found live
+ * (handle.h): it must still refuse that handle once it is removed, by
+ * any thread, also when the same address comes back as a handle of
+ * another type, and a NULL handle of a type never looked up. */
+struct hseen_arg {
+    const void *p;
+    int phase;              /* 1: look up, 2: removed, look up again */
+    int got[2];
+};
+
+static void *hseen_thread(void *argp)
+{
+    struct hseen_arg *a = argp;
+
+    a->got[0] = rtopo__handle_ok(a->p, RTOPO__H_TOPO) + rtopo__handle_ok(a->p, RTOPO__H_TOPO);
+    __atomic_store_n(&a->phase, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&a->phase, __ATOMIC_ACQUIRE) != 2)
+        sched_yield();
+    a->got[1] = rtopo__handle_ok(a->p, RTOPO__H_TOPO);
+    return NULL;
+}
+
+static void test_handle_seen(void)
+{
+    static char h[3];
+    struct hseen_arg a = { .p = &h[2] };
+    pthread_t th;
+
+    CU_ASSERT_FALSE(rtopo__handle_ok(NULL, RTOPO__H_CTX));
+    CU_ASSERT_FALSE(rtopo__handle_ok(NULL, RTOPO__H_MEM));
+    CU_ASSERT_EQUAL(rtopo__handle_add(&h[0], RTOPO__H_TOPO), RTOPO_OK);
+    CU_ASSERT_TRUE(rtopo__handle_ok(&h[0], RTOPO__H_TOPO));
+    CU_ASSERT_TRUE(rtopo__handle_ok(&h[0], RTOPO__H_TOPO));
+    CU_ASSERT_FALSE(rtopo__handle_ok(&h[0], RTOPO__H_REQ));
+    CU_ASSERT_FALSE(rtopo__handle_ok(NULL, RTOPO__H_TOPO));
+    /* other handles come and go: still live */
+    CU_ASSERT_EQUAL(rtopo__handle_add(&h[1], RTOPO__H_TOPO), RTOPO_OK);
+    CU_ASSERT_TRUE(rtopo__handle_ok(&h[1], RTOPO__H_TOPO));
+    rtopo__handle_del(&h[1]);
+    CU_ASSERT_TRUE(rtopo__handle_ok(&h[0], RTOPO__H_TOPO));
+    CU_ASSERT_TRUE(rtopo__handle_ok(&h[0], RTOPO__H_TOPO));
+    CU_ASSERT_FALSE(rtopo__handle_ok(&h[1], RTOPO__H_TOPO));
+    /* removed: refused, also where its address comes back as a request */
+    rtopo__handle_del(&h[0]);
+    CU_ASSERT_FALSE(rtopo__handle_ok(&h[0], RTOPO__H_TOPO));
+    CU_ASSERT_EQUAL(rtopo__handle_add(&h[0], RTOPO__H_REQ), RTOPO_OK);
+    CU_ASSERT_FALSE(rtopo__handle_ok(&h[0], RTOPO__H_TOPO));
+    CU_ASSERT_TRUE(rtopo__handle_ok(&h[0], RTOPO__H_REQ));
+    rtopo__handle_del(&h[0]);
+    CU_ASSERT_FALSE(rtopo__handle_ok(&h[0], RTOPO__H_REQ));
+    /* removed by one thread, while another remembers it */
+    CU_ASSERT_EQUAL(rtopo__handle_add(&h[2], RTOPO__H_TOPO), RTOPO_OK);
+    CU_ASSERT_FATAL(pthread_create(&th, NULL, hseen_thread, &a) == 0);
+    while (__atomic_load_n(&a.phase, __ATOMIC_ACQUIRE) != 1)
+        sched_yield();
+    rtopo__handle_del(&h[2]);
+    __atomic_store_n(&a.phase, 2, __ATOMIC_RELEASE);
+    CU_ASSERT_EQUAL(pthread_join(th, NULL), 0);
+    CU_ASSERT_EQUAL(a.got[0], 2);
+    CU_ASSERT_EQUAL(a.got[1], 0);
+}
+
 static void test_single_rank(void)
 {
     rtopo_ctx_t *ctx;
@@ -510,6 +572,8 @@ int tu_suite_runtime(void)
         !CU_add_test(s, "public API rejects bad arguments", test_api_arguments) ||
         !CU_add_test(s, "handle registry: lookups while handles come and go",
                      test_handle_registry) ||
+        !CU_add_test(s, "handle registry: a handle found before is refused once removed",
+                     test_handle_seen) ||
         !(single = CU_add_test(s, "a job of one rank", test_single_rank)))
         return CU_get_error();
     single_tr = single_rank_transport();

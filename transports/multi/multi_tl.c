@@ -178,6 +178,14 @@ static int multi_open(const rtopo__tl_params_t *params, struct rtopo__tl **tl_p)
             t->npeers[t->route[r]]++;
     }
     for (b = 0; b < MULTI_NB; b++) {
+        /* (multi_sendv passes pieces on: joining them here would need a
+         * copy that outlives the call when ctx is set) */
+        if (!RTOPO__TL_HAS(t->ops[b], sendv)) {
+            st = rtopo__error(RTOPO_ERR_TRANSPORT, "multi: backend %s takes no control "
+                              "message in pieces (sendv)", t->name[b]);
+            multi_close((struct rtopo__tl *)t);
+            return st;
+        }
         p = *params;
         p.name = t->name[b];
         p.poll_no_yield = 1;
@@ -450,6 +458,20 @@ static int multi_send(struct rtopo__tl *tl, int peer, const void *buf, size_t le
     return t->ops[b]->send(t->sub[b], peer, buf, len, ctx);
 }
 
+/* to the backend that serves the peer, in two pieces as given: every
+ * backend multi opens has sendv (multi_open) */
+static int multi_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
+                       const void *payload, size_t plen, void *ctx)
+{
+    struct multi_tl *t = multi_tl(tl);
+    int b;
+
+    if (peer < 0 || peer >= t->nranks)
+        return rtopo__error(RTOPO_ERR_INVAL, "peer %d out of range", peer);
+    b = t->route[peer];
+    return t->ops[b]->sendv(t->sub[b], peer, hdr, hlen, payload, plen, ctx);
+}
+
 /* reads both backends, starting with the one read second last time */
 static int multi_read(struct multi_tl *t, rtopo__tl_event_t *ev, int max)
 {
@@ -681,7 +703,6 @@ const struct rtopo__tl_ops rtopo__tl_multi = {
     .info = multi_info,
     .set_auth = multi_set_auth,
     .eager_default = multi_eager_default,
+    .sendv = multi_sendv,
     .addr_check = multi_addr_check,
-    /* no sendv: shm has none, and a joined copy would have to outlive
-     * send() when ctx is set; the engine joins the pieces itself */
 };

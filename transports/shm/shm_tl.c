@@ -1124,12 +1124,42 @@ static inline int shm_room(struct shm_tl *t, struct shm_peer *p, size_t len)
     return 0;
 }
 
+/* memcpy of a piece of a small record, without a call: loads and stores of
+ * 16, 8, 4 or 1 bytes that overlap in the middle (the two never overlap) */
+static inline void shm_copy(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+
+    if (n > 64) {
+        memcpy(d, s, n);
+    } else if (n > 32) {
+        memcpy(d, s, 16);
+        memcpy(d + 16, s + 16, 16);
+        memcpy(d + n - 32, s + n - 32, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 16) {
+        memcpy(d, s, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
 /* Writes a record whose payload is a[alen] then b[blen], with len and
  * imm in its header, and wakes the receiver if it said it sleeps; the
  * caller made sure of the room. */
-static inline void shm_push(struct shm_tl *t, struct shm_peer *p, unsigned type,
-                            const void *a, size_t alen, const void *b, size_t blen,
-                            size_t len, uint32_t imm)
+static inline __attribute__((always_inline))
+void shm_push(struct shm_tl *t, struct shm_peer *p, unsigned type, const void *a,
+              size_t alen, const void *b, size_t blen, size_t len, uint32_t imm)
 {
     size_t R = t->ring_size, need = shm_rec_size(alen + blen);
     uint64_t off = p->tx_tail & (R - 1);
@@ -1156,10 +1186,8 @@ static inline void shm_push(struct shm_tl *t, struct shm_peer *p, unsigned type,
         off = 0;
     }
     r = (struct shm_rec *)(p->tx_ring + off);
-    if (alen)
-        memcpy(r + 1, a, alen);
-    if (blen)
-        memcpy((char *)(r + 1) + alen, b, blen);
+    shm_copy(r + 1, a, alen);
+    shm_copy((char *)(r + 1) + alen, b, blen);
     r->len = (uint32_t)len;
     r->imm = imm;
     /* an exchange: the full barrier between publishing the record and
@@ -1195,10 +1223,16 @@ static int shm_to_dead(struct shm_tl *t, int peer, void *ctx)
     return RTOPO_OK;
 }
 
-static struct shm_peer *shm_tx_peer(struct shm_tl *t, int peer, const char *what, int *st)
+static __attribute__((noinline)) int shm_unconnected(int peer, const char *what)
+{
+    return rtopo__error(RTOPO_ERR_INVAL, "%s to unconnected rank %d", what, peer);
+}
+
+static inline struct shm_peer *shm_tx_peer(struct shm_tl *t, int peer, const char *what,
+                                           int *st)
 {
     if (peer < 0 || peer >= t->nranks || !t->peers[peer].connected) {
-        *st = rtopo__error(RTOPO_ERR_INVAL, "%s to unconnected rank %d", what, peer);
+        *st = shm_unconnected(peer, what);
         return NULL;
     }
     return &t->peers[peer];
@@ -1309,7 +1343,11 @@ static int shm_write(struct rtopo__tl *tl, int peer, const void *buf, size_t len
     return RTOPO_OK;
 }
 
-static int shm_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+/* A control message given in two pieces goes into the ring in one record,
+ * both copied before the call returns: neither piece is read later, ctx
+ * set or not. */
+static int shm_sendv(struct rtopo__tl *tl, int peer, const void *hdr, size_t hlen,
+                     const void *payload, size_t plen, void *ctx)
 {
     struct shm_tl *t = shm_tl(tl);
     struct shm_peer *p;
@@ -1317,19 +1355,24 @@ static int shm_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len,
 
     if (!(p = shm_tx_peer(t, peer, "send", &st)))
         return st;
-    if (len > t->ctrl_size)
-        return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes > %zu", len,
-                            t->ctrl_size);
+    if (plen > t->ctrl_size || hlen > t->ctrl_size - plen)
+        return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes > %zu",
+                            hlen + plen, t->ctrl_size);
     if (ctx && shm_comp_full(t))
         return RTOPO_ERR_BUSY;
     if (p->dead)
         return shm_to_dead(t, peer, ctx);
-    if (!shm_room(t, p, len))
+    if (!shm_room(t, p, hlen + plen))
         return shm_gone(t, peer) ? shm_to_dead(t, peer, ctx) : RTOPO_ERR_BUSY;
-    shm_push(t, p, SHM_REC_MSG, buf, len, NULL, 0, len, 0);
+    shm_push(t, p, SHM_REC_MSG, hdr, hlen, payload, plen, hlen + plen, 0);
     if (ctx)
         shm_comp_push(t, RTOPO__TL_EV_SEND_DONE, peer, ctx);
     return RTOPO_OK;
+}
+
+static int shm_send(struct rtopo__tl *tl, int peer, const void *buf, size_t len, void *ctx)
+{
+    return shm_sendv(tl, peer, buf, len, NULL, 0, ctx);
 }
 
 /* ---- completions ------------------------------------------------------------- */
@@ -1716,5 +1759,6 @@ const struct rtopo__tl_ops rtopo__tl_shm = {
     .poll = shm_poll,
     .wait = shm_wait,
     .info = shm_info,
+    .sendv = shm_sendv,
     .wait_fd = shm_wait_fd,
 };
