@@ -832,9 +832,10 @@ static int rtopo__on_imm(void *owner, int ridx, uint32_t imm, size_t len);
  * sleeper), and a poll that keeps its processor meanwhile may hold back
  * the writer itself where the ranks (or other work) outnumber the
  * processors.  A window whose data the model expects later than that
- * spin (its hop's step times the hop's time: about when the write lands
- * in a schedule of like steps) keeps its operation's wait polling until
- * then, yielding the processor after every empty poll, at most
+ * spin (twice its hop's step times the hop's time: about when the write
+ * lands in a schedule of like steps, with room for a writer that starts
+ * late or runs slower than the model) keeps its operation's wait polling
+ * until then, yielding the processor after every empty poll, at most
  * RTOPO__SPIN_WIN_NS past its opening (rtopo__op_wait).  op->spin_ns of
  * an earlier run is past: it keeps no wait polling. */
 #define RTOPO__SPIN_WIN_NS 1000000ull
@@ -852,7 +853,7 @@ static void rtopo__window_spin(rtopo__op_t *op, int ridx)
         return;
     rtopo__model_hop(&op->topo->model, h->link, rtopo__hop_from(s, x, e->hop), h->to, &ts,
                      &tw);
-    t = (ts + (double)x->len * tw) * (h->step > 1 ? (double)h->step : 1.0) * 1e9;
+    t = 2e9 * (ts + (double)x->len * tw) * (h->step > 1 ? (double)h->step : 1.0);
     if (!(t > (double)op->ctx->params.spin_us * 1000.0))
         return;
     ns = t < (double)RTOPO__SPIN_WIN_NS ? (uint64_t)t : RTOPO__SPIN_WIN_NS;
