@@ -849,8 +849,12 @@ static void rtopo__window_spin(rtopo__op_t *op, int ridx)
     double ts, tw, t;
     uint64_t ns;
 
-    if (op->ctx->poll_only || op->ctx->params.spin_us <= 0)
-        return;     /* (RTOPO_SPIN_US=0: the caller asked to block at once) */
+    /* (RTOPO_SPIN_US=0: the caller asked to block at once; with more
+     * ranks on the host than processors a waiter that stays runnable
+     * takes its share of a processor from the writers, yield or not,
+     * where a sleeper leaves it to them) */
+    if (op->ctx->poll_only || op->ctx->params.spin_us <= 0 || op->ctx->oversub)
+        return;
     rtopo__model_hop(&op->topo->model, h->link, rtopo__hop_from(s, x, e->hop), h->to, &ts,
                      &tw);
     t = 2e9 * (ts + (double)x->len * tw) * (h->step > 1 ? (double)h->step : 1.0);
