@@ -30,6 +30,7 @@
  * would otherwise wait for this one until their timeout.
  */
 #include "config.h"
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -834,6 +835,46 @@ static void rtopo__op_track_done(rtopo__track_t *t)
 
 static int rtopo__on_imm(void *owner, int ridx, uint32_t imm, size_t len);
 
+/* A wait polls for RTOPO_SPIN_US after its last event and then sleeps;
+ * the write that ends the sleep pays a wake on both sides (a system call
+ * for the writer, a scheduling delay of tens of microseconds for the
+ * sleeper), and a poll that keeps its processor meanwhile may hold back
+ * the writer itself where the ranks (or other work) outnumber the
+ * processors.  A window whose data the model expects later than that
+ * spin (twice its hop's step times the hop's time: about when the write
+ * lands in a schedule of like steps, with room for a writer that starts
+ * late or runs slower than the model) keeps its operation's wait polling
+ * until then, yielding the processor after every empty poll, at most
+ * RTOPO__SPIN_WIN_NS past its opening (rtopo__op_wait).  op->spin_ns of
+ * an earlier run is past: it keeps no wait polling. */
+#define RTOPO__SPIN_WIN_NS 1000000ull
+
+static void rtopo__window_spin(rtopo__op_t *op, int ridx)
+{
+    const rtopo__sched_t *s = op->plan->sched;
+    const rtopo__recv_ent_t *e = &op->plan->recv[ridx];
+    const rtopo__xfer_t *x = &s->xfers[e->xfer];
+    const rtopo__hop_t *h = &s->hops[x->hop0 + e->hop - 1];
+    double ts, tw, t;
+    uint64_t ns;
+
+    /* (RTOPO_SPIN_US=0: the caller asked to block at once; with more
+     * ranks on the host than processors a waiter that stays runnable
+     * takes its share of a processor from the writers, yield or not,
+     * where a sleeper leaves it to them) */
+    if (op->ctx->poll_only || op->ctx->params.spin_us <= 0 || op->ctx->oversub)
+        return;
+    rtopo__model_hop(&op->topo->model, h->link, rtopo__hop_from(s, x, e->hop), h->to, &ts,
+                     &tw);
+    t = 2e9 * (ts + (double)x->len * tw) * (h->step > 1 ? (double)h->step : 1.0);
+    if (!(t > (double)op->ctx->params.spin_us * 1000.0))
+        return;
+    ns = t < (double)RTOPO__SPIN_WIN_NS ? (uint64_t)t : RTOPO__SPIN_WIN_NS;
+    ns += rtopo__now_ns();
+    if (ns > op->spin_ns)
+        op->spin_ns = ns;
+}
+
 static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
 {
     rtopo_ctx_t *ctx = op->ctx;
@@ -888,6 +929,7 @@ static int rtopo__send_rtr(rtopo__op_t *op, int ridx)
         m.nslots = k;
     }
     m.mode = (uint8_t)r->mode;
+    rtopo__window_spin(op, ridx);
     return rtopo__op_send(op, e->peer, &m, NULL, 0);
 }
 
@@ -2094,10 +2136,32 @@ static void rtopo__await_naming(rtopo__op_t *op)
         snprintf(op->errmsg, sizeof(op->errmsg), "%s", ctx->failmsg);
 }
 
+/* Polls until op->spin_ns (a window's write is due: rtopo__window_spin),
+ * giving the processor away after each poll that found nothing: the
+ * writer may be waiting for it (ranks of the job, or other work, beside
+ * this rank on its processor), and on an idle one the yield returns at
+ * once.  < 0 when progress failed. */
+static int rtopo__op_spin(rtopo__op_t *op)
+{
+    rtopo_ctx_t *ctx = op->ctx;
+    int n;
+
+    while (op->active && rtopo__now_ns() < op->spin_ns) {
+        n = rtopo__progress(ctx);
+        if (n < 0)
+            return n;
+        if (n == 0)
+            sched_yield();
+    }
+    return RTOPO_OK;
+}
+
 int rtopo__op_wait(rtopo__op_t *op)
 {
-    int st = rtopo__wait(op->ctx, rtopo__op_inactive, op, op->deadline_ns);
+    int st = op->spin_ns && op->active ? rtopo__op_spin(op) : RTOPO_OK;
 
+    if (st == RTOPO_OK)
+        st = rtopo__wait(op->ctx, rtopo__op_inactive, op, op->deadline_ns);
     st = rtopo__op_timed_out(op, st);
     rtopo__await_naming(op);
     return st;

@@ -136,6 +136,10 @@ struct rtopo__op {
                                alike, the barrier's call counts leave it out */
     uint64_t deadline_ns;
     uint64_t probe_ns;      /* when it asks its peers next (probe.c) */
+    /* a window of this run waits for a write that lasts longer than a
+     * wait's spin under the topology's model: its wait polls, yielding,
+     * without sleeping until then (rtopo__op_wait), or 0 */
+    uint64_t spin_ns;
     const uint8_t *bufs[RTOPO__BUF_COUNT];
     uint8_t *inplace_copy;  /* send data copied when it overlaps recv */
     rtopo__sstate_t *ss;
