@@ -940,7 +940,10 @@ int rtopo__coll_build_cand_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         cand[ncand++] = RTOPO_COLL_TOPO;
     if (!otis || c->algo != RTOPO_COLL_TOPO) {
         cand[ncand++] = RTOPO_COLL_GENERIC;
-        if (long_algo && t->p > 2)
+        /* (the chain on 2 ranks is the one transfer rank 1 needs; the
+         * allreduce's halves on 2 ranks move what recursive doubling
+         * does, in twice the steps) */
+        if (long_algo && (t->p > 2 || long_algo == RTOPO__COLL_CHAIN))
             cand[ncand++] = long_algo;
     }
     if (ncand == 1)

@@ -751,6 +751,53 @@ static void test_others(void)
     topo_cases(&t, 1);
 }
 
+/* A scan on 2 ranks moves what rank 1 needs and no more: rank 0's count
+ * elements, once, to rank 1 (the chain; recursive doubling also sends
+ * rank 1's to rank 0), under the built-in model, one piece or the
+ * model's, at every length (coll_run checks the data) */
+static void test_scan_two(void)
+{
+    static const uint64_t cnt[3] = { 1, 1024, 131072 };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    int kind, k, ch;
+
+    for (kind = 0; kind < 2; kind++)
+        for (k = 0; k < 3; k++)
+            for (ch = 0; ch < 2; ch++) {
+                rtopo__sched_t *s = NULL;
+                uint64_t bytes = 0;
+                uint32_t i;
+                int other = 0;
+
+                if (kind)
+                    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 2, 1, 0);
+                else
+                    tdesc(&t, RTOPO__TOPO_RING, 2, 0, 0);
+                coll_init(&c, RTOPO__COLL_SCAN, RTOPO_COLL_AUTO, (uint64_t)k);
+                c.dtype = RTOPO_INT64;
+                c.esize = 8;
+                c.rop = RTOPO_SUM;
+                c.count = cnt[k];
+                c.chunks = (uint32_t)ch;
+                if (coll_run(&t, &c, &s))
+                    continue;
+                for (i = 0; i < s->nxfers; i++) {
+                    if (!s->xfers[i].nhops)
+                        continue;
+                    if (s->xfers[i].src == 0 && s->xfers[i].dst == 1)
+                        bytes += s->xfers[i].len;
+                    else
+                        other++;
+                }
+                TU_CHECK(bytes == c.count * 8 && !other,
+                         "%s: %llu bytes from rank 0 to 1, %d transfers the other way "
+                         "(want %llu and 0)", cdesc(&t, &c), (unsigned long long)bytes,
+                         other, (unsigned long long)(c.count * 8));
+                rtopo__sched_free(s);
+            }
+}
+
 /* ---- move counts (SPEC 5.5) ---------------------------------------------- */
 
 /* the moves of c with the topology's algorithm, count 1, one piece */
@@ -2623,6 +2670,7 @@ int tu_suite_coll(void)
         !CU_add_test(s, "OTIS-mesh n = 64", test_otis_mesh_64) ||
         !CU_add_test(s, "OTIS-hypercube n = 1..16", test_otis_hypercube) ||
         !CU_add_test(s, "ring, mesh, hypercube", test_others) ||
+        !CU_add_test(s, "a scan on 2 ranks sends rank 0's data once", test_scan_two) ||
         !CU_add_test(s, "hypercube over hosts: host-aware bcast and allreduce orders",
                      test_cube_host_orders) ||
         !CU_add_test(s, "moves: SPEC 5.5 SIMD table, MIMD data sum", test_moves) ||
