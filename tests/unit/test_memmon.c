@@ -33,8 +33,14 @@ static void tm_gone(void *arg, uintptr_t start, uintptr_t end)
     pthread_mutex_unlock(&seen.lock);
 }
 
+static rtopo__memmon_t *mon;
+
+/* forgets the reports so far, after taking in those of every unmapping
+ * call made before (they may reach the monitor's thread late) */
 static void tm_reset(void)
 {
+    if (mon)
+        rtopo__memmon_sync(mon);
     pthread_mutex_lock(&seen.lock);
     seen.n = 0;
     pthread_mutex_unlock(&seen.lock);
@@ -69,7 +75,6 @@ static int tm_reported(const void *a, size_t len)
     return tm_reported_since(0, (uintptr_t)a, len);
 }
 
-static rtopo__memmon_t *mon;
 static const char *mon_why;
 static int mon_err;
 
