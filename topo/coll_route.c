@@ -486,18 +486,65 @@ static uint32_t rtopo__rt_ranked(rtopo__cb_t *b, const rtopo__tdesc_t *t,
     return rtopo__rt_conc(b, 0);
 }
 
+/* b's steps past a's last, as rtopo__phase_then places them */
+static void rtopo__phase_after(const rtopo__sched_t *a, rtopo__sched_t *b)
+{
+    uint32_t last = rtopo__sched_last_step(a) + 1, d, i;
+
+    if (last <= a->nsteps)
+        return;
+    d = last - a->nsteps;
+    for (i = 0; i < b->nhops; i++)
+        b->hops[i].step += d;
+    for (i = 0; i < b->nxfers; i++)
+        if (!b->xfers[i].nhops)
+            b->xfers[i].step += d;
+    for (i = 0; i < b->nkerns; i++)
+        b->kerns[i].step += d;
+    if (b->nsteps)
+        b->nsteps += d;
+    if (b->olast)
+        b->olast += d;
+}
+
 /* The phases v[0..n) one after another (rtopo__phase_then), into *s_p as
  * the topology's algorithm; every v[i] is taken (set to NULL), also on
  * failure. */
 static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
 {
     rtopo__sched_t *acc = v[0], *x = NULL;
-    int i, st = RTOPO_OK;
+    int i, st = RTOPO_OK, own = 0;
 
+    for (i = 0; i < n; i++)
+        own |= v[i]->own;
     v[0] = NULL;
+    if (!own) {
+        /* The whole graph: the phases' nodes joined first, their edges
+         * dropped, then the edges of the whole inferred in one pass (the
+         * same edges as phase by phase, without holding each join's
+         * edges and the next one's at once) */
+        for (i = 1; i < n; i++) {
+            if (!st) {
+                rtopo__phase_after(acc, v[i]);
+                st = rtopo__sched_concat(acc, v[i], RTOPO__CONCAT_BARE, &x);
+                acc = st ? NULL : x;
+            } else {
+                rtopo__sched_free(v[i]);
+            }
+            v[i] = NULL;
+        }
+        if (!st && (st = rtopo__sched_deps_infer(acc, 0)))
+            rtopo__sched_free(acc);
+        if (st)
+            return st;
+        acc->algo = RTOPO_COLL_TOPO;
+        *s_p = acc;
+        return RTOPO_OK;
+    }
     for (i = 1; i < n; i++) {
-        /* each phase with its own edges: the join then infers only the
-         * edges into the later one's nodes, not the whole graph's again */
+        /* a rank's share: each phase with its own edges, the join then
+         * infers only the edges into the later one's nodes, not the whole
+         * graph's again */
         if (!st && !acc->own && !acc->inferred)
             st = rtopo__sched_deps_infer(acc, 0);
         if (!st && !v[i]->own && !v[i]->inferred)
@@ -557,8 +604,9 @@ static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             rtopo__rt_copy(&b, r, RTOPO__BUF_SEND, 0, RT_T, T0 + 8, R, 0);
         if ((st = rtopo__rt_done(&b, &cp)))
             goto out;
-        /* the record copies join the sort's first step (before it) */
-        st = rtopo__sched_concat(cp, ph[0], 0, &x);
+        /* the record copies join the sort's first step (before it); the
+         * whole graph's edges come at the end (rtopo__phase_chain) */
+        st = rtopo__sched_concat(cp, ph[0], c->own ? 0 : RTOPO__CONCAT_BARE, &x);
         ph[0] = x;
         if (st)
             goto out;

@@ -852,6 +852,14 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
     rtopo__sched_step_span(b, &blo, &bhi);
     into = !flags && !a->own && !b->own && a->inferred && b->inferred &&
            (alo > ahi || blo > bhi || ahi < blo + shift);
+    if (flags & RTOPO__CONCAT_BARE) {
+        /* the edges go: the caller infers the whole graph's at once */
+        free(a->deps);
+        free(b->deps);
+        a->deps = b->deps = NULL;
+        a->ndeps = b->ndeps = a->deps_cap = b->deps_cap = 0;
+        a->inferred = b->inferred = 0;
+    }
     /* a becomes the whole: b's nodes after a's (node ids: a's transfers,
      * b's transfers, a's kernels, b's kernels), b's arrays freed as they
      * are taken */
@@ -940,7 +948,9 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
     } else {
         s->tmp_bytes = s->tmp_bytes > b->tmp_bytes ? s->tmp_bytes : b->tmp_bytes;
     }
-    if (into) {
+    if (flags & RTOPO__CONCAT_BARE) {
+        s->inferred = 0;
+    } else if (into) {
         if ((st = rtopo__deps_infer_into(s, 0, ax, ax + bx, ax + bx + ak)))
             goto out;
         s->inferred = 1;

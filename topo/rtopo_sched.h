@@ -406,6 +406,9 @@ int rtopo__sched_set_tmp(rtopo__sched_t *s, const uint64_t *tmp_rank);
  * the whole (with flags).  a and b are freed. */
 int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                         rtopo__sched_t **out_p);
+/* flags of rtopo__sched_concat: the nodes joined alone, no edge kept or
+ * inferred (the caller infers the whole once, after its last join) */
+#define RTOPO__CONCAT_BARE 0x100u
 /* A host that is one of the nodes: turns *s_p, a schedule over a
  * descriptor with a host endpoint (rank p-1), into one over the plain
  * topology of p-1 ranks where cube node `node` plays the host too.  The
