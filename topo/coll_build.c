@@ -553,8 +553,9 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
 }
 
 /* b after a, into *out_p (a and b freed): b's steps start after every
- * node of a, local ones included */
-int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out_p)
+ * node of a, local ones included; flags as rtopo__sched_concat's */
+int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
+                      rtopo__sched_t **out_p)
 {
     uint32_t last = rtopo__sched_last_step(a) + 1, i;
 
@@ -573,7 +574,7 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out
         if (b->olast)
             b->olast += d;
     }
-    return rtopo__sched_concat(a, b, 0, out_p);
+    return rtopo__sched_concat(a, b, flags, out_p);
 }
 
 /* ---- building ----------------------------------------------------------- */

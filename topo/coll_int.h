@@ -73,7 +73,8 @@ typedef struct rtopo__cube {
 typedef void rtopo__prog_fn(rtopo__cb_t *b, int algo);
 int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
                         uint64_t toff, uint32_t delay);
-int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, rtopo__sched_t **out_p);
+int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
+                      rtopo__sched_t **out_p);
 uint32_t rtopo__sched_last_step(const rtopo__sched_t *s);
 /* the schedule of prog's algorithm algo, cut into c->chunks pieces (0:
  * the model picks; 1, and always for RSAG: whole registers) */

@@ -486,27 +486,6 @@ static uint32_t rtopo__rt_ranked(rtopo__cb_t *b, const rtopo__tdesc_t *t,
     return rtopo__rt_conc(b, 0);
 }
 
-/* b's steps past a's last, as rtopo__phase_then places them */
-static void rtopo__phase_after(const rtopo__sched_t *a, rtopo__sched_t *b)
-{
-    uint32_t last = rtopo__sched_last_step(a) + 1, d, i;
-
-    if (last <= a->nsteps)
-        return;
-    d = last - a->nsteps;
-    for (i = 0; i < b->nhops; i++)
-        b->hops[i].step += d;
-    for (i = 0; i < b->nxfers; i++)
-        if (!b->xfers[i].nhops)
-            b->xfers[i].step += d;
-    for (i = 0; i < b->nkerns; i++)
-        b->kerns[i].step += d;
-    if (b->nsteps)
-        b->nsteps += d;
-    if (b->olast)
-        b->olast += d;
-}
-
 /* The phases v[0..n) one after another (rtopo__phase_then), into *s_p as
  * the topology's algorithm; every v[i] is taken (set to NULL), also on
  * failure. */
@@ -525,8 +504,7 @@ static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
          * edges and the next one's at once) */
         for (i = 1; i < n; i++) {
             if (!st) {
-                rtopo__phase_after(acc, v[i]);
-                st = rtopo__sched_concat(acc, v[i], RTOPO__CONCAT_BARE, &x);
+                st = rtopo__phase_then(acc, v[i], RTOPO__CONCAT_BARE, &x);
                 acc = st ? NULL : x;
             } else {
                 rtopo__sched_free(v[i]);
@@ -550,7 +528,7 @@ static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
         if (!st && !v[i]->own && !v[i]->inferred)
             st = rtopo__sched_deps_infer(v[i], 0);
         if (!st) {
-            st = rtopo__phase_then(acc, v[i], &x);      /* takes both */
+            st = rtopo__phase_then(acc, v[i], 0, &x);      /* takes both */
             acc = st ? NULL : x;
         } else {
             rtopo__sched_free(v[i]);
@@ -804,7 +782,7 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               RTOPO_COLL_AUTO : RTOPO_COLL_TOPO, &rt)))
         goto out;
     if (rk) {
-        st = rtopo__phase_then(rk, rt, s_p);
+        st = rtopo__phase_then(rk, rt, 0, s_p);
         rk = rt = NULL;
         if (!st)
             (*s_p)->algo = RTOPO_COLL_TOPO;
