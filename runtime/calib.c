@@ -814,10 +814,15 @@ int rtopo__topo_model(rtopo_topo_t *t)
 {
     int st;
 
+    uint64_t t0;
+
     t->model = t->ctx->model;
     if (!t->ctx->model_measure)
         return RTOPO_OK;
+    t0 = rtopo__now_ns();
     st = rtopo__topo_measure(t);
+    rtopo__debug("topology %u: calibration took %.3f ms", t->id,
+                 (double)(rtopo__now_ns() - t0) * 1e-6);
     /* the caller's operations count from here, on every rank alike */
     t->ctx->tlast[t->id].seq0 = t->next_seq;
     return st;
