@@ -79,11 +79,11 @@
 #define RTOPO__CAL_WARM_SMALL 2         /* untimed round trips before the timed */
 #define RTOPO__CAL_ITERS_SMALL 21
 #define RTOPO__CAL_STREAM 4             /* messages in a row of a stream */
-#define RTOPO__CAL_WARM_NS 3000000      /* untimed streams: about 3 ms worth */
-#define RTOPO__CAL_WARM_MAX 12
-#define RTOPO__CAL_BUDGET_NS 5000000    /* timed streams: about 5 ms */
-#define RTOPO__CAL_RUNS_MIN 7
-#define RTOPO__CAL_RUNS_MAX 24
+#define RTOPO__CAL_WARM_NS 2000000      /* warm-up streams: about 2 ms worth */
+#define RTOPO__CAL_WARM_MAX 10
+#define RTOPO__CAL_BUDGET_NS 3000000    /* then streams for about 3 ms */
+#define RTOPO__CAL_RUNS_MIN 5
+#define RTOPO__CAL_RUNS_MAX 16
 #define RTOPO__CAL_RUNS_SLOW 3          /* when a run outlasts the budget 10 times */
 #define RTOPO__CAL_ROUNDS 4      /* rounds of the burst */
 #define RTOPO__CAL_ITERS_BURST 11
@@ -299,10 +299,10 @@ static int rtopo__cal_burst(const rtopo_topo_t *t, int pn, int k, rtopo__sched_t
 /* Runs s on every rank of t, warm times untimed, then iters times (at
  * most RTOPO__CAL_ITERS_MAX) timing each start to completion, as a plan of
  * the runtime's own; in *sec_p the median of the timed runs, or with low
- * the shortest. */
+ * the shortest; in *min_p (may be NULL) the shortest. */
 static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n,
                           const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
-                          int warm, int iters, int low, double *sec_p)
+                          int warm, int iters, int low, double *sec_p, double *min_p)
 {
     rtopo__opdesc_t d;
     rtopo_req_t *req;
@@ -332,6 +332,8 @@ static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n
     rtopo__ctx_leave(t->ctx);
     if (!st && sec_p)
         *sec_p = rtopo__cal_pick(tm, i, low);
+    if (!st && sec_p && min_p)
+        *min_p = tm[0];     /* sorted by the pick */
     return st;
 }
 
@@ -433,8 +435,8 @@ static int rtopo__cal_streams(rtopo_topo_t *t, int a, int b, uint8_t *buf, long 
  * on a loaded machine: neither the shortest nor the median is steady
  * there, the median follows the group most round trips fall in); tw comes
  * from a stream of RTOPO__CAL_STREAM messages of RTOPO__CAL_BIG bytes
- * a -> b answered by 8 bytes (rtopo__cal_streams), its time less the
- * answer's ts over its bytes: what each message of a stream pays to start
+ * a -> b answered by 8 bytes (rtopo__cal_streams), its shortest time
+ * less half the shortest round trip (the answer's) over its bytes: what each message of a stream pays to start
  * (a window's handshake, more than the 8 bytes' round trip shows) is
  * spread over its bytes, as it is over the chunks of a long transfer
  * (the stream's messages are of the default chunk size).  A stream, not
@@ -450,7 +452,7 @@ static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *
                            double *tw_p)
 {
     long tag = RTOPO__CAL_TAG - 4 * ((long)a * t->desc.p + b);
-    double rt = 0, big = 0, tw;
+    double rt = 0, rt_min = 0, big = 0, tw;
     int st, in = t->me == a || t->me == b, runs = 0;
     rtopo__sched_t *s;
 
@@ -459,19 +461,20 @@ static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *
     st = rtopo__cal_run(t, s, tag, RTOPO__CAL_SMALL, t->me == a ? buf : NULL,
                         t->me == a ? RTOPO__CAL_SMALL : 0, in ? buf + RTOPO__CAL_BIG : NULL,
                         in ? RTOPO__CAL_SMALL : 0, RTOPO__CAL_WARM_SMALL,
-                        RTOPO__CAL_ITERS_SMALL, 0, &rt);
+                        RTOPO__CAL_ITERS_SMALL, 0, &rt, &rt_min);
     if (!st)
         st = rtopo__cal_streams(t, a, b, buf, tag - 1, &big, &runs);
     if (st)
         return st;
-    tw = (big - rt / 2) / ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
+    /* the answer's cost as in the shortest runs: the shortest round trip */
+    tw = (big - rt_min / 2) / ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
     *ts_p = rt / 2;
     *tw_p = tw > 0 ? tw : 0.0;
     if (t->me == a)
-        rtopo__debug("pair %d<->%d: 8 B round trip %.4g us (the median of %d), %d x %d KiB "
-                     "stream %.4g us (the shortest of %d runs)", a, b, rt * 1e6,
-                     RTOPO__CAL_ITERS_SMALL, RTOPO__CAL_STREAM, RTOPO__CAL_BIG / 1024, big * 1e6,
-                     runs);
+        rtopo__debug("pair %d<->%d: 8 B round trip %.4g us (the median of %d; the shortest "
+                     "%.4g us), %d x %d KiB stream %.4g us (the shortest of %d runs)", a, b,
+                     rt * 1e6, RTOPO__CAL_ITERS_SMALL, rt_min * 1e6, RTOPO__CAL_STREAM,
+                     RTOPO__CAL_BIG / 1024, big * 1e6, runs);
     return RTOPO_OK;
 }
 
@@ -570,7 +573,7 @@ static int rtopo__cal_tell(rtopo_topo_t *t, int r, long tag, uint8_t *buf, size_
     if (!st)
         st = rtopo__cal_run(t, s, tag, n, t->me == r ? buf : NULL, t->me == r ? n : 0,
                             t->me != r ? buf + RTOPO__CAL_BIG : NULL, t->me != r ? n : 0, 0,
-                            1, 0, NULL);
+                            1, 0, NULL, NULL);
     return st;
 }
 
@@ -761,7 +764,7 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
                                 t->me < pn ? buf : NULL, t->me < pn ? RTOPO__CAL_SMALL : 0,
                                 t->me < pn ? buf + RTOPO__CAL_BIG : NULL,
                                 t->me < pn ? RTOPO__CAL_SMALL * RTOPO__CAL_ROUNDS : 0,
-                                0, RTOPO__CAL_ITERS_BURST, 0, &tm);
+                                0, RTOPO__CAL_ITERS_BURST, 0, &tm, NULL);
         if (!st && t->me == 0) {
             rtopo__debug("topology %u: burst of %d rounds: %.4g us measured, %.4g us under "
                          "the model at tq 0, %.4g us more per us of tq", t->id,
