@@ -93,7 +93,9 @@
     XX(MODEL, model, STR, "auto",                                              \
        "cost model of the auto choices: auto (measure the transport when "    \
        "a topology is created, once per kind of rank pair: intra-host, "      \
-       "inter-host, host link; with more ranks than processors on a "         \
+       "inter-host, host link; ts from 8-byte round trips (the median), "     \
+       "tw from streams of 4 x 256 KiB, warmed up first (the shortest "       \
+       "of many runs); with more ranks than processors on a "                 \
        "machine, tq from a burst among all ranks and lanes at most its "      \
        "processors; tk from a reduction, local.ts and local.tw from a copy "  \
        "on label 0), default (the built-in "                                  \

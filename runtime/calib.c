@@ -74,10 +74,17 @@
 #include "cpus.h"
 
 #define RTOPO__CAL_SMALL 8
-#define RTOPO__CAL_BIG (256 * 1024)
+#define RTOPO__CAL_BIG (256 * 1024)     /* the stream's messages */
+#define RTOPO__CAL_ITERS_MAX 32         /* timed runs of one schedule, at most */
+#define RTOPO__CAL_WARM_SMALL 2         /* untimed round trips before the timed */
 #define RTOPO__CAL_ITERS_SMALL 21
-#define RTOPO__CAL_ITERS_BIG 7
-#define RTOPO__CAL_STREAM 4      /* messages of RTOPO__CAL_BIG in a row */
+#define RTOPO__CAL_STREAM 4             /* messages in a row of a stream */
+#define RTOPO__CAL_WARM_NS 2000000      /* warm-up streams: about 2 ms worth */
+#define RTOPO__CAL_WARM_MAX 10
+#define RTOPO__CAL_BUDGET_NS 3000000    /* then streams for about 3 ms */
+#define RTOPO__CAL_RUNS_MIN 5
+#define RTOPO__CAL_RUNS_MAX 16
+#define RTOPO__CAL_RUNS_SLOW 3          /* when a run outlasts the budget 10 times */
 #define RTOPO__CAL_ROUNDS 4      /* rounds of the burst */
 #define RTOPO__CAL_ITERS_BURST 11
 #define RTOPO__CAL_KERN (64 * 1024)     /* bytes a timed reduction combines */
@@ -154,6 +161,23 @@ int rtopo__model_load(rtopo_ctx_t *ctx)
 static int rtopo__pair_kind(const rtopo_ctx_t *ctx, int a, int b)
 {
     return strcmp(ctx->peers[a].host, ctx->peers[b].host) != 0;
+}
+
+/* n timings (sorted here): their median, or with low their minimum */
+static double rtopo__cal_pick(double *tm, int n, int low)
+{
+    int i, j;
+
+    if (n <= 0)
+        return 0.0;
+    for (i = 1; i < n; i++)     /* insertion sort */
+        for (j = i; j > 0 && tm[j - 1] > tm[j]; j--) {
+            double x = tm[j];
+
+            tm[j] = tm[j - 1];
+            tm[j - 1] = x;
+        }
+    return tm[low ? 0 : (n - 1) / 2];
 }
 
 /* a's SEND -> b's RECV, then back from b's RECV into a's RECV */
@@ -272,16 +296,18 @@ static int rtopo__cal_burst(const rtopo_topo_t *t, int pn, int k, rtopo__sched_t
     return RTOPO_OK;
 }
 
-/* Runs s on every rank of t, iters times, as a plan of the runtime's own
- * (timing each start to completion); the median in *sec_p. */
+/* Runs s on every rank of t, warm times untimed, then iters times (at
+ * most RTOPO__CAL_ITERS_MAX) timing each start to completion, as a plan of
+ * the runtime's own; in *sec_p the median of the timed runs, or with low
+ * the shortest; in *min_p (may be NULL) the shortest. */
 static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n,
                           const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
-                          int iters, double *sec_p)
+                          int warm, int iters, int low, double *sec_p, double *min_p)
 {
     rtopo__opdesc_t d;
     rtopo_req_t *req;
-    double tm[32];
-    int st, i, j;
+    double tm[RTOPO__CAL_ITERS_MAX];
+    int st, i;
 
     rtopo__opdesc_sched(&d, t, tag, n);
     if ((st = rtopo__ctx_enter(t->ctx))) {
@@ -294,59 +320,161 @@ static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n
         return st;
     }
     req->op.internal = 1;
-    for (i = 0; i < iters && i < 32 && !st; i++) {
+    for (i = 0; i < warm && !st; i++)
+        st = rtopo__req_run(req);
+    for (i = 0; i < iters && i < RTOPO__CAL_ITERS_MAX && !st; i++) {
         uint64_t t0 = rtopo__now_ns();
 
         st = rtopo__req_run(req);
         tm[i] = (double)(rtopo__now_ns() - t0) * 1e-9;
-        for (j = i; j > 0 && tm[j - 1] > tm[j]; j--) {   /* insertion sort */
-            double x = tm[j];
-
-            tm[j] = tm[j - 1];
-            tm[j - 1] = x;
-        }
     }
     rtopo__req_free(req);
     rtopo__ctx_leave(t->ctx);
     if (!st && sec_p)
-        *sec_p = tm[(i - 1) / 2];
+        *sec_p = rtopo__cal_pick(tm, i, low);
+    if (!st && sec_p && min_p)
+        *min_p = tm[0];     /* sorted by the pick */
     return st;
 }
 
-/* Round trips a <-> b (labels): ts and tw of the pair, on label a.  ts is
- * half the round trip of 8 bytes; tw comes from a stream of
- * RTOPO__CAL_STREAM messages of RTOPO__CAL_BIG bytes a -> b answered by 8
- * bytes, fitted to the model's cost of one rank's sends one after the
- * other, k (ts + m tw), plus the answer's ts.  A stream, not one message:
- * a link that lets a burst through faster than its rate (a token bucket,
- * a switch's buffer) is timed at the rate a sender that keeps sending
- * gets, as the host of a scatter does. */
+static int rtopo__cal_tell(rtopo_topo_t *t, int r, long tag, uint8_t *buf, size_t n);
+
+/* The stream of rtopo__cal_pair, a -> b: RTOPO__CAL_STREAM messages of
+ * RTOPO__CAL_BIG bytes, answered by 8 bytes; on label a, the shortest of
+ * its runs (*sec_p) and how many ran (*runs_p).  It runs twice first;
+ * label a decides from the shorter of the two how many more runs warm the
+ * link up (RTOPO__CAL_WARM_NS worth, at most RTOPO__CAL_WARM_MAX) and
+ * how many follow them in RTOPO__CAL_BUDGET_NS (RTOPO__CAL_RUNS_MIN to
+ * RTOPO__CAL_RUNS_MAX; RTOPO__CAL_RUNS_SLOW on a link that takes ten
+ * budgets a run), and tells every rank (every rank of t runs every run,
+ * the same number of times).  Every run is timed, the first ones too:
+ * a run slowed by a link still warming up, or by other work, is never
+ * the shortest unless every other run was slowed as much. */
+static int rtopo__cal_streams(rtopo_topo_t *t, int a, int b, uint8_t *buf, long tag,
+                              double *sec_p, int *runs_p)
+{
+    rtopo__sched_t *s = NULL;
+    rtopo_req_t *req = NULL;
+    double tm[2 + RTOPO__CAL_WARM_MAX + RTOPO__CAL_RUNS_MAX];
+    int32_t plan[2] = { 0, 0 };         /* warm-up runs, runs after them */
+    int in = t->me == a || t->me == b, st, i, n = 0;
+    rtopo__opdesc_t d;
+
+    if ((st = rtopo__cal_stream(t, a, b, RTOPO__CAL_BIG, RTOPO__CAL_STREAM, &s)))
+        return st;
+    if ((st = rtopo__ctx_enter(t->ctx))) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    rtopo__opdesc_sched(&d, t, tag, RTOPO__CAL_BIG);
+    st = rtopo__req_sched(t, s, &d, t->me == a ? buf : NULL, t->me == a ? RTOPO__CAL_BIG : 0,
+                          in ? buf + RTOPO__CAL_BIG : NULL, in ? RTOPO__CAL_BIG : 0, &req);
+    if (!st)
+        req->op.internal = 1;
+    /* the probe: two runs */
+    for (i = 0; i < 2 && !st; i++) {
+        uint64_t t0 = rtopo__now_ns();
+
+        st = rtopo__req_run(req);
+        tm[n++] = (double)(rtopo__now_ns() - t0) * 1e-9;
+    }
+    rtopo__ctx_leave(t->ctx);
+    if (!st && t->me == a) {
+        double r = tm[1] < tm[0] ? tm[1] : tm[0];
+        double w = (double)RTOPO__CAL_WARM_NS * 1e-9 / r;
+        double k = (double)RTOPO__CAL_BUDGET_NS * 1e-9 / r;
+
+        plan[0] = w < RTOPO__CAL_WARM_MAX ? (int32_t)w : RTOPO__CAL_WARM_MAX;
+        /* a link slow enough that a run outlasts the budget ten times (a
+         * rate limit; not a busy processor) is timed mostly by its bytes:
+         * fewer runs */
+        plan[1] = k < 0.1 ? RTOPO__CAL_RUNS_SLOW :
+                  k < RTOPO__CAL_RUNS_MIN ? RTOPO__CAL_RUNS_MIN :
+                  k > RTOPO__CAL_RUNS_MAX ? RTOPO__CAL_RUNS_MAX : (int32_t)k;
+        memcpy(buf, plan, sizeof(plan));
+    }
+    if (!st)
+        st = rtopo__cal_tell(t, a, tag - 1, buf, sizeof(plan));
+    if (!st && t->me != a)
+        memcpy(plan, buf + RTOPO__CAL_BIG, sizeof(plan));
+    if (!st && (plan[0] < 0 || plan[0] > RTOPO__CAL_WARM_MAX ||
+                plan[1] < RTOPO__CAL_RUNS_SLOW || plan[1] > RTOPO__CAL_RUNS_MAX))
+        st = rtopo__error(RTOPO_ERR_MISMATCH, "calibration: label %d told %d warm-up runs "
+                          "and %d more", a, (int)plan[0], (int)plan[1]);
+    if ((i = rtopo__ctx_enter(t->ctx)))
+        return st ? st : i;
+    for (i = 0; i < plan[0] + plan[1] && !st; i++) {
+        uint64_t t0 = rtopo__now_ns();
+
+        st = rtopo__req_run(req);
+        tm[n++] = (double)(rtopo__now_ns() - t0) * 1e-9;
+    }
+    if (req)
+        rtopo__req_free(req);
+    rtopo__ctx_leave(t->ctx);
+    if (st)
+        return st;
+    if (t->me == a && RTOPO__LOG_DEBUG <= rtopo__log_level) {
+        char text[10 * (2 + RTOPO__CAL_WARM_MAX + RTOPO__CAL_RUNS_MAX) + 1];
+        int o = 0;
+
+        for (i = 0; i < n && o < (int)sizeof(text); i++)
+            o += snprintf(text + o, sizeof(text) - (size_t)o, " %.0f", tm[i] * 1e6);
+        rtopo__debug("pair %d<->%d: stream runs (us, %d to warm up):%s", a, b,
+                     2 + (int)plan[0], text);
+    }
+    *sec_p = rtopo__cal_pick(tm, n, 1);
+    *runs_p = n;
+    return RTOPO_OK;
+}
+
+/* Labels a <-> b: ts and tw of the pair, on label a (its debug log tells
+ * what they come from).  ts is half the median round trip of 8 bytes
+ * (whether the peer is awake on a processor of its own when a message
+ * comes splits round trips into two groups an order of magnitude apart
+ * on a loaded machine: neither the shortest nor the median is steady
+ * there, the median follows the group most round trips fall in); tw comes
+ * from a stream of RTOPO__CAL_STREAM messages of RTOPO__CAL_BIG bytes
+ * a -> b answered by 8 bytes (rtopo__cal_streams), its shortest time
+ * less half the shortest round trip (the answer's) over its bytes: what each message of a stream pays to start
+ * (a window's handshake, more than the 8 bytes' round trip shows) is
+ * spread over its bytes, as it is over the chunks of a long transfer
+ * (the stream's messages are of the default chunk size).  A stream, not
+ * one message: a link that lets a burst through faster than its rate (a
+ * token bucket, a switch's buffer) is timed at the rate a sender that
+ * keeps sending gets, as the host of a scatter does.  The shortest, not
+ * the median, of many runs, the stream warmed up first: what disturbs a
+ * timing (other work on the processors, which may take one of the pair's
+ * processors for milliseconds and then leave it; a TCP connection whose
+ * buffers still grow over its first MiBs) only adds time, and comes and
+ * goes from job to job and within a job. */
 static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *ts_p,
                            double *tw_p)
 {
-    static const int iters[2] = { RTOPO__CAL_ITERS_SMALL, RTOPO__CAL_ITERS_BIG };
-    double tm[2] = { 0, 0 }, ts, tw;
-    int i, st, in = t->me == a || t->me == b;
+    long tag = RTOPO__CAL_TAG - 4 * ((long)a * t->desc.p + b);
+    double rt = 0, rt_min = 0, big = 0, tw;
+    int st, in = t->me == a || t->me == b, runs = 0;
+    rtopo__sched_t *s;
 
-    for (i = 0; i < 2; i++) {
-        size_t n = i ? RTOPO__CAL_BIG : RTOPO__CAL_SMALL;
-        rtopo__sched_t *s;
-
-        st = i ? rtopo__cal_stream(t, a, b, n, RTOPO__CAL_STREAM, &s) :
-                 rtopo__cal_pingpong(t, a, b, n, &s);
-        if (st)
-            return st;
-        st = rtopo__cal_run(t, s, RTOPO__CAL_TAG - 2 * ((long)a * t->desc.p + b) - i, n,
-                            t->me == a ? buf : NULL, t->me == a ? n : 0,
-                            in ? buf + RTOPO__CAL_BIG : NULL, in ? n : 0, iters[i], &tm[i]);
-        if (st)
-            return st;
-    }
-    ts = tm[0] / 2;
-    tw = (tm[1] - (RTOPO__CAL_STREAM + 1) * ts) /
-         ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
-    *ts_p = ts;
+    if ((st = rtopo__cal_pingpong(t, a, b, RTOPO__CAL_SMALL, &s)))
+        return st;
+    st = rtopo__cal_run(t, s, tag, RTOPO__CAL_SMALL, t->me == a ? buf : NULL,
+                        t->me == a ? RTOPO__CAL_SMALL : 0, in ? buf + RTOPO__CAL_BIG : NULL,
+                        in ? RTOPO__CAL_SMALL : 0, RTOPO__CAL_WARM_SMALL,
+                        RTOPO__CAL_ITERS_SMALL, 0, &rt, &rt_min);
+    if (!st)
+        st = rtopo__cal_streams(t, a, b, buf, tag - 1, &big, &runs);
+    if (st)
+        return st;
+    /* the answer's cost as in the shortest runs: the shortest round trip */
+    tw = (big - rt_min / 2) / ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
+    *ts_p = rt / 2;
     *tw_p = tw > 0 ? tw : 0.0;
+    if (t->me == a)
+        rtopo__debug("pair %d<->%d: 8 B round trip %.4g us (the median of %d; the shortest "
+                     "%.4g us), %d x %d KiB stream %.4g us (the shortest of %d runs)", a, b,
+                     rt * 1e6, RTOPO__CAL_ITERS_SMALL, rt_min * 1e6, RTOPO__CAL_STREAM,
+                     RTOPO__CAL_BIG / 1024, big * 1e6, runs);
     return RTOPO_OK;
 }
 
@@ -444,8 +572,8 @@ static int rtopo__cal_tell(rtopo_topo_t *t, int r, long tag, uint8_t *buf, size_
 
     if (!st)
         st = rtopo__cal_run(t, s, tag, n, t->me == r ? buf : NULL, t->me == r ? n : 0,
-                            t->me != r ? buf + RTOPO__CAL_BIG : NULL, t->me != r ? n : 0, 1,
-                            NULL);
+                            t->me != r ? buf + RTOPO__CAL_BIG : NULL, t->me != r ? n : 0, 0,
+                            1, 0, NULL, NULL);
     return st;
 }
 
@@ -636,7 +764,7 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
                                 t->me < pn ? buf : NULL, t->me < pn ? RTOPO__CAL_SMALL : 0,
                                 t->me < pn ? buf + RTOPO__CAL_BIG : NULL,
                                 t->me < pn ? RTOPO__CAL_SMALL * RTOPO__CAL_ROUNDS : 0,
-                                RTOPO__CAL_ITERS_BURST, &tm);
+                                0, RTOPO__CAL_ITERS_BURST, 0, &tm, NULL);
         if (!st && t->me == 0) {
             rtopo__debug("topology %u: burst of %d rounds: %.4g us measured, %.4g us under "
                          "the model at tq 0, %.4g us more per us of tq", t->id,
@@ -814,10 +942,15 @@ int rtopo__topo_model(rtopo_topo_t *t)
 {
     int st;
 
+    uint64_t t0;
+
     t->model = t->ctx->model;
     if (!t->ctx->model_measure)
         return RTOPO_OK;
+    t0 = rtopo__now_ns();
     st = rtopo__topo_measure(t);
+    rtopo__debug("topology %u: calibration took %.3f ms", t->id,
+                 (double)(rtopo__now_ns() - t0) * 1e-6);
     /* the caller's operations count from here, on every rank alike */
     t->ctx->tlast[t->id].seq0 = t->next_seq;
     return st;

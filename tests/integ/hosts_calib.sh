@@ -13,6 +13,11 @@
 #     is 6.25 MB/s, shared memory moves hundreds of MB/s even on a loaded
 #     machine, so the test asks for a factor of 4 only;
 #   - every rank's model line carries those figures as intra.* and inter.*;
+#   - each pair's tw comes from the shortest run of its stream: rank 0
+#     (label 0 times both pairs) logs the runs of each pair's stream
+#     once, at least 5 of them (2, then 3 at least: a 50mbit link takes
+#     a run of 1 MiB far over 50 ms), and the stream time it takes is the
+#     shortest of them, and half the shortest round trip + 1 MiB tw;
 #   - RTOPO_MODEL=auto,inter.bw=1G measures the intra-host pair only and
 #     the model takes inter.tw=1ns from the list;
 #   - a machine with more ranks than processors (8 ranks, `nproc` below 8:
@@ -155,6 +160,29 @@ while [ "$round" -lt "$repeat" ]; do
     done
     [ "$(grep -c 'measured node pair' "$out")" -eq $((2 * n)) ] ||
         fail "a pair measured more than once"
+    for pr in 0:1:intra-host 0:4:inter-host; do
+        a=${pr%%:*}
+        b=${pr#*:}
+        kind=${b#*:}
+        b=${b%%:*}
+        [ "$(grep -c "^\[0\] .*pair $a<->$b: stream runs" "$out")" -eq 1 ] ||
+            fail "rank 0 did not log the stream runs of pair $a<->$b once"
+        runs=$(sed -n "s/^\[0\] .*pair $a<->$b: stream runs (us, [0-9]* to warm up)://p" "$out")
+        nr=$(printf '%s\n' $runs | grep -c .)
+        [ "$nr" -ge 5 ] && [ "$nr" -le 28 ] || fail "pair $a<->$b: $nr stream runs: $runs"
+        rs=$(sed -n "s/^\[0\] .*pair $a<->$b: 8 B round trip .*; the shortest \([0-9.e+-]*\) us), 4 x 256 KiB stream \([0-9.e+-]*\) us (the shortest of $nr runs)\$/\1 \2/p" "$out")
+        [ -n "$rs" ] || fail "pair $a<->$b: no stream time over $nr runs in rank 0's log"
+        ts=$(echo "$rs" | awk '{ print $1 / 2 }')
+        took=${rs#* }
+        tw=$(fig "$kind" tw)
+        printf '%s\n' $runs | awk -v t="$took" -v s="$ts" -v w="$tw" '
+            NR == 1 || $1 < m { m = $1 }
+            END { e = s + 1048576 * w / 1000; d = t - e; if (d < 0) d = -d
+                  g = m - t; if (g < 0) g = -g
+                  exit !(g <= 0.5 + 1e-3 * t && d <= 0.01 + 2e-3 * t) }' ||
+            fail "pair $a<->$b: stream $took us is not the shortest run ($runs) or half the shortest round trip, $ts us, + 1 MiB x tw $tw ns/B"
+        echo "  pair $a<->$b ($kind): $nr stream runs, the shortest $took us"
+    done
     intra=$(fig intra-host tw)
     inter=$(fig inter-host tw)
     [ -n "$intra" ] && [ -n "$inter" ] || fail "no figures in rank 0's log"
