@@ -112,8 +112,8 @@ static int tl_oob_connect(const struct rtopo__tl_ops *ops, struct rtopo__tl *tl,
         if ((rc = tl_oob_recv(fd[peer], &plen[peer], sizeof(l), tmo_ms, NULL)) ||
             (rc = plen[peer] > sizeof(pblob[peer]) ? -1 : 0) ||
             (rc = tl_oob_recv(fd[peer], pblob[peer], plen[peer], tmo_ms, NULL)) ||
-            (rc = tl_oob_recv(fd[peer], (char *)px + (size_t)peer * xlen, xlen, tmo_ms,
-                              NULL)) ||
+            (xlen && (rc = tl_oob_recv(fd[peer], (char *)px + (size_t)peer * xlen, xlen,
+                                       tmo_ms, NULL))) ||
             (rc = tl_oob_recv(fd[peer], &ptoken, sizeof(ptoken), tmo_ms, NULL))) {
             out("FAIL [r%d] out-of-band from rank %d: %s", rank, peer,
                 rc == -2 ? "timeout" : "closed or too long");
