@@ -1096,17 +1096,24 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
 /* rtopo__sim_run's model_time for a whole graph that every translation
  * v -> v ^ a of its p ranks (a power of two) maps onto itself, nodes,
  * lengths and edges (the caller knows its algorithm's shape), from rank's
- * share s alone: the share folded onto itself, each transfer a peer sends
- * to rank standing for rank's to that peer, run event by event (cost: the
- * share's).  -1 where it cannot tell: a model with lanes or a layout, a
+ * share s alone: the share folded onto itself (rtopo__sim_fold of rank
+ * alone), each transfer a peer sends to rank standing for rank's to that
+ * peer, run event by event (cost: the share's).  -1 where it cannot tell: a model with lanes or a layout, a
  * routed transfer, receives that rank's sends do not mirror, memory. */
 double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank);
-/* rtopo__sim_run's model_time for a graph its caller folded as
- * rtopo__sim_sym folds one (a transfer may land on a rank other than its
- * route's end, taking that rank's receive port; an edge of rank -1 goes
- * when its pred ends), run event by event without the checks of a
- * schedule; -1 where it fails. */
-double rtopo__sim_fold_run(const rtopo__sched_t *f, const rtopo__model_t *m);
+/* rtopo__sim_run's model_time for a whole graph from the nodes s that
+ * touch the set H of ranks equal to rank outside mask (mask 0: rank
+ * alone, rtopo__sim_sym): H folded onto itself, each transfer a rank
+ * outside H sends to v in H standing for v's to that rank (it takes v's
+ * receive port and, with hosts, v's host's link out), run event by
+ * event.  Exact where the caller knows the translations v -> v ^ a map
+ * the graph and its run onto themselves (rtopo__sim_sym; with hosts the
+ * classes of equal bits outside mask, H one of them: coll_generic.c).
+ * -1 where it cannot tell: a model with lanes, a routed or forwarded
+ * transfer, a receive from outside that no send mirrors, a node off H,
+ * with hosts a hop that costs nothing, memory. */
+double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int rank,
+                       uint32_t mask);
 /* A whole graph whose model_time under m is known exactly without running
  * it (a family's time, rtopo__time_fn, which the tests hold against the
  * run): keeps that time with s, so that the next rtopo__sim_run of s

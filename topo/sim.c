@@ -1159,17 +1159,19 @@ out:
     return st;
 }
 
-/* a transfer of rank's share by (peer, step, index): sends and receives
- * pair in this order */
-typedef struct rtopo__sym_ent {
-    int32_t peer;
+/* a transfer between a rank of the set and one outside: (own, the rank
+ * of the set; peer; step; index): sends and receives pair in this order */
+typedef struct rtopo__fold_ent {
+    int32_t own, peer;
     uint32_t step, id;
-} rtopo__sym_ent_t;
+} rtopo__fold_ent_t;
 
-static int rtopo__sym_cmp(const void *x, const void *y)
+static int rtopo__fold_cmp(const void *x, const void *y)
 {
-    const rtopo__sym_ent_t *a = x, *b = y;
+    const rtopo__fold_ent_t *a = x, *b = y;
 
+    if (a->own != b->own)
+        return a->own < b->own ? -1 : 1;
     if (a->peer != b->peer)
         return a->peer < b->peer ? -1 : 1;
     if (a->step != b->step)
@@ -1177,31 +1179,39 @@ static int rtopo__sym_cmp(const void *x, const void *y)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* The graph of rank's share s folded onto itself: the transfer y a peer q
- * sends to rank is the image of rank's own transfer x to q (the k-th of
- * step t each way) under the translation that swaps rank and q, so in a
- * graph every such translation maps onto itself y runs when x does.  x
- * stands for both: it waits for the edges into either on rank, holds
- * rank's send port, its receive port (y's, the image of x's at q) and
- * the link direction to q, releases x's edges when its data has left
- * and y's when it has landed.  The nodes of rank then run as in the
- * whole graph: rtopo__des over the fold is the whole graph's makespan. */
-double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank)
+/* is v one of the ranks equal to rank outside mask? */
+#define RTOPO__FOLD_IN(v, rank, mask) ((((uint32_t)(v) ^ (uint32_t)(rank)) & ~(mask)) == 0)
+
+/* The graph s of the set H (the ranks equal to rank outside mask) folded
+ * onto itself: the transfer y a rank q outside H sends to v in H is the
+ * image of v's own transfer x to q (the k-th of step t each way) under
+ * the translation that swaps v and q, so in a graph every such
+ * translation maps onto itself y runs when x does.  x stands for both:
+ * it waits for the edges into either on v, holds v's send port, its
+ * receive port (y's, the image of x's at q), the link direction to q
+ * (and with hosts its host's link out), releases x's edges when its data
+ * has left and y's when it has landed.  Transfers inside H stay as they
+ * are; edges on ranks outside H are left out (those into and out of x on
+ * q are y's on v).  The nodes of H then run as in the whole graph:
+ * rtopo__des over the fold is the whole graph's makespan (the proofs:
+ * rtopo__sim_sym's for one rank, coll_generic.c's for a host). */
+double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int rank,
+                       uint32_t mask)
 {
     rtopo__model_t def;
     rtopo__sched_t f;
-    rtopo__sym_ent_t *snd = NULL, *rcv = NULL;
+    rtopo__fold_ent_t *snd = NULL, *rcv = NULL;
     uint32_t n = s->nxfers + s->nkerns, i, ns = 0, nr = 0, nx = 0, *map = NULL;
     uint8_t *isr = NULL;
-    double span = -1.0;
+    double span = -1.0, ts, tw;
 
     if (!m) {
         rtopo__model_default(&def);
         m = &def;
     }
     memset(&f, 0, sizeof(f));
-    /* lanes are shared by the whole job, a layout costs hops by hosts */
-    if (m->lanes > 0 || m->layout || rank < 0 || rank >= s->topo.p)
+    /* lanes are shared by the whole job */
+    if (m->lanes > 0 || rank < 0 || rank >= s->topo.p)
         return -1.0;
     map = malloc(((size_t)n + 1) * sizeof(*map));
     isr = calloc((size_t)n + 1, 1);
@@ -1211,37 +1221,48 @@ double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank
         goto out;
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
+        int a = RTOPO__FOLD_IN(x->src, rank, mask), b = RTOPO__FOLD_IN(x->dst, rank, mask);
 
-        if (!x->nhops && x->src == rank && x->dst == rank)
-            continue;
-        if (x->nhops != 1 || (x->src == rank) == (x->dst == rank) ||
-            s->hops[x->hop0].to != x->dst)
+        if (!a && !b)
+            goto out;       /* off the set */
+        if (!x->nhops) {
+            if (x->src != x->dst)
+                goto out;
+            continue;       /* a copy */
+        }
+        if (x->nhops != 1 || s->hops[x->hop0].to != x->dst || x->src == x->dst)
             goto out;       /* routed, forwarded or to itself */
-        if (x->src == rank)
-            snd[ns++] = (rtopo__sym_ent_t){ x->dst, s->hops[x->hop0].step, i };
-        else
-            rcv[nr++] = (rtopo__sym_ent_t){ x->src, s->hops[x->hop0].step, i };
+        if (m->layout) {    /* with hosts, a hop that costs nothing may tie */
+            rtopo__model_hop(m, s->hops[x->hop0].link, x->src, x->dst, &ts, &tw);
+            if (ts <= 0 && (tw <= 0 || !x->len))
+                goto out;
+        }
+        if (a && !b)
+            snd[ns++] = (rtopo__fold_ent_t){ x->src, x->dst, s->hops[x->hop0].step, i };
+        else if (b && !a)
+            rcv[nr++] = (rtopo__fold_ent_t){ x->dst, x->src, s->hops[x->hop0].step, i };
     }
     for (i = 0; i < s->nkerns; i++)
-        if (s->kerns[i].rank != rank)
+        if (!RTOPO__FOLD_IN(s->kerns[i].rank, rank, mask))
             goto out;
     if (ns != nr)
         goto out;
-    qsort(snd, ns, sizeof(*snd), rtopo__sym_cmp);
-    qsort(rcv, nr, sizeof(*rcv), rtopo__sym_cmp);
+    qsort(snd, ns, sizeof(*snd), rtopo__fold_cmp);
+    qsort(rcv, nr, sizeof(*rcv), rtopo__fold_cmp);
     for (i = 0; i < ns; i++) {
         const rtopo__xfer_t *a = &s->xfers[snd[i].id], *b = &s->xfers[rcv[i].id];
 
-        if (snd[i].peer != rcv[i].peer || snd[i].step != rcv[i].step || a->len != b->len ||
+        if (snd[i].own != rcv[i].own || snd[i].peer != rcv[i].peer ||
+            snd[i].step != rcv[i].step || a->len != b->len ||
             s->hops[a->hop0].link != s->hops[b->hop0].link)
             goto out;
     }
-    /* the fold: every node of s but the receives, which become their
-     * sends; a send keeps its hop to the peer (the link direction) and
-     * lands on rank (the receive port) */
+    /* the fold: every node of s but the receives from outside, which
+     * become their sends; a send out keeps its hop to the peer (the link
+     * direction) and lands on its own rank (the receive port) */
     f.topo = s->topo;
     f.xfers = malloc(((size_t)s->nxfers + 1) * sizeof(*f.xfers));
-    f.hops = malloc(((size_t)ns + 1) * sizeof(*f.hops));
+    f.hops = malloc(((size_t)s->nhops + 1) * sizeof(*f.hops));
     f.kerns = s->nkerns ? malloc((size_t)s->nkerns * sizeof(*f.kerns)) : NULL;
     f.deps = malloc(((size_t)s->ndeps + 1) * sizeof(*f.deps));
     if (!f.xfers || !f.hops || (s->nkerns && !f.kerns) || !f.deps)
@@ -1249,12 +1270,13 @@ double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
 
-        if (x->nhops && x->dst == rank)
-            continue;
+        if (!RTOPO__FOLD_IN(x->src, rank, mask))
+            continue;       /* a receive from outside: its send stands for it */
         map[i] = nx;
         f.xfers[nx] = *x;
         if (x->nhops) {
-            f.xfers[nx].dst = rank;
+            if (!RTOPO__FOLD_IN(x->dst, rank, mask))
+                f.xfers[nx].dst = x->src;
             f.xfers[nx].hop0 = f.nhops;
             f.hops[f.nhops++] = s->hops[x->hop0];
         }
@@ -1272,10 +1294,13 @@ double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank
     }
     for (i = 0; i < s->ndeps; i++) {
         const rtopo__dep_t *d = &s->deps[i];
-        rtopo__dep_t *e = &f.deps[f.ndeps++];
+        rtopo__dep_t *e;
 
-        if (d->rank != rank || map[d->pred] == map[d->succ])
+        if (!RTOPO__FOLD_IN(d->rank, rank, mask))
+            continue;
+        if (map[d->pred] == map[d->succ])
             goto out;
+        e = &f.deps[f.ndeps++];
         *e = *d;
         e->pred = map[d->pred];
         e->succ = map[d->succ];
@@ -1297,18 +1322,16 @@ out:
     return span;
 }
 
-double rtopo__sim_fold_run(const rtopo__sched_t *f, const rtopo__model_t *m)
+/* rank's share folded onto itself (rtopo__sim_fold, the set of rank
+ * alone): in a graph every translation v -> v ^ a maps onto itself, the
+ * translation that swaps rank and a peer q maps q's transfer to rank
+ * onto rank's to q, which then runs when it does.  A layout costs hops
+ * by hosts: one rank no longer stands for its host's others. */
+double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank)
 {
-    rtopo__model_t def;
-    double span = -1.0;
-
-    if (!m) {
-        rtopo__model_default(&def);
-        m = &def;
-    }
-    if (rtopo__des(f, m, NULL, NULL, 0, &span))
+    if (m && m->layout)
         return -1.0;
-    return span;
+    return rtopo__sim_fold(s, m, rank, 0);
 }
 
 static int rtopo__exec_range(uint8_t *const *const *bufs, const uint64_t *size,

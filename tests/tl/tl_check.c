@@ -43,6 +43,7 @@
 #include "log.h"
 #include "tl.h"
 #include "tl_out.h"
+#include "tl_oob.h"
 
 #define TMO_MS      10000           /* bound of every wait */
 #define MAXP        3
@@ -81,21 +82,11 @@ struct proc {
     int unnamed;                    /* TL_EV_RECV with peer -1 */
     int err_peer;
     char err_msg[96];
-    int no_pump;                    /* out-of-band waits leave the transport
-                                       alone (the set-up's exchange) */
 };
 
 static struct counters *cnt;        /* shared between the processes */
 static struct proc P;
 static int trace;               /* TL_CHECK_TRACE=1: print every event */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int check(int ok, const char *fmt, ...)
 {
@@ -264,47 +255,23 @@ static void drop_local_done(void)
 
 static int oob_send(int peer, const void *buf, size_t len)
 {
-    const char *p = buf;
+    return tl_oob_send(P.fd[peer], buf, len);
+}
 
-    while (len) {
-        ssize_t n = write(P.fd[peer], p, len);
+static void pump0(void)
+{
+    pump(0);
+}
 
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= n;
-    }
-    return 0;
+static void pump1(void)
+{
+    pump(1);
 }
 
 /* Returns 0, -1 on EOF/error, -2 on timeout. */
 static int oob_recv_tmo(int peer, void *buf, size_t len, int tmo_ms)
 {
-    double end = now_ms() + tmo_ms;
-    char *p = buf;
-
-    while (len) {
-        struct pollfd pfd = { P.fd[peer], POLLIN, 0 };
-        ssize_t n;
-
-        if (P.tl && !P.no_pump)
-            pump(0);
-        if (poll(&pfd, 1, 1) <= 0) {
-            if (now_ms() > end)
-                return -2;
-            continue;
-        }
-        n = read(P.fd[peer], p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= n;
-    }
-    return 0;
+    return tl_oob_recv(P.fd[peer], buf, len, tmo_ms, P.tl ? pump0 : NULL);
 }
 
 static int oob_recv(int peer, void *buf, size_t len)
@@ -337,16 +304,8 @@ static int oob_sync(int peer, uint32_t tag)
 static int do_write(int peer, const void *buf, size_t len, uint64_t roff,
                     uint32_t imm, unsigned flags, void *ctx)
 {
-    double end = now_ms() + TMO_MS;
-    int rc;
-
-    for (;;) {
-        rc = P.ops->write(P.tl, peer, buf, len, P.smr, &P.rkey[peer], roff,
-                          imm, flags, ctx);
-        if (rc != RTOPO_ERR_BUSY || now_ms() > end)
-            return rc;
-        pump(1);
-    }
+    return tl_write_busy(P.ops, P.tl, peer, buf, len, P.smr, &P.rkey[peer], roff, imm, flags,
+                         ctx, TMO_MS, pump1);
 }
 
 static int do_send(int peer, const void *buf, size_t len, void *ctx)
@@ -386,13 +345,12 @@ static long verify(const unsigned char *b, size_t len, unsigned seed)
 static int setup(void)
 {
     rtopo__tl_params_t params = { P.transport, P.rank, P.nranks, TMO_MS, CTRL_SIZE };
-    unsigned char blob[RTOPO__TL_ADDR_MAX], pblob[MAXP][RTOPO__TL_ADDR_MAX];
-    uint32_t plen[MAXP];
+    unsigned char blob[RTOPO__TL_ADDR_MAX];
     size_t len = sizeof(blob);
     rtopo__rkey_t rk;
-    int rc, peer, ok = 1;
+    int rc, ok;
     double t0 = now_ms(), tc;
-    uint64_t token, ptoken;
+    uint64_t token;
 
     rc = P.ops->open(&params, &P.tl);
     if (!check(rc == 0, "open %s (%s)", P.transport,
@@ -437,48 +395,13 @@ static int setup(void)
         !check(P.ops->set_auth(P.tl, P.rank, &token, sizeof(token)) == 0,
                "set_auth of our own token (%s)", rtopo_last_error()))
         return -1;
-    /* everybody sends first (socket buffers hold it), then reads.  No
-     * polling until every token is set: a poll may take a peer's
-     * connection request, which the transport checks against that peer's
-     * token (tl.h: set_auth for every rank before the first connect) */
-    P.no_pump = 1;
+    /* everybody sends first, then reads; no polling until every token is
+     * set (tl_oob_connect) */
     tc = now_ms();
-    for (peer = 0; peer < P.nranks; peer++) {
-        uint32_t l = len;
-
-        if (peer == P.rank)
-            continue;
-        if (oob_send(peer, &l, sizeof(l)) || oob_send(peer, blob, len) ||
-            oob_send(peer, &rk, sizeof(rk)) || oob_send(peer, &token, sizeof(token)))
-            return -1;
-    }
-    for (peer = 0; peer < P.nranks; peer++) {
-        uint32_t l;
-
-        if (peer == P.rank)
-            continue;
-        if (oob_recv(peer, &l, sizeof(l)) || l > sizeof(pblob[peer]) ||
-            oob_recv(peer, pblob[peer], l) || oob_recv(peer, &P.rkey[peer], sizeof(rk)) ||
-            oob_recv(peer, &ptoken, sizeof(ptoken)))
-            return -1;
-        plen[peer] = l;
-        if (RTOPO__TL_HAS(P.ops, set_auth) &&
-            (rc = P.ops->set_auth(P.tl, peer, &ptoken, sizeof(ptoken)))) {
-            out("info [r%d] set_auth %d: %s", P.rank, peer, rtopo_last_error());
-            return -1;
-        }
-    }
-    P.no_pump = 0;
-    for (peer = 0; peer < P.nranks; peer++) {
-        if (peer == P.rank)
-            continue;
-        rc = P.ops->connect(P.tl, peer, pblob[peer], plen[peer]);
-        if (rc) {
-            ok = 0;
-            out("info [r%d] connect %d: %s (%s)", P.rank, peer, rtopo_err_name(rc),
-                rtopo_last_error());
-        }
-    }
+    if ((rc = tl_oob_connect(P.ops, P.tl, P.rank, P.nranks, P.fd, 3 * TMO_MS, blob, len, token,
+                             &rk, P.rkey, sizeof(rk))) < 0)
+        return -1;
+    ok = rc == 0;
     if (!check(ok, "address exchange and connect to %d peer(s): %.1f ms", P.nranks - 1,
                now_ms() - tc))
         return -1;

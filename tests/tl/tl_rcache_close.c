@@ -51,6 +51,7 @@
 #include "mem.h"
 #include "memmon.h"
 #include "tl_out.h"
+#include "tl_oob.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -78,14 +79,6 @@ static const char *transport;
 static int rank, fd = -1;
 static rtopo__tl_event_t evq[NEV];
 static int nev, nimm;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int check(int ok, const char *fmt, ...)
@@ -145,52 +138,30 @@ static int take(void *c, int tmo_ms, rtopo__tl_event_t *ev)
     }
 }
 
+static void pump1(void)
+{
+    pump(1);
+}
+
+static void pump0(void)
+{
+    pump(0);
+}
+
 static int oob_send(const void *buf, size_t len)
 {
-    const char *p = buf;
-    ssize_t n;
-
-    while (len) {
-        n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return tl_oob_send(fd, buf, len);
 }
 
 /* reads len bytes from the peer, the transport progressing meanwhile
  * (targets move data only inside poll/wait); 0, -1 closed, -2 timeout */
 static int oob_recv(void *buf, size_t len)
 {
-    double end = now_ms() + TMO_MS;
-    char *p = buf;
-    ssize_t n;
+    int rc = tl_oob_recv(fd, buf, len, TMO_MS, tl ? pump0 : NULL);
 
-    while (len) {
-        struct pollfd pfd = { fd, POLLIN, 0 };
-
-        if (tl)
-            pump(0);
-        if (poll(&pfd, 1, 2) <= 0) {
-            if (now_ms() > end) {
-                out("FAIL [r%d] out-of-band: timeout", rank);
-                return -2;
-            }
-            continue;
-        }
-        n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    if (rc == -2)
+        out("FAIL [r%d] out-of-band: timeout", rank);
+    return rc;
 }
 
 static int oob_sync(uint32_t tag)
@@ -203,11 +174,10 @@ static int oob_sync(uint32_t tag)
 static int setup(void)
 {
     rtopo__tl_params_t params = { transport, rank, 2, TMO_MS, CTRL_SIZE };
-    unsigned char blob[RTOPO__TL_ADDR_MAX], pblob[RTOPO__TL_ADDR_MAX];
+    unsigned char blob[RTOPO__TL_ADDR_MAX];
     size_t len = sizeof(blob);
-    uint64_t token = 0x746f6b656e00ull + (uint64_t)rank, ptoken;
-    uint32_t l, plen;
-    int rc;
+    uint64_t token = 0x746f6b656e00ull + (uint64_t)rank;
+    int rc, fds[2] = { fd, fd };
 
     if ((rc = ops->open(&params, &tl))) {
         out("FAIL [r%d] open %s: %s", rank, transport, rtopo_last_error());
@@ -218,24 +188,9 @@ static int setup(void)
         return -1;
     if (RTOPO__TL_HAS(ops, set_auth) && ops->set_auth(tl, rank, &token, 8))
         return -1;
-    l = (uint32_t)len;
-    if (oob_send(&l, sizeof(l)) || oob_send(blob, len) || oob_send(&token, 8))
-        return -1;
-    /* no polling before every token is set (tl.h): tl stays NULL here */
-    {
-        struct rtopo__tl *keep = tl;
-
-        tl = NULL;
-        rc = oob_recv(&plen, sizeof(plen)) || plen > sizeof(pblob) ||
-             oob_recv(pblob, plen) || oob_recv(&ptoken, 8);
-        tl = keep;
-    }
-    if (rc)
-        return -1;
-    if (RTOPO__TL_HAS(ops, set_auth) && ops->set_auth(tl, 1 - rank, &ptoken, 8))
-        return -1;
-    if ((rc = ops->connect(tl, 1 - rank, pblob, plen))) {
-        out("FAIL [r%d] connect: %s", rank, rtopo_last_error());
+    if ((rc = tl_oob_connect(ops, tl, rank, 2, fds, TMO_MS, blob, len, token, NULL, NULL,
+                             0))) {
+        out("FAIL [r%d] %s", rank, rc < 0 ? "address exchange" : "connect");
         return -1;
     }
     return oob_sync(1);
@@ -374,21 +329,15 @@ static void writer(int what, size_t size)
     if (ops->mem_reg(tl, src, size, RTOPO__TL_ACCESS_LOCAL, &smr))
         _exit(1);
     memset(src, OLD_BYTE, size);
-    do {
-        rc = ops->write(tl, 0, src, size, smr, &rk, 0, 1, RTOPO__TL_IMM, COOKIE1);
-        if (rc == RTOPO_ERR_BUSY)
-            pump(1);
-    } while (rc == RTOPO_ERR_BUSY);
+    rc = tl_write_busy(ops, tl, 0, src, size, smr, &rk, 0, 1, RTOPO__TL_IMM, COOKIE1, TMO_MS,
+                       pump1);
     check(rc == 0 && take(COOKIE1, TMO_MS, &ev) && ev.type == RTOPO__TL_EV_WRITE_DONE,
           "%s, %zu B: the operation's write completed", name, size);
     if (oob_sync(2))
         _exit(1);
     memset(src, LATE_BYTE, size);
-    do {
-        rc = ops->write(tl, 0, src, size, smr, &rk, 0, 2, RTOPO__TL_IMM, COOKIE2);
-        if (rc == RTOPO_ERR_BUSY)
-            pump(1);
-    } while (rc == RTOPO_ERR_BUSY);
+    rc = tl_write_busy(ops, tl, 0, src, size, smr, &rk, 0, 2, RTOPO__TL_IMM, COOKIE2, TMO_MS,
+                       pump1);
     if (rc == 0) {
         if (!take(COOKIE2, TMO_MS, &ev))
             rc = RTOPO_ERR_TIMEOUT;
