@@ -41,7 +41,7 @@
 #define RTOPO__WAIT_CLOCK_POLLS 8
 /* a wait's spin yields the processor after each empty poll once it has
  * found nothing for this long */
-#define RTOPO__WAIT_YIELD_NS 5000ull
+#define RTOPO__WAIT_YIELD_NS 20000ull
 
 /* ---- registration ------------------------------------------------------ */
 
