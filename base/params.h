@@ -30,7 +30,8 @@
        "larger ones are written straight into the receiver's window; "        \
        "decimal bytes with optional k, m, g, 0 to 1m; unset: 64k over "       \
        "libfabric's tcp provider, rxm's eager limit less 48 over rxm "        \
-       "(16336)")                                                              \
+       "(16336), 64k with transport auto on one machine running more "        \
+       "ranks than its processors (16 ranks at most)")                        \
     XX(CHUNK_SIZE, chunk_size, SIZE, "262144",                               \
        "pipeline chunk for staged and multi-hop transfers: decimal bytes "    \
        "with optional k, m, g, 4k to 1g")                                      \

@@ -20,6 +20,11 @@
  * RMA data only while the target polls, so every wait keeps polling.  With
  * more ranks on the host than processors, an empty poll yields the
  * processor first (the transport's poll may do it: attr.poll_yields).
+ * Otherwise the spin polls without yielding for its first
+ * RTOPO__WAIT_YIELD_NS only, and yields after each empty poll from then
+ * on: the processors may be taken by other work than this job's, and
+ * the rank this one waits for may then be the one that wants this
+ * processor (on a free processor the yield returns at once).
  */
 #include "config.h"
 #include <errno.h>
@@ -34,6 +39,9 @@
 #define RTOPO__WAIT_SLICE_MS 20
 /* empty polls between two readings of the clock while waiting */
 #define RTOPO__WAIT_CLOCK_POLLS 8
+/* a wait's spin yields the processor after each empty poll once it has
+ * found nothing for this long */
+#define RTOPO__WAIT_YIELD_NS 20000ull
 
 /* ---- registration ------------------------------------------------------ */
 
@@ -558,7 +566,11 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
     uint64_t spin_ns = (uint64_t)ctx->params.spin_us * 1000, now, last = 0;
     unsigned polls = 0;
     int64_t left_ms;
-    int n;
+    int n, yielding = 0;
+    /* the spin yields late where no poll yields already, and where the
+     * caller did not ask to poll alone (RTOPO_WAIT=poll) */
+    const int late = !ctx->yield_idle && !(ctx->oversub && ctx->tlattr.poll_yields) &&
+                     !ctx->poll_only;
 
     /* the condition once per pass, after the pass (and after whatever
      * else may have met it: a check for failures, a sleep) */
@@ -571,8 +583,8 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
         if (cond(arg))
             return RTOPO_OK;
         if (n > 0)
-            last = 0;    /* events: the spin starts again */
-        else if (ctx->yield_idle)
+            last = yielding = 0;    /* events: the spin starts again */
+        else if (ctx->yield_idle || yielding)
             sched_yield();    /* the rank we wait for may need this processor */
         /* the clock costs as much as an empty poll: read it every few
          * polls, events or not (a stream of messages that never ends the
@@ -593,6 +605,8 @@ int rtopo__wait(rtopo_ctx_t *ctx, int (*cond)(void *arg), void *arg, uint64_t de
                 return RTOPO_OK;
             continue;
         }
+        if (late && now - last >= RTOPO__WAIT_YIELD_NS)
+            yielding = 1;
         if (ctx->poll_only || now - last < spin_ns)
             continue;
         left_ms = (int64_t)(deadline_ns - now) / 1000000 + 1;

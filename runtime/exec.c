@@ -611,7 +611,7 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
         r->done = r->heard = 0;
         r->eager_got = 0;
         op->pstate[0] = op->pstate[1] = 0;
-        op->nready = op->rhead = 0;
+        op->nready = op->rhead = op->lhead = op->ltail = 0;
         return;
     }
     rtopo__op_free_all(op, keep_staging);
@@ -656,7 +656,7 @@ static __attribute__((noinline)) void rtopo__op_free_all(rtopo__op_t *op, int ke
         memset(op->rs, 0, (size_t)op->plan->nrecv * sizeof(*op->rs));
     if (op->pstate)
         memset(op->pstate, 0, (size_t)op->plan->nparts);
-    op->nready = op->rhead = 0;
+    op->nready = op->rhead = op->lhead = op->ltail = 0;
 }
 
 void rtopo__op_release(rtopo__op_t *op)
@@ -1064,15 +1064,33 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
     }
 }
 
-/* starts the parts whose edges are all released, in the order released
- * (each part enters the queue once) */
+/* Starts the parts whose edges are all released, in the order released
+ * (each part enters the queue once), except that a local part (a copy or
+ * a kernel, which runs to its end here) waits until every released send
+ * and receive has started: those only post, and a peer may be waiting
+ * for what they post (a window's RTR, an eager payload) while this rank
+ * copies.  The local parts put off keep their order in the slots the
+ * queue has consumed ([lhead, ltail): never more than rhead of them). */
 static void rtopo__parts_run(rtopo__op_t *op)
 {
+    uint32_t pi;
+
     if (op->running)
         return;
     op->running = 1;
-    while (op->active && op->rhead < op->nready)
-        rtopo__part_start(op, op->ready[op->rhead++]);
+    while (op->active) {
+        if (op->rhead < op->nready) {
+            pi = op->ready[op->rhead++];
+            if (op->plan->parts[pi].type == RTOPO__PART_LOCAL)
+                op->ready[op->ltail++] = pi;
+            else
+                rtopo__part_start(op, pi);
+        } else if (op->lhead < op->ltail) {
+            rtopo__part_start(op, op->ready[op->lhead++]);
+        } else {
+            break;
+        }
+    }
     op->running = 0;
 }
 
@@ -1208,7 +1226,7 @@ int rtopo__op_start(rtopo__op_t *op)
     op->deadline_ns = rtopo__now_ns_upper() + (uint64_t)ctx->timeout_ms * 1000000ull;
     op->probe_ns = op->deadline_ns - (uint64_t)ctx->timeout_ms * 1000000ull +
                    RTOPO__PROBE_FIRST_MS * 1000000ull;
-    op->nready = op->rhead = 0;
+    op->nready = op->rhead = op->lhead = op->ltail = 0;
     op->running = 0;
     op->writes = 0;
     if (!op->allocated && !rtopo__op_alloc(op)) {

@@ -150,8 +150,9 @@ struct rtopo__op {
     uint32_t *pcnt;         /* per part: edges not yet released */
     uint8_t *pstate;        /* per part: 0 waiting, 1 started, 2 done */
     uint32_t *ready;        /* parts released, in order; [rhead, nready) not
-                               yet started */
-    uint32_t rhead, nready;
+                               yet started; [lhead, ltail) local parts put
+                               off behind them (rtopo__parts_run) */
+    uint32_t rhead, nready, lhead, ltail;
     int allocated;          /* ss, rs, pcnt, pstate, ready and kept are */
     int running;            /* rtopo__parts_run is on the stack */
     int writes;             /* some send has its window (have_rtr): the

@@ -156,6 +156,12 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
 static void rtopo__eager_pick(rtopo_ctx_t *ctx, const struct rtopo__tl_ops *ops,
                               const char *name, size_t base, rtopo__tl_params_t *tp);
 
+/* RTOPO_TRANSPORT=auto on one machine with more ranks than processors:
+ * the eager limit unless the user set one, for jobs of at most this many
+ * ranks (each pair's ring is sized from it: 512 KiB a ring at 64 KiB) */
+#define RTOPO__OVERSUB_EAGER 65536u
+#define RTOPO__OVERSUB_EAGER_RANKS 16
+
 /* RTOPO_TRANSPORT=auto: when every rank runs on one machine, rtopo's
  * shared-memory transport, if it opens on every rank; when the ranks share
  * hosts only in part, the composite backend (transports/multi): shm to the
@@ -206,6 +212,20 @@ static int rtopo__auto_shm(rtopo_ctx_t *ctx, rtopo__tl_params_t *tp)
             goto out;
         tp->peer_local = local;
         rtopo__eager_pick(ctx, use, name, ctx->params.eager_limit, tp);
+    } else if (!RTOPO__PARAM_FROM_ENV(&ctx->params, EAGER_LIMIT) &&
+               ctx->size <= RTOPO__OVERSUB_EAGER_RANKS &&
+               sysconf(_SC_NPROCESSORS_ONLN) > 0 &&
+               ctx->size > sysconf(_SC_NPROCESSORS_ONLN) &&
+               ctx->params.eager_limit < RTOPO__OVERSUB_EAGER) {
+        /* More ranks than the machine has processors: a window's writer
+         * waits for its receiver to run and send the RTR, and a receiver
+         * that has not run since the last operation holds back every
+         * writer to it (eight ranks on two processors enter a broadcast
+         * about 100 us apart), where an eager copy waits for no one.
+         * Every rank sees the same machine and job size, so all agree. */
+        ctx->params.eager_limit = RTOPO__OVERSUB_EAGER;
+        ctx->ctrl_size = RTOPO__CTRL_HDR + ctx->params.eager_limit;
+        tp->ctrl_size = ctx->ctrl_size;
     }
     tp->name = name;
     me.ok = use->open(tp, &ctx->tl) == RTOPO_OK;

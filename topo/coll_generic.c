@@ -207,18 +207,18 @@ out:
     free(nlo);
 }
 
-/* the scan along a chain of the ranks: rank v takes the prefix of v - 1,
- * adds its own and passes it on; long vectors are pipelined in pieces, so
- * each rank moves its vector once, where recursive doubling moves it
- * log2(p) times */
+/* the scan along a chain of the ranks: rank v takes the prefix of v - 1
+ * into its RECV (nothing else is there yet: no copy through TMP on the
+ * path), adds its own and passes it on; long vectors are pipelined in
+ * pieces, so each rank moves its vector once, where recursive doubling
+ * moves it log2(p) times */
 void rtopo__gen_scan_chain(rtopo__cb_t *b)
 {
     int p = b->t->p, v;
 
     rtopo__cb_copy(b, 0, RSEND(0), RRECV(0), 0);
     for (v = 1; v < p; v++) {
-        rtopo__direct(b, v - 1, v == 1 ? RSEND(0) : RRECV(0), v, RTMP(0), (uint32_t)v);
-        rtopo__cb_copy(b, v, RTMP(0), RRECV(0), (uint32_t)v);
+        rtopo__direct(b, v - 1, v == 1 ? RSEND(0) : RRECV(0), v, RRECV(0), (uint32_t)v);
         rtopo__cb_comb(b, v, RSEND(0), RRECV(0), (uint32_t)v);
     }
 }
@@ -470,12 +470,12 @@ int rtopo__allreduce_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 }
 
 /* The chain's first piece goes through every rank in turn: on rank v
- * (0 < v < p - 1) it arrives from v - 1, is copied into RECV, combined
- * and sent on from RECV, each node after the one before (the edges
+ * (0 < v < p - 1) it arrives from v - 1 in RECV, is combined and sent on
+ * from RECV, each node after the one before (the edges
  * rtopo__gen_scan_chain's registers give).  So the whole graph takes at
- * least its p - 1 hops and p - 2 copies at their least costs (ts + m*tw
- * of the pair's reach; the combines left out), m no more than a piece
- * of the share has: of the order of p hops, where one share sees two. */
+ * least its p - 1 hops at their least costs (ts + m*tw of the pair's
+ * reach; the combines left out), m no more than a piece of the share
+ * has: of the order of p hops, where one share sees two. */
 static double rtopo__chain_lb(const rtopo__tdesc_t *t, const rtopo__model_t *model,
                               const rtopo__sched_t *share)
 {
@@ -499,8 +499,6 @@ static double rtopo__chain_lb(const rtopo__tdesc_t *t, const rtopo__model_t *mod
     for (v = 1; v < t->p; v++) {
         rtopo__model_hop(model, RTOPO__LINK_DIRECT, v - 1, v, &ts, &tw);
         lb += ts + (double)len * tw;
-        if (v < t->p - 1)
-            lb += model->ts[RTOPO__LINK_LOCAL] + (double)len * model->tw[RTOPO__LINK_LOCAL];
     }
     return lb;
 }
