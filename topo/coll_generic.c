@@ -231,7 +231,7 @@ void rtopo__gen_scan(rtopo__cb_t *b)
     if (rtopo__is_cube(b)) {
         rtopo__cube_t c = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
 
-        rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1, 0);
+        rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1, 0, 0);
         return;
     }
     for (v = 0; v < p; v++)
@@ -687,17 +687,48 @@ static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t 
     return T;
 }
 
+/* the cube scan with the last round both ways too (rtopo__scan_time) */
+static void rtopo__scan_prog_down(rtopo__cb_t *b, int algo)
+{
+    rtopo__cube_t c = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
+
+    (void)algo;
+    rtopo__cb_cut(b);
+    rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1, 1, 0);
+}
+
 /* The generic scan's time where its shape gives it (rtopo__time_fn): on
  * the hypercube, the cube scan (rtopo__cube_scan) exchanges with v ^ 2^k
  * in round k, every rank alike but for the combines into its prefix in
- * the rounds of its set bits, which come after what it sends on.  What a
- * rank has done after round k hangs on its bits 0..k alone, which its
- * partner of round k + 1 shares: the partner's sends run when the rank's
- * do, and the share of a rank folded onto itself (rtopo__sim_sym) runs as
- * that rank runs in the whole graph.  Rank p - 1, every bit set, ends
- * last: its share's fold (built here, of the same pieces) is the whole
- * graph's time.  Elsewhere, recursive doubling in one piece on 2^L ranks
- * has its closed form (rtopo__rd_scan_time).
+ * the rounds of its set bits, which come after what it sends on, and but
+ * for the last round, where only the lower half sends (up).
+ * Take first the graph D that sends both ways in the last round too
+ * (rtopo__scan_prog_down).  What a rank has done after round k hangs on
+ * its bits 0..k alone, which its partner of round k + 1 shares: the
+ * partner's sends run when the rank's do, and the share of a rank folded
+ * onto itself (rtopo__sim_sym) runs as that rank runs in D.  Rank p - 1,
+ * every bit set, ends last: its share's fold is D's time.
+ * The graph G the scan runs is D without the sends down of the last
+ * round, and G's time is D's: (1) in D, nothing of the last round comes
+ * before a node of an earlier round at a port or processor (a rank's
+ * send of the last round waits for its total of the round before, so for
+ * its earlier sends to have left and its earlier receives to have landed;
+ * a receive of the last round waits for the sender's total, which by the
+ * symmetry between the halves lands when the receiver's own does), so
+ * the halves run the rounds before the last as two separate cubes, in D
+ * as in G; (2) the sends up of the last round then start, take their
+ * ports and links and land in G as in D (the send down they met in D
+ * used the upper rank's send port and the lower rank's receive port,
+ * which no node of G's last round asks for), and the upper half's
+ * combines follow them as in D (the edge "after the own send down has
+ * left" they lose came before the receive landed); (3) the lower half
+ * does less in G than in D.  So every upper rank ends in G when it does
+ * in D, no lower rank later, and rank p - 1 ends last in both: the fold
+ * of D's share of rank p - 1 (built here, of the same pieces) is G's
+ * time.  (G's own share cannot be folded: p - 1's receive of the last
+ * round has no send of its own to stand for it.)  test_share.c holds it
+ * against G's whole run to the last bit.  Elsewhere, recursive doubling
+ * in one piece on 2^L ranks has its closed form (rtopo__rd_scan_time).
  * With hosts or lanes: -1.  The host fold of the allreduce (above) needs
  * every host alike; here a host whose ranks have more bits set combines
  * more, so hosts differ, and that the host of rank p - 1 ends last would
@@ -730,13 +761,12 @@ static double rtopo__scan_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         return -1;
     if (t->kind != RTOPO__TOPO_HYPERCUBE)
         return rtopo__rd_scan_time(t, model, share);
+    (void)prog;
     if (t->p != 1 << t->dim || (model && (model->layout || model->lanes > 0)))
         return -1;
-    if (c->own == t->p)
-        return rtopo__sim_sym(share, model, t->p - 1);
     last.own = t->p;
     last.chunks = pieces;
-    if (rtopo__coll_algo1(t, &last, prog, algo, model, &s))
+    if (rtopo__coll_algo1(t, &last, rtopo__scan_prog_down, algo, model, &s))
         return -1;
     tm = rtopo__sim_sym(s, model, t->p - 1);
     rtopo__sched_free(s);

@@ -156,10 +156,14 @@ uint32_t rtopo__cube_sum(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int ou
 }
 
 /* Prefix over the labels: inc = op over labels <= P of val, exc = op over
- * labels < P (label 0 has none), tot = the total (inc, exc may be RNONE);
- * TMP in0, in0+1: landing registers. */
+ * labels < P (label 0 has none), tot = the running total (inc, exc may be
+ * RNONE); TMP in0, in0+1: landing registers.  Partners exchange their
+ * totals both ways, but in the last round only upwards unless down is
+ * set: a lower label has no later round to pass the upper half's total
+ * on in, so tot ends as the whole total on the upper half's labels (bit
+ * d - 1 set) and as its half's total on the lower half's. */
 uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int inc,
-                          int exc, int tot, int in0, uint32_t t0)
+                          int exc, int tot, int in0, int down, uint32_t t0)
 {
     int k, P, pk;
 
@@ -170,10 +174,13 @@ uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int i
     }
     for (k = 0; k < q->d; k++)
         for (P = 0; P < (1 << q->d); P++) {
-            int in = RTMP(in0 + (k & 1));
+            int in = RTMP(in0 + (k & 1)), last = k == q->d - 1 && !down;
             uint32_t t = t0 + (uint32_t)k + 1;
 
-            rtopo__cube_hop(b, q, P, tot, k, in, t);
+            if (!(last && (P & (1 << k))))
+                rtopo__cube_hop(b, q, P, tot, k, in, t);
+            if (last && !(P & (1 << k)))
+                continue;               /* nothing comes down */
             if (P & (1 << k)) {         /* the partner is lower */
                 pk = P & ((1 << k) - 1);    /* exc had a value before */
                 if (inc != RNONE)
@@ -413,13 +420,13 @@ void rtopo__oh_scan(rtopo__cb_t *b)
 
     for (G = 0; G < n; G++) {
         q.base = G * n;
-        L = rtopo__cube_scan(b, &q, RSEND(0), RTMP(T_PS), RNONE, RTMP(T_TS), T_IN, t);
+        L = rtopo__cube_scan(b, &q, RSEND(0), RTMP(T_PS), RNONE, RTMP(T_TS), T_IN, 0, t);
     }
     t += L + 1;
     for (G = 0; G < n; G++)
         rtopo__otis_move(b, G, n - 1, RTMP(T_TS), RTMP(T_A), t);
     q.base = (n - 1) * n;
-    t += rtopo__cube_scan(b, &q, RTMP(T_A), RNONE, RTMP(T_EX), RTMP(T_ET), T_IN, t) + 1;
+    t += rtopo__cube_scan(b, &q, RTMP(T_A), RNONE, RTMP(T_EX), RTMP(T_ET), T_IN, 0, t) + 1;
     for (G = 1; G < n; G++)
         rtopo__otis_move(b, n - 1, G, RTMP(T_EX), RTMP(T_X), t);
     for (G = 1; G < n; G++) {

@@ -751,6 +751,69 @@ static void test_others(void)
     topo_cases(&t, 1);
 }
 
+/* The cube scan's last round sends only upwards: a lower label has no
+ * later round to pass its partner's total on in.  The generic scan on
+ * hypercubes of 2 to 64 ranks (in one piece: the last dimension carries
+ * p/2 moves, all up, p*d - p/2 moves in all) and the OTIS-hypercube's
+ * scan (the cube scan in every group and the exclusive one in group
+ * n - 1: n*n/2 + n/2 moves up the last dimension; down it only the
+ * broadcast from label n - 1 in groups 1 .. n-1); coll_run checks the
+ * data. */
+static void test_scan_cube_up(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    int d, k;
+
+    for (d = 1; d <= 8; d++)
+        for (k = 0; k < 6; k++) {
+            int otis = d > 6, n = otis ? 1 << (2 * (d - 6)) : 0, dim = otis ? 2 * (d - 6) : d;
+            int p = otis ? n * n : 1 << d, up = 0, down = 0, moves = 0;
+            uint64_t bytes = 0;
+            rtopo__sched_t *s = NULL;
+            uint32_t i;
+
+            if (otis)
+                tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, p, n, 0);
+            else
+                tdesc(&t, RTOPO__TOPO_HYPERCUBE, p, d, 0);
+            coll_init(&c, RTOPO__COLL_SCAN, otis ? RTOPO_COLL_TOPO : RTOPO_COLL_GENERIC,
+                      (uint64_t)k);
+            c.chunks = 1;
+            if (coll_run(&t, &c, &s))
+                continue;
+            for (i = 0; i < s->nxfers; i++) {
+                const rtopo__xfer_t *x = &s->xfers[i];
+                const rtopo__hop_t *h = &s->hops[x->hop0];
+
+                if (!x->nhops || h->link == RTOPO__LINK_OTIS)
+                    continue;
+                moves++;
+                if (h->dim != dim - 1)
+                    continue;
+                if (x->src < x->dst) {
+                    up++;
+                    bytes += x->len;
+                } else {
+                    down++;
+                }
+            }
+            if (otis)
+                TU_CHECK(up == n * n / 2 + n / 2 && down == n - 1,
+                         "%s: %d moves up the last dimension, %d down (want %d and %d)",
+                         cdesc(&t, &c), up, down, n * n / 2 + n / 2, n - 1);
+            else
+                TU_CHECK(up == p / 2 && !down && moves == p * d - p / 2 &&
+                         bytes == (uint64_t)(p / 2) * c.count * c.esize,
+                         "%s: %d moves up the last dimension (%llu bytes), %d down, %d in "
+                         "all (want %d, %llu, 0, %d)", cdesc(&t, &c), up,
+                         (unsigned long long)bytes, down, moves, p / 2,
+                         (unsigned long long)((uint64_t)(p / 2) * c.count * c.esize),
+                         p * d - p / 2);
+            rtopo__sched_free(s);
+        }
+}
+
 /* A scan on 2 ranks moves what rank 1 needs and no more: rank 0's count
  * elements, once, to rank 1 (the chain; recursive doubling also sends
  * rank 1's to rank 0), under the built-in model, one piece or the
@@ -2671,6 +2734,7 @@ int tu_suite_coll(void)
         !CU_add_test(s, "OTIS-hypercube n = 1..16", test_otis_hypercube) ||
         !CU_add_test(s, "ring, mesh, hypercube", test_others) ||
         !CU_add_test(s, "a scan on 2 ranks sends rank 0's data once", test_scan_two) ||
+        !CU_add_test(s, "the cube scan's last round sends only upwards", test_scan_cube_up) ||
         !CU_add_test(s, "hypercube over hosts: host-aware bcast and allreduce orders",
                      test_cube_host_orders) ||
         !CU_add_test(s, "moves: SPEC 5.5 SIMD table, MIMD data sum", test_moves) ||
