@@ -231,7 +231,7 @@ void rtopo__gen_scan(rtopo__cb_t *b)
     if (rtopo__is_cube(b)) {
         rtopo__cube_t c = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
 
-        rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1, 0, 0);
+        rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1, RTOPO__CSCAN_NOTOT, 0);
         return;
     }
     for (v = 0; v < p; v++)
@@ -687,23 +687,27 @@ static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t 
     return T;
 }
 
-/* the cube scan with the last round both ways too (rtopo__scan_time) */
+/* the cube scan with the last round both ways too (rtopo__scan_time),
+ * and like the generic one no combine into the total in the last round */
 static void rtopo__scan_prog_down(rtopo__cb_t *b, int algo)
 {
     rtopo__cube_t c = { 0, b->t->dim, RTOPO__LINK_CUBE_ID };
 
     (void)algo;
     rtopo__cb_cut(b);
-    rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1, 1, 0);
+    rtopo__cube_scan(b, &c, RSEND(0), RRECV(0), RNONE, RTMP(0), 1,
+                     RTOPO__CSCAN_DOWN | RTOPO__CSCAN_NOTOT, 0);
 }
 
 /* The generic scan's time where its shape gives it (rtopo__time_fn): on
  * the hypercube, the cube scan (rtopo__cube_scan) exchanges with v ^ 2^k
  * in round k, every rank alike but for the combines into its prefix in
  * the rounds of its set bits, which come after what it sends on, and but
- * for the last round, where only the lower half sends (up).
+ * for the last round, where only the lower half sends (up) and no rank
+ * combines into its running total (nothing reads it after).
  * Take first the graph D that sends both ways in the last round too
- * (rtopo__scan_prog_down).  What a rank has done after round k hangs on
+ * (rtopo__scan_prog_down; in its last round, too, the received totals
+ * go into the prefixes of the upper half alone).  What a rank has done after round k hangs on
  * its bits 0..k alone, which its partner of round k + 1 shares: the
  * partner's sends run when the rank's do, and the share of a rank folded
  * onto itself (rtopo__sim_sym) runs as that rank runs in D.  Rank p - 1,
@@ -720,8 +724,8 @@ static void rtopo__scan_prog_down(rtopo__cb_t *b, int algo)
  * ports and links and land in G as in D (the send down they met in D
  * used the upper rank's send port and the lower rank's receive port,
  * which no node of G's last round asks for), and the upper half's
- * combines follow them as in D (the edge "after the own send down has
- * left" they lose came before the receive landed); (3) the lower half
+ * combines into the prefix follow them as in D (they do not touch the
+ * total the send down read: no edge to it); (3) the lower half
  * does less in G than in D.  So every upper rank ends in G when it does
  * in D, no lower rank later, and rank p - 1 ends last in both: the fold
  * of D's share of rank p - 1 (built here, of the same pieces) is G's

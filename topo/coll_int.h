@@ -197,8 +197,12 @@ int rtopo__gl_rank(const rtopo__cb_t *b, int G, int link, int fixed, int pos);
 int rtopo__is_om(const rtopo__cb_t *b);
 uint32_t rtopo__cube_bcast(rtopo__cb_t *b, const rtopo__cube_t *q, int P0, int sreg,
                            int dreg, uint32_t t0);
+/* rtopo__cube_scan's flags: the last round both ways too; tot not needed
+ * after the scan (no combine into it in the last round) */
+#define RTOPO__CSCAN_DOWN 1
+#define RTOPO__CSCAN_NOTOT 2
 uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int inc,
-                          int exc, int tot, int in0, int down, uint32_t t0);
+                          int exc, int tot, int in0, int flags, uint32_t t0);
 uint32_t rtopo__cube_sum(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int out,
                          int in0, uint32_t t0);
 void rtopo__gl_hop(rtopo__cb_t *b, int G, int link, int fixed, int from, int sreg,

@@ -158,12 +158,14 @@ uint32_t rtopo__cube_sum(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int ou
 /* Prefix over the labels: inc = op over labels <= P of val, exc = op over
  * labels < P (label 0 has none), tot = the running total (inc, exc may be
  * RNONE); TMP in0, in0+1: landing registers.  Partners exchange their
- * totals both ways, but in the last round only upwards unless down is
- * set: a lower label has no later round to pass the upper half's total
- * on in, so tot ends as the whole total on the upper half's labels (bit
- * d - 1 set) and as its half's total on the lower half's. */
+ * totals both ways, but in the last round only upwards unless flags has
+ * RTOPO__CSCAN_DOWN: a lower label has no later round to pass the upper
+ * half's total on in, so tot ends as the whole total on the upper half's
+ * labels (bit d - 1 set) and as its half's total on the lower half's.
+ * With RTOPO__CSCAN_NOTOT no label combines into tot in the last round
+ * (the caller does not use it). */
 uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int inc,
-                          int exc, int tot, int in0, int down, uint32_t t0)
+                          int exc, int tot, int in0, int flags, uint32_t t0)
 {
     int k, P, pk;
 
@@ -174,7 +176,8 @@ uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int i
     }
     for (k = 0; k < q->d; k++)
         for (P = 0; P < (1 << q->d); P++) {
-            int in = RTMP(in0 + (k & 1)), last = k == q->d - 1 && !down;
+            int in = RTMP(in0 + (k & 1)), end = k == q->d - 1;
+            int last = end && !(flags & RTOPO__CSCAN_DOWN);
             uint32_t t = t0 + (uint32_t)k + 1;
 
             if (!(last && (P & (1 << k))))
@@ -188,7 +191,8 @@ uint32_t rtopo__cube_scan(rtopo__cb_t *b, const rtopo__cube_t *q, int val, int i
                 if (exc != RNONE)
                     rtopo__cb_acc(b, q->base + P, in, exc, pk != 0, t);
             }
-            rtopo__cb_comb(b, q->base + P, in, tot, t);
+            if (!(end && (flags & RTOPO__CSCAN_NOTOT)))
+                rtopo__cb_comb(b, q->base + P, in, tot, t);
         }
     return (uint32_t)q->d;
 }
@@ -426,7 +430,8 @@ void rtopo__oh_scan(rtopo__cb_t *b)
     for (G = 0; G < n; G++)
         rtopo__otis_move(b, G, n - 1, RTMP(T_TS), RTMP(T_A), t);
     q.base = (n - 1) * n;
-    t += rtopo__cube_scan(b, &q, RTMP(T_A), RNONE, RTMP(T_EX), RTMP(T_ET), T_IN, 0, t) + 1;
+    t += rtopo__cube_scan(b, &q, RTMP(T_A), RNONE, RTMP(T_EX), RTMP(T_ET), T_IN,
+                          RTOPO__CSCAN_NOTOT, t) + 1;
     for (G = 1; G < n; G++)
         rtopo__otis_move(b, n - 1, G, RTMP(T_EX), RTMP(T_X), t);
     for (G = 1; G < n; G++) {

@@ -753,8 +753,11 @@ static void test_others(void)
 
 /* The cube scan's last round sends only upwards: a lower label has no
  * later round to pass its partner's total on in.  The generic scan on
- * hypercubes of 2 to 64 ranks (in one piece: the last dimension carries
- * p/2 moves, all up, p*d - p/2 moves in all) and the OTIS-hypercube's
+ * hypercubes of 2 to 64 ranks (on 2 the chain; in one piece: the last
+ * dimension carries p/2 moves, all up, p*d - p/2 moves in all, and no
+ * rank combines into its running total in the last round, which nothing
+ * reads after: 3p/2 combines a round before, p/2 in it) and the
+ * OTIS-hypercube's
  * scan (the cube scan in every group and the exclusive one in group
  * n - 1: n*n/2 + n/2 moves up the last dimension; down it only the
  * broadcast from label n - 1 in groups 1 .. n-1); coll_run checks the
@@ -804,12 +807,13 @@ static void test_scan_cube_up(void)
                          cdesc(&t, &c), up, down, n * n / 2 + n / 2, n - 1);
             else
                 TU_CHECK(up == p / 2 && !down && moves == p * d - p / 2 &&
-                         bytes == (uint64_t)(p / 2) * c.count * c.esize,
+                         bytes == (uint64_t)(p / 2) * c.count * c.esize &&
+                         s->nkerns == (uint32_t)((d - 1) * 3 * p / 2 + p / 2),
                          "%s: %d moves up the last dimension (%llu bytes), %d down, %d in "
-                         "all (want %d, %llu, 0, %d)", cdesc(&t, &c), up,
-                         (unsigned long long)bytes, down, moves, p / 2,
+                         "all, %u combines (want %d, %llu, 0, %d, %d)", cdesc(&t, &c), up,
+                         (unsigned long long)bytes, down, moves, s->nkerns, p / 2,
                          (unsigned long long)((uint64_t)(p / 2) * c.count * c.esize),
-                         p * d - p / 2);
+                         p * d - p / 2, (d - 1) * 3 * p / 2 + p / 2);
             rtopo__sched_free(s);
         }
 }
