@@ -436,7 +436,8 @@ static int rtopo__cal_streams(rtopo_topo_t *t, int a, int b, uint8_t *buf, long 
  * there, the median follows the group most round trips fall in); tw comes
  * from a stream of RTOPO__CAL_STREAM messages of RTOPO__CAL_BIG bytes
  * a -> b answered by 8 bytes (rtopo__cal_streams), its shortest time
- * less half the shortest round trip (the answer's) over its bytes: what each message of a stream pays to start
+ * less half the shortest round trip (the answer's; at most a fifth of
+ * the stream) over its bytes: what each message of a stream pays to start
  * (a window's handshake, more than the 8 bytes' round trip shows) is
  * spread over its bytes, as it is over the chunks of a long transfer
  * (the stream's messages are of the default chunk size).  A stream, not
@@ -452,7 +453,7 @@ static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *
                            double *tw_p)
 {
     long tag = RTOPO__CAL_TAG - 4 * ((long)a * t->desc.p + b);
-    double rt = 0, rt_min = 0, big = 0, tw;
+    double rt = 0, rt_min = 0, big = 0, ans, tw;
     int st, in = t->me == a || t->me == b, runs = 0;
     rtopo__sched_t *s;
 
@@ -466,8 +467,16 @@ static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *
         st = rtopo__cal_streams(t, a, b, buf, tag - 1, &big, &runs);
     if (st)
         return st;
-    /* the answer's cost as in the shortest runs: the shortest round trip */
-    tw = (big - rt_min / 2) / ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
+    /* the answer's cost as in the shortest runs: half the shortest round
+     * trip, but at most a message's share of the stream (its messages and
+     * the answer): a round trip every run of which waited for a sleeping
+     * peer to wake (a loaded machine: milliseconds) says nothing of the
+     * answer of a stream whose ranks stay awake, and would leave no time
+     * for the bytes */
+    ans = rt_min / 2;
+    if (ans > big / (RTOPO__CAL_STREAM + 1))
+        ans = big / (RTOPO__CAL_STREAM + 1);
+    tw = (big - ans) / ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
     *ts_p = rt / 2;
     *tw_p = tw > 0 ? tw : 0.0;
     if (t->me == a)
