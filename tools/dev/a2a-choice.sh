@@ -28,13 +28,7 @@ RATE=${RATE:-}
 MODEL=${MODEL:-auto}
 ITERS=${ITERS:-10}
 OUT=${OUT:-/tmp/a2a-choice}
-RUN=$(cd "$B/tools" && pwd)/rtopo-run
-BENCH=$(cd "$B/tools" && pwd)/rtopo-bench-mpi
-[ -x "$RUN" ] && [ -x "$BENCH" ] || { echo "build $B first (rtopo-run, rtopo-bench-mpi)" >&2; exit 2; }
-command -v mpirun >/dev/null 2>&1 || { echo "no mpirun" >&2; exit 2; }
-: "${RTOPORUN_HOST_EXEC:=$(cd "$(dirname "$0")/.." && pwd)/rtopo-host-exec}"
-export RTOPORUN_HOST_EXEC
-mkdir -p "$OUT"
+. "$(dirname "$0")/hosts-bench.sh"
 : > "$OUT/rows"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
      "RTOPO_MODEL=$MODEL${RATE:+, link rate $RATE}, build $B"

@@ -45,13 +45,7 @@ OUT=${OUT:-/tmp/mpi-hosts}
 TRANSPORT=${TRANSPORT:-auto}
 MODEL=${MODEL:-${RTOPO_MODEL:-auto}}
 LOCK=/tmp/rtopo-hosts-tests.lock
-RUN=$(cd "$B/tools" && pwd)/rtopo-run
-BENCH=$(cd "$B/tools" && pwd)/rtopo-bench-mpi
-[ -x "$RUN" ] && [ -x "$BENCH" ] || { echo "build $B first (rtopo-run, rtopo-bench-mpi)" >&2; exit 2; }
-command -v mpirun >/dev/null 2>&1 || { echo "no mpirun" >&2; exit 2; }
-: "${RTOPORUN_HOST_EXEC:=$(cd "$(dirname "$0")/.." && pwd)/rtopo-host-exec}"
-export RTOPORUN_HOST_EXEC
-mkdir -p "$OUT"
+. "$(dirname "$0")/hosts-bench.sh"
 SIZES=${SIZES:-8,1024,65536,1048576}
 # the scatter's window sizes in elements of 8 bytes: the same bytes
 SSIZES=1,128,8192,131072
