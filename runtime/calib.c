@@ -296,6 +296,44 @@ static int rtopo__cal_burst(const rtopo_topo_t *t, int pn, int k, rtopo__sched_t
     return RTOPO_OK;
 }
 
+/* Enters t's context and makes the request that runs s (as a plan of the
+ * runtime's own) with these buffers; on failure s is freed and the
+ * context left. */
+static int rtopo__cal_req(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n,
+                          const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
+                          rtopo_req_t **req_p)
+{
+    rtopo__opdesc_t d;
+    int st;
+
+    rtopo__opdesc_sched(&d, t, tag, n);
+    if ((st = rtopo__ctx_enter(t->ctx))) {
+        rtopo__sched_free(s);
+        return st;
+    }
+    if ((st = rtopo__req_sched(t, s, &d, sbuf, sbytes, rbuf, rbytes, req_p))) {
+        rtopo__ctx_leave(t->ctx);
+        return st;
+    }
+    (*req_p)->op.internal = 1;
+    return RTOPO_OK;
+}
+
+/* Runs req count times, each run's time from start to completion in
+ * tm[0..count); returns at the first failure. */
+static int rtopo__cal_times(rtopo_req_t *req, int count, double *tm)
+{
+    int st = RTOPO_OK, i;
+
+    for (i = 0; i < count && !st; i++) {
+        uint64_t t0 = rtopo__now_ns();
+
+        st = rtopo__req_run(req);
+        tm[i] = (double)(rtopo__now_ns() - t0) * 1e-9;
+    }
+    return st;
+}
+
 /* Runs s on every rank of t, warm times untimed, then iters times (at
  * most RTOPO__CAL_ITERS_MAX) timing each start to completion, as a plan of
  * the runtime's own; in *sec_p the median of the timed runs, or with low
@@ -304,34 +342,22 @@ static int rtopo__cal_run(rtopo_topo_t *t, rtopo__sched_t *s, long tag, size_t n
                           const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes,
                           int warm, int iters, int low, double *sec_p, double *min_p)
 {
-    rtopo__opdesc_t d;
     rtopo_req_t *req;
     double tm[RTOPO__CAL_ITERS_MAX];
     int st, i;
 
-    rtopo__opdesc_sched(&d, t, tag, n);
-    if ((st = rtopo__ctx_enter(t->ctx))) {
-        rtopo__sched_free(s);
+    if ((st = rtopo__cal_req(t, s, tag, n, sbuf, sbytes, rbuf, rbytes, &req)))
         return st;
-    }
-    st = rtopo__req_sched(t, s, &d, sbuf, sbytes, rbuf, rbytes, &req);
-    if (st) {
-        rtopo__ctx_leave(t->ctx);
-        return st;
-    }
-    req->op.internal = 1;
     for (i = 0; i < warm && !st; i++)
         st = rtopo__req_run(req);
-    for (i = 0; i < iters && i < RTOPO__CAL_ITERS_MAX && !st; i++) {
-        uint64_t t0 = rtopo__now_ns();
-
-        st = rtopo__req_run(req);
-        tm[i] = (double)(rtopo__now_ns() - t0) * 1e-9;
-    }
+    if (iters > RTOPO__CAL_ITERS_MAX)
+        iters = RTOPO__CAL_ITERS_MAX;
+    if (!st)
+        st = rtopo__cal_times(req, iters, tm);
     rtopo__req_free(req);
     rtopo__ctx_leave(t->ctx);
     if (!st && sec_p)
-        *sec_p = rtopo__cal_pick(tm, i, low);
+        *sec_p = rtopo__cal_pick(tm, iters, low);
     if (!st && sec_p && min_p)
         *min_p = tm[0];     /* sorted by the pick */
     return st;
@@ -357,27 +383,16 @@ static int rtopo__cal_streams(rtopo_topo_t *t, int a, int b, uint8_t *buf, long 
     rtopo_req_t *req = NULL;
     double tm[2 + RTOPO__CAL_WARM_MAX + RTOPO__CAL_RUNS_MAX];
     int32_t plan[2] = { 0, 0 };         /* warm-up runs, runs after them */
-    int in = t->me == a || t->me == b, st, i, n = 0;
-    rtopo__opdesc_t d;
+    int in = t->me == a || t->me == b, st, i, n = 2;
 
     if ((st = rtopo__cal_stream(t, a, b, RTOPO__CAL_BIG, RTOPO__CAL_STREAM, &s)))
         return st;
-    if ((st = rtopo__ctx_enter(t->ctx))) {
-        rtopo__sched_free(s);
+    if ((st = rtopo__cal_req(t, s, tag, RTOPO__CAL_BIG, t->me == a ? buf : NULL,
+                             t->me == a ? RTOPO__CAL_BIG : 0, in ? buf + RTOPO__CAL_BIG : NULL,
+                             in ? RTOPO__CAL_BIG : 0, &req)))
         return st;
-    }
-    rtopo__opdesc_sched(&d, t, tag, RTOPO__CAL_BIG);
-    st = rtopo__req_sched(t, s, &d, t->me == a ? buf : NULL, t->me == a ? RTOPO__CAL_BIG : 0,
-                          in ? buf + RTOPO__CAL_BIG : NULL, in ? RTOPO__CAL_BIG : 0, &req);
-    if (!st)
-        req->op.internal = 1;
     /* the probe: two runs */
-    for (i = 0; i < 2 && !st; i++) {
-        uint64_t t0 = rtopo__now_ns();
-
-        st = rtopo__req_run(req);
-        tm[n++] = (double)(rtopo__now_ns() - t0) * 1e-9;
-    }
+    st = rtopo__cal_times(req, 2, tm);
     rtopo__ctx_leave(t->ctx);
     if (!st && t->me == a) {
         double r = tm[1] < tm[0] ? tm[1] : tm[0];
@@ -401,16 +416,12 @@ static int rtopo__cal_streams(rtopo_topo_t *t, int a, int b, uint8_t *buf, long 
                 plan[1] < RTOPO__CAL_RUNS_SLOW || plan[1] > RTOPO__CAL_RUNS_MAX))
         st = rtopo__error(RTOPO_ERR_MISMATCH, "calibration: label %d told %d warm-up runs "
                           "and %d more", a, (int)plan[0], (int)plan[1]);
-    if ((i = rtopo__ctx_enter(t->ctx)))
-        return st ? st : i;
-    for (i = 0; i < plan[0] + plan[1] && !st; i++) {
-        uint64_t t0 = rtopo__now_ns();
-
-        st = rtopo__req_run(req);
-        tm[n++] = (double)(rtopo__now_ns() - t0) * 1e-9;
+    rtopo__ctx_lock(t->ctx);    /* (live: entered above) */
+    if (!st) {
+        st = rtopo__cal_times(req, plan[0] + plan[1], tm + 2);
+        n += plan[0] + plan[1];
     }
-    if (req)
-        rtopo__req_free(req);
+    rtopo__req_free(req);
     rtopo__ctx_leave(t->ctx);
     if (st)
         return st;
