@@ -951,6 +951,7 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
     if (kn >= 0 && ctx->calib[0][kn].valid) {
         rtopo__model_fill(t, &ctx->calib[0][kn], 0);
         t->model.tt = ctx->calib[0][kn].tt;
+        t->model.eager = ctx->params.eager_limit;
         if (kh < 0)     /* HOST: as the nodes' pairs */
             rtopo__model_fill(t, &ctx->calib[0][kn], 1);
     }

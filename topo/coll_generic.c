@@ -313,10 +313,15 @@ static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 int rtopo__bcast_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    /* the flat tree where the model prices the receiver's turn: without
-     * it, one port sends p - 1 messages in a row against log2(p) */
+    /* the flat tree where the model prices the receiver's turn, up to
+     * the eager limit (a longer send waits for its receiver as a
+     * forwarder does): without it, one port sends p - 1 messages in a
+     * row against log2(p) */
+    int flat = model && model->tt > 0 &&
+               (!model->eager || c->count * c->esize <= model->eager);
+
     return rtopo__coll_build_cand_lb(t, c, rtopo__bcast_prog, rtopo__gen_lb, model,
-                                     model && model->tt > 0 ? RTOPO__COLL_FLAT : 0, s_p);
+                                     flat ? RTOPO__COLL_FLAT : 0, s_p);
 }
 
 /* ---- one host's ranks folded onto themselves ------------------------------

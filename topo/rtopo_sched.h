@@ -1030,6 +1030,12 @@ typedef struct rtopo__model {
                                        when it lands; a rank that forwards
                                        what it received waits for its turn
                                        first); 0 */
+    uint64_t eager;                 /* with tt: the longest transfer that
+                                       leaves its sender without waiting
+                                       for its receiver (the eager limit);
+                                       a longer one holds its port through
+                                       the receiver's turn too; 0: every
+                                       transfer */
 } rtopo__model_t;
 
 #define RTOPO__RSET_TS 1u

@@ -23,7 +23,9 @@
  *    it: the last hop lands tt after its ts + m*tw and a further hop of
  *    a route asks tt after th, but the hop holds its link, ports and lane
  *    only for ts + m*tw (an eager message leaves its sender at once; a
- *    rank that forwards what it received waits for its turn).  With
+ *    rank that forwards what it received waits for its turn); a transfer
+ *    longer than `eager` (when set) holds them tt longer as well (its
+ *    sender waits for the receiver's answer).  With
  *    a layout,
  *    a hop between two hosts also takes one of the `hostlinks` links out
  *    of its sender's host (one by default: a host's ranks share its link
@@ -1064,6 +1066,9 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
 
             rtopo__model_hop(m, hp->link, from, hp->to, &hts, &htw);
             T = hts + (double)x->len * htw;
+            /* longer than eager: the sender waits for the receiver too */
+            if (m->tt > 0 && m->eager && x->len > m->eager)
+                T += m->tt;
             g = rtopo__max(e.t, lfree[l]);
             if (nl)
                 g = rtopo__max(g, rtopo__port_pick(lane, nl, 0, &lp));
@@ -1421,7 +1426,7 @@ static int rtopo__model_same(const rtopo__model_t *a, const rtopo__model_t *b)
             a->reach_th[c] != b->reach_th[c] || a->reach_set[c] != b->reach_set[c])
             return 0;
     return a->chunk == b->chunk && a->ports == b->ports && a->tk == b->tk &&
-           a->tq == b->tq && a->tt == b->tt && a->lanes == b->lanes && a->layout == b->layout &&
+           a->tq == b->tq && a->tt == b->tt && a->eager == b->eager && a->lanes == b->lanes && a->layout == b->layout &&
            a->hostlinks == b->hostlinks;
 }
 

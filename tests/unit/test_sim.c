@@ -410,8 +410,9 @@ static int turn_bcast(const rtopo__tdesc_t *t, rtopo__coll_t *c, const rtopo__mo
  * forwarder of the binomial tree waits for its turn.  The broadcast's
  * choice: the flat tree under tt for small vectors, whatever the root
  * and on a ring of 5 too, its result right on every rank; the binomial
- * tree without tt (one port: p - 1 sends in a row) and under tt for long
- * vectors (the root sends every byte p - 1 times). */
+ * tree without tt (one port: p - 1 sends in a row), under tt past the
+ * model's eager limit and for long vectors (the root sends every byte
+ * p - 1 times). */
 static void test_turn(void)
 {
     rtopo__model_t m;
@@ -477,6 +478,16 @@ static void test_turn(void)
     CU_ASSERT_TRUE(turn_bcast(&ring, &c, &m, &tm));
     c.count = 512;
     CU_ASSERT_TRUE(turn_bcast(&ring, &c, &m, &tm));
+    /* past the eager limit the root's sends wait for the receivers' turns */
+    CU_ASSERT_FATAL(rtopo__model_parse("eager=64K", &m) == RTOPO_OK);
+    CU_ASSERT_EQUAL(m.eager, 65536);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ",tt=10us,eager=65536"));
+    c.count = 8192;
+    CU_ASSERT_TRUE(turn_bcast(&ring, &c, &m, &tm));
+    c.count = 8193;
+    CU_ASSERT_FALSE(turn_bcast(&ring, &c, &m, &tm));
+    m.eager = 0;
     /* long: the binomial tree's 3 sends of every byte beat 7 */
     CU_ASSERT_FATAL(rtopo__model_parse("tw=1ns", &m) == RTOPO_OK);
     c.count = 1 << 17;
