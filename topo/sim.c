@@ -1426,7 +1426,8 @@ static int rtopo__model_same(const rtopo__model_t *a, const rtopo__model_t *b)
             a->reach_th[c] != b->reach_th[c] || a->reach_set[c] != b->reach_set[c])
             return 0;
     return a->chunk == b->chunk && a->ports == b->ports && a->tk == b->tk &&
-           a->tq == b->tq && a->tt == b->tt && a->eager == b->eager && a->lanes == b->lanes && a->layout == b->layout &&
+           a->tq == b->tq && a->tt == b->tt && a->eager == b->eager &&
+           a->lanes == b->lanes && a->layout == b->layout &&
            a->hostlinks == b->hostlinks;
 }
 
