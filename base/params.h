@@ -106,7 +106,8 @@
        "KEY=VALUE,... over those constants: ts, tw, th (5us, 1ns), bw (10G), " \
        "chunk, ports, lanes, hostlinks, tk (time per byte a kernel touches), "\
        "tq (time every message pays), tt (time a message takes to land "     \
-       "for its receiver's turn, its sender free), "                          \
+       "for its receiver's turn, its sender free), eager (bytes: with tt, "  \
+       "a longer transfer's sender waits for the turn too), "                 \
        "with an optional link class prefix "                                  \
        "(host.ts=2us) or reach prefix (intra.ts=1us, inter.bw=100M), or "     \
        "auto,KEY=VALUE,... (measure what the list does not set); every rank " \
