@@ -97,13 +97,17 @@
        "inter-host, host link; ts from 8-byte round trips (the median), "     \
        "tw from streams of 4 x 256 KiB, warmed up first (the shortest "       \
        "of many runs); with more ranks than processors on a "                 \
-       "machine, tq from a burst among all ranks and lanes at most its "      \
-       "processors; tk from a reduction, local.ts and local.tw from a copy "  \
+       "machine, ts from 16 eager sends in a row, tt (the receiver's turn) "  \
+       "from the rest of the round trip and then from a burst among all "    \
+       "ranks, lanes at most its processors; tk from a reduction, local.ts "  \
+       "and local.tw from a copy "                                            \
        "on label 0), default (the built-in "                                  \
        "constants), "                                                         \
        "KEY=VALUE,... over those constants: ts, tw, th (5us, 1ns), bw (10G), " \
        "chunk, ports, lanes, hostlinks, tk (time per byte a kernel touches), "\
-       "tq (time every message pays), "                                       \
+       "tq (time every message pays), tt (time a message takes to land "     \
+       "for its receiver's turn, its sender free), eager (bytes: with tt, "  \
+       "a longer transfer's sender waits for the turn too), "                 \
        "with an optional link class prefix "                                  \
        "(host.ts=2us) or reach prefix (intra.ts=1us, inter.bw=100M), or "     \
        "auto,KEY=VALUE,... (measure what the list does not set); every rank " \

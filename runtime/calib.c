@@ -79,6 +79,7 @@
 #define RTOPO__CAL_WARM_SMALL 2         /* untimed round trips before the timed */
 #define RTOPO__CAL_ITERS_SMALL 21
 #define RTOPO__CAL_STREAM 4             /* messages in a row of a stream */
+#define RTOPO__CAL_SENDS 16             /* small eager sends in a row (tt) */
 #define RTOPO__CAL_WARM_NS 2000000      /* warm-up streams: about 2 ms worth */
 #define RTOPO__CAL_WARM_MAX 10
 #define RTOPO__CAL_BUDGET_NS 3000000    /* then streams for about 3 ms */
@@ -109,6 +110,7 @@ static const char *rtopo__model_list(const rtopo_ctx_t *ctx)
 #define RTOPO__KEEP_TQ    8u
 #define RTOPO__KEEP_TK    16u
 #define RTOPO__KEEP_LOCAL 32u
+#define RTOPO__KEEP_TT    64u
 
 /* what the list sets and measuring must not: RTOPO__KEEP_* bits */
 static unsigned rtopo__model_keep(const char *list)
@@ -132,6 +134,8 @@ static unsigned rtopo__model_keep(const char *list)
             keep |= RTOPO__KEEP_TQ;
         else if (n > 3 && !strncasecmp(k, "tk=", 3))
             keep |= RTOPO__KEEP_TK;
+        else if (n > 3 && !strncasecmp(k, "tt=", 3))
+            keep |= RTOPO__KEEP_TT;
         k = e ? e + 1 : NULL;
     }
     return keep;
@@ -206,17 +210,18 @@ static int rtopo__cal_pingpong(const rtopo_topo_t *t, int a, int b, size_t n,
     return RTOPO_OK;
 }
 
-/* a's SEND[0, n) to b's RECV[0, n), k times one after the other, then 8
- * bytes of b's RECV back into a's RECV: a stream of k messages */
-static int rtopo__cal_stream(const rtopo_topo_t *t, int a, int b, size_t n, int k,
-                             rtopo__sched_t **s_p)
+/* a's SEND[0, n) to b's RECV[0, n), k times one after the other, then
+ * (answer) 8 bytes of b's RECV back into a's RECV: a stream of k messages */
+static int rtopo__cal_stream_x(const rtopo_topo_t *t, int a, int b, size_t n, int k,
+                               int answer, rtopo__sched_t **s_p)
 {
     rtopo__sched_t *s;
-    int st = rtopo__sched_alloc(&t->desc, (uint32_t)k + 1, (uint32_t)k + 1, &s), i;
+    int st = rtopo__sched_alloc(&t->desc, (uint32_t)(k + answer), (uint32_t)(k + answer), &s);
+    int i;
 
     if (st)
         return st;
-    for (i = 0; i <= k; i++) {
+    for (i = 0; i < k + answer; i++) {
         s->xfers[i] = i < k ?
             (rtopo__xfer_t){ .src = a, .dst = b, .src_buf = RTOPO__BUF_SEND,
                              .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = (uint32_t)i,
@@ -227,13 +232,19 @@ static int rtopo__cal_stream(const rtopo_topo_t *t, int a, int b, size_t n, int 
         s->hops[i] = (rtopo__hop_t){ .to = i < k ? b : a, .step = (uint32_t)i,
                                      .link = RTOPO__LINK_DIRECT };
     }
-    s->nsteps = (uint32_t)k + 1;
+    s->nsteps = (uint32_t)(k + answer);
     if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
         rtopo__sched_free(s);
         return st;
     }
     *s_p = s;
     return RTOPO_OK;
+}
+
+static int rtopo__cal_stream(const rtopo_topo_t *t, int a, int b, size_t n, int k,
+                             rtopo__sched_t **s_p)
+{
+    return rtopo__cal_stream_x(t, a, b, n, k, 1, s_p);
 }
 
 /* root's SEND[0, n) to every other rank's RECV */
@@ -460,11 +471,11 @@ static int rtopo__cal_streams(rtopo_topo_t *t, int a, int b, uint8_t *buf, long 
  * processors for milliseconds and then leave it; a TCP connection whose
  * buffers still grow over its first MiBs) only adds time, and comes and
  * goes from job to job and within a job. */
-static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *ts_p,
-                           double *tw_p)
+static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, int turn, uint8_t *buf,
+                           double *ts_p, double *tw_p, double *tt_p)
 {
     long tag = RTOPO__CAL_TAG - 4 * ((long)a * t->desc.p + b);
-    double rt = 0, rt_min = 0, big = 0, ans, tw;
+    double rt = 0, rt_min = 0, big = 0, ans, tw, sends = 0;
     int st, in = t->me == a || t->me == b, runs = 0;
     rtopo__sched_t *s;
 
@@ -476,6 +487,13 @@ static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *
                         RTOPO__CAL_ITERS_SMALL, 0, &rt, &rt_min);
     if (!st)
         st = rtopo__cal_streams(t, a, b, buf, tag - 1, &big, &runs);
+    /* every rank runs it (only label a's view of turn counts) */
+    if (!st && (st = rtopo__cal_stream_x(t, a, b, RTOPO__CAL_SMALL,
+                                                 RTOPO__CAL_SENDS, 0, &s)) == RTOPO_OK)
+        st = rtopo__cal_run(t, s, tag - 3, RTOPO__CAL_SMALL, t->me == a ? buf : NULL,
+                            t->me == a ? RTOPO__CAL_SMALL : 0, in ? buf + RTOPO__CAL_BIG : NULL,
+                            in ? RTOPO__CAL_SMALL : 0, RTOPO__CAL_WARM_SMALL,
+                            RTOPO__CAL_ITERS_SMALL, 1, &sends, NULL);
     if (st)
         return st;
     /* the answer's cost as in the shortest runs: half the shortest round
@@ -490,12 +508,40 @@ static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, uint8_t *buf, double *
     tw = (big - ans) / ((double)RTOPO__CAL_STREAM * (double)RTOPO__CAL_BIG);
     *ts_p = rt / 2;
     *tw_p = tw > 0 ? tw : 0.0;
+    *tt_p = 0.0;
+    /* both ends on a machine whose ranks outnumber its processors: a
+     * message costs its sender what one of RTOPO__CAL_SENDS eager sends
+     * in a row does (ts: the shortest of RTOPO__CAL_ITERS_SMALL runs, on
+     * label a, which waits for no answer); the rest of half the median
+     * round trip is the receiver's turn (tt), which an eager sender does
+     * not wait for, but a rank that forwards what it received does */
+    if (turn && t->me == a) {
+        sends /= RTOPO__CAL_SENDS;
+        *ts_p = sends < rt / 2 ? sends : rt / 2;
+        *tt_p = rt / 2 - *ts_p;
+    }
     if (t->me == a)
         rtopo__debug("pair %d<->%d: 8 B round trip %.4g us (the median of %d; the shortest "
                      "%.4g us), %d x %d KiB stream %.4g us (the shortest of %d runs)", a, b,
                      rt * 1e6, RTOPO__CAL_ITERS_SMALL, rt_min * 1e6, RTOPO__CAL_STREAM,
                      RTOPO__CAL_BIG / 1024, big * 1e6, runs);
+    if (t->me == a && *tt_p > 0)
+        rtopo__debug("pair %d<->%d: more ranks than processors on their machine: ts %.4g "
+                     "us (one of %d eager sends in a row), the receiver's turn tt %.4g us "
+                     "(the rest of half the median round trip)", a, b, *ts_p * 1e6,
+                     RTOPO__CAL_SENDS, *tt_p * 1e6);
     return RTOPO_OK;
+}
+
+/* labels a and b run on this rank's machine (its kernel's processors,
+ * emulated hosts included), which runs more ranks than it has processors
+ * (ctx->oversub); what label a finds is what every rank takes */
+static int rtopo__cal_turn(const rtopo_topo_t *t, int a, int b)
+{
+    const rtopo_ctx_t *ctx = t->ctx;
+
+    return ctx->oversub && ctx->boot->same_kernel[rtopo__topo_job_rank(t, a)] &&
+           ctx->boot->same_kernel[rtopo__topo_job_rank(t, b)];
 }
 
 static void rtopo__model_fill(rtopo_topo_t *t, const struct rtopo__calib *c, int is_host_pair)
@@ -520,7 +566,7 @@ struct rtopo__cal_job {
 #define RTOPO__CAL_MAX 5
 
 struct rtopo__cal_fig {
-    double ts[RTOPO__CAL_MAX], tw[RTOPO__CAL_MAX];
+    double ts[RTOPO__CAL_MAX], tw[RTOPO__CAL_MAX], tt[RTOPO__CAL_MAX];
 };
 
 static void rtopo__cal_want(rtopo_ctx_t *ctx, struct rtopo__cal_job *job, int *n, int a, int b,
@@ -610,6 +656,8 @@ static void rtopo__model_over(rtopo_topo_t *t)
     if (!ctx->calib_over.valid || !ctx->calib_over.oversub)
         return;
     t->model.tq = ctx->calib_over.tq;
+    if (ctx->calib_over.tt > 0)
+        t->model.tt = ctx->calib_over.tt;
     for (r = 0; r < p && ctx->boot->same_kernel[rtopo__topo_job_rank(t, r)]; r++)
         ;
     if (r == p && ctx->calib_over.ncpu > 0 &&
@@ -711,13 +759,13 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
     rtopo_ctx_t *ctx = t->ctx;
     struct {
         int32_t oversub, ncpu, copy, pad;
-        double tq, tk, copy_ts, copy_tw;
-    } fig = { 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0 };
+        double tq, tk, copy_ts, copy_tw, tt;
+    } fig = { 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0 };
     long tag = RTOPO__CAL_TAG + 1 + t->desc.p;
     struct rtopo_mem *mem = NULL;
     rtopo__sched_t *s = NULL;
     uint8_t *buf;
-    double tm = 0, t0 = 0, t1 = 0;
+    double tm = 0, t0 = 0, t1 = 0, tt0 = 0, x;
     int st;
 
     if ((st = rtopo__cal_buf_get(ctx, &mem)))
@@ -743,6 +791,7 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
         ctx->calib_over.oversub = fig.oversub;
         ctx->calib_over.ncpu = fig.ncpu;
         ctx->calib_over.tq = 0.0;
+        ctx->calib_over.tt = 0.0;
         ctx->calib_over.tk = fig.tk;
         ctx->calib_over.copy = fig.copy;
         ctx->calib_over.copy_ts = fig.copy_ts;
@@ -768,10 +817,17 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
             st = list ? rtopo__model_parse(list, &m) : RTOPO_OK;
             if (!st)
                 st = rtopo__cal_burst(t, pn, RTOPO__CAL_ROUNDS, &s);
+            /* with the pair's turn (tt) the burst fits tt, not tq: every
+             * rank sends and receives at once there, as in a collective,
+             * and the turn is longer than a quiet pair's */
+            tt0 = m.tt;
             m.tq = 0.0;
             if (!st && !(st = rtopo__sim_run(s, &m, &r)))
                 t0 = r.model_time;
-            m.tq = 1e-6;
+            if (tt0 > 0)
+                m.tt = tt0 + 1e-6;
+            else
+                m.tq = 1e-6;
             if (!st && !(st = rtopo__sim_run(s, &m, &r)))
                 t1 = r.model_time;
             rtopo__sched_free(s);
@@ -787,10 +843,15 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
                                 0, RTOPO__CAL_ITERS_BURST, 0, &tm, NULL);
         if (!st && t->me == 0) {
             rtopo__debug("topology %u: burst of %d rounds: %.4g us measured, %.4g us under "
-                         "the model at tq 0, %.4g us more per us of tq", t->id,
-                         RTOPO__CAL_ROUNDS, tm * 1e6, t0 * 1e6, (t1 - t0) / 1e-6);
-            fig.tq = t1 > t0 ? (tm - t0) / ((t1 - t0) / 1e-6) : 0.0;
-            fig.tq = fig.tq > 0 ? fig.tq : 0.0;
+                         "the model at tq 0%s, %.4g us more per us of %s", t->id,
+                         RTOPO__CAL_ROUNDS, tm * 1e6, t0 * 1e6,
+                         tt0 > 0 ? " and the pair's tt" : "", (t1 - t0) / 1e-6,
+                         tt0 > 0 ? "tt" : "tq");
+            x = t1 > t0 ? (tm - t0) / ((t1 - t0) / 1e-6) : 0.0;
+            if (tt0 > 0)
+                fig.tt = tt0 + x > 0 ? tt0 + x : tt0;
+            else
+                fig.tq = x > 0 ? x : 0.0;
             memcpy(buf, &fig, sizeof(fig));
         }
         if (!st)
@@ -799,9 +860,11 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
             memcpy(&fig, buf + RTOPO__CAL_BIG, sizeof(fig));
         if (!st) {
             ctx->calib_over.tq = fig.tq;
+            ctx->calib_over.tt = fig.tt;
             rtopo__debug("topology %u: measured burst (more ranks than the %d processors "
-                         "of label 0's machine), %d rounds among labels 0..%d: tq %.4g us",
-                         t->id, fig.ncpu, RTOPO__CAL_ROUNDS, pn - 1, fig.tq * 1e6);
+                         "of label 0's machine), %d rounds among labels 0..%d: tq %.4g us, "
+                         "tt %.4g us", t->id, fig.ncpu, RTOPO__CAL_ROUNDS, pn - 1,
+                         fig.tq * 1e6, fig.tt * 1e6);
         }
     }
     rtopo__cal_buf_put(ctx, mem, st);
@@ -856,7 +919,10 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
             return st;
         buf = mem->buf;
         for (i = 0; i < njob && !st; i++)
-            st = rtopo__cal_pair(t, job[i].a, job[i].b, buf, &fig.ts[i], &fig.tw[i]);
+            st = rtopo__cal_pair(t, job[i].a, job[i].b,
+                                 !(keep & RTOPO__KEEP_TT) && rtopo__cal_turn(t, job[i].a,
+                                                                            job[i].b),
+                                 buf, &fig.ts[i], &fig.tw[i], &fig.tt[i]);
         /* every label that timed a pair sends its figures to every rank */
         for (r = 0; r < pn && !st; r++) {
             int mine = 0;
@@ -876,6 +942,7 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
                     if (job[i].a == r) {
                         fig.ts[i] = got.ts[i];
                         fig.tw[i] = got.tw[i];
+                        fig.tt[i] = got.tt[i];
                     }
             }
         }
@@ -884,7 +951,7 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
             return st;
         for (i = 0; i < njob; i++) {
             ctx->calib[job[i].role][job[i].kind] =
-                (struct rtopo__calib){ 1, fig.ts[i], fig.tw[i] };
+                (struct rtopo__calib){ 1, fig.ts[i], fig.tw[i], fig.tt[i] };
             rtopo__debug("topology %u: measured %s pair %d<->%d (%s): ts %.4g us, "
                          "tw %.4g ns/B (%.4g MB/s)", t->id,
                          job[i].role ? "host link" : "node", job[i].a, job[i].b,
@@ -894,6 +961,8 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
     }
     if (kn >= 0 && ctx->calib[0][kn].valid) {
         rtopo__model_fill(t, &ctx->calib[0][kn], 0);
+        t->model.tt = ctx->calib[0][kn].tt;
+        t->model.eager = ctx->params.eager_limit;
         if (kh < 0)     /* HOST: as the nodes' pairs */
             rtopo__model_fill(t, &ctx->calib[0][kn], 1);
     }

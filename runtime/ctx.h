@@ -99,6 +99,8 @@ typedef struct rtopo__rcache {
 struct rtopo__calib {         /* measured for one kind of pair */
     int valid;
     double ts, tw;
+    double tt;                  /* the receiver's turn (ranks outnumber the
+                                   processors of the pair's machine), or 0 */
 };
 
 struct rtopo_topo {
@@ -289,6 +291,8 @@ struct rtopo_ctx {
         int oversub;            /* more ranks on it than processors */
         int ncpu;               /* its processors */
         double tq;              /* measured: what a message pays there */
+        double tt;              /* measured: the receiver's turn there, the
+                                   burst's (0: the pair's, or none) */
         double tk;              /* measured there: a reduction's time per
                                    byte (0: not measured) */
         int copy;               /* copy_ts, copy_tw measured there */

@@ -69,7 +69,6 @@ static void rtopo__oversub_init(rtopo_ctx_t *ctx)
     for (i = 0; i < ctx->size; i++)
         local += ctx->boot->same_kernel[i];
     ctx->oversub = ncpu > 0 && local > ncpu;
-    ctx->yield_idle = ctx->oversub && !ctx->tlattr.poll_yields;
     if (ctx->oversub)
         rtopo__info("%d ranks on this machine, %ld processors: waits yield the processor "
                     "between polls", local, ncpu);
@@ -174,14 +173,17 @@ static int rtopo__auto_shm(rtopo_ctx_t *ctx, rtopo__tl_params_t *tp)
         uint8_t ok;
         uint8_t nets;      /* bit i: backend i of the list is available */
         uint8_t shares;    /* this rank's host runs another rank too */
+        uint8_t oversub;   /* ctx->oversub: its machine runs more ranks than
+                              it has processors */
     } me, *all;
     const struct rtopo__tl_ops *shm = rtopo__tl_find("shm"), *ops, *use = shm;
     const uint8_t *local = ctx->boot->same_host;
     char name[48] = "shm";
-    int st, r, i, same = ctx->boot->one_host, ok = 1, shared = 0, nets = 0xff;
+    int st, r, i, same = ctx->boot->one_host, ok = 1, shared = 0, nets = 0xff, over = 0;
 
     memset(&me, 0, sizeof(me));
     me.ok = shm && shm->available("shm") != 0;
+    me.oversub = (uint8_t)ctx->oversub;
     for (i = 0; i < 8 && (ops = rtopo__tl_get(i)) != NULL; i++)
         if (ops != shm && strcmp(ops->name, "multi") && ops->available(NULL))
             me.nets |= (uint8_t)(1u << i);
@@ -198,6 +200,7 @@ static int rtopo__auto_shm(rtopo_ctx_t *ctx, rtopo__tl_params_t *tp)
         nets &= all[r].nets;
         /* some host with two ranks or more: shm has work somewhere */
         shared |= all[r].shares;
+        over |= all[r].oversub;
     }
     for (i = 0; !same && i < 8 && (ops = rtopo__tl_get(i)) != NULL; i++)
         if (nets & (1u << i))
@@ -213,16 +216,18 @@ static int rtopo__auto_shm(rtopo_ctx_t *ctx, rtopo__tl_params_t *tp)
         tp->peer_local = local;
         rtopo__eager_pick(ctx, use, name, ctx->params.eager_limit, tp);
     } else if (!RTOPO__PARAM_FROM_ENV(&ctx->params, EAGER_LIMIT) &&
-               ctx->size <= RTOPO__OVERSUB_EAGER_RANKS &&
-               sysconf(_SC_NPROCESSORS_ONLN) > 0 &&
-               ctx->size > sysconf(_SC_NPROCESSORS_ONLN) &&
+               ctx->size <= RTOPO__OVERSUB_EAGER_RANKS && over &&
                ctx->params.eager_limit < RTOPO__OVERSUB_EAGER) {
         /* More ranks than the machine has processors: a window's writer
          * waits for its receiver to run and send the RTR, and a receiver
          * that has not run since the last operation holds back every
          * writer to it (eight ranks on two processors enter a broadcast
          * about 100 us apart), where an eager copy waits for no one.
-         * Every rank sees the same machine and job size, so all agree. */
+         * The machine's figure is ctx->oversub (the processors this rank
+         * may run on, rtopo__cpus_shared, against the ranks on its
+         * kernel), which the waits and the calibration take too; every
+         * rank takes the job's (any rank's machine) from the vote, so all
+         * agree. */
         ctx->params.eager_limit = RTOPO__OVERSUB_EAGER;
         ctx->ctrl_size = RTOPO__CTRL_HDR + ctx->params.eager_limit;
         tp->ctrl_size = ctx->ctrl_size;
@@ -370,6 +375,9 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
     rtopo__log_rank = ctx->rank;
     if ((st = rtopo__boot_locate(ctx->boot)))
         goto err;
+    /* the one figure of this machine's oversubscription: the eager limit
+     * (rtopo__auto_shm), the waits' yields and the calibration take it */
+    rtopo__oversub_init(ctx);
 
     transport = RTOPO__CFG_HAS(cfg, transport) && cfg->transport ? cfg->transport
                                                                  : ctx->params.transport;
@@ -495,7 +503,7 @@ int rtopo_init(const rtopo_config_t *cfg, rtopo_ctx_t **ctx_p)
         if ((st = ctx->tlops->set_auth(ctx->tl, (int)i, &ctx->peers[i].token,
                                        sizeof(ctx->peers[i].token))))
             goto err;
-    rtopo__oversub_init(ctx);
+    ctx->yield_idle = ctx->oversub && !ctx->tlattr.poll_yields;
     ctx->locking = !strcmp(ctx->params.progress, "thread");
     if (ctx->locking && (st = rtopo__thread_start(ctx)))
         goto err;

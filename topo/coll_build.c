@@ -910,8 +910,9 @@ int rtopo__coll_build_one(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 }
 
 /* The broadcast, allreduce and scan: the OTIS algorithm, the generic one
- * and, on more than two ranks, long_algo (RSAG, CHAIN; 0: none) for long
- * vectors, as c->algo allows; the fastest under the model. */
+ * and, on more than two ranks, long_algo (RSAG, CHAIN for long vectors;
+ * FLAT, the broadcast's flat tree; 0: none), as c->algo allows; the
+ * fastest under the model. */
 int rtopo__coll_build_cand(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                            rtopo__prog_fn *prog, const rtopo__model_t *model,
                            int long_algo, rtopo__sched_t **s_p)
@@ -1160,7 +1161,8 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         if (c->own && (st = rtopo__sched_own(best, c->own - 1)))
             goto out;
     }
-    if (best->algo == RTOPO__COLL_RSAG || best->algo == RTOPO__COLL_CHAIN)
+    if (best->algo == RTOPO__COLL_RSAG || best->algo == RTOPO__COLL_CHAIN ||
+        best->algo == RTOPO__COLL_FLAT)
         best->algo = RTOPO_COLL_GENERIC;
     *s_p = best;
     best = NULL;

@@ -54,6 +54,20 @@ void rtopo__gen_bcast(rtopo__cb_t *b)
                           (uint32_t)(lg - k));
 }
 
+/* the flat tree: the root sends to every other rank itself, the farthest
+ * (relative rank p - 1) first, as the binomial tree's first sends go the
+ * farthest.  Where ranks outnumber the processors that run them, a rank
+ * that forwards what it received waits for its turn first (the model's
+ * tt), on every level of a tree: the root's eager sends wait for none,
+ * and every receiver waits for its own turn once, all at once. */
+void rtopo__gen_bcast_flat(rtopo__cb_t *b)
+{
+    int p = b->t->p, root = b->c->root, v;
+
+    for (v = p - 1; v >= 1; v--)
+        rtopo__direct(b, root, RRECV(0), (v + root) % p, RRECV(0), 1);
+}
+
 /* recursive doubling; the q = 2^floor(log2 p) lowest ranks take the rest's
  * values first and hand them the result last */
 void rtopo__gen_allreduce(rtopo__cb_t *b)
@@ -258,6 +272,8 @@ static void rtopo__bcast_prog(rtopo__cb_t *b, int algo)
     rtopo__cb_cut(b);
     if (rtopo__on_otis(b) && algo == RTOPO_COLL_TOPO)
         rtopo__otis_bcast(b);
+    else if (algo == RTOPO__COLL_FLAT)
+        rtopo__gen_bcast_flat(b);
     else
         rtopo__gen_bcast(b);
 }
@@ -297,7 +313,15 @@ static double rtopo__gen_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 int rtopo__bcast_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                        const rtopo__model_t *model, rtopo__sched_t **s_p)
 {
-    return rtopo__coll_build_cand_lb(t, c, rtopo__bcast_prog, rtopo__gen_lb, model, 0, s_p);
+    /* the flat tree where the model prices the receiver's turn, up to
+     * the eager limit (a longer send waits for its receiver as a
+     * forwarder does): without it, one port sends p - 1 messages in a
+     * row against log2(p) */
+    int flat = model && model->tt > 0 &&
+               (!model->eager || c->count * c->esize <= model->eager);
+
+    return rtopo__coll_build_cand_lb(t, c, rtopo__bcast_prog, rtopo__gen_lb, model,
+                                     flat ? RTOPO__COLL_FLAT : 0, s_p);
 }
 
 /* ---- one host's ranks folded onto themselves ------------------------------
@@ -453,6 +477,7 @@ static double rtopo__gen_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     int p = t->p;
 
     if (c->op != RTOPO__COLL_ALLREDUCE || p < 2 || (p & (p - 1)) || c->own < 1 ||
+        (model && model->tt > 0) ||
         !(algo == RTOPO_COLL_GENERIC ||
           (algo == RTOPO__COLL_RSAG && c->count % (uint64_t)p == 0)))
         return -1;
@@ -651,7 +676,8 @@ static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t 
         rtopo__model_default(&def);
         model = &def;
     }
-    if (t->p < 2 || (t->p & (t->p - 1)) || model->layout || model->lanes > 0)
+    if (t->p < 2 || (t->p & (t->p - 1)) || model->layout || model->lanes > 0 ||
+        model->tt > 0)
         return -1;
     while ((1 << L) < t->p)
         L++;
@@ -766,7 +792,8 @@ static double rtopo__scan_time(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if (t->kind != RTOPO__TOPO_HYPERCUBE)
         return rtopo__rd_scan_time(t, model, share);
     (void)prog;
-    if (t->p != 1 << t->dim || (model && (model->layout || model->lanes > 0)))
+    if (t->p != 1 << t->dim ||
+        (model && (model->layout || model->lanes > 0 || model->tt > 0)))
         return -1;
     last.own = t->p;
     last.chunks = pieces;
@@ -796,7 +823,8 @@ static rtopo__prog_fn *rtopo__cand_prog(const rtopo__tdesc_t *t, const rtopo__co
     if (!prog || (algo == RTOPO_COLL_TOPO && !otis) ||
         (algo == RTOPO__COLL_RSAG && c->op != RTOPO__COLL_ALLREDUCE) ||
         (algo == RTOPO__COLL_CHAIN && c->op != RTOPO__COLL_SCAN) ||
-        algo < RTOPO_COLL_TOPO || algo > RTOPO__COLL_CHAIN)
+        (algo == RTOPO__COLL_FLAT && c->op != RTOPO__COLL_BCAST) ||
+        algo < RTOPO_COLL_TOPO || algo > RTOPO__COLL_FLAT)
         return NULL;
     return prog;
 }

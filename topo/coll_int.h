@@ -66,6 +66,9 @@ typedef struct rtopo__cube {
 /* the generic allreduce and scan for long vectors (reported as GENERIC) */
 #define RTOPO__COLL_RSAG 3
 #define RTOPO__COLL_CHAIN 4
+/* the broadcast's flat tree (reported as GENERIC): a candidate where the
+ * model prices the receiver's turn (tt > 0) */
+#define RTOPO__COLL_FLAT 5
 
 /* ---- builder primitives, phases (coll_build.c) */
 /* one piece of a collective's program of algorithm algo, which the
@@ -220,6 +223,7 @@ int rtopo__window_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 void rtopo__gen_allreduce(rtopo__cb_t *b);
 void rtopo__gen_allreduce_rsag(rtopo__cb_t *b);
 void rtopo__gen_bcast(rtopo__cb_t *b);
+void rtopo__gen_bcast_flat(rtopo__cb_t *b);
 void rtopo__gen_scan(rtopo__cb_t *b);
 void rtopo__gen_scan_chain(rtopo__cb_t *b);
 /* the broadcast, allreduce and scan: the OTIS algorithm and the generic

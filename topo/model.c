@@ -12,7 +12,13 @@
  * (seconds per byte a kernel touches), tq (seconds every message pays on
  * top of its start-up, a hop's th included: the wait for a receiver that
  * shares the processors with more ranks than they can run; 0 by default,
- * printed only when set).  ts, tw, th and bw may carry a
+ * printed only when set), tt (seconds the last hop of a transfer takes on
+ * top of its ts + m*tw to land, and a further hop of a route to start,
+ * without holding its sender's port: the receiver's turn there, which an
+ * eager sender does not wait for but a rank that forwards does; 0 by
+ * default, printed only when set), eager (bytes: with tt, a longer
+ * transfer's sender waits for the receiver's turn too; 0, every transfer
+ * eager, by default; printed with tt).  ts, tw, th and bw may carry a
  * link class prefix (host.ts=2us); without one they set every class but
  * LOCAL (copies inside a rank: free in the built-in constants, measured
  * by the runtime's calibration, calib.c), which only local.ts, local.tw
@@ -146,7 +152,8 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
             key = dot + 1;
         }
         if (!strcmp(key, "ports") || !strcmp(key, "lanes") || !strcmp(key, "tk") ||
-            !strcmp(key, "chunk") || !strcmp(key, "hostlinks") || !strcmp(key, "tq")) {
+            !strcmp(key, "chunk") || !strcmp(key, "hostlinks") || !strcmp(key, "tq") ||
+            !strcmp(key, "tt") || !strcmp(key, "eager")) {
             uint64_t b;
 
             if (dot)
@@ -174,6 +181,13 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
                                       "than processors)", eq + 1);
                 else
                     m->tq = x;
+            } else if (!strcmp(key, "tt")) {
+                if (rtopo__time(eq + 1, &x, 0))
+                    st = rtopo__error(RTOPO_ERR_INVAL, "bad tt '%s' (time a message "
+                                      "takes to land for its receiver's turn on a "
+                                      "machine with more ranks than processors)", eq + 1);
+                else
+                    m->tt = x;
             } else if (!strcmp(key, "tk")) {
                 if (rtopo__time(eq + 1, &x, 0))
                     st = rtopo__error(RTOPO_ERR_INVAL, "bad tk '%s' (time per byte "
@@ -181,8 +195,10 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
                 else
                     m->tk = x;
             } else if (rtopo__bytes(eq + 1, &b)) {
-                st = rtopo__error(RTOPO_ERR_INVAL, "bad chunk '%s' (bytes > 0)",
+                st = rtopo__error(RTOPO_ERR_INVAL, "bad %s '%s' (bytes > 0)", key,
                                   eq + 1);
+            } else if (key[0] == 'e') {
+                m->eager = b;
             } else {
                 m->chunk = (size_t)b;
             }
@@ -198,7 +214,7 @@ int rtopo__model_parse(const char *list, rtopo__model_t *m)
             key = "tw";
         } else if (strcmp(key, "ts") && strcmp(key, "tw") && strcmp(key, "th")) {
             st = rtopo__error(RTOPO_ERR_INVAL, "unknown key '%s' (ts, tw, th, bw, "
-                              "chunk, ports, lanes, hostlinks, tk, tq)", key);
+                              "chunk, ports, lanes, hostlinks, tk, tq, tt, eager)", key);
             break;
         } else if (rtopo__time(eq + 1, &x, !strcmp(key, "th"))) {
             st = rtopo__error(RTOPO_ERR_INVAL, "bad time '%s' (seconds, or with a "
@@ -274,6 +290,14 @@ int rtopo__model_str(const rtopo__model_t *m, char *out, size_t n)
     }
     if (m->tq != 0.0) {     /* named where it was set */
         k = snprintf(out + len, n - len, ",tq=%.4gus", m->tq * 1e6);
+        if (k < 0 || (size_t)k >= n - len)
+            return -1;
+        len += (size_t)k;
+    }
+    if (m->tt != 0.0) {     /* named where it was set */
+        k = m->eager ? snprintf(out + len, n - len, ",tt=%.4gus,eager=%llu", m->tt * 1e6,
+                                (unsigned long long)m->eager) :
+                       snprintf(out + len, n - len, ",tt=%.4gus", m->tt * 1e6);
         if (k < 0 || (size_t)k >= n - len)
             return -1;
         len += (size_t)k;

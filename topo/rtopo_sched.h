@@ -1019,6 +1019,23 @@ typedef struct rtopo__model {
                                        th): a machine whose ranks outnumber
                                        its processors, where each message
                                        waits for its receiver to run; 0 */
+    double tt;                      /* seconds the last hop of a transfer
+                                       takes on top of its ts + m*tw to
+                                       land, and a further hop of a route
+                                       to start, without holding its
+                                       sender's port, link or lane: the
+                                       receiver's turn on a machine whose
+                                       ranks outnumber its processors (an
+                                       eager message has left its sender
+                                       when it lands; a rank that forwards
+                                       what it received waits for its turn
+                                       first); 0 */
+    uint64_t eager;                 /* with tt: the longest transfer that
+                                       leaves its sender without waiting
+                                       for its receiver (the eager limit);
+                                       a longer one holds its port through
+                                       the receiver's turn too; 0: every
+                                       transfer */
 } rtopo__model_t;
 
 #define RTOPO__RSET_TS 1u
@@ -1109,7 +1126,7 @@ double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank
  * event.  Exact where the caller knows the translations v -> v ^ a map
  * the graph and its run onto themselves (rtopo__sim_sym; with hosts the
  * classes of equal bits outside mask, H one of them: coll_generic.c).
- * -1 where it cannot tell: a model with lanes, a routed or forwarded
+ * -1 where it cannot tell: a model with lanes or tt, a routed or forwarded
  * transfer, a receive from outside that no send mirrors, a node off H,
  * with hosts a hop that costs nothing, memory. */
 double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int rank,

@@ -101,6 +101,8 @@ void rtopo__model_default(rtopo__model_t *m)
     m->hostlinks = 1;
     m->tk = 0.25e-9;
     m->tq = 0.0;
+    m->tt = 0.0;
+    m->eager = 0;
     for (c = 0; c < RTOPO__REACH_COUNT; c++) {
         m->reach_ts[c] = m->reach_tw[c] = 0.0;
         m->reach_th[c] = -1.0;

@@ -18,7 +18,14 @@
  *    that costs anything then also takes a lane (processors' work).  tq,
  *    when set, adds to the start-up of every hop and the th of every
  *    further hop but LOCAL ones (a machine with more ranks than
- *    processors: a message waits for its receiver to be scheduled).  With
+ *    processors: a message waits for its receiver to be scheduled).  tt,
+ *    when set, is the same wait where the sender does not take part in
+ *    it: the last hop lands tt after its ts + m*tw and a further hop of
+ *    a route asks tt after th, but the hop holds its link, ports and lane
+ *    only for ts + m*tw (an eager message leaves its sender at once; a
+ *    rank that forwards what it received waits for its turn); a transfer
+ *    longer than `eager` (when set) holds them tt longer as well (its
+ *    sender waits for the receiver's answer).  With
  *    a layout,
  *    a hop between two hosts also takes one of the `hostlinks` links out
  *    of its sender's host (one by default: a host's ranks share its link
@@ -1059,6 +1066,9 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
 
             rtopo__model_hop(m, hp->link, from, hp->to, &hts, &htw);
             T = hts + (double)x->len * htw;
+            /* longer than eager: the sender waits for the receiver too */
+            if (m->tt > 0 && m->eager && x->len > m->eager)
+                T += m->tt;
             g = rtopo__max(e.t, lfree[l]);
             if (nl)
                 g = rtopo__max(g, rtopo__port_pick(lane, nl, 0, &lp));
@@ -1079,13 +1089,15 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 sport[sp] = g + T;
             if (k && last)
                 rport[rp] = g + T;
-            fly[e.fly].xend = rtopo__max(fly[e.fly].xend, g + T);
+            /* tt: the data lands, or the rank on the way sends it on, at
+             * its receiver's turn; what the hop holds is free before */
+            fly[e.fly].xend = rtopo__max(fly[e.fly].xend, g + T + (last ? m->tt : 0.0));
             if (ehop == 0 && (st = rtopo__heap_push(&h, g + T, RTOPO__EV_SENT, u, 0, e.fly)))
                 goto out;
             if (last)
                 st = rtopo__heap_push(&h, fly[e.fly].xend, RTOPO__EV_END, u, 0, e.fly);
             else
-                st = rtopo__heap_push(&h, g + rtopo__model_hop_th(m, s->hops[x->hop0 +
+                st = rtopo__heap_push(&h, g + m->tt + rtopo__model_hop_th(m, s->hops[x->hop0 +
                                       ehop + 1].link, hp->to, s->hops[x->hop0 + ehop + 1].to,
                                       x->len), RTOPO__EV_HOP, u, ehop + 1, e.fly);
             if (st)
@@ -1211,7 +1223,7 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
     }
     memset(&f, 0, sizeof(f));
     /* lanes are shared by the whole job */
-    if (m->lanes > 0 || rank < 0 || rank >= s->topo.p)
+    if (m->lanes > 0 || m->tt > 0 || rank < 0 || rank >= s->topo.p)
         return -1.0;
     map = malloc(((size_t)n + 1) * sizeof(*map));
     isr = calloc((size_t)n + 1, 1);
@@ -1414,7 +1426,8 @@ static int rtopo__model_same(const rtopo__model_t *a, const rtopo__model_t *b)
             a->reach_th[c] != b->reach_th[c] || a->reach_set[c] != b->reach_set[c])
             return 0;
     return a->chunk == b->chunk && a->ports == b->ports && a->tk == b->tk &&
-           a->tq == b->tq && a->lanes == b->lanes && a->layout == b->layout &&
+           a->tq == b->tq && a->tt == b->tt && a->eager == b->eager &&
+           a->lanes == b->lanes && a->layout == b->layout &&
            a->hostlinks == b->hostlinks;
 }
 

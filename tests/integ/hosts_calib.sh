@@ -23,7 +23,8 @@
 #     the model takes inter.tw=1ns from the list;
 #   - a machine with more ranks than processors (8 ranks, `nproc` below 8:
 #     emulated hosts share the machine's processors): every rank logs the
-#     burst once, with the same tq, and every rank's model carries that tq
+#     burst once, with the same tq and tt, and every rank's model carries
+#     them (tt when the pairs had a turn: the burst then fits tt, tq 0)
 #     and lanes = nproc; with 8 processors or more, no burst and no tq;
 #     RTOPO_MODEL=auto,tq=20us times no burst and every model has
 #     tq=20us (and the lanes as before);
@@ -78,12 +79,20 @@ over() {
                 fail "rank $r did not log the burst exactly once"
             r=$((r + 1))
         done
-        tqs=$(sed -n 's/^\[[0-9]*\] .*measured burst.*: tq \([0-9.e+-]*\) us$/\1/p' "$out" | sort -u)
+        tqs=$(sed -n 's/^\[[0-9]*\] .*measured burst.*: tq \([0-9.e+-]*\) us, tt [0-9.e+-]* us$/\1/p' "$out" | sort -u)
+        tts=$(sed -n 's/^\[[0-9]*\] .*measured burst.*: tq [0-9.e+-]* us, tt \([0-9.e+-]*\) us$/\1/p' "$out" | sort -u)
         [ "$(printf '%s\n' "$tqs" | grep -c .)" -eq 1 ] || fail "the ranks' tq differ: $tqs"
-        echo "  burst: tq $tqs us on every rank ($ncpu processors, $n ranks)"
+        [ "$(printf '%s\n' "$tts" | grep -c .)" -eq 1 ] || fail "the ranks' tt differ: $tts"
+        echo "  burst: tq $tqs us, tt $tts us on every rank ($ncpu processors, $n ranks)"
         case $tqs in
             0) printf '%s\n' "$1" | grep -q ',tq=' && fail "tq 0 printed in the model" ;;
             *) printf '%s\n' "$1" | grep -q ",tq=" || fail "no tq in the model: $1" ;;
+        esac
+        # the pairs' turn (tt) on the shared processors: the burst fits tt
+        # instead of tq, and the model carries it
+        case $tts in
+            0) ;;
+            *) printf '%s\n' "$1" | grep -q ",tt=" || fail "no tt in the model: $1" ;;
         esac
         case $1 in
             *,lanes=$ncpu,*) ;;

@@ -353,6 +353,148 @@ static void test_oversub(void)
     rtopo__sched_free(s);
 }
 
+/* The broadcast of c on t under m, its result checked on every rank
+ * (RECV of every rank is the root's, executed in memory); 1 when every
+ * transfer is the root's own, one DIRECT hop (the flat tree). */
+static int turn_bcast(const rtopo__tdesc_t *t, rtopo__coll_t *c, const rtopo__model_t *m,
+                      double *time_p)
+{
+    rtopo__sched_t *s = NULL;
+    rtopo__sim_result_t r;
+    uint64_t n = c->count * c->esize, size[RTOPO__BUF_COUNT];
+    uint8_t *mem, **row[64];
+    int flat = 1, v;
+    uint32_t i;
+    uint64_t k;
+
+    CU_ASSERT_FATAL(t->p <= 64);
+    CU_ASSERT_FATAL(rtopo__sched_coll(t, c, m, &s) == RTOPO_OK);
+    CU_ASSERT_EQUAL(s->algo, RTOPO_COLL_GENERIC);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, m, &r) == RTOPO_OK);
+    *time_p = r.model_time;
+    for (i = 0; i < s->nxfers; i++)
+        flat &= s->xfers[i].src == c->root && s->xfers[i].nhops == 1 &&
+                s->hops[s->xfers[i].hop0].link == RTOPO__LINK_DIRECT;
+    size[RTOPO__BUF_SEND] = 0;
+    size[RTOPO__BUF_RECV] = n;
+    size[RTOPO__BUF_TMP] = s->tmp_bytes;
+    mem = calloc((size_t)t->p, (size_t)(n + s->tmp_bytes + 1));
+    CU_ASSERT_FATAL(mem != NULL);
+    for (v = 0; v < t->p; v++) {
+        uint8_t *base = mem + (size_t)v * (n + s->tmp_bytes + 1);
+
+        row[v] = calloc(RTOPO__BUF_COUNT, sizeof(*row[v]));
+        CU_ASSERT_FATAL(row[v] != NULL);
+        row[v][RTOPO__BUF_SEND] = base;
+        row[v][RTOPO__BUF_RECV] = base;
+        row[v][RTOPO__BUF_TMP] = base + n;
+        for (k = 0; k < n; k++)
+            base[k] = (uint8_t)(v == c->root ? 3 + k * 7 : 0xEE);
+    }
+    CU_ASSERT_EQUAL(rtopo__sim_exec_sized(s, (uint8_t *const *const *)row, size), RTOPO_OK);
+    for (v = 0; v < t->p; v++) {
+        for (k = 0; k < n && row[v][RTOPO__BUF_RECV][k] == (uint8_t)(3 + k * 7); k++)
+            ;
+        CU_ASSERT_EQUAL(k, n);
+        free(row[v]);
+    }
+    free(mem);
+    rtopo__sched_free(s);
+    return flat;
+}
+
+/* The receiver's turn (tt): the key parses and prints only when set; the
+ * last hop of a transfer lands tt after it, a route's next hop starts tt
+ * later, but the sender's port is free before: the root of a flat tree
+ * sends its p - 1 messages ts apart and they land tt after, where every
+ * forwarder of the binomial tree waits for its turn.  The broadcast's
+ * choice: the flat tree under tt for small vectors, whatever the root
+ * and on a ring of 5 too, its result right on every rank; the binomial
+ * tree without tt (one port: p - 1 sends in a row), under tt past the
+ * model's eager limit and for long vectors (the root sends every byte
+ * p - 1 times). */
+static void test_turn(void)
+{
+    rtopo__model_t m;
+    rtopo__tdesc_t t, ring;
+    rtopo__sim_result_t r, r0;
+    rtopo__sched_t *s;
+    rtopo__coll_t c;
+    char text[800];
+    double tm;
+    int root;
+
+    rtopo__model_default(&m);
+    CU_ASSERT_EQUAL(m.tt, 0.0);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NULL(strstr(text, "tt="));
+    CU_ASSERT_EQUAL(rtopo__model_parse("tt=15us", &m), RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m.tt, 15e-6, 1e-15);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ",tt=15us"));
+    m.tt = 0;
+    CU_ASSERT_EQUAL(rtopo__model_parse(text, &m), RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(m.tt, 15e-6, 1e-15);
+    CU_ASSERT_EQUAL(rtopo__model_parse("tt=-1us", &m), RTOPO_ERR_INVAL);
+    CU_ASSERT_EQUAL(rtopo__model_parse("direct.tt=1us", &m), RTOPO_ERR_INVAL);
+
+    /* one hop lands tt later; a route of h hops waits h turns */
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&ring, RTOPO__TOPO_RING, 8, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_shift(&ring, RTOPO_SHIFT_DIRECT, 1, 1000, NULL, &s) == 0);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r0) == RTOPO_OK);
+    m.tt = 7e-6;
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, r0.model_time + 7e-6, 1e-12);
+    rtopo__sched_free(s);
+    m.tt = 0;
+    CU_ASSERT_FATAL(rtopo__sched_shift(&ring, RTOPO_SHIFT_RING, 3, 1000, NULL, &s) == 0);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r0) == RTOPO_OK);
+    m.tt = 7e-6;
+    CU_ASSERT_FATAL(rtopo__sim_run(s, &m, &r) == RTOPO_OK);
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time, r0.model_time + 3 * 7e-6, 1e-12);
+    rtopo__sched_free(s);
+
+    /* the broadcast of 8 bytes on 8 ranks: 7 ts + tt against 3 (ts + tt) */
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    memset(&c, 0, sizeof(c));
+    c.op = RTOPO__COLL_BCAST;
+    c.dtype = RTOPO_INT64;
+    c.rop = RTOPO_SUM;
+    c.esize = 8;
+    c.count = 1;
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=0.5us,tw=0,lanes=2", &m) == RTOPO_OK);
+    CU_ASSERT_FALSE(turn_bcast(&t, &c, &m, &tm));
+    CU_ASSERT(tm < 7 * 0.5e-6);     /* fewer sends in a row than the flat tree */
+    CU_ASSERT_FATAL(rtopo__model_parse("tt=10us", &m) == RTOPO_OK);
+    for (root = 0; root < 8; root++) {
+        c.root = root;
+        CU_ASSERT_TRUE(turn_bcast(&t, &c, &m, &tm));
+        CU_ASSERT_DOUBLE_EQUAL(tm, 7 * 0.5e-6 + 10e-6, 1e-12);
+    }
+    c.root = 2;
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&ring, RTOPO__TOPO_RING, 5, 0, 0) == 0);
+    CU_ASSERT_TRUE(turn_bcast(&ring, &c, &m, &tm));
+    c.count = 512;
+    CU_ASSERT_TRUE(turn_bcast(&ring, &c, &m, &tm));
+    /* past the eager limit the root's sends wait for the receivers' turns */
+    CU_ASSERT_FATAL(rtopo__model_parse("eager=64K", &m) == RTOPO_OK);
+    CU_ASSERT_EQUAL(m.eager, 65536);
+    CU_ASSERT_EQUAL_FATAL(rtopo__model_str(&m, text, sizeof(text)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ",tt=10us,eager=65536"));
+    c.count = 8192;
+    CU_ASSERT_TRUE(turn_bcast(&ring, &c, &m, &tm));
+    c.count = 8193;
+    CU_ASSERT_FALSE(turn_bcast(&ring, &c, &m, &tm));
+    m.eager = 0;
+    /* long: the binomial tree's 3 sends of every byte beat 7 */
+    CU_ASSERT_FATAL(rtopo__model_parse("tw=1ns", &m) == RTOPO_OK);
+    c.count = 1 << 17;
+    c.chunks = 1;
+    CU_ASSERT_FALSE(turn_bcast(&t, &c, &m, &tm));
+}
+
 /* Shared lanes and a link between hosts slower than the processors'
  * copies (a rate-limited link), 8 ranks on 2 hosts of 4, 2 lanes, tq 4.7
  * us: a broadcast of 1 MiB on a hypercube of 8 is cut into 4 pieces (the
@@ -1407,6 +1549,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "cost of hops by reach", test_reach_costs) ||
         !CU_add_test(s, "a host's link out", test_host_links) ||
         !CU_add_test(s, "more ranks than processors: tq, lanes", test_oversub) ||
+        !CU_add_test(s, "the receiver's turn: tt, the flat broadcast", test_turn) ||
         !CU_add_test(s, "shared lanes, a slow link between hosts", test_lanes_slow_link) ||
         !CU_add_test(s, "the scan's chain in pieces on shared lanes", test_chain_pieces_lanes) ||
         !CU_add_test(s, "shared lanes: kernels, the allreduce's choice", test_lanes_kernels) ||
