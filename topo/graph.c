@@ -848,10 +848,12 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
      * their inferred edges and every access of b comes after every access
      * of a (b's accesses then scan back through b's, then a's, and a's
      * own edges stay what they were) */
-    rtopo__sched_step_span(a, &alo, &ahi);
-    rtopo__sched_step_span(b, &blo, &bhi);
-    into = !flags && !a->own && !b->own && a->inferred && b->inferred &&
-           (alo > ahi || blo > bhi || ahi < blo + shift);
+    into = !flags && !a->own && !b->own && a->inferred && b->inferred;
+    if (into) {
+        rtopo__sched_step_span(a, &alo, &ahi);
+        rtopo__sched_step_span(b, &blo, &bhi);
+        into = alo > ahi || blo > bhi || ahi < blo + shift;
+    }
     if (flags & RTOPO__CONCAT_BARE) {
         /* the edges go: the caller infers the whole graph's at once */
         free(a->deps);
