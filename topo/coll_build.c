@@ -503,9 +503,10 @@ uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
 
 /* Every range of s moves: SEND to TMP + soff, RECV to TMP + roff, TMP by
  * toff; every step by `delay`; TMP becomes one size for all ranks,
- * covering every range; the edges are inferred again. */
+ * covering every range; the edges are inferred again (bare: none, the
+ * caller joins the nodes bare and infers the whole's). */
 int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
-                        uint64_t toff, uint32_t delay)
+                        uint64_t toff, uint32_t delay, int bare)
 {
     uint64_t top = 0;
     uint32_t i;
@@ -549,7 +550,8 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
         top = s->tmp_bytes + toff;
     s->tmp_bytes = top;
     s->ndeps = 0;
-    return rtopo__sched_deps_infer(s, 0);
+    s->inferred = 0;
+    return bare ? RTOPO_OK : rtopo__sched_deps_infer(s, 0);
 }
 
 /* b after a, into *out_p (a and b freed): b's steps start after every
@@ -617,7 +619,8 @@ static int rtopo__coll_build_set(const rtopo__tdesc_t *t, const rtopo__coll_t *c
         done += b.len / (c->esize ? c->esize : 1);
         prog(&b, algo);
     }
-    if ((st = rtopo__cb_sched(&b, algo, &s)) || (st = rtopo__sched_deps_infer(s, 0))) {
+    if ((st = rtopo__cb_sched(&b, algo, &s)) ||
+        (!c->bare && (st = rtopo__sched_deps_infer(s, 0)))) {
         rtopo__sched_free(s);
         return st;
     }

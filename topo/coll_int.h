@@ -75,7 +75,7 @@ typedef struct rtopo__cube {
  * builder runs once per piece of the registers */
 typedef void rtopo__prog_fn(rtopo__cb_t *b, int algo);
 int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
-                        uint64_t toff, uint32_t delay);
+                        uint64_t toff, uint32_t delay, int bare);
 int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                       rtopo__sched_t **out_p);
 uint32_t rtopo__sched_last_step(const rtopo__sched_t *s);

@@ -303,7 +303,7 @@ static void rtopo__rt_prog(rtopo__cb_t *b)
  * TMP[16], the prefix sum of f the inclusive count at TMP[24]; the scan
  * keeps its own TMP from 32.  One step before the scan normalises f. */
 static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model_t *model,
-                           int own, int sbuf, uint64_t soff, rtopo__sched_t **s_p)
+                           int own, int sbuf, uint64_t soff, int bare, rtopo__sched_t **s_p)
 {
     rtopo__coll_t sc = { .op = RTOPO__COLL_SCAN, .algo = algo, .dtype = RTOPO_INT64,
                          .rop = RTOPO_SUM, .count = 1, .esize = 8, .chunks = 1,
@@ -313,7 +313,7 @@ static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model
     int st, r;
 
     if ((st = rtopo__scan_build(t, &sc, model, &s)) ||
-        (st = rtopo__phase_rebase(s, 16, 24, 32, 1)))
+        (st = rtopo__phase_rebase(s, 16, 24, 32, 1, bare)))
         goto fail;
     /* a plan's (own): its rank's kernel alone, the others' step left out */
     if ((st = rtopo__sched_add_kerns(s, own ? 1 : (uint32_t)t->p, &k0)))
@@ -324,7 +324,7 @@ static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model
         rtopo__rt_set(&s->kerns[k0++], r, RTOPO__RT_NORM, sbuf, soff, sizeof(int32_t),
                       RTOPO__BUF_TMP, 16, 8, 0);
     s->ndeps = 0;
-    if ((st = rtopo__sched_deps_infer(s, 0)))
+    if (!bare && (st = rtopo__sched_deps_infer(s, 0)))
         goto fail;
     *s_p = s;
     return RTOPO_OK;
@@ -381,12 +381,12 @@ static int rtopo__phase_sort(const rtopo__tdesc_t *t, const rtopo__model_t *mode
 {
     rtopo__coll_t sc = { .op = RTOPO__COLL_SORT, .algo = RTOPO_COLL_AUTO,
                          .dtype = RTOPO_INT64, .count = 1, .esize = esize, .chunks = 1,
-                         .own = own };
+                         .own = own, .bare = !own };
     int rc = rtopo__sort_check(t, &sc);
 
     if (!rc)
         rc = rtopo__sort_build(t, &sc, model, s_p);
-    if (!rc && (rc = rtopo__phase_rebase(*s_p, in, out, st, 1))) {
+    if (!rc && (rc = rtopo__phase_rebase(*s_p, in, out, st, 1, !own))) {
         rtopo__sched_free(*s_p);
         *s_p = NULL;
     }
@@ -414,14 +414,15 @@ static int rtopo__rt_ranks_flag(const rtopo__tdesc_t *t, const rtopo__model_t *m
     uint32_t i;
     int st;
 
-    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, own, RTOPO__BUF_TMP, 0, &rk)))
+    if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, own, RTOPO__BUF_TMP, 0, !own, &rk)))
         return st;
     F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
     for (i = 0; i < rk->nkerns; i++)
         if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
             rk->kerns[i].src_off = F;
     rk->ndeps = 0;
-    if ((st = rtopo__sched_deps_infer(rk, 0))) {
+    rk->inferred = 0;
+    if (!own && (st = rtopo__sched_deps_infer(rk, 0))) {
         rtopo__sched_free(rk);
         return st;
     }
@@ -738,7 +739,7 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if (c->op == RTOPO__COLL_RANDOM_READ)
         return rtopo__sched_rar(t, c, model, s_p);
     if (c->op == RTOPO__COLL_SELECT_RANK) {
-        if ((st = rtopo__rt_ranks(t, c->algo, model, c->own, RTOPO__BUF_SEND, 0, &rk)))
+        if ((st = rtopo__rt_ranks(t, c->algo, model, c->own, RTOPO__BUF_SEND, 0, 0, &rk)))
             return st;
         last = rtopo__sched_last_step(rk);
         if ((st = rtopo__sched_add_kerns(rk, c->own ? 1 : (uint32_t)t->p, &k0)))
@@ -767,7 +768,7 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     b.best = c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_TOPO &&
              t->kind == RTOPO__TOPO_OTIS_MESH;
     if (c->op == RTOPO__COLL_CONCENTRATE) {
-        if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, c->own, RTOPO__BUF_TMP, 0,
+        if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, c->own, RTOPO__BUF_TMP, 0, 0,
                                   &rk)))
             return st;
         b.tbase = (rk->tmp_bytes + 7) & ~(uint64_t)7;

@@ -913,6 +913,7 @@ int rtopo__sort_build(const rtopo__tdesc_t *t, const rtopo__coll_t *c0,
         return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_TOPO, model, s_p);
     if (rtopo__sort_auto_closed(t, c, model) == RTOPO_COLL_GENERIC)
         return rtopo__coll_algo1(t, c, rtopo__sort_coll_prog, RTOPO_COLL_GENERIC, model, s_p);
+    whole.bare = 0;                     /* the candidates are run */
     if (!c->own)
         return rtopo__sort_auto_whole(t, c, model, s_p);
     return rtopo__coll_choose(t, c, rtopo__sort_coll_prog, model, cand, 2, s_p);

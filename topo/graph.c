@@ -209,6 +209,38 @@ static void rtopo__dep_sort(rtopo__dep_t *a, size_t n, rtopo__dep_t *tmp)
     }
 }
 
+/* rtopo__dep_sort of one rank's edges as 64-bit keys (succ, pred, kind:
+ * 31, 31 and 2 bits, the order of rtopo__dep_cmp within a rank), through
+ * tmp (room for n) */
+static void rtopo__key_sort(uint64_t *a, size_t n, uint64_t *tmp)
+{
+    size_t w, i, j, lo, mid, hi, k;
+
+    for (lo = 0; lo < n; lo += 16) {
+        hi = lo + 16 < n ? lo + 16 : n;
+        for (i = lo + 1; i < hi; i++) {
+            uint64_t v = a[i];
+
+            for (j = i; j > lo && v < a[j - 1]; j--)
+                a[j] = a[j - 1];
+            a[j] = v;
+        }
+    }
+    for (w = 16; w < n; w *= 2) {
+        for (lo = 0; lo + w < n; lo += 2 * w) {
+            mid = lo + w;
+            hi = lo + 2 * w < n ? lo + 2 * w : n;
+            if (!(a[mid] < a[mid - 1]))
+                continue;
+            memcpy(tmp, a + lo, (mid - lo) * sizeof(*a));
+            for (i = 0, j = mid, k = lo; i < mid - lo && j < hi; k++)
+                a[k] = a[j] < tmp[i] ? a[j++] : tmp[i++];
+            while (i < mid - lo)
+                a[k++] = tmp[i++];
+        }
+    }
+}
+
 /* Stable sort of n accesses by rtopo__acc_cmp (insertion sort for short
  * runs, then merges through tmp, which has room for n). */
 static void rtopo__acc_sort(rtopo__acc_t *a, size_t n, rtopo__acc_t *tmp)
@@ -517,10 +549,27 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
             /* the sort's room past the rank's edges */
             if ((st = rtopo__edges_room(&ne, &nn, &ncap, nn - r0)))
                 goto out;
-            rtopo__dep_sort(ne + r0, nn - r0, ne + nn);
-            for (i = r0 + 1, w = r0 + 1; i < nn; i++)
-                if (rtopo__dep_cmp(&ne[w - 1], &ne[i]))
-                    ne[w++] = ne[i];
+            if ((uint64_t)s->nxfers + s->nkerns <= ((uint64_t)1 << 31)) {
+                /* as keys, in that room (two of them per edge): the
+                 * same order, half the bytes moved */
+                uint64_t *key = (uint64_t *)(void *)(ne + nn), *kt = key + (nn - r0);
+
+                for (i = r0; i < nn; i++)
+                    key[i - r0] = (uint64_t)ne[i].succ << 33 | (uint64_t)ne[i].pred << 2 |
+                                  ne[i].kind;
+                rtopo__key_sort(key, nn - r0, kt);
+                for (i = 0, w = r0; i < nn - r0; i++)
+                    if (!i || key[i] != key[i - 1])
+                        ne[w++] = (rtopo__dep_t){ (int32_t)r,
+                                                  (uint32_t)(key[i] >> 2) & 0x7fffffffu,
+                                                  (uint32_t)(key[i] >> 33),
+                                                  (uint32_t)(key[i] & 3) };
+            } else {
+                rtopo__dep_sort(ne + r0, nn - r0, ne + nn);
+                for (i = r0 + 1, w = r0 + 1; i < nn; i++)
+                    if (rtopo__dep_cmp(&ne[w - 1], &ne[i]))
+                        ne[w++] = ne[i];
+            }
             nn = w;
         }
     }
@@ -848,10 +897,12 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
      * their inferred edges and every access of b comes after every access
      * of a (b's accesses then scan back through b's, then a's, and a's
      * own edges stay what they were) */
-    rtopo__sched_step_span(a, &alo, &ahi);
-    rtopo__sched_step_span(b, &blo, &bhi);
-    into = !flags && !a->own && !b->own && a->inferred && b->inferred &&
-           (alo > ahi || blo > bhi || ahi < blo + shift);
+    into = !flags && !a->own && !b->own && a->inferred && b->inferred;
+    if (into) {
+        rtopo__sched_step_span(a, &alo, &ahi);
+        rtopo__sched_step_span(b, &blo, &bhi);
+        into = alo > ahi || blo > bhi || ahi < blo + shift;
+    }
     if (flags & RTOPO__CONCAT_BARE) {
         /* the edges go: the caller infers the whole graph's at once */
         free(a->deps);

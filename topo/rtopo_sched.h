@@ -770,6 +770,9 @@ typedef struct rtopo__coll {
     int own;          /* r + 1: build rank r's share only (a plan's,
                          rtopo__sched_own), the same as taking it from the
                          whole graph; 0: the whole graph (the simulator) */
+    int bare;         /* 1: the builder leaves the edges out where it needs
+                         none itself (the caller joins the nodes bare,
+                         RTOPO__CONCAT_BARE, and infers the whole's) */
 } rtopo__coll_t;
 /* ---- a collective as one unit ----
  * One descriptor per collective, in the table of coll_desc.c indexed by

@@ -2651,6 +2651,64 @@ static void test_random_access(void)
     }
 }
 
+/* A sort built bare (rtopo__coll_t.bare, as the random accesses build
+ * their phases of the whole graph) has the nodes of the sort built
+ * whole, and once its edges are inferred the same edges: the bare build
+ * leaves out only what the join would drop */
+static void test_sort_bare(void)
+{
+    static const int ns[3] = { 4, 16, 64 };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__sched_t *a = NULL, *b = NULL;
+    int ni, rec;
+
+    for (ni = 0; ni < 3; ni++)
+        for (rec = 16; rec <= 24; rec += 8) {
+            int n = ns[ni];
+
+            tdesc(&t, RTOPO__TOPO_OTIS_MESH, n * n, n, 0);
+            memset(&c, 0, sizeof(c));
+            c.op = RTOPO__COLL_SORT;
+            c.algo = RTOPO_COLL_AUTO;
+            c.dtype = RTOPO_INT64;
+            c.count = 1;
+            c.esize = (size_t)rec;
+            c.chunks = 1;
+            if (!TU_CHECK(rtopo__sched_coll(&t, &c, NULL, &a) == RTOPO_OK, "sort n %d: %s", n,
+                          rtopo_last_error()))
+                return;
+            c.bare = 1;
+            if (!TU_CHECK(rtopo__sched_coll(&t, &c, NULL, &b) == RTOPO_OK,
+                          "bare sort n %d: %s", n, rtopo_last_error())) {
+                rtopo__sched_free(a);
+                return;
+            }
+            TU_CHECK(a->nxfers == b->nxfers && a->nhops == b->nhops &&
+                     a->nkerns == b->nkerns && a->nsteps == b->nsteps &&
+                     a->tmp_bytes == b->tmp_bytes && a->algo == b->algo,
+                     "bare sort n %d: other nodes", n);
+            if (a->nxfers == b->nxfers && a->nhops == b->nhops && a->nkerns == b->nkerns) {
+                TU_CHECK(!memcmp(a->xfers, b->xfers, sizeof(*a->xfers) * a->nxfers) &&
+                         !memcmp(a->hops, b->hops, sizeof(*a->hops) * a->nhops) &&
+                         !memcmp(a->kerns, b->kerns, sizeof(*a->kerns) * a->nkerns),
+                         "bare sort n %d: other nodes", n);
+                /* the bare build infers nothing where it runs no candidate
+                 * (n = 64: the merge-split sort alone) */
+                if (n == 64)
+                    TU_CHECK(b->ndeps == 0, "bare sort n %d: %u edges", n, b->ndeps);
+                b->ndeps = 0;
+                TU_CHECK(rtopo__sched_deps_infer(b, 0) == RTOPO_OK && a->ndeps == b->ndeps &&
+                         !memcmp(a->deps, b->deps, sizeof(*a->deps) * a->ndeps),
+                         "bare sort n %d: %u edges inferred, %u whole", n, b->ndeps,
+                         a->ndeps);
+            }
+            rtopo__sched_free(a);
+            rtopo__sched_free(b);
+            a = b = NULL;
+        }
+}
+
 /* Host-aware orders on the identity-embedded 3-cube (ranks = cube
  * labels) over hosts of consecutive ranks, 2 of 4 and 4 of 2: the
  * binomial broadcast, on the cube and on a ring of 8 (the generic tree
@@ -2767,7 +2825,9 @@ int tu_suite_coll(void)
                      test_desc_table) ||
         !CU_add_test(s, "sort: column sort routes on ring, mesh, hypercube",
                      test_sort_direct_routes) ||
-        !CU_add_test(s, "random_write and random_read", test_random_access))
+        !CU_add_test(s, "random_write and random_read", test_random_access) ||
+        !CU_add_test(s, "sort: built bare, the nodes and edges of the whole",
+                     test_sort_bare))
         return CU_get_error();
     return CUE_SUCCESS;
 }
