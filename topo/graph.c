@@ -175,102 +175,52 @@ static inline int rtopo__dep_lt(const rtopo__dep_t *x, const rtopo__dep_t *y)
     return x->kind < y->kind;
 }
 
-/* Sort n edges by rtopo__dep_cmp through tmp (room for n): insertion
- * sort of runs of 16, then merges, each skipped where its two halves are
- * in order already (a rank's new edges come out nearly sorted).  The
- * order is total (equal edges are the same edge): the same array as any
- * sort. */
-static void rtopo__dep_sort(rtopo__dep_t *a, size_t n, rtopo__dep_t *tmp)
-{
-    size_t w, i, j, lo, mid, hi, k;
-
-    for (lo = 0; lo < n; lo += 16) {
-        hi = lo + 16 < n ? lo + 16 : n;
-        for (i = lo + 1; i < hi; i++) {
-            rtopo__dep_t v = a[i];
-
-            for (j = i; j > lo && rtopo__dep_lt(&v, &a[j - 1]); j--)
-                a[j] = a[j - 1];
-            a[j] = v;
-        }
-    }
-    for (w = 16; w < n; w *= 2) {
-        for (lo = 0; lo + w < n; lo += 2 * w) {
-            mid = lo + w;
-            hi = lo + 2 * w < n ? lo + 2 * w : n;
-            if (!rtopo__dep_lt(&a[mid], &a[mid - 1]))
-                continue;
-            memcpy(tmp, a + lo, (mid - lo) * sizeof(*a));
-            for (i = 0, j = mid, k = lo; i < mid - lo && j < hi; k++)
-                a[k] = rtopo__dep_lt(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
-            while (i < mid - lo)
-                a[k++] = tmp[i++];
-        }
-    }
+/* One merge sort, written once for the three arrays below: insertion
+ * sort of runs of 16, then merges through tmp (room for n), each skipped
+ * where its two halves are in order already (a rank's new edges come out
+ * nearly sorted).  Stable; LT(x, y): x before y (pointers). */
+#define RTOPO__MSORT(name, type, LT)                                            \
+static void name(type *a, size_t n, type *tmp)                                 \
+{                                                                              \
+    size_t w, i, j, lo, mid, hi, k;                                            \
+                                                                               \
+    for (lo = 0; lo < n; lo += 16) {                                           \
+        hi = lo + 16 < n ? lo + 16 : n;                                        \
+        for (i = lo + 1; i < hi; i++) {                                        \
+            type v = a[i];                                                     \
+                                                                               \
+            for (j = i; j > lo && LT(&v, &a[j - 1]); j--)                      \
+                a[j] = a[j - 1];                                               \
+            a[j] = v;                                                          \
+        }                                                                      \
+    }                                                                          \
+    for (w = 16; w < n; w *= 2) {                                              \
+        for (lo = 0; lo + w < n; lo += 2 * w) {                                \
+            mid = lo + w;                                                      \
+            hi = lo + 2 * w < n ? lo + 2 * w : n;                              \
+            if (!LT(&a[mid], &a[mid - 1]))                                     \
+                continue;                                                      \
+            memcpy(tmp, a + lo, (mid - lo) * sizeof(*a));                      \
+            for (i = 0, j = mid, k = lo; i < mid - lo && j < hi; k++)          \
+                a[k] = LT(&a[j], &tmp[i]) ? a[j++] : tmp[i++];                 \
+            while (i < mid - lo)                                               \
+                a[k++] = tmp[i++];                                             \
+        }                                                                      \
+    }                                                                          \
 }
 
-/* rtopo__dep_sort of one rank's edges as 64-bit keys (succ, pred, kind:
- * 31, 31 and 2 bits, the order of rtopo__dep_cmp within a rank), through
- * tmp (room for n) */
-static void rtopo__key_sort(uint64_t *a, size_t n, uint64_t *tmp)
-{
-    size_t w, i, j, lo, mid, hi, k;
+/* n edges by rtopo__dep_cmp (a total order: equal edges are the same
+ * edge, so the same array as any sort) */
+RTOPO__MSORT(rtopo__dep_sort, rtopo__dep_t, rtopo__dep_lt)
 
-    for (lo = 0; lo < n; lo += 16) {
-        hi = lo + 16 < n ? lo + 16 : n;
-        for (i = lo + 1; i < hi; i++) {
-            uint64_t v = a[i];
+/* one rank's edges as 64-bit keys (succ, pred, kind: 31, 31 and 2 bits,
+ * the order of rtopo__dep_cmp within a rank) */
+#define RTOPO__KEY_LT(x, y) (*(x) < *(y))
+RTOPO__MSORT(rtopo__key_sort, uint64_t, RTOPO__KEY_LT)
 
-            for (j = i; j > lo && v < a[j - 1]; j--)
-                a[j] = a[j - 1];
-            a[j] = v;
-        }
-    }
-    for (w = 16; w < n; w *= 2) {
-        for (lo = 0; lo + w < n; lo += 2 * w) {
-            mid = lo + w;
-            hi = lo + 2 * w < n ? lo + 2 * w : n;
-            if (!(a[mid] < a[mid - 1]))
-                continue;
-            memcpy(tmp, a + lo, (mid - lo) * sizeof(*a));
-            for (i = 0, j = mid, k = lo; i < mid - lo && j < hi; k++)
-                a[k] = a[j] < tmp[i] ? a[j++] : tmp[i++];
-            while (i < mid - lo)
-                a[k++] = tmp[i++];
-        }
-    }
-}
-
-/* Stable sort of n accesses by rtopo__acc_cmp (insertion sort for short
- * runs, then merges through tmp, which has room for n). */
-static void rtopo__acc_sort(rtopo__acc_t *a, size_t n, rtopo__acc_t *tmp)
-{
-    size_t w, i, j, lo, mid, hi, k;
-
-    for (lo = 0; lo < n; lo += 16) {
-        hi = lo + 16 < n ? lo + 16 : n;
-        for (i = lo + 1; i < hi; i++) {
-            rtopo__acc_t v = a[i];
-
-            for (j = i; j > lo && rtopo__acc_cmp(&a[j - 1], &v) > 0; j--)
-                a[j] = a[j - 1];
-            a[j] = v;
-        }
-    }
-    for (w = 16; w < n; w *= 2) {
-        for (lo = 0; lo + w < n; lo += 2 * w) {
-            mid = lo + w;
-            hi = lo + 2 * w < n ? lo + 2 * w : n;
-            if (rtopo__acc_cmp(&a[mid - 1], &a[mid]) <= 0)
-                continue;
-            memcpy(tmp, a + lo, (mid - lo) * sizeof(*a));
-            for (i = 0, j = mid, k = lo; i < mid - lo && j < hi; k++)
-                a[k] = rtopo__acc_cmp(&a[j], &tmp[i]) < 0 ? a[j++] : tmp[i++];
-            while (i < mid - lo)
-                a[k++] = tmp[i++];
-        }
-    }
-}
+/* n accesses by rtopo__acc_cmp, stable */
+#define RTOPO__ACC_LT(x, y) (rtopo__acc_cmp((x), (y)) < 0)
+RTOPO__MSORT(rtopo__acc_sort, rtopo__acc_t, RTOPO__ACC_LT)
 
 /* Where rtopo__acc_put puts the accesses: with a NULL it counts them in
  * cnt[rank + 1]; else it puts those of ranks r0..r1 - 1 at a[cnt[rank]++]. */
