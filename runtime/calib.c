@@ -459,11 +459,8 @@ static int rtopo__cal_streams(rtopo_topo_t *t, int a, int b, uint8_t *buf, long 
  * rather than the median: a send that a loaded machine slowed past half
  * the median round trip (its sender waiting for the processor between
  * sends) would otherwise be all ts and no tt, and the model would charge
- * the receivers' turn to the sender's port, once per message: a host
- * that sends many small messages then looks slower than a tree whose
- * every level waits for a turn (the scatter's decremental strategy chosen
- * at 8-byte windows across hosts, where sending each window measured
- * 10 times faster). */
+ * the receivers' turn to the sender's port, once per message (see
+ * rtopo__cal_fit). */
 void rtopo__cal_split(double rt, double rt_min, double send, double *ts_p, double *tt_p)
 {
     double cap = (rt_min > 0 && rt_min < rt ? rt_min : rt) / 2;
@@ -773,9 +770,10 @@ static void rtopo__cal_copy(uint8_t *buf, double *ts_p, double *tw_p)
  * their round trips left none; tq, time every message holds its sender
  * for, only where neither (a list's tt=0).  Charging the burst's wait to
  * every message's sender makes a host that sends many small messages
- * look slower than a tree, every level of which waits for its turn: at
- * 8-byte windows across hosts the scatter's seqscatter and decremental
- * strategies were chosen where sending each window measured fastest. */
+ * look slower than a tree, every level of which waits for its turn: on
+ * 3 emulated hosts at 8-byte windows the scatter's decremental strategy
+ * came first in the model and last measured, where sending each window
+ * (seq) measured fastest. */
 int rtopo__cal_fit(const rtopo__tdesc_t *desc, int pn, const rtopo__model_t *m, int turn,
                    double tm, double *tq_p, double *tt_p, double *t0_p, double *slope_p)
 {
@@ -818,11 +816,8 @@ int rtopo__cal_fit(const rtopo__tdesc_t *desc, int pn, const rtopo__model_t *m, 
  * (lanes as rtopo__model_over sets them, the list applied) grows with tq
  * along a line, tq is where that line meets the time measured (0 at
  * least); label 0 tells it to every rank.  It fits tt instead where the
- * model has one or where label 0 measured its pairs with their turn
- * (turn: on its machine, the list setting no tt), even when the pair's
- * round trips left none: the burst's wait is the receivers' turn, which
- * a sender does not wait for, not time every message holds its sender
- * (tq).  Sets ctx->calib_over. */
+ * model has one or where the pairs were measured with their turn (turn;
+ * rtopo__cal_fit).  Sets ctx->calib_over. */
 static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measure,
                            int measure_tk, int measure_copy, int turn)
 {
