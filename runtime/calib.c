@@ -278,11 +278,11 @@ static int rtopo__cal_bcast(const rtopo_topo_t *t, int root, size_t n, rtopo__sc
  * k rounds, each round's from what the round before brought (SEND[0, 8)
  * first, then RECV[8 (i - 1), 8 i) into RECV[8 i, 8 (i + 1))): every rank
  * sends and receives at once, k times in a row. */
-static int rtopo__cal_burst(const rtopo_topo_t *t, int pn, int k, rtopo__sched_t **s_p)
+static int rtopo__cal_burst(const rtopo__tdesc_t *desc, int pn, int k, rtopo__sched_t **s_p)
 {
     rtopo__sched_t *s;
     uint32_t n = (uint32_t)pn * (uint32_t)k, x;
-    int st = rtopo__sched_alloc(&t->desc, n, n, &s), i, r;
+    int st = rtopo__sched_alloc(desc, n, n, &s), i, r;
 
     if (st)
         return st;
@@ -450,6 +450,25 @@ static int rtopo__cal_streams(rtopo_topo_t *t, int a, int b, uint8_t *buf, long 
     return RTOPO_OK;
 }
 
+/* A pair on a machine with more ranks than processors: rt the median and
+ * rt_min the shortest round trip of 8 bytes, send what one of
+ * RTOPO__CAL_SENDS eager sends in a row costs its sender (the shortest
+ * run's share).  ts, what a message holds its sender for, is send but at
+ * most half the shortest round trip; tt, the receiver's turn, is the rest
+ * of half the median round trip.  Capped by the shortest round trip
+ * rather than the median: a send that a loaded machine slowed past half
+ * the median round trip (its sender waiting for the processor between
+ * sends) would otherwise be all ts and no tt, and the model would charge
+ * the receivers' turn to the sender's port, once per message (see
+ * rtopo__cal_fit). */
+void rtopo__cal_split(double rt, double rt_min, double send, double *ts_p, double *tt_p)
+{
+    double cap = (rt_min > 0 && rt_min < rt ? rt_min : rt) / 2;
+
+    *ts_p = send < cap ? send : cap;
+    *tt_p = rt / 2 - *ts_p;
+}
+
 /* Labels a <-> b: ts and tw of the pair, on label a (its debug log tells
  * what they come from).  ts is half the median round trip of 8 bytes
  * (whether the peer is awake on a processor of its own when a message
@@ -512,14 +531,12 @@ static int rtopo__cal_pair(rtopo_topo_t *t, int a, int b, int turn, uint8_t *buf
     /* both ends on a machine whose ranks outnumber its processors: a
      * message costs its sender what one of RTOPO__CAL_SENDS eager sends
      * in a row does (ts: the shortest of RTOPO__CAL_ITERS_SMALL runs, on
-     * label a, which waits for no answer); the rest of half the median
-     * round trip is the receiver's turn (tt), which an eager sender does
-     * not wait for, but a rank that forwards what it received does */
-    if (turn && t->me == a) {
-        sends /= RTOPO__CAL_SENDS;
-        *ts_p = sends < rt / 2 ? sends : rt / 2;
-        *tt_p = rt / 2 - *ts_p;
-    }
+     * label a, which waits for no answer; at most half the shortest
+     * round trip); the rest of half the median round trip is the
+     * receiver's turn (tt), which an eager sender does not wait for, but
+     * a rank that forwards what it received does (rtopo__cal_split) */
+    if (turn && t->me == a)
+        rtopo__cal_split(rt, rt_min, sends / RTOPO__CAL_SENDS, ts_p, tt_p);
     if (t->me == a)
         rtopo__debug("pair %d<->%d: 8 B round trip %.4g us (the median of %d; the shortest "
                      "%.4g us), %d x %d KiB stream %.4g us (the shortest of %d runs)", a, b,
@@ -742,6 +759,52 @@ static void rtopo__cal_copy(uint8_t *buf, double *ts_p, double *tw_p)
     *ts_p = t0 - RTOPO__CAL_SMALL * *tw_p > 0 ? t0 - RTOPO__CAL_SMALL * *tw_p : 0.0;
 }
 
+/* The burst's wait in model m (label 0's: the pairs' figures, lanes, the
+ * list applied), from the burst's time measured (tm, seconds): the time of
+ * the burst of labels 0..pn-1 under m grows with the wait along a line
+ * (t0_p at the model's own, slope_p in seconds per second of wait), and
+ * the wait is where that line meets tm (the model's own at least).  The
+ * wait is tt, the receivers' turn, which holds no sender's port, where m
+ * has one or the pairs were measured with their turn (turn: a machine
+ * with more ranks than processors, the list setting no tt), even when
+ * their round trips left none; tq, time every message holds its sender
+ * for, only where neither (a list's tt=0).  Charging the burst's wait to
+ * every message's sender makes a host that sends many small messages
+ * look slower than a tree, every level of which waits for its turn: on
+ * 3 emulated hosts at 8-byte windows the scatter's decremental strategy
+ * came first in the model and last measured, where sending each window
+ * (seq) measured fastest. */
+int rtopo__cal_fit(const rtopo__tdesc_t *desc, int pn, const rtopo__model_t *m, int turn,
+                   double tm, double *tq_p, double *tt_p, double *t0_p, double *slope_p)
+{
+    rtopo__model_t w = *m;
+    rtopo__sched_t *s = NULL;
+    rtopo__sim_result_t r;
+    double t0 = 0, t1 = 0, x;
+    int st, tt = m->tt > 0 || turn;
+
+    if ((st = rtopo__cal_burst(desc, pn, RTOPO__CAL_ROUNDS, &s)))
+        return st;
+    w.tq = 0.0;
+    if (!(st = rtopo__sim_run(s, &w, &r)))
+        t0 = r.model_time;
+    if (tt)
+        w.tt = m->tt + 1e-6;
+    else
+        w.tq = 1e-6;
+    if (!st && !(st = rtopo__sim_run(s, &w, &r)))
+        t1 = r.model_time;
+    rtopo__sched_free(s);
+    if (st)
+        return st;
+    x = t1 > t0 ? (tm - t0) / ((t1 - t0) / 1e-6) : 0.0;
+    *tq_p = tt ? 0.0 : x > 0 ? x : 0.0;
+    *tt_p = tt ? (m->tt + x > 0 ? m->tt + x : m->tt) : 0.0;
+    *t0_p = t0;
+    *slope_p = (t1 - t0) / 1e-6;
+    return RTOPO_OK;
+}
+
 /* Label 0 tells every rank its reduction kernel's time per byte
  * (rtopo__cal_kern, when measure_tk; the list does not set tk), the ts
  * and tw of a copy inside a rank (rtopo__cal_copy, when measure_copy; the
@@ -752,9 +815,11 @@ static void rtopo__cal_copy(uint8_t *buf, double *ts_p, double *tw_p)
  * label 0 fits tq to its time: the time of the burst under the model
  * (lanes as rtopo__model_over sets them, the list applied) grows with tq
  * along a line, tq is where that line meets the time measured (0 at
- * least); label 0 tells it to every rank.  Sets ctx->calib_over. */
+ * least); label 0 tells it to every rank.  It fits tt instead where the
+ * model has one or where the pairs were measured with their turn (turn;
+ * rtopo__cal_fit).  Sets ctx->calib_over. */
 static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measure,
-                           int measure_tk, int measure_copy)
+                           int measure_tk, int measure_copy, int turn)
 {
     rtopo_ctx_t *ctx = t->ctx;
     struct {
@@ -765,7 +830,8 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
     struct rtopo_mem *mem = NULL;
     rtopo__sched_t *s = NULL;
     uint8_t *buf;
-    double tm = 0, t0 = 0, t1 = 0, tt0 = 0, x;
+    double tm = 0, t0 = 0, slope = 0;
+    rtopo__model_t m;
     int st;
 
     if ((st = rtopo__cal_buf_get(ctx, &mem)))
@@ -807,51 +873,27 @@ static int rtopo__cal_over(rtopo_topo_t *t, int pn, const char *list, int measur
                          fig.copy_tw * 1e9);
     }
     if (!st && fig.oversub && measure) {
-        if (t->me == 0) {       /* the burst under the model, tq 0 and 1 us */
-            rtopo__model_t m = t->model;
-            rtopo__sim_result_t r;
-
+        if (t->me == 0) {       /* the model label 0 fits the burst to */
             rtopo__model_over(t);
-            m.lanes = t->model.lanes;
+            m = t->model;
             m.layout = t->layout.host ? &t->layout : NULL;
             st = list ? rtopo__model_parse(list, &m) : RTOPO_OK;
-            if (!st)
-                st = rtopo__cal_burst(t, pn, RTOPO__CAL_ROUNDS, &s);
-            /* with the pair's turn (tt) the burst fits tt, not tq: every
-             * rank sends and receives at once there, as in a collective,
-             * and the turn is longer than a quiet pair's */
-            tt0 = m.tt;
-            m.tq = 0.0;
-            if (!st && !(st = rtopo__sim_run(s, &m, &r)))
-                t0 = r.model_time;
-            if (tt0 > 0)
-                m.tt = tt0 + 1e-6;
-            else
-                m.tq = 1e-6;
-            if (!st && !(st = rtopo__sim_run(s, &m, &r)))
-                t1 = r.model_time;
-            rtopo__sched_free(s);
-            s = NULL;
         }
         if (!st)
-            st = rtopo__cal_burst(t, pn, RTOPO__CAL_ROUNDS, &s);
+            st = rtopo__cal_burst(&t->desc, pn, RTOPO__CAL_ROUNDS, &s);
         if (!st)
             st = rtopo__cal_run(t, s, tag + 1, RTOPO__CAL_SMALL * RTOPO__CAL_ROUNDS,
                                 t->me < pn ? buf : NULL, t->me < pn ? RTOPO__CAL_SMALL : 0,
                                 t->me < pn ? buf + RTOPO__CAL_BIG : NULL,
                                 t->me < pn ? RTOPO__CAL_SMALL * RTOPO__CAL_ROUNDS : 0,
                                 0, RTOPO__CAL_ITERS_BURST, 0, &tm, NULL);
-        if (!st && t->me == 0) {
+        if (!st && t->me == 0 &&
+            !(st = rtopo__cal_fit(&t->desc, pn, &m, turn, tm, &fig.tq, &fig.tt, &t0, &slope))) {
             rtopo__debug("topology %u: burst of %d rounds: %.4g us measured, %.4g us under "
                          "the model at tq 0%s, %.4g us more per us of %s", t->id,
                          RTOPO__CAL_ROUNDS, tm * 1e6, t0 * 1e6,
-                         tt0 > 0 ? " and the pair's tt" : "", (t1 - t0) / 1e-6,
-                         tt0 > 0 ? "tt" : "tq");
-            x = t1 > t0 ? (tm - t0) / ((t1 - t0) / 1e-6) : 0.0;
-            if (tt0 > 0)
-                fig.tt = tt0 + x > 0 ? tt0 + x : tt0;
-            else
-                fig.tq = x > 0 ? x : 0.0;
+                         m.tt > 0 ? " and the pair's tt" : "", slope,
+                         m.tt > 0 || turn ? "tt" : "tq");
             memcpy(buf, &fig, sizeof(fig));
         }
         if (!st)
@@ -991,7 +1033,8 @@ static int rtopo__topo_measure(rtopo_topo_t *t)
      * processors): once per job */
     if (!ctx->calib_over.valid && pn >= 2 &&
         (st = rtopo__cal_over(t, pn, list, !(keep & RTOPO__KEEP_TQ),
-                              !(keep & RTOPO__KEEP_TK), !(keep & RTOPO__KEEP_LOCAL))))
+                              !(keep & RTOPO__KEEP_TK), !(keep & RTOPO__KEEP_LOCAL),
+                              !(keep & RTOPO__KEEP_TT) && rtopo__cal_turn(t, 0, 1))))
         return st;
     if (ctx->calib_over.valid && ctx->calib_over.tk > 0)
         t->model.tk = ctx->calib_over.tk;

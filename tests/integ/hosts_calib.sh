@@ -24,7 +24,9 @@
 #   - a machine with more ranks than processors (8 ranks, `nproc` below 8:
 #     emulated hosts share the machine's processors): every rank logs the
 #     burst once, with the same tq and tt, and every rank's model carries
-#     them (tt when the pairs had a turn: the burst then fits tt, tq 0)
+#     them (the pairs have a turn: the burst fits tt, tq 0, even where
+#     their round trips left no tt; each pair's ts at most half its
+#     shortest round trip, ts + tt half its median round trip)
 #     and lanes = nproc; with 8 processors or more, no burst and no tq;
 #     RTOPO_MODEL=auto,tq=20us times no burst and every model has
 #     tq=20us (and the lanes as before);
@@ -84,6 +86,11 @@ over() {
         [ "$(printf '%s\n' "$tqs" | grep -c .)" -eq 1 ] || fail "the ranks' tq differ: $tqs"
         [ "$(printf '%s\n' "$tts" | grep -c .)" -eq 1 ] || fail "the ranks' tt differ: $tts"
         echo "  burst: tq $tqs us, tt $tts us on every rank ($ncpu processors, $n ranks)"
+        # the pairs measured with their turn (a list that sets neither tt
+        # nor tq): the burst's wait is tt, never tq, which holds senders
+        case $2 in
+            auto) [ "$tqs" = 0 ] || fail "the burst fitted tq $tqs us, not tt" ;;
+        esac
         case $tqs in
             0) printf '%s\n' "$1" | grep -q ',tq=' && fail "tq 0 printed in the model" ;;
             *) printf '%s\n' "$1" | grep -q ",tq=" || fail "no tq in the model: $1" ;;
@@ -193,6 +200,17 @@ while [ "$round" -lt "$repeat" ]; do
                   exit !(g <= 0.5 + 1e-3 * t && d <= 0.01 + 2e-3 * t) }' ||
             fail "pair $a<->$b: stream $took us is not the shortest run ($runs) or half the shortest round trip, $ts us, + 1 MiB x tw $tw ns/B"
         echo "  pair $a<->$b ($kind): $nr stream runs, the shortest $took us"
+        # more ranks than processors: ts is one eager send's cost, at most
+        # half the shortest round trip, and tt the rest of half the median
+        if [ "$ncpu" -lt "$n" ]; then
+            rt=$(sed -n "s/^\[0\] .*pair $a<->$b: 8 B round trip \([0-9.e+-]*\) us (the median of [0-9]*; the shortest \([0-9.e+-]*\) us).*/\1 \2/p" "$out")
+            st=$(sed -n "s/^\[0\] .*pair $a<->$b: more ranks than processors on their machine: ts \([0-9.e+-]*\) us .*, the receiver's turn tt \([0-9.e+-]*\) us .*/\1 \2/p" "$out")
+            [ -n "$rt" ] && [ -n "$st" ] || fail "pair $a<->$b: no round trips or no turn in rank 0's log"
+            echo "$rt $st" | awk '{ e = 1e-3 * $1 + 0.01; d = $3 + $4 - $1 / 2; if (d < 0) d = -d
+                                    exit !($3 <= $2 / 2 + e && d <= e && $4 >= 0) }' ||
+                fail "pair $a<->$b: ts and tt ($st us) against the round trips ($rt us)"
+            echo "  pair $a<->$b: ts, tt $st us; round trips (median, shortest) $rt us"
+        fi
     done
     intra=$(fig intra-host tw)
     inter=$(fig inter-host tw)
@@ -209,7 +227,7 @@ while [ "$round" -lt "$repeat" ]; do
         *) fail "no intra/inter figures in the model: $models" ;;
     esac
     echo "  model: $models"
-    over "$models"
+    over "$models" auto
     kern "$models"
     copy "$models"
 

@@ -16,6 +16,7 @@
 #include "rtopo_int.h"
 #include "params.h"
 #include "tl.h"
+#include "calib.h"
 #include "test_unit.h"
 
 static void test_status_codes(void)
@@ -559,6 +560,73 @@ static void test_single_rank(void)
     CU_ASSERT_EQUAL(rtopo_finalize(ctx), RTOPO_OK);
 }
 
+/* The model a machine with more ranks than processors calibrates, and the
+ * scatter's choice under it: a 3-cube and its host on 3 emulated hosts of
+ * 3 ranks, 8-byte windows.  Waking a receiver costs a turn (the burst
+ * measured 4 ms: 4 rounds, each waiting about 1 ms); an eager sender
+ * does not wait for it, a node that forwards does, so sending each
+ * window from the host (seq) beats every tree, as measured there (seq
+ * 0.23 ms, every other strategy 3.1-3.4 ms).  The turn must go to tt
+ * even when the pairs' round trips left none (label a's sends slowed
+ * past half the median round trip): fitted as tq, it holds every
+ * sender's port, and seqscatter or decremental wins. */
+static void test_calib_turn(void)
+{
+    uint32_t host[9] = { 0, 0, 0, 1, 1, 1, 2, 2, 2 };
+    rtopo__layout_t lay = { 9, host };
+    rtopo__scatter_cand_t cand[RTOPO__SCATTER_NCAND(3)];
+    rtopo__tdesc_t t;
+    rtopo__model_t m, w;
+    rtopo__sched_t *s;
+    double ts, tt, tq, t0, slope;
+    int nc, strat, x;
+
+    /* a quiet pair: its sends cost what they cost, the rest is the turn */
+    rtopo__cal_split(106e-6, 100e-6, 1.8e-6, &ts, &tt);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 1.8e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(tt, 51.2e-6, 1e-12);
+    /* label a's sends slowed past half the median round trip: ts at most
+     * half the shortest, tt the rest of half the median */
+    rtopo__cal_split(106e-6, 40e-6, 60e-6, &ts, &tt);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 20e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(tt, 33e-6, 1e-12);
+    /* every round trip as slow: no turn left in the pair */
+    rtopo__cal_split(106e-6, 106e-6, 60e-6, &ts, &tt);
+    CU_ASSERT_DOUBLE_EQUAL(ts, 53e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(tt, 0.0, 1e-12);
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__tdesc_add_host(&t) == 0);
+    rtopo__model_default(&m);
+    CU_ASSERT_FATAL(rtopo__model_parse("ts=53us,tw=0.1ns,lanes=2,eager=65536,intra.ts=53us,"
+                                       "intra.tw=0.1ns,inter.ts=53us,inter.tw=0.3ns",
+                                       &m) == RTOPO_OK);
+    m.layout = &lay;
+    /* the pairs measured with their turn: the burst fits tt */
+    CU_ASSERT_FATAL(rtopo__cal_fit(&t, 8, &m, 1, 4e-3, &tq, &tt, &t0, &slope) == RTOPO_OK);
+    CU_ASSERT_EQUAL(tq, 0.0);
+    TU_CHECK(tt > 500e-6 && slope > 0 && t0 < 4e-3, "tt %g s, slope %g, t0 %g s", tt, slope,
+             t0);
+    w = m;
+    w.tt = tt;
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 1, 1, 8, &w, -1, RTOPO__SCATTER_AUTO,
+                                                   cand, &nc, &strat, &x, &s) == RTOPO_OK);
+    rtopo__sched_free(s);
+    TU_CHECK(strat == RTOPO__SCATTER_SEQ, "with tt %g us the model chose strategy %d x %d",
+             tt * 1e6, strat, x);
+    /* the wait fitted as tq (a list that sets tt=0) holds every sender's
+     * port: the host's 8 sends look slower than the trees */
+    CU_ASSERT_FATAL(rtopo__cal_fit(&t, 8, &m, 0, 4e-3, &tq, &tt, &t0, &slope) == RTOPO_OK);
+    CU_ASSERT_EQUAL(tt, 0.0);
+    TU_CHECK(tq > 100e-6, "tq %g s", tq);
+    w = m;
+    w.tq = tq;
+    CU_ASSERT_FATAL(rtopo__sched_scatter_auto_cand(&t, 1, 1, 8, &w, -1, RTOPO__SCATTER_AUTO,
+                                                   cand, &nc, &strat, &x, &s) == RTOPO_OK);
+    rtopo__sched_free(s);
+    CU_ASSERT_NOT_EQUAL(strat, RTOPO__SCATTER_SEQ);
+}
+
 int tu_suite_runtime(void)
 {
     CU_pSuite s = CU_add_suite("runtime", NULL, NULL);
@@ -574,6 +642,8 @@ int tu_suite_runtime(void)
                      test_handle_registry) ||
         !CU_add_test(s, "handle registry: a handle found before is refused once removed",
                      test_handle_seen) ||
+        !CU_add_test(s, "calibration: a machine's turn is tt; the scatter's choice under it",
+                     test_calib_turn) ||
         !(single = CU_add_test(s, "a job of one rank", test_single_rank)))
         return CU_get_error();
     single_tr = single_rank_transport();
