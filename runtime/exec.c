@@ -632,6 +632,27 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
     /* every hop eager: nothing allocated but the eager data kept for a
      * receive not started yet; the fields a run sets are cleared (no
      * window, write or staging ever touches the rest) */
+    if (plan->fast && op->ss && op->rs && op->pstate) {
+        /* one send and one receive (rtopo__plan_fast): no loops */
+        rtopo__sstate_t *s = op->ss;
+        rtopo__rstate_t *r = op->rs;
+
+        if (r->early) {
+            free(r->early);
+            r->early = NULL;
+        }
+        s->done = s->blocked = 0;
+        s->rtail = 0;
+        s->op = NULL;
+        s->sent.out = 0;
+        s->sent.status = 0;
+        s->sent.done = NULL;
+        r->done = r->heard = 0;
+        r->eager_got = 0;
+        op->pstate[0] = op->pstate[1] = 0;
+        op->nready = op->rhead = op->lhead = op->ltail = 0;
+        return;
+    }
     if (plan->eager && op->ss && op->rs && op->pstate) {
         for (i = 0; i < plan->nsend; i++) {
             rtopo__sstate_t *s = &op->ss[i];
@@ -1144,32 +1165,45 @@ static void rtopo__parts_run(rtopo__op_t *op)
     op->running = 0;
 }
 
+/* the ACK of rtopo__flow_post to peer (out of line: most posts send none);
+ * whether op is still active */
+static __attribute__((noinline)) int rtopo__flow_ack(rtopo__op_t *op, int peer)
+{
+    rtopo__msg_t m;
+    int st;
+
+    memset(&m, 0, sizeof(m));
+    m.type = RTOPO__MSG_ACK;
+    m.topo_id = op->topo->id;
+    m.seq = op->seq;    /* op->seq + 1 operations posted */
+    m.sig = op->plan->sig;
+    if ((st = rtopo__op_send(op, peer, &m, NULL, 0)))
+        rtopo__op_send_failed(op, st, peer, "flow control message");
+    return op->active;
+}
+
 /* Posting op: tells each peer of it this rank's count on the topology
  * when it has not for RTOPO__FLOW_ACK_EVERY operations (or topologies).
  * Returns whether some peer may be too far behind for op to send. */
 static int rtopo__flow_post(rtopo__op_t *op)
 {
-    const uint32_t *f = op->topo->flow, *ft = op->ctx->flow_topo;
-    const uint32_t *told = f + op->ctx->size, *told_t = ft + op->ctx->size;
-    uint32_t n = op->seq + 1, nt = op->topo->id + 1;
-    rtopo__msg_t m;
-    int i, peer, st, behind = 0;
+    const rtopo_ctx_t *ctx = op->ctx;
+    const uint32_t *f = op->topo->flow, *ft = ctx->flow_topo;
+    const uint32_t *told = f + ctx->size, *told_t = ft + ctx->size;
+    const int *peers = op->plan->peers;
+    uint32_t seq = op->seq, tid = op->topo->id;
+    int i, np = op->plan->npeers, peer, behind = 0;
 
-    for (i = 0; i < op->plan->npeers && op->active; i++) {
-        peer = op->plan->peers[i];
-        if ((int32_t)(op->seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW ||
-            (int32_t)(op->topo->id - ft[peer]) >= (int32_t)RTOPO__FLOW_TOPOS)
+    for (i = 0; i < np; i++) {
+        peer = peers[i];
+        if ((int32_t)(seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW ||
+            (int32_t)(tid - ft[peer]) >= (int32_t)RTOPO__FLOW_TOPOS)
             behind = 1;
-        if ((int32_t)(n - told[peer]) < (int32_t)RTOPO__FLOW_ACK_EVERY &&
-            (int32_t)(nt - told_t[peer]) < (int32_t)RTOPO__FLOW_TOPOS_ACK)
+        if ((int32_t)(seq + 1 - told[peer]) < (int32_t)RTOPO__FLOW_ACK_EVERY &&
+            (int32_t)(tid + 1 - told_t[peer]) < (int32_t)RTOPO__FLOW_TOPOS_ACK)
             continue;
-        memset(&m, 0, sizeof(m));
-        m.type = RTOPO__MSG_ACK;
-        m.topo_id = op->topo->id;
-        m.seq = op->seq;    /* op->seq + 1 operations posted */
-        m.sig = op->plan->sig;
-        if ((st = rtopo__op_send(op, peer, &m, NULL, 0)))
-            rtopo__op_send_failed(op, st, peer, "flow control message");
+        if (!rtopo__flow_ack(op, peer))
+            break;
     }
     return behind;
 }
