@@ -23,6 +23,13 @@
  * ts + L*tw + (h-1)*(ts + U*tw) once the windows are open (one RTR round
  * trip, overlapped across hops: windows without edges open at start).
  *
+ * A plan whose every hop on this rank is eager runs the same graph the
+ * eager way (rtopo__plan_eager): the headers of its sends are built with
+ * the plan, no window's state is set up or torn down, and a whole message
+ * for a receive already started goes straight in; a share of one send and
+ * one receive with nothing between them (a small shift) takes the
+ * shortest way (rtopo__plan_fast).
+ *
  * An operation is done on this rank when every entry and part is done and
  * every write and control message it posted has completed (op->inflight
  * and op->track.out are 0).
