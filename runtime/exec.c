@@ -23,6 +23,13 @@
  * ts + L*tw + (h-1)*(ts + U*tw) once the windows are open (one RTR round
  * trip, overlapped across hops: windows without edges open at start).
  *
+ * A plan whose every hop on this rank is eager runs the same graph the
+ * eager way (rtopo__plan_eager): the headers of its sends are built with
+ * the plan, no window's state is set up or torn down, and a whole message
+ * for a receive already started goes straight in; a share of one send and
+ * one receive with nothing between them (a small shift) takes the
+ * shortest way (rtopo__plan_fast).
+ *
  * An operation is done on this rank when every entry and part is done and
  * every write and control message it posted has completed (op->inflight
  * and op->track.out are 0).
@@ -78,6 +85,8 @@ static void rtopo__plan_free(rtopo__plan_t *plan)
     free(plan->parts);
     free(plan->succ);
     free(plan->peers);
+    free(plan->shdr);
+    free(plan->rxid);
     free(plan);
 }
 
@@ -239,36 +248,66 @@ static int rtopo__plan_build(const rtopo_topo_t *t, rtopo__sched_t *s, rtopo__pl
     return rtopo__plan_parts(t, s, plan);
 }
 
-/* A share of one eager send and one eager receive, each hop one message,
- * with no edge between them, no forwarding and no copy (a small shift):
- * its operations skip the graph (rtopo__fast_run, rtopo__fast_eager).
- * Flow control, probes, early messages and every check stay the same. */
+/* A share whose every hop, sent, received or forwarded, is eager (at most
+ * the eager limit: no window, no write, nothing staged): its operations
+ * take the eager way (rtopo__eager_run, rtopo__eager_in), the same graph
+ * run with each send's header built here once and no window's state to
+ * set up or tear down.  Flow control, probes, early messages and every
+ * check stay the same. */
+static int rtopo__plan_eager(const rtopo_topo_t *t, rtopo__plan_t *plan)
+{
+    const rtopo__sched_t *s = plan->sched;
+    uint64_t lim = t->ctx->params.eager_limit;
+    int i;
+
+    for (i = 0; i < plan->nsend; i++)
+        if (s->xfers[plan->send[i].xfer].len > lim)
+            return RTOPO_OK;
+    for (i = 0; i < plan->nrecv; i++)
+        if (s->xfers[plan->recv[i].xfer].len > lim)
+            return RTOPO_OK;
+    plan->shdr = calloc((size_t)plan->nsend + 1, sizeof(*plan->shdr));
+    plan->rxid = calloc((size_t)plan->nrecv + 1, sizeof(*plan->rxid));
+    if (!plan->shdr || !plan->rxid)
+        return RTOPO_ERR_NOMEM;
+    for (i = 0; i < plan->nsend; i++) {
+        rtopo__msg_t m;
+
+        /* rtopo__msg_init's EAGER header */
+        memset(&m, 0, RTOPO__MSG_HDR);
+        m.type = RTOPO__MSG_EAGER;
+        m.topo_id = t->id;
+        m.xfer = rtopo__sched_xid(s, plan->send[i].xfer);
+        m.hop = plan->send[i].hop;
+        m.sig = plan->sig;
+        m.len = s->xfers[plan->send[i].xfer].len;
+        memcpy(&plan->shdr[i], &m, RTOPO__MSG_HDR);
+    }
+    for (i = 0; i < plan->nrecv; i++)
+        plan->rxid[i] = rtopo__sched_xid(s, plan->recv[i].xfer);
+    plan->eager = 1;
+    return RTOPO_OK;
+}
+
+/* An eager share of one send and one receive, each hop one message, with
+ * no edge between them, no forwarding and no copy (a small shift): its
+ * operations skip the graph too (rtopo__fast_run, rtopo__fast_eager). */
 static void rtopo__plan_fast(const rtopo_topo_t *t, rtopo__plan_t *plan)
 {
     const rtopo_ctx_t *ctx = t->ctx;
     const rtopo__sched_t *s = plan->sched;
-    uint64_t lim = ctx->params.eager_limit, ls, lr;
+    uint64_t lim = ctx->params.eager_limit;
 
     if (ctx->eager_frag && ctx->eager_frag < lim)
         lim = ctx->eager_frag;      /* larger ones go as fragments */
-    if (plan->nsend != 1 || plan->nrecv != 1 || plan->nlocal || plan->nparts != 2 ||
-        plan->send[0].upstream >= 0 || plan->recv[0].fwd >= 0 ||
+    if (!plan->eager || plan->nsend != 1 || plan->nrecv != 1 || plan->nlocal ||
+        plan->nparts != 2 || plan->send[0].upstream >= 0 || plan->recv[0].fwd >= 0 ||
         plan->send[0].part < 0 || plan->recv[0].part < 0 || plan->parts[0].npred ||
         plan->parts[0].nsucc || plan->parts[1].npred || plan->parts[1].nsucc)
         return;
-    ls = s->xfers[plan->send[0].xfer].len;
-    lr = s->xfers[plan->recv[0].xfer].len;
-    if (ls > lim || lr > lim)
+    if (s->xfers[plan->send[0].xfer].len > lim || s->xfers[plan->recv[0].xfer].len > lim)
         return;
     plan->fast = 1;
-    plan->fast_rxid = rtopo__sched_xid(s, plan->recv[0].xfer);
-    memset(&plan->fast_msg, 0, sizeof(plan->fast_msg));
-    plan->fast_msg.type = RTOPO__MSG_EAGER;
-    plan->fast_msg.topo_id = t->id;
-    plan->fast_msg.xfer = rtopo__sched_xid(s, plan->send[0].xfer);
-    plan->fast_msg.hop = plan->send[0].hop;
-    plan->fast_msg.sig = plan->sig;
-    plan->fast_msg.len = ls;
 }
 
 /* Takes ownership of s.  The plan has one reference, the caller's. */
@@ -293,6 +332,8 @@ int rtopo__plan_new(rtopo_topo_t *t, rtopo__sched_t *s, const rtopo__opdesc_t *d
          RTOPO_OK : rtopo__sched_own(s, t->me);
     if (st == RTOPO_OK)
         st = rtopo__plan_build(t, s, plan);
+    if (st == RTOPO_OK)
+        st = rtopo__plan_eager(t, plan);
     if (st == RTOPO_OK)
         rtopo__plan_fast(t, plan);
     for (i = 0; st == RTOPO_OK && i < plan->npeers; i++)
@@ -592,9 +633,14 @@ static void rtopo__op_free_all(rtopo__op_t *op, int keep_staging);
 
 static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
 {
-    /* one eager send and receive: nothing allocated but what eager data
-     * kept for a receive not yet started (never, as both start at once) */
-    if (op->plan->fast && op->ss && op->rs && op->pstate) {
+    const rtopo__plan_t *plan = op->plan;
+    int i;
+
+    /* every hop eager: nothing allocated but the eager data kept for a
+     * receive not started yet; the fields a run sets are cleared (no
+     * window, write or staging ever touches the rest) */
+    if (plan->fast && op->ss && op->rs && op->pstate) {
+        /* one send and one receive (rtopo__plan_fast): no loops */
         rtopo__sstate_t *s = op->ss;
         rtopo__rstate_t *r = op->rs;
 
@@ -602,8 +648,8 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
             free(r->early);
             r->early = NULL;
         }
-        /* the fields its run sets: the rest stays zero */
-        s->done = 0;
+        s->done = s->blocked = 0;
+        s->rtail = 0;
         s->op = NULL;
         s->sent.out = 0;
         s->sent.status = 0;
@@ -611,6 +657,33 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
         r->done = r->heard = 0;
         r->eager_got = 0;
         op->pstate[0] = op->pstate[1] = 0;
+        op->nready = op->rhead = op->lhead = op->ltail = 0;
+        return;
+    }
+    if (plan->eager && op->ss && op->rs && op->pstate) {
+        for (i = 0; i < plan->nsend; i++) {
+            rtopo__sstate_t *s = &op->ss[i];
+
+            s->done = 0;
+            s->blocked = 0;
+            s->rtail = 0;   /* (a CREDIT, which no eager hop awaits, sets it) */
+            s->op = NULL;
+            s->sent.out = 0;
+            s->sent.status = 0;
+            s->sent.done = NULL;
+        }
+        for (i = 0; i < plan->nrecv; i++) {
+            rtopo__rstate_t *r = &op->rs[i];
+
+            if (r->early) {
+                free(r->early);
+                r->early = NULL;
+            }
+            r->done = r->heard = 0;
+            r->eager_got = 0;
+        }
+        for (i = 0; i < plan->nparts; i++)
+            op->pstate[i] = 0;
         op->nready = op->rhead = op->lhead = op->ltail = 0;
         return;
     }
@@ -720,7 +793,7 @@ static void rtopo__op_ended(rtopo__op_t *op)
 static void rtopo__op_finish(rtopo__op_t *op)
 {
     op->owner->finished(op);
-    if (!op->plan->fast)    /* (eager hops open no window) */
+    if (!op->plan->eager)   /* (eager hops open no window) */
         rtopo__release_slots(op, 1, 1);
     rtopo__active_del(op->ctx, op);
     rtopo__op_ended(op);
@@ -1021,7 +1094,12 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
         s->blocked = 0;
         if (s->len > eager)
             return;    /* writes go out once the window is known */
-        rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, e->xfer, e->hop);
+        if (op->plan->eager) {
+            memcpy(&m, &op->plan->shdr[idx], RTOPO__MSG_HDR);  /* rtopo__msg_init's */
+            m.seq = op->seq;
+        } else {
+            rtopo__msg_init(op, &m, RTOPO__MSG_EAGER, e->xfer, e->hop);
+        }
         s->op = op;
         s->sent.out = 0;
         s->sent.status = 0;
@@ -1094,32 +1172,45 @@ static void rtopo__parts_run(rtopo__op_t *op)
     op->running = 0;
 }
 
+/* the ACK of rtopo__flow_post to peer (out of line: most posts send none);
+ * whether op is still active */
+static __attribute__((noinline)) int rtopo__flow_ack(rtopo__op_t *op, int peer)
+{
+    rtopo__msg_t m;
+    int st;
+
+    memset(&m, 0, sizeof(m));
+    m.type = RTOPO__MSG_ACK;
+    m.topo_id = op->topo->id;
+    m.seq = op->seq;    /* op->seq + 1 operations posted */
+    m.sig = op->plan->sig;
+    if ((st = rtopo__op_send(op, peer, &m, NULL, 0)))
+        rtopo__op_send_failed(op, st, peer, "flow control message");
+    return op->active;
+}
+
 /* Posting op: tells each peer of it this rank's count on the topology
  * when it has not for RTOPO__FLOW_ACK_EVERY operations (or topologies).
  * Returns whether some peer may be too far behind for op to send. */
 static int rtopo__flow_post(rtopo__op_t *op)
 {
-    const uint32_t *f = op->topo->flow, *ft = op->ctx->flow_topo;
-    const uint32_t *told = f + op->ctx->size, *told_t = ft + op->ctx->size;
-    uint32_t n = op->seq + 1, nt = op->topo->id + 1;
-    rtopo__msg_t m;
-    int i, peer, st, behind = 0;
+    const rtopo_ctx_t *ctx = op->ctx;
+    const uint32_t *f = op->topo->flow, *ft = ctx->flow_topo;
+    const uint32_t *told = f + ctx->size, *told_t = ft + ctx->size;
+    const int *peers = op->plan->peers;
+    uint32_t seq = op->seq, tid = op->topo->id;
+    int i, np = op->plan->npeers, peer, behind = 0;
 
-    for (i = 0; i < op->plan->npeers && op->active; i++) {
-        peer = op->plan->peers[i];
-        if ((int32_t)(op->seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW ||
-            (int32_t)(op->topo->id - ft[peer]) >= (int32_t)RTOPO__FLOW_TOPOS)
+    for (i = 0; i < np; i++) {
+        peer = peers[i];
+        if ((int32_t)(seq - f[peer]) >= (int32_t)RTOPO__FLOW_WINDOW ||
+            (int32_t)(tid - ft[peer]) >= (int32_t)RTOPO__FLOW_TOPOS)
             behind = 1;
-        if ((int32_t)(n - told[peer]) < (int32_t)RTOPO__FLOW_ACK_EVERY &&
-            (int32_t)(nt - told_t[peer]) < (int32_t)RTOPO__FLOW_TOPOS_ACK)
+        if ((int32_t)(seq + 1 - told[peer]) < (int32_t)RTOPO__FLOW_ACK_EVERY &&
+            (int32_t)(tid + 1 - told_t[peer]) < (int32_t)RTOPO__FLOW_TOPOS_ACK)
             continue;
-        memset(&m, 0, sizeof(m));
-        m.type = RTOPO__MSG_ACK;
-        m.topo_id = op->topo->id;
-        m.seq = op->seq;    /* op->seq + 1 operations posted */
-        m.sig = op->plan->sig;
-        if ((st = rtopo__op_send(op, peer, &m, NULL, 0)))
-            rtopo__op_send_failed(op, st, peer, "flow control message");
+        if (!rtopo__flow_ack(op, peer))
+            break;
     }
     return behind;
 }
@@ -1277,7 +1368,8 @@ static int rtopo__fast_run(rtopo__op_t *op)
     rtopo__probe_started(ctx, op->topo->id, op->seq, &plan->desc);
     if (!op->active)
         return RTOPO_OK;
-    memcpy(&m, &plan->fast_msg, RTOPO__MSG_HDR);    /* rtopo__msg_init's */
+    op->plan->eager_runs++;
+    memcpy(&m, plan->shdr, RTOPO__MSG_HDR);     /* rtopo__msg_init's */
     m.seq = op->seq;
     s->op = op;
     s->sent.out = 0;
@@ -1302,6 +1394,54 @@ static int rtopo__fast_run(rtopo__op_t *op)
     return RTOPO_OK;
 }
 
+/* rtopo__op_run of a plan whose every hop is eager (plan->eager): the
+ * same graph started the same way, less what windows and writes need (no
+ * window opened, no registered region looked up, no write to push) */
+static int rtopo__eager_run(rtopo__op_t *op)
+{
+    rtopo_ctx_t *ctx = op->ctx;
+    rtopo__plan_t *plan = op->plan;
+    const rtopo__xfer_t *xf = plan->sched->xfers;
+    int i;
+
+    plan->eager_runs++;
+    for (i = 0; i < plan->nparts; i++) {
+        op->pcnt[i] = plan->parts[i].npred;
+        if (!op->pcnt[i])
+            op->ready[op->nready++] = (uint32_t)i;
+    }
+    for (i = 0; i < plan->nrecv; i++) {
+        const rtopo__recv_ent_t *e = &plan->recv[i];
+        const rtopo__xfer_t *x = &xf[e->xfer];
+        rtopo__rstate_t *r = &op->rs[i];
+
+        r->len = x->len;
+        r->dst = e->fwd < 0 ? (uint8_t *)op->bufs[x->dst_buf] + x->dst_off : NULL;
+    }
+    for (i = 0; i < plan->nsend; i++) {
+        const rtopo__send_ent_t *e = &plan->send[i];
+        const rtopo__xfer_t *x = &xf[e->xfer];
+        rtopo__sstate_t *ss = &op->ss[i];
+
+        ss->len = x->len;
+        if (e->upstream >= 0)
+            continue;
+        ss->src = op->bufs[x->src_buf] + x->src_off;
+        ss->blocked = 1;
+    }
+    rtopo__probe_started(ctx, op->topo->id, op->seq, &plan->desc);
+    if (op->active)
+        rtopo__parts_run(op);
+    if (op->active && ctx->unexp)
+        rtopo__take_early(op);
+    if (op->active) {
+        op->remaining--;     /* drop the start reference */
+        rtopo__op_check(op);
+    }
+    rtopo__thread_kick(ctx);
+    return RTOPO_OK;
+}
+
 /* the rest of the start, once flow control lets the operation send */
 static int rtopo__op_run(rtopo__op_t *op)
 {
@@ -1314,6 +1454,8 @@ static int rtopo__op_run(rtopo__op_t *op)
         return op->status;
     if (plan->fast)
         return rtopo__fast_run(op);
+    if (plan->eager)
+        return rtopo__eager_run(op);
     for (i = 0; i < plan->nparts; i++) {
         op->pcnt[i] = plan->parts[i].npred;
         if (!op->pcnt[i])
@@ -1470,7 +1612,12 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
         return;
     }
     /* forwarded as it comes, fragment by fragment */
-    rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, x, m->hop + 1);
+    if (op->plan->eager) {
+        memcpy(&fm, &op->plan->shdr[fi], RTOPO__MSG_HDR);   /* rtopo__msg_init's */
+        fm.seq = op->seq;
+    } else {
+        rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, x, m->hop + 1);
+    }
     fm.off = m->off;
     if ((st = rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, plen))) {
         rtopo__op_send_failed(op, st, op->plan->send[fi].peer, "forwarding");
@@ -1495,7 +1642,7 @@ static void rtopo__fast_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len
     rtopo__rstate_t *r = op->rs;
     size_t plen = len - RTOPO__MSG_HDR;    /* len >= RTOPO__MSG_HDR: on_ctrl */
 
-    if (m->xfer != plan->fast_rxid || m->hop != e->hop || m->sig != plan->sig ||
+    if (m->xfer != plan->rxid[0] || m->hop != e->hop || m->sig != plan->sig ||
         m->src != e->peer || m->len != r->len || m->off != 0 || plen != m->len ||
         r->done || r->eager_got) {
         rtopo__on_eager(op, m, len);
@@ -1509,6 +1656,42 @@ static void rtopo__fast_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len
     op->pstate[e->part] = 2;
     op->remaining--;
     rtopo__op_check(op);
+}
+
+/* rtopo__on_eager of a plan whose every hop is eager (plan->eager), of few
+ * receives: a whole message for a final receive whose part has started
+ * goes straight in; anything else takes the general way, which keeps it
+ * for a part not started yet, forwards it, or tells what is wrong */
+#define RTOPO__EAGER_SCAN 8
+
+static void rtopo__eager_in(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
+{
+    const rtopo__plan_t *plan = op->plan;
+    size_t plen = len - RTOPO__MSG_HDR;    /* len >= RTOPO__MSG_HDR: on_ctrl */
+    const rtopo__recv_ent_t *e;
+    rtopo__rstate_t *r;
+    int ri;
+
+    for (ri = 0; ri < plan->nrecv; ri++)
+        if (plan->rxid[ri] == m->xfer && plan->recv[ri].hop == m->hop)
+            break;
+    if (ri == plan->nrecv) {
+        rtopo__on_eager(op, m, len);
+        return;
+    }
+    e = &plan->recv[ri];
+    r = &op->rs[ri];
+    if (e->fwd >= 0 || m->sig != plan->sig || m->src != e->peer || m->len != r->len ||
+        m->off != 0 || plen != m->len || r->done || r->eager_got ||
+        op->pstate[e->part] != 1) {
+        rtopo__on_eager(op, m, len);
+        return;
+    }
+    if (plen)
+        memcpy(r->dst, (const uint8_t *)m + RTOPO__MSG_HDR, plen);
+    r->eager_got = plen;
+    r->heard = 1;
+    rtopo__recv_done(op, ri);
 }
 
 static void rtopo__on_rtr(rtopo__op_t *op, const rtopo__msg_t *m)
@@ -1601,6 +1784,8 @@ static void rtopo__op_handle_msg(rtopo__op_t *op, const rtopo__msg_t *m, size_t 
     case RTOPO__MSG_EAGER:
         if (op->plan->fast)
             rtopo__fast_eager(op, m, len);
+        else if (op->plan->eager && op->plan->nrecv <= RTOPO__EAGER_SCAN)
+            rtopo__eager_in(op, m, len);
         else
             rtopo__on_eager(op, m, len);
         break;

@@ -40,6 +40,12 @@ typedef struct rtopo__part {
     uint32_t succ0, nsucc;  /* in plan->succ */
 } rtopo__part_t;
 
+/* an EAGER message's header as a send of the plan builds it, but for seq
+ * (and off, src and auth, which the sending sets) */
+typedef struct rtopo__ehdr {
+    uint64_t w[RTOPO__MSG_HDR / 8];
+} rtopo__ehdr_t;
+
 struct rtopo__plan {
     rtopo__sched_t *sched;
     int refs;               /* topology cache + requests using it */
@@ -56,11 +62,17 @@ struct rtopo__plan {
     uint64_t tmp;               /* TMP bytes this rank needs */
     int npeers;
     int *peers;
+    /* every hop of this rank's share goes eager (no window, no write):
+     * its operations take the eager way (rtopo__eager_run) */
+    int eager;
+    uint64_t eager_runs;    /* operations run that way or the shortest
+                               (plan->fast; tests read it) */
+    rtopo__ehdr_t *shdr;    /* per send entry, its EAGER header */
+    uint32_t *rxid;         /* per receive entry, its transfer as its
+                               messages name it */
     /* one eager send and one eager receive, nothing else on this rank (a
-     * small shift): its operations take the short way (rtopo__fast_run) */
+     * small shift): its operations take the shortest way (rtopo__fast_run) */
     int fast;
-    uint32_t fast_rxid;     /* the receive's transfer as its messages name it */
-    rtopo__msg_t fast_msg;  /* the send's EAGER header, but for seq */
 };
 
 typedef struct rtopo__wctx {    /* context of one outstanding write */
