@@ -395,9 +395,11 @@ static size_t rtopo__edges_merge(rtopo__dep_t *out, rtopo__dep_t *const *ra, siz
 
 /* The edges into the nodes of a later phase (transfers xlo..xhi - 1 and
  * kernels from node klo; all: 0, nxfers, nxfers) added to s's, as
- * rtopo__sched_deps_infer (which infers them all). */
+ * rtopo__sched_deps_infer (which infers them all).  With a sink, s is
+ * left as it is: each rank's edges go to sink instead, in rank order,
+ * each rank's in the order s->deps would hold them, and are dropped. */
 static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xlo, uint32_t xhi,
-                                  uint32_t klo)
+                                  uint32_t klo, rtopo__dep_sink_fn *sink, void *ctx)
 {
     rtopo__acc_t *acc = NULL, *pacc = NULL, *tmp = NULL;
     size_t *num = NULL, *cnt = NULL, *pnum = NULL, *pcnt = NULL, nn = 0, ncap = 0, i, j, b, e,
@@ -522,7 +524,14 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
             }
             nn = w;
         }
+        if (sink && nn > r0) {
+            if ((st = sink(ctx, ne + r0, nn - r0)))
+                goto out;
+            nn = r0;
+        }
     }
+    if (sink)
+        goto out;
     free(acc);
     free(pacc);
     free(tmp);
@@ -627,11 +636,21 @@ out:
 
 int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
 {
-    int st = rtopo__deps_infer_into(s, flags, 0, s->nxfers, s->nxfers);
+    int st = rtopo__deps_infer_into(s, flags, 0, s->nxfers, s->nxfers, NULL, NULL);
 
-    if (!st)
+    if (!st) {
         s->inferred = 1;
+        s->deferred = 0;
+    }
     return st;
+}
+
+int rtopo__sched_deps_each(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, void *ctx)
+{
+    if (!s || !sink)
+        return rtopo__error(RTOPO_ERR_INVAL, "no schedule or no sink");
+    /* s is only read: the sink takes the edges */
+    return rtopo__deps_infer_into((rtopo__sched_t *)s, 0, 0, s->nxfers, s->nxfers, sink, ctx);
 }
 
 /* ---- one rank's share ------------------------------------------------- */
@@ -949,10 +968,11 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
     } else {
         s->tmp_bytes = s->tmp_bytes > b->tmp_bytes ? s->tmp_bytes : b->tmp_bytes;
     }
+    s->deferred = 0;
     if (flags & RTOPO__CONCAT_BARE) {
         s->inferred = 0;
     } else if (into) {
-        if ((st = rtopo__deps_infer_into(s, 0, ax, ax + bx, ax + bx + ak)))
+        if ((st = rtopo__deps_infer_into(s, 0, ax, ax + bx, ax + bx + ak, NULL, NULL)))
             goto out;
         s->inferred = 1;
     } else if ((st = rtopo__sched_deps_infer(s, flags))) {
