@@ -489,7 +489,8 @@ static uint32_t rtopo__rt_ranked(rtopo__cb_t *b, const rtopo__tdesc_t *t,
 
 /* The phases v[0..n) one after another (rtopo__phase_then), into *s_p as
  * the topology's algorithm; every v[i] is taken (set to NULL), also on
- * failure. */
+ * failure.  defer (the whole graph only): its edges are not inferred but
+ * left to the simulator (rtopo__sched_t.deferred). */
 static int rtopo__phase_chain(rtopo__sched_t **v, int n, int defer, rtopo__sched_t **s_p)
 {
     rtopo__sched_t *acc = v[0], *x = NULL;

@@ -15,7 +15,9 @@
  * until a write that covers it: O(a) per access at worst for a accesses
  * of its rank to its buffer, O(1) where writes cover what follows them.
  * The edges come out rank by rank, sorted, and are merged with those
- * already there (sorted runs: joined phases).  Joining two phases whose
+ * already there (sorted runs: joined phases), or handed rank by rank to
+ * a caller that keeps them its own way (rtopo__sched_deps_each: the
+ * simulator's run of a deferred graph).  Joining two phases whose
  * edges are all inferred and whose accesses follow one another infers
  * only the edges into the later phase.
  */
@@ -696,6 +698,9 @@ int rtopo__sched_own(rtopo__sched_t *s, int rank)
     if (rank < 0 || rank >= s->topo.p || (s->own && s->own != rank + 1))
         return rtopo__error(RTOPO_ERR_INVAL, "rank %d's share of a schedule %s", rank,
                             s->own ? "of another rank's share" : "of no such rank");
+    /* a share holds its edges on the rank: a deferred graph's first */
+    if (s->deferred && (st = rtopo__sched_deps_infer(s, 0)))
+        return st;
     map = malloc(((size_t)n + 1) * sizeof(*map));
     if (!map)
         return rtopo__error(RTOPO_ERR_NOMEM, "the share of rank %d", rank);

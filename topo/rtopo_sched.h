@@ -1148,7 +1148,7 @@ double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank
  * classes of equal bits outside mask, H one of them: coll_generic.c).
  * -1 where it cannot tell: a model with lanes or tt, a routed or forwarded
  * transfer, a receive from outside that no send mirrors, a node off H,
- * with hosts a hop that costs nothing, memory. */
+ * with hosts a hop that costs nothing, a deferred graph, memory. */
 double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int rank,
                        uint32_t mask);
 /* A whole graph whose model_time under m is known exactly without running

@@ -1274,6 +1274,8 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
     uint8_t *isr = NULL;
     double span = -1.0, ts, tw;
 
+    if (s->deferred)
+        return -1.0;                    /* its edges not held */
     if (!m) {
         rtopo__model_default(&def);
         m = &def;
