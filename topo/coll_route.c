@@ -489,8 +489,9 @@ static uint32_t rtopo__rt_ranked(rtopo__cb_t *b, const rtopo__tdesc_t *t,
 
 /* The phases v[0..n) one after another (rtopo__phase_then), into *s_p as
  * the topology's algorithm; every v[i] is taken (set to NULL), also on
- * failure. */
-static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
+ * failure.  defer (the whole graph only): its edges are not inferred but
+ * left to the simulator (rtopo__sched_t.deferred). */
+static int rtopo__phase_chain(rtopo__sched_t **v, int n, int defer, rtopo__sched_t **s_p)
 {
     rtopo__sched_t *acc = v[0], *x = NULL;
     int i, st = RTOPO_OK, own = 0;
@@ -512,7 +513,9 @@ static int rtopo__phase_chain(rtopo__sched_t **v, int n, rtopo__sched_t **s_p)
             }
             v[i] = NULL;
         }
-        if (!st && (st = rtopo__sched_deps_infer(acc, 0)))
+        if (!st && defer)
+            acc->deferred = 1;
+        else if (!st && (st = rtopo__sched_deps_infer(acc, 0)))
             rtopo__sched_free(acc);
         if (st)
             return st;
@@ -611,7 +614,7 @@ static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     }
     if ((st = rtopo__rt_done(&b, &ph[3])))
         goto out;
-    return rtopo__phase_chain(ph, 4, s_p);
+    return rtopo__phase_chain(ph, 4, c->bare, s_p);
 out:
     for (r = 0; r < 4; r++)
         rtopo__sched_free(ph[r]);
@@ -718,7 +721,7 @@ static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         rtopo__rt_set(k + 1, r, RTOPO__RT_NORM, RTOPO__BUF_TMP, T3 + 8, 4, RTOPO__BUF_TMP, 8,
                       8, tt);
     }
-    return rtopo__phase_chain(ph, 5, s_p);
+    return rtopo__phase_chain(ph, 5, c->bare, s_p);
 out:
     for (r = 0; r < 5; r++)
         rtopo__sched_free(ph[r]);

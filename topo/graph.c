@@ -15,7 +15,9 @@
  * until a write that covers it: O(a) per access at worst for a accesses
  * of its rank to its buffer, O(1) where writes cover what follows them.
  * The edges come out rank by rank, sorted, and are merged with those
- * already there (sorted runs: joined phases).  Joining two phases whose
+ * already there (sorted runs: joined phases), or handed rank by rank to
+ * a caller that keeps them its own way (rtopo__sched_deps_each: the
+ * simulator's run of a deferred graph).  Joining two phases whose
  * edges are all inferred and whose accesses follow one another infers
  * only the edges into the later phase.
  */
@@ -395,9 +397,11 @@ static size_t rtopo__edges_merge(rtopo__dep_t *out, rtopo__dep_t *const *ra, siz
 
 /* The edges into the nodes of a later phase (transfers xlo..xhi - 1 and
  * kernels from node klo; all: 0, nxfers, nxfers) added to s's, as
- * rtopo__sched_deps_infer (which infers them all). */
+ * rtopo__sched_deps_infer (which infers them all).  With a sink, s is
+ * left as it is: each rank's edges go to sink instead, in rank order,
+ * each rank's in the order s->deps would hold them, and are dropped. */
 static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xlo, uint32_t xhi,
-                                  uint32_t klo)
+                                  uint32_t klo, rtopo__dep_sink_fn *sink, void *ctx)
 {
     rtopo__acc_t *acc = NULL, *pacc = NULL, *tmp = NULL;
     size_t *num = NULL, *cnt = NULL, *pnum = NULL, *pcnt = NULL, nn = 0, ncap = 0, i, j, b, e,
@@ -522,7 +526,14 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
             }
             nn = w;
         }
+        if (sink && nn > r0) {
+            if ((st = sink(ctx, ne + r0, nn - r0)))
+                goto out;
+            nn = r0;
+        }
     }
+    if (sink)
+        goto out;
     free(acc);
     free(pacc);
     free(tmp);
@@ -627,11 +638,21 @@ out:
 
 int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags)
 {
-    int st = rtopo__deps_infer_into(s, flags, 0, s->nxfers, s->nxfers);
+    int st = rtopo__deps_infer_into(s, flags, 0, s->nxfers, s->nxfers, NULL, NULL);
 
-    if (!st)
+    if (!st) {
         s->inferred = 1;
+        s->deferred = 0;
+    }
     return st;
+}
+
+int rtopo__sched_deps_each(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, void *ctx)
+{
+    if (!s || !sink)
+        return rtopo__error(RTOPO_ERR_INVAL, "no schedule or no sink");
+    /* s is only read: the sink takes the edges */
+    return rtopo__deps_infer_into((rtopo__sched_t *)s, 0, 0, s->nxfers, s->nxfers, sink, ctx);
 }
 
 /* ---- one rank's share ------------------------------------------------- */
@@ -677,6 +698,9 @@ int rtopo__sched_own(rtopo__sched_t *s, int rank)
     if (rank < 0 || rank >= s->topo.p || (s->own && s->own != rank + 1))
         return rtopo__error(RTOPO_ERR_INVAL, "rank %d's share of a schedule %s", rank,
                             s->own ? "of another rank's share" : "of no such rank");
+    /* a share holds its edges on the rank: a deferred graph's first */
+    if (s->deferred && (st = rtopo__sched_deps_infer(s, 0)))
+        return st;
     map = malloc(((size_t)n + 1) * sizeof(*map));
     if (!map)
         return rtopo__error(RTOPO_ERR_NOMEM, "the share of rank %d", rank);
@@ -949,10 +973,11 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
     } else {
         s->tmp_bytes = s->tmp_bytes > b->tmp_bytes ? s->tmp_bytes : b->tmp_bytes;
     }
+    s->deferred = 0;
     if (flags & RTOPO__CONCAT_BARE) {
         s->inferred = 0;
     } else if (into) {
-        if ((st = rtopo__deps_infer_into(s, 0, ax, ax + bx, ax + bx + ak)))
+        if ((st = rtopo__deps_infer_into(s, 0, ax, ax + bx, ax + bx + ak, NULL, NULL)))
             goto out;
         s->inferred = 1;
     } else if ((st = rtopo__sched_deps_infer(s, flags))) {

@@ -353,6 +353,13 @@ typedef struct rtopo__sched {
      * clear it too): joining phases then infers only the edges into the
      * later phase */
     int inferred;
+    /* 1: no edges held (ndeps 0): the graph's edges are those
+     * rtopo__sched_deps_infer(s, 0) would add for its nodes as they are,
+     * and the simulator infers them as it runs them (rtopo__sched_deps_each)
+     * instead of holding them beside the nodes.  Set by a builder asked
+     * for a bare whole graph that can leave them so (rtopo__coll_t.bare);
+     * inferring the edges or joining phases clears it. */
+    int deferred;
     /* the last rtopo__sim_run of this graph, taken again by the next for
      * the same model while the nodes and edges hash alike (sim.c) */
     void *simmemo;
@@ -393,6 +400,14 @@ int rtopo__sched_part(const rtopo__sched_t *s, uint32_t id, int rank);
  * rank's SEND parts in (step, node) order with PORT edges. */
 #define RTOPO__DEPS_PORT 1u
 int rtopo__sched_deps_infer(rtopo__sched_t *s, unsigned flags);
+
+/* The edges rtopo__sched_deps_infer(s, 0) would add to s (s without
+ * edges), handed to sink instead of held: rank by rank, each rank's n
+ * edges at e in the order s->deps would hold them (by succ, pred, kind);
+ * a sink's error stops it.  Peak memory: the inference's scratch and one
+ * rank's edges, not the graph's. */
+typedef int rtopo__dep_sink_fn(void *ctx, const rtopo__dep_t *e, size_t n);
+int rtopo__sched_deps_each(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, void *ctx);
 
 /* Append n zeroed kernels (their node ids start at nxfers + *idx_p; idx_p
  * may be NULL), or one edge. */
@@ -772,7 +787,9 @@ typedef struct rtopo__coll {
                          whole graph; 0: the whole graph (the simulator) */
     int bare;         /* 1: the builder leaves the edges out where it needs
                          none itself (the caller joins the nodes bare,
-                         RTOPO__CONCAT_BARE, and infers the whole's) */
+                         RTOPO__CONCAT_BARE, and infers the whole's); the
+                         random accesses' whole graph is then deferred
+                         (rtopo__sched_t.deferred) */
 } rtopo__coll_t;
 /* ---- a collective as one unit ----
  * One descriptor per collective, in the table of coll_desc.c indexed by
@@ -1131,7 +1148,7 @@ double rtopo__sim_sym(const rtopo__sched_t *s, const rtopo__model_t *m, int rank
  * classes of equal bits outside mask, H one of them: coll_generic.c).
  * -1 where it cannot tell: a model with lanes or tt, a routed or forwarded
  * transfer, a receive from outside that no send mirrors, a node off H,
- * with hosts a hop that costs nothing, memory. */
+ * with hosts a hop that costs nothing, a deferred graph, memory. */
 double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int rank,
                        uint32_t mask);
 /* A whole graph whose model_time under m is known exactly without running

@@ -904,6 +904,52 @@ out:
     return st;
 }
 
+/* The replay's adjacency as the edges come: counted (in-degree cnt,
+ * out-degree first[pred + 1], sends mid[pred]), then placed (oadj: a
+ * transfer's sends at the cursor sc, the rest at first) */
+typedef struct rtopo__adj {
+    const rtopo__sched_t *s;
+    uint32_t *cnt, *first, *mid, *oadj, *sc;
+} rtopo__adj_t;
+
+static int rtopo__adj_count(void *ctx, const rtopo__dep_t *e, size_t n)
+{
+    rtopo__adj_t *a = ctx;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        a->cnt[e[i].succ]++;
+        a->first[e[i].pred + 1]++;
+        if (rtopo__part_send(a->s, e[i].pred, e[i].rank))
+            a->mid[e[i].pred]++;
+    }
+    return RTOPO_OK;
+}
+
+static int rtopo__adj_fill(void *ctx, const rtopo__dep_t *e, size_t n)
+{
+    rtopo__adj_t *a = ctx;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (rtopo__part_send(a->s, e[i].pred, e[i].rank))
+            a->oadj[a->sc[e[i].pred]++] = e[i].succ;
+        else
+            a->oadj[a->first[e[i].pred]++] = e[i].succ;
+    return RTOPO_OK;
+}
+
+/* every edge of s to sink, in order: those held, or a deferred graph's
+ * inferred (rtopo__sched_deps_each) */
+static int rtopo__des_edges(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, void *ctx)
+{
+    if (!s->deferred)
+        return s->ndeps ? sink(ctx, s->deps, s->ndeps) : RTOPO_OK;
+    if (s->ndeps)
+        return rtopo__error(RTOPO_ERR_INVAL, "a deferred graph holding %u edges", s->ndeps);
+    return rtopo__sched_deps_each(s, sink, ctx);
+}
+
 /* links, nlinks: s's link directions (rtopo__hop_links), the caller's,
  * or NULL */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
@@ -932,6 +978,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
+    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL, NULL };
 
     /* a host's link out: the inter-host hops that leave it share
      * hostlinks of them */
@@ -949,7 +996,6 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     cnt = calloc((size_t)n + 1, sizeof(*cnt));
     first = calloc((size_t)n + 2, sizeof(*first));
     mid = calloc((size_t)s->nxfers + 1, sizeof(*mid));
-    oadj = malloc(((size_t)s->ndeps + 1) * sizeof(*oadj));
     cpu = calloc((size_t)p, sizeof(*cpu));
     if (k) {
         sport = calloc((size_t)p * (size_t)k, sizeof(*sport));
@@ -957,7 +1003,11 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!cnt || !first || !mid || !oadj || !cpu ||
+    adj.s = s;
+    adj.cnt = cnt;
+    adj.first = first;
+    adj.mid = mid;
+    if (!cnt || !first || !mid || !cpu ||
         (k && (!sport || !rport)) || (nl && !lane)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
@@ -966,27 +1016,34 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
      * edges are oadj[first[u]..first[u + 1]), those its SENT event
      * releases (u's part on the edge's rank is a SEND: u is a transfer)
      * up to mid[u], those of its END from there, each group in edge
-     * order.  first[u] is the cursor of the fill (the sends', then the
-     * others'), and ends at first[u + 1]: shifted back after. */
-    for (i = 0; i < s->ndeps; i++) {
-        const rtopo__dep_t *d = &s->deps[i];
-
-        cnt[d->succ]++;
-        first[d->pred + 1]++;
-        if (rtopo__part_send(s, d->pred, d->rank))
-            mid[d->pred]++;
-    }
+     * order.  The edges held, or those inferred as they are needed (a
+     * deferred graph: inferred twice, counted then placed, never held) */
+    if ((st = rtopo__des_edges(s, rtopo__adj_count, &adj)))
+        goto out;
     for (i = 0; i < n; i++) {
         first[i + 1] += first[i];
         if (i < s->nxfers)
             mid[i] += first[i];
     }
-    for (i = 0; i < s->ndeps; i++)
-        if (rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
-            oadj[first[s->deps[i].pred]++] = s->deps[i].succ;
-    for (i = 0; i < s->ndeps; i++)
-        if (!rtopo__part_send(s, s->deps[i].pred, s->deps[i].rank))
-            oadj[first[s->deps[i].pred]++] = s->deps[i].succ;
+    st = RTOPO_ERR_NOMEM;
+    if (!(oadj = malloc(((size_t)first[n] + 1) * sizeof(*oadj))) ||
+        !(adj.sc = malloc(((size_t)s->nxfers + 1) * sizeof(*adj.sc)))) {
+        rtopo__error(st, "simulating %u edges", first[n]);
+        goto out;
+    }
+    /* a transfer's sends fill from first[u] (cursor sc), the others from
+     * mid[u]; a kernel's from first[u]; first[u] ends at first[u + 1]:
+     * shifted back after */
+    for (i = 0; i < s->nxfers; i++) {
+        adj.sc[i] = first[i];
+        first[i] = mid[i];
+    }
+    adj.oadj = oadj;
+    st = rtopo__des_edges(s, rtopo__adj_fill, &adj);
+    free(adj.sc);
+    adj.sc = NULL;
+    if (st)
+        goto out;
     for (i = n; i > 0; i--)
         first[i] = first[i - 1];
     first[0] = 0;
@@ -1217,6 +1274,8 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
     uint8_t *isr = NULL;
     double span = -1.0, ts, tw;
 
+    if (s->deferred)
+        return -1.0;                    /* its edges not held */
     if (!m) {
         rtopo__model_default(&def);
         m = &def;

@@ -1087,6 +1087,141 @@ static void test_halving(void)
     }
 }
 
+
+/* one run of a random access's schedule on fresh buffers: SEND a record
+ * per rank, TMP[0, 8) the rank's target (int64, some -1), RECV filled;
+ * res: the run under the default model; *wrong: the ranks whose RECV
+ * differ from the serial reference.  The status of the run. */
+static int deferred_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
+                        const rtopo__sched_t *s, uint8_t **mem_p, rtopo__sim_result_t *res,
+                        int *wrong)
+{
+    uint64_t size[RTOPO__BUF_COUNT], per, st_rng = 12345, k;
+    uint8_t *mem, **ptr, ***bufs, **out;
+    int r, st, p = t->p;
+
+    size[RTOPO__BUF_SEND] = rtopo__coll_send_bytes(c);
+    size[RTOPO__BUF_RECV] = rtopo__coll_recv_bytes(c);
+    size[RTOPO__BUF_TMP] = s->tmp_bytes;
+    per = size[0] + 2 * size[1] + size[2];
+    mem = calloc((size_t)per * (size_t)p, 1);
+    ptr = malloc(sizeof(*ptr) * RTOPO__BUF_COUNT * (size_t)p);
+    bufs = malloc(sizeof(*bufs) * (size_t)p);
+    out = malloc(sizeof(*out) * (size_t)p);
+    CU_ASSERT_FATAL(mem && ptr && bufs && out);
+    for (r = 0; r < p; r++) {
+        uint8_t *b = mem + (size_t)r * per;
+        int64_t v;
+
+        bufs[r] = ptr + (size_t)r * RTOPO__BUF_COUNT;
+        bufs[r][RTOPO__BUF_SEND] = b;
+        bufs[r][RTOPO__BUF_RECV] = b + size[0];
+        bufs[r][RTOPO__BUF_TMP] = b + size[0] + size[1];
+        out[r] = b + size[0] + size[1] + size[2];
+        for (k = 0; k < size[0] + size[1]; k++) {
+            st_rng = st_rng * 6364136223846793005ull + 1442695040888963407ull;
+            b[k] = (uint8_t)(st_rng >> 33);
+        }
+        st_rng = st_rng * 6364136223846793005ull + 1442695040888963407ull;
+        v = (st_rng >> 33) % 5 == 0 ? -1 : (int64_t)((st_rng >> 33) % (uint64_t)p);
+        memcpy(bufs[r][RTOPO__BUF_TMP], &v, sizeof(v));
+    }
+    CU_ASSERT_FATAL(rtopo__coll_ref(t, c, (uint8_t *const *const *)bufs, out) == RTOPO_OK);
+    st = rtopo__sim_run_exec(s, NULL, (uint8_t *const *const *)bufs, size, res);
+    *wrong = 0;
+    for (r = 0; r < p; r++)
+        *wrong += !!memcmp(bufs[r][RTOPO__BUF_RECV], out[r], (size_t)size[1]);
+    free(out);
+    free(bufs);
+    free(ptr);
+    *mem_p = mem;
+    return st;
+}
+
+/* The random accesses' whole graph built bare (rtopo__coll_t.bare, as
+ * rtopo-sim builds it) is deferred: the same nodes as the graph built
+ * whole, no edges held, and the replay that infers them as it goes gives
+ * the same times (default model and one with 2 ports and tt) and moves
+ * the same bytes as the replay of the held edges, the reference's.  A
+ * corrupted deferred graph (the kernels that take the records into RECV
+ * moved to step 0, before any lands) is still caught: its edges follow
+ * its nodes. */
+static void test_random_deferred(void)
+{
+    static const int ns[3] = { 4, 16, 64 };
+    rtopo__tdesc_t t;
+    rtopo__coll_t c;
+    rtopo__model_t m;
+    rtopo__sched_t *a = NULL, *b = NULL;
+    rtopo__sim_result_t ra, rb;
+    uint8_t *ma = NULL, *mb = NULL;
+    int ni, op, wa, wb, sa, sb;
+    uint32_t i;
+
+    for (ni = 0; ni < 3; ni++)
+        for (op = RTOPO__COLL_RANDOM_WRITE; op <= RTOPO__COLL_RANDOM_READ; op++) {
+            int n = ns[ni], hit = 0;
+            uint64_t per;
+
+            CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_OTIS_MESH, n * n, n, 0) == 0);
+            memset(&c, 0, sizeof(c));
+            c.op = op;
+            c.algo = RTOPO_COLL_TOPO;
+            c.dtype = RTOPO_INT64;
+            c.count = 1;
+            c.esize = 8;
+            c.chunks = 1;
+            CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, NULL, &a) == RTOPO_OK);
+            c.bare = 1;
+            CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, NULL, &b) == RTOPO_OK);
+            CU_ASSERT(!a->deferred && a->ndeps > 0 && b->deferred && b->ndeps == 0);
+            CU_ASSERT_FATAL(a->nxfers == b->nxfers && a->nhops == b->nhops &&
+                            a->nkerns == b->nkerns);
+            CU_ASSERT(!memcmp(a->xfers, b->xfers, sizeof(*a->xfers) * a->nxfers) &&
+                      !memcmp(a->hops, b->hops, sizeof(*a->hops) * a->nhops) &&
+                      !memcmp(a->kerns, b->kerns, sizeof(*a->kerns) * a->nkerns));
+            CU_ASSERT(rtopo__sched_validate(b) == RTOPO_OK);
+            sa = deferred_run(&t, &c, a, &ma, &ra, &wa);
+            sb = deferred_run(&t, &c, b, &mb, &rb, &wb);
+            per = rtopo__coll_send_bytes(&c) + 2 * rtopo__coll_recv_bytes(&c) + a->tmp_bytes;
+            TU_CHECK(sa == RTOPO_OK && sb == RTOPO_OK && !wa && !wb,
+                     "n %d op %d: runs %d %d, ranks wrong %d %d", n, op, sa, sb, wa, wb);
+            TU_CHECK(ra.model_time == rb.model_time && ra.model_time_sf == rb.model_time_sf &&
+                     ra.steps == rb.steps && ra.kernels == rb.kernels,
+                     "n %d op %d: %.9g us held, %.9g us deferred", n, op,
+                     ra.model_time * 1e6, rb.model_time * 1e6);
+            CU_ASSERT(!memcmp(ma, mb, (size_t)per * (size_t)t.p));
+            free(ma);
+            free(mb);
+            rtopo__model_default(&m);
+            m.ports = 2;
+            m.tt = 3e-6;
+            CU_ASSERT(rtopo__sim_run(a, &m, &ra) == RTOPO_OK &&
+                      rtopo__sim_run(b, &m, &rb) == RTOPO_OK &&
+                      ra.model_time == rb.model_time && ra.model_time > 0);
+            /* the corruption: the ranks take their records into RECV
+             * at step 0, before any lands */
+            for (i = 0; i < b->nkerns; i++) {
+                rtopo__kern_t *k = &b->kerns[i];
+
+                if (k->type == RTOPO__KERN_ROUTE && k->dst_buf == RTOPO__BUF_RECV &&
+                    (k->op == RTOPO__RT_UNPACK || k->op == RTOPO__RT_TAKE)) {
+                    k->step = 0;
+                    hit++;
+                }
+            }
+            CU_ASSERT(hit == t.p);
+            CU_ASSERT(rtopo__sched_validate(b) == RTOPO_OK);
+            sb = deferred_run(&t, &c, b, &mb, &rb, &wb);
+            TU_CHECK(sb != RTOPO_OK || wb > 0, "n %d op %d: the corrupted graph passes", n,
+                     op);
+            free(mb);
+            rtopo__sched_free(a);
+            rtopo__sched_free(b);
+            a = b = NULL;
+        }
+}
+
 /* edges the validator refuses, and phases joined */
 static void test_graph_checks(void)
 {
@@ -1561,6 +1696,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "one-port sequential distribution", test_seq_dist) ||
         !CU_add_test(s, "recursive halving", test_halving) ||
         !CU_add_test(s, "edges, kernels, phases", test_graph_checks) ||
+        !CU_add_test(s, "random accesses: deferred edges", test_random_deferred) ||
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
         !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs) ||
         !CU_add_test(s, "scatter: auto's choice", test_scatter_auto))
