@@ -8,7 +8,9 @@
 #                   in place now and then, every byte checked, and the
 #                   short way taken exactly below the eager limit;
 #   flow            batches of 200 nonblocking shifts ahead of a napping
-#                   peer: flow control keeps at most 64 early messages;
+#                   peer: flow control keeps at most 64 early messages
+#                   of them (one per operation; the topology's creation
+#                   before is not counted);
 #   mismatch        8 bytes against 16: RTOPO_ERR_MISMATCH on both ranks,
 #   mismatch-early  ... with the 16-byte message waiting as early;
 #   probe           q=1 against q=0 (no message at all): rank 0 hears of

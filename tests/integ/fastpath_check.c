@@ -119,6 +119,14 @@ static void case_flow(rtopo_ctx_t *ctx, rtopo_topo_t *t, int iters)
     unsigned tag = 0;
     long bad;
 
+    /* From here on, the batches' early messages alone: one per operation,
+     * so flow control's window of 64 operations keeps at most 64.  The
+     * bound is in operations, not messages: creating the topology timed
+     * the transport (RTOPO_MODEL=auto, calib.c), and its runs of
+     * RTOPO__CAL_SENDS eager sends one way are 16 messages an operation,
+     * of which a peer a few operations ahead leaves more than 64 kept here
+     * (all taken by the time the creation returned). */
+    ctx->unexp_max = ctx->unexp_count[1 - me];
     for (b = 0; b < nb && !fails; b++) {
         if (me == 1)
             iu_nap_ms(50);
