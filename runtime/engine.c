@@ -409,35 +409,14 @@ static inline void rtopo__msg_copy(rtopo__msg_t *h, const rtopo__msg_t *msg)
         memcpy(h, msg, sizeof(*h));
 }
 
-int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
-                      const void *payload, size_t plen, rtopo__track_t *track,
-                      rtopo__track_t *kept)
+int rtopo__ctrl_post(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg, size_t hlen,
+                     const void *payload, size_t plen, rtopo__track_t *track,
+                     rtopo__track_t *kept)
 {
-    size_t hlen = RTOPO__MSG_LEN(msg);
-    int sendv = RTOPO__TL_HAS(ctx->tlops, sendv);
     rtopo__msg_t *h;
     rtopo__cmsg_t *c;
     int st;
 
-    if (hlen + plen > ctx->ctrl_size)
-        return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes", hlen + plen);
-    /* where the transport delivers small messages on its own, they need
-     * no tracking: done once handed over */
-    if (hlen + plen <= ctx->tlattr.send_nowait_max && !ctx->pq[peer].head) {
-        h = (rtopo__msg_t *)ctx->msgbuf;
-        rtopo__msg_copy(h, msg);
-        h->src = ctx->rank;
-        h->auth = ctx->peers[ctx->rank].token;
-        if (sendv) {
-            st = ctx->tlops->sendv(ctx->tl, peer, h, hlen, payload, plen, NULL);
-        } else {
-            if (plen)
-                memcpy(ctx->msgbuf + hlen, payload, plen);
-            st = ctx->tlops->send(ctx->tl, peer, h, hlen + plen, NULL);
-        }
-        if (st != RTOPO_ERR_BUSY)
-            return st;
-    }
     c = rtopo__cmsg_get(ctx);
     if (!c)
         return rtopo__error(RTOPO_ERR_NOMEM, "control message to rank %d", peer);
@@ -453,7 +432,7 @@ int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
     rtopo__msg_copy(h, msg);
     h->src = ctx->rank;
     h->auth = ctx->peers[ctx->rank].token;
-    if (kept && sendv && plen) {
+    if (kept && RTOPO__TL_HAS(ctx->tlops, sendv) && plen) {
         c->kept = kept;
         c->payload = payload;
         c->plen = plen;
@@ -478,6 +457,36 @@ int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
     }
     rtopo__pq_push(ctx, c);
     return RTOPO_OK;
+}
+
+int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
+                      const void *payload, size_t plen, rtopo__track_t *track,
+                      rtopo__track_t *kept)
+{
+    size_t hlen = RTOPO__MSG_LEN(msg);
+    rtopo__msg_t *h;
+    int st;
+
+    if (hlen + plen > ctx->ctrl_size)
+        return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes", hlen + plen);
+    /* where the transport delivers small messages on its own, they need
+     * no tracking: done once handed over */
+    if (hlen + plen <= ctx->tlattr.send_nowait_max && !ctx->pq[peer].head) {
+        h = (rtopo__msg_t *)ctx->msgbuf;
+        rtopo__msg_copy(h, msg);
+        h->src = ctx->rank;
+        h->auth = ctx->peers[ctx->rank].token;
+        if (RTOPO__TL_HAS(ctx->tlops, sendv)) {
+            st = ctx->tlops->sendv(ctx->tl, peer, h, hlen, payload, plen, NULL);
+        } else {
+            if (plen)
+                memcpy(ctx->msgbuf + hlen, payload, plen);
+            st = ctx->tlops->send(ctx->tl, peer, h, hlen + plen, NULL);
+        }
+        if (st != RTOPO_ERR_BUSY)
+            return st;
+    }
+    return rtopo__ctrl_post(ctx, peer, msg, hlen, payload, plen, track, kept);
 }
 
 int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,

@@ -44,6 +44,32 @@ int rtopo__ctrl_send(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
 int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
                       const void *payload, size_t plen, rtopo__track_t *track,
                       rtopo__track_t *kept);
+/* rtopo__ctrl_sendv's tracked way, for a message of hlen header bytes
+ * that did not go out untracked: a copy the transport completes later,
+ * or queued behind the peer's earlier ones */
+int rtopo__ctrl_post(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg, size_t hlen,
+                     const void *payload, size_t plen, rtopo__track_t *track,
+                     rtopo__track_t *kept);
+
+/* rtopo__ctrl_sendv of an EAGER message whose src and auth already name
+ * this rank: a small one goes to the transport as it is, without a copy
+ * of its header first; the others take rtopo__ctrl_sendv's way */
+static inline int rtopo__ctrl_eager(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
+                                    const void *payload, size_t plen,
+                                    rtopo__track_t *track, rtopo__track_t *kept)
+{
+    size_t len = RTOPO__MSG_HDR + plen;
+    int st;
+
+    if (len <= ctx->tlattr.send_nowait_max && len <= ctx->ctrl_size &&
+        !ctx->pq[peer].head && RTOPO__TL_HAS(ctx->tlops, sendv)) {
+        st = ctx->tlops->sendv(ctx->tl, peer, msg, RTOPO__MSG_HDR, payload, plen, NULL);
+        if (st != RTOPO_ERR_BUSY)
+            return st;
+        return rtopo__ctrl_post(ctx, peer, msg, RTOPO__MSG_HDR, payload, plen, track, kept);
+    }
+    return rtopo__ctrl_sendv(ctx, peer, msg, payload, plen, track, kept);
+}
 int rtopo__connect_peer(rtopo_ctx_t *ctx, int peer);
 /* At start-up, after the addresses are exchanged, on every rank alike:
  * which peers found that they cannot reach this rank's address (one

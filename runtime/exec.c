@@ -276,6 +276,8 @@ static int rtopo__plan_eager(const rtopo_topo_t *t, rtopo__plan_t *plan)
         /* rtopo__msg_init's EAGER header */
         memset(&m, 0, RTOPO__MSG_HDR);
         m.type = RTOPO__MSG_EAGER;
+        m.src = t->ctx->rank;
+        m.auth = t->ctx->peers[t->ctx->rank].token;
         m.topo_id = t->id;
         m.xfer = rtopo__sched_xid(s, plan->send[i].xfer);
         m.hop = plan->send[i].hop;
@@ -469,6 +471,8 @@ static void rtopo__msg_init(rtopo__op_t *op, rtopo__msg_t *m, int type, uint32_t
     else
         memset(m, 0, sizeof(*m));
     m->type = (uint8_t)type;
+    m->src = op->ctx->rank;     /* rtopo__ctrl_eager sends it as it is */
+    m->auth = op->ctx->peers[op->ctx->rank].token;
     m->topo_id = op->topo->id;
     m->seq = op->seq;
     m->xfer = rtopo__sched_xid(op->plan->sched, x);   /* the whole graph's number */
@@ -551,6 +555,14 @@ static int rtopo__op_send(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
     return rtopo__ctrl_send(op->ctx, peer, m, payload, plen, &op->track);
 }
 
+/* rtopo__op_send of an EAGER message built here (its src and auth set) */
+static int rtopo__op_send_eager(rtopo__op_t *op, int peer, const rtopo__msg_t *m,
+                                const void *payload, size_t plen)
+{
+    rtopo__flow_told(op, peer);
+    return rtopo__ctrl_eager(op->ctx, peer, m, payload, plen, &op->track, NULL);
+}
+
 /* the payload of an eager hop that originates here: one message, or
  * fragments of about equal size where the transport delivers messages
  * of at most ctx->eager_frag payload bytes by itself (wire.h).
@@ -564,12 +576,12 @@ static int rtopo__eager_send(rtopo__op_t *op, rtopo__sstate_t *s, int peer, rtop
     rtopo__flow_told(op, peer);
     m->off = 0;
     if (frag == 0 || len <= frag)
-        return rtopo__ctrl_sendv(op->ctx, peer, m, s->src, len, &op->track, &s->sent);
+        return rtopo__ctrl_eager(op->ctx, peer, m, s->src, len, &op->track, &s->sent);
     n = (len + frag - 1) / frag;
     each = (len + n - 1) / n;
     for (off = 0; off < len; off += each) {
         m->off = (uint32_t)off;
-        if ((st = rtopo__ctrl_sendv(op->ctx, peer, m, s->src + off,
+        if ((st = rtopo__ctrl_eager(op->ctx, peer, m, s->src + off,
                                     len - off < each ? len - off : each, &op->track,
                                     &s->sent)))
             return st;
@@ -1619,7 +1631,7 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
         rtopo__msg_init(op, &fm, RTOPO__MSG_EAGER, x, m->hop + 1);
     }
     fm.off = m->off;
-    if ((st = rtopo__op_send(op, op->plan->send[fi].peer, &fm, payload, plen))) {
+    if ((st = rtopo__op_send_eager(op, op->plan->send[fi].peer, &fm, payload, plen))) {
         rtopo__op_send_failed(op, st, op->plan->send[fi].peer, "forwarding");
         return;
     }
