@@ -4,10 +4,13 @@
 # shm.  Passes when
 #  - RTOPO_MODEL=auto: label 0 logs the pair's receiver's turn (tt) and
 #    every broadcast and allreduce coll_check runs is right on every rank;
-#  - RTOPO_MODEL=auto,ts=0.5us,tt=50us: every rank's 8-byte and 1 KiB
-#    broadcast is the flat tree (2 steps: the root's sends, one step),
-#    the 2 MiB one, past the eager limit (64 KiB here), the binomial tree
-#    (3 rounds, 4 steps), every byte right;
+#  - RTOPO_MODEL=auto,ts=0.5us,tw=0.1ns,tt=50us: every rank's 8-byte and
+#    1 KiB broadcast is the flat tree (2 steps: the root's sends, one
+#    step), the 2 MiB one, past the eager limit, the binomial tree (3
+#    rounds, 4 steps), every byte right.  tw set too: a stream timed
+#    while other jobs load both processors can measure 30 ns/B, at which
+#    the root's 7 KiB cost more than two more turns, and the binomial
+#    tree is then the right choice for 1 KiB;
 #  - RTOPO_MODEL=auto,tt=0: the binomial tree at 8 bytes too.
 # 77 when processors 0 and 1 are not both available or shm is not usable.
 . "$(dirname "$0")/common.sh"
@@ -65,7 +68,7 @@ if ! grep -q "rtopo\[0 .*more ranks than processors on their machine: ts .* the 
     echo "FAIL: RTOPO_MODEL=auto: label 0 logged no receiver's turn"
     fail=1
 fi
-model=auto,ts=0.5us,tt=50us
+model=auto,ts=0.5us,tw=0.1ns,tt=50us
 job $model 1,128,262144 bcast
 plans 1 2
 plans 128 2
