@@ -471,7 +471,7 @@ int rtopo__ctrl_sendv(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg,
         return rtopo__error(RTOPO_ERR_INVAL, "control message of %zu bytes", hlen + plen);
     /* where the transport delivers small messages on its own, they need
      * no tracking: done once handed over */
-    if (hlen + plen <= ctx->tlattr.send_nowait_max && !ctx->pq[peer].head) {
+    if (rtopo__ctrl_nowait(ctx, peer, hlen + plen)) {
         h = (rtopo__msg_t *)ctx->msgbuf;
         rtopo__msg_copy(h, msg);
         h->src = ctx->rank;

@@ -51,6 +51,14 @@ int rtopo__ctrl_post(rtopo_ctx_t *ctx, int peer, const rtopo__msg_t *msg, size_t
                      const void *payload, size_t plen, rtopo__track_t *track,
                      rtopo__track_t *kept);
 
+/* a message of len bytes may go to the transport untracked: the
+ * transport delivers one so small on its own, and nothing queued for peer
+ * must go before it */
+static inline int rtopo__ctrl_nowait(const rtopo_ctx_t *ctx, int peer, size_t len)
+{
+    return len <= ctx->tlattr.send_nowait_max && !ctx->pq[peer].head;
+}
+
 /* rtopo__ctrl_sendv of an EAGER message whose src and auth already name
  * this rank: a small one goes to the transport as it is, without a copy
  * of its header first; the others take rtopo__ctrl_sendv's way */
@@ -61,8 +69,8 @@ static inline int rtopo__ctrl_eager(rtopo_ctx_t *ctx, int peer, const rtopo__msg
     size_t len = RTOPO__MSG_HDR + plen;
     int st;
 
-    if (len <= ctx->tlattr.send_nowait_max && len <= ctx->ctrl_size &&
-        !ctx->pq[peer].head && RTOPO__TL_HAS(ctx->tlops, sendv)) {
+    if (rtopo__ctrl_nowait(ctx, peer, len) && len <= ctx->ctrl_size &&
+        RTOPO__TL_HAS(ctx->tlops, sendv)) {
         st = ctx->tlops->sendv(ctx->tl, peer, msg, RTOPO__MSG_HDR, payload, plen, NULL);
         if (st != RTOPO_ERR_BUSY)
             return st;

@@ -643,6 +643,29 @@ static void rtopo__release_slots(rtopo__op_t *op, int reuse, int keep)
 
 static void rtopo__op_free_all(rtopo__op_t *op, int keep_staging);
 
+/* what a run of an eager send sets, cleared for the next start */
+static inline void rtopo__ss_reset(rtopo__sstate_t *s)
+{
+    s->done = 0;
+    s->blocked = 0;
+    s->rtail = 0;   /* (a CREDIT, which no eager hop awaits, sets it) */
+    s->op = NULL;
+    s->sent.out = 0;
+    s->sent.status = 0;
+    s->sent.done = NULL;
+}
+
+/* ... and of an eager receive (its early data dropped) */
+static inline void rtopo__rs_reset(rtopo__rstate_t *r)
+{
+    if (r->early) {
+        free(r->early);
+        r->early = NULL;
+    }
+    r->done = r->heard = 0;
+    r->eager_got = 0;
+}
+
 static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
 {
     const rtopo__plan_t *plan = op->plan;
@@ -653,47 +676,17 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
      * window, write or staging ever touches the rest) */
     if (plan->fast && op->ss && op->rs && op->pstate) {
         /* one send and one receive (rtopo__plan_fast): no loops */
-        rtopo__sstate_t *s = op->ss;
-        rtopo__rstate_t *r = op->rs;
-
-        if (r->early) {
-            free(r->early);
-            r->early = NULL;
-        }
-        s->done = s->blocked = 0;
-        s->rtail = 0;
-        s->op = NULL;
-        s->sent.out = 0;
-        s->sent.status = 0;
-        s->sent.done = NULL;
-        r->done = r->heard = 0;
-        r->eager_got = 0;
+        rtopo__ss_reset(op->ss);
+        rtopo__rs_reset(op->rs);
         op->pstate[0] = op->pstate[1] = 0;
         op->nready = op->rhead = op->lhead = op->ltail = 0;
         return;
     }
     if (plan->eager && op->ss && op->rs && op->pstate) {
-        for (i = 0; i < plan->nsend; i++) {
-            rtopo__sstate_t *s = &op->ss[i];
-
-            s->done = 0;
-            s->blocked = 0;
-            s->rtail = 0;   /* (a CREDIT, which no eager hop awaits, sets it) */
-            s->op = NULL;
-            s->sent.out = 0;
-            s->sent.status = 0;
-            s->sent.done = NULL;
-        }
-        for (i = 0; i < plan->nrecv; i++) {
-            rtopo__rstate_t *r = &op->rs[i];
-
-            if (r->early) {
-                free(r->early);
-                r->early = NULL;
-            }
-            r->done = r->heard = 0;
-            r->eager_got = 0;
-        }
+        for (i = 0; i < plan->nsend; i++)
+            rtopo__ss_reset(&op->ss[i]);
+        for (i = 0; i < plan->nrecv; i++)
+            rtopo__rs_reset(&op->rs[i]);
         for (i = 0; i < plan->nparts; i++)
             op->pstate[i] = 0;
         op->nready = op->rhead = op->lhead = op->ltail = 0;
@@ -1357,6 +1350,39 @@ int rtopo__op_start(rtopo__op_t *op)
     return rtopo__op_run(op);
 }
 
+/* The end of every start: the messages that came for the operation
+ * before it started are taken, the start's own reference is dropped (the
+ * operation may end here), writes that can go are pushed (advance: a plan
+ * with windows) and the progress thread is told. */
+static inline int rtopo__run_end(rtopo__op_t *op, int advance)
+{
+    rtopo_ctx_t *ctx = op->ctx;
+
+    if (op->active && ctx->unexp)
+        rtopo__take_early(op);
+    if (op->active) {
+        op->remaining--;     /* drop the start reference */
+        if (advance)
+            rtopo__advance(op);
+        rtopo__op_check(op);
+    }
+    rtopo__thread_kick(ctx);
+    return RTOPO_OK;
+}
+
+/* every part's count of predecessors set; those with none are ready */
+static inline void rtopo__parts_ready(rtopo__op_t *op)
+{
+    const rtopo__plan_t *plan = op->plan;
+    int i;
+
+    for (i = 0; i < plan->nparts; i++) {
+        op->pcnt[i] = plan->parts[i].npred;
+        if (!op->pcnt[i])
+            op->ready[op->nready++] = (uint32_t)i;
+    }
+}
+
 /* rtopo__op_run of a plan of one eager send and one eager receive
  * (plan->fast): both parts start at once, as the graph would start them;
  * the send goes out, and the peer's message, if it came before, is taken */
@@ -1396,14 +1422,7 @@ static int rtopo__fast_run(rtopo__op_t *op)
         op->pstate[e->part] = 2;
         op->remaining--;
     }
-    if (op->active && ctx->unexp)
-        rtopo__take_early(op);
-    if (op->active) {
-        op->remaining--;     /* drop the start reference */
-        rtopo__op_check(op);
-    }
-    rtopo__thread_kick(ctx);
-    return RTOPO_OK;
+    return rtopo__run_end(op, 0);
 }
 
 /* rtopo__op_run of a plan whose every hop is eager (plan->eager): the
@@ -1417,11 +1436,7 @@ static int rtopo__eager_run(rtopo__op_t *op)
     int i;
 
     plan->eager_runs++;
-    for (i = 0; i < plan->nparts; i++) {
-        op->pcnt[i] = plan->parts[i].npred;
-        if (!op->pcnt[i])
-            op->ready[op->nready++] = (uint32_t)i;
-    }
+    rtopo__parts_ready(op);
     for (i = 0; i < plan->nrecv; i++) {
         const rtopo__recv_ent_t *e = &plan->recv[i];
         const rtopo__xfer_t *x = &xf[e->xfer];
@@ -1444,14 +1459,7 @@ static int rtopo__eager_run(rtopo__op_t *op)
     rtopo__probe_started(ctx, op->topo->id, op->seq, &plan->desc);
     if (op->active)
         rtopo__parts_run(op);
-    if (op->active && ctx->unexp)
-        rtopo__take_early(op);
-    if (op->active) {
-        op->remaining--;     /* drop the start reference */
-        rtopo__op_check(op);
-    }
-    rtopo__thread_kick(ctx);
-    return RTOPO_OK;
+    return rtopo__run_end(op, 0);
 }
 
 /* the rest of the start, once flow control lets the operation send */
@@ -1468,11 +1476,7 @@ static int rtopo__op_run(rtopo__op_t *op)
         return rtopo__fast_run(op);
     if (plan->eager)
         return rtopo__eager_run(op);
-    for (i = 0; i < plan->nparts; i++) {
-        op->pcnt[i] = plan->parts[i].npred;
-        if (!op->pcnt[i])
-            op->ready[op->nready++] = (uint32_t)i;
-    }
+    rtopo__parts_ready(op);
     /* windows of forwarded hops open now; final ones when their part starts */
     for (i = 0; i < plan->nrecv && op->active; i++) {
         const rtopo__recv_ent_t *e = &plan->recv[i];
@@ -1510,15 +1514,7 @@ static int rtopo__op_run(rtopo__op_t *op)
     rtopo__probe_started(ctx, op->topo->id, op->seq, &plan->desc);
     if (op->active)
         rtopo__parts_run(op);
-    if (op->active)
-        rtopo__take_early(op);
-    if (op->active) {
-        op->remaining--;     /* drop the start reference */
-        rtopo__advance(op);
-        rtopo__op_check(op);
-    }
-    rtopo__thread_kick(ctx);
-    return RTOPO_OK;
+    return rtopo__run_end(op, 1);
 fail:
     if (op->active)
         rtopo__op_error(op, st, -1, "starting operation %u on topology %u: %s",
