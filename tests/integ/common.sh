@@ -50,3 +50,48 @@ mpi_prog() {
     fi
     rm -f "$_log"
 }
+
+# verdict_case LABEL N WANT LIMIT CMD...: one job, cut off after LIMIT
+# seconds, whose N ranks must each print "verdict: pass" and whose exit
+# status must be WANT (a number, or any: an error a job reports may make
+# rtopo-run exit 1 or not, depending on which rank saw it first); its
+# output is shown indented, its line added to $summary, a failure counted
+# in $fails (verdict_end prints both)
+verdict_case() {
+    _label=$1 _n=$2 _want=$3 _limit=$4
+    shift 4
+    echo "== case $_label"
+    _t0=$(date +%s)
+    _out=$(mktemp)
+    timeout "$_limit" "$@" >"$_out" 2>&1
+    _rc=$?
+    sed 's/^/    /' "$_out"
+    _npass=$(grep -c 'verdict: pass' "$_out")
+    rm -f "$_out"
+    if [ "$_npass" -eq "$_n" ] && [ "$_rc" -ne 124 ] &&
+       { [ "$_want" = any ] || [ "$_rc" -eq "$_want" ]; }; then
+        _line="$_label: ok ($(( $(date +%s) - _t0 )) s)"
+    else
+        fails=$(( ${fails:-0} + 1 ))
+        _line="$_label: FAILED (exit status $_rc, want $_want; $_npass of $_n ranks passed)"
+    fi
+    echo "   => $_line"
+    summary="${summary:-}
+  $_line"
+}
+
+# tr_usable TRANSPORT: whether it can be used here (if not, a line in $summary)
+tr_usable() {
+    "$INFO" --check "$1" >/dev/null 2>&1 && return 0
+    summary="${summary:-}
+  $1: not usable here, skipped"
+    return 1
+}
+
+# verdict_end: the cases' summary; exits 0 when every case passed
+verdict_end() {
+    echo "== summary:${summary:-}"
+    echo "${fails:-0} case(s) failed"
+    [ "${fails:-0}" -eq 0 ]
+    exit
+}

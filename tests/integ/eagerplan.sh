@@ -20,41 +20,18 @@ EP="$top_builddir/tests/integ/eagerplan_check"
 export RTOPO_TIMEOUT_MS=600000
 cases=${CASES:-"stream:4 stream:8 dead:4 mismatch:4"}
 transports=${TRANSPORTS:-"shm"}
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
 fails=0 summary=
 for tr in $transports; do
-    if ! "$top_builddir/tools/rtopo-info" --check "$tr" >/dev/null 2>&1; then
-        summary="$summary
-  $tr: not usable here, skipped"
-        continue
-    fi
+    tr_usable "$tr" || continue
     for cn in $cases; do
         c=${cn%%:*} n=${cn#*:}
         iters=2000
         [ "$n" -gt 4 ] && iters=500
-        echo "== case $c, $n ranks ($tr)"
-        t0=$(date +%s)
-        timeout 180 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 150 "$EP" "$c" \
-            "$iters" >"$out" 2>&1
-        rc=$?
-        sed 's/^/    /' "$out"
-        npass=$(grep -c 'verdict: pass' "$out")
-        want_rc=0
-        [ "$c" = dead ] && want_rc=1
-        [ "$c" = mismatch ] && want_rc=any
-        if [ "$npass" -eq "$n" ] && { [ "$want_rc" = any ] || [ "$rc" -eq "$want_rc" ]; } &&
-           [ "$rc" -ne 124 ]; then
-            line="$c, $n ranks ($tr): ok ($(( $(date +%s) - t0 )) s)"
-        else
-            fails=$(( fails + 1 ))
-            line="$c, $n ranks ($tr): FAILED (exit status $rc, want $want_rc; $npass of $n ranks passed)"
-        fi
-        echo "   => $line"
-        summary="$summary
-  $line"
+        want=0
+        [ "$c" = dead ] && want=1
+        [ "$c" = mismatch ] && want=any
+        verdict_case "$c, $n ranks ($tr)" "$n" "$want" 180 \
+            "$RUN" -n "$n" --transport "$tr" --quiet --timeout 150 "$EP" "$c" "$iters"
     done
 done
-echo "== summary:$summary"
-echo "$fails case(s) failed"
-[ "$fails" -eq 0 ]
+verdict_end

@@ -39,14 +39,7 @@
 
 static int me = -1, np, fails;
 
-#define FAIL(...)                                                            \
-    do {                                                                     \
-        printf("rank %d: FAIL: ", me);                                       \
-        printf(__VA_ARGS__);                                                 \
-        printf("\n");                                                        \
-        fflush(stdout);                                                      \
-        fails++;                                                             \
-    } while (0)
+#define FAIL(...) IU_FAIL(me, fails, __VA_ARGS__)
 
 enum { BCAST, ALLREDUCE, SCAN, NCOLL };
 static const char *names[NCOLL] = { "bcast", "allreduce", "scan" };

@@ -25,38 +25,16 @@ FP="$top_builddir/tests/integ/fastpath_check"
 export RTOPO_TIMEOUT_MS=600000
 cases=${CASES:-"stream flow mismatch mismatch-early probe dead"}
 transports=${TRANSPORTS:-"shm ofi:tcp"}
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
 fails=0 summary=
 for tr in $transports; do
-    if ! "$top_builddir/tools/rtopo-info" --check "$tr" >/dev/null 2>&1; then
-        summary="$summary
-  $tr: not usable here, skipped"
-        continue
-    fi
+    tr_usable "$tr" || continue
     for c in $cases; do
-        echo "== case $c ($tr)"
-        t0=$(date +%s)
-        timeout 150 "$RUN" -n 2 --transport "$tr" --quiet --timeout 120 "$FP" "$c" >"$out" 2>&1
-        rc=$?
-        sed 's/^/    /' "$out"
-        npass=$(grep -c 'verdict: pass' "$out")
-        want_rc=0
-        [ "$c" = dead ] && want_rc=1
+        want=0
+        [ "$c" = dead ] && want=1
         # a differing call fails the job: rtopo-run reports the failed ranks
-        case $c in mismatch*|probe) want_rc=any ;; esac
-        if [ "$npass" -eq 2 ] && { [ "$want_rc" = any ] || [ "$rc" -eq "$want_rc" ]; } &&
-           [ "$rc" -ne 124 ]; then
-            line="$c ($tr): ok ($(( $(date +%s) - t0 )) s)"
-        else
-            fails=$(( fails + 1 ))
-            line="$c ($tr): FAILED (exit status $rc, want $want_rc; $npass of 2 ranks passed)"
-        fi
-        echo "   => $line"
-        summary="$summary
-  $line"
+        case $c in mismatch*|probe) want=any ;; esac
+        verdict_case "$c ($tr)" 2 "$want" 150 \
+            "$RUN" -n 2 --transport "$tr" --quiet --timeout 120 "$FP" "$c"
     done
 done
-echo "== summary:$summary"
-echo "$fails case(s) failed"
-[ "$fails" -eq 0 ]
+verdict_end

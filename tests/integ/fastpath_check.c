@@ -36,14 +36,7 @@
 
 static int me = -1, fails;
 
-#define FAIL(...)                                                            \
-    do {                                                                     \
-        printf("rank %d: FAIL: ", me);                                       \
-        printf(__VA_ARGS__);                                                 \
-        printf("\n");                                                        \
-        fflush(stdout);                                                      \
-        fails++;                                                             \
-    } while (0)
+#define FAIL(...) IU_FAIL(me, fails, __VA_ARGS__)
 
 /* whether the plan the topology's last blocking call used went the short way */
 static int plan_fast(rtopo_topo_t *t)

@@ -1,7 +1,8 @@
 /*
  * integ_util.h - small helpers shared by the integration test programs
  * (hang_check, sleep_check, mismatch_check, req_check, mpi_hang_check):
- * clock, data patterns, a rank label usable before rtopo_init, naps.
+ * clock, data patterns, a rank label usable before rtopo_init, naps, a
+ * counted failure.
  * Header-only so that each program stays one translation unit.
  */
 #ifndef RTOPO_INTEG_UTIL_H
@@ -20,6 +21,17 @@ static inline double iu_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* a failed check of rank me: one line on stdout, counted in fails (the
+ * program's verdict is pass while fails is 0) */
+#define IU_FAIL(me, fails, ...)                                              \
+    do {                                                                     \
+        printf("rank %d: FAIL: ", (me));                                     \
+        printf(__VA_ARGS__);                                                 \
+        printf("\n");                                                        \
+        fflush(stdout);                                                      \
+        (fails)++;                                                           \
+    } while (0)
 
 /* sleep `ms` milliseconds: used between rtopo_test polls, never spin */
 static inline void iu_nap_ms(int ms)
