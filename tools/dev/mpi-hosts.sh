@@ -1,7 +1,7 @@
 #!/bin/sh
 # mpi-hosts.sh - rtopo's collectives against Open MPI's in the same job, on
-# emulated hosts: bcast, allreduce and scan (on the hypercube of the job's ranks) against
-# MPI_Bcast/MPI_Allreduce/MPI_Scan, the windowed scatter against
+# emulated hosts: bcast, allreduce and scan (on the hypercube of the job's
+# ranks) against MPI_Bcast/MPI_Allreduce/MPI_Scan, the windowed scatter against
 # MPI_Scatterv of strides plus a halo exchange, the all-to-all by q-shifts
 # against MPI_Alltoall; 8 ranks on 2 hosts of 4 and on 4 hosts of 2, with
 # and without a rate limit on the hosts' links.
@@ -31,8 +31,11 @@
 #     rtopo-run --hosts H [--link-rate R] --exec-launcher mpirun \
 #       --allow-run-as-root --oversubscribe --bind-to none \
 #       --host rtopo-host0:N,... --mca pml ob1 --mca btl vader,tcp,self \
-#       --mca mpi_yield_when_idle 1 -x RTOPO_TRANSPORT -x RTOPO_MODEL -n 8 \
+#       --mca mpi_yield_when_idle 1 -x RTOPO_TRANSPORT -x RTOPO_MODEL \
+#       [-x RTOPO_EAGER_LIMIT] -x RTOPO_LOG_LEVEL=info -n H*N \
 #       rtopo-bench-mpi OP ... --json F [--plot F.png]
+# (the log at info gives every rank's eager limit: the job's line counts
+# them)
 # The first repetition of each also draws its plot (gnuplot).  Only the
 # ratio MPI median / rtopo median taken inside one job means anything on a
 # shared machine; the table gives, per configuration, op and size, the
