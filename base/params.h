@@ -31,7 +31,8 @@
        "decimal bytes with optional k, m, g, 0 to 1m; unset: 64k over "       \
        "libfabric's tcp provider, rxm's eager limit less 48 over rxm "        \
        "(16336), 64k with transport auto on one machine running more "        \
-       "ranks than its processors (16 ranks at most)")                        \
+       "ranks than its processors (16 ranks at most), with auto across "      \
+       "hosts the network backend's (64k over tcp)")                          \
     XX(CHUNK_SIZE, chunk_size, SIZE, "262144",                               \
        "pipeline chunk for staged and multi-hop transfers: decimal bytes "    \
        "with optional k, m, g, 4k to 1g")                                      \
