@@ -22,11 +22,34 @@
  * only the edges into the later phase.
  */
 #include "config.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "rtopo.h"
 #include "log.h"
 #include "rtopo_sched.h"
+
+void rtopo__sched_big(void *p, size_t bytes)
+{
+#if defined(MADV_HUGEPAGE) && defined(__GLIBC__)
+    /* the whole of the block's pages (a part would split its mapping,
+     * and a realloc could no longer move it without a copy) */
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e;
+
+    if (!p || bytes < RTOPO__SCHED_BIG)
+        return;
+    e = ((uintptr_t)p + malloc_usable_size(p)) & ~(uintptr_t)4095;
+    if (e > a)
+        (void)madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 int rtopo__sched_part(const rtopo__sched_t *s, uint32_t id, int rank)
 {
@@ -422,6 +445,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         big = pbig > big ? pbig : big;
     acc = malloc((room + 1) * sizeof(*acc));
     tmp = malloc((big + 1) * sizeof(*tmp));
+    rtopo__sched_big(acc, (room + 1) * sizeof(*acc));
     cnt = malloc(((size_t)p + 2) * sizeof(*cnt));
     if (pnum) {
         pacc = malloc((ptot + 1) * sizeof(*pacc));
@@ -837,6 +861,7 @@ static int rtopo__grow_to(void **p, size_t n, size_t more, size_t esz)
         return RTOPO_OK;
     if (!(q = realloc(*p, (n + more) * esz)))
         return rtopo__error(RTOPO_ERR_NOMEM, "joining phases");
+    rtopo__sched_big(q, (n + more) * esz);
     *p = q;
     return RTOPO_OK;
 }

@@ -311,6 +311,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
         rtopo__error(status, "simulating %u hops", s->nhops);
         goto out;
     }
+    rtopo__sched_big(ent, (s->nhops ? s->nhops : 1) * sizeof(*ent));
     /* the link directions, numbered once for both runs below */
     if ((status = rtopo__hop_links(s, &hl, &nl)))
         goto out;
@@ -560,6 +561,7 @@ static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t 
 
             if (!n)
                 return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %u", cap);
+            rtopo__sched_big(n, (size_t)cap * sizeof(*n));
             h->ev = n;
             h->evcap = cap;
         }
@@ -880,6 +882,7 @@ static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *
         st = rtopo__error(RTOPO_ERR_NOMEM, "link table of %u hops", s->nhops);
         goto out;
     }
+    rtopo__sched_big(hl, ((size_t)s->nhops + 1) * sizeof(*hl));
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
         int32_t from = x->src;
@@ -1012,6 +1015,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
+    rtopo__sched_big(cnt, ((size_t)n + 1) * sizeof(*cnt));
+    rtopo__sched_big(first, ((size_t)n + 2) * sizeof(*first));
     /* out-edges by pred (CSR of the successors), in-degree by succ: u's
      * edges are oadj[first[u]..first[u + 1]), those its SENT event
      * releases (u's part on the edge's rank is a SEND: u is a transfer)
@@ -1031,6 +1036,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         rtopo__error(st, "simulating %u edges", first[n]);
         goto out;
     }
+    rtopo__sched_big(oadj, ((size_t)first[n] + 1) * sizeof(*oadj));
     /* a transfer's sends fill from first[u] (cursor sc), the others from
      * mid[u]; a kernel's from first[u]; first[u] ends at first[u + 1]:
      * shifted back after */

@@ -4,8 +4,14 @@
  */
 #include "config.h"
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "rtopo.h"
 #include "test_unit.h"
 
@@ -1222,6 +1228,85 @@ static void test_random_deferred(void)
         }
 }
 
+/* The mapping of /proc/self/smaps that holds address a: its bounds in
+ * *lo, *hi, and 1 when its flags hold "hg" (large pages asked for); -1
+ * when none holds a or smaps cannot be read. */
+static int big_flags(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int in = 0, hg = -1;
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long x, y;
+
+        if (sscanf(line, "%lx-%lx ", &x, &y) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            in = a >= x && a < y;
+            if (in) {
+                *lo = x;
+                *hi = y;
+            }
+        } else if (in && !strncmp(line, "VmFlags:", 8)) {
+            hg = strstr(line, " hg") != NULL;
+            break;
+        }
+    }
+    fclose(f);
+    return hg;
+}
+
+/* rtopo__sched_big asks for large pages over a large block's whole
+ * mapping (not a part of it, which would split the mapping), and leaves
+ * a small block as it is; the data stay, and a realloc keeps them too. */
+static void test_big_pages(void)
+{
+#if defined(MADV_HUGEPAGE) && defined(__GLIBC__) && defined(__linux__)
+    size_t n = RTOPO__SCHED_BIG * 2, i;
+    uint8_t *p = malloc(n), *q;
+    uintptr_t lo = 0, hi = 0, a, e;
+    int hg;
+
+    CU_ASSERT_FATAL(p != NULL);
+    for (i = 0; i < n; i++)
+        p[i] = (uint8_t)(i * 7);
+    a = (uintptr_t)p & ~(uintptr_t)4095;
+    e = ((uintptr_t)p + malloc_usable_size(p)) & ~(uintptr_t)4095;
+    if (madvise((void *)a, e - a, MADV_NORMAL) || big_flags((uintptr_t)p, &lo, &hi) < 0) {
+        free(p);
+        return;         /* no smaps, no madvise: nothing to see */
+    }
+    CU_ASSERT_EQUAL(big_flags((uintptr_t)p, &lo, &hi), 0);
+    rtopo__sched_big(p, n);
+    hg = big_flags((uintptr_t)p, &lo, &hi);
+    /* a kernel without large pages refuses MADV_HUGEPAGE: no flag */
+    if (!madvise((void *)a, 4096, MADV_HUGEPAGE)) {
+        CU_ASSERT_EQUAL(hg, 1);
+        TU_CHECK(lo <= a && hi >= e, "the mapping %lx-%lx split below %lx-%lx",
+                 (unsigned long)lo, (unsigned long)hi, (unsigned long)a, (unsigned long)e);
+        CU_ASSERT_EQUAL(big_flags((uintptr_t)p + n - 1, &lo, &hi), 1);
+    }
+    q = realloc(p, 4 * n);
+    CU_ASSERT_FATAL(q != NULL);
+    p = q;
+    for (i = 0; i < n && p[i] == (uint8_t)(i * 7); i++)
+        ;
+    CU_ASSERT_EQUAL(i, n);
+    free(p);
+    /* below RTOPO__SCHED_BIG: not asked */
+    n = RTOPO__SCHED_BIG / 2;
+    p = malloc(n);
+    CU_ASSERT_FATAL(p != NULL);
+    a = (uintptr_t)p & ~(uintptr_t)4095;
+    e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    CU_ASSERT_FATAL(!madvise((void *)a, e - a, MADV_NORMAL));
+    rtopo__sched_big(p, n);
+    CU_ASSERT_EQUAL(big_flags((uintptr_t)p + n / 2, &lo, &hi), 0);
+    free(p);
+#endif
+}
+
 /* edges the validator refuses, and phases joined */
 static void test_graph_checks(void)
 {
@@ -1697,6 +1782,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "recursive halving", test_halving) ||
         !CU_add_test(s, "edges, kernels, phases", test_graph_checks) ||
         !CU_add_test(s, "random accesses: deferred edges", test_random_deferred) ||
+        !CU_add_test(s, "large pages for a whole graph's arrays", test_big_pages) ||
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
         !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs) ||
         !CU_add_test(s, "scatter: auto's choice", test_scatter_auto))
