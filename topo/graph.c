@@ -285,8 +285,16 @@ static int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank, u
     return RTOPO_OK;
 }
 
+/* is rank outside the chunk c puts (none when it counts)? */
+static inline int rtopo__acc_out(const rtopo__accs_t *c, int32_t rank)
+{
+    return c->a && (rank < c->r0 || rank >= c->r1);
+}
+
 /* every access of s, in node order (rtopo__acc_put); port: only the
- * SEND part of each routed transfer, of length 1 */
+ * SEND part of each routed transfer, of length 1.  Putting a chunk, the
+ * nodes of no rank of it are passed over unread (their ranks were
+ * checked when counting) */
 static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
 {
     uint32_t id, i;
@@ -295,6 +303,8 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     for (id = 0; id < s->nxfers && !st; id++) {
         const rtopo__xfer_t *x = &s->xfers[id];
 
+        if (rtopo__acc_out(c, x->src) && rtopo__acc_out(c, x->dst))
+            continue;
         if (port) {
             if (x->nhops)
                 st = rtopo__acc_put(s, c, x->src, s->hops[x->hop0].step, 0, 0, 0, id, 0, 1);
@@ -312,7 +322,11 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     for (i = 0; i < s->nkerns && !port && !st; i++) {
         const rtopo__kern_t *k = &s->kerns[i];
         uint64_t slen;
-        int rd = rtopo__kern_src(k, &slen);
+        int rd;
+
+        if (rtopo__acc_out(c, k->rank))
+            continue;
+        rd = rtopo__kern_src(k, &slen);
 
         id = s->nxfers + i;
         if (rd)
