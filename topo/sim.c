@@ -909,10 +909,11 @@ out:
 
 /* The replay's adjacency as the edges come: counted (in-degree cnt,
  * out-degree first[pred + 1], sends mid[pred]), then placed (oadj: a
- * transfer's sends at the cursor sc, the rest at first) */
+ * transfer's sends at the cursor first, the rest at the cursor mid; a
+ * kernel's at first) */
 typedef struct rtopo__adj {
     const rtopo__sched_t *s;
-    uint32_t *cnt, *first, *mid, *oadj, *sc;
+    uint32_t *cnt, *first, *mid, *oadj;
 } rtopo__adj_t;
 
 static int rtopo__adj_count(void *ctx, const rtopo__dep_t *e, size_t n)
@@ -934,11 +935,14 @@ static int rtopo__adj_fill(void *ctx, const rtopo__dep_t *e, size_t n)
     rtopo__adj_t *a = ctx;
     size_t i;
 
-    for (i = 0; i < n; i++)
-        if (rtopo__part_send(a->s, e[i].pred, e[i].rank))
-            a->oadj[a->sc[e[i].pred]++] = e[i].succ;
+    for (i = 0; i < n; i++) {
+        uint32_t u = e[i].pred;
+
+        if (u < a->s->nxfers && !rtopo__part_send(a->s, u, e[i].rank))
+            a->oadj[a->mid[u]++] = e[i].succ;
         else
-            a->oadj[a->first[e[i].pred]++] = e[i].succ;
+            a->oadj[a->first[u]++] = e[i].succ;
+    }
     return RTOPO_OK;
 }
 
@@ -964,7 +968,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
      * their times, and no cost is negative: no event is pushed before the
      * one that pushes it, so the last release is the latest) */
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
-             *mid = NULL, *oadj = NULL, *hlink = NULL;
+             *mid = NULL, *oadj = NULL, *hlink = NULL, end, prev;
     double *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     /* the transfers in flight, from their first hop to their end: when
@@ -981,7 +985,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
-    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL, NULL };
+    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL };
 
     /* a host's link out: the inter-host hops that leave it share
      * hostlinks of them */
@@ -1031,28 +1035,26 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             mid[i] += first[i];
     }
     st = RTOPO_ERR_NOMEM;
-    if (!(oadj = malloc(((size_t)first[n] + 1) * sizeof(*oadj))) ||
-        !(adj.sc = malloc(((size_t)s->nxfers + 1) * sizeof(*adj.sc)))) {
+    if (!(oadj = malloc(((size_t)first[n] + 1) * sizeof(*oadj)))) {
         rtopo__error(st, "simulating %u edges", first[n]);
         goto out;
     }
     rtopo__sched_big(oadj, ((size_t)first[n] + 1) * sizeof(*oadj));
-    /* a transfer's sends fill from first[u] (cursor sc), the others from
-     * mid[u]; a kernel's from first[u]; first[u] ends at first[u + 1]:
-     * shifted back after */
-    for (i = 0; i < s->nxfers; i++) {
-        adj.sc[i] = first[i];
-        first[i] = mid[i];
-    }
+    /* a transfer's sends fill from first[u] up to mid[u], which then
+     * fills with the others up to u's end; a kernel's from first[u] to
+     * its end: put back after (first[u]: the end of u - 1, mid[u]: where
+     * first[u] stopped) */
     adj.oadj = oadj;
-    st = rtopo__des_edges(s, rtopo__adj_fill, &adj);
-    free(adj.sc);
-    adj.sc = NULL;
-    if (st)
+    if ((st = rtopo__des_edges(s, rtopo__adj_fill, &adj)))
         goto out;
-    for (i = n; i > 0; i--)
-        first[i] = first[i - 1];
-    first[0] = 0;
+    for (i = 0, prev = 0; i < n; i++) {
+        end = i < s->nxfers ? mid[i] : first[i];
+        if (i < s->nxfers)
+            mid[i] = first[i];
+        first[i] = prev;
+        prev = end;
+    }
+    first[n] = prev;
     /* link direction of every hop */
     if (links) {
         hlink = links;
