@@ -1144,6 +1144,95 @@ static int deferred_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return st;
 }
 
+/* the edges on one rank a sink keeps (rtopo__sched_deps_each) */
+typedef struct rank_edges {
+    int rank;
+    size_t n, cap;
+    rtopo__dep_t *e;
+} rank_edges_t;
+
+static int rank_edges_sink(void *ctx, const rtopo__dep_t *e, size_t n)
+{
+    rank_edges_t *k = ctx;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (e[i].rank != k->rank)
+            continue;
+        if (k->n == k->cap) {
+            rtopo__dep_t *q = realloc(k->e, (k->cap ? 2 * k->cap : 256) * sizeof(*q));
+
+            if (!q)
+                return RTOPO_ERR_NOMEM;
+            k->e = q;
+            k->cap = k->cap ? 2 * k->cap : 256;
+        }
+        k->e[k->n++] = e[i];
+    }
+    return RTOPO_OK;
+}
+
+/* Rank r's edges of s, inferred over the nodes with an access on r alone
+ * (the transfers from or to r, the kernels on r: one chunk of ranks),
+ * against those s's whole inference hands to a sink (chunks of ranks
+ * over all the nodes): the same edges in the same order. */
+static void rank_edges_alone(const rtopo__sched_t *s, int r)
+{
+    rtopo__sched_t *q = NULL;
+    rank_edges_t whole = { r, 0, 0, NULL };
+    uint32_t *id = NULL, nx = 0, nh = 0, nk = 0, i, j, x = 0, h = 0, k0;
+    size_t n = 0;
+
+    for (i = 0; i < s->nxfers; i++)
+        if (s->xfers[i].src == r || s->xfers[i].dst == r) {
+            nx++;
+            nh += s->xfers[i].nhops;
+        }
+    for (i = 0; i < s->nkerns; i++)
+        nk += s->kerns[i].rank == r;
+    id = malloc(((size_t)nx + nk + 1) * sizeof(*id));
+    CU_ASSERT_FATAL(id != NULL);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&s->topo, nx, nh, &q) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_add_kerns(q, nk, &k0) == RTOPO_OK);
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *o = &s->xfers[i];
+
+        if (o->src != r && o->dst != r)
+            continue;
+        id[x] = i;
+        q->xfers[x] = *o;
+        q->xfers[x].hop0 = h;
+        for (j = 0; j < o->nhops; j++)
+            q->hops[h++] = s->hops[o->hop0 + j];
+        x++;
+    }
+    for (i = 0, j = 0; i < s->nkerns; i++)
+        if (s->kerns[i].rank == r) {
+            id[nx + j] = s->nxfers + i;
+            q->kerns[j++] = s->kerns[i];
+        }
+    q->nsteps = s->nsteps;
+    q->tmp_bytes = s->tmp_bytes;
+    CU_ASSERT_FATAL(rtopo__sched_deps_infer(q, 0) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_deps_each(s, rank_edges_sink, &whole) == RTOPO_OK);
+    for (i = 0; i < q->ndeps; i++) {
+        const rtopo__dep_t *d = &q->deps[i];
+
+        if (d->rank != r)
+            continue;
+        if (n >= whole.n || whole.e[n].pred != id[d->pred] || whole.e[n].succ != id[d->succ] ||
+            whole.e[n].kind != d->kind)
+            break;
+        n++;
+    }
+    TU_CHECK(n == whole.n && n > 0 && (i == q->ndeps),
+             "rank %d: %zu edges alike of %zu (whole) and %u (alone)", r, n, whole.n,
+             q->ndeps);
+    free(whole.e);
+    free(id);
+    rtopo__sched_free(q);
+}
+
 /* The random accesses' whole graph built bare (rtopo__coll_t.bare, as
  * rtopo-sim builds it) is deferred: the same nodes as the graph built
  * whole, no edges held, and the replay that infers them as it goes gives
@@ -1187,6 +1276,13 @@ static void test_random_deferred(void)
                       !memcmp(a->hops, b->hops, sizeof(*a->hops) * a->nhops) &&
                       !memcmp(a->kerns, b->kerns, sizeof(*a->kerns) * a->nkerns));
             CU_ASSERT(rtopo__sched_validate(b) == RTOPO_OK);
+            /* on 4,096 ranks the inference takes the ranks a chunk at a
+             * time: a rank's edges are those of its nodes alone */
+            if (n == 64) {
+                rank_edges_alone(b, 0);
+                rank_edges_alone(b, 2047);
+                rank_edges_alone(b, t.p - 1);
+            }
             sa = deferred_run(&t, &c, a, &ma, &ra, &wa);
             sb = deferred_run(&t, &c, b, &mb, &rb, &wb);
             per = rtopo__coll_send_bytes(&c) + 2 * rtopo__coll_recv_bytes(&c) + a->tmp_bytes;
