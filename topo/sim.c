@@ -1040,10 +1040,10 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         goto out;
     }
     rtopo__sched_big(oadj, ((size_t)first[n] + 1) * sizeof(*oadj));
-    /* a transfer's sends fill from first[u] up to mid[u], which then
-     * fills with the others up to u's end; a kernel's from first[u] to
-     * its end: put back after (first[u]: the end of u - 1, mid[u]: where
-     * first[u] stopped) */
+    /* a transfer's sends go from first[u] up to mid[u], its others from
+     * mid[u] up to u's end; a kernel's from first[u] to its end.  Both
+     * cursors are put back after (first[u]: the end of u - 1, mid[u]:
+     * where first[u] stopped) */
     adj.oadj = oadj;
     if ((st = rtopo__des_edges(s, rtopo__adj_fill, &adj)))
         goto out;
