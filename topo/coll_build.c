@@ -66,6 +66,7 @@ void *rtopo__grow(void *p, uint32_t *cap, uint32_t need, size_t esz, int *err)
         return p;
     }
     *cap = c;
+    rtopo__sched_big(q, (size_t)c * esz);
     return q;
 }
 

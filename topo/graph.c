@@ -22,11 +22,34 @@
  * only the edges into the later phase.
  */
 #include "config.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "rtopo.h"
 #include "log.h"
 #include "rtopo_sched.h"
+
+void rtopo__sched_big(void *p, size_t bytes)
+{
+#if defined(MADV_HUGEPAGE) && defined(__GLIBC__)
+    /* the whole of the block's pages (a part would split its mapping,
+     * and a realloc could no longer move it without a copy) */
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e;
+
+    if (!p || bytes < RTOPO__SCHED_BIG)
+        return;
+    e = ((uintptr_t)p + malloc_usable_size(p)) & ~(uintptr_t)4095;
+    if (e > a)
+        (void)madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 int rtopo__sched_part(const rtopo__sched_t *s, uint32_t id, int rank)
 {
@@ -262,8 +285,16 @@ static int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank, u
     return RTOPO_OK;
 }
 
+/* is rank outside the chunk c puts (none when it counts)? */
+static inline int rtopo__acc_out(const rtopo__accs_t *c, int32_t rank)
+{
+    return c->a && (rank < c->r0 || rank >= c->r1);
+}
+
 /* every access of s, in node order (rtopo__acc_put); port: only the
- * SEND part of each routed transfer, of length 1 */
+ * SEND part of each routed transfer, of length 1.  Putting a chunk, the
+ * nodes of no rank of it are passed over unread (their ranks were
+ * checked when counting) */
 static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
 {
     uint32_t id, i;
@@ -272,6 +303,8 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     for (id = 0; id < s->nxfers && !st; id++) {
         const rtopo__xfer_t *x = &s->xfers[id];
 
+        if (rtopo__acc_out(c, x->src) && rtopo__acc_out(c, x->dst))
+            continue;
         if (port) {
             if (x->nhops)
                 st = rtopo__acc_put(s, c, x->src, s->hops[x->hop0].step, 0, 0, 0, id, 0, 1);
@@ -289,7 +322,11 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     for (i = 0; i < s->nkerns && !port && !st; i++) {
         const rtopo__kern_t *k = &s->kerns[i];
         uint64_t slen;
-        int rd = rtopo__kern_src(k, &slen);
+        int rd;
+
+        if (rtopo__acc_out(c, k->rank))
+            continue;
+        rd = rtopo__kern_src(k, &slen);
 
         id = s->nxfers + i;
         if (rd)
@@ -422,6 +459,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         big = pbig > big ? pbig : big;
     acc = malloc((room + 1) * sizeof(*acc));
     tmp = malloc((big + 1) * sizeof(*tmp));
+    rtopo__sched_big(acc, (room + 1) * sizeof(*acc));
     cnt = malloc(((size_t)p + 2) * sizeof(*cnt));
     if (pnum) {
         pacc = malloc((ptot + 1) * sizeof(*pacc));
@@ -837,6 +875,7 @@ static int rtopo__grow_to(void **p, size_t n, size_t more, size_t esz)
         return RTOPO_OK;
     if (!(q = realloc(*p, (n + more) * esz)))
         return rtopo__error(RTOPO_ERR_NOMEM, "joining phases");
+    rtopo__sched_big(q, (n + more) * esz);
     *p = q;
     return RTOPO_OK;
 }

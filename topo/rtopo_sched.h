@@ -365,6 +365,12 @@ typedef struct rtopo__sched {
     void *simmemo;
 } rtopo__sched_t;
 
+/* Ask for large pages under p's bytes when they are RTOPO__SCHED_BIG or
+ * more (a whole graph's node and edge arrays: fewer page faults when
+ * they are first written); a hint only, nothing else changes. */
+#define RTOPO__SCHED_BIG ((size_t)4 << 20)
+void rtopo__sched_big(void *p, size_t bytes);
+
 /* the whole graph's number of transfer x of s */
 static inline uint32_t rtopo__sched_xid(const rtopo__sched_t *s, uint32_t x)
 {

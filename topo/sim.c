@@ -311,6 +311,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
         rtopo__error(status, "simulating %u hops", s->nhops);
         goto out;
     }
+    rtopo__sched_big(ent, (s->nhops ? s->nhops : 1) * sizeof(*ent));
     /* the link directions, numbered once for both runs below */
     if ((status = rtopo__hop_links(s, &hl, &nl)))
         goto out;
@@ -560,6 +561,7 @@ static int rtopo__heap_push(rtopo__heap_t *h, double t, uint32_t type, uint32_t 
 
             if (!n)
                 return rtopo__error(RTOPO_ERR_NOMEM, "event queue of %u", cap);
+            rtopo__sched_big(n, (size_t)cap * sizeof(*n));
             h->ev = n;
             h->evcap = cap;
         }
@@ -880,6 +882,7 @@ static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *
         st = rtopo__error(RTOPO_ERR_NOMEM, "link table of %u hops", s->nhops);
         goto out;
     }
+    rtopo__sched_big(hl, ((size_t)s->nhops + 1) * sizeof(*hl));
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
         int32_t from = x->src;
@@ -906,10 +909,11 @@ out:
 
 /* The replay's adjacency as the edges come: counted (in-degree cnt,
  * out-degree first[pred + 1], sends mid[pred]), then placed (oadj: a
- * transfer's sends at the cursor sc, the rest at first) */
+ * transfer's sends at the cursor first, the rest at the cursor mid; a
+ * kernel's at first) */
 typedef struct rtopo__adj {
     const rtopo__sched_t *s;
-    uint32_t *cnt, *first, *mid, *oadj, *sc;
+    uint32_t *cnt, *first, *mid, *oadj;
 } rtopo__adj_t;
 
 static int rtopo__adj_count(void *ctx, const rtopo__dep_t *e, size_t n)
@@ -931,11 +935,14 @@ static int rtopo__adj_fill(void *ctx, const rtopo__dep_t *e, size_t n)
     rtopo__adj_t *a = ctx;
     size_t i;
 
-    for (i = 0; i < n; i++)
-        if (rtopo__part_send(a->s, e[i].pred, e[i].rank))
-            a->oadj[a->sc[e[i].pred]++] = e[i].succ;
+    for (i = 0; i < n; i++) {
+        uint32_t u = e[i].pred;
+
+        if (u < a->s->nxfers && !rtopo__part_send(a->s, u, e[i].rank))
+            a->oadj[a->mid[u]++] = e[i].succ;
         else
-            a->oadj[a->first[e[i].pred]++] = e[i].succ;
+            a->oadj[a->first[u]++] = e[i].succ;
+    }
     return RTOPO_OK;
 }
 
@@ -961,7 +968,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
      * their times, and no cost is negative: no event is pushed before the
      * one that pushes it, so the last release is the latest) */
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
-             *mid = NULL, *oadj = NULL, *hlink = NULL;
+             *mid = NULL, *oadj = NULL, *hlink = NULL, end, prev;
     double *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     /* the transfers in flight, from their first hop to their end: when
@@ -978,7 +985,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
-    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL, NULL };
+    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL };
 
     /* a host's link out: the inter-host hops that leave it share
      * hostlinks of them */
@@ -1012,6 +1019,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
+    rtopo__sched_big(cnt, ((size_t)n + 1) * sizeof(*cnt));
+    rtopo__sched_big(first, ((size_t)n + 2) * sizeof(*first));
     /* out-edges by pred (CSR of the successors), in-degree by succ: u's
      * edges are oadj[first[u]..first[u + 1]), those its SENT event
      * releases (u's part on the edge's rank is a SEND: u is a transfer)
@@ -1026,27 +1035,26 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             mid[i] += first[i];
     }
     st = RTOPO_ERR_NOMEM;
-    if (!(oadj = malloc(((size_t)first[n] + 1) * sizeof(*oadj))) ||
-        !(adj.sc = malloc(((size_t)s->nxfers + 1) * sizeof(*adj.sc)))) {
+    if (!(oadj = malloc(((size_t)first[n] + 1) * sizeof(*oadj)))) {
         rtopo__error(st, "simulating %u edges", first[n]);
         goto out;
     }
-    /* a transfer's sends fill from first[u] (cursor sc), the others from
-     * mid[u]; a kernel's from first[u]; first[u] ends at first[u + 1]:
-     * shifted back after */
-    for (i = 0; i < s->nxfers; i++) {
-        adj.sc[i] = first[i];
-        first[i] = mid[i];
-    }
+    rtopo__sched_big(oadj, ((size_t)first[n] + 1) * sizeof(*oadj));
+    /* a transfer's sends go from first[u] up to mid[u], its others from
+     * mid[u] up to u's end; a kernel's from first[u] to its end.  Both
+     * cursors are put back after (first[u]: the end of u - 1, mid[u]:
+     * where first[u] stopped) */
     adj.oadj = oadj;
-    st = rtopo__des_edges(s, rtopo__adj_fill, &adj);
-    free(adj.sc);
-    adj.sc = NULL;
-    if (st)
+    if ((st = rtopo__des_edges(s, rtopo__adj_fill, &adj)))
         goto out;
-    for (i = n; i > 0; i--)
-        first[i] = first[i - 1];
-    first[0] = 0;
+    for (i = 0, prev = 0; i < n; i++) {
+        end = i < s->nxfers ? mid[i] : first[i];
+        if (i < s->nxfers)
+            mid[i] = first[i];
+        first[i] = prev;
+        prev = end;
+    }
+    first[n] = prev;
     /* link direction of every hop */
     if (links) {
         hlink = links;

@@ -4,8 +4,14 @@
  */
 #include "config.h"
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "rtopo.h"
 #include "test_unit.h"
 
@@ -1138,6 +1144,95 @@ static int deferred_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     return st;
 }
 
+/* the edges on one rank a sink keeps (rtopo__sched_deps_each) */
+typedef struct rank_edges {
+    int rank;
+    size_t n, cap;
+    rtopo__dep_t *e;
+} rank_edges_t;
+
+static int rank_edges_sink(void *ctx, const rtopo__dep_t *e, size_t n)
+{
+    rank_edges_t *k = ctx;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (e[i].rank != k->rank)
+            continue;
+        if (k->n == k->cap) {
+            rtopo__dep_t *q = realloc(k->e, (k->cap ? 2 * k->cap : 256) * sizeof(*q));
+
+            if (!q)
+                return RTOPO_ERR_NOMEM;
+            k->e = q;
+            k->cap = k->cap ? 2 * k->cap : 256;
+        }
+        k->e[k->n++] = e[i];
+    }
+    return RTOPO_OK;
+}
+
+/* Rank r's edges of s, inferred over the nodes with an access on r alone
+ * (the transfers from or to r, the kernels on r: one chunk of ranks),
+ * against those s's whole inference hands to a sink (chunks of ranks
+ * over all the nodes): the same edges in the same order. */
+static void rank_edges_alone(const rtopo__sched_t *s, int r)
+{
+    rtopo__sched_t *q = NULL;
+    rank_edges_t whole = { r, 0, 0, NULL };
+    uint32_t *id = NULL, nx = 0, nh = 0, nk = 0, i, j, x = 0, h = 0, k0;
+    size_t n = 0;
+
+    for (i = 0; i < s->nxfers; i++)
+        if (s->xfers[i].src == r || s->xfers[i].dst == r) {
+            nx++;
+            nh += s->xfers[i].nhops;
+        }
+    for (i = 0; i < s->nkerns; i++)
+        nk += s->kerns[i].rank == r;
+    id = malloc(((size_t)nx + nk + 1) * sizeof(*id));
+    CU_ASSERT_FATAL(id != NULL);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&s->topo, nx, nh, &q) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_add_kerns(q, nk, &k0) == RTOPO_OK);
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xfer_t *o = &s->xfers[i];
+
+        if (o->src != r && o->dst != r)
+            continue;
+        id[x] = i;
+        q->xfers[x] = *o;
+        q->xfers[x].hop0 = h;
+        for (j = 0; j < o->nhops; j++)
+            q->hops[h++] = s->hops[o->hop0 + j];
+        x++;
+    }
+    for (i = 0, j = 0; i < s->nkerns; i++)
+        if (s->kerns[i].rank == r) {
+            id[nx + j] = s->nxfers + i;
+            q->kerns[j++] = s->kerns[i];
+        }
+    q->nsteps = s->nsteps;
+    q->tmp_bytes = s->tmp_bytes;
+    CU_ASSERT_FATAL(rtopo__sched_deps_infer(q, 0) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_deps_each(s, rank_edges_sink, &whole) == RTOPO_OK);
+    for (i = 0; i < q->ndeps; i++) {
+        const rtopo__dep_t *d = &q->deps[i];
+
+        if (d->rank != r)
+            continue;
+        if (n >= whole.n || whole.e[n].pred != id[d->pred] || whole.e[n].succ != id[d->succ] ||
+            whole.e[n].kind != d->kind)
+            break;
+        n++;
+    }
+    TU_CHECK(n == whole.n && n > 0 && (i == q->ndeps),
+             "rank %d: %zu edges alike of %zu (whole) and %u (alone)", r, n, whole.n,
+             q->ndeps);
+    free(whole.e);
+    free(id);
+    rtopo__sched_free(q);
+}
+
 /* The random accesses' whole graph built bare (rtopo__coll_t.bare, as
  * rtopo-sim builds it) is deferred: the same nodes as the graph built
  * whole, no edges held, and the replay that infers them as it goes gives
@@ -1181,6 +1276,13 @@ static void test_random_deferred(void)
                       !memcmp(a->hops, b->hops, sizeof(*a->hops) * a->nhops) &&
                       !memcmp(a->kerns, b->kerns, sizeof(*a->kerns) * a->nkerns));
             CU_ASSERT(rtopo__sched_validate(b) == RTOPO_OK);
+            /* on 4,096 ranks the inference takes the ranks a chunk at a
+             * time: a rank's edges are those of its nodes alone */
+            if (n == 64) {
+                rank_edges_alone(b, 0);
+                rank_edges_alone(b, 2047);
+                rank_edges_alone(b, t.p - 1);
+            }
             sa = deferred_run(&t, &c, a, &ma, &ra, &wa);
             sb = deferred_run(&t, &c, b, &mb, &rb, &wb);
             per = rtopo__coll_send_bytes(&c) + 2 * rtopo__coll_recv_bytes(&c) + a->tmp_bytes;
@@ -1220,6 +1322,87 @@ static void test_random_deferred(void)
             rtopo__sched_free(b);
             a = b = NULL;
         }
+}
+
+/* The mapping of /proc/self/smaps that holds address a: its bounds in
+ * *lo, *hi, and 1 when its flags hold "hg" (large pages asked for); -1
+ * when none holds a or smaps cannot be read. */
+static int big_flags(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int in = 0, hg = -1;
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long x, y;
+
+        if (sscanf(line, "%lx-%lx ", &x, &y) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            in = a >= x && a < y;
+            if (in) {
+                *lo = x;
+                *hi = y;
+            }
+        } else if (in && !strncmp(line, "VmFlags:", 8)) {
+            hg = strstr(line, " hg") != NULL;
+            break;
+        }
+    }
+    fclose(f);
+    return hg;
+}
+
+/* rtopo__sched_big asks for large pages over a large block's whole
+ * mapping (not a part of it, which would split the mapping), and leaves
+ * a small block as it is; the data stay, and a realloc keeps them too. */
+static void test_big_pages(void)
+{
+#if defined(MADV_HUGEPAGE) && defined(__GLIBC__) && defined(__linux__)
+    size_t n = RTOPO__SCHED_BIG * 2, i;
+    uint8_t *p = malloc(n), *q;
+    uintptr_t lo = 0, hi = 0, a, e;
+    int hg;
+
+    CU_ASSERT_FATAL(p != NULL);
+    for (i = 0; i < n; i++)
+        p[i] = (uint8_t)(i * 7);
+    a = (uintptr_t)p & ~(uintptr_t)4095;
+    e = ((uintptr_t)p + malloc_usable_size(p)) & ~(uintptr_t)4095;
+    /* (the heap may hold large pages asked for by an earlier test's
+     * graph: not this block's) */
+    if (madvise((void *)a, e - a, MADV_NOHUGEPAGE) || big_flags((uintptr_t)p, &lo, &hi) < 0) {
+        free(p);
+        return;         /* no smaps, no madvise: nothing to see */
+    }
+    CU_ASSERT_EQUAL(big_flags((uintptr_t)p, &lo, &hi), 0);
+    rtopo__sched_big(p, n);
+    hg = big_flags((uintptr_t)p, &lo, &hi);
+    /* a kernel without large pages refuses MADV_HUGEPAGE: no flag */
+    if (!madvise((void *)a, 4096, MADV_HUGEPAGE)) {
+        CU_ASSERT_EQUAL(hg, 1);
+        TU_CHECK(lo <= a && hi >= e, "the mapping %lx-%lx split below %lx-%lx",
+                 (unsigned long)lo, (unsigned long)hi, (unsigned long)a, (unsigned long)e);
+        CU_ASSERT_EQUAL(big_flags((uintptr_t)p + n - 1, &lo, &hi), 1);
+    }
+    q = realloc(p, 4 * n);
+    CU_ASSERT_FATAL(q != NULL);
+    p = q;
+    for (i = 0; i < n && p[i] == (uint8_t)(i * 7); i++)
+        ;
+    CU_ASSERT_EQUAL(i, n);
+    free(p);
+    /* below RTOPO__SCHED_BIG: not asked */
+    n = RTOPO__SCHED_BIG / 2;
+    p = malloc(n);
+    CU_ASSERT_FATAL(p != NULL);
+    a = (uintptr_t)p & ~(uintptr_t)4095;
+    e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    CU_ASSERT_FATAL(!madvise((void *)a, e - a, MADV_NOHUGEPAGE));
+    rtopo__sched_big(p, n);
+    CU_ASSERT_EQUAL(big_flags((uintptr_t)p + n / 2, &lo, &hi), 0);
+    free(p);
+#endif
 }
 
 /* edges the validator refuses, and phases joined */
@@ -1697,6 +1880,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "recursive halving", test_halving) ||
         !CU_add_test(s, "edges, kernels, phases", test_graph_checks) ||
         !CU_add_test(s, "random accesses: deferred edges", test_random_deferred) ||
+        !CU_add_test(s, "large pages for a whole graph's arrays", test_big_pages) ||
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
         !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs) ||
         !CU_add_test(s, "scatter: auto's choice", test_scatter_auto))
