@@ -15,7 +15,7 @@
 # the sanitizer in CFLAGS; without -Werror: -O1 with the sanitizer's checks
 # makes gcc warn about code the normal -Werror build finds clean), and
 # rebuilt as needed after.  SANITIZE_TESTS (or TESTS...) replaces the list; JOBS (2) is
-# make's -j.
+# make's -j, and from 2 on the unit tests run beside the scripts.
 set -u
 src=$(cd "$1" && pwd)
 dir=$2
@@ -53,25 +53,58 @@ echo "== check-sanitize: build"
 # the library, the tools and the test programs (TESTS empty: none runs)
 make -j"${JOBS:-2}" check TESTS= >build.out 2>&1 || { tail -n 30 build.out; exit 1; }
 mkdir -p sanitize-logs
-failed=0
-for t in $present; do
-    name=$(echo "$t" | tr / _)
+# run_one TEST: runs TEST, says PASS, SKIP or FAIL; 1 when it failed
+run_one() {
+    name=$(echo "$1" | tr / _)
     log=sanitize-logs/$name.log
     start=$(date +%s)
-    case $t in
-    *.sh) top_builddir=. timeout 900 sh "$src/$t" >"$log" 2>&1 ;;
-    *) timeout 900 "./$t" >"$log" 2>&1 ;;
+    case $1 in
+    *.sh) top_builddir=. timeout 900 sh "$src/$1" >"$log" 2>&1 ;;
+    *) timeout 900 "./$1" >"$log" 2>&1 ;;
     esac
     rc=$?
     # a report that a script did not turn into a failure still fails here
     if [ $rc -ne 0 ] && [ $rc -ne 77 ] || grep -q 'runtime error:' "$log"; then
-        echo "FAIL: $t (exit $rc, $(( $(date +%s) - start )) s); $dir/$log:"
+        echo "FAIL: $1 (exit $rc, $(( $(date +%s) - start )) s); $dir/$log:"
         grep -m 5 'runtime error:' "$log" || tail -n 20 "$log"
-        failed=1
+        return 1
     elif [ $rc -eq 77 ]; then
-        echo "SKIP: $t ($(tail -n 1 "$log"))"
+        echo "SKIP: $1 ($(tail -n 1 "$log"))"
     else
-        echo "PASS: $t ($(( $(date +%s) - start )) s)"
+        echo "PASS: $1 ($(( $(date +%s) - start )) s)"
     fi
+    return 0
+}
+# run_list TESTS...: each in turn; 1 when one failed
+run_list() {
+    _failed=0
+    for _t in "$@"; do
+        run_one "$_t" || _failed=1
+    done
+    return $_failed
+}
+# The programs (the unit tests: one process, one core) run beside the
+# scripts (jobs of several ranks) when make may run 2 jobs or more: a
+# 2-core machine is then busy on both cores from start to end, where one
+# after the other it ran the unit tests on one core alone.
+progs="" scripts=""
+for t in $present; do
+    case $t in
+    *.sh) scripts="$scripts $t" ;;
+    *) progs="$progs $t" ;;
+    esac
 done
+failed=0
+if [ "${JOBS:-2}" -ge 2 ] && [ -n "$progs" ] && [ -n "$scripts" ]; then
+    # shellcheck disable=SC2086
+    run_list $progs >sanitize-logs/progs.out 2>&1 &
+    pid=$!
+    # shellcheck disable=SC2086
+    run_list $scripts || failed=1
+    wait $pid || failed=1
+    cat sanitize-logs/progs.out
+else
+    # shellcheck disable=SC2086
+    run_list $progs $scripts || failed=1
+fi
 exit $failed

@@ -5,6 +5,7 @@ tests_integ_boot_check_LDADD = librtopo_core.la
 check_PROGRAMS += tests/integ/leave_check
 tests_integ_leave_check_SOURCES = tests/integ/leave_check.c tests/integ/integ_util.h
 tests_integ_leave_check_LDADD = librtopo.la
+tests_integ_leave_check_LDFLAGS = $(INTREE_LINK)
 BOOT_TESTS = \
 	tests/integ/boot_single.sh \
 	tests/integ/boot_normal.sh \

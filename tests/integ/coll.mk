@@ -8,6 +8,7 @@
 check_PROGRAMS += tests/integ/coll_check
 tests_integ_coll_check_SOURCES = tests/integ/coll_check.c tests/integ/integ_util.h
 tests_integ_coll_check_LDADD = librtopo.la
+tests_integ_coll_check_LDFLAGS = $(INTREE_LINK)
 COLL_TESTS = tests/integ/coll_errors.sh tests/integ/mpirun_coll.sh tests/integ/mpirun_route.sh
 TESTS += $(COLL_TESTS)
 # mpi_coll_check and mpi_route_check are built by mpirun_coll.sh and

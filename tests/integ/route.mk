@@ -4,4 +4,5 @@
 check_PROGRAMS += tests/integ/route_check
 tests_integ_route_check_SOURCES = tests/integ/route_check.c tests/integ/integ_util.h
 tests_integ_route_check_LDADD = librtopo.la
+tests_integ_route_check_LDFLAGS = $(INTREE_LINK)
 # (the matrix in Makefile.include runs route.sh)
