@@ -1324,10 +1324,10 @@ static void test_random_deferred(void)
         }
 }
 
-/* The mapping of /proc/self/smaps that holds address a: its bounds in
- * *lo, *hi, and 1 when its flags hold "hg" (large pages asked for); -1
- * when none holds a or smaps cannot be read. */
-static int big_flags(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+/* 1 when the mapping of /proc/self/smaps that holds address a has "hg"
+ * among its flags (large pages asked for), 0 when not, -1 when none
+ * holds a or smaps cannot be read */
+static int big_flags(uintptr_t a)
 {
     FILE *f = fopen("/proc/self/smaps", "r");
     char line[512];
@@ -1338,13 +1338,9 @@ static int big_flags(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
     while (fgets(line, sizeof(line), f)) {
         unsigned long x, y;
 
-        if (sscanf(line, "%lx-%lx ", &x, &y) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+        if (sscanf(line, "%lx-%lx ", &x, &y) == 2 && strchr(line, '-') < strchr(line, ' '))
             in = a >= x && a < y;
-            if (in) {
-                *lo = x;
-                *hi = y;
-            }
-        } else if (in && !strncmp(line, "VmFlags:", 8)) {
+        else if (in && !strncmp(line, "VmFlags:", 8)) {
             hg = strstr(line, " hg") != NULL;
             break;
         }
@@ -1361,7 +1357,7 @@ static void test_big_pages(void)
 #if defined(MADV_HUGEPAGE) && defined(__GLIBC__) && defined(__linux__)
     size_t n = RTOPO__SCHED_BIG * 2, i;
     uint8_t *p = malloc(n), *q;
-    uintptr_t lo = 0, hi = 0, a, e;
+    uintptr_t a, e;
     int hg;
 
     CU_ASSERT_FATAL(p != NULL);
@@ -1371,13 +1367,13 @@ static void test_big_pages(void)
     e = ((uintptr_t)p + malloc_usable_size(p)) & ~(uintptr_t)4095;
     /* (the heap may hold large pages asked for by an earlier test's
      * graph: not this block's) */
-    if (madvise((void *)a, e - a, MADV_NOHUGEPAGE) || big_flags((uintptr_t)p, &lo, &hi) < 0) {
+    if (madvise((void *)a, e - a, MADV_NOHUGEPAGE) || big_flags((uintptr_t)p) < 0) {
         free(p);
         return;         /* no smaps, no madvise: nothing to see */
     }
-    CU_ASSERT_EQUAL(big_flags((uintptr_t)p, &lo, &hi), 0);
+    CU_ASSERT_EQUAL(big_flags((uintptr_t)p), 0);
     rtopo__sched_big(p, n);
-    hg = big_flags((uintptr_t)p, &lo, &hi);
+    hg = big_flags((uintptr_t)p);
     /* a kernel without large pages refuses MADV_HUGEPAGE: no flag */
     if (!madvise((void *)a, 4096, MADV_HUGEPAGE)) {
         /* the block's first page and its last whole one: the whole of
@@ -1385,7 +1381,7 @@ static void test_big_pages(void)
          * mappings around it depends on the blocks beside it; a block of
          * the heap, not of a mapping of its own, may end inside a page) */
         CU_ASSERT_EQUAL(hg, 1);
-        CU_ASSERT_EQUAL(big_flags(e - 1, &lo, &hi), 1);
+        CU_ASSERT_EQUAL(big_flags(e - 1), 1);
     }
     q = realloc(p, 4 * n);
     CU_ASSERT_FATAL(q != NULL);
@@ -1402,7 +1398,7 @@ static void test_big_pages(void)
     e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
     CU_ASSERT_FATAL(!madvise((void *)a, e - a, MADV_NOHUGEPAGE));
     rtopo__sched_big(p, n);
-    CU_ASSERT_EQUAL(big_flags((uintptr_t)p + n / 2, &lo, &hi), 0);
+    CU_ASSERT_EQUAL(big_flags((uintptr_t)p + n / 2), 0);
     free(p);
 #endif
 }
