@@ -230,6 +230,7 @@ struct rtopo_ctx {
     int nuser_active;           /* ... of them started and not yet seen
                                    complete by the caller (user_active) */
     rtopo__umsg_t *unexp;
+    rtopo__umsg_t **unexp_tail; /* the last one's next (append in O(1)) */
     rtopo__umsg_t *umsg_spare;  /* small blocks for reuse (RTOPO__UMSG_SPARES) */
     int numsg_spare;
     uint32_t *unexp_count;      /* early messages kept, per sender */

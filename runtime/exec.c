@@ -1921,7 +1921,7 @@ static int rtopo__early_excess(rtopo_ctx_t *ctx, const rtopo_topo_t *t,
 static void rtopo__keep_early(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len,
                               int counted)
 {
-    rtopo__umsg_t *u, **pp;
+    rtopo__umsg_t *u;
     int small = sizeof(*u) + len <= RTOPO__UMSG_SMALL;
 
     if (small && ctx->umsg_spare) {
@@ -1943,9 +1943,8 @@ static void rtopo__keep_early(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t le
     memcpy(&u->msg, m, len);
     if (counted && ++ctx->unexp_count[m->src] > ctx->unexp_max)
         ctx->unexp_max = ctx->unexp_count[m->src];
-    for (pp = &ctx->unexp; *pp; pp = &(*pp)->next)
-        ;
-    *pp = u;
+    *ctx->unexp_tail = u;
+    ctx->unexp_tail = &u->next;
 }
 
 /* ACK: a peer's count of operations posted on a topology */
@@ -2012,6 +2011,7 @@ static void rtopo__early_walk(rtopo_ctx_t *ctx, rtopo_topo_t *t, rtopo__op_t *op
             pp = &u->next;
         }
     }
+    ctx->unexp_tail = pp;     /* the walk ends past the last one kept */
 }
 
 /* hands the messages that arrived before op started over to it */
@@ -2471,6 +2471,7 @@ void rtopo__exec_init(rtopo_ctx_t *ctx)
     rtopo__am_set(ctx, RTOPO__MSG_CREDIT, rtopo__on_op_msg);
     rtopo__am_set(ctx, RTOPO__MSG_ACK, rtopo__on_ack);
     ctx->flow_topo = ctx->unexp_count + ctx->size;   /* init.c: 3 * size */
+    ctx->unexp_tail = &ctx->unexp;
     rtopo__hook_add(ctx, rtopo__advance_all);
     rtopo__hook_add(ctx, rtopo__probe_waiting);
     rtopo__on_job_failed(ctx, rtopo__op_fail_all, rtopo__op_desc);
