@@ -92,8 +92,10 @@ typedef struct rtopo__rcache {
  * calls and this rank's differ (MISMATCH). */
 #define RTOPO__EARLY_OPS    1024u   /* operations ahead on one topology */
 #define RTOPO__EARLY_TOPOS  64u     /* topologies ahead */
-#define RTOPO__EARLY_MSGS   4096u   /* messages kept per peer (those of
-                                       operations not posted here) */
+#define RTOPO__EARLY_MSGS   65536u  /* hops kept per peer (of operations
+                                       not posted here; the fragments of
+                                       an eager payload count once):
+                                       64 operations of 1024 hops */
 #define RTOPO__EAGER_FRAG_MIN 1024u /* smallest eager fragment worth sending */
 
 struct rtopo__calib {         /* measured for one kind of pair */

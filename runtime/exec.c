@@ -1827,7 +1827,7 @@ uint32_t rtopo__user_seq(const rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq)
 }
 
 static int rtopo__early_excess(rtopo_ctx_t *ctx, const rtopo_topo_t *t,
-                               const rtopo__msg_t *m);
+                               const rtopo__msg_t *m, int counted);
 static void rtopo__keep_early(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len,
                               int counted);
 
@@ -1837,6 +1837,9 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
     struct rtopo__tlast *l;
     rtopo_topo_t *t;
     rtopo__op_t *op;
+    /* the bound counts hops: the fragments of one eager payload (each
+     * of them a message, rtopo__eager_send) count once, by the first */
+    int counted = m->type != RTOPO__MSG_EAGER || m->off == 0;
 
     op = rtopo__op_lookup(ctx, m->topo_id, m->seq);
     if (op && !op->held) {
@@ -1872,19 +1875,19 @@ static void rtopo__on_op_msg(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len
     /* Early messages are bounded: flow control keeps a consistent peer
      * within RTOPO__FLOW_WINDOW operations of this rank; these limits,
      * far beyond, only guard memory against a peer whose calls differ. */
-    if (rtopo__early_excess(ctx, t, m))
+    if (rtopo__early_excess(ctx, t, m, counted))
         return;
     if (t)
         rtopo__flow_heard(t, m->src, m->seq + 1);
     else
         rtopo__flow_heard_topo(ctx, m->src, m->topo_id);
-    rtopo__keep_early(ctx, m, len, 1);
+    rtopo__keep_early(ctx, m, len, counted);
 }
 
-/* A peer's message past the bounds on early messages: the job fails
- * (MISMATCH), 1. */
+/* A peer's message past the bounds on early messages (on the messages
+ * kept, where counted): the job fails (MISMATCH), 1. */
 static int rtopo__early_excess(rtopo_ctx_t *ctx, const rtopo_topo_t *t,
-                               const rtopo__msg_t *m)
+                               const rtopo__msg_t *m, int counted)
 {
     uint32_t last = ctx->next_topo_id - 1;
 
@@ -1904,10 +1907,10 @@ static int rtopo__early_excess(rtopo_ctx_t *ctx, const rtopo_topo_t *t,
                          rtopo__user_seq(ctx, m->topo_id, m->seq), m->topo_id,
                          ctx->next_topo_id ? "" : "none, ",
                          ctx->next_topo_id ? last : 0, RTOPO__EARLY_TOPOS);
-    else if (ctx->unexp_count[m->src] >= RTOPO__EARLY_MSGS)
+    else if (counted && ctx->unexp_count[m->src] >= RTOPO__EARLY_MSGS)
         rtopo__job_abort(ctx, RTOPO_ERR_MISMATCH, m->src, NULL, m->topo_id, m->seq,
                          "rank %d sent a message for operation %u on topology %u, with "
-                         "%u of its messages kept already for operations this rank has "
+                         "%u of its hops kept already for operations this rank has "
                          "not called (at most %u)", m->src,
                          rtopo__user_seq(ctx, m->topo_id, m->seq), m->topo_id,
                          ctx->unexp_count[m->src], RTOPO__EARLY_MSGS);
@@ -1965,7 +1968,7 @@ static void rtopo__on_ack(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t len)
     if (!t && m->topo_id < ctx->next_topo_id)
         return;
     /* not created yet, or no operation on it yet: the first one takes it */
-    if (!rtopo__early_excess(ctx, t, m))
+    if (!rtopo__early_excess(ctx, t, m, 1))
         rtopo__keep_early(ctx, m, len, 1);
 }
 

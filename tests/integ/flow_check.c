@@ -23,8 +23,10 @@
  * operations it had not called yet) from one peer at once than flow
  * control allows: RTOPO__FLOW_WINDOW operations of at most p - 1 hops
  * from one peer (a scatter's; a bcast that scatters then gathers around
- * a ring, as the model may choose for large messages) of at most as many
- * fragments as an eager payload of B bytes takes; and the growth of its peak resident size (VmHWM) from a
+ * a ring, as the model may choose for large messages), each in as many
+ * pipelined pieces as the builder may cut B bytes into (the fragments
+ * of an eager payload count once); and the growth of its peak resident
+ * size (VmHWM) from a
  * quarter of the loop (ibcast: the first batch boundary past it) to its
  * end: at most K KiB.
  * It reads the count from the context (ctx.h): linked with the core.
@@ -89,7 +91,7 @@ int main(int argc, char **argv)
     size_t bytes = 64, nw;
     long nap_ms = 300, max_growth_kb = 4096, h_quarter = -1, h_end;
     int p, d, st = 0, a, is_slow, pow2;
-    unsigned frags, max_kept;
+    unsigned pieces, max_kept;
     rtopo_ctx_t *ctx;
     rtopo_topo_t *t;
     uint64_t *buf, *sbuf = NULL;
@@ -207,10 +209,12 @@ int main(int argc, char **argv)
         }
     }
     h_end = hwm_kb();
-    frags = 1;
-    if (bytes <= ctx->params.eager_limit && ctx->eager_frag)
-        frags = (bytes + ctx->eager_frag - 1) / ctx->eager_frag;
-    max_kept = RTOPO__FLOW_WINDOW * frags * ((unsigned)p - 1);
+    /* a longer message may run as pipelined pieces, each a hop: at most
+     * 64, and none under 8 KiB (the builder's rtopo__coll_pieces) */
+    pieces = 1;
+    if (bytes > ctx->params.eager_limit)
+        pieces = bytes / 8192 < 64 ? (unsigned)(bytes / 8192) : 64;
+    max_kept = RTOPO__FLOW_WINDOW * pieces * ((unsigned)p - 1);
     printf("rank %d: %s: %lu operations of %zu bytes in %.2f s, early messages kept from "
            "one peer at most %u (bound %u), VmHWM %ld KiB at a quarter, %ld KiB at the end\n",
            me, opname, iters, bytes, iu_now() - t0, ctx->unexp_max, max_kept, h_quarter,

@@ -13,7 +13,10 @@
 #   ibcast in batches of 200 posted then waited for, 1 KiB (eager) and
 #     16 KiB (receive windows: the receivers run ahead while rank 0 naps);
 #   ITERS/10 times a new topology, one bcast on it, and its free (a peer
-#     may be kept at most 64 topologies ahead).
+#     may be kept at most 64 topologies ahead);
+#   ITERS/50 bcasts of 512 KiB cut into 64 eager pieces (a cost model
+#     that makes them so): thousands of hops kept from rank 0 at once,
+#     within flow control's bound, never taken for a peer's other calls.
 # Ranks block in the transport at once (RTOPO_SPIN_US=0: two cores).
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:-ofi:tcp}
@@ -49,4 +52,11 @@ flow --op ibcast --iters "$iters" --window 200 --bytes 1024
 flow --op ibcast --iters $(( iters / 10 )) --window 200 --bytes 16384 --slow root \
     --max-growth-kb 32768
 flow --op topos --iters $(( iters / 10 )) --bytes 1024
+# 512 KiB in 64 pipelined pieces of 8 KiB, each an eager hop (over ofi:shm
+# two fragments each): 64 operations ahead make 4096 hops from rank 0
+# kept at once, which the bound on early messages must allow
+export RTOPO_MODEL=ts=0.1us,tw=1ns
+flow --op bcast --iters $(( iters / 50 )) --bytes 524288 --nap-ms 1200 \
+    --max-growth-kb 65536
+unset RTOPO_MODEL
 exit $failed
