@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     size_t count, k;
     int iters, i, p, d, bcast;
     int64_t *a, *b;
-    double t0, v[4], s[4];
+    double t0 = 0, v[4], s[4];
 
     if (argc != 4 || (strcmp(argv[1], "allreduce") && strcmp(argv[1], "bcast")))
         return fprintf(stderr, "usage: oversub-work allreduce|bcast BYTES ITERS\n"), 2;
