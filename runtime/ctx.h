@@ -153,7 +153,8 @@ typedef struct rtopo__umsg {      /* control message for an op not started */
     size_t len;
     int counted;                  /* in unexp_count (its operation is not
                                      posted here) */
-    int small;                    /* a block of RTOPO__UMSG_SMALL bytes */
+    int small;                    /* 1: a block of RTOPO__UMSG_SMALL bytes,
+                                     0: an early data block (rtopo__eblk_t) */
     rtopo__msg_t msg;             /* followed by the payload */
 } rtopo__umsg_t;
 
@@ -164,6 +165,26 @@ typedef struct rtopo__umsg {      /* control message for an op not started */
  * and a free for it. */
 #define RTOPO__UMSG_SMALL 512
 #define RTOPO__UMSG_SPARES 8
+
+/* Larger early data (a message kept as above, or the eager data of a
+ * receive whose part has not started) is kept in blocks of its size
+ * rounded up (RTOPO__EBLK_ROUND), and up to this many of those are kept
+ * for reuse, the first large enough taken: freed, they went back to the
+ * heap's top, which glibc hands back to the kernel past 128 KiB, and the
+ * next one faulted its pages in again.  Ranks that outnumber the
+ * processors run ahead of their peers for several operations at a time
+ * (8 ranks on 2 processors, broadcasts of 16 KiB with a 64 KiB eager
+ * limit: 10 times the processor time). */
+#define RTOPO__EBLK_SPARES 32
+#define RTOPO__EBLK_ROUND 4096
+
+typedef struct rtopo__eblk {     /* before the data it holds */
+    struct rtopo__eblk *next;
+    size_t cap;                  /* bytes after this header */
+} rtopo__eblk_t;
+
+/* gives a block of early data back (exec.c) */
+void rtopo__eblk_put(struct rtopo_ctx *ctx, void *p);
 
 #define RTOPO__MAX_HOOKS 4
 #define RTOPO__BARRIER_ROUNDS 32
@@ -235,6 +256,12 @@ struct rtopo_ctx {
     rtopo__umsg_t **unexp_tail; /* the last one's next (append in O(1)) */
     rtopo__umsg_t *umsg_spare;  /* small blocks for reuse (RTOPO__UMSG_SPARES) */
     int numsg_spare;
+    rtopo__eblk_t *eblk_spare;  /* large ones (RTOPO__EBLK_SPARES) */
+    int neblk_spare;
+    /* blocks of early data: handed out, taken from malloc, in use, the
+     * most in use at once */
+    uint64_t eblk_taken, eblk_alloc;
+    unsigned eblk_out, eblk_peak;
     uint32_t *unexp_count;      /* early messages kept, per sender */
     uint32_t unexp_max;         /* the most of them from one sender at once
                                    (for tests) */

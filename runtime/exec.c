@@ -655,11 +655,54 @@ static inline void rtopo__ss_reset(rtopo__sstate_t *s)
     s->sent.done = NULL;
 }
 
+/* a block for n bytes of early data: the first spare large enough, or a
+ * new one (rounded up: the next n of about that size takes it again; a
+ * kept message's header counted alike for both uses) */
+static void *rtopo__eblk_get(rtopo_ctx_t *ctx, size_t n)
+{
+    rtopo__eblk_t **pp = &ctx->eblk_spare, *b;
+    size_t cap;
+
+    while ((b = *pp) && b->cap < n)
+        pp = &b->next;
+    if (b) {
+        *pp = b->next;
+        ctx->neblk_spare--;
+    } else {
+        cap = (n + sizeof(rtopo__umsg_t) + RTOPO__EBLK_ROUND - 1) &
+              ~(size_t)(RTOPO__EBLK_ROUND - 1);
+        if (!(b = malloc(sizeof(*b) + cap)))
+            return NULL;
+        b->cap = cap;
+        ctx->eblk_alloc++;
+    }
+    ctx->eblk_taken++;
+    if (++ctx->eblk_out > ctx->eblk_peak)
+        ctx->eblk_peak = ctx->eblk_out;
+    return b + 1;
+}
+
+void rtopo__eblk_put(rtopo_ctx_t *ctx, void *p)
+{
+    rtopo__eblk_t *b = p ? (rtopo__eblk_t *)p - 1 : NULL;
+
+    if (!b)
+        return;
+    ctx->eblk_out--;
+    if (ctx->neblk_spare < RTOPO__EBLK_SPARES) {
+        b->next = ctx->eblk_spare;
+        ctx->eblk_spare = b;
+        ctx->neblk_spare++;
+        return;
+    }
+    free(b);
+}
+
 /* ... and of an eager receive (its early data dropped) */
-static inline void rtopo__rs_reset(rtopo__rstate_t *r)
+static inline void rtopo__rs_reset(rtopo_ctx_t *ctx, rtopo__rstate_t *r)
 {
     if (r->early) {
-        free(r->early);
+        rtopo__eblk_put(ctx, r->early);
         r->early = NULL;
     }
     r->done = r->heard = 0;
@@ -677,7 +720,7 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
     if (plan->fast && op->ss && op->rs && op->pstate) {
         /* one send and one receive (rtopo__plan_fast): no loops */
         rtopo__ss_reset(op->ss);
-        rtopo__rs_reset(op->rs);
+        rtopo__rs_reset(op->ctx, op->rs);
         op->pstate[0] = op->pstate[1] = 0;
         op->nready = op->rhead = op->lhead = op->ltail = 0;
         return;
@@ -686,7 +729,7 @@ static void rtopo__op_free_state(rtopo__op_t *op, int keep_staging)
         for (i = 0; i < plan->nsend; i++)
             rtopo__ss_reset(&op->ss[i]);
         for (i = 0; i < plan->nrecv; i++)
-            rtopo__rs_reset(&op->rs[i]);
+            rtopo__rs_reset(op->ctx, &op->rs[i]);
         for (i = 0; i < plan->nparts; i++)
             op->pstate[i] = 0;
         op->nready = op->rhead = op->lhead = op->ltail = 0;
@@ -719,7 +762,8 @@ static __attribute__((noinline)) void rtopo__op_free_all(rtopo__op_t *op, int ke
         if (r->ring.released || r->slot_piece || r->early || r->stage || r->opmem) {
             free(r->ring.released);
             free(r->slot_piece);
-            free(r->early);
+            rtopo__eblk_put(op->ctx, r->early);
+            r->early = NULL;
             if (!keep_staging)
                 rtopo__stage_put(r->stage);
             rtopo__mem_op_put(r->opmem);
@@ -1128,7 +1172,7 @@ static void rtopo__part_start(rtopo__op_t *op, uint32_t pi)
             /* the fragments still to come go straight to r->dst */
             if (r->len)
                 memcpy(r->dst, r->early, r->len);
-            free(r->early);
+            rtopo__eblk_put(op->ctx, r->early);
             r->early = NULL;
             if (r->eager_got == r->len)
                 rtopo__recv_done(op, idx);
@@ -1601,7 +1645,7 @@ static void rtopo__on_eager(rtopo__op_t *op, const rtopo__msg_t *m, size_t len)
         if (!op->pstate[op->plan->recv[ri].part]) {
             /* its part waits for earlier ones on this rank: keep the data */
             if (!r->early)
-                r->early = malloc(m->len ? m->len : 1);
+                r->early = rtopo__eblk_get(op->ctx, m->len);
             if (!r->early) {
                 rtopo__op_error(op, RTOPO_ERR_NOMEM, -1, "keeping %llu bytes from "
                                 "rank %d", (unsigned long long)m->len, m->src);
@@ -1932,7 +1976,7 @@ static void rtopo__keep_early(rtopo_ctx_t *ctx, const rtopo__msg_t *m, size_t le
         ctx->umsg_spare = u->next;
         ctx->numsg_spare--;
     } else {
-        u = malloc(small ? RTOPO__UMSG_SMALL : sizeof(*u) + len);
+        u = small ? malloc(RTOPO__UMSG_SMALL) : rtopo__eblk_get(ctx, sizeof(*u) + len);
         if (!u) {
             rtopo__error(RTOPO_ERR_NOMEM, "cannot keep an early message from rank %d",
                          m->src);
@@ -1980,7 +2024,10 @@ static void rtopo__umsg_free(rtopo_ctx_t *ctx, rtopo__umsg_t *u)
         ctx->numsg_spare++;
         return;
     }
-    free(u);
+    if (u->small)
+        free(u);
+    else
+        rtopo__eblk_put(ctx, u);
 }
 
 /* Applies the counts that early messages on topology t carry (t->flow

@@ -122,11 +122,20 @@ static void rtopo__ctx_free(rtopo_ctx_t *ctx)
         rtopo__boot_close(ctx->boot);
     while ((u = ctx->unexp)) {
         ctx->unexp = u->next;
-        free(u);
+        if (u->small)
+            free(u);
+        else
+            rtopo__eblk_put(ctx, u);
     }
     while ((u = ctx->umsg_spare)) {
         ctx->umsg_spare = u->next;
         free(u);
+    }
+    while (ctx->eblk_spare) {
+        rtopo__eblk_t *b = ctx->eblk_spare;
+
+        ctx->eblk_spare = b->next;
+        free(b);
     }
     rtopo__engine_fini(ctx);
     rtopo__probe_fini(ctx);

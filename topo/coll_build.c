@@ -831,8 +831,10 @@ static uint32_t rtopo__coll_pieces(const rtopo__tdesc_t *t, const rtopo__sched_t
     }
     if (h < 2 || top < 2 || ts <= 0)
         return 1;
-    /* lanes = 1 without tq: one host's memory, not its processors (calib.c) */
-    if (model->lanes > 1 || (model->lanes == 1 && model->tq > 0)) {
+    /* lanes = 1 without tq or tt: one host's memory, not its processors
+     * (calib.c; a machine with more ranks than processors has the one or
+     * the other) */
+    if (model->lanes > 1 || (model->lanes == 1 && (model->tq > 0 || model->tt > 0))) {
         const rtopo__sched_t *w = s;
         rtopo__sched_t *whole = NULL;
         rtopo__coll_t u = *c;

@@ -28,7 +28,9 @@
  * of an eager payload count once); and the growth of its peak resident
  * size (VmHWM) from a
  * quarter of the loop (ibcast: the first batch boundary past it) to its
- * end: at most K KiB.
+ * end: at most K KiB; and that the blocks of early data came from malloc
+ * no more often than the most in use at once, while those fit in the
+ * spares the context keeps (RTOPO__EBLK_SPARES).
  * It reads the count from the context (ctx.h): linked with the core.
  */
 #include <stdint.h>
@@ -222,6 +224,15 @@ int main(int argc, char **argv)
     if (ctx->unexp_max > max_kept)
         FAIL("kept %u early messages from one peer at once, more than flow control allows "
              "(%u)", ctx->unexp_max, max_kept);
+    /* early data past RTOPO__UMSG_SMALL goes in blocks that come back for
+     * reuse: while the most in use at once fit in the spares kept, no
+     * block comes from malloc twice */
+    printf("rank %d: early data blocks: %llu handed out, %llu from malloc, at most %u in "
+           "use at once\n", me, (unsigned long long)ctx->eblk_taken,
+           (unsigned long long)ctx->eblk_alloc, ctx->eblk_peak);
+    if (ctx->eblk_peak <= RTOPO__EBLK_SPARES && ctx->eblk_alloc > ctx->eblk_peak)
+        FAIL("%llu early data blocks came from malloc, more than the %u in use at once",
+             (unsigned long long)ctx->eblk_alloc, ctx->eblk_peak);
     if (h_quarter >= 0 && h_end >= 0 && h_end - h_quarter > max_growth_kb)
         FAIL("VmHWM grew by %ld KiB from a quarter of the loop to its end (at most %ld)",
              h_end - h_quarter, max_growth_kb);

@@ -2786,6 +2786,54 @@ static void test_cube_host_orders(void)
     }
 }
 
+/* A machine with more ranks than processors, as calibrated there (8 ranks
+ * on 2 processors: one lane, the receiver's turn tt, a sender's eager
+ * ts of 25 ns): the ranks' transfers, reductions and turns are the work
+ * of the same processors, so the allreduce and the broadcast of 1 MiB
+ * stay in one piece (cut into 64 they measured several times the
+ * processor time of one); the same model without tt (one host's memory,
+ * processors enough) still cuts the broadcast, as the formula of links
+ * apart does. */
+static void test_oversub_pieces(void)
+{
+    static const char *const model = "local.ts=0.002135us,local.tw=0.008552ns,"
+        "ts=0.02438us,tw=0.07857ns,lanes=1,tk=0.01987ns,tt=45.93us,eager=65536";
+    static const int ops[2] = { RTOPO__COLL_ALLREDUCE, RTOPO__COLL_BCAST };
+    rtopo__model_t m;
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    rtopo__coll_t c;
+    uint32_t one;
+    int k;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 8, 3, 0) == 0);
+    for (k = 0; k < 2; k++) {
+        memset(&c, 0, sizeof(c));
+        c.op = ops[k];
+        c.dtype = RTOPO_INT64;
+        c.rop = RTOPO_SUM;
+        c.esize = 8;
+        c.count = 131072;
+        rtopo__model_default(&m);
+        CU_ASSERT_FATAL(rtopo__model_parse(model, &m) == RTOPO_OK);
+        c.chunks = 1;
+        CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+        one = s->nsteps;
+        rtopo__sched_free(s);
+        c.chunks = 0;
+        CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+        CU_ASSERT_EQUAL(s->nsteps, one);
+        rtopo__sched_free(s);
+        if (c.op != RTOPO__COLL_BCAST)
+            continue;
+        m.tt = 0;
+        m.eager = 0;
+        CU_ASSERT_FATAL(rtopo__sched_coll(&t, &c, &m, &s) == RTOPO_OK);
+        CU_ASSERT(s->nsteps > one + 8);
+        rtopo__sched_free(s);
+    }
+}
+
 int tu_suite_coll(void)
 {
     CU_pSuite s = CU_add_suite("coll", NULL, NULL);
@@ -2796,6 +2844,8 @@ int tu_suite_coll(void)
         !CU_add_test(s, "OTIS-hypercube n = 1..16", test_otis_hypercube) ||
         !CU_add_test(s, "ring, mesh, hypercube", test_others) ||
         !CU_add_test(s, "a scan on 2 ranks sends rank 0's data once", test_scan_two) ||
+        !CU_add_test(s, "more ranks than processors: 1 MiB in one piece",
+                     test_oversub_pieces) ||
         !CU_add_test(s, "the cube scan's last round sends only upwards", test_scan_cube_up) ||
         !CU_add_test(s, "hypercube over hosts: host-aware bcast and allreduce orders",
                      test_cube_host_orders) ||
