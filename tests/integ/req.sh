@@ -3,9 +3,10 @@
 # over TRANSPORT: BUSY on a second start, INVAL on overlapping receive
 # buffers in flight, RTOPO_CHECK_BUFFERS, restarts with windows kept
 # open, rtopo_topo_free with requests, stale handles after free and
-# finalize, a second rtopo_init.  See req_check.c.  Every rank must print exactly
-# one verdict, pass, and rtopo-run exit 0 (common.sh, verdict_case); a
-# job is cut off at 300 s.  CASES overrides the list of cases.
+# finalize, a second rtopo_init.  See req_check.c.  Every rank must
+# print exactly one verdict, pass, and rtopo-run exit 0 (common.sh,
+# verdict_case); a job is cut off at 300 s.  CASES overrides the list of
+# cases.
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:?set TRANSPORT}
 need_transport "$tr"
