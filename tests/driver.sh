@@ -2,7 +2,9 @@
 # The test driver of make check: config/test-driver, except that when
 # CHECK_SUBSET is "smoke" (make distcheck sets it through configure) a
 # test not named in SMOKE_TESTS (tests/Makefile.include) is reported as
-# skipped without running.  Arguments: those of test-driver.
+# skipped without running, and the unit tests run the suites named in
+# SMOKE_UNIT only (every unit test ran in the build's own make check on
+# the same sources).  Arguments: those of test-driver.
 name=
 prev=
 for a; do
@@ -10,6 +12,8 @@ for a; do
     prev=$a
 done
 if [ "${CHECK_SUBSET:-}" = smoke ]; then
+    # shellcheck disable=SC2086
+    [ "$name" != tests/unit/test_unit ] || set -- "$@" $SMOKE_UNIT
     case " $SMOKE_TESTS " in
     *" $name "*) ;;
     *)

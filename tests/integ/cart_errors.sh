@@ -11,7 +11,8 @@
 #   mismatch-rule     the middle rank passes a=0, the others a=1 (b=0)
 #   mismatch-inplace  the middle rank shifts in place, the others not
 #   mismatch-dim      the middle rank shifts along dimension 0, the others 1
-# Every rank must print a passing verdict, every mismatch case must end in
+# Every rank must print exactly one verdict, pass (common.sh,
+# verdict_case), every mismatch case must end in
 # RTOPO_ERR_MISMATCH on every rank (in the shift, or in the barrier that
 # follows a shift this rank could complete alone), every MISMATCH message
 # must name the argument with both values; a job is cut at 300 s (a hang).
@@ -20,9 +21,6 @@ tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
 CART="$top_builddir/tests/integ/cart_check"
 export RTOPO_TIMEOUT_MS=600000 RTOPO_SPIN_US=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-fails=0
 
 names_re() {
     case $1 in
@@ -33,33 +31,22 @@ names_re() {
     esac
 }
 
+# named OUT: every MISMATCH message names the argument with both values,
+# one message at least per rank (mismatch cases)
+named() {
+    [ "$c" != baddim ] || return 0
+    re=$(names_re "$c")
+    nm=$(grep -c ': mismatch message: ' "$1")
+    nn=$(grep ': mismatch message: ' "$1" | grep -c -E -e "$re")
+    [ "$nm" -ge "$n" ] && [ "$nn" -eq "$nm" ] ||
+        why="$why; $nn of $nm MISMATCH messages name the argument ($n ranks)"
+}
+
+fails=0 summary= verdict_check=named
 for n in 4 9; do
     for c in baddim mismatch-disp mismatch-rule mismatch-inplace mismatch-dim; do
-        t0=$(date +%s%N)
-        timeout 330 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 300 --grace 2 \
-            "$CART" --error "$c" >"$out" 2>&1
-        rc=$?
-        ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-        why=
-        [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc"
-        np=$(grep -c ': verdict: pass' "$out")
-        [ "$np" -eq "$n" ] || why="$why; $np of $n ranks passed"
-        if [ "$c" != baddim ]; then
-            re=$(names_re "$c")
-            nm=$(grep -c ': mismatch message: ' "$out")
-            nn=$(grep ': mismatch message: ' "$out" | grep -c -E -e "$re")
-            [ "$nm" -ge "$n" ] && [ "$nn" -eq "$nm" ] ||
-                why="$why; $nn of $nm MISMATCH messages name the argument ($n ranks)"
-        fi
-        if [ -n "$why" ]; then
-            fails=$(( fails + 1 ))
-            sed 's/^/    /' "$out"
-            echo "== $n ranks, $c: FAILED ($ms ms)$why"
-        else
-            echo "== $n ranks, $c: ok ($ms ms)"
-            grep ': mismatch message: ' "$out" | head -2 | sed 's/^/    /'
-        fi
+        verdict_case "$n ranks, $c ($tr)" "$n" 0 330 \
+            "$RUN" -n "$n" --transport "$tr" --quiet --timeout 300 --grace 2 "$CART" --error "$c"
     done
 done
-echo "cart_errors on $tr: $fails case(s) failed"
-[ "$fails" -eq 0 ]
+verdict_end

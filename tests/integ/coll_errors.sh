@@ -19,17 +19,15 @@
 #   null-send, null-recv   rank p/2 passes a NULL buffer: RTOPO_ERR_INVAL on
 #               every rank through the job's abort, every message of those
 #               naming the NULL buffer
-# Every rank must print a passing verdict; a job is cut at 300 s (a
-# hang).  CASES restricts the
+# Every rank must print exactly one verdict, pass (common.sh,
+# verdict_case); a job is cut at 300 s (a hang).  CASES restricts the
 # cases run (names as above).
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
 COLL="$top_builddir/tests/integ/coll_check"
 export RTOPO_TIMEOUT_MS=600000 RTOPO_SPIN_US=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-fails=0 jobs=0
+fails=0 summary= verdict_check=named
 start=$(date +%s)
 
 names_re() {
@@ -51,52 +49,30 @@ names_re() {
     esac
 }
 
+# named OUT: every message of the case's kind names the argument (one at
+# least per rank)
+named() {
+    case $c in
+    mismatch-*) tag='mismatch message' ;;
+    null-*)     tag='error message' ;;
+    *)          return 0 ;;
+    esac
+    re=$(names_re "$c")
+    nm=$(grep -c ": $tag: " "$1")
+    nn=$(grep ": $tag: " "$1" | grep -c -E -e "$re")
+    [ "$nm" -ge "$n" ] && [ "$nn" -eq "$nm" ] ||
+        why="$why; $nn of $nm messages ($tag) name the argument ($n ranks; want /$re/)"
+}
+
 # one N TOPO CASE
 one() {
     n=$1 topo=$2 c=$3
     if [ -n "$CASES" ]; then
         case " $CASES " in *" $c "*) ;; *) return 0 ;; esac
     fi
-    jobs=$(( jobs + 1 ))
-    t0=$(date +%s%N)
-    timeout 330 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 300 --grace 2 \
-        "$COLL" --topo "$topo" --error "$c" >"$out" 2>&1
-    rc=$?
-    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    why=
-    [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc"
-    r=0
-    while [ "$r" -lt "$n" ]; do
-        nv=$(grep -c "^\[$r\] rank $r: verdict: " "$out")
-        np=$(grep -c "^\[$r\] rank $r: verdict: pass" "$out")
-        if [ "$nv" -ne 1 ]; then
-            why="$why; rank $r printed $nv verdicts"
-        elif [ "$np" -ne 1 ]; then
-            why="$why; rank $r: $(grep "^\[$r\] rank $r: verdict: " "$out" | sed 's/.*verdict: //')"
-        fi
-        r=$(( r + 1 ))
-    done
-    case $c in
-    mismatch-*) tag='mismatch message' ;;
-    null-*)     tag='error message' ;;
-    *)          tag= ;;
-    esac
-    if [ -n "$tag" ]; then
-        re=$(names_re "$c")
-        nm=$(grep -c ": $tag: " "$out")
-        nn=$(grep ": $tag: " "$out" | grep -c -E -e "$re")
-        [ "$nm" -ge "$n" ] && [ "$nn" -eq "$nm" ] ||
-            why="$why; $nn of $nm messages ($tag) name the argument ($n ranks; want /$re/)"
-    fi
-    if [ -n "$why" ]; then
-        fails=$(( fails + 1 ))
-        sed 's/^/    /' "$out"
-        echo "== $n ranks, $topo, $c: FAILED ($ms ms)$why"
-        echo "   reproduce: RTOPO_TIMEOUT_MS=600000 RTOPO_SPIN_US=0 $RUN -n $n --transport $tr $COLL --topo $topo --error $c"
-    else
-        echo "== $n ranks, $topo, $c: ok ($ms ms)"
-        [ -z "$tag" ] || grep ": $tag: " "$out" | head -2 | sed 's/^/    /'
-    fi
+    verdict_case "$n ranks, $topo, $c ($tr)" "$n" 0 330 \
+        "$RUN" -n "$n" --transport "$tr" --quiet --timeout 300 --grace 2 \
+        "$COLL" --topo "$topo" --error "$c"
 }
 
 for c in badargs mismatch-root mismatch-count mismatch-op mismatch-dtype mismatch-m \
@@ -108,5 +84,5 @@ for c in badargs mismatch-root mismatch-m-consec null-send; do
     one 4 otis-hypercube:2 $c
 done
 one 4 ring badargs
-echo "coll_errors on $tr: $fails of $jobs case(s) failed in $(( $(date +%s) - start )) s"
-[ "$fails" -eq 0 ]
+echo "coll_errors on $tr: $(( $(date +%s) - start )) s"
+verdict_end

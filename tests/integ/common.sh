@@ -51,29 +51,58 @@ mpi_prog() {
     rm -f "$_log"
 }
 
-# verdict_case LABEL N WANT LIMIT CMD...: one job, cut off after LIMIT
-# seconds, whose N ranks must each print "verdict: pass" and whose exit
-# status must be WANT (a number, or any: an error a job reports may make
-# rtopo-run exit 1 or not, depending on which rank saw it first); its
-# output is shown indented, its line added to $summary, a failure counted
-# in $fails (verdict_end prints both)
+# verdict_case LABEL RANKS WANT LIMIT CMD...: one job, cut off after LIMIT
+# seconds.  RANKS is the job's size N (ranks 0..N-1) or the list of the
+# ranks that print a verdict ("1 3"): each of them must print exactly one
+# line "[R] rank R: verdict: ...", and it must say pass (no other line may
+# say "verdict: pass"); the exit status must be WANT (a number, or any: an
+# error a job reports may make rtopo-run exit 1 or not, depending on which
+# rank saw it first; 124, the status of a job cut off by timeout or by
+# rtopo-run --timeout, always fails).  When $verdict_check
+# names a function, it is called with the output's file after these
+# checks and adds its reasons to $why (then the case fails).  The output
+# is shown indented, the case's line added to $summary, a failure counted
+# in $fails (verdict_end prints both).
 verdict_case() {
-    _label=$1 _n=$2 _want=$3 _limit=$4
+    _label=$1 _ranks=$2 _want=$3 _limit=$4
     shift 4
+    case $_ranks in
+    *[!0-9]*) ;;
+    *) _ranks=$(seq 0 $(( _ranks - 1 ))) ;;
+    esac
     echo "== case $_label"
     _t0=$(date +%s)
     _out=$(mktemp)
     timeout "$_limit" "$@" >"$_out" 2>&1
     _rc=$?
+    _secs=$(( $(date +%s) - _t0 ))
     sed 's/^/    /' "$_out"
-    _npass=$(grep -c 'verdict: pass' "$_out")
+    why=
+    if [ "$_rc" -eq 124 ]; then
+        why="$why; exit status 124: the job was cut off (a hang)"
+    elif [ "$_want" != any ] && [ "$_rc" -ne "$_want" ]; then
+        why="$why; exit status $_rc, want $_want"
+    fi
+    _nr=0
+    for _r in $_ranks; do
+        _nr=$(( _nr + 1 ))
+        _nv=$(grep -c "\[$_r\] rank $_r: verdict: " "$_out")
+        if [ "$_nv" -ne 1 ]; then
+            why="$why; rank $_r printed $_nv verdict lines, not 1"
+        elif ! grep -q "\[$_r\] rank $_r: verdict: pass" "$_out"; then
+            why="$why; rank $_r: $(grep "\[$_r\] rank $_r: verdict: " "$_out" | sed 's/.*verdict: //')"
+        fi
+    done
+    _np=$(grep -c 'verdict: pass' "$_out")
+    [ "$_np" -eq "$_nr" ] || why="$why; $_np lines say 'verdict: pass', want $_nr"
+    [ -z "${verdict_check:-}" ] || "$verdict_check" "$_out"
     rm -f "$_out"
-    if [ "$_npass" -eq "$_n" ] && [ "$_rc" -ne 124 ] &&
-       { [ "$_want" = any ] || [ "$_rc" -eq "$_want" ]; }; then
-        _line="$_label: ok ($(( $(date +%s) - _t0 )) s)"
+    if [ -z "$why" ]; then
+        _line="$_label: ok ($_secs s)"
     else
         fails=$(( ${fails:-0} + 1 ))
-        _line="$_label: FAILED (exit status $_rc, want $_want; $_npass of $_n ranks passed)"
+        _line="$_label: FAILED ($_secs s)$why"
+        echo "   reproduce: RTOPO_TIMEOUT_MS=$RTOPO_TIMEOUT_MS $*"
     fi
     echo "   => $_line"
     summary="${summary:-}

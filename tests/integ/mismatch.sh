@@ -27,10 +27,6 @@ need_transport "$tr"
 MM="$top_builddir/tests/integ/mismatch_check"
 export RTOPO_TIMEOUT_MS=600000
 cases=${CASES:-"q-8 q-1m bytes-8 bytes-64k algo-8 algo-64k order skip skip-finalize skip-barrier transport"}
-out=$(mktemp)
-trap 'rm -f "$out" "$out.r"' EXIT
-
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # names RE: the extended regexp a MISMATCH message matches when it names
 # the differing argument (or call) of case $1 with both values
@@ -47,26 +43,20 @@ names_re() {
     esac
 }
 
-# check_rank R: the lines of rank R in $out; appends to $why, and R to
-# $named when all its MISMATCH messages (one at least) match $re
+# check_rank R OUT: the lines of rank R in OUT (its verdict is checked by
+# verdict_case); appends to $why, and R to $named when all its MISMATCH
+# messages (one at least) match $re
 check_rank() {
     r=$1
-    grep "^\[$r\] rank $r: " "$out" >"$out.r"
-    nv=$(grep -c ': verdict: ' "$out.r")
-    np=$(grep -c ': verdict: pass ' "$out.r")
-    nmm=$(grep -c ' -> RTOPO_ERR_MISMATCH in ' "$out.r")
-    nother=$(grep ' -> RTOPO_ERR_' "$out.r" | grep -v ': rtopo_mem_deregister -> ' |
+    grep "^\[$r\] rank $r: " "$2" >"$2.r"
+    nmm=$(grep -c ' -> RTOPO_ERR_MISMATCH in ' "$2.r")
+    nother=$(grep ' -> RTOPO_ERR_' "$2.r" | grep -v ': rtopo_mem_deregister -> ' |
              grep -c -v ' -> RTOPO_ERR_MISMATCH[: ]')
-    if [ "$nv" -ne 1 ]; then
-        why="$why; rank $r printed $nv verdict lines, not 1"
-    elif [ "$np" -ne 1 ]; then
-        why="$why; rank $r: verdict FAIL"
-    fi
     [ "$nmm" -ge 1 ] || why="$why; no call of rank $r returned RTOPO_ERR_MISMATCH"
     [ "$nother" -eq 0 ] || why="$why; $nother call(s) of rank $r returned another error"
     if [ "$c" = transport ]; then
-        ni=$(grep -c ': rtopo_init with RTOPO_TRANSPORT=[^ ]* -> ' "$out.r")
-        nim=$(grep -c ': rtopo_init with RTOPO_TRANSPORT=[^ ]* -> RTOPO_ERR_MISMATCH in ' "$out.r")
+        ni=$(grep -c ': rtopo_init with RTOPO_TRANSPORT=[^ ]* -> ' "$2.r")
+        nim=$(grep -c ': rtopo_init with RTOPO_TRANSPORT=[^ ]* -> RTOPO_ERR_MISMATCH in ' "$2.r")
         [ "$ni" -eq 1 ] && [ "$nim" -eq 1 ] ||
             why="$why; rank $r: $nim of $ni rtopo_init calls returned RTOPO_ERR_MISMATCH (want 1 of 1)"
         # rank 0 opened ofi:tcp, the others ofi:rxm (provider "tcp;ofi_rxm")
@@ -76,22 +66,41 @@ check_rank() {
             re="rank 0 opened transport ofi:[a-z0-9_]*, this rank \\($r\\) ofi:[^ ,]*rxm[^ ,]*: "
         fi
     else
-        nf=$(grep -c ': rtopo_finalize -> ' "$out.r")
-        nfm=$(grep -c ': rtopo_finalize -> RTOPO_ERR_MISMATCH in ' "$out.r")
+        nf=$(grep -c ': rtopo_finalize -> ' "$2.r")
+        nfm=$(grep -c ': rtopo_finalize -> RTOPO_ERR_MISMATCH in ' "$2.r")
         [ "$nf" -eq 1 ] && [ "$nfm" -eq 1 ] ||
             why="$why; rank $r: $nfm of $nf rtopo_finalize calls returned RTOPO_ERR_MISMATCH (want 1 of 1)"
     fi
-    nmsg=$(grep -c ': mismatch message: ' "$out.r")
-    nnamed=$(grep ': mismatch message: ' "$out.r" | grep -c -E -e "$re")
+    nmsg=$(grep -c ': mismatch message: ' "$2.r")
+    nnamed=$(grep ': mismatch message: ' "$2.r" | grep -c -E -e "$re")
     if [ "$nmsg" -ge 1 ] && [ "$nnamed" -eq "$nmsg" ]; then
         named="$named $r"
     elif [ "$nmsg" -ge 1 ]; then
         why="$why; $(( nmsg - nnamed )) of $nmsg MISMATCH message(s) of rank $r do not name the differing argument with both values"
     fi
-    rm -f "$out.r"
+    rm -f "$2.r"
 }
 
-fails=0 ran=0 worst=0 worst_case= summary=
+# check OUT: every rank's calls and messages (check_rank), the argument
+# named by every rank; notes the time spent after the failed call
+check() {
+    named=""
+    for r in 0 1 2 3; do
+        check_rank "$r" "$1"
+    done
+    if [ "$c" = transport ]; then
+        [ "$named" = " 0 1 2 3" ] ||
+            why="$why; only rank(s)${named:- none} named both transports"
+    else
+        [ "$named" = " 0 1 2 3" ] ||
+            why="$why; only rank(s)${named:- none} named the differing argument with both values in every MISMATCH message"
+    fi
+    # not failures, but worth seeing: time spent after the failed call
+    grep -h 'rtopo_mem_deregister -> \|rtopo_finalize -> .* in [1-9][0-9.]* s' "$1" |
+        sed 's/^/   note: /'
+}
+
+fails=0 ran=0 summary= verdict_check=check
 for c in $cases; do
     run_tr=$tr
     case $c in
@@ -109,47 +118,13 @@ for c in $cases; do
         exit 1 ;;
     esac
     re=$(names_re "$c")
-    echo "== case $c ($run_tr)"
     ran=$(( ran + 1 ))
-    t0=$(ms)
     # the job is cut off at 300 s: only a hang takes that long
-    timeout 330 "$RUN" -n 4 --transport "$run_tr" --quiet --timeout 300 --grace 2 \
-        "$MM" "$c" >"$out" 2>&1
-    rc=$?
-    wall=$(( $(ms) - t0 ))
-    sed 's/^/    /' "$out"
-    why=""
-    [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc"
-    named=""
-    for r in 0 1 2 3; do
-        check_rank "$r"
-    done
-    if [ "$c" = transport ]; then
-        [ "$named" = " 0 1 2 3" ] ||
-            why="$why; only rank(s)${named:- none} named both transports"
-    else
-        [ "$named" = " 0 1 2 3" ] ||
-            why="$why; only rank(s)${named:- none} named the differing argument with both values in every MISMATCH message"
-    fi
-    # not failures, but worth seeing: time spent after the failed call
-    grep -h 'rtopo_mem_deregister -> \|rtopo_finalize -> .* in [1-9][0-9.]* s' "$out" |
-        sed 's/^/   note: /'
-    if [ "$wall" -gt "$worst" ]; then worst=$wall; worst_case=$c; fi
-    if [ -n "$why" ]; then
-        fails=$(( fails + 1 ))
-        line="$c: FAILED ($wall ms)${why}"
-    else
-        line="$c: ok ($wall ms, argument named by rank(s)$named)"
-    fi
-    echo "   => $line"
-    summary="$summary
-  $line"
+    verdict_case "$c ($run_tr)" 4 0 330 \
+        "$RUN" -n 4 --transport "$run_tr" --quiet --timeout 300 --grace 2 "$MM" "$c"
 done
-echo "== summary ($tr):$summary"
 if [ "$ran" -eq 0 ]; then
     echo "no case could run here: skipped"
     exit 77
 fi
-echo "longest job: $worst ms ($worst_case), RTOPO_TIMEOUT_MS $RTOPO_TIMEOUT_MS"
-echo "$fails case(s) failed"
-[ "$fails" -eq 0 ]
+verdict_end

@@ -4,7 +4,8 @@
 # probe_check.c describes the cases).  Each job runs with
 # RTOPO_TIMEOUT_MS=600000 and is cut off at 90 s, so an error can only
 # have come from the rank that found it or from the job-wide failure,
-# never from the timeout; a hang fails the case.  Checked rank by rank:
+# never from the timeout; a hang fails the case.  Checked rank by rank
+# (common.sh, verdict_case):
 #   - exactly one verdict line, and it says pass (probe_check checks the
 #     codes every call returned, the data of every call that succeeded,
 #     and what rtopo_finalize returned);
@@ -27,9 +28,6 @@ export RTOPO_TIMEOUT_MS=600000
 [ -n "$TRANSPORT" ] && need_transport "$TRANSPORT" && export RTOPO_TRANSPORT="$TRANSPORT"
 cases=${CASES:-"fill-sweep fill-disp adj-m cons-kind fill-null-one kill-adj rw-persist
   loop-persist persist-kind mix-inflight ibcast-many busy-start sort-float scatter-count"}
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-
 # ranks CASE: the job's size;  args CASE: rtopo-run's options
 ranks() {
     case $1 in
@@ -47,38 +45,12 @@ args() {
 fails=0 summary=
 for c in $cases; do
     n=$(ranks "$c")
-    echo "== case $c ($n ranks${TRANSPORT:+, $TRANSPORT})"
+    # a rank that kills itself makes the job's status anything (but the
+    # cut-off's)
+    want=0
+    case $c in kill-*) want=any ;; esac
     # shellcheck disable=SC2046
-    timeout 150 "$RUN" -n "$n" $(args "$c") --quiet --timeout 90 --grace 2 \
-        "$PC" "$c" >"$out" 2>&1
-    rc=$?
-    sed 's/^/    /' "$out"
-    why=""
-    case $c in
-    kill-*) [ "$rc" -ne 124 ] || why="$why; the job was cut off (a hang)" ;;
-    *) [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc" ;;
-    esac
-    r=0
-    while [ "$r" -lt "$n" ]; do
-        nv=$(grep -c "\[$r\] rank $r: verdict: " "$out")
-        np=$(grep -c "\[$r\] rank $r: verdict: pass" "$out")
-        if [ "$nv" -ne 1 ]; then
-            why="$why; rank $r printed $nv verdict lines, not 1"
-        elif [ "$np" -ne 1 ]; then
-            why="$why; rank $r: $(grep "\[$r\] rank $r: verdict: " "$out" | sed 's/.*verdict: //')"
-        fi
-        r=$((r + 1))
-    done
-    if [ -n "$why" ]; then
-        fails=$((fails + 1))
-        line="$c: FAILED${why}"
-    else
-        line="$c: ok"
-    fi
-    echo "   => $line"
-    summary="$summary
-  $line"
+    verdict_case "$c ($n ranks${TRANSPORT:+, $TRANSPORT})" "$n" "$want" 150 \
+        "$RUN" -n "$n" $(args "$c") --quiet --timeout 90 --grace 2 "$PC" "$c"
 done
-echo "== summary:$summary"
-echo "$fails case(s) failed"
-[ "$fails" -eq 0 ]
+verdict_end

@@ -10,43 +10,22 @@
 # hang), persist-kind (two persistent kinds started in one slot).  Each job
 # runs with RTOPO_TIMEOUT_MS=600000 and is cut off at 150 s, so an error
 # that came by the timeout shows as a hang.  Passes when mpirun exits 0
-# and every rank printed one verdict, pass.  Skipped when mpirun or MPICC
-# cannot be used (Debian: libopenmpi-dev).
+# and every rank printed one verdict, pass (common.sh, verdict_case).
+# Skipped when mpirun or MPICC cannot be used (Debian: libopenmpi-dev).
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
 prog="$top_builddir/tests/integ/probe_mpi"
 src="$top_srcdir/tests/integ/probe_check.c"
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
 export OMPI_MCA_mpi_yield_when_idle=1 RTOPO_SPIN_US=${RTOPO_SPIN_US:-0}
 export RTOPO_TIMEOUT_MS=600000 RTOPO_TRANSPORT="$tr"
 
 mpi_prog "$prog" "$src" -DPROBE_MPI
 
-fails=0
+fails=0 summary=
 for c in ${CASES:-fill-disp sub-keep persist-kind}; do
-    echo "+ RTOPO_TRANSPORT=$tr mpirun -n 16 probe_mpi $c"
-    timeout 150 $mpirun -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US \
-        -x OMPI_MCA_mpi_yield_when_idle -n 16 "$prog" "$c" >"$out" 2>&1
-    rc=$?
-    sed 's/^/    /' "$out"
-    why=""
-    [ "$rc" -eq 0 ] || why="$why; exit status $rc"
-    r=0
-    while [ "$r" -lt 16 ]; do
-        nv=$(grep -c "\[$r\] rank $r: verdict: " "$out")
-        np=$(grep -c "\[$r\] rank $r: verdict: pass" "$out")
-        [ "$nv" -eq 1 ] && [ "$np" -eq 1 ] ||
-            why="$why; rank $r: $nv verdict line(s), $np pass"
-        r=$((r + 1))
-    done
-    if [ -n "$why" ]; then
-        fails=$((fails + 1))
-        echo "   => $c: FAILED$why"
-    else
-        echo "   => $c: ok"
-    fi
+    verdict_case "$c (mpirun, $tr)" 16 0 150 \
+        $mpirun -x RTOPO_TRANSPORT -x RTOPO_TIMEOUT_MS -x RTOPO_SPIN_US \
+        -x OMPI_MCA_mpi_yield_when_idle -n 16 "$prog" "$c"
 done
-echo "$fails case(s) failed"
-[ "$fails" -eq 0 ]
+verdict_end

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Wrong calls of the windowed scatter (scatter_check --error CASE, one
 # job per case, RTOPO_TIMEOUT_MS=600000 so that no code can come from a
-# timeout): every rank must print exactly one verdict, "pass"; a job is
+# timeout): every rank must print exactly one verdict, "pass" (common.sh,
+# verdict_case), rtopo-run exit 0; a job is
 # cut off at 300 s (a hang).  What each case
 # checks is in scatter_check.c; in short:
 #   stride0, stride-gt-count  RTOPO_ERR_INVAL on every rank at once, no
@@ -25,44 +26,13 @@ SC="$top_builddir/tests/integ/scatter_check"
 # 10 minutes: an error code came from the check, not from a timeout
 export RTOPO_TIMEOUT_MS=600000
 export RTOPO_SPIN_US=${RTOPO_SPIN_US:-0}
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
-
 fails=0 summary=
 # case ranks dim host
 while read -r c n d h; do
     [ -n "$c" ] || continue
-    echo "== $c: $n ranks, dimension $d, host $h ($tr)"
-    t0=$(ms)
-    timeout 330 "$RUN" -n "$n" --transport "$tr" --quiet --timeout 300 --grace 2 \
-        "$SC" --dim "$d" --host "$h" --error "$c" >"$out" 2>&1
-    rc=$?
-    wall=$(( $(ms) - t0 ))
-    sed 's/^/    /' "$out"
-    why=""
-    [ "$rc" -eq 0 ] || why="$why; rtopo-run exit status $rc"
-    r=0
-    while [ "$r" -lt "$n" ]; do
-        nv=$(grep -c "^\[$r\] rank $r: verdict: " "$out")
-        np=$(grep -c "^\[$r\] rank $r: verdict: pass" "$out")
-        if [ "$nv" -ne 1 ]; then
-            why="$why; rank $r printed $nv verdicts"
-        elif [ "$np" -ne 1 ]; then
-            why="$why; rank $r: $(grep "^\[$r\] rank $r: verdict: " "$out" | sed 's/.*verdict: //')"
-        fi
-        r=$(( r + 1 ))
-    done
-    if [ -n "$why" ]; then
-        fails=$(( fails + 1 ))
-        line="$c ($n ranks, host $h): FAILED ($wall ms)$why"
-    else
-        line="$c ($n ranks, host $h): ok ($wall ms)"
-    fi
-    echo "   => $line"
-    summary="$summary
-  $line"
+    verdict_case "$c: $n ranks, dimension $d, host $h ($tr)" "$n" 0 330 \
+        "$RUN" -n "$n" --transport "$tr" --quiet --timeout 300 --grace 2 \
+        "$SC" --dim "$d" --host "$h" --error "$c"
 done <<EOF_CASES
 stride0 5 2 0
 stride-gt-count 4 2 3
@@ -82,6 +52,4 @@ topo 4 1 1
 shift 5 2 0
 setalgo 5 2 2
 EOF_CASES
-echo "== summary ($tr):$summary"
-echo "$fails case(s) failed"
-[ "$fails" -eq 0 ]
+verdict_end

@@ -2,15 +2,17 @@
  * shift_check - runs circular shifts under rtopo-run and verifies every
  * byte that arrives.
  *
- *   shift_check [--topo ring|mesh:RxC|hypercube:D] [--algo A]
+ *   shift_check [--topo ring|mesh:RxC|hypercube:D] [--algo A[,B...]]
  *               [--sizes 0,1,4095,...] [--q all|Q1,Q2,...]
  *               [--modes blocking,nonblocking,persistent]
  *               [--mem reg,unreg] [--reps N] [--inplace] [--concurrent K [--lag MS]]
  *   shift_check --error mismatch-q|mismatch-bytes|die|sleep
  *
- * "all" q means every q in -(p+1) .. 2p+1.  Exit 0 when everything
- * matched; the error modes check that failures surface as the documented
- * status codes within the timeout.
+ * "all" q means every q in -(p+1) .. 2p+1.  One algorithm is set by
+ * RTOPO_SHIFT_ALGO; several run one after another in the job, each on a
+ * topology of its own set by rtopo_topo_set_shift_algo.  Exit 0 when
+ * everything matched; the error modes check that failures surface as the
+ * documented status codes within the timeout.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -297,19 +299,121 @@ static int concurrent_mode(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *spec, 
     return fails ? 1 : 0;
 }
 
+/* The shifts of every size, q, mode and kind of memory on t; returns the
+ * number of mismatched buffers (0: all correct).  Errors of a call end
+ * the program. */
+static int run_shifts(rtopo_ctx_t *ctx, rtopo_topo_t *t, const char *topo, const char *algo,
+                      const long *sizes, int nsizes, const long *qs, int nq,
+                      const char *modes, const char *mems, int reps, int inplace,
+                      uint8_t *sb, uint8_t *rb, size_t maxb, int *nopsp)
+{
+    rtopo_mem_t *smem = NULL, *rmem = NULL;
+    int i, j, m, st, fails = 0, nops = *nopsp;
+    double t0;
+
+    t0 = now();
+    for (m = 0; m < 2; m++) {
+        const char *mem = m ? "unreg" : "reg";
+        if (!has_word(mems, mem))
+            continue;
+        if (m == 0) {
+            if ((st = rtopo_mem_register(ctx, sb, maxb + 64, &smem)))
+                die("register", st);
+            if (!inplace && (st = rtopo_mem_register(ctx, rb, maxb + 64, &rmem)))
+                die("register", st);
+        }
+        for (i = 0; i < nsizes; i++) {
+            size_t n = (size_t)sizes[i];
+            for (j = 0; j < nq; j++) {
+                int q = (int)qs[j];
+                int src = (int)(((rank - (long)q) % size + size) % size);
+                const char *names[3] = { "blocking", "nonblocking", "persistent" };
+                int k, r;
+                for (k = 0; k < 3; k++) {
+                    rtopo_req_t *req = NULL;
+                    char what[160];
+                    if (!has_word(modes, names[k]))
+                        continue;
+                    if (k == 2 && (st = rtopo_shift_init(t, sb, rb, n, q, &req)))
+                        die("rtopo_shift_init", st);
+                    for (r = 0; r < (k == 2 ? reps : 1); r++) {
+                        unsigned iter = (unsigned)(nops + r);
+                        snprintf(what, sizeof(what), "%s%s%s %s %s q=%d bytes=%zu rep %d",
+                                 topo, algo ? " " : "", algo ? algo : "", names[k], mem,
+                                 q, n, r);
+                        fill(sb, n, rank, iter);
+                        if (!inplace)
+                            memset(rb, 0xee, n);
+                        if (k == 0)
+                            st = rtopo_shift(t, sb, rb, n, q);
+                        else if (k == 1) {
+                            st = rtopo_ishift(t, sb, rb, n, q, &req);
+                            if (!st) {
+                                int done = 0;
+                                st = rtopo_test(req, &done);
+                                if (!st && !done)
+                                    st = rtopo_wait(req);
+                                rtopo_req_free(req);
+                                req = NULL;
+                            }
+                        } else {
+                            st = rtopo_start(req);
+                            if (!st)
+                                st = rtopo_wait(req);
+                        }
+                        if (st) {
+                            fprintf(stderr, "rank %d: %s: %s (%s)\n", rank, what,
+                                    rtopo_err_name(st), rtopo_last_error());
+                            exit(1);
+                        }
+                        fails += check(rb, n, src, iter, what);
+                        nops++;
+                    }
+                    if (req)
+                        rtopo_req_free(req);
+                    if (fails)
+                        goto out;
+                }
+            }
+        }
+        if (m == 0) {
+            if ((st = rtopo_mem_deregister(smem)) || (rmem && (st = rtopo_mem_deregister(rmem))))
+                die("deregister", st);
+        }
+    }
+out:
+    if (rank == 0)
+        printf("%s%s%s on %d ranks: %d shifts checked in %.2f s, %s\n", topo,
+               algo ? ", " : "", algo ? algo : "", size, nops - *nopsp, now() - t0,
+               fails ? "MISMATCHED DATA" : "all data correct");
+    *nopsp = nops;
+    return fails;
+}
+
+static rtopo_shift_algo_t algo_of(const char *name)
+{
+    static const char *const names[] = { "auto", "ring", "mesh", "hypercube", "ecube",
+                                         "direct" };
+    int i;
+
+    for (i = 0; i < 6; i++)
+        if (!strcmp(name, names[i]))
+            return (rtopo_shift_algo_t)i;
+    fprintf(stderr, "unknown shift algorithm '%s'\n", name);
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
     const char *topo = "ring", *algo = NULL, *modes = "blocking,nonblocking,persistent";
     const char *mems = "reg,unreg", *qspec = "all", *err = NULL;
     long sizes[32], qs[512];
-    int nsizes, nq = 0, reps = 2, inplace = 0, i, j, m, st, fails = 0, nops = 0, conc = 0;
-    int lag = 0;
+    int nsizes, nq = 0, reps = 2, inplace = 0, i, st, fails = 0, nops = 0, conc = 0;
+    int lag = 0, multi;
     rtopo_ctx_t *ctx;
     rtopo_topo_t *t;
-    rtopo_mem_t *smem = NULL, *rmem = NULL;
     uint8_t *sb, *rb;
     size_t maxb = 0;
-    double t0;
 
     nsizes = parse_list("0,1,4095,4096,1048579", sizes, 32);
     for (i = 1; i < argc; i++) {
@@ -329,7 +433,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (algo)
+    multi = algo && strchr(algo, ',');
+    if (algo && !multi)
         setenv("RTOPO_SHIFT_ALGO", algo, 1);
     st = rtopo_init(NULL, &ctx);
     if (st)
@@ -375,80 +480,30 @@ int main(int argc, char **argv)
     if (!sb || !rb)
         die("malloc", RTOPO_ERR_NOMEM);
 
-    t0 = now();
-    for (m = 0; m < 2; m++) {
-        const char *mem = m ? "unreg" : "reg";
-        if (!has_word(mems, mem))
-            continue;
-        if (m == 0) {
-            if ((st = rtopo_mem_register(ctx, sb, maxb + 64, &smem)))
-                die("register", st);
-            if (!inplace && (st = rtopo_mem_register(ctx, rb, maxb + 64, &rmem)))
-                die("register", st);
+    for (i = 0; !fails; i++) {
+        char name[32];
+        size_t k = algo ? strcspn(algo, ",") : 0;
+
+        /* several algorithms: one topology each, chosen by
+         * rtopo_topo_set_shift_algo (a single one went through
+         * RTOPO_SHIFT_ALGO) */
+        if (multi) {
+            if (k >= sizeof(name))
+                k = sizeof(name) - 1;
+            memcpy(name, algo, k);
+            name[k] = '\0';
+            if (i && (st = make_topo(ctx, topo, &t)))
+                die("topology", st);
+            if ((st = rtopo_topo_set_shift_algo(t, algo_of(name))))
+                die(name, st);
         }
-        for (i = 0; i < nsizes; i++) {
-            size_t n = (size_t)sizes[i];
-            for (j = 0; j < nq; j++) {
-                int q = (int)qs[j];
-                int src = (int)(((rank - (long)q) % size + size) % size);
-                const char *names[3] = { "blocking", "nonblocking", "persistent" };
-                int k, r;
-                for (k = 0; k < 3; k++) {
-                    rtopo_req_t *req = NULL;
-                    char what[160];
-                    if (!has_word(modes, names[k]))
-                        continue;
-                    if (k == 2 && (st = rtopo_shift_init(t, sb, rb, n, q, &req)))
-                        die("rtopo_shift_init", st);
-                    for (r = 0; r < (k == 2 ? reps : 1); r++) {
-                        unsigned iter = (unsigned)(nops + r);
-                        snprintf(what, sizeof(what), "%s %s %s q=%d bytes=%zu rep %d",
-                                 topo, names[k], mem, q, n, r);
-                        fill(sb, n, rank, iter);
-                        if (!inplace)
-                            memset(rb, 0xee, n);
-                        if (k == 0)
-                            st = rtopo_shift(t, sb, rb, n, q);
-                        else if (k == 1) {
-                            st = rtopo_ishift(t, sb, rb, n, q, &req);
-                            if (!st) {
-                                int done = 0;
-                                st = rtopo_test(req, &done);
-                                if (!st && !done)
-                                    st = rtopo_wait(req);
-                                rtopo_req_free(req);
-                                req = NULL;
-                            }
-                        } else {
-                            st = rtopo_start(req);
-                            if (!st)
-                                st = rtopo_wait(req);
-                        }
-                        if (st) {
-                            fprintf(stderr, "rank %d: %s: %s (%s)\n", rank, what,
-                                    rtopo_err_name(st), rtopo_last_error());
-                            return 1;
-                        }
-                        fails += check(rb, n, src, iter, what);
-                        nops++;
-                    }
-                    if (req)
-                        rtopo_req_free(req);
-                    if (fails)
-                        goto out;
-                }
-            }
-        }
-        if (m == 0) {
-            if ((st = rtopo_mem_deregister(smem)) || (rmem && (st = rtopo_mem_deregister(rmem))))
-                die("deregister", st);
-        }
+        fails = run_shifts(ctx, t, topo, multi ? name : algo, sizes, nsizes, qs, nq, modes,
+                           mems, reps, inplace, sb, rb, maxb, &nops);
+        rtopo_topo_free(t);
+        if (!multi || !algo[k])
+            break;
+        algo += k + 1;
     }
-out:
-    if (rank == 0)
-        printf("%s on %d ranks: %d shifts checked in %.2f s, %s\n", topo, size, nops,
-               now() - t0, fails ? "MISMATCHED DATA" : "all data correct");
-    rtopo_topo_free(t);
     st = rtopo_finalize(ctx);
     if (st)
         die("rtopo_finalize", st);

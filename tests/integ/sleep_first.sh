@@ -6,39 +6,26 @@
 # after 120 s and fails).  No time is checked: RTOPO_TIMEOUT_MS is 10
 # minutes, a job is cut off at 300 s (a hang).  On every transport
 # usable here (ofi:rxm, ofi:tcp, ofi:shm, verbs), 8 bytes and 64 KiB;
-# 77 (skip) when none is.
+# 77 (skip) when none is.  Ranks 1 and 3 must each print one verdict,
+# pass, and rtopo-run exit 0 (common.sh, verdict_case).
 . "$(dirname "$0")/common.sh"
 SLEEPC="$top_builddir/tests/integ/sleep_check"
 export RTOPO_TIMEOUT_MS=600000
-out=$(mktemp)
 flags=$(mktemp -d)
-trap 'rm -rf "$out" "$flags"' EXIT
-fails=0 runs=0
+trap 'rm -rf "$flags"' EXIT
+fails=0 summary= runs=0
 for tr in ofi:rxm ofi:tcp ofi:shm verbs; do
-    if ! "$INFO" --check "$tr" >/dev/null 2>&1; then
-        echo "$tr: not usable here, not checked"
-        continue
-    fi
+    tr_usable "$tr" || continue
     for bytes in 8 65536; do
         runs=$(( runs + 1 ))
         rm -f "$flags"/done.*
-        timeout 330 "$RUN" -n 4 --transport "$tr" --quiet --timeout 300 \
-            "$SLEEPC" "$bytes" "$flags" >"$out" 2>&1
-        rc=$?
-        npass=$(grep -c 'verdict: pass' "$out")
-        if [ "$rc" -eq 0 ] && [ "$npass" -eq 2 ]; then
-            echo "$tr, $bytes bytes: ok, the odd ranks' first shifts ended while their senders slept:"
-            grep 'first shift' "$out" | sed 's/^/    /'
-        else
-            fails=$(( fails + 1 ))
-            echo "$tr, $bytes bytes: FAILED (exit status $rc, $npass of 2 odd ranks passed):"
-            sed 's/^/    /' "$out"
-        fi
+        # the odd ranks print the verdicts
+        verdict_case "$tr, $bytes bytes" "1 3" 0 330 \
+            "$RUN" -n 4 --transport "$tr" --quiet --timeout 300 "$SLEEPC" "$bytes" "$flags"
     done
 done
 if [ "$runs" -eq 0 ]; then
     echo "none of ofi:rxm, ofi:tcp, ofi:shm, verbs is usable here: nothing ran, skipped"
     exit 77
 fi
-echo "$fails of $runs jobs failed"
-[ "$fails" -eq 0 ]
+verdict_end
