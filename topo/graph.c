@@ -484,13 +484,14 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     uint8_t *ch = NULL, *map = NULL;
     int st, k = 0, c0, c1, p = s->topo.p;
 
-    /* The accesses, a chunk of ranks at a time: an eighth of them at most
-     * (one rank's at least), bucketed by rank; the sends for PORT all at
-     * once */
+    /* The accesses, a chunk of ranks at a time: a 32nd of them at most
+     * (2^20 and one rank's at least; the passes of the chunks read the
+     * map below, not the nodes), bucketed by rank; the sends for PORT all
+     * at once */
     if ((st = rtopo__acc_count(s, 0, &num, &big, &tot)) ||
         ((flags & RTOPO__DEPS_PORT) && (st = rtopo__acc_count(s, 1, &pnum, &pbig, &ptot))))
         goto out;
-    room = tot / 8 > ((size_t)1 << 20) ? tot / 8 : (size_t)1 << 20;
+    room = tot / 32 > ((size_t)1 << 20) ? tot / 32 : (size_t)1 << 20;
     room = room < big ? big : room > tot ? tot : room;
     if (pnum)
         big = pbig > big ? pbig : big;
