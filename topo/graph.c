@@ -248,12 +248,42 @@ RTOPO__MSORT(rtopo__key_sort, uint64_t, RTOPO__KEY_LT)
 RTOPO__MSORT(rtopo__acc_sort, rtopo__acc_t, RTOPO__ACC_LT)
 
 /* Where rtopo__acc_put puts the accesses: with a NULL it counts them in
- * cnt[rank + 1]; else it puts those of ranks r0..r1 - 1 at a[cnt[rank]++]. */
+ * cnt[rank + 1]; else it puts those of ranks r0..r1 - 1 at a[cnt[rank]++].
+ * map, when not NULL (rtopo__acc_map): the chunk of each node's ranks,
+ * read instead of the node for those of no rank of chunk ci. */
 typedef struct rtopo__accs {
     size_t *cnt;
     rtopo__acc_t *a;
     int r0, r1;
+    const uint8_t *map;
+    uint8_t ci;
 } rtopo__accs_t;
+
+/* The chunks' map: a byte per kernel (the chunk of its rank), two per
+ * transfer (of its source, of its destination), kernels first at
+ * map[2 * nxfers]; ch[r]: rank r's chunk (below 255).  NULL without the
+ * memory. */
+static uint8_t *rtopo__acc_map(const rtopo__sched_t *s, const uint8_t *ch)
+{
+    uint8_t *map = malloc(2 * (size_t)s->nxfers + (size_t)s->nkerns + 1), *km;
+    uint32_t i;
+    int p = s->topo.p;
+
+    /* a rank out of range (a node with no access: the count found the
+     * others) is in no chunk: 255 */
+#define RTOPO__CHUNK_OF(r) ((r) >= 0 && (r) < p ? ch[r] : 255)
+    if (!map)
+        return NULL;
+    for (i = 0; i < s->nxfers; i++) {
+        map[2 * i] = RTOPO__CHUNK_OF(s->xfers[i].src);
+        map[2 * i + 1] = RTOPO__CHUNK_OF(s->xfers[i].dst);
+    }
+    km = map + 2 * (size_t)s->nxfers;
+    for (i = 0; i < s->nkerns; i++)
+        km[i] = RTOPO__CHUNK_OF(s->kerns[i].rank);
+#undef RTOPO__CHUNK_OF
+    return map;
+}
 
 /* One access of a node on rank (none of length 0; in a share, own = r +
  * 1, only rank r's).  RTOPO_ERR_INVAL for a rank out of range. */
@@ -303,6 +333,8 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     for (id = 0; id < s->nxfers && !st; id++) {
         const rtopo__xfer_t *x = &s->xfers[id];
 
+        if (c->map && c->map[2 * id] != c->ci && c->map[2 * id + 1] != c->ci)
+            continue;
         if (rtopo__acc_out(c, x->src) && rtopo__acc_out(c, x->dst))
             continue;
         if (port) {
@@ -324,6 +356,8 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
         uint64_t slen;
         int rd;
 
+        if (c->map && c->map[2 * (size_t)s->nxfers + i] != c->ci)
+            continue;
         if (rtopo__acc_out(c, k->rank))
             continue;
         rd = rtopo__kern_src(k, &slen);
@@ -344,7 +378,7 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
 static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, size_t *big_p,
                             size_t *tot_p)
 {
-    rtopo__accs_t c = { NULL, NULL, 0, s->topo.p };
+    rtopo__accs_t c = { NULL, NULL, 0, s->topo.p, NULL, 0 };
     size_t r, big = 0, tot = 0;
     int st;
 
@@ -367,11 +401,13 @@ static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, s
 
 /* The accesses of ranks r0..r1 - 1 bucketed by rank, each bucket in key
  * order: a[pos[r]..pos[r + 1]) are rank r's (pos[r0] = 0); num from
- * rtopo__acc_count; tmp has room for the largest bucket. */
+ * rtopo__acc_count; tmp has room for the largest bucket; map and ci as in
+ * rtopo__accs_t (map NULL: none). */
 static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *num, int r0,
-                             int r1, size_t *pos, rtopo__acc_t *a, rtopo__acc_t *tmp)
+                             int r1, const uint8_t *map, uint8_t ci, size_t *pos,
+                             rtopo__acc_t *a, rtopo__acc_t *tmp)
 {
-    rtopo__accs_t c = { pos, a, r0, r1 };
+    rtopo__accs_t c = { pos, a, r0, r1, map, ci };
     int r;
 
     pos[r0] = 0;
@@ -445,15 +481,17 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
            w, r, rb[RTOPO__RUNS_MAX + 1], re[RTOPO__RUNS_MAX + 1], n0 = s->ndeps, big = 0,
            tot = 0, pbig = 0, ptot = 0, room;
     rtopo__dep_t *ne = NULL, *out = NULL, *ra[RTOPO__RUNS_MAX + 1];
+    uint8_t *ch = NULL, *map = NULL;
     int st, k = 0, c0, c1, p = s->topo.p;
 
-    /* The accesses, a chunk of ranks at a time: an eighth of them at most
-     * (one rank's at least), bucketed by rank; the sends for PORT all at
-     * once */
+    /* The accesses, a chunk of ranks at a time: a 32nd of them at most
+     * (2^20 and one rank's at least; the passes of the chunks read the
+     * map below, not the nodes), bucketed by rank; the sends for PORT all
+     * at once */
     if ((st = rtopo__acc_count(s, 0, &num, &big, &tot)) ||
         ((flags & RTOPO__DEPS_PORT) && (st = rtopo__acc_count(s, 1, &pnum, &pbig, &ptot))))
         goto out;
-    room = tot / 8 > ((size_t)1 << 20) ? tot / 8 : (size_t)1 << 20;
+    room = tot / 32 > ((size_t)1 << 20) ? tot / 32 : (size_t)1 << 20;
     room = room < big ? big : room > tot ? tot : room;
     if (pnum)
         big = pbig > big ? pbig : big;
@@ -470,8 +508,22 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                           s->nxfers + s->nkerns);
         goto out;
     }
+    /* the chunks of ranks the loop below takes, when more than one: each
+     * chunk's pass reads a byte of the map for the nodes of none of its
+     * ranks, not the node (the same accesses; without the memory for the
+     * map, the nodes) */
+    if (tot > room && (ch = malloc((size_t)p + 1))) {
+        for (c0 = 0, k = 0; c0 < p && k < 255; c0 = c1, k++)
+            for (c1 = c0, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++) {
+                j += num[c1 + 1];
+                ch[c1] = (uint8_t)k;
+            }
+        if (c0 == p && k > 1)
+            map = rtopo__acc_map(s, ch);
+        k = 0;
+    }
     if (pnum && p)
-        rtopo__acc_chunk(s, 1, pnum, 0, p, pcnt, pacc, tmp);
+        rtopo__acc_chunk(s, 1, pnum, 0, p, NULL, 0, pcnt, pacc, tmp);
     /* the new edges, rank by rank, each rank's sorted and without repeats */
     for (c0 = 0, c1 = 0, r = 0; r < (size_t)p; r++) {
         size_t r0 = nn;
@@ -479,7 +531,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         if ((int)r == c1) {
             for (c0 = c1, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++)
                 j += num[c1 + 1];
-            rtopo__acc_chunk(s, 0, num, c0, c1, cnt, acc, tmp);
+            rtopo__acc_chunk(s, 0, num, c0, c1, map, map ? ch[c0] : 0, cnt, acc, tmp);
         }
 
         /* b..e: the rank's accesses to one buffer; lw: the last write
@@ -575,7 +627,9 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     free(acc);
     free(pacc);
     free(tmp);
+    free(map);
     acc = pacc = tmp = NULL;
+    map = NULL;
     /* with the edges already there: one edge per (rank, pred, succ, kind),
      * in that order.  Those are sorted runs (phases joined, edges added),
      * merged, or sorted when they are many. */
@@ -664,6 +718,8 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
 out:
     free(out);
     free(ne);
+    free(map);
+    free(ch);
     free(acc);
     free(pacc);
     free(tmp);

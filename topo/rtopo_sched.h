@@ -978,6 +978,10 @@ int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,
  * its rank (PORT: two SEND parts), and the edges have no cycle.
  * Returns RTOPO_OK or RTOPO_ERR_INVAL with a message naming the node. */
 int rtopo__sched_validate(const rtopo__sched_t *s);
+/* The same but for the cycles, for a caller that runs the graph next
+ * (rtopo__sim_exec*, rtopo__sim_run*): the run finds them (nodes that
+ * never start, RTOPO_ERR_INVAL) without a pass of its own over the edges. */
+int rtopo__sched_validate_run(const rtopo__sched_t *s);
 const char *rtopo__shift_algo_name(int algo);
 /* "local", "ring", "row", "col", "cube", "otis", "direct", "host",
  * "cube-id" */

@@ -214,8 +214,8 @@ static int rtopo__kern_validate(const rtopo__sched_t *s, uint32_t i)
     return RTOPO_OK;
 }
 
-/* kernels, edges, and no cycle among the nodes (Kahn) */
-static int rtopo__sched_validate_graph(const rtopo__sched_t *s)
+/* kernels, edges, and (cycles) no cycle among the nodes (Kahn) */
+static int rtopo__sched_validate_graph(const rtopo__sched_t *s, int cycles)
 {
     uint32_t n = s->nxfers + s->nkerns, i, *indeg = NULL, *first = NULL, *adj = NULL,
              *queue = NULL, head = 0, tail = 0;
@@ -251,6 +251,8 @@ static int rtopo__sched_validate_graph(const rtopo__sched_t *s)
                                 d->kind == RTOPO__DEP_PORT ? "pair of sends" :
                                 "part", d->rank);
     }
+    if (!cycles)
+        return RTOPO_OK;
     indeg = calloc((size_t)n + 1, sizeof(*indeg));
     first = calloc((size_t)n + 2, sizeof(*first));
     adj = malloc(((size_t)s->ndeps + 1) * sizeof(*adj));
@@ -290,7 +292,7 @@ out:
     return st;
 }
 
-int rtopo__sched_validate(const rtopo__sched_t *s)
+static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles)
 {
     const rtopo__tdesc_t *t;
     uint8_t *used = NULL;
@@ -415,8 +417,18 @@ int rtopo__sched_validate(const rtopo__sched_t *s)
                               "used is %d", s->nsteps, any_hop ? (int)maxstep : -1);
         goto out;
     }
-    status = rtopo__sched_validate_graph(s);
+    status = rtopo__sched_validate_graph(s, cycles);
 out:
     free(used);
     return status;
+}
+
+int rtopo__sched_validate(const rtopo__sched_t *s)
+{
+    return rtopo__sched_validate_in(s, 1);
+}
+
+int rtopo__sched_validate_run(const rtopo__sched_t *s)
+{
+    return rtopo__sched_validate_in(s, 0);
 }

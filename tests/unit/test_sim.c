@@ -1233,6 +1233,45 @@ static void rank_edges_alone(const rtopo__sched_t *s, int r)
     rtopo__sched_free(q);
 }
 
+/* The inference takes the ranks a chunk at a time once the accesses are
+ * more than 2^20 (a map of each node's chunks passes over the nodes of
+ * the others): 1.2 million fills on 8 ranks, each over the one before it
+ * on its rank but one slot in four, and a fill of no bytes on a rank out
+ * of range (no access, in no chunk).  Ranks 0, 3 and 7 have the edges of
+ * their nodes alone, and the whole graph's edges are one WAW a fill but
+ * the first four of each rank. */
+static void test_infer_chunks(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s = NULL;
+    const uint32_t n = 1200000;
+    uint32_t i, k0, waw = 0;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 8, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, 0, 0, &s) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_add_kerns(s, n + 1, &k0) == RTOPO_OK && k0 == 0);
+    for (i = 0; i < n; i++)
+        s->kerns[i] = (rtopo__kern_t){ .rank = (int32_t)(i % 8), .type = RTOPO__KERN_FILL,
+            .dtype = RTOPO_INT64, .step = i / 8, .dst_buf = RTOPO__BUF_TMP,
+            .dst_off = 8 * ((i / 8) % 4), .len = 8 };
+    s->kerns[n] = (rtopo__kern_t){ .rank = 99, .type = RTOPO__KERN_FILL,
+        .dtype = RTOPO_INT64, .step = 0, .dst_buf = RTOPO__BUF_TMP };
+    s->tmp_bytes = 32;
+    rank_edges_alone(s, 0);
+    rank_edges_alone(s, 3);
+    rank_edges_alone(s, 7);
+    CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, 0) == RTOPO_OK);
+    for (i = 0; i < s->ndeps; i++) {
+        const rtopo__dep_t *d = &s->deps[i];
+
+        waw += d->kind == RTOPO__DEP_WAW && d->succ == d->pred + 32 &&
+               d->rank == (int32_t)(d->succ % 8);
+    }
+    TU_CHECK(s->ndeps == n - 32 && waw == s->ndeps, "%u edges, %u of them WAW as "
+             "expected, of %u", s->ndeps, waw, n - 32);
+    rtopo__sched_free(s);
+}
+
 /* The random accesses' whole graph built bare (rtopo__coll_t.bare, as
  * rtopo-sim builds it) is deferred: the same nodes as the graph built
  * whole, no edges held, and the replay that infers them as it goes gives
@@ -1422,6 +1461,14 @@ static void test_graph_checks(void)
     /* a cycle */
     CU_ASSERT_FATAL(rtopo__sched_add_dep(s, 1, 1, 0, RTOPO__DEP_WAR) == 0);
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    /* left to the run, which finds it: nodes that never start */
+    CU_ASSERT_EQUAL(rtopo__sched_validate_run(s), RTOPO_OK);
+    {
+        rtopo__sim_result_t r;
+
+        CU_ASSERT_EQUAL(rtopo__sim_run(s, NULL, &r), RTOPO_ERR_INVAL);
+        CU_ASSERT(strstr(rtopo_last_error(), "never start") != NULL);
+    }
     s->ndeps = 1;
     /* a part that does not exist on the edge's rank */
     CU_ASSERT_FATAL(rtopo__sched_add_dep(s, 3, 0, 1, RTOPO__DEP_RAW) == 0);
@@ -1878,6 +1925,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "recursive halving", test_halving) ||
         !CU_add_test(s, "edges, kernels, phases", test_graph_checks) ||
         !CU_add_test(s, "random accesses: deferred edges", test_random_deferred) ||
+        !CU_add_test(s, "inference by chunks of ranks", test_infer_chunks) ||
         !CU_add_test(s, "large pages for a whole graph's arrays", test_big_pages) ||
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
         !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs) ||
