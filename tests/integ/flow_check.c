@@ -26,9 +26,8 @@
  * a ring, as the model may choose for large messages), each in as many
  * pipelined pieces as the builder may cut B bytes into (the fragments
  * of an eager payload count once); and the growth of its peak resident
- * size (VmHWM) from a
- * quarter of the loop (ibcast: the first batch boundary past it) to its
- * end: at most K KiB; and that the blocks of early data came from malloc
+ * size (VmHWM) from a quarter of the loop (ibcast: the first batch
+ * boundary past it) to its end: at most K KiB; and that the blocks of early data came from malloc
  * no more often than the most in use at once, while those fit in the
  * spares the context keeps (RTOPO__EBLK_SPARES).
  * It reads the count from the context (ctx.h): linked with the core.
