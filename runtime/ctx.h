@@ -183,8 +183,6 @@ typedef struct rtopo__eblk {     /* before the data it holds */
     size_t cap;                  /* bytes after this header */
 } rtopo__eblk_t;
 
-/* gives a block of early data back (exec.c) */
-void rtopo__eblk_put(struct rtopo_ctx *ctx, void *p);
 
 #define RTOPO__MAX_HOOKS 4
 #define RTOPO__BARRIER_ROUNDS 32

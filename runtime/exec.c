@@ -682,7 +682,7 @@ static void *rtopo__eblk_get(rtopo_ctx_t *ctx, size_t n)
     return b + 1;
 }
 
-void rtopo__eblk_put(rtopo_ctx_t *ctx, void *p)
+static void rtopo__eblk_put(rtopo_ctx_t *ctx, void *p)
 {
     rtopo__eblk_t *b = p ? (rtopo__eblk_t *)p - 1 : NULL;
 
@@ -2028,6 +2028,34 @@ static void rtopo__umsg_free(rtopo_ctx_t *ctx, rtopo__umsg_t *u)
         free(u);
     else
         rtopo__eblk_put(ctx, u);
+}
+
+/* frees every early message kept and every spare block: the context's
+ * end (its operations' blocks given back first), or a context put back
+ * as it was */
+void rtopo__early_free(rtopo_ctx_t *ctx)
+{
+    rtopo__umsg_t *u;
+    rtopo__eblk_t *b;
+
+    while ((u = ctx->unexp)) {
+        ctx->unexp = u->next;
+        if (u->small)
+            free(u);
+        else
+            free((rtopo__eblk_t *)u - 1);
+    }
+    ctx->unexp_tail = &ctx->unexp;
+    while ((u = ctx->umsg_spare)) {
+        ctx->umsg_spare = u->next;
+        free(u);
+    }
+    ctx->numsg_spare = 0;
+    while ((b = ctx->eblk_spare)) {
+        ctx->eblk_spare = b->next;
+        free(b);
+    }
+    ctx->neblk_spare = 0;
 }
 
 /* Applies the counts that early messages on topology t carry (t->flow

@@ -183,6 +183,8 @@ struct rtopo__op_owner {
 };
 
 void rtopo__exec_init(rtopo_ctx_t *ctx);
+/* frees every early message kept and the spare blocks of early data */
+void rtopo__early_free(rtopo_ctx_t *ctx);
 /* operation `seq` of topology `topo_id` as the caller counts them (its
  * first is 0), for messages */
 uint32_t rtopo__user_seq(const rtopo_ctx_t *ctx, uint32_t topo_id, uint32_t seq);

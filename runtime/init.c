@@ -112,31 +112,13 @@ static int rtopo__check_uniform(rtopo_ctx_t *ctx)
 
 static void rtopo__ctx_free(rtopo_ctx_t *ctx)
 {
-    rtopo__umsg_t *u;
-
     rtopo__rcache_fini(ctx);
     if (ctx->tl)
         ctx->tlops->close(ctx->tl);
     rtopo__mem_free_staging(ctx);
     if (ctx->boot)
         rtopo__boot_close(ctx->boot);
-    while ((u = ctx->unexp)) {
-        ctx->unexp = u->next;
-        if (u->small)
-            free(u);
-        else
-            rtopo__eblk_put(ctx, u);
-    }
-    while ((u = ctx->umsg_spare)) {
-        ctx->umsg_spare = u->next;
-        free(u);
-    }
-    while (ctx->eblk_spare) {
-        rtopo__eblk_t *b = ctx->eblk_spare;
-
-        ctx->eblk_spare = b->next;
-        free(b);
-    }
+    rtopo__early_free(ctx);
     rtopo__engine_fini(ctx);
     rtopo__probe_fini(ctx);
     free(ctx->topos);

@@ -120,7 +120,6 @@ static void fz_restore(void)
 {
     rtopo_ctx_t *ctx = fz.ctx;
     rtopo__cmsg_t *pool, *all;
-    rtopo__umsg_t *u;
     int i;
 
     fz_drain();
@@ -129,10 +128,7 @@ static void fz_restore(void)
     FZ_CHECK(ctx->track.out == 0 && ctx->npq == 0,
              "%d job-level control message(s) never completed, %d peer(s) queued",
              ctx->track.out, ctx->npq);
-    while ((u = ctx->unexp)) {
-        ctx->unexp = u->next;
-        free(u);
-    }
+    rtopo__early_free(ctx);
     pool = ctx->cmsg_free;
     all = ctx->cmsg_all;
     *ctx = fz.saved;
