@@ -1591,17 +1591,14 @@ static int rofi_poll(struct rtopo__tl *tl, rtopo__tl_event_t *ev, int max)
 }
 
 /* Without a wait object (the shm provider) a wait naps between reads of
- * the CQ: 0.2 ms for the first 20 ms without an event, which keeps a
- * message that comes soon close to on time, then 2 ms up to 200 ms, then
- * 5 ms, so that a rank left waiting long (for a peer that computes) costs
- * next to no CPU: each read wakes the provider's progress, some 30 us of
- * CPU on a busy machine, and 2 s of 2 ms naps took 1.7 % of a core a
- * rank. */
-#define ROFI_NAP_SHORT_NS 200000ull
-#define ROFI_NAP_LONG_NS 2000000ull
-#define ROFI_NAP_IDLE_NS 5000000ull
-#define ROFI_NAP_SHORT_FOR_NS 20000000ull
-#define ROFI_NAP_LONG_FOR_NS 200000000ull
+ * the CQ, a tenth of the time waited so far without an event, at least
+ * 0.2 ms and at most 20 ms: a message is noticed within 10 % of the wait
+ * it ends (0.2 ms for one that comes soon), and a rank left waiting long
+ * (for a peer that computes) wakes rarely.  Each read wakes the
+ * provider's progress, some 30-50 us of CPU on a busy machine: naps of
+ * 2 ms took 1.5 % of a core a rank. */
+#define ROFI_NAP_MIN_NS 200000ull
+#define ROFI_NAP_MAX_NS 20000000ull
 
 static int rofi_wait(struct rtopo__tl *tl, int timeout_ms)
 {
@@ -1637,8 +1634,11 @@ static int rofi_wait(struct rtopo__tl *tl, int timeout_ms)
         }
         if (ret != -FI_EAGAIN || now >= end)
             return RTOPO_OK;
-        nap = now - t->idle_since < ROFI_NAP_SHORT_FOR_NS ? ROFI_NAP_SHORT_NS :
-              now - t->idle_since < ROFI_NAP_LONG_FOR_NS ? ROFI_NAP_LONG_NS : ROFI_NAP_IDLE_NS;
+        nap = (now - t->idle_since) / 10;
+        if (nap < ROFI_NAP_MIN_NS)
+            nap = ROFI_NAP_MIN_NS;
+        else if (nap > ROFI_NAP_MAX_NS)
+            nap = ROFI_NAP_MAX_NS;
         if (nap > end - now)
             nap = end - now;
         ts.tv_sec = 0;
