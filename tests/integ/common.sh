@@ -34,8 +34,10 @@ mpi_prog() {
     command -v mpirun >/dev/null 2>&1 || { echo "no mpirun: skipped"; exit 77; }
     command -v "$MPICC" >/dev/null 2>&1 || { echo "no $MPICC: skipped"; exit 77; }
     _log=$(mktemp)
+    # -no-install: a program mpirun starts directly, not a libtool wrapper
+    # script that each rank would run through a shell first
     if ! "$top_builddir/libtool" --quiet --mode=link --tag=CC "$MPICC" "$@" -g -O1 \
-            -I"$top_srcdir/include" -I"$top_srcdir/tests/integ" -o "$_prog" "$_src" \
+            -no-install -I"$top_srcdir/include" -I"$top_srcdir/tests/integ" -o "$_prog" "$_src" \
             "$top_builddir/librtopo.la" >"$_log" 2>&1; then
         cat "$_log"
         rm -f "$_log"
