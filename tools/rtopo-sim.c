@@ -2071,6 +2071,13 @@ static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
             c->bpc_bits = -1;       /* refused by the build, with the parse's message */
         return;
     }
+    /* a broadcast's, scan's or allreduce's whole graph whose time `auto`
+     * knows without running it is built without its edges (deferred, and
+     * never run event by event but with --check); otis_build infers the
+     * others' */
+    if (c->op == RTOPO__COLL_BCAST || c->op == RTOPO__COLL_WINDOW_BCAST ||
+        c->op == RTOPO__COLL_SCAN || c->op == RTOPO__COLL_ALLREDUCE)
+        c->bare = !c->own;
     if (c->op == RTOPO__COLL_SORT) {
         c->esize = o->have_record ? (size_t)o->record : es;
         c->chunks = 1;
@@ -2112,7 +2119,15 @@ static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p
         }
         return st;
     }
-    return rtopo__sched_coll(&o->topo, &c, &o->model, s_p);
+    if ((st = rtopo__sched_coll(&o->topo, &c, &o->model, s_p)))
+        return st;
+    /* built bare: the edges of a graph neither deferred nor holding its own */
+    if (c.bare && !(*s_p)->deferred && !(*s_p)->inferred && !(*s_p)->ndeps &&
+        (st = rtopo__sched_deps_infer(*s_p, 0))) {
+        rtopo__sched_free(*s_p);
+        *s_p = NULL;
+    }
+    return st;
 }
 
 /* the scan of one int64 with the topology's algorithm: the prefix sum a
@@ -2414,6 +2429,10 @@ static int otis_one(const otis_opts_t *o)
     if (!status && !o->check)
         status = rtopo__sim_run(s, &o->model, &r);
     sim_stage = "simulating the schedule and checking the data";
+    /* the check runs the graph event by event: a collective's deferred
+     * one (its time known) with its edges held, as it ran when chosen */
+    if (!status && o->check && s->deferred && !route)
+        status = rtopo__sched_deps_infer(s, 0);
     if (!status && o->check)
         status = otis_check(o, s, &ccount, &ok, &landed, &r);
     sim_stage = "finishing";
