@@ -2076,7 +2076,8 @@ static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
      * never run event by event but with --check); otis_build infers the
      * others' */
     if (c->op == RTOPO__COLL_BCAST || c->op == RTOPO__COLL_WINDOW_BCAST ||
-        c->op == RTOPO__COLL_SCAN || c->op == RTOPO__COLL_ALLREDUCE)
+        c->op == RTOPO__COLL_SCAN || c->op == RTOPO__COLL_ALLREDUCE ||
+        c->op == RTOPO__COLL_SORT)
         c->bare = !c->own;
     if (c->op == RTOPO__COLL_SORT) {
         c->esize = o->have_record ? (size_t)o->record : es;
@@ -2122,11 +2123,8 @@ static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p
     if ((st = rtopo__sched_coll(&o->topo, &c, &o->model, s_p)))
         return st;
     /* built bare: the edges of a graph neither deferred nor holding its own */
-    if (c.bare && !(*s_p)->deferred && !(*s_p)->inferred && !(*s_p)->ndeps &&
-        (st = rtopo__sched_deps_infer(*s_p, 0))) {
-        rtopo__sched_free(*s_p);
-        *s_p = NULL;
-    }
+    if (c.bare && !(*s_p)->inferred && !(*s_p)->ndeps)
+        (*s_p)->deferred = 1;
     return st;
 }
 
@@ -2429,10 +2427,6 @@ static int otis_one(const otis_opts_t *o)
     if (!status && !o->check)
         status = rtopo__sim_run(s, &o->model, &r);
     sim_stage = "simulating the schedule and checking the data";
-    /* the check runs the graph event by event: a collective's deferred
-     * one (its time known) with its edges held, as it ran when chosen */
-    if (!status && o->check && s->deferred && !route)
-        status = rtopo__sched_deps_infer(s, 0);
     if (!status && o->check)
         status = otis_check(o, s, &ccount, &ok, &landed, &r);
     sim_stage = "finishing";
