@@ -2071,6 +2071,14 @@ static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
             c->bpc_bits = -1;       /* refused by the build, with the parse's message */
         return;
     }
+    /* the whole graph of a broadcast, scan, allreduce or sort without its
+     * edges held (bare, then deferred by otis_build): the run infers them
+     * as it goes, and a winner whose time `auto` knows is not run at all
+     * but with --check */
+    if (c->op == RTOPO__COLL_BCAST || c->op == RTOPO__COLL_WINDOW_BCAST ||
+        c->op == RTOPO__COLL_SCAN || c->op == RTOPO__COLL_ALLREDUCE ||
+        c->op == RTOPO__COLL_SORT)
+        c->bare = !c->own;
     if (c->op == RTOPO__COLL_SORT) {
         c->esize = o->have_record ? (size_t)o->record : es;
         c->chunks = 1;
@@ -2112,7 +2120,12 @@ static int otis_build(const otis_opts_t *o, uint64_t count, rtopo__sched_t **s_p
         }
         return st;
     }
-    return rtopo__sched_coll(&o->topo, &c, &o->model, s_p);
+    if ((st = rtopo__sched_coll(&o->topo, &c, &o->model, s_p)))
+        return st;
+    /* built bare: a graph holding no edges is run with those inferred */
+    if (c.bare && !(*s_p)->inferred && !(*s_p)->ndeps)
+        (*s_p)->deferred = 1;
+    return st;
 }
 
 /* the scan of one int64 with the topology's algorithm: the prefix sum a

@@ -978,7 +978,10 @@ int rtopo__coll_build_cand_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
  * lbf is given (rtopo-sim then builds and runs whole only what the
  * bounds leave, and returns the winner's graph it ran); without lbf, or
  * with rtopo__choose_every set (the tests' reference), every candidate's
- * whole graph is built and run. */
+ * whole graph is built and run.  A whole graph asked bare (c->bare:
+ * rtopo-sim's) whose winner's time tf knew comes without its edges
+ * (deferred): that graph is never run for its time, and whoever runs it
+ * after infers them; the shares and the candidates run whole hold theirs. */
 #define RTOPO__TIE (1 - 1e-12)
 #define RTOPO__MARGIN 1e-9
 int rtopo__coll_choose(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
@@ -1080,6 +1083,9 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     int st = RTOPO_OK, i, cur, need, heldi = -1;
 
     whole.own = 0;
+    /* the shares and the candidates run whole hold their edges */
+    whole.bare = 0;
+    bc.bare = 0;
     /* the whole graph's choice (c->own 0) takes the same way as a plan's
      * where the family knows its candidates' paths (lbf): the bounds of
      * rank 0's share, and only the candidates they do not put out are
@@ -1137,12 +1143,18 @@ int rtopo__coll_choose_x(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         } else if (heldi == cur) {
             best = held;
             held = NULL;
-        } else if ((st = rtopo__coll_algo1(t, &whole, prog, cand[cur], model, &best))) {
-            goto out;
-        } else if (ex[cur] && (st = rtopo__sim_known(best, model, tm[cur]))) {
+        } else {
+            /* a winner whose time tf knew is not run: asked bare, its
+             * edges are not inferred either but left to whoever runs it
+             * (deferred) */
+            whole.bare = ex[cur] && c->bare;
+            if ((st = rtopo__coll_algo1(t, &whole, prog, cand[cur], model, &best)))
+                goto out;
+            best->deferred = whole.bare && !best->ndeps;
             /* the whole graph's time tf knew: the run that follows
              * (rtopo-sim's) takes it, not the graph event by event */
-            goto out;
+            if (ex[cur] && (st = rtopo__sim_known(best, model, tm[cur])))
+                goto out;
         }
     } else {
         /* one candidate's graph at a time: each is freed once run, but

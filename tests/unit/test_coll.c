@@ -2709,6 +2709,124 @@ static void test_sort_bare(void)
         }
 }
 
+/* auto on the whole graph as rtopo-sim builds it (bare: a winner whose
+ * time a family knows is neither run nor given its edges, and a graph
+ * built bare is run with its edges inferred as it runs) makes the
+ * reference's choice, which builds and runs every candidate's whole
+ * graph with its edges held (rtopo__choose_every): the same algorithm,
+ * the same nodes and the same simulated time to the last bit, for the
+ * broadcast, window broadcast, scan, allreduce and sort, on OTIS-meshes
+ * and OTIS-hypercubes, a ring, a mesh and hypercubes of up to 4,096 ranks,
+ * at several sizes (pieces picked by the model). */
+static void auto_whole_case(const rtopo__tdesc_t *t, rtopo__coll_t *c, int *cases)
+{
+    rtopo__sched_t *R = NULL, *W = NULL;
+    rtopo__sim_result_t rr, rw;
+    int sr, sw;
+
+    c->algo = RTOPO_COLL_AUTO;
+    c->own = 0;
+    c->bare = 0;
+    rtopo__choose_every = 1;
+    sr = rtopo__sched_coll(t, c, NULL, &R);
+    rtopo__choose_every = 0;
+    c->bare = 1;
+    sw = rtopo__sched_coll(t, c, NULL, &W);
+    c->bare = 0;
+    if (TU_CHECK(!sr && !sw, "%s of %llu on %s of %d: the reference returns %d, auto %d: %s",
+                 rtopo__coll_name(c->op), (unsigned long long)c->count,
+                 rtopo__topo_name(t->kind), t->p, sr, sw, rtopo_last_error())) {
+        /* a winner whose time is known holds no edges; the others built
+         * bare are deferred as rtopo-sim defers them, and run so */
+        if (W->deferred)
+            (*cases)++;
+        TU_CHECK(!W->deferred || !W->ndeps, "%s on %s of %d: deferred, %u edges held",
+                 rtopo__coll_name(c->op), rtopo__topo_name(t->kind), t->p, W->ndeps);
+        if (!W->inferred && !W->ndeps)
+            W->deferred = 1;
+        if (TU_CHECK(R->algo == W->algo && R->nsteps == W->nsteps && R->nxfers == W->nxfers &&
+                     R->nhops == W->nhops && R->nkerns == W->nkerns,
+                     "%s of %llu on %s of %d: auto chose %s (%u steps, %u transfers), the "
+                     "reference %s (%u steps, %u transfers)", rtopo__coll_name(c->op),
+                     (unsigned long long)c->count, rtopo__topo_name(t->kind), t->p,
+                     rtopo__coll_algo_name(W->algo), W->nsteps, W->nxfers,
+                     rtopo__coll_algo_name(R->algo), R->nsteps, R->nxfers) &&
+            TU_CHECK(rtopo__sim_run(R, NULL, &rr) == RTOPO_OK &&
+                     rtopo__sim_run(W, NULL, &rw) == RTOPO_OK, "%s on %s of %d: run: %s",
+                     rtopo__coll_name(c->op), rtopo__topo_name(t->kind), t->p,
+                     rtopo_last_error()))
+            TU_CHECK(rr.model_time == rw.model_time && rr.model_time_sf == rw.model_time_sf,
+                     "%s of %llu on %s of %d (%s): auto's time %.17g, the reference's %.17g",
+                     rtopo__coll_name(c->op), (unsigned long long)c->count,
+                     rtopo__topo_name(t->kind), t->p, rtopo__coll_algo_name(W->algo),
+                     rw.model_time, rr.model_time);
+    }
+    rtopo__sched_free(R);
+    rtopo__sched_free(W);
+}
+
+static void auto_whole_topo(const rtopo__tdesc_t *t, int *cases)
+{
+    static const int ops[4] = { RTOPO__COLL_BCAST, RTOPO__COLL_WINDOW_BCAST,
+                                RTOPO__COLL_SCAN, RTOPO__COLL_ALLREDUCE };
+    static const uint64_t counts[3] = { 1, 1000, 65536 };
+    int i, k, nk = t->p >= 4096 ? 2 : 3;
+
+    for (i = 0; i < 4; i++)
+        for (k = 0; k < nk; k++) {
+            rtopo__coll_t c;
+
+            if (ops[i] == RTOPO__COLL_WINDOW_BCAST && t->kind != RTOPO__TOPO_OTIS_MESH)
+                continue;
+            memset(&c, 0, sizeof(c));
+            c.op = ops[i];
+            c.dtype = RTOPO_INT32;
+            c.rop = RTOPO_SUM;
+            c.esize = 4;
+            c.count = counts[k];
+            c.root = ops[i] == RTOPO__COLL_WINDOW_BCAST ? t->n / 2 : t->p / 2;
+            c.w = 1;
+            auto_whole_case(t, &c, cases);
+        }
+    for (k = 0; t->p <= 256 && k < 2; k++) {
+        rtopo__coll_t c;
+
+        memset(&c, 0, sizeof(c));
+        c.op = RTOPO__COLL_SORT;
+        c.dtype = RTOPO_INT32;
+        c.esize = 4;
+        c.count = k ? 40 : 1;
+        c.chunks = 1;
+        auto_whole_case(t, &c, cases);
+    }
+}
+
+static void test_auto_whole(void)
+{
+    static const int om[4] = { 4, 9, 16, 64 }, oh[3] = { 4, 8, 16 };
+    rtopo__tdesc_t t;
+    int i, cases = 0;
+
+    for (i = 0; i < 4; i++) {
+        tdesc(&t, RTOPO__TOPO_OTIS_MESH, om[i] * om[i], om[i], 0);
+        auto_whole_topo(&t, &cases);
+    }
+    for (i = 0; i < 3; i++) {
+        tdesc(&t, RTOPO__TOPO_OTIS_HYPERCUBE, oh[i] * oh[i], oh[i], 0);
+        auto_whole_topo(&t, &cases);
+    }
+    tdesc(&t, RTOPO__TOPO_RING, 6, 0, 0);
+    auto_whole_topo(&t, &cases);
+    tdesc(&t, RTOPO__TOPO_MESH, 12, 3, 4);
+    auto_whole_topo(&t, &cases);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 256, 8, 0);
+    auto_whole_topo(&t, &cases);
+    tdesc(&t, RTOPO__TOPO_HYPERCUBE, 4096, 12, 0);
+    auto_whole_topo(&t, &cases);
+    /* the allreduce and the scan on 2^k ranks, whose times are known */
+    TU_CHECK(cases >= 30, "%d winners not run", cases);
+}
+
 /* Host-aware orders on the identity-embedded 3-cube (ranks = cube
  * labels) over hosts of consecutive ranks, 2 of 4 and 4 of 2: the
  * binomial broadcast, on the cube and on a ring of 8 (the generic tree
@@ -2877,7 +2995,9 @@ int tu_suite_coll(void)
                      test_sort_direct_routes) ||
         !CU_add_test(s, "random_write and random_read", test_random_access) ||
         !CU_add_test(s, "sort: built bare, the nodes and edges of the whole",
-                     test_sort_bare))
+                     test_sort_bare) ||
+        !CU_add_test(s, "auto on the bare whole graph: the reference's choice and time",
+                     test_auto_whole))
         return CU_get_error();
     return CUE_SUCCESS;
 }
