@@ -1340,6 +1340,18 @@ static __attribute__((noinline)) int rtopo__op_alloc(rtopo__op_t *op)
     return 1;
 }
 
+/* the operation's deadline and first probe, from now: read after its
+ * start has sent what it can (the clock is not on the way of its first
+ * message) */
+static inline void rtopo__op_clock(rtopo__op_t *op)
+{
+    uint64_t t = (uint64_t)op->ctx->timeout_ms * 1000000ull,
+             now = rtopo__now_ns_upper();
+
+    op->deadline_ns = now + t;
+    op->probe_ns = now + RTOPO__PROBE_FIRST_MS * 1000000ull;
+}
+
 int rtopo__op_start(rtopo__op_t *op)
 {
     rtopo_ctx_t *ctx = op->ctx;
@@ -1363,9 +1375,9 @@ int rtopo__op_start(rtopo__op_t *op)
     op->track.out = 0;
     op->track.status = 0;
     op->track.done = rtopo__op_track_done;
-    op->deadline_ns = rtopo__now_ns_upper() + (uint64_t)ctx->timeout_ms * 1000000ull;
-    op->probe_ns = op->deadline_ns - (uint64_t)ctx->timeout_ms * 1000000ull +
-                   RTOPO__PROBE_FIRST_MS * 1000000ull;
+    /* the clock is read once the operation's first messages are out
+     * (rtopo__op_clock): until then no wait and no probe looks */
+    op->deadline_ns = op->probe_ns = UINT64_MAX;
     op->nready = op->rhead = op->lhead = op->ltail = 0;
     op->running = 0;
     op->writes = 0;
@@ -1388,10 +1400,13 @@ int rtopo__op_start(rtopo__op_t *op)
     if (rtopo__flow_post(op) && op->active && rtopo__flow_hold(op) >= 0) {
         op->held = 1;
         ctx->flow_held++;
+        rtopo__op_clock(op);
         rtopo__thread_kick(ctx);
         return RTOPO_OK;
     }
-    return rtopo__op_run(op);
+    st = rtopo__op_run(op);
+    rtopo__op_clock(op);
+    return st;
 }
 
 /* The end of every start: the messages that came for the operation
