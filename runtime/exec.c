@@ -1456,23 +1456,26 @@ static int rtopo__fast_run(rtopo__op_t *op)
     rtopo__msg_t m;
     int st;
 
-    r->len = xr->len;
-    r->dst = (uint8_t *)op->bufs[xr->dst_buf] + xr->dst_off;
     s->len = xs->len;
     s->src = op->bufs[xs->src_buf] + xs->src_off;
-    op->pcnt[0] = op->pcnt[1] = 0;
-    op->pstate[e->part] = op->pstate[plan->recv->part] = 1;
     rtopo__probe_started(ctx, op->topo->id, op->seq, &plan->desc);
     if (!op->active)
         return RTOPO_OK;
-    op->plan->eager_runs++;
     memcpy(&m, plan->shdr, RTOPO__MSG_HDR);     /* rtopo__msg_init's */
     m.seq = op->seq;
     s->op = op;
     s->sent.out = 0;
     s->sent.status = 0;
     s->sent.done = NULL;
-    if ((st = rtopo__eager_send(op, s, e->peer, &m))) {
+    st = rtopo__eager_send(op, s, e->peer, &m);
+    /* the receive's state, once the message is out: nothing reads it
+     * before the next progress pass */
+    r->len = xr->len;
+    r->dst = (uint8_t *)op->bufs[xr->dst_buf] + xr->dst_off;
+    op->pcnt[0] = op->pcnt[1] = 0;
+    op->pstate[e->part] = op->pstate[plan->recv->part] = 1;
+    op->plan->eager_runs++;
+    if (st) {
         rtopo__op_send_failed(op, st, e->peer, "eager send");
     } else if (s->sent.out) {
         s->sent.done = rtopo__eager_sent;   /* sent from s->src: not yet */
