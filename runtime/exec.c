@@ -1340,6 +1340,18 @@ static __attribute__((noinline)) int rtopo__op_alloc(rtopo__op_t *op)
     return 1;
 }
 
+/* the operation's deadline and first probe, from now: read after its
+ * start has sent what it can (the clock is not on the way of its first
+ * message) */
+static inline void rtopo__op_clock(rtopo__op_t *op)
+{
+    uint64_t t = (uint64_t)op->ctx->timeout_ms * 1000000ull,
+             now = rtopo__now_ns_upper();
+
+    op->deadline_ns = now + t;
+    op->probe_ns = now + RTOPO__PROBE_FIRST_MS * 1000000ull;
+}
+
 int rtopo__op_start(rtopo__op_t *op)
 {
     rtopo_ctx_t *ctx = op->ctx;
@@ -1363,9 +1375,9 @@ int rtopo__op_start(rtopo__op_t *op)
     op->track.out = 0;
     op->track.status = 0;
     op->track.done = rtopo__op_track_done;
-    op->deadline_ns = rtopo__now_ns_upper() + (uint64_t)ctx->timeout_ms * 1000000ull;
-    op->probe_ns = op->deadline_ns - (uint64_t)ctx->timeout_ms * 1000000ull +
-                   RTOPO__PROBE_FIRST_MS * 1000000ull;
+    /* the clock is read once the operation's first messages are out
+     * (rtopo__op_clock): until then no wait and no probe looks */
+    op->deadline_ns = op->probe_ns = UINT64_MAX;
     op->nready = op->rhead = op->lhead = op->ltail = 0;
     op->running = 0;
     op->writes = 0;
@@ -1388,10 +1400,13 @@ int rtopo__op_start(rtopo__op_t *op)
     if (rtopo__flow_post(op) && op->active && rtopo__flow_hold(op) >= 0) {
         op->held = 1;
         ctx->flow_held++;
+        rtopo__op_clock(op);
         rtopo__thread_kick(ctx);
         return RTOPO_OK;
     }
-    return rtopo__op_run(op);
+    st = rtopo__op_run(op);
+    rtopo__op_clock(op);
+    return st;
 }
 
 /* The end of every start: the messages that came for the operation
@@ -1441,23 +1456,26 @@ static int rtopo__fast_run(rtopo__op_t *op)
     rtopo__msg_t m;
     int st;
 
-    r->len = xr->len;
-    r->dst = (uint8_t *)op->bufs[xr->dst_buf] + xr->dst_off;
     s->len = xs->len;
     s->src = op->bufs[xs->src_buf] + xs->src_off;
-    op->pcnt[0] = op->pcnt[1] = 0;
-    op->pstate[e->part] = op->pstate[plan->recv->part] = 1;
     rtopo__probe_started(ctx, op->topo->id, op->seq, &plan->desc);
     if (!op->active)
         return RTOPO_OK;
-    op->plan->eager_runs++;
     memcpy(&m, plan->shdr, RTOPO__MSG_HDR);     /* rtopo__msg_init's */
     m.seq = op->seq;
     s->op = op;
     s->sent.out = 0;
     s->sent.status = 0;
     s->sent.done = NULL;
-    if ((st = rtopo__eager_send(op, s, e->peer, &m))) {
+    st = rtopo__eager_send(op, s, e->peer, &m);
+    /* the receive's state, once the message is out: nothing reads it
+     * before the next progress pass */
+    r->len = xr->len;
+    r->dst = (uint8_t *)op->bufs[xr->dst_buf] + xr->dst_off;
+    op->pcnt[0] = op->pcnt[1] = 0;
+    op->pstate[e->part] = op->pstate[plan->recv->part] = 1;
+    op->plan->eager_runs++;
+    if (st) {
         rtopo__op_send_failed(op, st, e->peer, "eager send");
     } else if (s->sent.out) {
         s->sent.done = rtopo__eager_sent;   /* sent from s->src: not yet */
