@@ -1302,12 +1302,9 @@ static void test_infer_chunks(void)
  * corrupted deferred graph (the kernels that take the records into RECV
  * moved to step 0, before any lands) is still caught: its edges follow
  * its nodes. */
-static void test_random_deferred(void)
+static void routings_deferred(const int *ops, int nops)
 {
     static const int ns[3] = { 4, 16, 64 };
-    static const int ops[5] = { RTOPO__COLL_RANDOM_WRITE, RTOPO__COLL_RANDOM_READ,
-                                RTOPO__COLL_CONCENTRATE, RTOPO__COLL_DISTRIBUTE,
-                                RTOPO__COLL_GENERALIZE };
     rtopo__tdesc_t t;
     rtopo__coll_t c;
     rtopo__model_t m;
@@ -1318,7 +1315,7 @@ static void test_random_deferred(void)
     uint32_t i;
 
     for (ni = 0; ni < 3; ni++)
-        for (oi = 0; oi < 5; oi++) {
+        for (oi = 0; oi < nops; oi++) {
             int n = ns[ni], hit = 0;
             uint64_t per;
 
@@ -1326,7 +1323,8 @@ static void test_random_deferred(void)
             memset(&c, 0, sizeof(c));
             c.op = op = ops[oi];
             /* the distribute's and the generalize's other algorithm too */
-            c.algo = oi >= 3 && ni == 1 ? RTOPO_COLL_AUTO : RTOPO_COLL_TOPO;
+            c.algo = (op == RTOPO__COLL_DISTRIBUTE || op == RTOPO__COLL_GENERALIZE) &&
+                     ni == 1 ? RTOPO_COLL_AUTO : RTOPO_COLL_TOPO;
             c.dtype = RTOPO_INT64;
             c.count = 1;
             c.esize = 8;
@@ -1387,6 +1385,21 @@ static void test_random_deferred(void)
             rtopo__sched_free(b);
             a = b = NULL;
         }
+}
+
+static void test_random_deferred(void)
+{
+    static const int ops[2] = { RTOPO__COLL_RANDOM_WRITE, RTOPO__COLL_RANDOM_READ };
+
+    routings_deferred(ops, 2);
+}
+
+static void test_route_deferred(void)
+{
+    static const int ops[3] = { RTOPO__COLL_CONCENTRATE, RTOPO__COLL_DISTRIBUTE,
+                                RTOPO__COLL_GENERALIZE };
+
+    routings_deferred(ops, 3);
 }
 
 /* 1 when the mapping of /proc/self/smaps that holds address a has "hg"
@@ -1950,7 +1963,9 @@ int tu_suite_sim(void)
         !CU_add_test(s, "one-port sequential distribution", test_seq_dist) ||
         !CU_add_test(s, "recursive halving", test_halving) ||
         !CU_add_test(s, "edges, kernels, phases", test_graph_checks) ||
-        !CU_add_test(s, "routings: deferred edges", test_random_deferred) ||
+        !CU_add_test(s, "random accesses: deferred edges", test_random_deferred) ||
+        !CU_add_test(s, "concentrate, distribute, generalize: deferred edges",
+                     test_route_deferred) ||
         !CU_add_test(s, "inference by chunks of ranks", test_infer_chunks) ||
         !CU_add_test(s, "large pages for a whole graph's arrays", test_big_pages) ||
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
