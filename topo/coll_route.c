@@ -734,7 +734,7 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     rtopo__sched_t *rk = NULL, *rt = NULL;
     rtopo__cb_t b;
     uint32_t k0, last;
-    int st, r;
+    int st, r, bare;
 
     memset(&b, 0, sizeof(b));
     if (c->op == RTOPO__COLL_RANDOM_WRITE)
@@ -770,8 +770,11 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     b.tbase = RTOPO__ROUTE_AUX;
     b.best = c->op == RTOPO__COLL_GENERALIZE && c->algo == RTOPO_COLL_TOPO &&
              t->kind == RTOPO__TOPO_OTIS_MESH;
+    /* a bare whole graph: its edges left to the simulator (deferred), as
+     * the random accesses' */
+    bare = c->bare && !c->own;
     if (c->op == RTOPO__COLL_CONCENTRATE) {
-        if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, c->own, RTOPO__BUF_TMP, 0, 0,
+        if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, c->own, RTOPO__BUF_TMP, 0, bare,
                                   &rk)))
             return st;
         b.tbase = (rk->tmp_bytes + 7) & ~(uint64_t)7;
@@ -786,13 +789,17 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
                               RTOPO_COLL_AUTO : RTOPO_COLL_TOPO, &rt)))
         goto out;
     if (rk) {
-        st = rtopo__phase_then(rk, rt, 0, s_p);
+        st = rtopo__phase_then(rk, rt, bare ? RTOPO__CONCAT_BARE : 0, s_p);
         rk = rt = NULL;
-        if (!st)
+        if (!st) {
             (*s_p)->algo = RTOPO_COLL_TOPO;
+            (*s_p)->deferred = bare;
+        }
         goto out;
     }
-    if ((st = rtopo__sched_deps_infer(rt, 0)))
+    if (bare)
+        rt->deferred = 1;
+    else if ((st = rtopo__sched_deps_infer(rt, 0)))
         goto out;
     *s_p = rt;
     rt = NULL;

@@ -794,8 +794,9 @@ typedef struct rtopo__coll {
     int bare;         /* 1: the builder leaves the edges out where it needs
                          none itself (the caller joins the nodes bare,
                          RTOPO__CONCAT_BARE, and infers the whole's); the
-                         random accesses' whole graph is then deferred
-                         (rtopo__sched_t.deferred) */
+                         whole graph of the random accesses, the
+                         concentrate, the distribute and the generalize
+                         is then deferred (rtopo__sched_t.deferred) */
 } rtopo__coll_t;
 /* ---- a collective as one unit ----
  * One descriptor per collective, in the table of coll_desc.c indexed by

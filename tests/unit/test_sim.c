@@ -1094,8 +1094,11 @@ static void test_halving(void)
 }
 
 
-/* one run of a random access's schedule on fresh buffers: SEND a record
- * per rank, TMP[0, 8) the rank's target (int64, some -1), RECV filled;
+/* one run of a routing's schedule on fresh buffers: SEND a record per
+ * rank, TMP[0, 8) the rank's input (the random accesses: a target, int64,
+ * some -1; the concentrate: an int32 flag, some 0; the distribute and the
+ * generalize: increasing destinations from ranks 0..q-1, -1 elsewhere),
+ * RECV filled;
  * res: the run under the default model; *wrong: the ranks whose RECV
  * differ from the serial reference.  The status of the run. */
 static int deferred_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
@@ -1104,7 +1107,7 @@ static int deferred_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
 {
     uint64_t size[RTOPO__BUF_COUNT], per, st_rng = 12345, k;
     uint8_t *mem, **ptr, ***bufs, **out;
-    int r, st, p = t->p;
+    int r, st, p = t->p, q = 0;
 
     size[RTOPO__BUF_SEND] = rtopo__coll_send_bytes(c);
     size[RTOPO__BUF_RECV] = rtopo__coll_recv_bytes(c);
@@ -1130,8 +1133,26 @@ static int deferred_run(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         }
         st_rng = st_rng * 6364136223846793005ull + 1442695040888963407ull;
         v = (st_rng >> 33) % 5 == 0 ? -1 : (int64_t)((st_rng >> 33) % (uint64_t)p);
+        if (c->op == RTOPO__COLL_CONCENTRATE) {
+            int32_t f = v < 0 ? 0 : (int32_t)(v | 1);
+
+            memset(bufs[r][RTOPO__BUF_TMP], 0, sizeof(v));
+            memcpy(bufs[r][RTOPO__BUF_TMP], &f, sizeof(f));
+            continue;
+        }
+        if (c->op == RTOPO__COLL_DISTRIBUTE || c->op == RTOPO__COLL_GENERALIZE)
+            v = -1;
         memcpy(bufs[r][RTOPO__BUF_TMP], &v, sizeof(v));
     }
+    /* the distribute's and the generalize's senders: ranks 0..q-1, to
+     * the destinations r with r % 3 != 1 in order */
+    for (r = 0; (c->op == RTOPO__COLL_DISTRIBUTE || c->op == RTOPO__COLL_GENERALIZE) &&
+                r < p; r++)
+        if (r % 3 != 1) {
+            int64_t d = r;
+
+            memcpy(bufs[q++][RTOPO__BUF_TMP], &d, sizeof(d));
+        }
     CU_ASSERT_FATAL(rtopo__coll_ref(t, c, (uint8_t *const *const *)bufs, out) == RTOPO_OK);
     st = rtopo__sim_run_exec(s, NULL, (uint8_t *const *const *)bufs, size, res);
     *wrong = 0;
@@ -1272,15 +1293,16 @@ static void test_infer_chunks(void)
     rtopo__sched_free(s);
 }
 
-/* The random accesses' whole graph built bare (rtopo__coll_t.bare, as
- * rtopo-sim builds it) is deferred: the same nodes as the graph built
+/* The routings' whole graph built bare (rtopo__coll_t.bare, as rtopo-sim
+ * builds it: the random accesses, the concentrate, the distribute and
+ * the generalize) is deferred: the same nodes as the graph built
  * whole, no edges held, and the replay that infers them as it goes gives
  * the same times (default model and one with 2 ports and tt) and moves
  * the same bytes as the replay of the held edges, the reference's.  A
  * corrupted deferred graph (the kernels that take the records into RECV
  * moved to step 0, before any lands) is still caught: its edges follow
  * its nodes. */
-static void test_random_deferred(void)
+static void routings_deferred(const int *ops, int nops)
 {
     static const int ns[3] = { 4, 16, 64 };
     rtopo__tdesc_t t;
@@ -1289,18 +1311,20 @@ static void test_random_deferred(void)
     rtopo__sched_t *a = NULL, *b = NULL;
     rtopo__sim_result_t ra, rb;
     uint8_t *ma = NULL, *mb = NULL;
-    int ni, op, wa, wb, sa, sb;
+    int ni, oi, op, wa, wb, sa, sb;
     uint32_t i;
 
     for (ni = 0; ni < 3; ni++)
-        for (op = RTOPO__COLL_RANDOM_WRITE; op <= RTOPO__COLL_RANDOM_READ; op++) {
+        for (oi = 0; oi < nops; oi++) {
             int n = ns[ni], hit = 0;
             uint64_t per;
 
             CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_OTIS_MESH, n * n, n, 0) == 0);
             memset(&c, 0, sizeof(c));
-            c.op = op;
-            c.algo = RTOPO_COLL_TOPO;
+            c.op = op = ops[oi];
+            /* the distribute's and the generalize's other algorithm too */
+            c.algo = (op == RTOPO__COLL_DISTRIBUTE || op == RTOPO__COLL_GENERALIZE) &&
+                     ni == 1 ? RTOPO_COLL_AUTO : RTOPO_COLL_TOPO;
             c.dtype = RTOPO_INT64;
             c.count = 1;
             c.esize = 8;
@@ -1361,6 +1385,21 @@ static void test_random_deferred(void)
             rtopo__sched_free(b);
             a = b = NULL;
         }
+}
+
+static void test_random_deferred(void)
+{
+    static const int ops[2] = { RTOPO__COLL_RANDOM_WRITE, RTOPO__COLL_RANDOM_READ };
+
+    routings_deferred(ops, 2);
+}
+
+static void test_route_deferred(void)
+{
+    static const int ops[3] = { RTOPO__COLL_CONCENTRATE, RTOPO__COLL_DISTRIBUTE,
+                                RTOPO__COLL_GENERALIZE };
+
+    routings_deferred(ops, 3);
 }
 
 /* 1 when the mapping of /proc/self/smaps that holds address a has "hg"
@@ -1925,6 +1964,8 @@ int tu_suite_sim(void)
         !CU_add_test(s, "recursive halving", test_halving) ||
         !CU_add_test(s, "edges, kernels, phases", test_graph_checks) ||
         !CU_add_test(s, "random accesses: deferred edges", test_random_deferred) ||
+        !CU_add_test(s, "concentrate, distribute, generalize: deferred edges",
+                     test_route_deferred) ||
         !CU_add_test(s, "inference by chunks of ranks", test_infer_chunks) ||
         !CU_add_test(s, "large pages for a whole graph's arrays", test_big_pages) ||
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
