@@ -2085,9 +2085,10 @@ static void otis_coll(const otis_opts_t *o, uint64_t count, rtopo__coll_t *c)
         return;
     }
     if (rtopo__coll_is_route(c->op)) {
-        /* the random accesses' whole graph without its edges held: the
-         * simulator infers them as it runs it */
-        if (c->op == RTOPO__COLL_RANDOM_WRITE || c->op == RTOPO__COLL_RANDOM_READ)
+        /* the routings' whole graph (random accesses, concentrate,
+         * distribute, generalize) without its edges held: the simulator
+         * infers them as it runs it */
+        if (c->op != RTOPO__COLL_SELECT_RANK)
             c->bare = !c->own;
         c->count = 1;
         c->esize = c->op == RTOPO__COLL_SELECT_RANK ? 1 : (size_t)count;
