@@ -796,7 +796,9 @@ typedef struct rtopo__coll {
                          RTOPO__CONCAT_BARE, and infers the whole's); the
                          whole graph of the random accesses, the
                          concentrate, the distribute and the generalize
-                         is then deferred (rtopo__sched_t.deferred) */
+                         is then deferred (rtopo__sched_t.deferred), as
+                         is a winner whose time `auto` knew
+                         (rtopo__coll_choose_x) */
 } rtopo__coll_t;
 /* ---- a collective as one unit ----
  * One descriptor per collective, in the table of coll_desc.c indexed by
