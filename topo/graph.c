@@ -505,7 +505,6 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                                   uint32_t klo, rtopo__dep_sink_fn *sink, void *ctx)
 {
     rtopo__acc_t *acc = NULL, *pacc = NULL, *tmp = NULL;
-    uint64_t *span = NULL;
     size_t *num = NULL, *cnt = NULL, *pnum = NULL, *pcnt = NULL, nn = 0, ncap = 0, i, j, b, e,
            w, r, rb[RTOPO__RUNS_MAX + 1], re[RTOPO__RUNS_MAX + 1], n0 = s->ndeps, big = 0,
            tot = 0, pbig = 0, ptot = 0, room;
@@ -526,14 +525,13 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         big = pbig > big ? pbig : big;
     acc = malloc((room + 1) * sizeof(*acc));
     tmp = malloc((big + 1) * sizeof(*tmp));
-    span = malloc((big + 1) * 2 * sizeof(*span));
     rtopo__sched_big(acc, (room + 1) * sizeof(*acc));
     cnt = malloc(((size_t)p + 2) * sizeof(*cnt));
     if (pnum) {
         pacc = malloc((ptot + 1) * sizeof(*pacc));
         pcnt = malloc(((size_t)p + 2) * sizeof(*pcnt));
     }
-    if (!acc || !tmp || !span || !cnt || (pnum && (!pacc || !pcnt))) {
+    if (!acc || !tmp || !cnt || (pnum && (!pacc || !pcnt))) {
         st = rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %u nodes",
                           s->nxfers + s->nkerns);
         goto out;
@@ -564,12 +562,6 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
             rtopo__acc_chunk(s, 0, num, c0, c1, map, map ? ch[c0] : 0, cnt, acc, tmp);
         }
 
-        /* the rank's ranges packed (start, end) from span[0]: what the
-         * scans below read of the accesses they pass over */
-        for (i = cnt[r]; i < cnt[r + 1]; i++) {
-            span[2 * (i - cnt[r])] = acc[i].off;
-            span[2 * (i - cnt[r]) + 1] = acc[i].off + acc[i].len;
-        }
         /* b..e: the rank's accesses to one buffer; lw: the last write
          * before j; b + pw of write i: the last one before it */
         for (b = cnt[r]; b < cnt[r + 1]; b = e) {
@@ -593,7 +585,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                  * overlaps y, so the scan stops there (no transitive
                  * edges); a read meets the writes alone.  A write's scan
                  * passes over the ranges apart from its own in a tight
-                 * loop of their packed bounds. */
+                 * loop. */
                 for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : lw; i != RTOPO__NONE;
                      i = wr ? (i > b ? i - 1 : RTOPO__NONE) :
                          acc[i].pw == UINT32_MAX ? RTOPO__NONE : b + acc[i].pw) {
@@ -601,12 +593,9 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                     int kind;
 
                     if (wr) {
-                        /* the buffer's ranges: sp[2 * (i - b)], its end after */
-                        const uint64_t *sp = span + 2 * (b - cnt[r]);
-
-                        while (i > b && (sp[2 * (i - b)] >= ye || yo >= sp[2 * (i - b) + 1]))
+                        while (i > b && (acc[i].off >= ye || yo >= acc[i].off + acc[i].len))
                             i--;
-                        if (sp[2 * (i - b)] >= ye || yo >= sp[2 * (i - b) + 1])
+                        if (acc[i].off >= ye || yo >= acc[i].off + acc[i].len)
                             break;
                     }
                     x = &acc[i];
@@ -676,10 +665,8 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     free(acc);
     free(pacc);
     free(tmp);
-    free(span);
     free(map);
     acc = pacc = tmp = NULL;
-    span = NULL;
     map = NULL;
     /* with the edges already there: one edge per (rank, pred, succ, kind),
      * in that order.  Those are sorted runs (phases joined, edges added),
@@ -769,7 +756,6 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
 out:
     free(out);
     free(ne);
-    free(span);
     free(map);
     free(ch);
     free(acc);
