@@ -321,6 +321,16 @@ static inline int rtopo__acc_out(const rtopo__accs_t *c, int32_t rank)
     return c->a && (rank < c->r0 || rank >= c->r1);
 }
 
+/* does any of the 8 bytes at b equal v? */
+static inline int rtopo__has_byte(const uint8_t *b, uint8_t v)
+{
+    uint64_t w;
+
+    memcpy(&w, b, sizeof(w));
+    w ^= 0x0101010101010101ull * v;
+    return ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) != 0;
+}
+
 /* every access of s, in node order (rtopo__acc_put); port: only the
  * SEND part of each routed transfer, of length 1.  Putting a chunk, the
  * nodes of no rank of it are passed over unread (their ranks were
@@ -331,10 +341,18 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     int st = RTOPO_OK;
 
     for (id = 0; id < s->nxfers && !st; id++) {
-        const rtopo__xfer_t *x = &s->xfers[id];
+        const rtopo__xfer_t *x;
 
-        if (c->map && c->map[2 * id] != c->ci && c->map[2 * id + 1] != c->ci)
-            continue;
+        if (c->map) {
+            /* four transfers at a time while none is the chunk's */
+            while (id + 4 <= s->nxfers && !rtopo__has_byte(c->map + 2 * (size_t)id, c->ci))
+                id += 4;
+            if (id >= s->nxfers)
+                break;
+            if (c->map[2 * id] != c->ci && c->map[2 * id + 1] != c->ci)
+                continue;
+        }
+        x = &s->xfers[id];
         if (rtopo__acc_out(c, x->src) && rtopo__acc_out(c, x->dst))
             continue;
         if (port) {
@@ -352,12 +370,22 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
         }
     }
     for (i = 0; i < s->nkerns && !port && !st; i++) {
-        const rtopo__kern_t *k = &s->kerns[i];
+        const rtopo__kern_t *k;
         uint64_t slen;
         int rd;
 
-        if (c->map && c->map[2 * (size_t)s->nxfers + i] != c->ci)
-            continue;
+        if (c->map) {
+            const uint8_t *km = c->map + 2 * (size_t)s->nxfers;
+
+            /* eight kernels at a time while none is the chunk's */
+            while (i + 8 <= s->nkerns && !rtopo__has_byte(km + i, c->ci))
+                i += 8;
+            if (i >= s->nkerns)
+                break;
+            if (km[i] != c->ci)
+                continue;
+        }
+        k = &s->kerns[i];
         if (rtopo__acc_out(c, k->rank))
             continue;
         rd = rtopo__kern_src(k, &slen);
@@ -544,6 +572,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
             for (j = b; j < e; j++) {
                 rtopo__acc_t *y = &acc[j];
                 int wr = y->write;
+                uint64_t yo = y->off, ye = y->off + y->len;
 
                 if (wr) {
                     y->pw = lw == RTOPO__NONE ? UINT32_MAX : (uint32_t)(lw - b);
@@ -554,13 +583,22 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                 /* latest first: a write that covers all of y's range is
                  * itself ordered after every earlier access that
                  * overlaps y, so the scan stops there (no transitive
-                 * edges); a read meets the writes alone */
+                 * edges); a read meets the writes alone.  A write's scan
+                 * passes over the ranges apart from its own in a tight
+                 * loop. */
                 for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : lw; i != RTOPO__NONE;
                      i = wr ? (i > b ? i - 1 : RTOPO__NONE) :
                          acc[i].pw == UINT32_MAX ? RTOPO__NONE : b + acc[i].pw) {
-                    const rtopo__acc_t *x = &acc[i];
+                    const rtopo__acc_t *x;
                     int kind;
 
+                    if (wr) {
+                        while (i > b && (acc[i].off >= ye || yo >= acc[i].off + acc[i].len))
+                            i--;
+                        if (acc[i].off >= ye || yo >= acc[i].off + acc[i].len)
+                            break;
+                    }
+                    x = &acc[i];
                     if (x->node == y->node || !(x->write || wr) ||
                         x->off >= y->off + y->len || y->off >= x->off + x->len)
                         continue;

@@ -181,9 +181,10 @@ static int rtopo__linkmap_grow(rtopo__linkmap_t *m)
     return RTOPO_OK;
 }
 
-/* dense id of link direction from -> to; *fresh set when first seen */
-static inline uint32_t rtopo__linkmap_get(rtopo__linkmap_t *m, int32_t from,
-                                          int32_t to, int *fresh)
+/* the id of link direction from -> to, or nid when first seen (*fresh
+ * set; m->n counts the entries) */
+static inline uint32_t rtopo__linkmap_put(rtopo__linkmap_t *m, int32_t from, int32_t to,
+                                          uint32_t nid, int *fresh)
 {
     uint64_t key = ((uint64_t)(uint32_t)from << 32 | (uint32_t)to) + 1;
     uint32_t j;
@@ -194,9 +195,17 @@ static inline uint32_t rtopo__linkmap_get(rtopo__linkmap_t *m, int32_t from,
             return m->id[j];
         }
     m->key[j] = key;
-    m->id[j] = m->n;
+    m->id[j] = nid;
+    m->n++;
     *fresh = 1;
-    return m->n++;
+    return nid;
+}
+
+/* dense id of link direction from -> to; *fresh set when first seen */
+static inline uint32_t rtopo__linkmap_get(rtopo__linkmap_t *m, int32_t from,
+                                          int32_t to, int *fresh)
+{
+    return rtopo__linkmap_put(m, from, to, m->n, fresh);
 }
 
 /* per link direction: state of its last step */
@@ -265,8 +274,9 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
     return RTOPO_OK;
 }
 
-/* rtopo__sim_run, moving the data of bufs too when bufs is not NULL;
- * with known, the event-by-event time is *known and the graph is not run */
+/* rtopo__sim_run, moving the data of bufs too when bufs is not NULL (s
+ * then checked already by the caller, rtopo__sim_check); with known, the
+ * event-by-event time is *known and the graph is not run */
 static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m,
                                 uint8_t *const *const *bufs, const double *known,
                                 rtopo__sim_result_t *r);
@@ -291,7 +301,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
 
     if (!r)
         return rtopo__error(RTOPO_ERR_INVAL, "no result");
-    status = rtopo__sim_check(s);
+    status = bufs ? RTOPO_OK : rtopo__sim_check(s);
     if (status)
         return status;
     if (!m) {
@@ -876,17 +886,26 @@ static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t 
     return u < s->nxfers && s->xfers[u].nhops && s->xfers[u].src == rank;
 }
 
-/* Runs the graph; with bufs also moves the data.  *makespan: the time the
- * last node ends. */
-/* the link direction of every hop of s numbered densely (in transfer
- * order) in *hl_p (allocated), how many in *nl_p */
+/* the link direction of every hop of s numbered densely, in the order
+ * first seen (transfer order), in *hl_p (allocated), how many in *nl_p.
+ * A rank's first RTOPO__LROW directions out of it sit in its own row
+ * (to + 1 and the id; 0: free), found by a scan of its 48 bytes; the
+ * directions of a rank past those (direct links), and ranks out of range,
+ * go to a hash table. */
+#define RTOPO__LROW 6
+typedef struct rtopo__lrow {
+    int32_t to1;        /* to + 1; 0: free */
+    uint32_t id;
+} rtopo__lrow_t;
+
 static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *nl_p)
 {
     rtopo__linkmap_t map = { NULL, NULL, 0, 0 };
-    uint32_t *hl = malloc(((size_t)s->nhops + 1) * sizeof(*hl)), i, j;
+    uint32_t *hl = malloc(((size_t)s->nhops + 1) * sizeof(*hl)), i, j, nid = 0;
+    rtopo__lrow_t *row = calloc((size_t)s->topo.p * RTOPO__LROW + 1, sizeof(*row));
     int st = RTOPO_OK, fresh;
 
-    if (!hl || rtopo__linkmap_grow(&map)) {
+    if (!hl || !row || rtopo__linkmap_grow(&map)) {
         st = rtopo__error(RTOPO_ERR_NOMEM, "link table of %u hops", s->nhops);
         goto out;
     }
@@ -896,18 +915,35 @@ static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *
         int32_t from = x->src;
 
         for (j = 0; j < x->nhops; j++) {
-            if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
-                st = rtopo__error(RTOPO_ERR_NOMEM, "link table");
-                goto out;
+            int32_t to = s->hops[x->hop0 + j].to;
+            int in = from >= 0 && from < s->topo.p && to >= 0 && to < s->topo.p;
+            rtopo__lrow_t *w = &row[in ? (size_t)from * RTOPO__LROW : 0];
+            uint32_t k = in ? 0 : RTOPO__LROW;
+
+            while (k < RTOPO__LROW && w[k].to1 && w[k].to1 != to + 1)
+                k++;
+            if (k < RTOPO__LROW) {
+                if (!w[k].to1) {
+                    w[k].to1 = to + 1;
+                    w[k].id = nid++;
+                }
+                hl[x->hop0 + j] = w[k].id;
+            } else {
+                if (map.n * 2 >= map.cap && rtopo__linkmap_grow(&map)) {
+                    st = rtopo__error(RTOPO_ERR_NOMEM, "link table");
+                    goto out;
+                }
+                hl[x->hop0 + j] = rtopo__linkmap_put(&map, from, to, nid, &fresh);
+                nid += fresh;
             }
-            hl[x->hop0 + j] = rtopo__linkmap_get(&map, from, s->hops[x->hop0 + j].to, &fresh);
-            from = s->hops[x->hop0 + j].to;
+            from = to;
         }
     }
-    *nl_p = map.n;
+    *nl_p = nid;
 out:
     free(map.key);
     free(map.id);
+    free(row);
     if (st)
         free(hl);
     else
@@ -965,8 +1001,9 @@ static int rtopo__des_edges(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, v
     return rtopo__sched_deps_each(s, sink, ctx);
 }
 
-/* links, nlinks: s's link directions (rtopo__hop_links), the caller's,
- * or NULL */
+/* Runs the graph; with bufs also moves the data.  *makespan: the time the
+ * last node ends.  links, nlinks: s's link directions (rtopo__hop_links),
+ * the caller's, or NULL */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                       uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
                       double *makespan)
@@ -1514,18 +1551,29 @@ typedef struct rtopo__sim_memo {
     int known;          /* 1: only res.model_time, known (rtopo__sim_known) */
 } rtopo__sim_memo_t;
 
-/* FNV-1a over 8-byte words (the tail byte by byte) */
+/* FNV-1a over 8-byte words in four lanes (32 bytes a round, the lanes'
+ * multiplies independent: the hash of a large graph runs at the speed of
+ * memory), then the lanes and the tail, byte by byte, into h */
 static uint64_t rtopo__hash(uint64_t h, const void *p, size_t n)
 {
+    const uint64_t m = 0x100000001b3ull;
     const uint8_t *b = p;
-    uint64_t w;
+    uint64_t w[4], l[4] = { h, h ^ 1, h ^ 2, h ^ 3 };
+    int k;
 
+    for (; n >= 32; n -= 32, b += 32) {
+        memcpy(w, b, 32);
+        for (k = 0; k < 4; k++)
+            l[k] = (l[k] ^ w[k]) * m;
+    }
+    for (k = 0; k < 4; k++)
+        h = (h ^ l[k]) * m;
     for (; n >= 8; n -= 8, b += 8) {
-        memcpy(&w, b, 8);
-        h = (h ^ w) * 0x100000001b3ull;
+        memcpy(w, b, 8);
+        h = (h ^ w[0]) * m;
     }
     for (; n; n--, b++)
-        h = (h ^ *b) * 0x100000001b3ull;
+        h = (h ^ *b) * m;
     return h;
 }
 

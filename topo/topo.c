@@ -57,10 +57,16 @@ uint32_t rtopo__gray_inv(uint32_t g)
     return g;
 }
 
-/* floor(sqrt(v)) for 0 <= v < 2^62, by bisection (no libm in topo/) */
+/* floor(sqrt(v)) for 0 <= v < 2^62, by bisection (no libm in topo/)
+ * from hi = 2^ceil(L/2) for v of L bits (hi^2 > v): a few steps for the
+ * small v every hop's check asks */
 static int rtopo__isqrt(long long v)
 {
-    long long lo = 0, hi = 1LL << 31;
+    long long lo = 0, hi;
+
+    if (v <= 0)
+        return 0;
+    hi = 1LL << ((64 - __builtin_clzll((unsigned long long)v) + 1) / 2);
 
     while (hi - lo > 1) {
         long long mid = (lo + hi) / 2;

@@ -1940,6 +1940,36 @@ static void test_scatter_auto(void)
                                      NULL) < 0);
 }
 
+/* A rank with more link directions out than its row holds (direct links
+ * to nine ranks): those past the row are numbered by the table, each
+ * still its own, and two transfers on one direction in a step share it
+ * (load 2), on a direction of the row as on one past it. */
+static void test_link_rows(void)
+{
+    const long one[] = { 0, 9, 1000, 9, 0, -1, -2 };
+    const long many[] = { 0, 1, 1000, 1, 0, -1, 0, 2, 1000, 2, 0, -1, 0, 3, 1000, 3, 0, -1,
+                          0, 4, 1000, 4, 0, -1, 0, 5, 1000, 5, 0, -1, 0, 6, 1000, 6, 0, -1,
+                          0, 7, 1000, 7, 0, -1, 0, 8, 1000, 8, 0, -1, 0, 9, 1000, 9, 0, -1,
+                          0, 9, 1000, 9, 0, -1, 0, 3, 1000, 3, 1, -1, 0, 3, 1000, 3, 1, -1,
+                          0, 8, 1000, 8, 2, -1, -2 };
+    rtopo__sim_result_t r;
+    rtopo__sched_t *s;
+    double hop;
+
+    s = make(RTOPO__TOPO_MESH, 12, 3, one);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
+    hop = r.model_time_sf;
+    CU_ASSERT(hop > 0);
+    rtopo__sched_free(s);
+    s = make(RTOPO__TOPO_MESH, 12, 3, many);
+    CU_ASSERT(rtopo__sched_validate(s) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, &r) == RTOPO_OK);
+    CU_ASSERT_EQUAL(r.max_link_load, 2);
+    /* step 0: 0 -> 9 twice; step 1: 0 -> 3 twice; step 2: 0 -> 8 once */
+    CU_ASSERT_DOUBLE_EQUAL(r.model_time_sf, 5 * hop, 1e-12);
+    rtopo__sched_free(s);
+}
+
 int tu_suite_sim(void)
 {
     CU_pSuite s = CU_add_suite("sim", NULL, NULL);
@@ -1970,7 +2000,8 @@ int tu_suite_sim(void)
         !CU_add_test(s, "large pages for a whole graph's arrays", test_big_pages) ||
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
         !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs) ||
-        !CU_add_test(s, "scatter: auto's choice", test_scatter_auto))
+        !CU_add_test(s, "scatter: auto's choice", test_scatter_auto) ||
+        !CU_add_test(s, "link directions past a rank's row", test_link_rows))
         return CU_get_error();
     return CUE_SUCCESS;
 }
