@@ -410,14 +410,12 @@ void rtopo__cb_unround(rtopo__cb_t *b, rtopo__cb_t *sc)
 {
     uint32_t i;
 
-    if (sc->err && !b->err)
-        b->err = sc->err;
-    for (i = 0; i < sc->nx && !b->err; i++)
-        rtopo__cb_put(b, &sc->x[i], sc->h + sc->x[i].hop0);
     rtopo__cb_kclose(sc);
     rtopo__cb_kclose(b);
     if (sc->err && !b->err)
         b->err = sc->err;
+    for (i = 0; i < sc->nx && !b->err; i++)
+        rtopo__cb_put(b, &sc->x[i], sc->h + sc->x[i].hop0);
     for (i = 0; i < sc->nk && !b->err; i++) {
         rtopo__kern_t k = rtopo__knode_kern(sc->ks, &sc->k[i]);
 

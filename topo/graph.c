@@ -161,8 +161,8 @@ int rtopo__knode_set(rtopo__kshapes_t **t_p, rtopo__knode_t *n, const rtopo__ker
     n->rank = k->rank;
     n->step = k->step;
     n->shape = i;
-    n->pad = 0;
-    n->arg = k->arg;
+    n->arg_lo = (uint32_t)(uint64_t)k->arg;
+    n->arg_hi = (uint32_t)((uint64_t)k->arg >> 32);
     return RTOPO_OK;
 }
 

@@ -326,9 +326,14 @@ typedef struct rtopo__knode {
     int32_t rank;
     uint32_t step;
     uint32_t shape;   /* index in the schedule's table of shapes */
-    uint32_t pad;
-    int64_t arg;
-} rtopo__knode_t;     /* 24 bytes */
+    uint32_t arg_lo;  /* arg's low and high 32 bits (4-byte aligned: an */
+    uint32_t arg_hi;  /* array of nodes packs at 20 bytes each) */
+} rtopo__knode_t;     /* 20 bytes */
+
+static inline int64_t rtopo__knode_arg(const rtopo__knode_t *n)
+{
+    return (int64_t)((uint64_t)n->arg_hi << 32 | n->arg_lo);
+}
 
 /* A table of distinct shapes, one block (made with its first shape):
  * while it grows, room for cap shapes and after them an index to find
@@ -372,7 +377,7 @@ static inline rtopo__kern_t rtopo__knode_kern(const rtopo__kshapes_t *t,
     const rtopo__kshape_t *h = &t->v[n->shape];
     rtopo__kern_t k = { n->rank, h->type, h->dtype, h->op, h->flags, n->step, h->src_buf,
                         h->dst_buf, 0, h->rec, h->urec, h->src_off, h->dst_off, h->len,
-                        n->arg, h->slen };
+                        rtopo__knode_arg(n), h->slen };
     return k;
 }
 

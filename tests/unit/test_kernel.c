@@ -1579,6 +1579,11 @@ static void test_compact(void)
                   r.type == RTOPO__KERN_FILL && r.dst_off == 8 * (i % 2) && r.len == 8 &&
                   rtopo__sched_kshape(a, i)->dst_off == r.dst_off);
     }
+    k.arg = INT64_MIN + 5;           /* both halves of arg kept */
+    CU_ASSERT_FATAL(rtopo__sched_kset(a, 7, &k) == RTOPO_OK);
+    CU_ASSERT(rtopo__sched_kern(a, 7).arg == INT64_MIN + 5);
+    k.arg = 4;
+    CU_ASSERT_FATAL(rtopo__sched_kset(a, 7, &k) == RTOPO_OK);
     a->tmp_bytes = b->tmp_bytes = 24;
     CU_ASSERT_FATAL(rtopo__sched_add_kerns(b, 2, &k0) == RTOPO_OK && k0 == 0);
     k.rank = 1;
@@ -1606,7 +1611,8 @@ static void test_compact(void)
     CU_ASSERT(j->nkerns == 3 && j->kshapes->n == 1 && j->kshapes->v[0].dst_off == 8);
     for (i = 0; i < j->nkerns; i++)
         CU_ASSERT(j->kerns[i].rank == 1 && j->kerns[i].shape == 0);
-    CU_ASSERT(j->kerns[0].arg == -2 && j->kerns[1].arg == 2 && j->kerns[2].arg == 100);
+    CU_ASSERT(rtopo__knode_arg(&j->kerns[0]) == -2 && rtopo__knode_arg(&j->kerns[1]) == 2 &&
+              rtopo__knode_arg(&j->kerns[2]) == 100);
     CU_ASSERT(rtopo__sched_validate(j) == RTOPO_OK);
     /* a shape out of the table is refused */
     j->kerns[0].shape = 1;
