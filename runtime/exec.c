@@ -1119,8 +1119,11 @@ static int rtopo__local_run(rtopo__op_t *op, uint32_t node)
     uint8_t *const *bufs = (uint8_t *const *)op->bufs;
     const rtopo__xfer_t *x;
 
-    if (node >= s->nxfers)
-        return rtopo__kern_run(&s->kerns[node - s->nxfers], bufs);
+    if (node >= s->nxfers) {
+        const rtopo__kern_t k = rtopo__sched_kern(s, node - s->nxfers);
+
+        return rtopo__kern_run(&k, bufs);
+    }
     x = &s->xfers[node];
     if (x->len)
         memmove(bufs[x->dst_buf] + x->dst_off, bufs[x->src_buf] + x->src_off, x->len);

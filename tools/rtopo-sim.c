@@ -2348,6 +2348,7 @@ static uint64_t sched_bytes(const rtopo__sched_t *s)
 {
     return sizeof(*s) + (uint64_t)s->nxfers * sizeof(*s->xfers) +
            (uint64_t)s->nhops * sizeof(*s->hops) + (uint64_t)s->nkerns * sizeof(*s->kerns) +
+           rtopo__kshapes_bytes(s->kshapes) +
            (uint64_t)s->deps_cap * sizeof(*s->deps) +
            (s->tmp_rank ? (uint64_t)s->topo.p * sizeof(*s->tmp_rank) : 0) +
            (s->xid ? (uint64_t)s->nxfers * sizeof(*s->xid) : 0);

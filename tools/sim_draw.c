@@ -438,7 +438,7 @@ static int tr_local(tracker_t *T, uint32_t id, uint32_t step, segmap_t *tmp)
             return -1;
         return tr_write(T, x->dst, x->dst_buf, x->dst_off, x->len, tmp->v, tmp->n);
     } else {
-        const rtopo__kern_t *k = &s->kerns[id - s->nxfers];
+        const rtopo__kern_t kv = rtopo__sched_kern(s, id - s->nxfers), *k = &kv;
         uint64_t u = 0, slen = k->type == RTOPO__KERN_ROUTE ? k->slen : k->len;
         seg_t one;
         int reads_src = k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT && slen;

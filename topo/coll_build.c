@@ -128,22 +128,41 @@ static rtopo__xfer_t *rtopo__cb_newx(rtopo__cb_t *b)
     return &b->x[b->nx++];
 }
 
+/* the last kernel made, written out whole, into k[nk - 1] (its shape
+ * interned) */
+static void rtopo__cb_kclose(rtopo__cb_t *b)
+{
+    if (!b->kopen)
+        return;
+    b->kopen = 0;
+    if (!b->err && rtopo__knode_set(&b->ks, &b->k[b->nk - 1], &b->kst))
+        b->err = RTOPO_ERR_NOMEM;
+}
+
 /* one more kernel (zeroed but for its rank and step), NULL once out of
- * memory */
+ * memory; it may be written until the next is made
+ * (rtopo__cb_lastk) */
 static rtopo__kern_t *rtopo__cb_newk(rtopo__cb_t *b, int rank, uint32_t step)
 {
-    rtopo__kern_t *k;
+    rtopo__kern_t *k = &b->kst;
 
+    rtopo__cb_kclose(b);
     if (rtopo__cb_drop_local(b, rank, b->base + step))
         return NULL;
     b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
     if (b->err)
         return NULL;
-    k = &b->k[b->nk++];
+    b->nk++;
+    b->kopen = 1;
     memset(k, 0, sizeof(*k));
     k->rank = rank;
     k->step = b->base + step;
     return k;
+}
+
+rtopo__kern_t *rtopo__cb_lastk(rtopo__cb_t *b)
+{
+    return &b->kst;
 }
 
 /* Transfer of register sreg of `src` to register dreg of `dst` along
@@ -329,6 +348,8 @@ void rtopo__cb_round(const rtopo__cb_t *b, rtopo__cb_t *sc)
     sc->x = NULL;
     sc->h = NULL;
     sc->k = NULL;
+    sc->ks = NULL;
+    sc->kopen = 0;
     sc->xid = NULL;
     sc->nx = sc->nh = sc->nk = sc->cx = sc->ch = sc->ck = sc->cxid = 0;
     sc->cut = sc->hopped = 0;
@@ -373,6 +394,8 @@ static void rtopo__cb_drop_arrays(rtopo__cb_t *b)
     free(b->x);
     free(b->h);
     free(b->k);
+    rtopo__kshapes_free(&b->ks);
+    b->kopen = 0;
     free(b->xid);
     b->x = NULL;
     b->h = NULL;
@@ -387,16 +410,20 @@ void rtopo__cb_unround(rtopo__cb_t *b, rtopo__cb_t *sc)
 {
     uint32_t i;
 
+    rtopo__cb_kclose(sc);
+    rtopo__cb_kclose(b);
     if (sc->err && !b->err)
         b->err = sc->err;
     for (i = 0; i < sc->nx && !b->err; i++)
         rtopo__cb_put(b, &sc->x[i], sc->h + sc->x[i].hop0);
     for (i = 0; i < sc->nk && !b->err; i++) {
-        if (rtopo__cb_drop_local(b, sc->k[i].rank, sc->k[i].step))
+        rtopo__kern_t k = rtopo__knode_kern(sc->ks, &sc->k[i]);
+
+        if (rtopo__cb_drop_local(b, k.rank, k.step))
             continue;
         b->k = rtopo__grow(b->k, &b->ck, b->nk + 1, sizeof(*b->k), &b->err);
-        if (!b->err)
-            b->k[b->nk++] = sc->k[i];
+        if (!b->err && rtopo__knode_set(&b->ks, &b->k[b->nk++], &k))
+            b->err = RTOPO_ERR_NOMEM;
     }
     rtopo__cb_step(b, sc->maxstep);
     if (sc->ntmp > b->ntmp)
@@ -421,6 +448,7 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
     rtopo__sched_t *s = NULL;
     int st;
 
+    rtopo__cb_kclose(b);
     if (b->err) {
         st = rtopo__error(b->err, "%s: out of memory building the schedule",
                           rtopo__coll_name(b->c->op));
@@ -435,6 +463,8 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
         s->xfers = b->x;
         s->hops = b->h;
         s->kerns = b->k;
+        s->kshapes = b->ks;
+        b->ks = NULL;
         s->nxfers = b->nx;
         s->nhops = b->nh;
         s->nkerns = b->nk;
@@ -463,6 +493,11 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
     s->xfers = b->nx ? rtopo__trim(b->x, b->nx, sizeof(*b->x)) : NULL;
     s->hops = b->nh ? rtopo__trim(b->h, b->nh, sizeof(*b->h)) : NULL;
     s->kerns = b->nk ? rtopo__trim(b->k, (size_t)b->nk + 1, sizeof(*b->k)) : NULL;
+    if (b->nk) {
+        s->kshapes = b->ks;
+        b->ks = NULL;
+        rtopo__kshapes_done(&s->kshapes);
+    }
     if (b->nx)
         b->x = NULL;
     if (b->nh)
@@ -513,7 +548,9 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
     uint32_t i;
     int j;
 
-    for (i = 0; i < s->nxfers + s->nkerns; i++) {
+    /* the transfers, then each kernel shape once (the kernels' own
+     * ranges below) */
+    for (i = 0; i < s->nxfers + rtopo__sched_nkshapes(s); i++) {
         uint8_t *bf[2];
         uint64_t *of[2], len[2];
 
@@ -525,19 +562,30 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
             if (!x->nhops)
                 x->step += delay;
         } else {
-            rtopo__kern_t *k = &s->kerns[i - s->nxfers];
+            rtopo__kshape_t *k = &s->kshapes->v[i - s->nxfers];
 
             bf[0] = &k->src_buf, of[0] = &k->src_off, bf[1] = &k->dst_buf, of[1] = &k->dst_off;
-            rtopo__kern_src(k, &len[0]);
+            rtopo__kshape_src(k, &len[0]);
             len[1] = k->len;
-            k->step += delay;
         }
         for (j = 0; j < 2; j++) {
             *of[j] += *bf[j] == RTOPO__BUF_SEND ? soff : *bf[j] == RTOPO__BUF_RECV ? roff : toff;
             *bf[j] = RTOPO__BUF_TMP;
-            if (*of[j] + len[j] > top)
+            if (i < s->nxfers && *of[j] + len[j] > top)
                 top = *of[j] + len[j];
         }
+    }
+    rtopo__kshapes_done(&s->kshapes);     /* the shapes moved: a new index */
+    for (i = 0; i < s->nkerns; i++) {
+        const rtopo__kshape_t *k = rtopo__sched_kshape(s, i);
+        uint64_t slen;
+
+        rtopo__kshape_src(k, &slen);
+        s->kerns[i].step += delay;
+        if (k->src_off + slen > top)
+            top = k->src_off + slen;
+        if (k->dst_off + k->len > top)
+            top = k->dst_off + k->len;
     }
     for (i = 0; i < s->nhops; i++)
         s->hops[i].step += delay;
@@ -859,8 +907,8 @@ static uint32_t rtopo__coll_pieces(const rtopo__tdesc_t *t, const rtopo__sched_t
                 }
             }
             for (i = 0; i < w->nkerns; i++) {
-                B += (double)w->kerns[i].len * model->tk;
-                kb += (double)w->kerns[i].len;
+                B += (double)rtopo__sched_kshape(w, i)->len * model->tk;
+                kb += (double)rtopo__sched_kshape(w, i)->len;
             }
         } else {        /* no memory: every piece over p - 1 hops at least */
             A = (s->topo.p - 1) * cs;

@@ -693,7 +693,8 @@ static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t 
         seen = 1;
     }
     for (i = 0; i < share->nkerns; i++)
-        if (share->kerns[i].type != RTOPO__KERN_COMBINE || (seen && share->kerns[i].len != m))
+        if (rtopo__sched_kshape(share, i)->type != RTOPO__KERN_COMBINE ||
+            (seen && rtopo__sched_kshape(share, i)->len != m))
             return -1;
     if (!seen)
         return -1;

@@ -38,7 +38,11 @@ struct rtopo__cb {         /* rtopo__cb_t (rtopo_sched.h) */
     uint64_t tbase;         /* TMP offset of register 0 */
     rtopo__xfer_t *x;
     rtopo__hop_t *h;
-    rtopo__kern_t *k;
+    rtopo__knode_t *k;      /* compact, shapes in ks */
+    rtopo__kshapes_t *ks;
+    rtopo__kern_t kst;      /* the last kernel made, written out whole until
+                               the next is made (k[nk - 1] then holds it) */
+    int kopen;              /* 1: kst is not in k[nk - 1] yet */
     uint32_t nx, nh, nk, cx, ch, ck;
     int best;               /* routing sweeps: each rank keeps one record
                                (ROUTE BEST), not every one it is on */
@@ -185,6 +189,8 @@ void rtopo__cb_move(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
 void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
                      uint32_t step0, const rtopo__hop_t *hops, uint32_t nh);
 void rtopo__cb_step(rtopo__cb_t *b, uint32_t step);
+/* the last kernel made, still open to changes until the next is made */
+rtopo__kern_t *rtopo__cb_lastk(rtopo__cb_t *b);
 /* byte-addressed nodes of the routings (registers of whole records); k
  * as a schedule's ROUTE kernel op on records with RTOPO__RT_HDR headers */
 void rtopo__rt_set(rtopo__kern_t *k, int r, int op, int sbuf, uint64_t soff, uint64_t slen,

@@ -320,9 +320,14 @@ static int rtopo__rt_ranks(const rtopo__tdesc_t *t, int algo, const rtopo__model
         goto fail;
     if (own && t->p > 1 && s->olast < 1)
         s->olast = 1;
-    for (r = own ? own - 1 : 0; r < (own ? own : t->p); r++)
-        rtopo__rt_set(&s->kerns[k0++], r, RTOPO__RT_NORM, sbuf, soff, sizeof(int32_t),
-                      RTOPO__BUF_TMP, 16, 8, 0);
+    for (r = own ? own - 1 : 0; r < (own ? own : t->p); r++) {
+        rtopo__kern_t k;
+
+        rtopo__rt_set(&k, r, RTOPO__RT_NORM, sbuf, soff, sizeof(int32_t), RTOPO__BUF_TMP, 16,
+                      8, 0);
+        if ((st = rtopo__sched_kset(s, k0++, &k)))
+            goto fail;
+    }
     s->ndeps = 0;
     if (!bare && (st = rtopo__sched_deps_infer(s, 0)))
         goto fail;
@@ -369,7 +374,7 @@ static void rtopo__rt_kernu(rtopo__cb_t *b, int rank, int op, int sbuf, uint64_t
 
     rtopo__rt_kern(b, rank, op, 0, sbuf, soff, slen, RT_T, doff, dlen, arg, step);
     if (!b->err && b->nk > nk)          /* (a plan's cut: kept) */
-        b->k[b->nk - 1].urec = urec;
+        rtopo__cb_lastk(b)->urec = urec;
 }
 
 /* A sort of one record of esize bytes per rank from TMP + in to TMP + out,
@@ -393,15 +398,11 @@ static int rtopo__phase_sort(const rtopo__tdesc_t *t, const rtopo__model_t *mode
     return rc;
 }
 
-/* Append kernels to s (edges inferred again by the caller's next step):
- * one per rank, k[r] made by fill(r) */
+/* Append p zeroed kernels to s (edges inferred again by the caller's
+ * next step), the first at *k0 */
 static int rtopo__phase_kerns(rtopo__sched_t *s, int p, uint32_t *k0)
 {
-    int st = rtopo__sched_add_kerns(s, (uint32_t)p, k0);
-
-    if (!st)
-        memset(&s->kerns[*k0], 0, sizeof(s->kerns[0]) * (size_t)p);
-    return st;
+    return rtopo__sched_add_kerns(s, (uint32_t)p, k0);
 }
 
 /* The ranks of the records that stay, from their int64 flag at TMP + *F_p,
@@ -417,9 +418,12 @@ static int rtopo__rt_ranks_flag(const rtopo__tdesc_t *t, const rtopo__model_t *m
     if ((st = rtopo__rt_ranks(t, RTOPO_COLL_TOPO, model, own, RTOPO__BUF_TMP, 0, !own, &rk)))
         return st;
     F = (rk->tmp_bytes + 15) & ~(uint64_t)15;
-    for (i = 0; i < rk->nkerns; i++)
-        if (rk->kerns[i].type == RTOPO__KERN_ROUTE && rk->kerns[i].op == RTOPO__RT_NORM)
-            rk->kerns[i].src_off = F;
+    /* (a shape's kernels all change alike) */
+    for (i = 0; i < rtopo__sched_nkshapes(rk); i++)
+        if (rk->kshapes->v[i].type == RTOPO__KERN_ROUTE &&
+            rk->kshapes->v[i].op == RTOPO__RT_NORM)
+            rk->kshapes->v[i].src_off = F;
+    rtopo__kshapes_done(&rk->kshapes);
     rk->ndeps = 0;
     rk->inferred = 0;
     if (!own && (st = rtopo__sched_deps_infer(rk, 0))) {
@@ -576,8 +580,13 @@ static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         (st = rtopo__phase_kerns(ph[0], p, &k0)))
         goto out;
     BB = (ph[0]->tmp_bytes + 7) & ~(uint64_t)7;
-    for (r = 0; r < p; r++)
-        rtopo__rt_keyof(&ph[0]->kerns[k0 + (uint32_t)r], r, p, T0);
+    for (r = 0; r < p; r++) {
+        rtopo__kern_t k;
+
+        rtopo__rt_keyof(&k, r, p, T0);
+        if ((st = rtopo__sched_kset(ph[0], k0 + (uint32_t)r, &k)))
+            goto out;
+    }
     {
         rtopo__sched_t *cp = NULL;
 
@@ -608,7 +617,7 @@ static int rtopo__sched_raw(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         rtopo__rt_kern(&b, r, RTOPO__RT_UNPACK, 0, RT_T, RTA(&b, RT_H), 2 * b.M,
                        RTOPO__BUF_RECV, 0, R, r, tt);
         if (!b.err && b.nk > k0)        /* (a plan's cut: kept) */
-            b.k[b.nk - 1].urec = 8;
+            rtopo__cb_lastk(&b)->urec = 8;
         rtopo__rt_kern(&b, r, RTOPO__RT_GOT, 0, RT_T, RTA(&b, RT_H), 2 * b.M, RT_T, 8,
                        sizeof(int32_t), 0, tt);
     }
@@ -657,9 +666,10 @@ static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if ((st = rtopo__phase_kerns(ph[0], 2 * p, &k0)))
         goto out;
     for (r = 0; r < p; r++) {
-        rtopo__kern_t *k = &ph[0]->kerns[k0 + 2 * (uint32_t)r];
+        rtopo__kern_t k[2];
 
         rtopo__rt_keyof(k, r, p, T0);
+        memset(&k[1], 0, sizeof(k[1]));
         k[1].rank = r;
         k[1].type = RTOPO__KERN_FILL;
         k[1].dtype = RTOPO_INT64;
@@ -667,6 +677,9 @@ static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         k[1].dst_off = T0 + 8;
         k[1].len = 8;
         k[1].arg = r;
+        if ((st = rtopo__sched_kset(ph[0], k0 + 2 * (uint32_t)r, &k[0])) ||
+            (st = rtopo__sched_kset(ph[0], k0 + 2 * (uint32_t)r + 1, &k[1])))
+            goto out;
     }
     /* 2: the first request of each source stays: F = its flag */
     if ((st = rtopo__rt_stays(&b, t, c, T1, F, BB, 1, &ph[1])))
@@ -714,12 +727,15 @@ static int rtopo__sched_rar(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
     if ((st = rtopo__phase_kerns(ph[4], 2 * p, &k0)))
         goto out;
     for (r = 0; r < p; r++) {
-        rtopo__kern_t *k = &ph[4]->kerns[k0 + 2 * (uint32_t)r];
+        rtopo__kern_t k[2];
 
         rtopo__rt_set(k, r, RTOPO__RT_TAKE, RTOPO__BUF_TMP, T3, 16 + R8, RTOPO__BUF_RECV, 0, R,
                       tt);
         rtopo__rt_set(k + 1, r, RTOPO__RT_NORM, RTOPO__BUF_TMP, T3 + 8, 4, RTOPO__BUF_TMP, 8,
                       8, tt);
+        if ((st = rtopo__sched_kset(ph[4], k0 + 2 * (uint32_t)r, &k[0])) ||
+            (st = rtopo__sched_kset(ph[4], k0 + 2 * (uint32_t)r + 1, &k[1])))
+            goto out;
     }
     return rtopo__phase_chain(ph, 5, c->bare, s_p);
 out:
@@ -749,9 +765,14 @@ int rtopo__sched_route(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
             goto out;
         if (c->own && t->p > 1 && rk->olast < last + 1)
             rk->olast = last + 1;
-        for (r = c->own ? c->own - 1 : 0; r < (c->own ? c->own : t->p); r++)
-            rtopo__rt_set(&rk->kerns[k0++], r, RTOPO__RT_XRANK, RTOPO__BUF_TMP, 16, 16,
-                          RTOPO__BUF_RECV, 0, 8, last);
+        for (r = c->own ? c->own - 1 : 0; r < (c->own ? c->own : t->p); r++) {
+            rtopo__kern_t k;
+
+            rtopo__rt_set(&k, r, RTOPO__RT_XRANK, RTOPO__BUF_TMP, 16, 16, RTOPO__BUF_RECV, 0,
+                          8, last);
+            if ((st = rtopo__sched_kset(rk, k0++, &k)))
+                goto out;
+        }
         rk->ndeps = 0;
         if ((st = rtopo__sched_deps_infer(rk, 0)))
             goto out;

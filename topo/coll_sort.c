@@ -25,9 +25,11 @@ static void rtopo__raw_kern(rtopo__cb_t *b, int type, int op, unsigned flags, in
     rtopo__rt_kern(b, rank, op, flags, sbuf, soff, slen, dbuf, doff, dlen, arg, step);
     b->M = M;
     if (!b->err && b->nk > nk) {        /* (a plan's cut: kept) */
-        b->k[b->nk - 1].type = (uint8_t)type;
-        b->k[b->nk - 1].dtype = (uint8_t)b->c->dtype;
-        b->k[b->nk - 1].urec = (uint32_t)b->c->esize;
+        rtopo__kern_t *k = rtopo__cb_lastk(b);
+
+        k->type = (uint8_t)type;
+        k->dtype = (uint8_t)b->c->dtype;
+        k->urec = (uint32_t)b->c->esize;
     }
 }
 

@@ -68,17 +68,158 @@ int rtopo__sched_part(const rtopo__sched_t *s, uint32_t id, int rank)
     return 0;
 }
 
+/* ---- kernel shapes ------------------------------------------------------ */
+
+static uint64_t rtopo__kshape_hash(const rtopo__kshape_t *h)
+{
+    const uint64_t *w = (const uint64_t *)(const void *)h;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    size_t i;
+
+    for (i = 0; i < sizeof(*h) / sizeof(*w); i++) {
+        x ^= w[i];
+        x *= 0xff51afd7ed558ccdull;
+        x ^= x >> 32;
+    }
+    return x;
+}
+
+/* *t_p (may be NULL) in a new block with room for `want` shapes or
+ * more (a power of two) and an index of them; 0, or -1 out of memory
+ * (*t_p stays) */
+static int rtopo__kshapes_grow(rtopo__kshapes_t **t_p, uint32_t want)
+{
+    rtopo__kshapes_t *t = *t_p, *u;
+    uint32_t c = 16, n = t ? t->n : 0, i, *idx;
+
+    while (c < want && c < (1u << 30))
+        c *= 2;
+    if (c < want || !(u = malloc(sizeof(*u) + (size_t)c * sizeof(u->v[0]) +
+                                 (size_t)c * 2 * sizeof(*idx))))
+        return -1;
+    u->n = n;
+    u->cap = c;
+    if (n)
+        memcpy(u->v, t->v, (size_t)n * sizeof(u->v[0]));
+    idx = (uint32_t *)(void *)(u->v + c);
+    memset(idx, 0, (size_t)c * 2 * sizeof(*idx));
+    for (i = 0; i < n; i++) {
+        uint32_t j = (uint32_t)rtopo__kshape_hash(&u->v[i]) & (2 * c - 1);
+
+        while (idx[j])
+            j = (j + 1) & (2 * c - 1);
+        idx[j] = i + 1;
+    }
+    free(t);
+    *t_p = u;
+    return 0;
+}
+
+uint32_t rtopo__kshapes_put(rtopo__kshapes_t **t_p, const rtopo__kshape_t *h)
+{
+    rtopo__kshapes_t *t = *t_p;
+    uint32_t j, mask, *idx;
+
+    if ((!t || !t->cap || t->n == t->cap) && rtopo__kshapes_grow(t_p, t ? t->n + 1 : 1))
+        return UINT32_MAX;
+    t = *t_p;
+    mask = 2 * t->cap - 1;
+    idx = (uint32_t *)(void *)(t->v + t->cap);
+    for (j = (uint32_t)rtopo__kshape_hash(h) & mask; idx[j]; j = (j + 1) & mask)
+        if (!memcmp(&t->v[idx[j] - 1], h, sizeof(*h)))
+            return idx[j] - 1;
+    t->v[t->n] = *h;
+    idx[j] = t->n + 1;
+    return t->n++;
+}
+
+void rtopo__kshapes_done(rtopo__kshapes_t **t_p)
+{
+    rtopo__kshapes_t *t = *t_p, *u;
+
+    if (!t || !t->cap)
+        return;
+    t->cap = 0;
+    u = realloc(t, sizeof(*t) + (size_t)(t->n ? t->n : 1) * sizeof(t->v[0]));
+    if (u)
+        *t_p = u;
+}
+
+void rtopo__kshapes_free(rtopo__kshapes_t **t_p)
+{
+    free(*t_p);
+    *t_p = NULL;
+}
+
+int rtopo__knode_set(rtopo__kshapes_t **t_p, rtopo__knode_t *n, const rtopo__kern_t *k)
+{
+    rtopo__kshape_t h = rtopo__kern_shape(k);
+    uint32_t i = rtopo__kshapes_put(t_p, &h);
+
+    if (i == UINT32_MAX)
+        return rtopo__error(RTOPO_ERR_NOMEM, "kernel shapes");
+    n->rank = k->rank;
+    n->step = k->step;
+    n->shape = i;
+    n->arg_lo = (uint32_t)(uint64_t)k->arg;
+    n->arg_hi = (uint32_t)((uint64_t)k->arg >> 32);
+    return RTOPO_OK;
+}
+
+int rtopo__sched_kshapes_trim(rtopo__sched_t *s)
+{
+    rtopo__kshapes_t *t = s->kshapes, *u;
+    uint32_t *map, i, n = 0;
+
+    if (!t)
+        return RTOPO_OK;
+    if (!s->nkerns || !t->n) {
+        rtopo__kshapes_free(&s->kshapes);
+        return RTOPO_OK;
+    }
+    if (!(map = malloc((size_t)t->n * sizeof(*map))))
+        return rtopo__error(RTOPO_ERR_NOMEM, "kernel shapes");
+    memset(map, 0xff, (size_t)t->n * sizeof(*map));
+    for (i = 0; i < s->nkerns; i++) {
+        uint32_t h = s->kerns[i].shape;
+
+        if (map[h] == UINT32_MAX)
+            map[h] = n++;
+        s->kerns[i].shape = map[h];
+    }
+    if (!(u = malloc(sizeof(*u) + (size_t)n * sizeof(u->v[0])))) {
+        free(map);
+        return rtopo__error(RTOPO_ERR_NOMEM, "kernel shapes");
+    }
+    u->n = n;
+    u->cap = 0;
+    for (i = 0; i < t->n; i++)
+        if (map[i] != UINT32_MAX)
+            u->v[map[i]] = t->v[i];
+    free(map);
+    free(t);
+    s->kshapes = u;
+    return RTOPO_OK;
+}
+
 int rtopo__sched_add_kerns(rtopo__sched_t *s, uint32_t n, uint32_t *idx_p)
 {
-    rtopo__kern_t *k;
+    rtopo__knode_t *k;
+    rtopo__kshape_t zero;
+    uint32_t z, i;
 
     if (!s || n > UINT32_MAX - s->nkerns || n > UINT32_MAX - s->nxfers - s->nkerns)
         return rtopo__error(RTOPO_ERR_INVAL, "too many kernels");
     k = realloc(s->kerns, ((size_t)s->nkerns + n + 1) * sizeof(*k));
     if (!k)
         return rtopo__error(RTOPO_ERR_NOMEM, "%u kernels", s->nkerns + n);
-    memset(k + s->nkerns, 0, (size_t)n * sizeof(*k));
     s->kerns = k;
+    memset(&zero, 0, sizeof(zero));
+    if (n && (z = rtopo__kshapes_put(&s->kshapes, &zero)) == UINT32_MAX)
+        return rtopo__error(RTOPO_ERR_NOMEM, "%u kernels", s->nkerns + n);
+    memset(k + s->nkerns, 0, (size_t)n * sizeof(*k));
+    for (i = 0; i < n; i++)
+        k[s->nkerns + i].shape = z;
     s->inferred = 0;
     if (idx_p)
         *idx_p = s->nkerns;
@@ -370,7 +511,8 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
         }
     }
     for (i = 0; i < s->nkerns && !port && !st; i++) {
-        const rtopo__kern_t *k;
+        const rtopo__knode_t *k;
+        const rtopo__kshape_t *h;
         uint64_t slen;
         int rd;
 
@@ -388,15 +530,16 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
         k = &s->kerns[i];
         if (rtopo__acc_out(c, k->rank))
             continue;
-        rd = rtopo__kern_src(k, &slen);
+        h = rtopo__sched_kshape(s, i);
+        rd = rtopo__kshape_src(h, &slen);
 
         id = s->nxfers + i;
         if (rd)
-            st = rtopo__acc_put(s, c, k->rank, k->step, 2, k->type == RTOPO__KERN_CMPX,
-                                k->src_buf, id, k->src_off, slen);
+            st = rtopo__acc_put(s, c, k->rank, k->step, 2, h->type == RTOPO__KERN_CMPX,
+                                h->src_buf, id, h->src_off, slen);
         if (!st)
-            st = rtopo__acc_put(s, c, k->rank, k->step, 2, 1, k->dst_buf, id, k->dst_off,
-                                k->len);
+            st = rtopo__acc_put(s, c, k->rank, k->step, 2, 1, h->dst_buf, id, h->dst_off,
+                                h->len);
     }
     return st;
 }
@@ -867,7 +1010,7 @@ int rtopo__sched_own(rtopo__sched_t *s, int rank)
         xf[map[i]] = x;
     }
     for (i = 0; i < s->nkerns; i++) {
-        const rtopo__kern_t *kk = &s->kerns[i];
+        const rtopo__knode_t *kk = &s->kerns[i];
 
         map[s->nxfers + i] = UINT32_MAX;
         if (kk->rank == rank) {
@@ -909,10 +1052,12 @@ int rtopo__sched_own(rtopo__sched_t *s, int rank)
         free(s->kerns);
         s->kerns = NULL;
     } else {
-        rtopo__kern_t *kq = realloc(s->kerns, (size_t)nk * sizeof(*kq));
+        rtopo__knode_t *kq = realloc(s->kerns, (size_t)nk * sizeof(*kq));
 
         s->kerns = kq ? kq : s->kerns;
     }
+    if ((st = rtopo__sched_kshapes_trim(s)))
+        goto out;
     if (!nd) {
         free(s->deps);
         s->deps = NULL;
@@ -1061,13 +1206,31 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
     s->nsteps += b->nsteps;
     if ((st = rtopo__grow_to((void **)&s->kerns, ak, (size_t)bk + 1, sizeof(*s->kerns))))
         goto out;
-    for (i = 0; i < bk; i++) {
-        s->kerns[ak + i] = b->kerns[i];
-        s->kerns[ak + i].step += shift;
+    if (bk) {
+        /* b's shapes join s's table: smap[b's index] = s's */
+        uint32_t *smap = malloc((size_t)b->kshapes->n * sizeof(*smap) + 1);
+
+        if (!smap) {
+            st = rtopo__error(RTOPO_ERR_NOMEM, "joining kernel shapes");
+            goto out;
+        }
+        for (i = 0; i < b->kshapes->n; i++)
+            if ((smap[i] = rtopo__kshapes_put(&s->kshapes, &b->kshapes->v[i])) == UINT32_MAX) {
+                free(smap);
+                st = rtopo__error(RTOPO_ERR_NOMEM, "joining kernel shapes");
+                goto out;
+            }
+        for (i = 0; i < bk; i++) {
+            s->kerns[ak + i] = b->kerns[i];
+            s->kerns[ak + i].shape = smap[b->kerns[i].shape];
+            s->kerns[ak + i].step += shift;
+        }
+        free(smap);
     }
     s->nkerns = ak + bk;
     free(b->kerns);
     b->kerns = NULL;
+    rtopo__kshapes_free(&b->kshapes);
     for (i = 0; i < s->ndeps; i++) {
         rtopo__dep_t *d = &s->deps[i];
 
@@ -1153,7 +1316,7 @@ int rtopo__sched_fold_host(rtopo__sched_t **s_p, int node)
             used[x->dst == host][x->dst_buf] = 1;
     }
     for (i = 0; i < s->nkerns; i++) {
-        const rtopo__kern_t *kk = &s->kerns[i];
+        const rtopo__kern_t kv = rtopo__sched_kern(s, i), *kk = &kv;
 
         if (kk->rank == host || kk->rank == node) {
             used[kk->rank == host][kk->src_buf] = 1;
@@ -1228,14 +1391,15 @@ int rtopo__sched_fold_host(rtopo__sched_t **s_p, int node)
         if ((st = rtopo__sched_add_kerns(o, s->nkerns, NULL)))
             goto out;
         for (i = 0; i < s->nkerns; i++) {
-            rtopo__kern_t kk = s->kerns[i];
+            rtopo__kern_t kk = rtopo__sched_kern(s, i);
 
             if (kk.rank == host) {
                 kk.rank = node;
                 kk.src_off += kk.src_buf == RTOPO__BUF_TMP ? hshift : 0;
                 kk.dst_off += kk.dst_buf == RTOPO__BUF_TMP ? hshift : 0;
             }
-            o->kerns[i] = kk;
+            if ((st = rtopo__sched_kset(o, i, &kk)))
+                goto out;
         }
     }
     if ((st = rtopo__sched_set_tmp(o, tmp)) ||

@@ -761,13 +761,9 @@ static int rtopo__route(const rtopo__kern_t *k, const uint8_t *s, uint8_t *d)
 
 int rtopo__kern_src(const rtopo__kern_t *k, uint64_t *len)
 {
-    uint64_t l = k->type == RTOPO__KERN_ROUTE ? k->slen : k->len;
-    int has = k->type == RTOPO__KERN_ROUTE ? k->slen > 0 :
-              k->type != RTOPO__KERN_FILL && k->type != RTOPO__KERN_SORT;
+    rtopo__kshape_t h = rtopo__kern_shape(k);
 
-    if (len)
-        *len = has ? l : 0;
-    return has;
+    return rtopo__kshape_src(&h, len);
 }
 
 /* do [a, a+alen) and [b, b+blen) intersect? (no overflow) */

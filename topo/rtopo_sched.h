@@ -299,10 +299,101 @@ typedef struct rtopo__kern {
     uint64_t len;
     int64_t arg;      /* FILL value; ROUTE parameters */
     uint64_t slen;    /* ROUTE: bytes of the source range */
-} rtopo__kern_t;      /* 64 bytes */
+} rtopo__kern_t;      /* 64 bytes: a kernel written out whole */
+
+/* A schedule holds its kernels compact: what varies from rank to rank
+ * (rank, step, arg) in the node, the rest (the kernel's shape: type,
+ * buffers, ranges) once in the schedule's table of shapes, which many
+ * kernels share.  Read a kernel with rtopo__sched_kern (whole) or
+ * rtopo__sched_kshape (its shape); write one with rtopo__sched_kset. */
+typedef struct rtopo__kshape {
+    uint8_t type;
+    uint8_t dtype;
+    uint8_t op;
+    uint8_t flags;
+    uint8_t src_buf;
+    uint8_t dst_buf;
+    uint16_t pad;
+    uint32_t rec;
+    uint32_t urec;
+    uint64_t src_off;
+    uint64_t dst_off;
+    uint64_t len;
+    uint64_t slen;
+} rtopo__kshape_t;    /* 48 bytes */
+
+typedef struct rtopo__knode {
+    int32_t rank;
+    uint32_t step;
+    uint32_t shape;   /* index in the schedule's table of shapes */
+    uint32_t arg_lo;  /* arg's low and high 32 bits (4-byte aligned: an */
+    uint32_t arg_hi;  /* array of nodes packs at 20 bytes each) */
+} rtopo__knode_t;     /* 20 bytes */
+
+static inline int64_t rtopo__knode_arg(const rtopo__knode_t *n)
+{
+    return (int64_t)((uint64_t)n->arg_hi << 32 | n->arg_lo);
+}
+
+/* A table of distinct shapes, one block (made with its first shape):
+ * while it grows, room for cap shapes and after them an index to find
+ * one (2 * cap slots of uint32, open addressing: shape + 1, or 0); once
+ * done growing, exactly n shapes and no index (cap 0; a later put
+ * makes one again). */
+typedef struct rtopo__kshapes {
+    uint32_t n;
+    uint32_t cap;
+    rtopo__kshape_t v[];
+} rtopo__kshapes_t;
+
+/* k's shape, zeroed where k holds nothing (pad) */
+static inline rtopo__kshape_t rtopo__kern_shape(const rtopo__kern_t *k)
+{
+    rtopo__kshape_t h = { k->type, k->dtype, k->op, k->flags, k->src_buf, k->dst_buf, 0,
+                          k->rec, k->urec, k->src_off, k->dst_off, k->len, k->slen };
+    return h;
+}
+/* The index of shape h in *t_p (added when new; *t_p NULL: a table is
+ * made), or UINT32_MAX out of memory. */
+uint32_t rtopo__kshapes_put(rtopo__kshapes_t **t_p, const rtopo__kshape_t *h);
+/* frees *t_p (may be NULL) and sets it NULL */
+void rtopo__kshapes_free(rtopo__kshapes_t **t_p);
+/* drops *t_p's index and spare room (the shapes stay; a later put
+ * rebuilds the index); *t_p may be NULL */
+void rtopo__kshapes_done(rtopo__kshapes_t **t_p);
+/* the bytes t's block holds (t may be NULL) */
+static inline size_t rtopo__kshapes_bytes(const rtopo__kshapes_t *t)
+{
+    return !t ? 0 : sizeof(*t) + (size_t)(t->cap ? t->cap : t->n) * sizeof(t->v[0]) +
+                        (size_t)t->cap * 2 * sizeof(uint32_t);
+}
+/* kernel k written compact: node *n (shape interned in *t_p); RTOPO_OK
+ * or RTOPO_ERR_NOMEM */
+int rtopo__knode_set(rtopo__kshapes_t **t_p, rtopo__knode_t *n, const rtopo__kern_t *k);
+/* node n of table t written out whole */
+static inline rtopo__kern_t rtopo__knode_kern(const rtopo__kshapes_t *t,
+                                             const rtopo__knode_t *n)
+{
+    const rtopo__kshape_t *h = &t->v[n->shape];
+    rtopo__kern_t k = { n->rank, h->type, h->dtype, h->op, h->flags, n->step, h->src_buf,
+                        h->dst_buf, 0, h->rec, h->urec, h->src_off, h->dst_off, h->len,
+                        rtopo__knode_arg(n), h->slen };
+    return k;
+}
 
 /* Does kernel k read a source range?  Its length in *len (may be NULL). */
 int rtopo__kern_src(const rtopo__kern_t *k, uint64_t *len);
+/* rtopo__kern_src of a kernel of shape h */
+static inline int rtopo__kshape_src(const rtopo__kshape_t *h, uint64_t *len)
+{
+    uint64_t l = h->type == RTOPO__KERN_ROUTE ? h->slen : h->len;
+    int has = h->type == RTOPO__KERN_ROUTE ? h->slen > 0 :
+              h->type != RTOPO__KERN_FILL && h->type != RTOPO__KERN_SORT;
+
+    if (len)
+        *len = has ? l : 0;
+    return has;
+}
 /* RTOPO_ERR_INVAL when ROUTE kernel k's ranges are too short for its step */
 int rtopo__route_ok(const rtopo__kern_t *k);
 
@@ -334,7 +425,8 @@ typedef struct rtopo__sched {
     uint64_t *tmp_rank;   /* per rank TMP bytes, or NULL: tmp_bytes each */
     rtopo__xfer_t *xfers;
     rtopo__hop_t *hops;
-    rtopo__kern_t *kerns;
+    rtopo__knode_t *kerns;  /* compact: shapes in kshapes */
+    rtopo__kshapes_t *kshapes;  /* NULL until a kernel is added */
     rtopo__dep_t *deps;
     /* One rank's share (a plan's schedule, rtopo__sched_own): own = r + 1
      * keeps only the nodes that touch rank r (a transfer it sends,
@@ -346,20 +438,20 @@ typedef struct rtopo__sched {
     int32_t own;
     uint32_t nxall;
     uint32_t olast;
-    uint32_t *xid;
     /* 1: the edges hold every edge rtopo__sched_deps_infer(s, 0) would
      * add (it sets this; rtopo__sched_add_kerns clears it; a change to
      * nodes' ranges or steps other than the same shift of every step must
      * clear it too): joining phases then infers only the edges into the
      * later phase */
-    int inferred;
+    uint16_t inferred;
     /* 1: no edges held (ndeps 0): the graph's edges are those
      * rtopo__sched_deps_infer(s, 0) would add for its nodes as they are,
      * and the simulator infers them as it runs them (rtopo__sched_deps_each)
      * instead of holding them beside the nodes.  Set by a builder asked
      * for a bare whole graph that can leave them so (rtopo__coll_t.bare);
      * inferring the edges or joining phases clears it. */
-    int deferred;
+    uint16_t deferred;
+    uint32_t *xid;
     /* the last rtopo__sim_run of this graph, taken again by the next for
      * the same model while the nodes and edges hash alike (sim.c) */
     void *simmemo;
@@ -370,6 +462,29 @@ typedef struct rtopo__sched {
  * they are first written); a hint only, nothing else changes. */
 #define RTOPO__SCHED_BIG ((size_t)4 << 20)
 void rtopo__sched_big(void *p, size_t bytes);
+
+/* kernel i of s (0..nkerns-1): written out whole, its shape; set it
+ * (RTOPO_OK or RTOPO_ERR_NOMEM) */
+static inline rtopo__kern_t rtopo__sched_kern(const rtopo__sched_t *s, uint32_t i)
+{
+    return rtopo__knode_kern(s->kshapes, &s->kerns[i]);
+}
+static inline const rtopo__kshape_t *rtopo__sched_kshape(const rtopo__sched_t *s, uint32_t i)
+{
+    return &s->kshapes->v[s->kerns[i].shape];
+}
+static inline int rtopo__sched_kset(rtopo__sched_t *s, uint32_t i, const rtopo__kern_t *k)
+{
+    return rtopo__knode_set(&s->kshapes, &s->kerns[i], k);
+}
+/* how many shapes s's table holds */
+static inline uint32_t rtopo__sched_nkshapes(const rtopo__sched_t *s)
+{
+    return s->kshapes ? s->kshapes->n : 0;
+}
+/* Keep only the shapes s's kernels use (renumbered, in order of first
+ * use) and drop the table's index; RTOPO_OK or RTOPO_ERR_NOMEM. */
+int rtopo__sched_kshapes_trim(rtopo__sched_t *s);
 
 /* the whole graph's number of transfer x of s */
 static inline uint32_t rtopo__sched_xid(const rtopo__sched_t *s, uint32_t x)

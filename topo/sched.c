@@ -158,6 +158,7 @@ void rtopo__sched_free(rtopo__sched_t *s)
     free(s->xfers);
     free(s->hops);
     free(s->kerns);
+    rtopo__kshapes_free(&s->kshapes);
     free(s->deps);
     free(s->tmp_rank);
     free(s->xid);
@@ -167,7 +168,7 @@ void rtopo__sched_free(rtopo__sched_t *s)
 
 static int rtopo__kern_validate(const rtopo__sched_t *s, uint32_t i)
 {
-    const rtopo__kern_t *k = &s->kerns[i];
+    const rtopo__kern_t kk = rtopo__sched_kern(s, i), *k = &kk;
     size_t es = rtopo__dtype_size(k->dtype);
     uint32_t id = s->nxfers + i;
     int recs = k->type == RTOPO__KERN_CMPX || k->type == RTOPO__KERN_SORT ||
@@ -231,9 +232,13 @@ static int rtopo__sched_validate_graph(const rtopo__sched_t *s, int cycles)
     }
     if ((s->nkerns && !s->kerns) || (s->ndeps && !s->deps))
         return rtopo__error(RTOPO_ERR_INVAL, "schedule arrays missing");
-    for (i = 0; i < s->nkerns; i++)
+    for (i = 0; i < s->nkerns; i++) {
+        if (s->kerns[i].shape >= rtopo__sched_nkshapes(s))
+            return rtopo__error(RTOPO_ERR_INVAL, "node %u: kernel shape %u of %u", s->nxfers + i,
+                                s->kerns[i].shape, rtopo__sched_nkshapes(s));
         if ((st = rtopo__kern_validate(s, i)))
             return st;
+    }
     for (i = 0; i < s->ndeps; i++) {
         const rtopo__dep_t *d = &s->deps[i];
         int pp, ps;

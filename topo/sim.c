@@ -262,7 +262,8 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
     if ((s->nkerns && !s->kerns) || (s->ndeps && !s->deps))
         return rtopo__error(RTOPO_ERR_INVAL, "schedule arrays missing");
     for (i = 0; i < s->nkerns; i++)
-        if (s->kerns[i].rank < 0 || s->kerns[i].rank >= s->topo.p)
+        if (s->kerns[i].rank < 0 || s->kerns[i].rank >= s->topo.p ||
+            s->kerns[i].shape >= rtopo__sched_nkshapes(s))
             return rtopo__error(RTOPO_ERR_INVAL, "kernel %u out of range", i);
     for (i = 0; i < s->ndeps; i++) {
         const rtopo__dep_t *d = &s->deps[i];
@@ -358,7 +359,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
             res.longest_path = x->nhops;
     }
     for (i = 0; i < s->nkerns; i++) {
-        double c = (double)s->kerns[i].len * m->tk;
+        double c = (double)rtopo__sched_kshape(s, i)->len * m->tk;
 
         local = c > local ? c : local;
         res.kernels++;
@@ -655,7 +656,7 @@ static double rtopo__port_pick(double *ports, int k, int rank, size_t *slot_p)
     return ports[best];
 }
 
-static double rtopo__kern_cost(const rtopo__model_t *m, const rtopo__kern_t *k)
+static double rtopo__kern_cost(const rtopo__model_t *m, const rtopo__kshape_t *k)
 {
     double c = (double)k->len * m->tk;
 
@@ -700,7 +701,7 @@ static double rtopo__node_least(const rtopo__sched_t *s, const rtopo__model_t *m
     uint32_t j;
 
     if (u >= s->nxfers) {
-        *sent = rtopo__kern_cost(m, &s->kerns[u - s->nxfers]);
+        *sent = rtopo__kern_cost(m, rtopo__sched_kshape(s, u - s->nxfers));
         return *sent;
     }
     x = &s->xfers[u];
@@ -793,7 +794,7 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
     k = m->ports > 0 ? m->ports : 0;
     for (i = 0; i < s->nkerns; i++)
         if (s->kerns[i].rank == rank)
-            cpu += rtopo__kern_cost(m, &s->kerns[i]);
+            cpu += rtopo__kern_cost(m, rtopo__sched_kshape(s, i));
     for (i = 0; i < s->nxfers; i++) {
         const rtopo__xfer_t *x = &s->xfers[i];
 
@@ -1148,7 +1149,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 int r = u < s->nxfers ? s->xfers[u].src : s->kerns[u - s->nxfers].rank;
                 double c = u < s->nxfers ? m->ts[RTOPO__LINK_LOCAL] +
                            (double)s->xfers[u].len * m->tw[RTOPO__LINK_LOCAL] :
-                           rtopo__kern_cost(m, &s->kerns[u - s->nxfers]);
+                           rtopo__kern_cost(m, rtopo__sched_kshape(s, u - s->nxfers));
                 double g = rtopo__max(e.t, cpu[r]);
                 size_t lp = 0;
 
@@ -1232,7 +1233,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, fly[e.fly].data, x->len);
             }
         } else if (bufs) {
-            const rtopo__kern_t *kn = &s->kerns[u - s->nxfers];
+            const rtopo__kern_t kv = rtopo__sched_kern(s, u - s->nxfers), *kn = &kv;
 
             if ((st = rtopo__kern_run(kn, bufs[kn->rank])))
                 goto out;
@@ -1388,6 +1389,7 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
     f.xfers = malloc(((size_t)s->nxfers + 1) * sizeof(*f.xfers));
     f.hops = malloc(((size_t)s->nhops + 1) * sizeof(*f.hops));
     f.kerns = s->nkerns ? malloc((size_t)s->nkerns * sizeof(*f.kerns)) : NULL;
+    f.kshapes = s->kshapes;     /* shared, read only */
     f.deps = malloc(((size_t)s->ndeps + 1) * sizeof(*f.deps));
     if (!f.xfers || !f.hops || (s->nkerns && !f.kerns) || !f.deps)
         goto out;
@@ -1493,7 +1495,7 @@ static int rtopo__exec_ranges(const rtopo__sched_t *s, uint8_t *const *const *bu
             return st;
     }
     for (i = 0; i < s->nkerns; i++) {
-        const rtopo__kern_t *k = &s->kerns[i];
+        const rtopo__kern_t kv = rtopo__sched_kern(s, i), *k = &kv;
         uint64_t slen;
         int two = rtopo__kern_src(k, &slen);
 
@@ -1587,6 +1589,8 @@ static uint64_t rtopo__sim_key(const rtopo__sched_t *s, const rtopo__model_t *m)
     h = rtopo__hash(h, s->xfers, (size_t)s->nxfers * sizeof(*s->xfers));
     h = rtopo__hash(h, s->hops, (size_t)s->nhops * sizeof(*s->hops));
     h = rtopo__hash(h, s->kerns, (size_t)s->nkerns * sizeof(*s->kerns));
+    if (s->kshapes)
+        h = rtopo__hash(h, s->kshapes->v, (size_t)s->kshapes->n * sizeof(*s->kshapes->v));
     h = rtopo__hash(h, s->deps, (size_t)s->ndeps * sizeof(*s->deps));
     if (m->layout && m->layout->host)
         h = rtopo__hash(h, m->layout->host, (size_t)m->layout->nranks *

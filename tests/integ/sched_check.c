@@ -200,7 +200,8 @@ static int b_finish(unsigned flags, rtopo__sched_t **s_p)
     s->nsteps = nsteps;
     s->tmp_bytes = B.tmp;
     if (B.nk && (st = rtopo__sched_add_kerns(s, B.nk, &k0)) == RTOPO_OK)
-        memcpy(s->kerns + k0, B.k, B.nk * sizeof(*B.k));
+        for (i = 0; i < B.nk && !st; i++)
+            st = rtopo__sched_kset(s, k0 + i, &B.k[i]);
     if (st || (st = rtopo__sched_deps_infer(s, flags))) {
         rtopo__sched_free(s);
         return st;
@@ -572,7 +573,9 @@ static int lockstep(const rtopo__sched_t *s, uint8_t ***bufs)
                     memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
                             bufs[x->src][x->src_buf] + x->src_off, (size_t)x->len);
             } else if (s->kerns[i - n].step == t) {
-                st = rtopo__kern_run(&s->kerns[i - n], bufs[s->kerns[i - n].rank]);
+                rtopo__kern_t k = rtopo__sched_kern(s, i - n);
+
+                st = rtopo__kern_run(&k, bufs[k.rank]);
             }
         }
     }

@@ -1544,6 +1544,82 @@ static void test_route_keyof(void)
     }
 }
 
+/* A schedule holds its kernels compact: kernels of one shape share one
+ * entry of its table, whatever their rank, step and arg, and read back
+ * as written; a join maps the later phase's shapes into the earlier's
+ * table; a rank's share keeps only the shapes of its own kernels. */
+static void test_compact(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *a = NULL, *b = NULL, *j = NULL;
+    rtopo__kern_t k, r;
+    uint32_t i, k0;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 4, 0, 0) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, 0, 0, &a) == RTOPO_OK &&
+                    rtopo__sched_alloc(&t, 0, 0, &b) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_add_kerns(a, 8, &k0) == RTOPO_OK && k0 == 0);
+    for (i = 0; i < 8; i++) {
+        memset(&k, 0, sizeof(k));
+        k.rank = (int32_t)(i % 4);
+        k.type = RTOPO__KERN_FILL;
+        k.dtype = RTOPO_INT64;
+        k.step = i / 4;
+        k.dst_buf = RTOPO__BUF_TMP;
+        k.dst_off = 8 * (i % 2);
+        k.len = 8;
+        k.arg = (int64_t)i - 3;
+        CU_ASSERT_FATAL(rtopo__sched_kset(a, i, &k) == RTOPO_OK);
+    }
+    /* the zero shape of the kernels as added, and two written */
+    CU_ASSERT(a->kshapes->n == 3);
+    for (i = 0; i < 8; i++) {
+        r = rtopo__sched_kern(a, i);
+        CU_ASSERT(r.rank == (int32_t)(i % 4) && r.step == i / 4 && r.arg == (int64_t)i - 3 &&
+                  r.type == RTOPO__KERN_FILL && r.dst_off == 8 * (i % 2) && r.len == 8 &&
+                  rtopo__sched_kshape(a, i)->dst_off == r.dst_off);
+    }
+    k.arg = INT64_MIN + 5;           /* both halves of arg kept */
+    CU_ASSERT_FATAL(rtopo__sched_kset(a, 7, &k) == RTOPO_OK);
+    CU_ASSERT(rtopo__sched_kern(a, 7).arg == INT64_MIN + 5);
+    k.arg = 4;
+    CU_ASSERT_FATAL(rtopo__sched_kset(a, 7, &k) == RTOPO_OK);
+    a->tmp_bytes = b->tmp_bytes = 24;
+    CU_ASSERT_FATAL(rtopo__sched_add_kerns(b, 2, &k0) == RTOPO_OK && k0 == 0);
+    k.rank = 1;
+    k.step = 0;
+    k.dst_off = 8;                  /* a shape of a's */
+    k.arg = 100;
+    CU_ASSERT_FATAL(rtopo__sched_kset(b, 0, &k) == RTOPO_OK);
+    k.rank = 2;
+    k.dst_off = 16;                 /* a new one */
+    k.arg = 101;
+    CU_ASSERT_FATAL(rtopo__sched_kset(b, 1, &k) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_concat(a, b, 0, &j) == RTOPO_OK);
+    CU_ASSERT_FATAL(j->nkerns == 10);
+    CU_ASSERT(j->kshapes->n == 4);
+    for (i = 0; i < 10; i++) {
+        r = rtopo__sched_kern(j, i);
+        CU_ASSERT(r.rank == (i < 8 ? (int32_t)(i % 4) : (int32_t)i - 7) &&
+                  r.arg == (i < 8 ? (int64_t)i - 3 : 92 + (int64_t)i) &&
+                  r.dst_off == (i < 8 ? 8 * (i % 2) : 8 * (i - 7)) && r.len == 8 &&
+                  r.type == RTOPO__KERN_FILL && (i >= 8 || r.step == i / 4));
+    }
+    CU_ASSERT(rtopo__sched_validate(j) == RTOPO_OK);
+    /* rank 1: kernels 1, 5 and 8, all of one shape */
+    CU_ASSERT_FATAL(rtopo__sched_own(j, 1) == RTOPO_OK);
+    CU_ASSERT(j->nkerns == 3 && j->kshapes->n == 1 && j->kshapes->v[0].dst_off == 8);
+    for (i = 0; i < j->nkerns; i++)
+        CU_ASSERT(j->kerns[i].rank == 1 && j->kerns[i].shape == 0);
+    CU_ASSERT(rtopo__knode_arg(&j->kerns[0]) == -2 && rtopo__knode_arg(&j->kerns[1]) == 2 &&
+              rtopo__knode_arg(&j->kerns[2]) == 100);
+    CU_ASSERT(rtopo__sched_validate(j) == RTOPO_OK);
+    /* a shape out of the table is refused */
+    j->kerns[0].shape = 1;
+    CU_ASSERT(rtopo__sched_validate(j) == RTOPO_ERR_INVAL);
+    rtopo__sched_free(j);
+}
+
 int tu_suite_kernel(void)
 {
     CU_pSuite s = CU_add_suite("kernel", NULL, NULL);
@@ -1563,7 +1639,8 @@ int tu_suite_kernel(void)
         !CU_add_test(s, "route: norm, xrank and headers", test_route_headers) ||
         !CU_add_test(s, "route: hgen, unpack, got, pack", test_route_ends) ||
         !CU_add_test(s, "route: keyof", test_route_keyof) ||
-        !CU_add_test(s, "route: open records, hopen, best", test_route_open))
+        !CU_add_test(s, "route: open records, hopen, best", test_route_open) ||
+        !CU_add_test(s, "schedules hold kernels compact", test_compact))
         return CU_get_error();
     return CUE_SUCCESS;
 }

@@ -88,7 +88,10 @@ static int share_eq(const rtopo__sched_t *W, const rtopo__sched_t *S, int r, con
         map[W->nxfers + i] = UINT32_MAX;
         if (W->kerns[i].rank != r)
             continue;
-        ok = TU_CHECK(nk < S->nkerns && kern_eq(&S->kerns[nk], &W->kerns[i]),
+        rtopo__kern_t sk = nk < S->nkerns ? rtopo__sched_kern(S, nk) : rtopo__sched_kern(W, i),
+                      wk = rtopo__sched_kern(W, i);
+
+        ok = TU_CHECK(nk < S->nkerns && kern_eq(&sk, &wk),
                       "%s rank %d: kernel %u of the whole is not the share's %u", what, r,
                       i, nk);
         map[W->nxfers + i] = S->nxfers + nk++;

@@ -1230,7 +1230,9 @@ static void rank_edges_alone(const rtopo__sched_t *s, int r)
     for (i = 0, j = 0; i < s->nkerns; i++)
         if (s->kerns[i].rank == r) {
             id[nx + j] = s->nxfers + i;
-            q->kerns[j++] = s->kerns[i];
+            rtopo__kern_t k = rtopo__sched_kern(s, i);
+
+            CU_ASSERT_FATAL(rtopo__sched_kset(q, j++, &k) == RTOPO_OK);
         }
     q->nsteps = s->nsteps;
     q->tmp_bytes = s->tmp_bytes;
@@ -1271,12 +1273,16 @@ static void test_infer_chunks(void)
     CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 8, 0, 0) == 0);
     CU_ASSERT_FATAL(rtopo__sched_alloc(&t, 0, 0, &s) == RTOPO_OK);
     CU_ASSERT_FATAL(rtopo__sched_add_kerns(s, n + 1, &k0) == RTOPO_OK && k0 == 0);
-    for (i = 0; i < n; i++)
-        s->kerns[i] = (rtopo__kern_t){ .rank = (int32_t)(i % 8), .type = RTOPO__KERN_FILL,
+    for (i = 0; i <= n; i++) {
+        rtopo__kern_t k = { .rank = (int32_t)(i % 8), .type = RTOPO__KERN_FILL,
             .dtype = RTOPO_INT64, .step = i / 8, .dst_buf = RTOPO__BUF_TMP,
             .dst_off = 8 * ((i / 8) % 4), .len = 8 };
-    s->kerns[n] = (rtopo__kern_t){ .rank = 99, .type = RTOPO__KERN_FILL,
-        .dtype = RTOPO_INT64, .step = 0, .dst_buf = RTOPO__BUF_TMP };
+
+        if (i == n)
+            k = (rtopo__kern_t){ .rank = 99, .type = RTOPO__KERN_FILL,
+                .dtype = RTOPO_INT64, .step = 0, .dst_buf = RTOPO__BUF_TMP };
+        CU_ASSERT_FATAL(rtopo__sched_kset(s, i, &k) == RTOPO_OK);
+    }
     s->tmp_bytes = 32;
     rank_edges_alone(s, 0);
     rank_edges_alone(s, 3);
@@ -1337,7 +1343,7 @@ static void routings_deferred(const int *ops, int nops)
                             a->nkerns == b->nkerns);
             CU_ASSERT(!memcmp(a->xfers, b->xfers, sizeof(*a->xfers) * a->nxfers) &&
                       !memcmp(a->hops, b->hops, sizeof(*a->hops) * a->nhops) &&
-                      !memcmp(a->kerns, b->kerns, sizeof(*a->kerns) * a->nkerns));
+                      tu_kerns_alike(a, b));
             CU_ASSERT(rtopo__sched_validate(b) == RTOPO_OK);
             /* on 4,096 ranks the inference takes the ranks a chunk at a
              * time: a rank's edges are those of its nodes alone */
@@ -1367,11 +1373,11 @@ static void routings_deferred(const int *ops, int nops)
             /* the corruption: the ranks take their records into RECV
              * at step 0, before any lands */
             for (i = 0; i < b->nkerns; i++) {
-                rtopo__kern_t *k = &b->kerns[i];
+                const rtopo__kshape_t *k = rtopo__sched_kshape(b, i);
 
                 if (k->type == RTOPO__KERN_ROUTE && k->dst_buf == RTOPO__BUF_RECV &&
                     (k->op == RTOPO__RT_UNPACK || k->op == RTOPO__RT_TAKE)) {
-                    k->step = 0;
+                    b->kerns[i].step = 0;
                     hit++;
                 }
             }
@@ -1519,17 +1525,26 @@ static void test_graph_checks(void)
     s->ndeps = 1;
     /* a kernel: out-of-range rank, bad record size, TMP beyond the rank's */
     CU_ASSERT_FATAL(rtopo__sched_add_kerns(s, 1, &k) == 0 && k == 0);
-    s->kerns[0] = (rtopo__kern_t){ .rank = 2, .type = RTOPO__KERN_SORT,
-        .dtype = RTOPO_INT32, .rec = 8, .dst_buf = RTOPO__BUF_RECV, .len = 64 };
-    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
-    s->kerns[0].rank = 4;
-    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
-    s->kerns[0].rank = 2;
-    s->kerns[0].rec = 6;
-    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
-    s->kerns[0].rec = 8;
-    s->kerns[0].dst_buf = RTOPO__BUF_TMP;
-    CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+    {
+        rtopo__kern_t kk = { .rank = 2, .type = RTOPO__KERN_SORT, .dtype = RTOPO_INT32,
+                             .rec = 8, .dst_buf = RTOPO__BUF_RECV, .len = 64 };
+
+        CU_ASSERT_FATAL(rtopo__sched_kset(s, 0, &kk) == RTOPO_OK);
+        CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
+        s->kerns[0].rank = 4;
+        CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+        s->kerns[0].rank = 2;
+        kk.rec = 6;
+        CU_ASSERT_FATAL(rtopo__sched_kset(s, 0, &kk) == RTOPO_OK);
+        CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+        kk.rec = 8;
+        kk.dst_buf = RTOPO__BUF_TMP;
+        CU_ASSERT_FATAL(rtopo__sched_kset(s, 0, &kk) == RTOPO_OK);
+        CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+        s->kerns[0].shape = s->kshapes->n;
+        CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
+        CU_ASSERT_FATAL(rtopo__sched_kset(s, 0, &kk) == RTOPO_OK);
+    }
     {
         uint64_t tmp[4] = { 0, 0, 64, 0 };
         CU_ASSERT_FATAL(rtopo__sched_set_tmp(s, tmp) == 0);

@@ -5,6 +5,7 @@
 #define RTOPO_TEST_UNIT_H
 
 #include <stdio.h>
+#include <string.h>
 #include <CUnit/CUnit.h>
 #include "rtopo_sched.h"
 
@@ -51,5 +52,19 @@ int tu_q_values(int p, long *v);
  * check passed (failures are recorded through TU_CHECK). */
 int tu_shift_check(const rtopo__tdesc_t *t, int algo, long q, tu_bufs_t *b,
                    rtopo__sim_result_t *r, rtopo__sched_t **s_p);
+
+/* a and b (as many kernels) hold the same kernels, written out whole */
+static inline int tu_kerns_alike(const rtopo__sched_t *a, const rtopo__sched_t *b)
+{
+    uint32_t i;
+
+    for (i = 0; i < a->nkerns; i++) {
+        rtopo__kern_t x = rtopo__sched_kern(a, i), y = rtopo__sched_kern(b, i);
+
+        if (memcmp(&x, &y, sizeof(x)))
+            return 0;
+    }
+    return 1;
+}
 
 #endif
