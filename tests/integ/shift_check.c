@@ -6,11 +6,17 @@
  *               [--sizes 0,1,4095,...] [--q all|Q1,Q2,...]
  *               [--modes blocking,nonblocking,persistent]
  *               [--mem reg,unreg] [--reps N] [--inplace] [--concurrent K [--lag MS]]
+ *               [--then OPTIONS...]
  *   shift_check --error mismatch-q|mismatch-bytes|die|sleep
  *
  * "all" q means every q in -(p+1) .. 2p+1.  One algorithm is set by
  * RTOPO_SHIFT_ALGO; several run one after another in the job, each on a
- * topology of its own set by rtopo_topo_set_shift_algo.  Exit 0 when
+ * topology of its own set by rtopo_topo_set_shift_algo.  --then starts
+ * another group of cases (its options from their defaults) that runs in
+ * the same job after the ones before, its algorithms set by
+ * rtopo_topo_set_shift_algo (a group after one that set
+ * RTOPO_SHIFT_ALGO must name its own); one job instead of several saves
+ * their starts (a second or more each over libfabric).  Exit 0 when
  * everything matched; the error modes check that failures surface as the
  * documented status codes within the timeout.
  */
@@ -407,80 +413,82 @@ static rtopo_shift_algo_t algo_of(const char *name)
     exit(2);
 }
 
-int main(int argc, char **argv)
+/* one set of cases: the options between two --then */
+typedef struct {
+    const char *topo, *algo, *modes, *mems, *qspec;
+    long sizes[32];
+    int nsizes, reps, inplace;
+} group_t;
+
+/* parses argv[*i..] into g up to the next --then (or the end), which it
+ * passes over; *err, *conc and *lag get --error, --concurrent and --lag */
+static void parse_group(int argc, char **argv, int *i, group_t *g, const char **err,
+                        int *conc, int *lag)
 {
-    const char *topo = "ring", *algo = NULL, *modes = "blocking,nonblocking,persistent";
-    const char *mems = "reg,unreg", *qspec = "all", *err = NULL;
-    long sizes[32], qs[512];
-    int nsizes, nq = 0, reps = 2, inplace = 0, i, st, fails = 0, nops = 0, conc = 0;
-    int lag = 0, multi;
-    rtopo_ctx_t *ctx;
+    g->topo = "ring";
+    g->algo = NULL;
+    g->modes = "blocking,nonblocking,persistent";
+    g->mems = "reg,unreg";
+    g->qspec = "all";
+    g->reps = 2;
+    g->inplace = 0;
+    g->nsizes = parse_list("0,1,4095,4096,1048579", g->sizes, 32);
+    for (; *i < argc && strcmp(argv[*i], "--then"); (*i)++) {
+        int j = *i;
+
+        if (!strcmp(argv[j], "--topo") && j + 1 < argc) g->topo = argv[++*i];
+        else if (!strcmp(argv[j], "--algo") && j + 1 < argc) g->algo = argv[++*i];
+        else if (!strcmp(argv[j], "--sizes") && j + 1 < argc)
+            g->nsizes = parse_list(argv[++*i], g->sizes, 32);
+        else if (!strcmp(argv[j], "--q") && j + 1 < argc) g->qspec = argv[++*i];
+        else if (!strcmp(argv[j], "--modes") && j + 1 < argc) g->modes = argv[++*i];
+        else if (!strcmp(argv[j], "--mem") && j + 1 < argc) g->mems = argv[++*i];
+        else if (!strcmp(argv[j], "--reps") && j + 1 < argc) g->reps = atoi(argv[++*i]);
+        else if (!strcmp(argv[j], "--inplace")) g->inplace = 1;
+        else if (!strcmp(argv[j], "--concurrent") && j + 1 < argc) *conc = atoi(argv[++*i]);
+        else if (!strcmp(argv[j], "--lag") && j + 1 < argc) *lag = atoi(argv[++*i]);
+        else if (!strcmp(argv[j], "--error") && j + 1 < argc) *err = argv[++*i];
+        else {
+            fprintf(stderr, "usage: see the comment at the top of shift_check.c\n");
+            exit(2);
+        }
+    }
+    if (*i < argc)
+        (*i)++;   /* --then */
+}
+
+/* runs the cases of g, each of its algorithms on a topology of its own
+ * (set by rtopo_topo_set_shift_algo, unless by_env: the one algorithm
+ * came through RTOPO_SHIFT_ALGO); 77 when the topology does not fit the
+ * job, else the number of failures */
+static int run_group(rtopo_ctx_t *ctx, const group_t *g, int by_env, int *nops)
+{
+    const char *algo = by_env ? NULL : g->algo;
+    long qs[512];
+    int nq = 0, i, st, fails = 0;
     rtopo_topo_t *t;
     uint8_t *sb, *rb;
     size_t maxb = 0;
 
-    nsizes = parse_list("0,1,4095,4096,1048579", sizes, 32);
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--topo") && i + 1 < argc) topo = argv[++i];
-        else if (!strcmp(argv[i], "--algo") && i + 1 < argc) algo = argv[++i];
-        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = parse_list(argv[++i], sizes, 32);
-        else if (!strcmp(argv[i], "--q") && i + 1 < argc) qspec = argv[++i];
-        else if (!strcmp(argv[i], "--modes") && i + 1 < argc) modes = argv[++i];
-        else if (!strcmp(argv[i], "--mem") && i + 1 < argc) mems = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--inplace")) inplace = 1;
-        else if (!strcmp(argv[i], "--concurrent") && i + 1 < argc) conc = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--lag") && i + 1 < argc) lag = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--error") && i + 1 < argc) err = argv[++i];
-        else {
-            fprintf(stderr, "usage: see the comment at the top of shift_check.c\n");
-            return 2;
-        }
-    }
-    multi = algo && strchr(algo, ',');
-    if (algo && !multi)
-        setenv("RTOPO_SHIFT_ALGO", algo, 1);
-    st = rtopo_init(NULL, &ctx);
-    if (st)
-        die("rtopo_init", st);
-    rank = rtopo_rank(ctx);
-    size = rtopo_size(ctx);
-    st = make_topo(ctx, topo, &t);
+    st = make_topo(ctx, g->topo, &t);
     if (st == RTOPO_ERR_TOPO) {
         if (rank == 0)
-            printf("topology %s does not fit %d ranks: %s (skipped)\n", topo, size,
+            printf("topology %s does not fit %d ranks: %s (skipped)\n", g->topo, size,
                    rtopo_last_error());
-        rtopo_finalize(ctx);
         return 77;
     }
     if (st)
         die("topology", st);
-    if (err) {
-        st = error_mode(ctx, t, err);
-        if (!strcmp(err, "die")) {
-            fflush(stdout);
-            _exit(st);   /* the job is broken: no collective finalize */
-        }
-        rtopo_topo_free(t);
-        rtopo_finalize(ctx);
-        return st;
-    }
-    if (conc > 0) {
-        st = concurrent_mode(ctx, t, topo, conc, sizes, nsizes, reps, lag, inplace);
-        rtopo_topo_free(t);
-        rtopo_finalize(ctx);
-        return st;
-    }
-    if (!strcmp(qspec, "all"))
+    if (!strcmp(g->qspec, "all"))
         for (i = -(size + 1); i <= 2 * size + 1; i++)
             qs[nq++] = i;
     else
-        nq = parse_list(qspec, qs, 512);
-    for (i = 0; i < nsizes; i++)
-        if ((size_t)sizes[i] > maxb)
-            maxb = (size_t)sizes[i];
+        nq = parse_list(g->qspec, qs, 512);
+    for (i = 0; i < g->nsizes; i++)
+        if ((size_t)g->sizes[i] > maxb)
+            maxb = (size_t)g->sizes[i];
     sb = malloc(maxb + 64);
-    rb = inplace ? sb : malloc(maxb + 64);
+    rb = g->inplace ? sb : malloc(maxb + 64);
     if (!sb || !rb)
         die("malloc", RTOPO_ERR_NOMEM);
 
@@ -488,31 +496,102 @@ int main(int argc, char **argv)
         char name[32];
         size_t k = algo ? strcspn(algo, ",") : 0;
 
-        /* several algorithms: one topology each, chosen by
-         * rtopo_topo_set_shift_algo (a single one went through
-         * RTOPO_SHIFT_ALGO) */
-        if (multi) {
+        /* an algorithm named here: one topology each, chosen by
+         * rtopo_topo_set_shift_algo */
+        if (algo) {
             if (k >= sizeof(name))
                 k = sizeof(name) - 1;
             memcpy(name, algo, k);
             name[k] = '\0';
-            if (i && (st = make_topo(ctx, topo, &t)))
+            if (i && (st = make_topo(ctx, g->topo, &t)))
                 die("topology", st);
             if ((st = rtopo_topo_set_shift_algo(t, algo_of(name))))
                 die(name, st);
         }
-        fails = run_shifts(ctx, t, topo, multi ? name : algo, sizes, nsizes, qs, nq, modes,
-                           mems, reps, inplace, sb, rb, maxb, &nops);
+        fails = run_shifts(ctx, t, g->topo, algo ? name : g->algo, g->sizes, g->nsizes, qs,
+                           nq, g->modes, g->mems, g->reps, g->inplace, sb, rb, maxb, nops);
         rtopo_topo_free(t);
-        if (!multi || !algo[k])
+        if (!algo || !algo[k])
             break;
         algo += k + 1;
+    }
+    if (rb != sb)
+        free(rb);
+    free(sb);
+    return fails;
+}
+
+int main(int argc, char **argv)
+{
+    const char *err = NULL;
+    group_t groups[16];
+    int ngroups = 0, i = 1, st, fails = 0, nops = 0, conc = 0, lag = 0, by_env;
+    rtopo_ctx_t *ctx;
+    rtopo_topo_t *t;
+
+    do {
+        if (ngroups == 16) {
+            fprintf(stderr, "more than 16 groups of cases\n");
+            return 2;
+        }
+        parse_group(argc, argv, &i, &groups[ngroups++], &err, &conc, &lag);
+    } while (i < argc);
+    if ((err || conc > 0) && ngroups > 1) {
+        fprintf(stderr, "--error and --concurrent take one group of options, no --then\n");
+        return 2;
+    }
+    /* the first group's one algorithm goes through RTOPO_SHIFT_ALGO; it
+     * would be every later group's default, so those name theirs */
+    by_env = groups[0].algo && !strchr(groups[0].algo, ',');
+    for (i = 1; by_env && i < ngroups; i++)
+        if (!groups[i].algo) {
+            fprintf(stderr, "a group after one that sets RTOPO_SHIFT_ALGO needs --algo\n");
+            return 2;
+        }
+    if (by_env)
+        setenv("RTOPO_SHIFT_ALGO", groups[0].algo, 1);
+    st = rtopo_init(NULL, &ctx);
+    if (st)
+        die("rtopo_init", st);
+    rank = rtopo_rank(ctx);
+    size = rtopo_size(ctx);
+    if (err || conc > 0) {
+        const group_t *g = &groups[0];
+
+        st = make_topo(ctx, g->topo, &t);
+        if (st == RTOPO_ERR_TOPO) {
+            if (rank == 0)
+                printf("topology %s does not fit %d ranks: %s (skipped)\n", g->topo, size,
+                       rtopo_last_error());
+            rtopo_finalize(ctx);
+            return 77;
+        }
+        if (st)
+            die("topology", st);
+        if (err) {
+            st = error_mode(ctx, t, err);
+            if (!strcmp(err, "die")) {
+                fflush(stdout);
+                _exit(st);   /* the job is broken: no collective finalize */
+            }
+        } else {
+            st = concurrent_mode(ctx, t, g->topo, conc, g->sizes, g->nsizes, g->reps, lag,
+                                 g->inplace);
+        }
+        rtopo_topo_free(t);
+        rtopo_finalize(ctx);
+        return st;
+    }
+    for (i = 0; i < ngroups && !fails; i++) {
+        st = run_group(ctx, &groups[i], i == 0 && by_env, &nops);
+        if (st == 77) {
+            rtopo_finalize(ctx);
+            return 77;
+        }
+        fails = st;
     }
     st = rtopo_finalize(ctx);
     if (st)
         die("rtopo_finalize", st);
-    if (rb != sb)
-        free(rb);
-    free(sb);
     return fails ? 1 : 0;
 }
