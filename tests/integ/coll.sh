@@ -19,11 +19,14 @@
 #   8 ranks ring, 2x4 mesh, 3-cube, 4 ranks 2x2 mesh and 2-cube: bcast,
 #      scan and allreduce with every algorithm, counts 1, 7 and 300000;
 #      on 8 ranks also the line operations (auto), and overlapping buffers
-# RANKS restricts the jobs to those sizes, TOPOS to those topologies (as
-# --topo names them; the soft-RoCE suite runs RANKS=16 with one topology
-# per step).  Ranks block in the transport at once (RTOPO_SPIN_US=0: two
-# cores, no busy waiting).  A failing job prints the ranks' complaints
-# and the command that reproduces it; the other jobs still run.
+# The cases of one job size run in one job, topology after topology
+# (coll_check --then: every group as a job of its own would run it, the
+# ranks started once): 16, 16 on 4 hosts, 4 and 8 ranks, four jobs.
+# RANKS restricts the jobs to those sizes (check-sanitize: 4 and 8),
+# TOPOS to those topologies (as --topo names them).  Ranks block in the
+# transport at once (RTOPO_SPIN_US=0: two cores, no busy waiting).  A
+# failing job prints the ranks' complaints and the command that
+# reproduces it; the other jobs still run.
 . "$(dirname "$0")/common.sh"
 tr=${TRANSPORT:-ofi:tcp}
 need_transport "$tr"
@@ -35,7 +38,9 @@ trap 'rm -f "$out"' EXIT
 start=$(date +%s)
 jobs=0 failed=
 
-# coll N [--hosts H] ARGS...: one job of coll_check, when N is in $ranks
+# coll N [--hosts H] ARGS... [--then ARGS...]...: one job of coll_check
+# (each --then group on a topology of its own, the ranks started once),
+# when N is in $ranks; with $TOPOS, only the groups on those topologies
 coll() {
     n=$1; shift
     hosts=
@@ -44,13 +49,27 @@ coll() {
     fi
     case " $ranks " in *" $n "*) ;; *) return 0 ;; esac
     if [ -n "$TOPOS" ]; then
-        topo=$(echo " $* " | sed -n 's/.* --topo \([^ ]*\) .*/\1/p')
-        case " $TOPOS " in *" $topo "*) ;; *) return 0 ;; esac
+        kept= group=
+        for a in "$@" --then; do
+            if [ "$a" = --then ]; then
+                topo=$(echo " $group " | sed -n 's/.* --topo \([^ ]*\) .*/\1/p')
+                case " $TOPOS " in
+                    *" $topo "*) kept="$kept${kept:+ --then}$group" ;;
+                esac
+                group=
+            else
+                group="$group $a"
+            fi
+        done
+        [ -n "$kept" ] || return 0
+        # shellcheck disable=SC2086
+        set -- $kept
     fi
     cmd="rtopo-run -n $n $hosts --transport $tr coll_check $*"
     t0=$(date +%s)
+    groups=$(( $(echo " $* " | grep -o ' --then ' | wc -l) + 1 ))
     # shellcheck disable=SC2086
-    timeout 300 "$RUN" -n "$n" $hosts --transport "$tr" --quiet "$COLL" "$@" >"$out" 2>&1
+    timeout $(( 300 * groups )) "$RUN" -n "$n" $hosts --transport "$tr" --quiet "$COLL" "$@" >"$out" 2>&1
     rc=$?
     if [ "$rc" -ne 0 ]; then
         # the ranks' complaints first, the library's warnings after
@@ -69,24 +88,25 @@ coll() {
 }
 
 all="--modes blocking,nonblocking,persistent --mem reg,unreg"
-coll 16 --topo otis-mesh:4 --algos auto,topo,generic --counts 1,7,300000 $all
-coll 16 --topo otis-mesh:4 --algos topo --counts 7 $all --matrix full --disps all --overlap
-coll 4 --topo otis-hypercube:2 --algos auto,topo,generic --counts 0,1,7,300000 $all \
-    --matrix full --disps all --overlap
-coll 16 --topo otis-hypercube:4 --algos topo,generic --counts 1,7 $all
-coll 16 --topo otis-hypercube:4 --algos topo,generic --ops bcast,scan,allreduce \
+three="--algos auto,topo,generic --ops bcast,scan,allreduce --counts 1,7,300000 $all"
+line="--algos auto --ops shift_fill,accumulate,adjacent_sum,consecutive_sum \
+    --counts 1,7,300000 $all --overlap"
+# shellcheck disable=SC2086
+coll 16 --topo otis-mesh:4 --algos auto,topo,generic --counts 1,7,300000 $all \
+    --then --topo otis-mesh:4 --algos topo --counts 7 $all --matrix full --disps all --overlap \
+    --then --topo otis-hypercube:4 --algos topo,generic --counts 1,7 $all \
+    --then --topo otis-hypercube:4 --algos topo,generic --ops bcast,scan,allreduce \
     --counts 300000 $all
+# shellcheck disable=SC2086
 coll 16 --hosts 4 --topo otis-mesh:4 --algos auto --counts 1,7,300000 $all
-for t in ring mesh:2x4 hypercube:3; do
-    coll 8 --topo $t --algos auto,topo,generic --ops bcast,scan,allreduce \
-        --counts 1,7,300000 $all --overlap
-    coll 8 --topo $t --algos auto --ops shift_fill,accumulate,adjacent_sum,consecutive_sum \
-        --counts 1,7,300000 $all --overlap
-done
-for t in mesh:2x2 hypercube:2; do
-    coll 4 --topo $t --algos auto,topo,generic --ops bcast,scan,allreduce \
-        --counts 1,7,300000 $all
-done
+# shellcheck disable=SC2086
+coll 4 --topo otis-hypercube:2 --algos auto,topo,generic --counts 0,1,7,300000 $all \
+    --matrix full --disps all --overlap \
+    --then --topo mesh:2x2 $three --then --topo hypercube:2 $three
+# shellcheck disable=SC2086
+coll 8 --topo ring $three --overlap --then --topo ring $line \
+    --then --topo mesh:2x4 $three --overlap --then --topo mesh:2x4 $line \
+    --then --topo hypercube:3 $three --overlap --then --topo hypercube:3 $line
 if [ -n "$failed" ]; then
     echo "coll on $tr: $jobs jobs passed, these failed ($(( $(date +%s) - start )) s):$failed"
     exit 1

@@ -9,7 +9,13 @@
  *              [--modes blocking,nonblocking,persistent] [--mem reg,unreg]
  *              [--matrix rotate|full] [--rounds R] [--disps compact|all|D1,D2,...]
  *              [--big-every K] [--overlap] [--seed S] [--verbose]
+ *              [--then OPTIONS...]
  *   coll_check --topo T --error CASE
+ *
+ * --then starts another group of options, run after the one before it in
+ * the same job on a topology of its own, as a job of its own would run it
+ * (every option back at its default, the same data): one start-up of the
+ * ranks for several sets of cases.
  *
  * --ops: bcast, window_bcast, scan, allreduce, shift_fill, accumulate,
  * adjacent_sum, consecutive_sum ("all": every one the topology has;
@@ -724,10 +730,10 @@ static void add1(struct call c);
 
 /* a case, and with --overlap its twin on overlapping buffers (counts up
  * to SMALL_COUNT, and the first larger one of each operation) */
+static int bigovl[NOPS];
+
 static void add(struct call c)
 {
-    static int bigovl[NOPS];
-
     add1(c);
     if (overlap && c.op != OP_BCAST && c.op != OP_WINDOW &&
         (c.count <= SMALL_COUNT || !bigovl[c.op]++)) {
@@ -1198,86 +1204,136 @@ verdict:
     fflush(stdout);
 }
 
-int main(int argc, char **argv)
-{
-    const char *algos = "auto", *ops = "all", *counts_s = "1,7,300000", *modes_s = "blocking";
-    const char *mems_s = "reg", *disps = "compact", *err = NULL;
-    long counts[16];
-    int i, ncounts, errs = 0;
-    double t0 = iu_now();
+/* one group of options: the ones between two --then */
+struct group {
+    const char *algos, *ops, *counts, *modes, *mems, *disps, *err;
+};
 
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--topo") && i + 1 < argc)
-            topo_spec = argv[++i];
-        else if (!strcmp(argv[i], "--algos") && i + 1 < argc)
-            algos = argv[++i];
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
-            ops = argv[++i];
-        else if (!strcmp(argv[i], "--counts") && i + 1 < argc)
-            counts_s = argv[++i];
-        else if (!strcmp(argv[i], "--modes") && i + 1 < argc)
-            modes_s = argv[++i];
-        else if (!strcmp(argv[i], "--mem") && i + 1 < argc)
-            mems_s = argv[++i];
-        else if (!strcmp(argv[i], "--disps") && i + 1 < argc)
-            disps = argv[++i];
-        else if (!strcmp(argv[i], "--matrix") && i + 1 < argc)
-            matrix_full = !strcmp(argv[++i], "full");
-        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--big-every") && i + 1 < argc)
-            big_every = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = (unsigned)strtoul(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--error") && i + 1 < argc)
-            err = argv[++i];
-        else if (!strcmp(argv[i], "--verbose"))
+/* parses argv[*i..] into g (and the globals the options set, each first
+ * back at its default) up to the next --then, which it passes over */
+static void parse_group(int argc, char **argv, int *i, struct group *g)
+{
+    g->algos = "auto";
+    g->ops = "all";
+    g->counts = "1,7,300000";
+    g->modes = "blocking";
+    g->mems = "reg";
+    g->disps = "compact";
+    g->err = NULL;
+    topo_spec = "ring";
+    matrix_full = 0;
+    rounds = 3;
+    big_every = 3;
+    seed = 1;
+    verbose = 0;
+    overlap = 0;
+    for (; *i < argc && strcmp(argv[*i], "--then"); (*i)++) {
+        int j = *i;
+
+        if (!strcmp(argv[j], "--topo") && j + 1 < argc)
+            topo_spec = argv[++*i];
+        else if (!strcmp(argv[j], "--algos") && j + 1 < argc)
+            g->algos = argv[++*i];
+        else if (!strcmp(argv[j], "--ops") && j + 1 < argc)
+            g->ops = argv[++*i];
+        else if (!strcmp(argv[j], "--counts") && j + 1 < argc)
+            g->counts = argv[++*i];
+        else if (!strcmp(argv[j], "--modes") && j + 1 < argc)
+            g->modes = argv[++*i];
+        else if (!strcmp(argv[j], "--mem") && j + 1 < argc)
+            g->mems = argv[++*i];
+        else if (!strcmp(argv[j], "--disps") && j + 1 < argc)
+            g->disps = argv[++*i];
+        else if (!strcmp(argv[j], "--matrix") && j + 1 < argc)
+            matrix_full = !strcmp(argv[++*i], "full");
+        else if (!strcmp(argv[j], "--rounds") && j + 1 < argc)
+            rounds = atoi(argv[++*i]);
+        else if (!strcmp(argv[j], "--big-every") && j + 1 < argc)
+            big_every = atoi(argv[++*i]);
+        else if (!strcmp(argv[j], "--seed") && j + 1 < argc)
+            seed = (unsigned)strtoul(argv[++*i], NULL, 0);
+        else if (!strcmp(argv[j], "--error") && j + 1 < argc)
+            g->err = argv[++*i];
+        else if (!strcmp(argv[j], "--verbose"))
             verbose = 1;
-        else if (!strcmp(argv[i], "--overlap"))
+        else if (!strcmp(argv[j], "--overlap"))
             overlap = 1;
         else {
-            fprintf(stderr, "usage: see the head of coll_check.c (%s)\n", argv[i]);
-            return 2;
+            fprintf(stderr, "usage: see the head of coll_check.c (%s)\n", argv[j]);
+            exit(2);
         }
     }
+    if (*i < argc)
+        (*i)++;   /* --then */
+}
+
+/* the group's cases on a topology of its own, from the state a job
+ * starts in; the number of wrong cases */
+static int run_group(const struct group *g)
+{
+    long counts[16];
+    int i, ncounts, errs;
+    double t0 = iu_now();
+
+    checked = wrong = 0;
+    iter = 0;
+    printed = 0;
+    nplan = nmodes = nmems = 0;
+    memset(rot, 0, sizeof(rot));
+    memset(bigseen, 0, sizeof(bigseen));
+    memset(bigovl, 0, sizeof(bigovl));
     if (rounds < 1 || big_every < 1) {
         fprintf(stderr, "--rounds and --big-every take a positive number\n");
-        return 2;
+        exit(2);
     }
-    if (!strcmp(algos, "all"))
-        algos = "auto,topo,generic";
-    if (!strcmp(modes_s, "all"))
-        modes_s = "blocking,nonblocking,persistent";
-    if (!strcmp(mems_s, "all"))
-        mems_s = "reg,unreg";
     for (i = 0; i < 3; i++)
-        if (has_word(modes_s, mode_names[i]))
+        if (has_word(!strcmp(g->modes, "all") ? "blocking,nonblocking,persistent" : g->modes,
+                     mode_names[i]))
             modes[nmodes++] = i;
     for (i = 0; i < 2; i++)
-        if (has_word(mems_s, mem_names[i]))
+        if (has_word(!strcmp(g->mems, "all") ? "reg,unreg" : g->mems, mem_names[i]))
             mems[nmems++] = i;
-    ncounts = parse_list(counts_s, counts, 16);
+    ncounts = parse_list(g->counts, counts, 16);
     if (!nmodes || !nmems || !ncounts) {
         fprintf(stderr, "--modes, --mem and --counts need at least one entry\n");
-        return 2;
+        exit(2);
     }
+    topo_setup();
+    build_plan(g->ops, counts, ncounts, g->disps);
+    errs = run_plan(!strcmp(g->algos, "all") ? "auto,topo,generic" : g->algos);
+    CHECK(rtopo_topo_free(T));
+    T = NULL;
+    printf("rank %d: %s: %ld checks, %ld wrong, %.2f s\n", rank, topo_spec, checked, wrong,
+           iu_now() - t0);
+    return errs || wrong;
+}
+
+int main(int argc, char **argv)
+{
+    struct group g;
+    int i = 1, st, fails = 0, first = 1;
+
     CHECK(rtopo_init(NULL, &ctx));
     rank = rtopo_rank(ctx);
     size = rtopo_size(ctx);
-    topo_setup();
-    if (err) {
-        run_error(err);
-        rtopo_topo_free(T);
-        i = rtopo_finalize(ctx);
-        (void)i;
-        return 0;
+    while (first || i < argc) {
+        parse_group(argc, argv, &i, &g);
+        if (g.err) {
+            if (!first || i < argc) {
+                fprintf(stderr, "--error takes one group of options, no --then\n");
+                exit(2);
+            }
+            topo_setup();
+            run_error(g.err);
+            rtopo_topo_free(T);
+            st = rtopo_finalize(ctx);
+            (void)st;
+            return 0;
+        }
+        fails += run_group(&g);
+        first = 0;
     }
-    build_plan(ops, counts, ncounts, disps);
-    errs = run_plan(algos);
-    CHECK(rtopo_topo_free(T));
     CHECK(rtopo_finalize(ctx));
     free(plan);
-    printf("rank %d: %s: %ld checks, %ld wrong, %.2f s\n", rank, topo_spec, checked, wrong,
-           iu_now() - t0);
-    return errs || wrong ? 1 : 0;
+    return fails ? 1 : 0;
 }
