@@ -49,7 +49,7 @@ coll() {
     fi
     case " $ranks " in *" $n "*) ;; *) return 0 ;; esac
     if [ -n "$TOPOS" ]; then
-        kept= group=
+        kept='' group=''
         for a in "$@" --then; do
             if [ "$a" = --then ]; then
                 topo=$(echo " $group " | sed -n 's/.* --topo \([^ ]*\) .*/\1/p')
