@@ -292,7 +292,9 @@ typedef struct rtopo__acc {
     uint32_t step;
     uint32_t node;
     uint64_t off, len;
-    uint32_t pw;       /* a write: the last write before it (inference) */
+    uint32_t pw;       /* sorted: its place in the bucket before (the put
+                        * order, node order); then the last write before it
+                        * in the bucket (UINT32_MAX: none) */
     uint8_t phase;     /* 0 send, 1 recv, 2 local */
     uint8_t write;
     uint8_t buf;
@@ -387,6 +389,36 @@ RTOPO__MSORT(rtopo__key_sort, uint64_t, RTOPO__KEY_LT)
 /* n accesses by rtopo__acc_cmp, stable */
 #define RTOPO__ACC_LT(x, y) (rtopo__acc_cmp((x), (y)) < 0)
 RTOPO__MSORT(rtopo__acc_sort, rtopo__acc_t, RTOPO__ACC_LT)
+
+/* One rank's n accesses, in the order they were put (node order), sorted
+ * by rtopo__acc_cmp; each one's pw: its place before.  As 64-bit keys
+ * (buf, step, phase and the place: 8, 32, 2 and 22 bits; the place keeps
+ * the node order among equal keys, as the stable sort does) sorted in key
+ * (room for 2 * n), the accesses moved once through tmp (room for n); a
+ * rank of more accesses than the place holds sorts them as they are. */
+#define RTOPO__AT_BITS 22
+static void rtopo__acc_order(rtopo__acc_t *a, size_t n, uint64_t *key, rtopo__acc_t *tmp)
+{
+    size_t i;
+
+    if (n > ((size_t)1 << RTOPO__AT_BITS)) {
+        for (i = 0; i < n; i++)
+            a[i].pw = (uint32_t)i;
+        rtopo__acc_sort(a, n, tmp);
+        return;
+    }
+    for (i = 0; i < n; i++)
+        key[i] = (uint64_t)a[i].buf << 56 | (uint64_t)a[i].step << 24 |
+                 (uint64_t)a[i].phase << RTOPO__AT_BITS | i;
+    rtopo__key_sort(key, n, key + n);
+    for (i = 0; i < n; i++) {
+        uint32_t at = (uint32_t)(key[i] & (((uint64_t)1 << RTOPO__AT_BITS) - 1));
+
+        tmp[i] = a[at];
+        tmp[i].pw = at;
+    }
+    memcpy(a, tmp, n * sizeof(*a));
+}
 
 /* Where rtopo__acc_put puts the accesses: with a NULL it counts them in
  * cnt[rank + 1]; else it puts those of ranks r0..r1 - 1 at a[cnt[rank]++].
@@ -571,12 +603,12 @@ static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, s
 }
 
 /* The accesses of ranks r0..r1 - 1 bucketed by rank, each bucket in key
- * order: a[pos[r]..pos[r + 1]) are rank r's (pos[r0] = 0); num from
- * rtopo__acc_count; tmp has room for the largest bucket; map and ci as in
- * rtopo__accs_t (map NULL: none). */
+ * order (rtopo__acc_order): a[pos[r]..pos[r + 1]) are rank r's (pos[r0] =
+ * 0); num from rtopo__acc_count; tmp has room for the largest bucket, key
+ * for twice it; map and ci as in rtopo__accs_t (map NULL: none). */
 static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *num, int r0,
                              int r1, const uint8_t *map, uint8_t ci, size_t *pos,
-                             rtopo__acc_t *a, rtopo__acc_t *tmp)
+                             rtopo__acc_t *a, rtopo__acc_t *tmp, uint64_t *key)
 {
     rtopo__accs_t c = { pos, a, r0, r1, map, ci };
     int r;
@@ -591,7 +623,7 @@ static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *nu
         pos[r] = pos[r - 1];
     pos[r0] = 0;
     for (r = r0; r < r1; r++)
-        rtopo__acc_sort(a + pos[r], pos[r + 1] - pos[r], tmp);
+        rtopo__acc_order(a + pos[r], pos[r + 1] - pos[r], key, tmp);
 }
 
 /* room for `more` entries in a growing edge array */
@@ -639,6 +671,99 @@ static size_t rtopo__edges_merge(rtopo__dep_t *out, rtopo__dep_t *const *ra, siz
 
 #define RTOPO__NONE SIZE_MAX
 
+/* The edges into y = a[j] from the accesses before it to its buffer,
+ * a[b..j) of one rank's bucket a (pw: the last write before each),
+ * appended at (*ne)[*nn] (none with emit 0).  Latest first: a write that
+ * covers all of y's range is itself ordered after every earlier access
+ * that overlaps y, so the scan stops there (no transitive edges); a read
+ * meets the writes alone.  A write's scan passes over the ranges apart
+ * from its own in a tight loop.  1 (*xc: the other's index) for two
+ * RECV writes of one step to overlapping bytes. */
+static inline int rtopo__acc_scan(const rtopo__acc_t *a, size_t b, size_t j, int32_t rank,
+                                  rtopo__dep_t **ne, size_t *nn, size_t *ncap, int emit,
+                                  size_t *xc)
+{
+    const rtopo__acc_t *y = &a[j];
+    int wr = y->write, st;
+    uint64_t yo = y->off, ye = y->off + y->len;
+    size_t i;
+
+    for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : y->pw == UINT32_MAX ? RTOPO__NONE : y->pw;
+         i != RTOPO__NONE;
+         i = wr ? (i > b ? i - 1 : RTOPO__NONE) :
+             a[i].pw == UINT32_MAX ? RTOPO__NONE : a[i].pw) {
+        const rtopo__acc_t *x;
+        int kind;
+
+        if (wr) {
+            while (i > b && (a[i].off >= ye || yo >= a[i].off + a[i].len))
+                i--;
+            if (a[i].off >= ye || yo >= a[i].off + a[i].len)
+                break;
+        }
+        x = &a[i];
+        if (x->node == y->node || !(x->write || wr) || x->off >= ye || yo >= x->off + x->len)
+            continue;
+        if (x->step == y->step && x->phase == 1 && y->phase == 1) {
+            *xc = i;
+            return 1;
+        }
+        if (!emit)
+            continue;
+        kind = x->write && wr ? RTOPO__DEP_WAW : x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
+        if (*nn == *ncap && (st = rtopo__edges_room(ne, nn, ncap, 1)))
+            return st;
+        (*ne)[(*nn)++] = (rtopo__dep_t){ rank, x->node, y->node, (uint32_t)kind };
+        if (x->write && x->off <= y->off && x->off + x->len >= ye)
+            break;
+    }
+    return RTOPO_OK;
+}
+
+/* The error for the first two RECV writes of one step to overlapping
+ * bytes of rank's buffer, in the order of the rank's n accesses a (those
+ * into nodes as rtopo__deps_infer_into's xlo, xhi and klo) */
+static int rtopo__acc_conflicts(const rtopo__acc_t *a, size_t n, uint32_t xlo, uint32_t xhi,
+                                uint32_t klo, int rank)
+{
+    size_t b, e, j, xc = 0;
+
+    for (b = 0; b < n; b = e) {
+        for (e = b; e < n && a[e].buf == a[b].buf; e++)
+            ;
+        for (j = b; j < e; j++) {
+            const rtopo__acc_t *x, *y = &a[j];
+
+            if ((y->node < xlo || y->node >= xhi) && y->node < klo)
+                continue;
+            if (rtopo__acc_scan(a, b, j, rank, NULL, NULL, NULL, 0, &xc) != 1)
+                continue;
+            x = &a[xc];
+            return rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both write rank %d's "
+                                "buffer %u at offset %llu in step %u: order them by steps",
+                                x->node, y->node, rank, y->buf, (unsigned long long)
+                                (x->off > y->off ? x->off : y->off), y->step);
+        }
+    }
+    return rtopo__error(RTOPO_ERR_INVAL, "rank %d: two transfers write one range in a step",
+                        rank);
+}
+
+/* n edges of one node on one rank (one succ) by (pred, kind) */
+static void rtopo__edges_pred_sort(rtopo__dep_t *e, size_t n)
+{
+    size_t i, j;
+
+    for (i = 1; i < n; i++) {
+        rtopo__dep_t v = e[i];
+
+        for (j = i; j > 0 && (v.pred < e[j - 1].pred ||
+                              (v.pred == e[j - 1].pred && v.kind < e[j - 1].kind)); j--)
+            e[j] = e[j - 1];
+        e[j] = v;
+    }
+}
+
 /* The edges into the nodes of a later phase (transfers xlo..xhi - 1 and
  * kernels from node klo; all: 0, nxfers, nxfers) added to s's, as
  * rtopo__sched_deps_infer (which infers them all).  With a sink, s is
@@ -652,7 +777,11 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
            w, r, rb[RTOPO__RUNS_MAX + 1], re[RTOPO__RUNS_MAX + 1], n0 = s->ndeps, big = 0,
            tot = 0, pbig = 0, ptot = 0, room;
     rtopo__dep_t *ne = NULL, *out = NULL, *ra[RTOPO__RUNS_MAX + 1];
+    rtopo__acc_t *a;
     uint8_t *ch = NULL, *map = NULL;
+    uint64_t *key = NULL;
+    uint32_t *inv = NULL, gnode;
+    size_t gb[256], n, g;
     int st, k = 0, c0, c1, p = s->topo.p;
 
     /* The accesses, a chunk of ranks at a time: a 32nd of them at most
@@ -668,13 +797,15 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         big = pbig > big ? pbig : big;
     acc = malloc((room + 1) * sizeof(*acc));
     tmp = malloc((big + 1) * sizeof(*tmp));
+    key = malloc(2 * (big + 1) * sizeof(*key));
+    inv = malloc((big + 1) * sizeof(*inv));
     rtopo__sched_big(acc, (room + 1) * sizeof(*acc));
     cnt = malloc(((size_t)p + 2) * sizeof(*cnt));
     if (pnum) {
         pacc = malloc((ptot + 1) * sizeof(*pacc));
         pcnt = malloc(((size_t)p + 2) * sizeof(*pcnt));
     }
-    if (!acc || !tmp || !cnt || (pnum && (!pacc || !pcnt))) {
+    if (!acc || !tmp || !key || !inv || !cnt || (pnum && (!pacc || !pcnt))) {
         st = rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %u nodes",
                           s->nxfers + s->nkerns);
         goto out;
@@ -694,7 +825,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         k = 0;
     }
     if (pnum && p)
-        rtopo__acc_chunk(s, 1, pnum, 0, p, NULL, 0, pcnt, pacc, tmp);
+        rtopo__acc_chunk(s, 1, pnum, 0, p, NULL, 0, pcnt, pacc, tmp, key);
     /* the new edges, rank by rank, each rank's sorted and without repeats */
     for (c0 = 0, c1 = 0, r = 0; r < (size_t)p; r++) {
         size_t r0 = nn;
@@ -702,66 +833,82 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         if ((int)r == c1) {
             for (c0 = c1, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++)
                 j += num[c1 + 1];
-            rtopo__acc_chunk(s, 0, num, c0, c1, map, map ? ch[c0] : 0, cnt, acc, tmp);
+            rtopo__acc_chunk(s, 0, num, c0, c1, map, map ? ch[c0] : 0, cnt, acc, tmp, key);
         }
 
-        /* b..e: the rank's accesses to one buffer; lw: the last write
-         * before j; b + pw of write i: the last one before it */
-        for (b = cnt[r]; b < cnt[r + 1]; b = e) {
-            size_t lw = RTOPO__NONE;
+        /* The rank's accesses to each buffer (from gb[buf]): each one's
+         * pw becomes the last write before it there, after its place in
+         * the put order gave inv (inv[place] = where it is now) */
+        a = acc + cnt[r];
+        n = cnt[r + 1] - cnt[r];
+        for (b = 0; b < n; b = e) {
+            uint32_t lw = UINT32_MAX;
 
-            for (e = b; e < cnt[r + 1] && acc[e].buf == acc[b].buf; e++)
-                ;
-            for (j = b; j < e; j++) {
-                rtopo__acc_t *y = &acc[j];
-                int wr = y->write;
-                uint64_t yo = y->off, ye = y->off + y->len;
-
-                if (wr) {
-                    y->pw = lw == RTOPO__NONE ? UINT32_MAX : (uint32_t)(lw - b);
-                    lw = j;
-                }
-                if ((y->node < xlo || y->node >= xhi) && y->node < klo)
-                    continue;
-                /* latest first: a write that covers all of y's range is
-                 * itself ordered after every earlier access that
-                 * overlaps y, so the scan stops there (no transitive
-                 * edges); a read meets the writes alone.  A write's scan
-                 * passes over the ranges apart from its own in a tight
-                 * loop. */
-                for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : lw; i != RTOPO__NONE;
-                     i = wr ? (i > b ? i - 1 : RTOPO__NONE) :
-                         acc[i].pw == UINT32_MAX ? RTOPO__NONE : b + acc[i].pw) {
-                    const rtopo__acc_t *x;
-                    int kind;
-
-                    if (wr) {
-                        while (i > b && (acc[i].off >= ye || yo >= acc[i].off + acc[i].len))
-                            i--;
-                        if (acc[i].off >= ye || yo >= acc[i].off + acc[i].len)
-                            break;
-                    }
-                    x = &acc[i];
-                    if (x->node == y->node || !(x->write || wr) ||
-                        x->off >= y->off + y->len || y->off >= x->off + x->len)
-                        continue;
-                    if (x->step == y->step && x->phase == 1 && y->phase == 1) {
-                        st = rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both "
-                                          "write rank %d's buffer %u at offset %llu in "
-                                          "step %u: order them by steps", x->node,
-                                          y->node, (int)r, y->buf, (unsigned long long)
-                                          (x->off > y->off ? x->off : y->off), y->step);
-                        goto out;
-                    }
-                    kind = x->write && wr ? RTOPO__DEP_WAW :
-                           x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
-                    if ((st = rtopo__edges_room(&ne, &nn, &ncap, 1)))
-                        goto out;
-                    ne[nn++] = (rtopo__dep_t){ (int32_t)r, x->node, y->node, (uint32_t)kind };
-                    if (x->write && x->off <= y->off && x->off + x->len >= y->off + y->len)
-                        break;
-                }
+            gb[a[b].buf] = b;
+            for (e = b; e < n && a[e].buf == a[b].buf; e++) {
+                inv[a[e].pw] = (uint32_t)e;
+                a[e].pw = lw;
+                if (a[e].write)
+                    lw = (uint32_t)e;
             }
+        }
+        /* The edges into each node of the rank, in node order (the order
+         * the accesses were put in), each node's sorted by (pred, kind)
+         * and without repeats: the rank's in rtopo__dep_cmp's order, as
+         * they come */
+        for (j = 0, g = nn, gnode = UINT32_MAX; j <= n; j++) {
+            const rtopo__acc_t *y = j < n ? &a[inv[j]] : NULL;
+            size_t xc;
+
+            if (y && ((y->node < xlo || y->node >= xhi) && y->node < klo))
+                continue;
+            if ((!y || y->node != gnode) && nn - g > 1) {
+                if (nn - g <= 32) {
+                    rtopo__edges_pred_sort(ne + g, nn - g);
+                } else {
+                    /* as keys (pred, kind) in the room past the edges
+                     * (two keys to an edge: the sort's scratch too) */
+                    uint64_t *gk;
+
+                    if ((st = rtopo__edges_room(&ne, &nn, &ncap, nn - g)))
+                        goto out;
+                    gk = (uint64_t *)(void *)(ne + nn);
+                    for (i = g; i < nn; i++)
+                        gk[i - g] = (uint64_t)ne[i].pred << 2 | ne[i].kind;
+                    rtopo__key_sort(gk, nn - g, gk + (nn - g));
+                    for (i = g; i < nn; i++) {
+                        ne[i].pred = (uint32_t)(gk[i - g] >> 2);
+                        ne[i].kind = (uint32_t)(gk[i - g] & 3);
+                    }
+                }
+                for (i = g + 1, w = g + 1; i < nn; i++)
+                    if (ne[i].pred != ne[w - 1].pred || ne[i].kind != ne[w - 1].kind)
+                        ne[w++] = ne[i];
+                nn = w;
+            }
+            if (!y)
+                break;
+            if (y->node != gnode) {
+                g = nn;
+                gnode = y->node;
+            }
+            e = nn;
+            st = rtopo__acc_scan(a, gb[y->buf], inv[j], (int32_t)r, &ne, &nn, &ncap, 1, &xc);
+            /* latest first: reversed, the preds mostly rise */
+            for (i = e, w = nn; i + 1 < w; i++, w--) {
+                rtopo__dep_t t = ne[i];
+
+                ne[i] = ne[w - 1];
+                ne[w - 1] = t;
+            }
+            if (st == 1) {
+                /* the first such pair in the order of the accesses (the
+                 * one named whichever way the edges are made) */
+                st = rtopo__acc_conflicts(a, n, xlo, xhi, klo, (int)r);
+                goto out;
+            }
+            if (st)
+                goto out;
         }
         /* SEND parts of the rank, in (step, node) order */
         for (j = pacc ? pcnt[r] + 1 : 0; pacc && j < pcnt[r + 1]; j++) {
@@ -770,8 +917,9 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
             ne[nn++] = (rtopo__dep_t){ (int32_t)r, pacc[j - 1].node, pacc[j].node,
                                        RTOPO__DEP_PORT };
         }
-        if (nn - r0 > 1) {
-            /* the sort's room past the rank's edges */
+        if (pacc && nn - r0 > 1) {
+            /* the rank's PORT edges join its others: sorted again (in
+             * the sort's room past the rank's edges) */
             if ((st = rtopo__edges_room(&ne, &nn, &ncap, nn - r0)))
                 goto out;
             if ((uint64_t)s->nxfers + s->nkerns <= ((uint64_t)1 << 31)) {
@@ -809,8 +957,12 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     free(pacc);
     free(tmp);
     free(map);
+    free(key);
+    free(inv);
     acc = pacc = tmp = NULL;
     map = NULL;
+    key = NULL;
+    inv = NULL;
     /* with the edges already there: one edge per (rank, pred, succ, kind),
      * in that order.  Those are sorted runs (phases joined, edges added),
      * merged, or sorted when they are many. */
@@ -904,6 +1056,8 @@ out:
     free(acc);
     free(pacc);
     free(tmp);
+    free(key);
+    free(inv);
     free(num);
     free(pnum);
     free(cnt);
