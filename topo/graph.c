@@ -291,7 +291,7 @@ int rtopo__sched_set_tmp(rtopo__sched_t *s, const uint64_t *tmp_rank)
 typedef struct rtopo__acc {
     uint32_t step;
     uint32_t node;
-    uint64_t off, len;
+    uint64_t off, end;  /* its bytes: off..end - 1 */
     uint32_t pw;       /* sorted: its place in the bucket before (the put
                         * order, node order); then the last write before it
                         * in the bucket (UINT32_MAX: none) */
@@ -422,40 +422,29 @@ static void rtopo__acc_order(rtopo__acc_t *a, size_t n, uint64_t *key, rtopo__ac
 
 /* Where rtopo__acc_put puts the accesses: with a NULL it counts them in
  * cnt[rank + 1]; else it puts those of ranks r0..r1 - 1 at a[cnt[rank]++].
- * map, when not NULL (rtopo__acc_map): the chunk of each node's ranks,
- * read instead of the node for those of no rank of chunk ci. */
+ * map, when not NULL: the chunk of each node's ranks, read instead of the
+ * node for those of no rank of chunk ci.  bmap, counting: where the map is
+ * made, the block of each node's ranks (rtopo__acc_blk). */
 typedef struct rtopo__accs {
     size_t *cnt;
     rtopo__acc_t *a;
     int r0, r1;
     const uint8_t *map;
     uint8_t ci;
+    uint8_t *bmap;
+    int bshift;
 } rtopo__accs_t;
 
-/* The chunks' map: a byte per kernel (the chunk of its rank), two per
- * transfer (of its source, of its destination), kernels first at
- * map[2 * nxfers]; ch[r]: rank r's chunk (below 255).  NULL without the
- * memory. */
-static uint8_t *rtopo__acc_map(const rtopo__sched_t *s, const uint8_t *ch)
+/* The map: a byte per kernel, two per transfer (its source's, its
+ * destination's), kernels first at map[2 * nxfers].  The count's walk
+ * over the nodes puts the block of each rank there (rank >> bshift, at
+ * most RTOPO__BLKS of them; 255 for a rank out of range, a node with no
+ * access: the count found the others), the chunks are whole blocks, and
+ * the map then holds each block's chunk: no walk of its own. */
+#define RTOPO__BLKS 254
+static inline uint8_t rtopo__acc_blk(const rtopo__accs_t *c, int32_t r, int p)
 {
-    uint8_t *map = malloc(2 * (size_t)s->nxfers + (size_t)s->nkerns + 1), *km;
-    uint32_t i;
-    int p = s->topo.p;
-
-    /* a rank out of range (a node with no access: the count found the
-     * others) is in no chunk: 255 */
-#define RTOPO__CHUNK_OF(r) ((r) >= 0 && (r) < p ? ch[r] : 255)
-    if (!map)
-        return NULL;
-    for (i = 0; i < s->nxfers; i++) {
-        map[2 * i] = RTOPO__CHUNK_OF(s->xfers[i].src);
-        map[2 * i + 1] = RTOPO__CHUNK_OF(s->xfers[i].dst);
-    }
-    km = map + 2 * (size_t)s->nxfers;
-    for (i = 0; i < s->nkerns; i++)
-        km[i] = RTOPO__CHUNK_OF(s->kerns[i].rank);
-#undef RTOPO__CHUNK_OF
-    return map;
+    return r >= 0 && r < p ? (uint8_t)(r >> c->bshift) : 255;
 }
 
 /* One access of a node on rank (none of length 0; in a share, own = r +
@@ -481,7 +470,7 @@ static int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank, u
     e->step = step;
     e->node = node;
     e->off = off;
-    e->len = len;
+    e->end = off + len;
     e->phase = (uint8_t)phase;
     e->write = (uint8_t)write;
     e->buf = (uint8_t)buf;
@@ -516,6 +505,10 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     for (id = 0; id < s->nxfers && !st; id++) {
         const rtopo__xfer_t *x;
 
+        if (c->bmap) {
+            c->bmap[2 * (size_t)id] = rtopo__acc_blk(c, s->xfers[id].src, s->topo.p);
+            c->bmap[2 * (size_t)id + 1] = rtopo__acc_blk(c, s->xfers[id].dst, s->topo.p);
+        }
         if (c->map) {
             /* four transfers at a time while none is the chunk's */
             while (id + 4 <= s->nxfers && !rtopo__has_byte(c->map + 2 * (size_t)id, c->ci))
@@ -548,6 +541,8 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
         uint64_t slen;
         int rd;
 
+        if (c->bmap)
+            c->bmap[2 * (size_t)s->nxfers + i] = rtopo__acc_blk(c, s->kerns[i].rank, s->topo.p);
         if (c->map) {
             const uint8_t *km = c->map + 2 * (size_t)s->nxfers;
 
@@ -577,11 +572,12 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
 }
 
 /* How many accesses each rank has: num[r + 1] (p + 2 entries, allocated);
- * the most of one rank in *big_p, all in *tot_p. */
+ * the most of one rank in *big_p, all in *tot_p.  bmap, when not NULL:
+ * the blocks of the nodes' ranks (rtopo__accs_t). */
 static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, size_t *big_p,
-                            size_t *tot_p)
+                            size_t *tot_p, uint8_t *bmap, int bshift)
 {
-    rtopo__accs_t c = { NULL, NULL, 0, s->topo.p, NULL, 0 };
+    rtopo__accs_t c = { NULL, NULL, 0, s->topo.p, NULL, 0, bmap, bshift };
     size_t r, big = 0, tot = 0;
     int st;
 
@@ -610,7 +606,7 @@ static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *nu
                              int r1, const uint8_t *map, uint8_t ci, size_t *pos,
                              rtopo__acc_t *a, rtopo__acc_t *tmp, uint64_t *key)
 {
-    rtopo__accs_t c = { pos, a, r0, r1, map, ci };
+    rtopo__accs_t c = { pos, a, r0, r1, map, ci, NULL, 0 };
     int r;
 
     pos[r0] = 0;
@@ -685,7 +681,7 @@ static inline int rtopo__acc_scan(const rtopo__acc_t *a, size_t b, size_t j, int
 {
     const rtopo__acc_t *y = &a[j];
     int wr = y->write, st;
-    uint64_t yo = y->off, ye = y->off + y->len;
+    uint64_t yo = y->off, ye = y->end;
     size_t i;
 
     for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : y->pw == UINT32_MAX ? RTOPO__NONE : y->pw;
@@ -696,13 +692,13 @@ static inline int rtopo__acc_scan(const rtopo__acc_t *a, size_t b, size_t j, int
         int kind;
 
         if (wr) {
-            while (i > b && (a[i].off >= ye || yo >= a[i].off + a[i].len))
+            while (i > b && (a[i].off >= ye || yo >= a[i].end))
                 i--;
-            if (a[i].off >= ye || yo >= a[i].off + a[i].len)
+            if (a[i].off >= ye || yo >= a[i].end)
                 break;
         }
         x = &a[i];
-        if (x->node == y->node || !(x->write || wr) || x->off >= ye || yo >= x->off + x->len)
+        if (x->node == y->node || !(x->write || wr) || x->off >= ye || yo >= x->end)
             continue;
         if (x->step == y->step && x->phase == 1 && y->phase == 1) {
             *xc = i;
@@ -714,7 +710,7 @@ static inline int rtopo__acc_scan(const rtopo__acc_t *a, size_t b, size_t j, int
         if (*nn == *ncap && (st = rtopo__edges_room(ne, nn, ncap, 1)))
             return st;
         (*ne)[(*nn)++] = (rtopo__dep_t){ rank, x->node, y->node, (uint32_t)kind };
-        if (x->write && x->off <= y->off && x->off + x->len >= ye)
+        if (x->write && x->off <= yo && x->end >= ye)
             break;
     }
     return RTOPO_OK;
@@ -778,21 +774,47 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
            tot = 0, pbig = 0, ptot = 0, room;
     rtopo__dep_t *ne = NULL, *out = NULL, *ra[RTOPO__RUNS_MAX + 1];
     rtopo__acc_t *a;
-    uint8_t *ch = NULL, *map = NULL;
+    uint8_t *map = NULL, lut[256];
     uint64_t *key = NULL;
     uint32_t *inv = NULL, gnode;
-    size_t gb[256], n, g;
-    int st, k = 0, c0, c1, p = s->topo.p;
+    size_t gb[256], n, g, btot[RTOPO__BLKS + 1], nb;
+    int st, k = 0, c0, c1, p = s->topo.p, bshift, cr[RTOPO__BLKS + 2], nch, ci = 0;
 
     /* The accesses, a chunk of ranks at a time: a 32nd of them at most
      * (2^20 and one rank's at least; the passes of the chunks read the
      * map below, not the nodes), bucketed by rank; the sends for PORT all
      * at once */
-    if ((st = rtopo__acc_count(s, 0, &num, &big, &tot)) ||
-        ((flags & RTOPO__DEPS_PORT) && (st = rtopo__acc_count(s, 1, &pnum, &pbig, &ptot))))
+    for (bshift = 0; p > 0 && ((p - 1) >> bshift) >= RTOPO__BLKS; bshift++)
+        ;
+    /* (one chunk for sure where every node's two accesses fit in the
+     * least room below: no map) */
+    map = p > 1 && 2 * ((uint64_t)s->nxfers + s->nkerns) > ((uint64_t)1 << 20) ?
+          malloc(2 * (size_t)s->nxfers + (size_t)s->nkerns + 1) : NULL;
+    if ((st = rtopo__acc_count(s, 0, &num, &big, &tot, map, bshift)) ||
+        ((flags & RTOPO__DEPS_PORT) &&
+         (st = rtopo__acc_count(s, 1, &pnum, &pbig, &ptot, NULL, 0))))
         goto out;
     room = tot / 32 > ((size_t)1 << 20) ? tot / 32 : (size_t)1 << 20;
     room = room < big ? big : room > tot ? tot : room;
+    /* the chunks of ranks the loop below takes: whole blocks, as many as
+     * fit in room (one at least: room holds the largest) */
+    for (i = 0, j = 0; i < (size_t)p; i = e) {
+        e = i + ((size_t)1 << bshift) < (size_t)p ? i + ((size_t)1 << bshift) : (size_t)p;
+        for (b = i, w = 0; b < e; b++)
+            w += num[b + 1];
+        btot[j++] = w;
+        room = w > room ? w : room;
+    }
+    for (nb = j, i = 0, k = 0; i < nb; k++) {
+        cr[k] = (int)(i << bshift);
+        for (w = 0, j = i; j < nb && (j == i || w + btot[j] <= room); j++) {
+            w += btot[j];
+            lut[j] = (uint8_t)k;
+        }
+        i = j;
+    }
+    cr[k] = p;
+    nch = k;
     if (pnum)
         big = pbig > big ? pbig : big;
     acc = malloc((room + 1) * sizeof(*acc));
@@ -810,20 +832,21 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                           s->nxfers + s->nkerns);
         goto out;
     }
-    /* the chunks of ranks the loop below takes, when more than one: each
-     * chunk's pass reads a byte of the map for the nodes of none of its
-     * ranks, not the node (the same accesses; without the memory for the
-     * map, the nodes) */
-    if (tot > room && (ch = malloc((size_t)p + 1))) {
-        for (c0 = 0, k = 0; c0 < p && k < 255; c0 = c1, k++)
-            for (c1 = c0, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++) {
-                j += num[c1 + 1];
-                ch[c1] = (uint8_t)k;
-            }
-        if (c0 == p && k > 1)
-            map = rtopo__acc_map(s, ch);
-        k = 0;
+    /* more than one chunk: each chunk's pass reads a byte of the map for
+     * the nodes of none of its ranks, not the node (the same accesses;
+     * without the memory for the map, the nodes); the map's blocks become
+     * their chunks */
+    if (nch > 1 && map) {
+        size_t nm = 2 * (size_t)s->nxfers + (size_t)s->nkerns;
+
+        lut[255] = 255;
+        for (i = 0; i < nm; i++)
+            map[i] = lut[map[i]];
+    } else {
+        free(map);
+        map = NULL;
     }
+    k = 0;
     if (pnum && p)
         rtopo__acc_chunk(s, 1, pnum, 0, p, NULL, 0, pcnt, pacc, tmp, key);
     /* the new edges, rank by rank, each rank's sorted and without repeats */
@@ -831,9 +854,10 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         size_t r0 = nn;
 
         if ((int)r == c1) {
-            for (c0 = c1, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++)
-                j += num[c1 + 1];
-            rtopo__acc_chunk(s, 0, num, c0, c1, map, map ? ch[c0] : 0, cnt, acc, tmp, key);
+            c0 = cr[ci];
+            c1 = cr[ci + 1];
+            rtopo__acc_chunk(s, 0, num, c0, c1, map, (uint8_t)ci, cnt, acc, tmp, key);
+            ci++;
         }
 
         /* The rank's accesses to each buffer (from gb[buf]): each one's
@@ -1052,7 +1076,6 @@ out:
     free(out);
     free(ne);
     free(map);
-    free(ch);
     free(acc);
     free(pacc);
     free(tmp);
