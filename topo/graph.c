@@ -449,9 +449,9 @@ static inline uint8_t rtopo__acc_blk(const rtopo__accs_t *c, int32_t r, int p)
 
 /* One access of a node on rank (none of length 0; in a share, own = r +
  * 1, only rank r's).  RTOPO_ERR_INVAL for a rank out of range. */
-static int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank, uint32_t step,
-                          int phase, int write, int buf, uint32_t node, uint64_t off,
-                          uint64_t len)
+static inline int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank,
+                                 uint32_t step, int phase, int write, int buf, uint32_t node,
+                                 uint64_t off, uint64_t len)
 {
     rtopo__acc_t *e;
 
