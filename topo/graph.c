@@ -390,22 +390,24 @@ RTOPO__MSORT(rtopo__key_sort, uint64_t, RTOPO__KEY_LT)
 #define RTOPO__ACC_LT(x, y) (rtopo__acc_cmp((x), (y)) < 0)
 RTOPO__MSORT(rtopo__acc_sort, rtopo__acc_t, RTOPO__ACC_LT)
 
-/* One rank's n accesses, in the order they were put (node order), sorted
- * by rtopo__acc_cmp; each one's pw: its place before.  As 64-bit keys
+/* One rank's n accesses a, in the order they were put (node order),
+ * sorted by rtopo__acc_cmp into out (room for n), or in a itself: the
+ * sorted ones returned; each one's pw: its place before.  As 64-bit keys
  * (buf, step, phase and the place: 8, 32, 2 and 22 bits; the place keeps
  * the node order among equal keys, as the stable sort does) sorted in key
- * (room for 2 * n), the accesses moved once through tmp (room for n); a
- * rank of more accesses than the place holds sorts them as they are. */
+ * (room for 2 * n), then the accesses moved once; a rank of more accesses
+ * than the place holds sorts them where they are, out its scratch. */
 #define RTOPO__AT_BITS 22
-static void rtopo__acc_order(rtopo__acc_t *a, size_t n, uint64_t *key, rtopo__acc_t *tmp)
+static rtopo__acc_t *rtopo__acc_order(rtopo__acc_t *a, size_t n, uint64_t *key,
+                                      rtopo__acc_t *out)
 {
     size_t i;
 
     if (n > ((size_t)1 << RTOPO__AT_BITS)) {
         for (i = 0; i < n; i++)
             a[i].pw = (uint32_t)i;
-        rtopo__acc_sort(a, n, tmp);
-        return;
+        rtopo__acc_sort(a, n, out);
+        return a;
     }
     for (i = 0; i < n; i++)
         key[i] = (uint64_t)a[i].buf << 56 | (uint64_t)a[i].step << 24 |
@@ -414,10 +416,10 @@ static void rtopo__acc_order(rtopo__acc_t *a, size_t n, uint64_t *key, rtopo__ac
     for (i = 0; i < n; i++) {
         uint32_t at = (uint32_t)(key[i] & (((uint64_t)1 << RTOPO__AT_BITS) - 1));
 
-        tmp[i] = a[at];
-        tmp[i].pw = at;
+        out[i] = a[at];
+        out[i].pw = at;
     }
-    memcpy(a, tmp, n * sizeof(*a));
+    return out;
 }
 
 /* Where rtopo__acc_put puts the accesses: with a NULL it counts them in
@@ -598,10 +600,11 @@ static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, s
     return RTOPO_OK;
 }
 
-/* The accesses of ranks r0..r1 - 1 bucketed by rank, each bucket in key
- * order (rtopo__acc_order): a[pos[r]..pos[r + 1]) are rank r's (pos[r0] =
- * 0); num from rtopo__acc_count; tmp has room for the largest bucket, key
- * for twice it; map and ci as in rtopo__accs_t (map NULL: none). */
+/* The accesses of ranks r0..r1 - 1 bucketed by rank: a[pos[r]..pos[r +
+ * 1]) are rank r's (pos[r0] = 0), each bucket in key order (with tmp, room
+ * for the largest bucket, and key, for twice it: rtopo__acc_order) or as
+ * they were put (tmp NULL); num from rtopo__acc_count; map and ci as in
+ * rtopo__accs_t (map NULL: none). */
 static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *num, int r0,
                              int r1, const uint8_t *map, uint8_t ci, size_t *pos,
                              rtopo__acc_t *a, rtopo__acc_t *tmp, uint64_t *key)
@@ -618,8 +621,9 @@ static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *nu
     for (r = r1; r > r0; r--)
         pos[r] = pos[r - 1];
     pos[r0] = 0;
-    for (r = r0; r < r1; r++)
-        rtopo__acc_order(a + pos[r], pos[r + 1] - pos[r], key, tmp);
+    for (r = r0; r < r1 && tmp; r++)
+        if (rtopo__acc_order(a + pos[r], pos[r + 1] - pos[r], key, tmp) != a + pos[r])
+            memcpy(a + pos[r], tmp, (pos[r + 1] - pos[r]) * sizeof(*a));
 }
 
 /* room for `more` entries in a growing edge array */
@@ -856,15 +860,15 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
         if ((int)r == c1) {
             c0 = cr[ci];
             c1 = cr[ci + 1];
-            rtopo__acc_chunk(s, 0, num, c0, c1, map, (uint8_t)ci, cnt, acc, tmp, key);
+            rtopo__acc_chunk(s, 0, num, c0, c1, map, (uint8_t)ci, cnt, acc, NULL, NULL);
             ci++;
         }
 
         /* The rank's accesses to each buffer (from gb[buf]): each one's
          * pw becomes the last write before it there, after its place in
          * the put order gave inv (inv[place] = where it is now) */
-        a = acc + cnt[r];
         n = cnt[r + 1] - cnt[r];
+        a = rtopo__acc_order(acc + cnt[r], n, key, tmp);
         for (b = 0; b < n; b = e) {
             uint32_t lw = UINT32_MAX;
 
