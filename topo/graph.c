@@ -14,6 +14,9 @@
  * scans back over the writes before it, a write over every access, each
  * until a write that covers it: O(a) per access at worst for a accesses
  * of its rank to its buffer, O(1) where writes cover what follows them.
+ * The scans run node by node (the order the accesses were put in), so a
+ * rank's edges come out by succ, each node's few sorted by pred as they
+ * come, with no sort of the rank's edges.
  * The edges come out rank by rank, sorted, and are merged with those
  * already there (sorted runs: joined phases), or handed rank by rank to
  * a caller that keeps them its own way (rtopo__sched_deps_each: the
