@@ -14,6 +14,9 @@
  * scans back over the writes before it, a write over every access, each
  * until a write that covers it: O(a) per access at worst for a accesses
  * of its rank to its buffer, O(1) where writes cover what follows them.
+ * The scans run node by node (the order the accesses were put in), so a
+ * rank's edges come out by succ, each node's few sorted by pred as they
+ * come, with no sort of the rank's edges.
  * The edges come out rank by rank, sorted, and are merged with those
  * already there (sorted runs: joined phases), or handed rank by rank to
  * a caller that keeps them its own way (rtopo__sched_deps_each: the
@@ -291,8 +294,10 @@ int rtopo__sched_set_tmp(rtopo__sched_t *s, const uint64_t *tmp_rank)
 typedef struct rtopo__acc {
     uint32_t step;
     uint32_t node;
-    uint64_t off, len;
-    uint32_t pw;       /* a write: the last write before it (inference) */
+    uint64_t off, end;  /* its bytes: off..end - 1 */
+    uint32_t pw;       /* sorted: its place in the bucket before (the put
+                        * order, node order); then the last write before it
+                        * in the bucket (UINT32_MAX: none) */
     uint8_t phase;     /* 0 send, 1 recv, 2 local */
     uint8_t write;
     uint8_t buf;
@@ -388,49 +393,70 @@ RTOPO__MSORT(rtopo__key_sort, uint64_t, RTOPO__KEY_LT)
 #define RTOPO__ACC_LT(x, y) (rtopo__acc_cmp((x), (y)) < 0)
 RTOPO__MSORT(rtopo__acc_sort, rtopo__acc_t, RTOPO__ACC_LT)
 
+/* One rank's n accesses a, in the order they were put (node order),
+ * sorted by rtopo__acc_cmp into out (room for n), or in a itself: the
+ * sorted ones returned; each one's pw: its place before.  As 64-bit keys
+ * (buf, step, phase and the place: 8, 32, 2 and 22 bits; the place keeps
+ * the node order among equal keys, as the stable sort does) sorted in key
+ * (room for 2 * n), then the accesses moved once; a rank of more accesses
+ * than the place holds sorts them where they are, out its scratch. */
+#define RTOPO__AT_BITS 22
+static rtopo__acc_t *rtopo__acc_order(rtopo__acc_t *a, size_t n, uint64_t *key,
+                                      rtopo__acc_t *out)
+{
+    size_t i;
+
+    if (n > ((size_t)1 << RTOPO__AT_BITS)) {
+        for (i = 0; i < n; i++)
+            a[i].pw = (uint32_t)i;
+        rtopo__acc_sort(a, n, out);
+        return a;
+    }
+    for (i = 0; i < n; i++)
+        key[i] = (uint64_t)a[i].buf << 56 | (uint64_t)a[i].step << 24 |
+                 (uint64_t)a[i].phase << RTOPO__AT_BITS | i;
+    rtopo__key_sort(key, n, key + n);
+    for (i = 0; i < n; i++) {
+        uint32_t at = (uint32_t)(key[i] & (((uint64_t)1 << RTOPO__AT_BITS) - 1));
+
+        out[i] = a[at];
+        out[i].pw = at;
+    }
+    return out;
+}
+
 /* Where rtopo__acc_put puts the accesses: with a NULL it counts them in
  * cnt[rank + 1]; else it puts those of ranks r0..r1 - 1 at a[cnt[rank]++].
- * map, when not NULL (rtopo__acc_map): the chunk of each node's ranks,
- * read instead of the node for those of no rank of chunk ci. */
+ * map, when not NULL: the chunk of each node's ranks, read instead of the
+ * node for those of no rank of chunk ci.  bmap, counting: where the map is
+ * made, the block of each node's ranks (rtopo__acc_blk). */
 typedef struct rtopo__accs {
     size_t *cnt;
     rtopo__acc_t *a;
     int r0, r1;
     const uint8_t *map;
     uint8_t ci;
+    uint8_t *bmap;
+    int bshift;
 } rtopo__accs_t;
 
-/* The chunks' map: a byte per kernel (the chunk of its rank), two per
- * transfer (of its source, of its destination), kernels first at
- * map[2 * nxfers]; ch[r]: rank r's chunk (below 255).  NULL without the
- * memory. */
-static uint8_t *rtopo__acc_map(const rtopo__sched_t *s, const uint8_t *ch)
+/* The map: a byte per kernel, two per transfer (its source's, its
+ * destination's), kernels first at map[2 * nxfers].  The count's walk
+ * over the nodes puts the block of each rank there (rank >> bshift, at
+ * most RTOPO__BLKS of them; 255 for a rank out of range, a node with no
+ * access: the count found the others), the chunks are whole blocks, and
+ * the map then holds each block's chunk: no walk of its own. */
+#define RTOPO__BLKS 254
+static inline uint8_t rtopo__acc_blk(const rtopo__accs_t *c, int32_t r, int p)
 {
-    uint8_t *map = malloc(2 * (size_t)s->nxfers + (size_t)s->nkerns + 1), *km;
-    uint32_t i;
-    int p = s->topo.p;
-
-    /* a rank out of range (a node with no access: the count found the
-     * others) is in no chunk: 255 */
-#define RTOPO__CHUNK_OF(r) ((r) >= 0 && (r) < p ? ch[r] : 255)
-    if (!map)
-        return NULL;
-    for (i = 0; i < s->nxfers; i++) {
-        map[2 * i] = RTOPO__CHUNK_OF(s->xfers[i].src);
-        map[2 * i + 1] = RTOPO__CHUNK_OF(s->xfers[i].dst);
-    }
-    km = map + 2 * (size_t)s->nxfers;
-    for (i = 0; i < s->nkerns; i++)
-        km[i] = RTOPO__CHUNK_OF(s->kerns[i].rank);
-#undef RTOPO__CHUNK_OF
-    return map;
+    return r >= 0 && r < p ? (uint8_t)(r >> c->bshift) : 255;
 }
 
 /* One access of a node on rank (none of length 0; in a share, own = r +
  * 1, only rank r's).  RTOPO_ERR_INVAL for a rank out of range. */
-static int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank, uint32_t step,
-                          int phase, int write, int buf, uint32_t node, uint64_t off,
-                          uint64_t len)
+static inline int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank,
+                                 uint32_t step, int phase, int write, int buf, uint32_t node,
+                                 uint64_t off, uint64_t len)
 {
     rtopo__acc_t *e;
 
@@ -449,7 +475,7 @@ static int rtopo__acc_put(const rtopo__sched_t *s, rtopo__accs_t *c, int rank, u
     e->step = step;
     e->node = node;
     e->off = off;
-    e->len = len;
+    e->end = off + len;
     e->phase = (uint8_t)phase;
     e->write = (uint8_t)write;
     e->buf = (uint8_t)buf;
@@ -484,6 +510,10 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     for (id = 0; id < s->nxfers && !st; id++) {
         const rtopo__xfer_t *x;
 
+        if (c->bmap) {
+            c->bmap[2 * (size_t)id] = rtopo__acc_blk(c, s->xfers[id].src, s->topo.p);
+            c->bmap[2 * (size_t)id + 1] = rtopo__acc_blk(c, s->xfers[id].dst, s->topo.p);
+        }
         if (c->map) {
             /* four transfers at a time while none is the chunk's */
             while (id + 4 <= s->nxfers && !rtopo__has_byte(c->map + 2 * (size_t)id, c->ci))
@@ -516,6 +546,8 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
         uint64_t slen;
         int rd;
 
+        if (c->bmap)
+            c->bmap[2 * (size_t)s->nxfers + i] = rtopo__acc_blk(c, s->kerns[i].rank, s->topo.p);
         if (c->map) {
             const uint8_t *km = c->map + 2 * (size_t)s->nxfers;
 
@@ -545,11 +577,12 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
 }
 
 /* How many accesses each rank has: num[r + 1] (p + 2 entries, allocated);
- * the most of one rank in *big_p, all in *tot_p. */
+ * the most of one rank in *big_p, all in *tot_p.  bmap, when not NULL:
+ * the blocks of the nodes' ranks (rtopo__accs_t). */
 static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, size_t *big_p,
-                            size_t *tot_p)
+                            size_t *tot_p, uint8_t *bmap, int bshift)
 {
-    rtopo__accs_t c = { NULL, NULL, 0, s->topo.p, NULL, 0 };
+    rtopo__accs_t c = { NULL, NULL, 0, s->topo.p, NULL, 0, bmap, bshift };
     size_t r, big = 0, tot = 0;
     int st;
 
@@ -570,15 +603,16 @@ static int rtopo__acc_count(const rtopo__sched_t *s, int port, size_t **num_p, s
     return RTOPO_OK;
 }
 
-/* The accesses of ranks r0..r1 - 1 bucketed by rank, each bucket in key
- * order: a[pos[r]..pos[r + 1]) are rank r's (pos[r0] = 0); num from
- * rtopo__acc_count; tmp has room for the largest bucket; map and ci as in
+/* The accesses of ranks r0..r1 - 1 bucketed by rank: a[pos[r]..pos[r +
+ * 1]) are rank r's (pos[r0] = 0), each bucket in key order (with tmp, room
+ * for the largest bucket, and key, for twice it: rtopo__acc_order) or as
+ * they were put (tmp NULL); num from rtopo__acc_count; map and ci as in
  * rtopo__accs_t (map NULL: none). */
 static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *num, int r0,
                              int r1, const uint8_t *map, uint8_t ci, size_t *pos,
-                             rtopo__acc_t *a, rtopo__acc_t *tmp)
+                             rtopo__acc_t *a, rtopo__acc_t *tmp, uint64_t *key)
 {
-    rtopo__accs_t c = { pos, a, r0, r1, map, ci };
+    rtopo__accs_t c = { pos, a, r0, r1, map, ci, NULL, 0 };
     int r;
 
     pos[r0] = 0;
@@ -590,8 +624,9 @@ static void rtopo__acc_chunk(const rtopo__sched_t *s, int port, const size_t *nu
     for (r = r1; r > r0; r--)
         pos[r] = pos[r - 1];
     pos[r0] = 0;
-    for (r = r0; r < r1; r++)
-        rtopo__acc_sort(a + pos[r], pos[r + 1] - pos[r], tmp);
+    for (r = r0; r < r1 && tmp; r++)
+        if (rtopo__acc_order(a + pos[r], pos[r + 1] - pos[r], key, tmp) != a + pos[r])
+            memcpy(a + pos[r], tmp, (pos[r + 1] - pos[r]) * sizeof(*a));
 }
 
 /* room for `more` entries in a growing edge array */
@@ -639,6 +674,99 @@ static size_t rtopo__edges_merge(rtopo__dep_t *out, rtopo__dep_t *const *ra, siz
 
 #define RTOPO__NONE SIZE_MAX
 
+/* The edges into y = a[j] from the accesses before it to its buffer,
+ * a[b..j) of one rank's bucket a (pw: the last write before each),
+ * appended at (*ne)[*nn] (none with emit 0).  Latest first: a write that
+ * covers all of y's range is itself ordered after every earlier access
+ * that overlaps y, so the scan stops there (no transitive edges); a read
+ * meets the writes alone.  A write's scan passes over the ranges apart
+ * from its own in a tight loop.  1 (*xc: the other's index) for two
+ * RECV writes of one step to overlapping bytes. */
+static inline int rtopo__acc_scan(const rtopo__acc_t *a, size_t b, size_t j, int32_t rank,
+                                  rtopo__dep_t **ne, size_t *nn, size_t *ncap, int emit,
+                                  size_t *xc)
+{
+    const rtopo__acc_t *y = &a[j];
+    int wr = y->write, st;
+    uint64_t yo = y->off, ye = y->end;
+    size_t i;
+
+    for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : y->pw == UINT32_MAX ? RTOPO__NONE : y->pw;
+         i != RTOPO__NONE;
+         i = wr ? (i > b ? i - 1 : RTOPO__NONE) :
+             a[i].pw == UINT32_MAX ? RTOPO__NONE : a[i].pw) {
+        const rtopo__acc_t *x;
+        int kind;
+
+        if (wr) {
+            while (i > b && (a[i].off >= ye || yo >= a[i].end))
+                i--;
+            if (a[i].off >= ye || yo >= a[i].end)
+                break;
+        }
+        x = &a[i];
+        if (x->node == y->node || !(x->write || wr) || x->off >= ye || yo >= x->end)
+            continue;
+        if (x->step == y->step && x->phase == 1 && y->phase == 1) {
+            *xc = i;
+            return 1;
+        }
+        if (!emit)
+            continue;
+        kind = x->write && wr ? RTOPO__DEP_WAW : x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
+        if (*nn == *ncap && (st = rtopo__edges_room(ne, nn, ncap, 1)))
+            return st;
+        (*ne)[(*nn)++] = (rtopo__dep_t){ rank, x->node, y->node, (uint32_t)kind };
+        if (x->write && x->off <= yo && x->end >= ye)
+            break;
+    }
+    return RTOPO_OK;
+}
+
+/* The error for the first two RECV writes of one step to overlapping
+ * bytes of rank's buffer, in the order of the rank's n accesses a (those
+ * into nodes as rtopo__deps_infer_into's xlo, xhi and klo) */
+static int rtopo__acc_conflicts(const rtopo__acc_t *a, size_t n, uint32_t xlo, uint32_t xhi,
+                                uint32_t klo, int rank)
+{
+    size_t b, e, j, xc = 0;
+
+    for (b = 0; b < n; b = e) {
+        for (e = b; e < n && a[e].buf == a[b].buf; e++)
+            ;
+        for (j = b; j < e; j++) {
+            const rtopo__acc_t *x, *y = &a[j];
+
+            if ((y->node < xlo || y->node >= xhi) && y->node < klo)
+                continue;
+            if (rtopo__acc_scan(a, b, j, rank, NULL, NULL, NULL, 0, &xc) != 1)
+                continue;
+            x = &a[xc];
+            return rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both write rank %d's "
+                                "buffer %u at offset %llu in step %u: order them by steps",
+                                x->node, y->node, rank, y->buf, (unsigned long long)
+                                (x->off > y->off ? x->off : y->off), y->step);
+        }
+    }
+    return rtopo__error(RTOPO_ERR_INVAL, "rank %d: two transfers write one range in a step",
+                        rank);
+}
+
+/* n edges of one node on one rank (one succ) by (pred, kind) */
+static void rtopo__edges_pred_sort(rtopo__dep_t *e, size_t n)
+{
+    size_t i, j;
+
+    for (i = 1; i < n; i++) {
+        rtopo__dep_t v = e[i];
+
+        for (j = i; j > 0 && (v.pred < e[j - 1].pred ||
+                              (v.pred == e[j - 1].pred && v.kind < e[j - 1].kind)); j--)
+            e[j] = e[j - 1];
+        e[j] = v;
+    }
+}
+
 /* The edges into the nodes of a later phase (transfers xlo..xhi - 1 and
  * kernels from node klo; all: 0, nxfers, nxfers) added to s's, as
  * rtopo__sched_deps_infer (which infers them all).  With a sink, s is
@@ -652,116 +780,166 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
            w, r, rb[RTOPO__RUNS_MAX + 1], re[RTOPO__RUNS_MAX + 1], n0 = s->ndeps, big = 0,
            tot = 0, pbig = 0, ptot = 0, room;
     rtopo__dep_t *ne = NULL, *out = NULL, *ra[RTOPO__RUNS_MAX + 1];
-    uint8_t *ch = NULL, *map = NULL;
-    int st, k = 0, c0, c1, p = s->topo.p;
+    rtopo__acc_t *a;
+    uint8_t *map = NULL, lut[256];
+    uint64_t *key = NULL;
+    uint32_t *inv = NULL, gnode;
+    size_t gb[256], n, g, btot[RTOPO__BLKS + 1], nb;
+    int st, k = 0, c0, c1, p = s->topo.p, bshift, cr[RTOPO__BLKS + 2], nch, ci = 0;
 
     /* The accesses, a chunk of ranks at a time: a 32nd of them at most
      * (2^20 and one rank's at least; the passes of the chunks read the
      * map below, not the nodes), bucketed by rank; the sends for PORT all
      * at once */
-    if ((st = rtopo__acc_count(s, 0, &num, &big, &tot)) ||
-        ((flags & RTOPO__DEPS_PORT) && (st = rtopo__acc_count(s, 1, &pnum, &pbig, &ptot))))
+    for (bshift = 0; p > 0 && ((p - 1) >> bshift) >= RTOPO__BLKS; bshift++)
+        ;
+    /* (one chunk for sure where every node's two accesses fit in the
+     * least room below: no map) */
+    map = p > 1 && 2 * ((uint64_t)s->nxfers + s->nkerns) > ((uint64_t)1 << 20) ?
+          malloc(2 * (size_t)s->nxfers + (size_t)s->nkerns + 1) : NULL;
+    if ((st = rtopo__acc_count(s, 0, &num, &big, &tot, map, bshift)) ||
+        ((flags & RTOPO__DEPS_PORT) &&
+         (st = rtopo__acc_count(s, 1, &pnum, &pbig, &ptot, NULL, 0))))
         goto out;
     room = tot / 32 > ((size_t)1 << 20) ? tot / 32 : (size_t)1 << 20;
     room = room < big ? big : room > tot ? tot : room;
+    /* the chunks of ranks the loop below takes: whole blocks, as many as
+     * fit in room (one at least: room holds the largest) */
+    for (i = 0, j = 0; i < (size_t)p; i = e) {
+        e = i + ((size_t)1 << bshift) < (size_t)p ? i + ((size_t)1 << bshift) : (size_t)p;
+        for (b = i, w = 0; b < e; b++)
+            w += num[b + 1];
+        btot[j++] = w;
+        room = w > room ? w : room;
+    }
+    for (nb = j, i = 0, k = 0; i < nb; k++) {
+        cr[k] = (int)(i << bshift);
+        for (w = 0, j = i; j < nb && (j == i || w + btot[j] <= room); j++) {
+            w += btot[j];
+            lut[j] = (uint8_t)k;
+        }
+        i = j;
+    }
+    cr[k] = p;
+    nch = k;
     if (pnum)
         big = pbig > big ? pbig : big;
     acc = malloc((room + 1) * sizeof(*acc));
     tmp = malloc((big + 1) * sizeof(*tmp));
+    key = malloc(2 * (big + 1) * sizeof(*key));
+    inv = malloc((big + 1) * sizeof(*inv));
     rtopo__sched_big(acc, (room + 1) * sizeof(*acc));
     cnt = malloc(((size_t)p + 2) * sizeof(*cnt));
     if (pnum) {
         pacc = malloc((ptot + 1) * sizeof(*pacc));
         pcnt = malloc(((size_t)p + 2) * sizeof(*pcnt));
     }
-    if (!acc || !tmp || !cnt || (pnum && (!pacc || !pcnt))) {
+    if (!acc || !tmp || !key || !inv || !cnt || (pnum && (!pacc || !pcnt))) {
         st = rtopo__error(RTOPO_ERR_NOMEM, "inferring the edges of %u nodes",
                           s->nxfers + s->nkerns);
         goto out;
     }
-    /* the chunks of ranks the loop below takes, when more than one: each
-     * chunk's pass reads a byte of the map for the nodes of none of its
-     * ranks, not the node (the same accesses; without the memory for the
-     * map, the nodes) */
-    if (tot > room && (ch = malloc((size_t)p + 1))) {
-        for (c0 = 0, k = 0; c0 < p && k < 255; c0 = c1, k++)
-            for (c1 = c0, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++) {
-                j += num[c1 + 1];
-                ch[c1] = (uint8_t)k;
-            }
-        if (c0 == p && k > 1)
-            map = rtopo__acc_map(s, ch);
-        k = 0;
+    /* more than one chunk: each chunk's pass reads a byte of the map for
+     * the nodes of none of its ranks, not the node (the same accesses;
+     * without the memory for the map, the nodes); the map's blocks become
+     * their chunks */
+    if (nch > 1 && map) {
+        size_t nm = 2 * (size_t)s->nxfers + (size_t)s->nkerns;
+
+        lut[255] = 255;
+        for (i = 0; i < nm; i++)
+            map[i] = lut[map[i]];
+    } else {
+        free(map);
+        map = NULL;
     }
+    k = 0;
     if (pnum && p)
-        rtopo__acc_chunk(s, 1, pnum, 0, p, NULL, 0, pcnt, pacc, tmp);
+        rtopo__acc_chunk(s, 1, pnum, 0, p, NULL, 0, pcnt, pacc, tmp, key);
     /* the new edges, rank by rank, each rank's sorted and without repeats */
     for (c0 = 0, c1 = 0, r = 0; r < (size_t)p; r++) {
         size_t r0 = nn;
 
         if ((int)r == c1) {
-            for (c0 = c1, j = 0; c1 < p && (c1 == c0 || j + num[c1 + 1] <= room); c1++)
-                j += num[c1 + 1];
-            rtopo__acc_chunk(s, 0, num, c0, c1, map, map ? ch[c0] : 0, cnt, acc, tmp);
+            c0 = cr[ci];
+            c1 = cr[ci + 1];
+            rtopo__acc_chunk(s, 0, num, c0, c1, map, (uint8_t)ci, cnt, acc, NULL, NULL);
+            ci++;
         }
 
-        /* b..e: the rank's accesses to one buffer; lw: the last write
-         * before j; b + pw of write i: the last one before it */
-        for (b = cnt[r]; b < cnt[r + 1]; b = e) {
-            size_t lw = RTOPO__NONE;
+        /* The rank's accesses to each buffer (from gb[buf]): each one's
+         * pw becomes the last write before it there, after its place in
+         * the put order gave inv (inv[place] = where it is now) */
+        n = cnt[r + 1] - cnt[r];
+        a = rtopo__acc_order(acc + cnt[r], n, key, tmp);
+        for (b = 0; b < n; b = e) {
+            uint32_t lw = UINT32_MAX;
 
-            for (e = b; e < cnt[r + 1] && acc[e].buf == acc[b].buf; e++)
-                ;
-            for (j = b; j < e; j++) {
-                rtopo__acc_t *y = &acc[j];
-                int wr = y->write;
-                uint64_t yo = y->off, ye = y->off + y->len;
-
-                if (wr) {
-                    y->pw = lw == RTOPO__NONE ? UINT32_MAX : (uint32_t)(lw - b);
-                    lw = j;
-                }
-                if ((y->node < xlo || y->node >= xhi) && y->node < klo)
-                    continue;
-                /* latest first: a write that covers all of y's range is
-                 * itself ordered after every earlier access that
-                 * overlaps y, so the scan stops there (no transitive
-                 * edges); a read meets the writes alone.  A write's scan
-                 * passes over the ranges apart from its own in a tight
-                 * loop. */
-                for (i = wr ? (j > b ? j - 1 : RTOPO__NONE) : lw; i != RTOPO__NONE;
-                     i = wr ? (i > b ? i - 1 : RTOPO__NONE) :
-                         acc[i].pw == UINT32_MAX ? RTOPO__NONE : b + acc[i].pw) {
-                    const rtopo__acc_t *x;
-                    int kind;
-
-                    if (wr) {
-                        while (i > b && (acc[i].off >= ye || yo >= acc[i].off + acc[i].len))
-                            i--;
-                        if (acc[i].off >= ye || yo >= acc[i].off + acc[i].len)
-                            break;
-                    }
-                    x = &acc[i];
-                    if (x->node == y->node || !(x->write || wr) ||
-                        x->off >= y->off + y->len || y->off >= x->off + x->len)
-                        continue;
-                    if (x->step == y->step && x->phase == 1 && y->phase == 1) {
-                        st = rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both "
-                                          "write rank %d's buffer %u at offset %llu in "
-                                          "step %u: order them by steps", x->node,
-                                          y->node, (int)r, y->buf, (unsigned long long)
-                                          (x->off > y->off ? x->off : y->off), y->step);
-                        goto out;
-                    }
-                    kind = x->write && wr ? RTOPO__DEP_WAW :
-                           x->write ? RTOPO__DEP_RAW : RTOPO__DEP_WAR;
-                    if ((st = rtopo__edges_room(&ne, &nn, &ncap, 1)))
-                        goto out;
-                    ne[nn++] = (rtopo__dep_t){ (int32_t)r, x->node, y->node, (uint32_t)kind };
-                    if (x->write && x->off <= y->off && x->off + x->len >= y->off + y->len)
-                        break;
-                }
+            gb[a[b].buf] = b;
+            for (e = b; e < n && a[e].buf == a[b].buf; e++) {
+                inv[a[e].pw] = (uint32_t)e;
+                a[e].pw = lw;
+                if (a[e].write)
+                    lw = (uint32_t)e;
             }
+        }
+        /* The edges into each node of the rank, in node order (the order
+         * the accesses were put in), each node's sorted by (pred, kind)
+         * and without repeats: the rank's in rtopo__dep_cmp's order, as
+         * they come */
+        for (j = 0, g = nn, gnode = UINT32_MAX; j <= n; j++) {
+            const rtopo__acc_t *y = j < n ? &a[inv[j]] : NULL;
+            size_t xc;
+
+            if (y && ((y->node < xlo || y->node >= xhi) && y->node < klo))
+                continue;
+            if ((!y || y->node != gnode) && nn - g > 1) {
+                if (nn - g <= 32) {
+                    rtopo__edges_pred_sort(ne + g, nn - g);
+                } else {
+                    /* as keys (pred, kind) in the room past the edges
+                     * (two keys to an edge: the sort's scratch too) */
+                    uint64_t *gk;
+
+                    if ((st = rtopo__edges_room(&ne, &nn, &ncap, nn - g)))
+                        goto out;
+                    gk = (uint64_t *)(void *)(ne + nn);
+                    for (i = g; i < nn; i++)
+                        gk[i - g] = (uint64_t)ne[i].pred << 2 | ne[i].kind;
+                    rtopo__key_sort(gk, nn - g, gk + (nn - g));
+                    for (i = g; i < nn; i++) {
+                        ne[i].pred = (uint32_t)(gk[i - g] >> 2);
+                        ne[i].kind = (uint32_t)(gk[i - g] & 3);
+                    }
+                }
+                for (i = g + 1, w = g + 1; i < nn; i++)
+                    if (ne[i].pred != ne[w - 1].pred || ne[i].kind != ne[w - 1].kind)
+                        ne[w++] = ne[i];
+                nn = w;
+            }
+            if (!y)
+                break;
+            if (y->node != gnode) {
+                g = nn;
+                gnode = y->node;
+            }
+            e = nn;
+            st = rtopo__acc_scan(a, gb[y->buf], inv[j], (int32_t)r, &ne, &nn, &ncap, 1, &xc);
+            /* latest first: reversed, the preds mostly rise */
+            for (i = e, w = nn; i + 1 < w; i++, w--) {
+                rtopo__dep_t t = ne[i];
+
+                ne[i] = ne[w - 1];
+                ne[w - 1] = t;
+            }
+            if (st == 1) {
+                /* the first such pair in the order of the accesses (the
+                 * one named whichever way the edges are made) */
+                st = rtopo__acc_conflicts(a, n, xlo, xhi, klo, (int)r);
+                goto out;
+            }
+            if (st)
+                goto out;
         }
         /* SEND parts of the rank, in (step, node) order */
         for (j = pacc ? pcnt[r] + 1 : 0; pacc && j < pcnt[r + 1]; j++) {
@@ -770,8 +948,9 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
             ne[nn++] = (rtopo__dep_t){ (int32_t)r, pacc[j - 1].node, pacc[j].node,
                                        RTOPO__DEP_PORT };
         }
-        if (nn - r0 > 1) {
-            /* the sort's room past the rank's edges */
+        if (pacc && nn - r0 > 1) {
+            /* the rank's PORT edges join its others: sorted again (in
+             * the sort's room past the rank's edges) */
             if ((st = rtopo__edges_room(&ne, &nn, &ncap, nn - r0)))
                 goto out;
             if ((uint64_t)s->nxfers + s->nkerns <= ((uint64_t)1 << 31)) {
@@ -809,8 +988,12 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
     free(pacc);
     free(tmp);
     free(map);
+    free(key);
+    free(inv);
     acc = pacc = tmp = NULL;
     map = NULL;
+    key = NULL;
+    inv = NULL;
     /* with the edges already there: one edge per (rank, pred, succ, kind),
      * in that order.  Those are sorted runs (phases joined, edges added),
      * merged, or sorted when they are many. */
@@ -900,10 +1083,11 @@ out:
     free(out);
     free(ne);
     free(map);
-    free(ch);
     free(acc);
     free(pacc);
     free(tmp);
+    free(key);
+    free(inv);
     free(num);
     free(pnum);
     free(cnt);
