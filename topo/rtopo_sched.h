@@ -135,10 +135,14 @@ typedef struct rtopo__xnode {
 } rtopo__xnode_t;     /* 20 bytes */
 
 /* A table of distinct transfer shapes, laid out and grown as the
- * kernels' (rtopo__kshapes_t below). */
+ * kernels' (rtopo__kshapes_t below); last: the shape the last put
+ * found or added (a builder makes runs of transfers of one shape), or
+ * UINT32_MAX. */
 typedef struct rtopo__xshapes {
     uint32_t n;
     uint32_t cap;
+    uint32_t last;
+    uint32_t pad;
     rtopo__xshape_t v[];
 } rtopo__xshapes_t;
 

@@ -44,6 +44,8 @@ static int rtopo__xshapes_grow(rtopo__xshapes_t **t_p, uint32_t want)
         return -1;
     u->n = n;
     u->cap = c;
+    u->last = t ? t->last : UINT32_MAX;
+    u->pad = 0;
     if (n)
         memcpy(u->v, t->v, (size_t)n * sizeof(u->v[0]));
     idx = (uint32_t *)(void *)(u->v + c);
@@ -65,6 +67,8 @@ uint32_t rtopo__xshapes_put(rtopo__xshapes_t **t_p, const rtopo__xshape_t *h)
     rtopo__xshapes_t *t = *t_p;
     uint32_t j, mask, *idx;
 
+    if (t && t->last < t->n && !memcmp(&t->v[t->last], h, sizeof(*h)))
+        return t->last;
     if ((!t || !t->cap || t->n == t->cap) && rtopo__xshapes_grow(t_p, t ? t->n + 1 : 1))
         return UINT32_MAX;
     t = *t_p;
@@ -72,10 +76,10 @@ uint32_t rtopo__xshapes_put(rtopo__xshapes_t **t_p, const rtopo__xshape_t *h)
     idx = (uint32_t *)(void *)(t->v + t->cap);
     for (j = (uint32_t)rtopo__xshape_hash(h) & mask; idx[j]; j = (j + 1) & mask)
         if (!memcmp(&t->v[idx[j] - 1], h, sizeof(*h)))
-            return idx[j] - 1;
+            return t->last = idx[j] - 1;
     t->v[t->n] = *h;
     idx[j] = t->n + 1;
-    return t->n++;
+    return t->last = t->n++;
 }
 
 void rtopo__xshapes_done(rtopo__xshapes_t **t_p)
@@ -138,6 +142,8 @@ int rtopo__sched_xshapes_trim(rtopo__sched_t *s)
     }
     u->n = n;
     u->cap = 0;
+    u->last = UINT32_MAX;
+    u->pad = 0;
     for (i = 0; i < t->n; i++)
         if (map[i] != UINT32_MAX)
             u->v[map[i]] = t->v[i];
