@@ -193,16 +193,20 @@ static int rtopo__cal_pingpong(const rtopo_topo_t *t, int a, int b, size_t n,
 
     if (st)
         return st;
-    s->xfers[0] = (rtopo__xfer_t){ .src = a, .dst = b, .src_buf = RTOPO__BUF_SEND,
-                                   .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 0,
-                                   .len = n };
-    s->xfers[1] = (rtopo__xfer_t){ .src = b, .dst = a, .src_buf = RTOPO__BUF_RECV,
-                                   .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 1,
-                                   .len = n };
+    if (!st)
+        st = rtopo__sched_xset(s, 0, &(rtopo__xfer_t){ .src = a, .dst = b,
+                                                       .src_buf = RTOPO__BUF_SEND,
+                                                       .dst_buf = RTOPO__BUF_RECV, .nhops = 1,
+                                                       .hop0 = 0, .len = n });
+    if (!st)
+        st = rtopo__sched_xset(s, 1, &(rtopo__xfer_t){ .src = b, .dst = a,
+                                                       .src_buf = RTOPO__BUF_RECV,
+                                                       .dst_buf = RTOPO__BUF_RECV, .nhops = 1,
+                                                       .hop0 = 1, .len = n });
     s->hops[0] = (rtopo__hop_t){ .to = b, .step = 0, .link = RTOPO__LINK_DIRECT };
     s->hops[1] = (rtopo__hop_t){ .to = a, .step = 1, .link = RTOPO__LINK_DIRECT };
     s->nsteps = 2;
-    if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
+    if (st || (st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
         rtopo__sched_free(s);
         return st;
     }
@@ -222,18 +226,21 @@ static int rtopo__cal_stream_x(const rtopo_topo_t *t, int a, int b, size_t n, in
     if (st)
         return st;
     for (i = 0; i < k + answer; i++) {
-        s->xfers[i] = i < k ?
+        rtopo__xfer_t x = i < k ?
             (rtopo__xfer_t){ .src = a, .dst = b, .src_buf = RTOPO__BUF_SEND,
                              .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = (uint32_t)i,
                              .len = n } :
             (rtopo__xfer_t){ .src = b, .dst = a, .src_buf = RTOPO__BUF_RECV,
                              .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = (uint32_t)i,
                              .len = RTOPO__CAL_SMALL };
+
+        if (!st)
+            st = rtopo__sched_xset(s, (uint32_t)i, &x);
         s->hops[i] = (rtopo__hop_t){ .to = i < k ? b : a, .step = (uint32_t)i,
                                      .link = RTOPO__LINK_DIRECT };
     }
     s->nsteps = (uint32_t)(k + answer);
-    if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
+    if (st || (st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
         rtopo__sched_free(s);
         return st;
     }
@@ -259,14 +266,16 @@ static int rtopo__cal_bcast(const rtopo_topo_t *t, int root, size_t n, rtopo__sc
     for (r = 0; r < p; r++) {
         if (r == root)
             continue;
-        s->xfers[k] = (rtopo__xfer_t){ .src = root, .dst = r, .src_buf = RTOPO__BUF_SEND,
-                                       .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = k,
-                                       .len = n };
+        if (!st)
+            st = rtopo__sched_xset(s, k, &(rtopo__xfer_t){ .src = root, .dst = r,
+                                                           .src_buf = RTOPO__BUF_SEND,
+                                                           .dst_buf = RTOPO__BUF_RECV,
+                                                           .nhops = 1, .hop0 = k, .len = n });
         s->hops[k] = (rtopo__hop_t){ .to = r, .step = k, .link = RTOPO__LINK_DIRECT };
         k++;
     }
     s->nsteps = k;
-    if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
+    if (st || (st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
         rtopo__sched_free(s);
         return st;
     }
@@ -289,17 +298,18 @@ static int rtopo__cal_burst(const rtopo__tdesc_t *desc, int pn, int k, rtopo__sc
     for (i = 0; i < k; i++)
         for (r = 0; r < pn; r++) {
             x = (uint32_t)i * (uint32_t)pn + (uint32_t)r;
-            s->xfers[x] = (rtopo__xfer_t){ .src = r, .dst = (r + 1) % pn,
-                                           .src_buf = i ? RTOPO__BUF_RECV : RTOPO__BUF_SEND,
-                                           .src_off = i ? (uint64_t)(i - 1) * 8 : 0,
-                                           .dst_buf = RTOPO__BUF_RECV,
-                                           .dst_off = (uint64_t)i * 8, .nhops = 1,
-                                           .hop0 = x, .len = RTOPO__CAL_SMALL };
+            if (!st)
+                st = rtopo__sched_xset(s, x, &(rtopo__xfer_t){
+                    .src = r, .dst = (r + 1) % pn,
+                    .src_buf = i ? RTOPO__BUF_RECV : RTOPO__BUF_SEND,
+                    .src_off = i ? (uint64_t)(i - 1) * 8 : 0, .dst_buf = RTOPO__BUF_RECV,
+                    .dst_off = (uint64_t)i * 8, .nhops = 1, .hop0 = x,
+                    .len = RTOPO__CAL_SMALL });
             s->hops[x] = (rtopo__hop_t){ .to = (r + 1) % pn, .step = (uint32_t)i,
                                          .link = RTOPO__LINK_DIRECT };
         }
     s->nsteps = (uint32_t)k;
-    if ((st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
+    if (st || (st = rtopo__sched_deps_infer(s, RTOPO__DEPS_PORT))) {
         rtopo__sched_free(s);
         return st;
     }

@@ -185,7 +185,7 @@ static int rtopo__plan_build(const rtopo_topo_t *t, rtopo__sched_t *s, rtopo__pl
     uint8_t *seen;
 
     for (x = 0; x < s->nxfers; x++) {
-        const rtopo__xfer_t *xf = &s->xfers[x];
+        const rtopo__xfer_t xfv = rtopo__sched_xfer(s, x), *xf = &xfv;
         for (k = 1; k <= xf->nhops; k++) {
             from = rtopo__hop_from(s, xf, k);
             to = s->hops[xf->hop0 + k - 1].to;
@@ -205,7 +205,7 @@ static int rtopo__plan_build(const rtopo_topo_t *t, rtopo__sched_t *s, rtopo__pl
         return RTOPO_ERR_NOMEM;
     }
     for (x = 0; x < s->nxfers; x++) {
-        const rtopo__xfer_t *xf = &s->xfers[x];
+        const rtopo__xfer_t xfv = rtopo__sched_xfer(s, x), *xf = &xfv;
         for (k = 1; k <= xf->nhops; k++) {
             from = rtopo__hop_from(s, xf, k);
             to = s->hops[xf->hop0 + k - 1].to;
@@ -261,10 +261,10 @@ static int rtopo__plan_eager(const rtopo_topo_t *t, rtopo__plan_t *plan)
     int i;
 
     for (i = 0; i < plan->nsend; i++)
-        if (s->xfers[plan->send[i].xfer].len > lim)
+        if (rtopo__sched_xlen(s, plan->send[i].xfer) > lim)
             return RTOPO_OK;
     for (i = 0; i < plan->nrecv; i++)
-        if (s->xfers[plan->recv[i].xfer].len > lim)
+        if (rtopo__sched_xlen(s, plan->recv[i].xfer) > lim)
             return RTOPO_OK;
     plan->shdr = calloc((size_t)plan->nsend + 1, sizeof(*plan->shdr));
     plan->rxid = calloc((size_t)plan->nrecv + 1, sizeof(*plan->rxid));
@@ -282,7 +282,7 @@ static int rtopo__plan_eager(const rtopo_topo_t *t, rtopo__plan_t *plan)
         m.xfer = rtopo__sched_xid(s, plan->send[i].xfer);
         m.hop = plan->send[i].hop;
         m.sig = plan->sig;
-        m.len = s->xfers[plan->send[i].xfer].len;
+        m.len = rtopo__sched_xlen(s, plan->send[i].xfer);
         memcpy(&plan->shdr[i], &m, RTOPO__MSG_HDR);
     }
     for (i = 0; i < plan->nrecv; i++)
@@ -307,7 +307,8 @@ static void rtopo__plan_fast(const rtopo_topo_t *t, rtopo__plan_t *plan)
         plan->send[0].part < 0 || plan->recv[0].part < 0 || plan->parts[0].npred ||
         plan->parts[0].nsucc || plan->parts[1].npred || plan->parts[1].nsucc)
         return;
-    if (s->xfers[plan->send[0].xfer].len > lim || s->xfers[plan->recv[0].xfer].len > lim)
+    if (rtopo__sched_xlen(s, plan->send[0].xfer) > lim ||
+        rtopo__sched_xlen(s, plan->recv[0].xfer) > lim)
         return;
     plan->fast = 1;
 }
@@ -439,9 +440,10 @@ static inline uint32_t rtopo__npieces(uint64_t len, uint64_t unit)
     return len == 0 ? 1 : (uint32_t)(len / unit + (len % unit != 0));
 }
 
-static const rtopo__xfer_t *rtopo__xf(const rtopo__op_t *op, uint32_t x)
+/* the shape of transfer x (its buffers, offsets and length) */
+static const rtopo__xshape_t *rtopo__xf(const rtopo__op_t *op, uint32_t x)
 {
-    return &op->plan->sched->xfers[x];
+    return rtopo__sched_xshape(op->plan->sched, x);
 }
 
 static void rtopo__op_finish(rtopo__op_t *op);
@@ -975,7 +977,7 @@ static void rtopo__window_spin(rtopo__op_t *op, int ridx)
 {
     const rtopo__sched_t *s = op->plan->sched;
     const rtopo__recv_ent_t *e = &op->plan->recv[ridx];
-    const rtopo__xfer_t *x = &s->xfers[e->xfer];
+    const rtopo__xfer_t xv = rtopo__sched_xfer(s, e->xfer), *x = &xv;
     const rtopo__hop_t *h = &s->hops[x->hop0 + e->hop - 1];
     double ts, tw, t;
     uint64_t ns;
@@ -1117,14 +1119,14 @@ static int rtopo__local_run(rtopo__op_t *op, uint32_t node)
 {
     const rtopo__sched_t *s = op->plan->sched;
     uint8_t *const *bufs = (uint8_t *const *)op->bufs;
-    const rtopo__xfer_t *x;
+    const rtopo__xshape_t *x;
 
     if (node >= s->nxfers) {
         const rtopo__kern_t k = rtopo__sched_kern(s, node - s->nxfers);
 
         return rtopo__kern_run(&k, bufs);
     }
-    x = &s->xfers[node];
+    x = rtopo__sched_xshape(s, node);
     if (x->len)
         memmove(bufs[x->dst_buf] + x->dst_off, bufs[x->src_buf] + x->src_off, x->len);
     return RTOPO_OK;
@@ -1453,7 +1455,7 @@ static int rtopo__fast_run(rtopo__op_t *op)
     rtopo_ctx_t *ctx = op->ctx;
     const rtopo__plan_t *plan = op->plan;
     const rtopo__send_ent_t *e = plan->send;
-    const rtopo__xfer_t *xs = rtopo__xf(op, e->xfer), *xr = rtopo__xf(op, plan->recv->xfer);
+    const rtopo__xshape_t *xs = rtopo__xf(op, e->xfer), *xr = rtopo__xf(op, plan->recv->xfer);
     rtopo__sstate_t *s = op->ss;
     rtopo__rstate_t *r = op->rs;
     rtopo__msg_t m;
@@ -1497,14 +1499,14 @@ static int rtopo__eager_run(rtopo__op_t *op)
 {
     rtopo_ctx_t *ctx = op->ctx;
     rtopo__plan_t *plan = op->plan;
-    const rtopo__xfer_t *xf = plan->sched->xfers;
+    const rtopo__sched_t *sc = plan->sched;
     int i;
 
     plan->eager_runs++;
     rtopo__parts_ready(op);
     for (i = 0; i < plan->nrecv; i++) {
         const rtopo__recv_ent_t *e = &plan->recv[i];
-        const rtopo__xfer_t *x = &xf[e->xfer];
+        const rtopo__xshape_t *x = rtopo__sched_xshape(sc, e->xfer);
         rtopo__rstate_t *r = &op->rs[i];
 
         r->len = x->len;
@@ -1512,7 +1514,7 @@ static int rtopo__eager_run(rtopo__op_t *op)
     }
     for (i = 0; i < plan->nsend; i++) {
         const rtopo__send_ent_t *e = &plan->send[i];
-        const rtopo__xfer_t *x = &xf[e->xfer];
+        const rtopo__xshape_t *x = rtopo__sched_xshape(sc, e->xfer);
         rtopo__sstate_t *ss = &op->ss[i];
 
         ss->len = x->len;
@@ -1545,7 +1547,7 @@ static int rtopo__op_run(rtopo__op_t *op)
     /* windows of forwarded hops open now; final ones when their part starts */
     for (i = 0; i < plan->nrecv && op->active; i++) {
         const rtopo__recv_ent_t *e = &plan->recv[i];
-        const rtopo__xfer_t *x = rtopo__xf(op, e->xfer);
+        const rtopo__xshape_t *x = rtopo__xf(op, e->xfer);
         rtopo__rstate_t *r = &op->rs[i];
 
         r->len = x->len;
@@ -1555,7 +1557,7 @@ static int rtopo__op_run(rtopo__op_t *op)
     }
     for (i = 0; i < plan->nsend && op->active; i++) {
         const rtopo__send_ent_t *e = &plan->send[i];
-        const rtopo__xfer_t *x = rtopo__xf(op, e->xfer);
+        const rtopo__xshape_t *x = rtopo__xf(op, e->xfer);
         rtopo__sstate_t *ss = &op->ss[i];
 
         ss->len = x->len;

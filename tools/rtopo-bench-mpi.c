@@ -1041,7 +1041,7 @@ static void sched_traffic(const rtopo_req_t *req, size_t n, unsigned long long *
     *moves = 0;
     *blocks = 0;
     for (x = 0; x < s->nxfers; x++)
-        bytes += s->xfers[x].len * s->xfers[x].nhops;
+        bytes += rtopo__sched_xlen(s, x) * rtopo__sched_xnhops(s, x);
     rtopo__model_default(&model);
     if (rtopo__sim_run(s, &model, &sim) == 0)
         for (c = 0; c < RTOPO__LINK_COUNT; c++)

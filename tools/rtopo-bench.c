@@ -473,13 +473,12 @@ static struct stat3 route_once(rtopo_topo_t *topo, int h, size_t bytes, uint8_t 
         fail("schedule", st);
     s->algo = RTOPO_SHIFT_RING;
     s->nsteps = (uint32_t)h;
-    s->xfers[0].src = 0;
-    s->xfers[0].dst = h;
-    s->xfers[0].src_buf = RTOPO__BUF_SEND;
-    s->xfers[0].dst_buf = RTOPO__BUF_RECV;
-    s->xfers[0].nhops = (uint32_t)h;
-    s->xfers[0].hop0 = 0;
-    s->xfers[0].len = bytes;
+    if ((st = rtopo__sched_xset(s, 0, &(rtopo__xfer_t){ .src = 0, .dst = h,
+                                                         .src_buf = RTOPO__BUF_SEND,
+                                                         .dst_buf = RTOPO__BUF_RECV,
+                                                         .nhops = (uint32_t)h, .hop0 = 0,
+                                                         .len = bytes })))
+        fail("schedule", st);
     for (k = 0; k < h; k++) {
         s->hops[k].to = k + 1;
         s->hops[k].step = (uint32_t)k;
@@ -1049,7 +1048,7 @@ static void dim_traffic(rtopo_topo_t *topo, const uint8_t *sb, uint8_t *rb, size
         fail("rtopo_shift_dim_init", st);
     s = rtopo__tool_req_sched(req);
     for (x = 0; x < s->nxfers; x++)
-        tr->link_bytes += s->xfers[x].len * s->xfers[x].nhops;
+        tr->link_bytes += rtopo__sched_xlen(s, x) * rtopo__sched_xnhops(s, x);
     if (rtopo__sim_run(s, model, &sim) == 0) {
         for (c = 0; c < RTOPO__LINK_COUNT; c++) {
             tr->moves[c] = sim.moves[c];

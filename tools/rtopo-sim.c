@@ -391,7 +391,7 @@ static int hops_by_step(const rtopo__sched_t *s, uint32_t **idx_p,
     for (i = 0; i <= s->nsteps; i++)
         first[i + 1] += first[i];
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         uint32_t f = (uint32_t)x->src;
 
         for (j = 0; j < x->nhops; j++) {
@@ -418,7 +418,7 @@ static int print_rounds(FILE *f, const rtopo__sched_t *s, int json)
         return RTOPO_ERR_NOMEM;
     }
     for (i = 0; i < s->nxfers; i++)
-        for (j = 0; j < s->xfers[i].nhops; j++)
+        for (j = 0; j < rtopo__sched_xnhops(s, i); j++)
             owner[s->xfers[i].hop0 + j] = i;
     if (json)
         fprintf(f, ",\"rounds\":[");
@@ -429,7 +429,7 @@ static int print_rounds(FILE *f, const rtopo__sched_t *s, int json)
             fprintf(f, "round %u:\n", t);
         for (i = first[t]; i < first[t + 1]; i++) {
             const rtopo__hop_t *h = &s->hops[idx[i]];
-            const rtopo__xfer_t *x = &s->xfers[owner[idx[i]]];
+            const rtopo__xfer_t xv = rtopo__sched_xfer(s, owner[idx[i]]), *x = &xv;
 
             if (json)
                 fprintf(f, "%s{\"src\":%d,\"dst\":%d,\"from\":%u,\"to\":%d,"
@@ -2348,7 +2348,7 @@ static uint64_t sched_bytes(const rtopo__sched_t *s)
 {
     return sizeof(*s) + (uint64_t)s->nxfers * sizeof(*s->xfers) +
            (uint64_t)s->nhops * sizeof(*s->hops) + (uint64_t)s->nkerns * sizeof(*s->kerns) +
-           rtopo__kshapes_bytes(s->kshapes) +
+           rtopo__kshapes_bytes(s->kshapes) + rtopo__xshapes_bytes(s->xshapes) +
            (uint64_t)s->deps_cap * sizeof(*s->deps) +
            (s->tmp_rank ? (uint64_t)s->topo.p * sizeof(*s->tmp_rank) : 0) +
            (s->xid ? (uint64_t)s->nxfers * sizeof(*s->xid) : 0);

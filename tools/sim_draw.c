@@ -409,7 +409,7 @@ static int tr_init(tracker_t *T, const rtopo__sched_t *s)
         T->init_read[i] = -1;
     /* the extents every range reaches, for "RECV fully overwritten" */
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         uint64_t *e = &T->extent[x->dst * RTOPO__BUF_COUNT + x->dst_buf];
 
         if (x->dst_off + x->len > *e)
@@ -432,7 +432,7 @@ static int tr_local(tracker_t *T, uint32_t id, uint32_t step, segmap_t *tmp)
     const rtopo__sched_t *s = T->s;
 
     if (id < s->nxfers) {
-        const rtopo__xfer_t *x = &s->xfers[id];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, id), *x = &xv;
 
         if (tr_read(T, x->src, x->src_buf, x->src_off, x->src_off + x->len, step, tmp))
             return -1;
@@ -474,7 +474,7 @@ static int tr_step(tracker_t *T, uint32_t t, segmap_t *tmp)
     uint32_t i;
 
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         if (!x->nhops || s->hops[x->hop0].step != t)
             continue;
@@ -487,7 +487,7 @@ static int tr_step(tracker_t *T, uint32_t t, segmap_t *tmp)
         T->ncarry[i] = tmp->n;
     }
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         if (x->nhops && last_step(s, x) == t &&
             tr_write(T, x->dst, x->dst_buf, x->dst_off, x->len, T->carry[i], T->ncarry[i]))
@@ -496,7 +496,7 @@ static int tr_step(tracker_t *T, uint32_t t, segmap_t *tmp)
     for (i = 0; i < s->nxfers + s->nkerns; i++) {
         uint32_t st = i < s->nxfers ? s->xfers[i].step : s->kerns[i - s->nxfers].step;
 
-        if (i < s->nxfers && s->xfers[i].nhops)
+        if (i < s->nxfers && rtopo__sched_xnhops(s, i))
             continue;
         if (st == t && tr_local(T, i, t, tmp))
             return -1;
@@ -510,7 +510,7 @@ static uint32_t sched_span(const rtopo__sched_t *s)
     uint32_t i, n = s->nsteps;
 
     for (i = 0; i < s->nxfers; i++)
-        if (!s->xfers[i].nhops && s->xfers[i].step + 1 > n)
+        if (!rtopo__sched_xnhops(s, i) && s->xfers[i].step + 1 > n)
             n = s->xfers[i].step + 1;
     for (i = 0; i < s->nkerns; i++)
         if (s->kerns[i].step + 1 > n)
@@ -550,7 +550,7 @@ static void tr_holds(const tracker_t *T, const tracker_t *first, int r, uint32_t
             h |= own;
     }
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         for (j = 0; j + 1 < x->nhops; j++)
             if (s->hops[x->hop0 + j].to == r && s->hops[x->hop0 + j].step < t &&
@@ -864,7 +864,7 @@ static int gp_hops(FILE *f, const rtopo__sched_t *s, const layout_t *L, int c,
     int any = 0;
 
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int fr = x->src;
 
         for (j = 0; j < x->nhops; j++) {

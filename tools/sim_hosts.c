@@ -142,7 +142,7 @@ int sim_hosts_print(FILE *f, const sim_hosts_t *h, const rtopo__sched_t *s,
     memset(mv, 0, sizeof(mv));
     memset(by, 0, sizeof(by));
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int32_t from = x->src;
 
         for (j = 0; j < x->nhops; j++) {

@@ -301,7 +301,7 @@ static int rtopo__line_sched(const rtopo__lineroute_t *lr, int E, int d, uint64_
         return st;
     for (i = 0; i < E; i++) {
         int fwd = i + d < E, k = fwd ? d : E - d, cur = i;
-        rtopo__xfer_t *x = &s->xfers[i];
+        rtopo__xfer_t xw = { 0 }, *x = &xw;
 
         x->src = i;
         x->dst = (i + d) % E;
@@ -321,6 +321,10 @@ static int rtopo__line_sched(const rtopo__lineroute_t *lr, int E, int d, uint64_
         }
         if ((uint32_t)k > s->nsteps)
             s->nsteps = (uint32_t)k;
+        if ((st = rtopo__sched_xset(s, (uint32_t)i, x))) {
+            rtopo__sched_free(s);
+            return st;
+        }
     }
     *s_p = s;
     return RTOPO_OK;
@@ -389,7 +393,7 @@ int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
             goto out;
         l = ls[d];
         for (i = 0; i < E; i++) {
-            const rtopo__xfer_t *x = &l->xfers[i];
+            const rtopo__xfer_t xv = rtopo__sched_xfer(l, i), *x = &xv;
 
             total += rtopo__route_len(&lr, x, rtopo__cart_member(t, ds->dim, L, x->src),
                                       rtopo__cart_member(t, ds->dim, L, x->dst));
@@ -407,8 +411,8 @@ int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
         const rtopo__sched_t *l = ls[disp[L]];
 
         for (i = 0; i < E; i++) {
-            const rtopo__xfer_t *lx = &l->xfers[i];
-            rtopo__xfer_t *x = &s->xfers[xi++];
+            const rtopo__xfer_t lxv = rtopo__sched_xfer(l, i), *lx = &lxv;
+            rtopo__xfer_t xw = { 0 }, *x = &xw;
             uint32_t j, step = 0;
             int cur;
 
@@ -418,8 +422,11 @@ int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
             x->dst_buf = RTOPO__BUF_RECV;
             x->len = ds->bytes;
             x->hop0 = h;
-            if (!lx->nhops)
+            if (!lx->nhops) {
+                if ((st = rtopo__sched_xset(s, xi++, x)))
+                    goto out;
                 continue;
+            }
             cur = x->src;
             if (lr.transpose && cur != rtopo__otis_t(cur, lr.n)) {
                 cur = rtopo__otis_t(cur, lr.n);
@@ -443,6 +450,8 @@ int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
             if (cur != x->dst)
                 rtopo__hop_put(&s->hops[h++], x->dst, step + 1, RTOPO__LINK_OTIS, 0, 0);
             x->nhops = h - x->hop0;
+            if ((st = rtopo__sched_xset(s, xi++, x)))
+                goto out;
         }
     }
     /* G lines of the OTIS-mesh and OTIS-hypercube: every route's OTIS
@@ -454,7 +463,7 @@ int rtopo__sched_shift_dim(const rtopo__tdesc_t *t, const rtopo__dimshift_t *ds,
 
         for (pass = 0; pass < 2; pass++)
             for (i = 0; i < (int)s->nxfers; i++) {
-                const rtopo__xfer_t *x = &s->xfers[i];
+                const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
                 rtopo__hop_t *lh = x->nhops >= 2 ? &s->hops[x->hop0 + x->nhops - 1] : NULL;
 
                 if (!lh || lh->link != RTOPO__LINK_OTIS)
@@ -496,7 +505,7 @@ int rtopo__sched_inplace(rtopo__sched_t **s_p, uint64_t chunk, uint32_t slots)
     if (s->own)
         return rtopo__error(RTOPO_ERR_INVAL, "in place: a rank's share (take it after)");
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         if (i == 0)
             B = x->len;
@@ -525,7 +534,7 @@ int rtopo__sched_inplace(rtopo__sched_t **s_p, uint64_t chunk, uint32_t slots)
         goto out;
     }
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         if (!x->nhops)
             continue;   /* the data is where it belongs already */
@@ -533,15 +542,17 @@ int rtopo__sched_inplace(rtopo__sched_t **s_p, uint64_t chunk, uint32_t slots)
         for (j = 0; j < K; j++) {
             uint64_t off = (uint64_t)j * chunk, len = B - off < chunk ? B - off : chunk;
             uint64_t slot = (uint64_t)(j % slots) * chunk;
-            rtopo__xfer_t *c = &o->xfers[xo++], *y = &o->xfers[xo++];
+            rtopo__xfer_t c, y;
             uint32_t k;
 
-            *c = (rtopo__xfer_t){ .src = x->src, .dst = x->src, .src_buf = RTOPO__BUF_RECV,
-                                  .dst_buf = RTOPO__BUF_TMP, .step = j * n0, .src_off = off,
-                                  .dst_off = slot, .len = len };
-            *y = (rtopo__xfer_t){ .src = x->src, .dst = x->dst, .src_buf = RTOPO__BUF_TMP,
-                                  .dst_buf = RTOPO__BUF_RECV, .nhops = x->nhops, .hop0 = ho,
-                                  .src_off = slot, .dst_off = off, .len = len };
+            c = (rtopo__xfer_t){ .src = x->src, .dst = x->src, .src_buf = RTOPO__BUF_RECV,
+                                 .dst_buf = RTOPO__BUF_TMP, .step = j * n0, .src_off = off,
+                                 .dst_off = slot, .len = len };
+            y = (rtopo__xfer_t){ .src = x->src, .dst = x->dst, .src_buf = RTOPO__BUF_TMP,
+                                 .dst_buf = RTOPO__BUF_RECV, .nhops = x->nhops, .hop0 = ho,
+                                 .src_off = slot, .dst_off = off, .len = len };
+            if ((st = rtopo__sched_xset(o, xo++, &c)) || (st = rtopo__sched_xset(o, xo++, &y)))
+                goto out;
             for (k = 0; k < x->nhops; k++) {
                 o->hops[ho] = s->hops[x->hop0 + k];
                 o->hops[ho++].step += 1 + j * n0;

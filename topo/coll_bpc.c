@@ -225,7 +225,7 @@ static uint32_t rtopo__ph_simd(const rtopo__cb_t *b, uint32_t x0, uint32_t first
     if (!seen)
         return UINT32_MAX;
     for (x = x0; x < b->nx; x++)
-        for (i = 0; i < b->x[x].nhops; i++, k++) {
+        for (i = 0; i < b->xs->v[b->x[x].shape].nhops; i++, k++) {
             const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
             uint32_t s = (stamp ? stamp[k] : h->step) - first;
             int c = rtopo__ph_class(h), bit;
@@ -256,7 +256,7 @@ uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
         uint32_t cnt[RTOPO__PH_MAX] = { 0 };
         int leg = 0, last = -1;
 
-        for (i = 0; i < b->x[x].nhops; i++) {
+        for (i = 0; i < b->xs->v[b->x[x].shape].nhops; i++) {
             const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
             int c = rtopo__ph_class(h), ph;
 
@@ -277,7 +277,7 @@ uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
             if (++cnt[ph] > len[ph])
                 len[ph] = cnt[ph];
         }
-        nh += b->x[x].nhops;
+        nh += b->xs->v[b->x[x].shape].nhops;
     }
     for (k = 0, start[0] = 0; k < RTOPO__PH_MAX; k++)
         start[k + 1] = start[k] + len[k];
@@ -288,7 +288,7 @@ uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
         uint32_t cnt[RTOPO__PH_MAX] = { 0 };
         int leg = 0;
 
-        for (i = 0; i < b->x[x].nhops; i++, k++) {
+        for (i = 0; i < b->xs->v[b->x[x].shape].nhops; i++, k++) {
             const rtopo__hop_t *h = &b->h[b->x[x].hop0 + i];
             int ph = h->link == RTOPO__LINK_OTIS ? leg++ * (nc + 1) + nc
                                                  : leg * (nc + 1) + rtopo__ph_class(h);
@@ -304,7 +304,7 @@ uint32_t rtopo__ph_align(rtopo__cb_t *b, uint32_t x0, uint32_t first)
         return 0;
     }
     for (x = x0, k = 0; x < b->nx; x++)
-        for (i = 0; i < b->x[x].nhops; i++, k++)
+        for (i = 0; i < b->xs->v[b->x[x].shape].nhops; i++, k++)
             b->h[b->x[x].hop0 + i].step = stamp[k];
     free(stamp);
     rtopo__cb_step(b, first + total - 1);
@@ -370,21 +370,14 @@ static uint32_t rtopo__pr_route(const rtopo__cb_t *b, int shape, int r, int d,
 static int rtopo__pr_xfer(rtopo__cb_t *b, const rtopo__px_t *x, const rtopo__hop_t *h,
                           uint32_t nh)
 {
-    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
     b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
-    if (b->err)
+    if (b->err || rtopo__cb_xadd(b, &(rtopo__xfer_t){ .src = x->src, .dst = x->dst,
+                                                      .src_buf = x->sbuf,
+                                                      .dst_buf = x->dbuf,
+                                                      .src_off = x->soff,
+                                                      .dst_off = x->doff, .len = x->len,
+                                                      .nhops = nh, .hop0 = b->nh }))
         return 0;
-    memset(&b->x[b->nx], 0, sizeof(b->x[0]));
-    b->x[b->nx].src = x->src;
-    b->x[b->nx].dst = x->dst;
-    b->x[b->nx].src_buf = x->sbuf;
-    b->x[b->nx].dst_buf = x->dbuf;
-    b->x[b->nx].src_off = x->soff;
-    b->x[b->nx].dst_off = x->doff;
-    b->x[b->nx].len = x->len;
-    b->x[b->nx].nhops = nh;
-    b->x[b->nx].hop0 = b->nh;
-    b->nx++;
     memcpy(&b->h[b->nh], h, sizeof(*h) * nh);
     b->nh += nh;
     return 1;

@@ -111,21 +111,30 @@ static int rtopo__cb_drop_local(rtopo__cb_t *b, int rank, uint32_t step)
     return 1;
 }
 
-/* room for one more transfer (zeroed), NULL once out of memory; under
- * the cut it takes the next number of all transfers made */
-static rtopo__xfer_t *rtopo__cb_newx(rtopo__cb_t *b)
+int rtopo__cb_xadd(rtopo__cb_t *b, const rtopo__xfer_t *x)
+{
+    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
+    if (b->err)
+        return -1;
+    if (rtopo__xnode_set(&b->xs, &b->x[b->nx], x)) {
+        b->err = RTOPO_ERR_NOMEM;
+        return -1;
+    }
+    b->nx++;
+    return 0;
+}
+
+/* one more transfer, x; under the cut it takes the next number of all
+ * transfers made */
+static void rtopo__cb_newx(rtopo__cb_t *b, const rtopo__xfer_t *x)
 {
     if (b->cut) {
         b->xid = rtopo__grow(b->xid, &b->cxid, b->nx + 1, sizeof(*b->xid), &b->err);
         if (b->err)
-            return NULL;
+            return;
         b->xid[b->nx] = b->nxall++;
     }
-    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
-    if (b->err)
-        return NULL;
-    memset(&b->x[b->nx], 0, sizeof(b->x[0]));
-    return &b->x[b->nx++];
+    rtopo__cb_xadd(b, x);
 }
 
 /* the last kernel made, written out whole, into k[nk - 1] (its shape
@@ -171,7 +180,7 @@ rtopo__kern_t *rtopo__cb_lastk(rtopo__cb_t *b)
 void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
                      uint32_t step0, const rtopo__hop_t *hops, uint32_t nh)
 {
-    rtopo__xfer_t *x;
+    rtopo__xfer_t xw = { 0 }, *x = &xw;
     uint32_t i;
 
     if (b->err || !b->len)
@@ -194,7 +203,7 @@ void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
         }
     }
     b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
-    if (b->err || !(x = rtopo__cb_newx(b)))
+    if (b->err)
         return;
     rtopo__cb_reg(b, sreg);
     rtopo__cb_reg(b, dreg);
@@ -208,6 +217,9 @@ void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
     x->nhops = nh;
     x->hop0 = b->nh;
     x->step = nh ? 0 : b->base + step0;
+    rtopo__cb_newx(b, x);
+    if (b->err)
+        return;
     for (i = 0; i < nh; i++) {
         b->h[b->nh] = hops[i];
         b->h[b->nh].step = b->base + step0 + i;
@@ -318,7 +330,7 @@ void rtopo__rt_kern(rtopo__cb_t *b, int rank, int op, unsigned flags, int sbuf,
 void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
                     uint64_t doff, uint64_t len, uint32_t step)
 {
-    rtopo__xfer_t *x;
+    rtopo__xfer_t xw = { 0 }, *x = &xw;
 
     if (b->err)
         return;
@@ -326,8 +338,6 @@ void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
         b->nxall++;
         return;
     }
-    if (!(x = rtopo__cb_newx(b)))
-        return;
     x->src = x->dst = rank;
     x->src_buf = (uint8_t)sbuf;
     x->dst_buf = (uint8_t)dbuf;
@@ -336,6 +346,7 @@ void rtopo__rt_copy(rtopo__cb_t *b, int rank, int sbuf, uint64_t soff, int dbuf,
     x->len = len;
     x->hop0 = b->nh;
     x->step = b->base + step;
+    rtopo__cb_newx(b, x);
 }
 
 /* ---- a round made whole, then cut ---------------------------------------- */
@@ -346,6 +357,7 @@ void rtopo__cb_round(const rtopo__cb_t *b, rtopo__cb_t *sc)
 {
     *sc = *b;
     sc->x = NULL;
+    sc->xs = NULL;
     sc->h = NULL;
     sc->k = NULL;
     sc->ks = NULL;
@@ -361,7 +373,7 @@ void rtopo__cb_round(const rtopo__cb_t *b, rtopo__cb_t *sc)
  * keeps or leaves it out under the cut */
 static void rtopo__cb_put(rtopo__cb_t *b, const rtopo__xfer_t *x, const rtopo__hop_t *h)
 {
-    rtopo__xfer_t *y;
+    rtopo__xfer_t y;
     uint32_t i;
 
     if (b->cut) {
@@ -379,10 +391,13 @@ static void rtopo__cb_put(rtopo__cb_t *b, const rtopo__xfer_t *x, const rtopo__h
         }
     }
     b->h = rtopo__grow(b->h, &b->ch, b->nh + x->nhops, sizeof(*b->h), &b->err);
-    if (b->err || !(y = rtopo__cb_newx(b)))
+    if (b->err)
         return;
-    *y = *x;
-    y->hop0 = b->nh;
+    y = *x;
+    y.hop0 = b->nh;
+    rtopo__cb_newx(b, &y);
+    if (b->err)
+        return;
     if (x->nhops)
         memcpy(&b->h[b->nh], h, sizeof(*h) * x->nhops);
     b->nh += x->nhops;
@@ -392,6 +407,7 @@ static void rtopo__cb_put(rtopo__cb_t *b, const rtopo__xfer_t *x, const rtopo__h
 static void rtopo__cb_drop_arrays(rtopo__cb_t *b)
 {
     free(b->x);
+    rtopo__xshapes_free(&b->xs);
     free(b->h);
     free(b->k);
     rtopo__kshapes_free(&b->ks);
@@ -414,8 +430,11 @@ void rtopo__cb_unround(rtopo__cb_t *b, rtopo__cb_t *sc)
     rtopo__cb_kclose(b);
     if (sc->err && !b->err)
         b->err = sc->err;
-    for (i = 0; i < sc->nx && !b->err; i++)
-        rtopo__cb_put(b, &sc->x[i], sc->h + sc->x[i].hop0);
+    for (i = 0; i < sc->nx && !b->err; i++) {
+        rtopo__xfer_t x = rtopo__xnode_xfer(sc->xs, &sc->x[i]);
+
+        rtopo__cb_put(b, &x, sc->h + x.hop0);
+    }
     for (i = 0; i < sc->nk && !b->err; i++) {
         rtopo__kern_t k = rtopo__knode_kern(sc->ks, &sc->k[i]);
 
@@ -461,6 +480,8 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
         if ((st = rtopo__sched_alloc(b->t, 0, 0, &s)))
             goto out;
         s->xfers = b->x;
+        s->xshapes = b->xs;
+        b->xs = NULL;
         s->hops = b->h;
         s->kerns = b->k;
         s->kshapes = b->ks;
@@ -493,6 +514,11 @@ int rtopo__cb_sched(rtopo__cb_t *b, int algo, rtopo__sched_t **s_p)
     s->xfers = b->nx ? rtopo__trim(b->x, b->nx, sizeof(*b->x)) : NULL;
     s->hops = b->nh ? rtopo__trim(b->h, b->nh, sizeof(*b->h)) : NULL;
     s->kerns = b->nk ? rtopo__trim(b->k, (size_t)b->nk + 1, sizeof(*b->k)) : NULL;
+    if (b->nx) {
+        s->xshapes = b->xs;
+        b->xs = NULL;
+        rtopo__xshapes_done(&s->xshapes);
+    }
     if (b->nk) {
         s->kshapes = b->ks;
         b->ks = NULL;
@@ -525,7 +551,7 @@ uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
     uint32_t i, m = s->nsteps ? s->nsteps - 1 : 0;
 
     for (i = 0; i < s->nxfers; i++)
-        if (!s->xfers[i].nhops && s->xfers[i].step > m)
+        if (!rtopo__sched_xnhops(s, i) && s->xfers[i].step > m)
             m = s->xfers[i].step;
     for (i = 0; i < s->nkerns; i++)
         if (s->kerns[i].step > m)
@@ -545,37 +571,41 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
                         uint64_t toff, uint32_t delay, int bare)
 {
     uint64_t top = 0;
-    uint32_t i;
+    uint32_t i, nxs = rtopo__sched_nxshapes(s);
     int j;
 
-    /* the transfers, then each kernel shape once (the kernels' own
-     * ranges below) */
-    for (i = 0; i < s->nxfers + rtopo__sched_nkshapes(s); i++) {
+    /* each transfer shape once, then each kernel shape once (the
+     * nodes' steps and the ranges they use below) */
+    for (i = 0; i < nxs + rtopo__sched_nkshapes(s); i++) {
         uint8_t *bf[2];
-        uint64_t *of[2], len[2];
+        uint64_t *of[2];
 
-        if (i < s->nxfers) {
-            rtopo__xfer_t *x = &s->xfers[i];
+        if (i < nxs) {
+            rtopo__xshape_t *x = &s->xshapes->v[i];
 
             bf[0] = &x->src_buf, of[0] = &x->src_off, bf[1] = &x->dst_buf, of[1] = &x->dst_off;
-            len[0] = len[1] = x->len;
-            if (!x->nhops)
-                x->step += delay;
         } else {
-            rtopo__kshape_t *k = &s->kshapes->v[i - s->nxfers];
+            rtopo__kshape_t *k = &s->kshapes->v[i - nxs];
 
             bf[0] = &k->src_buf, of[0] = &k->src_off, bf[1] = &k->dst_buf, of[1] = &k->dst_off;
-            rtopo__kshape_src(k, &len[0]);
-            len[1] = k->len;
         }
         for (j = 0; j < 2; j++) {
             *of[j] += *bf[j] == RTOPO__BUF_SEND ? soff : *bf[j] == RTOPO__BUF_RECV ? roff : toff;
             *bf[j] = RTOPO__BUF_TMP;
-            if (i < s->nxfers && *of[j] + len[j] > top)
-                top = *of[j] + len[j];
         }
     }
-    rtopo__kshapes_done(&s->kshapes);     /* the shapes moved: a new index */
+    rtopo__xshapes_done(&s->xshapes);     /* the shapes moved: a new index */
+    rtopo__kshapes_done(&s->kshapes);
+    for (i = 0; i < s->nxfers; i++) {
+        const rtopo__xshape_t *x = rtopo__sched_xshape(s, i);
+
+        if (!x->nhops)
+            s->xfers[i].step += delay;
+        if (x->src_off + x->len > top)
+            top = x->src_off + x->len;
+        if (x->dst_off + x->len > top)
+            top = x->dst_off + x->len;
+    }
     for (i = 0; i < s->nkerns; i++) {
         const rtopo__kshape_t *k = rtopo__sched_kshape(s, i);
         uint64_t slen;
@@ -616,7 +646,7 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
         for (i = 0; i < b->nhops; i++)
             b->hops[i].step += d;
         for (i = 0; i < b->nxfers; i++)
-            if (!b->xfers[i].nhops)
+            if (!rtopo__sched_xnhops(b, i))
                 b->xfers[i].step += d;
         for (i = 0; i < b->nkerns; i++)
             b->kerns[i].step += d;
@@ -758,7 +788,7 @@ double rtopo__coll_path_lb(const rtopo__tdesc_t *t, const rtopo__coll_t *c,
         goto out;
     /* each node's least time once ready, as the simulator's (kernels: 0) */
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         double ts, tw, path = 0.0;
 
         if (!x->nhops) {
@@ -894,7 +924,7 @@ static uint32_t rtopo__coll_pieces(const rtopo__tdesc_t *t, const rtopo__sched_t
             w = whole;
         if (!c->own || whole) {
             for (i = 0; i < w->nxfers; i++) {
-                const rtopo__xfer_t *x = &w->xfers[i];
+                const rtopo__xfer_t xv = rtopo__sched_xfer(w, i), *x = &xv;
                 double l = (double)x->len;
 
                 if (x->nhops) {

@@ -517,8 +517,8 @@ static double rtopo__chain_lb(const rtopo__tdesc_t *t, const rtopo__model_t *mod
         model = &def;
     }
     for (i = 0; i < share->nxfers; i++)
-        if (share->xfers[i].nhops && share->xfers[i].len < len)
-            len = share->xfers[i].len;
+        if (rtopo__sched_xnhops(share, i) && rtopo__sched_xlen(share, i) < len)
+            len = rtopo__sched_xlen(share, i);
     if (len == UINT64_MAX)
         return 0;
     for (v = 1; v < t->p; v++) {
@@ -684,7 +684,7 @@ static double rtopo__rd_scan_time(const rtopo__tdesc_t *t, const rtopo__model_t 
     /* every part of the share moves or combines the same m bytes, every
      * transfer one DIRECT hop or a copy on its rank */
     for (i = 0; i < share->nxfers; i++) {
-        const rtopo__xfer_t *x = &share->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(share, i), *x = &xv;
 
         if (x->nhops > 1 || (x->nhops && share->hops[x->hop0].link != RTOPO__LINK_DIRECT) ||
             (seen && x->len != m))

@@ -36,7 +36,8 @@ struct rtopo__cb {         /* rtopo__cb_t (rtopo_sched.h) */
     uint32_t maxstep;       /* of the hops */
     uint32_t ntmp;          /* TMP registers named */
     uint64_t tbase;         /* TMP offset of register 0 */
-    rtopo__xfer_t *x;
+    rtopo__xnode_t *x;      /* compact, shapes in xs */
+    rtopo__xshapes_t *xs;
     rtopo__hop_t *h;
     rtopo__knode_t *k;      /* compact, shapes in ks */
     rtopo__kshapes_t *ks;
@@ -189,6 +190,9 @@ void rtopo__cb_move(rtopo__cb_t *b, int from, int sreg, int to, int dreg,
 void rtopo__cb_route(rtopo__cb_t *b, int src, int sreg, int dst, int dreg,
                      uint32_t step0, const rtopo__hop_t *hops, uint32_t nh);
 void rtopo__cb_step(rtopo__cb_t *b, uint32_t step);
+/* transfer x appended to b's (compact: its shape interned); 0, or -1
+ * once out of memory (b->err set) */
+int rtopo__cb_xadd(rtopo__cb_t *b, const rtopo__xfer_t *x);
 /* the last kernel made, still open to changes until the next is made */
 rtopo__kern_t *rtopo__cb_lastk(rtopo__cb_t *b);
 /* byte-addressed nodes of the routings (registers of whole records); k

@@ -49,21 +49,14 @@ static uint32_t rtopo__raw_send(rtopo__cb_t *b, int r, int sbuf, uint64_t soff, 
         return 0;
     }
     nh = rtopo__pair_route(b, r, d, h, &lead);
-    b->x = rtopo__grow(b->x, &b->cx, b->nx + 1, sizeof(*b->x), &b->err);
     b->h = rtopo__grow(b->h, &b->ch, b->nh + nh, sizeof(*b->h), &b->err);
-    if (b->err)
+    if (b->err || rtopo__cb_xadd(b, &(rtopo__xfer_t){ .src = r, .dst = d,
+                                                      .src_buf = (uint8_t)sbuf,
+                                                      .dst_buf = (uint8_t)dbuf,
+                                                      .src_off = soff, .dst_off = doff,
+                                                      .len = len, .nhops = nh,
+                                                      .hop0 = b->nh }))
         return 0;
-    memset(&b->x[b->nx], 0, sizeof(b->x[0]));
-    b->x[b->nx].src = r;
-    b->x[b->nx].dst = d;
-    b->x[b->nx].src_buf = (uint8_t)sbuf;
-    b->x[b->nx].dst_buf = (uint8_t)dbuf;
-    b->x[b->nx].src_off = soff;
-    b->x[b->nx].dst_off = doff;
-    b->x[b->nx].len = len;
-    b->x[b->nx].nhops = nh;
-    b->x[b->nx].hop0 = b->nh;
-    b->nx++;
     for (i = 0; i < nh; i++) {
         b->h[b->nh] = h[i];
         b->h[b->nh].step = b->base + t + 1 + lead + i;

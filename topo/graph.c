@@ -57,7 +57,7 @@ void rtopo__sched_big(void *p, size_t bytes)
 int rtopo__sched_part(const rtopo__sched_t *s, uint32_t id, int rank)
 {
     if (id < s->nxfers) {
-        const rtopo__xfer_t *x = &s->xfers[id];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, id), *x = &xv;
 
         if (!x->nhops)
             return x->src == rank ? RTOPO__PART_LOCAL : 0;
@@ -508,7 +508,8 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
     int st = RTOPO_OK;
 
     for (id = 0; id < s->nxfers && !st; id++) {
-        const rtopo__xfer_t *x;
+        rtopo__xfer_t xv;
+        const rtopo__xfer_t *x = &xv;
 
         if (c->bmap) {
             c->bmap[2 * (size_t)id] = rtopo__acc_blk(c, s->xfers[id].src, s->topo.p);
@@ -523,7 +524,7 @@ static int rtopo__acc_all(const rtopo__sched_t *s, rtopo__accs_t *c, int port)
             if (c->map[2 * id] != c->ci && c->map[2 * id + 1] != c->ci)
                 continue;
         }
-        x = &s->xfers[id];
+        xv = rtopo__sched_xfer(s, id);
         if (rtopo__acc_out(c, x->src) && rtopo__acc_out(c, x->dst))
             continue;
         if (port) {
@@ -1150,7 +1151,7 @@ int rtopo__sched_own(rtopo__sched_t *s, int rank)
 {
     uint32_t n = s->nxfers + s->nkerns, i, k, nx = 0, nh = 0, nk = 0, nd = 0;
     uint32_t olast = s->olast, *map = NULL, *xid = NULL, nxall = s->own ? s->nxall : s->nxfers;
-    rtopo__xfer_t *xf = NULL;
+    rtopo__xnode_t *xf = NULL;
     rtopo__hop_t *hp = NULL;
     int st = RTOPO_OK;
 
@@ -1164,7 +1165,7 @@ int rtopo__sched_own(rtopo__sched_t *s, int rank)
     if (!map)
         return rtopo__error(RTOPO_ERR_NOMEM, "the share of rank %d", rank);
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         map[i] = UINT32_MAX;
         if (rtopo__xfer_touches(s, x, rank)) {
@@ -1182,15 +1183,16 @@ int rtopo__sched_own(rtopo__sched_t *s, int rank)
         goto out;
     }
     for (i = 0, nh = 0; i < s->nxfers; i++) {
-        rtopo__xfer_t x = s->xfers[i];
+        rtopo__xnode_t x = s->xfers[i];
+        uint32_t xnh = rtopo__sched_xnhops(s, i);
 
         if (map[i] == UINT32_MAX)
             continue;
         xid[map[i]] = rtopo__sched_xid(s, i);
-        for (k = 0; k < x.nhops; k++)
+        for (k = 0; k < xnh; k++)
             hp[nh + k] = s->hops[x.hop0 + k];
-        x.hop0 = x.nhops ? nh : 0;
-        nh += x.nhops;
+        x.hop0 = xnh ? nh : 0;
+        nh += xnh;
         xf[map[i]] = x;
     }
     for (i = 0; i < s->nkerns; i++) {
@@ -1240,7 +1242,7 @@ int rtopo__sched_own(rtopo__sched_t *s, int rank)
 
         s->kerns = kq ? kq : s->kerns;
     }
-    if ((st = rtopo__sched_kshapes_trim(s)))
+    if ((st = rtopo__sched_kshapes_trim(s)) || (st = rtopo__sched_xshapes_trim(s)))
         goto out;
     if (!nd) {
         free(s->deps);
@@ -1274,7 +1276,7 @@ static void rtopo__sched_step_span(const rtopo__sched_t *s, uint32_t *lo_p, uint
     uint32_t lo = UINT32_MAX, hi = 0, i, a, b;
 
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         a = x->nhops ? s->hops[x->hop0].step : x->step;
         b = x->nhops ? s->hops[x->hop0 + x->nhops - 1].step : x->step;
@@ -1369,13 +1371,31 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
     }
     if ((st = rtopo__grow_to((void **)&s->xfers, ax, (size_t)bx + 1, sizeof(*s->xfers))))
         goto out;
-    for (i = 0; i < bx; i++) {
-        s->xfers[ax + i] = b->xfers[i];
-        s->xfers[ax + i].hop0 += s->nhops;
-        s->xfers[ax + i].step += shift;
+    if (bx) {
+        /* b's transfer shapes join s's table: smap[b's index] = s's */
+        uint32_t *smap = malloc((size_t)b->xshapes->n * sizeof(*smap) + 1);
+
+        if (!smap) {
+            st = rtopo__error(RTOPO_ERR_NOMEM, "joining transfer shapes");
+            goto out;
+        }
+        for (i = 0; i < b->xshapes->n; i++)
+            if ((smap[i] = rtopo__xshapes_put(&s->xshapes, &b->xshapes->v[i])) == UINT32_MAX) {
+                free(smap);
+                st = rtopo__error(RTOPO_ERR_NOMEM, "joining transfer shapes");
+                goto out;
+            }
+        for (i = 0; i < bx; i++) {
+            s->xfers[ax + i] = b->xfers[i];
+            s->xfers[ax + i].shape = smap[b->xfers[i].shape];
+            s->xfers[ax + i].hop0 += s->nhops;
+            s->xfers[ax + i].step += shift;
+        }
+        free(smap);
     }
     free(b->xfers);
     b->xfers = NULL;
+    rtopo__xshapes_free(&b->xshapes);
     if ((st = rtopo__grow_to((void **)&s->hops, s->nhops, (size_t)b->nhops + 1,
                              sizeof(*s->hops))))
         goto out;
@@ -1492,7 +1512,7 @@ int rtopo__sched_fold_host(rtopo__sched_t **s_p, int node)
         return rtopo__error(RTOPO_ERR_INVAL, "fold: node %d out of 0..%d", node, p - 1);
     /* the two roles share the rank's buffers: only TMP may be used by both */
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         if (x->src == host || x->src == node)
             used[x->src == host][x->src_buf] = 1;
@@ -1528,7 +1548,7 @@ int rtopo__sched_fold_host(rtopo__sched_t **s_p, int node)
         tmp[k] = rtopo__sched_tmp(s, (int)k);
     tmp[node] = hshift + rtopo__sched_tmp(s, host);
     for (i = 0; i < s->nxfers; i++) {
-        rtopo__xfer_t x = s->xfers[i];
+        rtopo__xfer_t x = rtopo__sched_xfer(s, i);
 
         if (x.src == host) {
             x.src = node;
@@ -1567,7 +1587,8 @@ int rtopo__sched_fold_host(rtopo__sched_t **s_p, int node)
             }
             x.hop0 = h0;
         }
-        o->xfers[i] = x;
+        if ((st = rtopo__sched_xset(o, i, &x)))
+            goto out;
     }
     o->nhops = nh;
     o->nsteps = nh ? maxstep + 1 : 0;

@@ -107,7 +107,76 @@ typedef struct rtopo__xfer {
     uint64_t src_off;
     uint64_t dst_off;
     uint64_t len;
-} rtopo__xfer_t;
+} rtopo__xfer_t;     /* 48 bytes: a transfer written out whole */
+
+/* A schedule holds its transfers compact, as its kernels: what varies
+ * from rank to rank (the ranks, the copy's step, where the route's hops
+ * start) in the node, the rest (the transfer's shape: buffers, ranges,
+ * route length) once in the schedule's table of shapes, which many
+ * transfers share.  Read a transfer's node at s->xfers[i] (src, dst,
+ * step, hop0), its shape with rtopo__sched_xshape, the whole with
+ * rtopo__sched_xfer; write one with rtopo__sched_xset. */
+typedef struct rtopo__xshape {
+    uint8_t src_buf;
+    uint8_t dst_buf;
+    uint16_t pad;
+    uint32_t nhops;
+    uint64_t src_off;
+    uint64_t dst_off;
+    uint64_t len;
+} rtopo__xshape_t;    /* 32 bytes */
+
+typedef struct rtopo__xnode {
+    int32_t src;
+    int32_t dst;
+    uint32_t step;
+    uint32_t hop0;
+    uint32_t shape;   /* index in the schedule's table of transfer shapes */
+} rtopo__xnode_t;     /* 20 bytes */
+
+/* A table of distinct transfer shapes, laid out and grown as the
+ * kernels' (rtopo__kshapes_t below); last: the shape the last put
+ * found or added (a builder makes runs of transfers of one shape), or
+ * UINT32_MAX. */
+typedef struct rtopo__xshapes {
+    uint32_t n;
+    uint32_t cap;
+    uint32_t last;
+    uint32_t pad;
+    rtopo__xshape_t v[];
+} rtopo__xshapes_t;
+
+/* x's shape, zeroed where x holds nothing (pad) */
+static inline rtopo__xshape_t rtopo__xfer_shape(const rtopo__xfer_t *x)
+{
+    rtopo__xshape_t h = { x->src_buf, x->dst_buf, 0, x->nhops, x->src_off, x->dst_off, x->len };
+    return h;
+}
+/* The index of shape h in *t_p (added when new; *t_p NULL: a table is
+ * made), or UINT32_MAX out of memory. */
+uint32_t rtopo__xshapes_put(rtopo__xshapes_t **t_p, const rtopo__xshape_t *h);
+/* frees *t_p (may be NULL) and sets it NULL */
+void rtopo__xshapes_free(rtopo__xshapes_t **t_p);
+/* drops *t_p's index and spare room (a later put rebuilds the index) */
+void rtopo__xshapes_done(rtopo__xshapes_t **t_p);
+/* the bytes t's block holds (t may be NULL) */
+static inline size_t rtopo__xshapes_bytes(const rtopo__xshapes_t *t)
+{
+    return !t ? 0 : sizeof(*t) + (size_t)(t->cap ? t->cap : t->n) * sizeof(t->v[0]) +
+                        (size_t)t->cap * 2 * sizeof(uint32_t);
+}
+/* transfer x written compact: node *n (shape interned in *t_p); RTOPO_OK
+ * or RTOPO_ERR_NOMEM */
+int rtopo__xnode_set(rtopo__xshapes_t **t_p, rtopo__xnode_t *n, const rtopo__xfer_t *x);
+/* node n of table t written out whole */
+static inline rtopo__xfer_t rtopo__xnode_xfer(const rtopo__xshapes_t *t,
+                                             const rtopo__xnode_t *n)
+{
+    const rtopo__xshape_t *h = &t->v[n->shape];
+    rtopo__xfer_t x = { n->src, n->dst, h->src_buf, h->dst_buf, 0, n->step, h->nhops,
+                        n->hop0, h->src_off, h->dst_off, h->len };
+    return x;
+}
 
 /* Local kernels.  Records are `rec` bytes whose key is the record's first
  * element of type dtype; len is a multiple of rec (FILL, COMBINE: of the
@@ -423,10 +492,11 @@ typedef struct rtopo__sched {
     uint32_t nsteps;      /* lock-step rounds (max step + 1) */
     uint64_t tmp_bytes;   /* TMP scratch: the largest any rank needs */
     uint64_t *tmp_rank;   /* per rank TMP bytes, or NULL: tmp_bytes each */
-    rtopo__xfer_t *xfers;
+    rtopo__xnode_t *xfers;  /* compact: shapes in xshapes */
     rtopo__hop_t *hops;
     rtopo__knode_t *kerns;  /* compact: shapes in kshapes */
     rtopo__kshapes_t *kshapes;  /* NULL until a kernel is added */
+    rtopo__xshapes_t *xshapes;  /* NULL until a transfer is added */
     rtopo__dep_t *deps;
     /* One rank's share (a plan's schedule, rtopo__sched_own): own = r + 1
      * keeps only the nodes that touch rank r (a transfer it sends,
@@ -477,6 +547,36 @@ static inline int rtopo__sched_kset(rtopo__sched_t *s, uint32_t i, const rtopo__
 {
     return rtopo__knode_set(&s->kshapes, &s->kerns[i], k);
 }
+/* transfer i of s (0..nxfers-1): written out whole, its shape, the
+ * length of its route; set it (RTOPO_OK or RTOPO_ERR_NOMEM) */
+static inline rtopo__xfer_t rtopo__sched_xfer(const rtopo__sched_t *s, uint32_t i)
+{
+    return rtopo__xnode_xfer(s->xshapes, &s->xfers[i]);
+}
+static inline const rtopo__xshape_t *rtopo__sched_xshape(const rtopo__sched_t *s, uint32_t i)
+{
+    return &s->xshapes->v[s->xfers[i].shape];
+}
+static inline uint32_t rtopo__sched_xnhops(const rtopo__sched_t *s, uint32_t i)
+{
+    return s->xshapes->v[s->xfers[i].shape].nhops;
+}
+static inline uint64_t rtopo__sched_xlen(const rtopo__sched_t *s, uint32_t i)
+{
+    return s->xshapes->v[s->xfers[i].shape].len;
+}
+static inline int rtopo__sched_xset(rtopo__sched_t *s, uint32_t i, const rtopo__xfer_t *x)
+{
+    return rtopo__xnode_set(&s->xshapes, &s->xfers[i], x);
+}
+/* how many transfer shapes s's table holds */
+static inline uint32_t rtopo__sched_nxshapes(const rtopo__sched_t *s)
+{
+    return s->xshapes ? s->xshapes->n : 0;
+}
+/* Keep only the transfer shapes s's transfers use (renumbered, in order
+ * of first use) and drop the table's index; RTOPO_OK or RTOPO_ERR_NOMEM. */
+int rtopo__sched_xshapes_trim(rtopo__sched_t *s);
 /* how many shapes s's table holds */
 static inline uint32_t rtopo__sched_nkshapes(const rtopo__sched_t *s)
 {

@@ -166,6 +166,7 @@ int rtopo__sched_scatter(const rtopo__tdesc_t *t, int strategy, int x, uint64_t 
     rtopo__sbuild_t b;
     rtopo__sched_t *s = NULL;
     int d, p, host, k, j, st;
+    uint32_t i;
     uint64_t win, str, step = 0;
 
     if (!t || !s_p || t->kind != RTOPO__TOPO_HYPERCUBE || !t->host)
@@ -237,7 +238,9 @@ int rtopo__sched_scatter(const rtopo__tdesc_t *t, int strategy, int x, uint64_t 
         goto out;
     if ((st = rtopo__sched_alloc(t, b.nx, b.nh, &s)))
         goto out;
-    memcpy(s->xfers, b.x, b.nx * sizeof(*b.x));
+    for (i = 0; i < b.nx; i++)
+        if ((st = rtopo__sched_xset(s, i, &b.x[i])))
+            goto out;
     if (b.nh)
         memcpy(s->hops, b.h, b.nh * sizeof(*b.h));
     s->nsteps = b.nh ? b.maxstep + 1 : 0;
@@ -411,7 +414,7 @@ int rtopo__sched_scatter_cand(const rtopo__tdesc_t *t, int strategy, int x, uint
     if ((st = rtopo__sched_scatter(t, strategy, x, M, delta, esize, &s)))
         return st;
     for (i = 0; i < s->nxfers; i++)
-        if (s->xfers[i].src == t->p - 1 && s->xfers[i].nhops &&
+        if (s->xfers[i].src == t->p - 1 && rtopo__sched_xnhops(s, i) &&
             s->xfers[i].dst != host_node)
             sends++;
     if ((host_node >= 0 && (st = rtopo__sched_fold_host(&s, host_node))) ||

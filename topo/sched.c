@@ -127,8 +127,14 @@ int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,
     s->nxfers = nxfers;
     s->nhops = nhops;
     if (nxfers) {
+        /* zeroed nodes of a zeroed shape, index 0 */
+        rtopo__xshape_t zero;
+
+        memset(&zero, 0, sizeof(zero));
         s->xfers = calloc(nxfers, sizeof(*s->xfers));
-        if (!s->xfers) {
+        if (!s->xfers || rtopo__xshapes_put(&s->xshapes, &zero) == UINT32_MAX) {
+            rtopo__xshapes_free(&s->xshapes);
+            free(s->xfers);
             status = rtopo__error(RTOPO_ERR_NOMEM, "%u transfers", nxfers);
             goto err_free;
         }
@@ -145,6 +151,7 @@ int rtopo__sched_alloc(const rtopo__tdesc_t *t, uint32_t nxfers, uint32_t nhops,
 
 err_xfers:
     free(s->xfers);
+    rtopo__xshapes_free(&s->xshapes);
 err_free:
     free(s);
 err:
@@ -159,6 +166,7 @@ void rtopo__sched_free(rtopo__sched_t *s)
     free(s->hops);
     free(s->kerns);
     rtopo__kshapes_free(&s->kshapes);
+    rtopo__xshapes_free(&s->xshapes);
     free(s->deps);
     free(s->tmp_rank);
     free(s->xid);
@@ -317,8 +325,17 @@ static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles)
             return rtopo__error(RTOPO_ERR_NOMEM, "%u hops", s->nhops);
     }
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
-        int from = x->src;
+        rtopo__xfer_t xv;
+        const rtopo__xfer_t *x = &xv;
+        int from;
+
+        if (s->xfers[i].shape >= rtopo__sched_nxshapes(s)) {
+            status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: transfer shape %u of %u", i,
+                                  s->xfers[i].shape, rtopo__sched_nxshapes(s));
+            goto out;
+        }
+        xv = rtopo__sched_xfer(s, i);
+        from = x->src;
 
         if (x->src < 0 || x->src >= t->p || x->dst < 0 || x->dst >= t->p) {
             status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u: rank %d -> %d out "

@@ -102,16 +102,34 @@ static int rtopo__shift_alloc(const rtopo__tdesc_t *t, int algo, int qn,
         return status;
     s->algo = algo;
     for (i = 0; i < t->p; i++) {
-        rtopo__xfer_t *x = &s->xfers[i];
+        rtopo__xfer_t x = { 0 };
 
-        x->src = i;
-        x->dst = (int32_t)(((long)i + qn) % t->p);
-        x->src_buf = RTOPO__BUF_SEND;
-        x->dst_buf = RTOPO__BUF_RECV;
-        x->len = bytes;
+        x.src = i;
+        x.dst = (int32_t)(((long)i + qn) % t->p);
+        x.src_buf = RTOPO__BUF_SEND;
+        x.dst_buf = RTOPO__BUF_RECV;
+        x.len = bytes;
+        if ((status = rtopo__sched_xset(s, (uint32_t)i, &x))) {
+            rtopo__sched_free(s);
+            return status;
+        }
     }
     *s_p = s;
     return RTOPO_OK;
+}
+
+/* transfer i of s takes hops hop0.. (nhops of them); on an error s is
+ * freed */
+static int rtopo__shift_route(rtopo__sched_t *s, int i, uint32_t hop0, uint32_t nhops)
+{
+    rtopo__xfer_t x = rtopo__sched_xfer(s, (uint32_t)i);
+    int st;
+
+    x.hop0 = hop0;
+    x.nhops = nhops;
+    if ((st = rtopo__sched_xset(s, (uint32_t)i, &x)))
+        rtopo__sched_free(s);
+    return st;
 }
 
 static inline void rtopo__hop_set(rtopo__hop_t *h, int to, uint32_t step,
@@ -156,8 +174,8 @@ static int rtopo__shift_ring(const rtopo__tdesc_t *t, int qn, size_t bytes,
     for (i = 0; i < p; i++) {
         int cur = i;
 
-        s->xfers[i].hop0 = h;
-        s->xfers[i].nhops = k;
+        if ((status = rtopo__shift_route(s, i, h, (uint32_t)k)))
+            return status;
         for (j = 0; j < k; j++) {
             cur = rtopo__modp((long)cur + dir, p);
             rtopo__hop_set(&s->hops[h++], cur, j, RTOPO__LINK_RING, 0, dir);
@@ -178,8 +196,8 @@ static int rtopo__shift_direct(const rtopo__tdesc_t *t, int qn, size_t bytes,
     if (status)
         return status;
     for (i = 0; i < t->p; i++) {
-        s->xfers[i].hop0 = i;
-        s->xfers[i].nhops = 1;
+        if ((status = rtopo__shift_route(s, i, (uint32_t)i, 1)))
+            return status;
         rtopo__hop_set(&s->hops[i], s->xfers[i].dst, 0, RTOPO__LINK_DIRECT, 0, 0);
     }
     rtopo__sched_finish(s);
@@ -219,8 +237,8 @@ static int rtopo__shift_mesh(const rtopo__tdesc_t *t, int qn, size_t bytes,
     for (i = 0; i < t->p; i++) {
         int r = i / cols, c = i % cols, carry = c + a >= cols;
 
-        s->xfers[i].hop0 = h;
-        s->xfers[i].nhops = R + C[carry];
+        if ((status = rtopo__shift_route(s, i, h, (uint32_t)(R + C[carry]))))
+            return status;
         for (j = 0; j < R; j++) {
             c = rtopo__modp((long)c + rdir, cols);
             rtopo__hop_set(&s->hops[h++], r * cols + c, j, RTOPO__LINK_ROW, 0,
@@ -308,8 +326,8 @@ static int rtopo__shift_hypercube(const rtopo__tdesc_t *t, int qn, size_t bytes,
     for (i = 0; i < p; i++) {
         uint32_t cur = (uint32_t)i, step = 0;
 
-        s->xfers[i].hop0 = h;
-        s->xfers[i].nhops = steps;
+        if ((status = rtopo__shift_route(s, i, h, (uint32_t)steps)))
+            return status;
         for (k = d - 1; k >= 0; k--) {
             uint32_t next, mid;
 
@@ -350,8 +368,8 @@ static int rtopo__shift_ecube(const rtopo__tdesc_t *t, int qn, size_t bytes,
     for (i = 0; i < p; i++) {
         uint32_t cur = (uint32_t)i, diff = cur ^ (uint32_t)((i + qn) % p);
 
-        s->xfers[i].hop0 = h;
-        s->xfers[i].nhops = __builtin_popcount(diff);
+        if ((status = rtopo__shift_route(s, i, h, (uint32_t)__builtin_popcount(diff))))
+            return status;
         for (k = 0; k < d; k++) {
             if (!(diff & (1u << k)))
                 continue;

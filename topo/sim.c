@@ -235,8 +235,12 @@ static int rtopo__sim_check(const rtopo__sched_t *s)
     if (!s || s->topo.p < 1 || (s->nxfers && !s->xfers) || (s->nhops && !s->hops))
         return rtopo__error(RTOPO_ERR_INVAL, "no schedule");
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        rtopo__xfer_t xv;
+        const rtopo__xfer_t *x = &xv;
 
+        if (s->xfers[i].shape >= rtopo__sched_nxshapes(s))
+            return rtopo__error(RTOPO_ERR_INVAL, "xfer %u out of range", i);
+        xv = rtopo__sched_xfer(s, i);
         if (x->src < 0 || x->src >= s->topo.p || x->dst < 0 ||
             x->dst >= s->topo.p || x->src_buf >= RTOPO__BUF_COUNT ||
             x->dst_buf >= RTOPO__BUF_COUNT || x->hop0 > s->nhops ||
@@ -334,7 +338,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     }
     /* per transfer: length, moves; hops counted per step */
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int32_t from = x->src;
         double c;
 
@@ -369,7 +373,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     for (t = 0; t < nsteps; t++)
         first[t + 1] += first[t];
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int32_t from = x->src;
 
         for (j = 0; j < x->nhops; j++) {
@@ -387,7 +391,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     for (t = 0, j = 0; t < nsteps; t++) {
         for (; j < first[t]; j++) {
             const rtopo__hop_t *h = &s->hops[ent[j].hop];
-            uint64_t len = s->xfers[ent[j].xfer].len;
+            uint64_t len = rtopo__sched_xlen(s, ent[j].xfer);
             double hts, htw, w;
             /* (a link first seen in step 0 starts at zero as if reset) */
             rtopo__linkstate_t *l = &ls[hl[ent[j].hop]];
@@ -696,7 +700,8 @@ static double rtopo__hop_cost(const rtopo__sched_t *s, const rtopo__model_t *m,
 static double rtopo__node_least(const rtopo__sched_t *s, const rtopo__model_t *m, uint32_t u,
                                 double *sent)
 {
-    const rtopo__xfer_t *x;
+    rtopo__xfer_t xv;
+    const rtopo__xfer_t *x = &xv;
     double path = 0.0, t0;
     uint32_t j;
 
@@ -704,7 +709,7 @@ static double rtopo__node_least(const rtopo__sched_t *s, const rtopo__model_t *m
         *sent = rtopo__kern_cost(m, rtopo__sched_kshape(s, u - s->nxfers));
         return *sent;
     }
-    x = &s->xfers[u];
+    xv = rtopo__sched_xfer(s, u);
     if (!x->nhops) {
         *sent = m->ts[RTOPO__LINK_LOCAL] + (double)x->len * m->tw[RTOPO__LINK_LOCAL];
         return *sent;
@@ -796,7 +801,7 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
         if (s->kerns[i].rank == rank)
             cpu += rtopo__kern_cost(m, rtopo__sched_kshape(s, i));
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         if (!x->nhops) {
             if (x->src == rank)
@@ -813,7 +818,7 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
     if (rtopo__linkmap_grow(&map))
         return lb;
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int32_t from = x->src;
 
         for (j = 0; j < x->nhops; j++) {
@@ -831,7 +836,7 @@ double rtopo__sim_bound(const rtopo__sched_t *s, const rtopo__model_t *m, int ra
     if (!lsum)
         goto done;
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int32_t from = x->src;
 
         for (j = 0; j < x->nhops; j++) {
@@ -884,7 +889,7 @@ static int rtopo__host_index(const rtopo__layout_t *l, uint32_t *hx)
 /* Is node u's part on rank a SEND (a routed transfer u sends from rank)? */
 static inline int rtopo__part_send(const rtopo__sched_t *s, uint32_t u, int32_t rank)
 {
-    return u < s->nxfers && s->xfers[u].nhops && s->xfers[u].src == rank;
+    return u < s->nxfers && rtopo__sched_xnhops(s, u) && s->xfers[u].src == rank;
 }
 
 /* the link direction of every hop of s numbered densely, in the order
@@ -912,7 +917,7 @@ static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *
     }
     rtopo__sched_big(hl, ((size_t)s->nhops + 1) * sizeof(*hl));
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int32_t from = x->src;
 
         for (j = 0; j < x->nhops; j++) {
@@ -1458,7 +1463,7 @@ placed:
         int sent = etype == RTOPO__EV_SENT;
 
         if (etype == RTOPO__EV_READY) {
-            if (u < s->nxfers && s->xfers[u].nhops) {
+            if (u < s->nxfers && rtopo__sched_xnhops(s, u)) {
                 uint32_t f = flyfree;
 
                 if (f != RTOPO__QNONE) {
@@ -1483,7 +1488,7 @@ placed:
             } else {
                 int r = u < s->nxfers ? s->xfers[u].src : s->kerns[u - s->nxfers].rank;
                 double c = u < s->nxfers ? m->ts[RTOPO__LINK_LOCAL] +
-                           (double)s->xfers[u].len * m->tw[RTOPO__LINK_LOCAL] :
+                           (double)rtopo__sched_xlen(s, u) * m->tw[RTOPO__LINK_LOCAL] :
                            rtopo__kern_cost(m, rtopo__sched_kshape(s, u - s->nxfers));
                 double g = rtopo__max(e.t, cpu[r]);
                 size_t lp = 0;
@@ -1502,7 +1507,7 @@ placed:
             continue;
         }
         if (etype == RTOPO__EV_HOP) {
-            const rtopo__xfer_t *x = &s->xfers[u];
+            const rtopo__xfer_t xv = rtopo__sched_xfer(s, u), *x = &xv;
             const rtopo__hop_t *hp = &s->hops[x->hop0 + ehop];
             uint32_t l = hlink[x->hop0 + ehop];
             int32_t from = ehop ? s->hops[x->hop0 + ehop - 1].to : x->src;
@@ -1552,7 +1557,7 @@ placed:
         }
         /* SENT or END: move the data, release the edges */
         if (bufs && u < s->nxfers) {
-            const rtopo__xfer_t *x = &s->xfers[u];
+            const rtopo__xfer_t xv = rtopo__sched_xfer(s, u), *x = &xv;
 
             if (x->len && !x->nhops)
                 memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
@@ -1577,7 +1582,7 @@ placed:
             ended++;
             span = rtopo__max(span, e.t);
         }
-        if (!sent && u < s->nxfers && s->xfers[u].nhops) {
+        if (!sent && u < s->nxfers && rtopo__sched_xnhops(s, u)) {
             /* landed: its flight is over */
             free(fly[e.fly].data);
             fly[e.fly].data = NULL;
@@ -1681,7 +1686,7 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
     if (!map || !isr || !snd || !rcv)
         goto out;
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int a = RTOPO__FOLD_IN(x->src, rank, mask), b = RTOPO__FOLD_IN(x->dst, rank, mask);
 
         if (!a && !b)
@@ -1711,7 +1716,8 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
     qsort(snd, ns, sizeof(*snd), rtopo__fold_cmp);
     qsort(rcv, nr, sizeof(*rcv), rtopo__fold_cmp);
     for (i = 0; i < ns; i++) {
-        const rtopo__xfer_t *a = &s->xfers[snd[i].id], *b = &s->xfers[rcv[i].id];
+        const rtopo__xfer_t av = rtopo__sched_xfer(s, snd[i].id), *a = &av;
+        const rtopo__xfer_t bv = rtopo__sched_xfer(s, rcv[i].id), *b = &bv;
 
         if (snd[i].own != rcv[i].own || snd[i].peer != rcv[i].peer ||
             snd[i].step != rcv[i].step || a->len != b->len ||
@@ -1726,16 +1732,17 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
     f.hops = malloc(((size_t)s->nhops + 1) * sizeof(*f.hops));
     f.kerns = s->nkerns ? malloc((size_t)s->nkerns * sizeof(*f.kerns)) : NULL;
     f.kshapes = s->kshapes;     /* shared, read only */
+    f.xshapes = s->xshapes;
     f.deps = malloc(((size_t)s->ndeps + 1) * sizeof(*f.deps));
     if (!f.xfers || !f.hops || (s->nkerns && !f.kerns) || !f.deps)
         goto out;
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         if (!RTOPO__FOLD_IN(x->src, rank, mask))
             continue;       /* a receive from outside: its send stands for it */
         map[i] = nx;
-        f.xfers[nx] = *x;
+        f.xfers[nx] = s->xfers[i];
         if (x->nhops) {
             if (!RTOPO__FOLD_IN(x->dst, rank, mask))
                 f.xfers[nx].dst = x->src;
@@ -1822,7 +1829,7 @@ static int rtopo__exec_ranges(const rtopo__sched_t *s, uint8_t *const *const *bu
     if (!bufs)
         return rtopo__error(RTOPO_ERR_INVAL, "no buffers");
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
         if ((st = rtopo__exec_range(bufs, size, "xfer", i, x->src, x->src_buf, x->src_off,
                                     x->len)) ||
@@ -1923,6 +1930,8 @@ static uint64_t rtopo__sim_key(const rtopo__sched_t *s, const rtopo__model_t *m)
 
     h = rtopo__hash(h, n, sizeof(n));
     h = rtopo__hash(h, s->xfers, (size_t)s->nxfers * sizeof(*s->xfers));
+    if (s->xshapes)
+        h = rtopo__hash(h, s->xshapes->v, (size_t)s->xshapes->n * sizeof(*s->xshapes->v));
     h = rtopo__hash(h, s->hops, (size_t)s->nhops * sizeof(*s->hops));
     h = rtopo__hash(h, s->kerns, (size_t)s->nkerns * sizeof(*s->kerns));
     if (s->kshapes)

@@ -100,7 +100,7 @@ static void fz_ctrl(struct fz_job *job, fz_in_t *in)
         which = fz_u8(in);
         if (m->type == RTOPO__MSG_EAGER && plan->nrecv) {
             const rtopo__recv_ent_t *e = &plan->recv[which % (uint32_t)plan->nrecv];
-            xlen = plan->sched->xfers[e->xfer].len;
+            xlen = rtopo__sched_xlen(plan->sched, e->xfer);
             /* the payload of the transfer follows the header */
             if (xlen <= job->ctx->params.eager_limit && len >= RTOPO__MSG_HDR) {
                 if (RTOPO__MSG_HDR + xlen > len)
@@ -116,7 +116,7 @@ static void fz_ctrl(struct fz_job *job, fz_in_t *in)
             FZ_SET(m, len, xfer, e->xfer);
             FZ_SET(m, len, hop, e->hop);
             FZ_SET(m, len, src, e->peer);
-            FZ_SET(m, len, len, plan->sched->xfers[e->xfer].len);
+            FZ_SET(m, len, len, rtopo__sched_xlen(plan->sched, e->xfer));
         }
     }
     if (flags & 1)

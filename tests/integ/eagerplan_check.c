@@ -60,14 +60,14 @@ static rtopo__plan_t *last_plan(rtopo_topo_t *t)
  * (the pieces of a large call may be) */
 static int hops_eager(rtopo_ctx_t *ctx, const rtopo__plan_t *plan)
 {
-    const rtopo__xfer_t *x = plan->sched->xfers;
+    const rtopo__sched_t *s = plan->sched;
     int i;
 
     for (i = 0; i < plan->nsend; i++)
-        if (x[plan->send[i].xfer].len > ctx->params.eager_limit)
+        if (rtopo__sched_xlen(s, plan->send[i].xfer) > ctx->params.eager_limit)
             return 0;
     for (i = 0; i < plan->nrecv; i++)
-        if (x[plan->recv[i].xfer].len > ctx->params.eager_limit)
+        if (rtopo__sched_xlen(s, plan->recv[i].xfer) > ctx->params.eager_limit)
             return 0;
     return 1;
 }

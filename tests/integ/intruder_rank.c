@@ -140,7 +140,7 @@ static int publish(rtopo_ctx_t *ctx, rtopo_topo_t *ring, const char *path)
         for (r = 0; r < ctx->size; r++) {
             int xf = -1, hop = 0;
             for (x = 0; x < (int)plan->sched->nxfers; x++) {
-                const rtopo__xfer_t *xp = &plan->sched->xfers[x];
+                const rtopo__xfer_t xpv = rtopo__sched_xfer(plan->sched, x), *xp = &xpv;
                 if (xp->dst == r && xp->src == iu_mod(r - 1, ctx->size) && xp->nhops) {
                     xf = x;
                     hop = (int)xp->nhops;

@@ -46,7 +46,7 @@ static void check_shares(rtopo_topo_t *t, const char *name)
             FAIL("%s: a plan holds the share of %d, not of label %d", name, s->own - 1,
                  t->me);
         for (x = 0; x < s->nxfers; x++) {
-            const rtopo__xfer_t *xf = &s->xfers[x];
+            const rtopo__xfer_t xfv = rtopo__sched_xfer(s, x), *xf = &xfv;
             int hit = xf->src == t->me || xf->dst == t->me;
 
             for (k = 0; k < xf->nhops; k++)

@@ -541,7 +541,7 @@ static int lockstep(const rtopo__sched_t *s, uint8_t ***bufs)
     if (!pend)
         return RTOPO_ERR_NOMEM;
     for (i = 0; i < n; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         uint32_t e = x->nhops ? s->hops[x->hop0 + x->nhops - 1].step : x->step;
         last = e > last ? e : last;
     }
@@ -549,7 +549,7 @@ static int lockstep(const rtopo__sched_t *s, uint8_t ***bufs)
         last = s->kerns[i].step > last ? s->kerns[i].step : last;
     for (t = 0; t <= last && !st; t++) {
         for (i = 0; i < n; i++) {
-            const rtopo__xfer_t *x = &s->xfers[i];
+            const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
             if (x->nhops && s->hops[x->hop0].step == t) {
                 pend[i] = xmalloc((size_t)x->len);
@@ -557,7 +557,7 @@ static int lockstep(const rtopo__sched_t *s, uint8_t ***bufs)
             }
         }
         for (i = 0; i < n; i++) {
-            const rtopo__xfer_t *x = &s->xfers[i];
+            const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
             if (x->nhops && s->hops[x->hop0 + x->nhops - 1].step == t) {
                 memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, pend[i], (size_t)x->len);
@@ -567,7 +567,7 @@ static int lockstep(const rtopo__sched_t *s, uint8_t ***bufs)
         }
         for (i = 0; i < n + s->nkerns && !st; i++) {
             if (i < n) {
-                const rtopo__xfer_t *x = &s->xfers[i];
+                const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
 
                 if (!x->nhops && x->step == t)
                     memmove(bufs[x->dst][x->dst_buf] + x->dst_off,

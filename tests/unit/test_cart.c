@@ -399,14 +399,14 @@ static int inplace_edges_ok(const rtopo__sched_t *s)
     uint32_t i, j, k;
 
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *y = &s->xfers[i];
+        const rtopo__xfer_t yv = rtopo__sched_xfer(s, i), *y = &yv;
         int war = 0, raw = 0;
 
         if (!y->nhops)
             continue;
         for (k = 0; k < s->ndeps; k++) {
             const rtopo__dep_t *e = &s->deps[k];
-            const rtopo__xfer_t *c = &s->xfers[e->pred];
+            const rtopo__xfer_t cv = rtopo__sched_xfer(s, e->pred), *c = &cv;
 
             if (e->succ != i || e->pred >= s->nxfers || c->nhops)
                 continue;
@@ -420,7 +420,7 @@ static int inplace_edges_ok(const rtopo__sched_t *s)
             return 0;
         /* the next copy into the same slot waits for this piece to leave */
         for (j = i + 1; j < s->nxfers; j++) {
-            const rtopo__xfer_t *c = &s->xfers[j];
+            const rtopo__xfer_t cv = rtopo__sched_xfer(s, j), *c = &cv;
 
             if (c->nhops || c->src != y->src || c->dst_off != y->src_off)
                 continue;
@@ -507,7 +507,7 @@ static void test_inplace(void)
     /* only SEND[0,len) -> RECV[0,len) schedules can be made in place */
     tdesc(&t, RTOPO__TOPO_RING, 4, 0, 0);
     CU_ASSERT_FATAL(rtopo__sched_shift(&t, RTOPO_SHIFT_RING, 1, 8, NULL, &s) == RTOPO_OK);
-    s->xfers[1].dst_off = 1;
+    TU_XFIELD(s, 1, dst_off, 1);
     CU_ASSERT(rtopo__sched_inplace(&s, 4, 2) == RTOPO_ERR_INVAL);
     CU_ASSERT(rtopo__sched_inplace(&s, 0, 2) == RTOPO_ERR_INVAL);
     rtopo__sched_free(s);

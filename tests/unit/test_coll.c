@@ -786,7 +786,7 @@ static void test_scan_cube_up(void)
             if (coll_run(&t, &c, &s))
                 continue;
             for (i = 0; i < s->nxfers; i++) {
-                const rtopo__xfer_t *x = &s->xfers[i];
+                const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
                 const rtopo__hop_t *h = &s->hops[x->hop0];
 
                 if (!x->nhops || h->link == RTOPO__LINK_OTIS)
@@ -850,10 +850,10 @@ static void test_scan_two(void)
                 if (coll_run(&t, &c, &s))
                     continue;
                 for (i = 0; i < s->nxfers; i++) {
-                    if (!s->xfers[i].nhops)
+                    if (!rtopo__sched_xnhops(s, i))
                         continue;
                     if (s->xfers[i].src == 0 && s->xfers[i].dst == 1)
-                        bytes += s->xfers[i].len;
+                        bytes += rtopo__sched_xlen(s, i);
                     else
                         other++;
                 }
@@ -2432,7 +2432,7 @@ static void test_moves_ohc_line(void)
                     for (i = 0; i < s->nxfers && !bad; i++) {
                         int at = s->xfers[i].src;
 
-                        for (j = 0; j < s->xfers[i].nhops && !bad; j++) {
+                        for (j = 0; j < rtopo__sched_xnhops(s, i) && !bad; j++) {
                             const rtopo__hop_t *h = &s->hops[s->xfers[i].hop0 + j];
 
                             bad = !TU_CHECK((h->link == RTOPO__LINK_CUBE ||

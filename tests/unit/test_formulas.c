@@ -73,7 +73,7 @@ static int one_port(const rtopo__sched_t *s, int *exact)
 
     CU_ASSERT_FATAL(snd && rcv);
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         int from = x->src;
 
         for (h = 0; h < x->nhops; h++) {
@@ -247,7 +247,7 @@ static void cube_routes(int d, int algo, int row)
                       (uint32_t)p && s->tmp_bytes == 0, "%s d %d q %d: %s",
                       rtopo__shift_algo_name(algo), d, qn, rtopo_last_error());
         for (j = 0; j < p && ok; j++) {
-            const rtopo__xfer_t *x = &s->xfers[j];
+            const rtopo__xfer_t xv = rtopo__sched_xfer(s, j), *x = &xv;
 
             ok = x->src == j && x->dst == (j + qn) % p && x->len == 8 &&
                  x->src_buf == RTOPO__BUF_SEND && x->dst_buf == RTOPO__BUF_RECV &&

@@ -17,7 +17,7 @@
 
 static int touches(const rtopo__sched_t *s, uint32_t i, int r)
 {
-    const rtopo__xfer_t *x = &s->xfers[i];
+    const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
     uint32_t k;
 
     if (x->src == r || x->dst == r)
@@ -28,8 +28,12 @@ static int touches(const rtopo__sched_t *s, uint32_t i, int r)
     return 0;
 }
 
-static int xfer_eq(const rtopo__xfer_t *a, const rtopo__xfer_t *b)
+/* transfer i of a and j of b, written out whole, alike but for hop0 */
+static int xfer_eq(const rtopo__sched_t *as, uint32_t i, const rtopo__sched_t *bs, uint32_t j)
 {
+    const rtopo__xfer_t av = rtopo__sched_xfer(as, i), *a = &av;
+    const rtopo__xfer_t bv = rtopo__sched_xfer(bs, j), *b = &bv;
+
     return a->src == b->src && a->dst == b->dst && a->src_buf == b->src_buf &&
            a->dst_buf == b->dst_buf && a->step == b->step && a->nhops == b->nhops &&
            a->src_off == b->src_off && a->dst_off == b->dst_off && a->len == b->len;
@@ -72,10 +76,10 @@ static int share_eq(const rtopo__sched_t *W, const rtopo__sched_t *S, int r, con
         if (!touches(W, i, r))
             continue;
         ok = TU_CHECK(j < S->nxfers && rtopo__sched_xid(S, j) == i &&
-                      xfer_eq(&S->xfers[j], &W->xfers[i]),
+                      xfer_eq(S, j, W, i),
                       "%s rank %d: transfer %u of the whole is not the share's %u", what,
                       r, i, j);
-        for (k = 0; ok && k < W->xfers[i].nhops; k++)
+        for (k = 0; ok && k < rtopo__sched_xnhops(W, i); k++)
             ok = TU_CHECK(hop_eq(&S->hops[S->xfers[j].hop0 + k],
                                  &W->hops[W->xfers[i].hop0 + k]),
                           "%s rank %d: transfer %u hop %u differs", what, r, i, k);
@@ -117,7 +121,7 @@ static int share_eq(const rtopo__sched_t *W, const rtopo__sched_t *S, int r, con
     /* the last step of a local node left out, which lines phases up */
     for (i = 0, j = W->olast; i < W->nxfers + W->nkerns && ok; i++) {
         uint32_t step = i < W->nxfers ? W->xfers[i].step : W->kerns[i - W->nxfers].step;
-        int local = i < W->nxfers ? !W->xfers[i].nhops && !touches(W, i, r)
+        int local = i < W->nxfers ? !rtopo__sched_xnhops(W, i) && !touches(W, i, r)
                                   : W->kerns[i - W->nxfers].rank != r;
 
         if (local && step + 1 > j)

@@ -212,7 +212,7 @@ static void test_mesh_5shift(void)
     CU_ASSERT_EQUAL(r.moves[RTOPO__LINK_COL], 16 + 4);
     CU_ASSERT_EQUAL(r.max_link_load, 1);
     for (i = 0; i < 16; i++) {
-        const rtopo__xfer_t *x = &s->xfers[i];
+        const rtopo__xfer_t xv = rtopo__sched_xfer(s, i), *x = &xv;
         const rtopo__hop_t *h = &s->hops[x->hop0];
         int wrapped = i % 4 == 3;
 
@@ -503,11 +503,11 @@ static void test_auto_memo(void)
     CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_HYPERCUBE, 16, 4, 0) == 0);
     CU_ASSERT_FATAL(rtopo__sched_shift_memo(&t, &memo, 3, 1000, &m, &s) == 0);
     first = s->algo;
-    CU_ASSERT(first != RTOPO_SHIFT_AUTO && s->xfers[0].len == 1000);
+    CU_ASSERT(first != RTOPO_SHIFT_AUTO && rtopo__sched_xlen(s, 0) == 1000);
     rtopo__sched_free(s);
     /* 513..1023 bytes: same class, no new evaluation, same choice, own size */
     CU_ASSERT_FATAL(rtopo__sched_shift_memo(&t, &memo, 3, 600, &m, &s) == 0);
-    CU_ASSERT(s->algo == first && s->xfers[0].len == 600 && memo.evaluations == 1);
+    CU_ASSERT(s->algo == first && rtopo__sched_xlen(s, 0) == 600 && memo.evaluations == 1);
     rtopo__sched_free(s);
     /* q + p is the same shift */
     CU_ASSERT_FATAL(rtopo__sched_shift_memo(&t, &memo, 19, 1023, &m, &s) == 0);

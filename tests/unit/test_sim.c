@@ -34,7 +34,7 @@ static rtopo__sched_t *make(int kind, int p, int a, const long *spec)
     }
     CU_ASSERT_FATAL(rtopo__sched_alloc(&t, nx, nh, &s) == RTOPO_OK);
     for (q = spec; *q != -2; x++) {
-        rtopo__xfer_t *xf = &s->xfers[x];
+        rtopo__xfer_t xw = { 0 }, *xf = &xw;
         int from;
 
         xf->src = (int32_t)q[0];
@@ -57,6 +57,7 @@ static rtopo__sched_t *make(int kind, int p, int a, const long *spec)
                 maxstep = hp->step;
         }
         xf->nhops = i;
+        tu_xput(s, x, xw);
         q++;
     }
     s->nsteps = nh ? maxstep + 1 : 0;
@@ -379,7 +380,7 @@ static int turn_bcast(const rtopo__tdesc_t *t, rtopo__coll_t *c, const rtopo__mo
     CU_ASSERT_FATAL(rtopo__sim_run(s, m, &r) == RTOPO_OK);
     *time_p = r.model_time;
     for (i = 0; i < s->nxfers; i++)
-        flat &= s->xfers[i].src == c->root && s->xfers[i].nhops == 1 &&
+        flat &= s->xfers[i].src == c->root && rtopo__sched_xnhops(s, i) == 1 &&
                 s->hops[s->xfers[i].hop0].link == RTOPO__LINK_DIRECT;
     size[RTOPO__BUF_SEND] = 0;
     size[RTOPO__BUF_RECV] = n;
@@ -824,19 +825,19 @@ static void test_exec_order(void)
     CU_ASSERT_FATAL(rtopo__sched_alloc(&t, 5, 3, &s) == 0);
     s->tmp_bytes = 16;
     s->nsteps = 2;
-    s->xfers[0] = (rtopo__xfer_t){ .src = 0, .dst = 1, .src_buf = RTOPO__BUF_SEND,
-        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 0, .len = 16 };
+    tu_xput(s, 0, (rtopo__xfer_t){ .src = 0, .dst = 1, .src_buf = RTOPO__BUF_SEND,
+        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 0, .len = 16 });
     s->hops[0] = (rtopo__hop_t){ .to = 1, .step = 0, .link = RTOPO__LINK_RING, .dir = 1 };
-    s->xfers[1] = (rtopo__xfer_t){ .src = 1, .dst = 2, .src_buf = RTOPO__BUF_RECV,
-        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 1, .len = 16 };
+    tu_xput(s, 1, (rtopo__xfer_t){ .src = 1, .dst = 2, .src_buf = RTOPO__BUF_RECV,
+        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 1, .len = 16 });
     s->hops[1] = (rtopo__hop_t){ .to = 2, .step = 0, .link = RTOPO__LINK_RING, .dir = 1 };
-    s->xfers[2] = (rtopo__xfer_t){ .src = 1, .dst = 3, .src_buf = RTOPO__BUF_RECV,
-        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 2, .len = 16 };
+    tu_xput(s, 2, (rtopo__xfer_t){ .src = 1, .dst = 3, .src_buf = RTOPO__BUF_RECV,
+        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 2, .len = 16 });
     s->hops[2] = (rtopo__hop_t){ .to = 3, .step = 1, .link = RTOPO__LINK_DIRECT };
-    s->xfers[3] = (rtopo__xfer_t){ .src = 1, .dst = 1, .src_buf = RTOPO__BUF_RECV,
-        .dst_buf = RTOPO__BUF_TMP, .len = 16, .step = 2 };
-    s->xfers[4] = (rtopo__xfer_t){ .src = 0, .dst = 0, .src_buf = RTOPO__BUF_SEND,
-        .dst_buf = RTOPO__BUF_RECV, .len = 16 };
+    tu_xput(s, 3, (rtopo__xfer_t){ .src = 1, .dst = 1, .src_buf = RTOPO__BUF_RECV,
+        .dst_buf = RTOPO__BUF_TMP, .len = 16, .step = 2 });
+    tu_xput(s, 4, (rtopo__xfer_t){ .src = 0, .dst = 0, .src_buf = RTOPO__BUF_SEND,
+        .dst_buf = RTOPO__BUF_RECV, .len = 16 });
     CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, 0) == RTOPO_OK);
     /* on rank 1: B reads before A writes (WAR), C and D read after (RAW) */
     CU_ASSERT_EQUAL_FATAL(s->ndeps, 3);
@@ -913,20 +914,20 @@ static void test_validate_rejects(void)
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
     s->xfers[0].dst = 2;
     /* TMP beyond tmp_bytes, offsets overflowing */
-    s->xfers[0].dst_buf = RTOPO__BUF_TMP;
+    TU_XFIELD(s, 0, dst_buf, RTOPO__BUF_TMP);
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
     s->tmp_bytes = 8;
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
-    s->xfers[0].src_off = UINT64_MAX - 2;
+    TU_XFIELD(s, 0, src_off, UINT64_MAX - 2);
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
-    s->xfers[0].src_off = 0;
+    TU_XFIELD(s, 0, src_off, 0);
     /* a hop range past the end, a local copy between two ranks */
     s->xfers[0].hop0 = 1;
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
     s->xfers[0].hop0 = 0;
-    s->xfers[0].nhops = 0;
+    TU_XFIELD(s, 0, nhops, 0);
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_ERR_INVAL);
-    s->xfers[0].nhops = 2;
+    TU_XFIELD(s, 0, nhops, 2);
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
     CU_ASSERT_EQUAL(rtopo__sched_validate(NULL), RTOPO_ERR_INVAL);
     rtopo__sched_free(s);
@@ -967,9 +968,9 @@ static rtopo__sched_t *seq_dist(int d, uint64_t m, unsigned flags)
     CU_ASSERT_FATAL(t.p == (int)n + 1 && t.host == 1);
     CU_ASSERT_FATAL(rtopo__sched_alloc(&t, n, n, &s) == 0);
     for (k = 0; k < n; k++) {
-        s->xfers[k] = (rtopo__xfer_t){ .src = (int32_t)n, .dst = (int32_t)k,
+        tu_xput(s, k, (rtopo__xfer_t){ .src = (int32_t)n, .dst = (int32_t)k,
             .src_buf = RTOPO__BUF_SEND, .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = k,
-            .src_off = k * m, .len = m };
+            .src_off = k * m, .len = m });
         s->hops[k] = (rtopo__hop_t){ .to = (int32_t)k, .step = k, .link = RTOPO__LINK_HOST };
     }
     s->nsteps = n;
@@ -1038,10 +1039,10 @@ static rtopo__sched_t *halving(int d, uint64_t m)
         uint32_t span = p >> i, half = span / 2;
 
         for (r = 0; r < p; r += span) {
-            s->xfers[x] = (rtopo__xfer_t){ .src = (int32_t)r, .dst = (int32_t)(r + half),
+            tu_xput(s, x, (rtopo__xfer_t){ .src = (int32_t)r, .dst = (int32_t)(r + half),
                 .src_buf = r ? RTOPO__BUF_RECV : RTOPO__BUF_SEND,
                 .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = x,
-                .src_off = (r + half) * m, .dst_off = (r + half) * m, .len = half * m };
+                .src_off = (r + half) * m, .dst_off = (r + half) * m, .len = half * m });
             s->hops[x] = (rtopo__hop_t){ .to = (int32_t)(r + half), .step = i,
                 .link = RTOPO__LINK_CUBE_ID, .dim = (uint8_t)(d - 1 - (int)i) };
             x++;
@@ -1207,7 +1208,7 @@ static void rank_edges_alone(const rtopo__sched_t *s, int r)
     for (i = 0; i < s->nxfers; i++)
         if (s->xfers[i].src == r || s->xfers[i].dst == r) {
             nx++;
-            nh += s->xfers[i].nhops;
+            nh += rtopo__sched_xnhops(s, i);
         }
     for (i = 0; i < s->nkerns; i++)
         nk += s->kerns[i].rank == r;
@@ -1216,12 +1217,12 @@ static void rank_edges_alone(const rtopo__sched_t *s, int r)
     CU_ASSERT_FATAL(rtopo__sched_alloc(&s->topo, nx, nh, &q) == RTOPO_OK);
     CU_ASSERT_FATAL(rtopo__sched_add_kerns(q, nk, &k0) == RTOPO_OK);
     for (i = 0; i < s->nxfers; i++) {
-        const rtopo__xfer_t *o = &s->xfers[i];
+        const rtopo__xfer_t ov = rtopo__sched_xfer(s, i), *o = &ov;
 
         if (o->src != r && o->dst != r)
             continue;
         id[x] = i;
-        q->xfers[x] = *o;
+        tu_xput(q, x, ov);
         q->xfers[x].hop0 = h;
         for (j = 0; j < o->nhops; j++)
             q->hops[h++] = s->hops[o->hop0 + j];
@@ -1496,7 +1497,7 @@ static void test_graph_checks(void)
 
     s = make(RTOPO__TOPO_RING, 4, 0, two);
     /* transfer 1 reads RECV of 1 after transfer 0 wrote it */
-    s->xfers[1].src_buf = RTOPO__BUF_RECV;
+    TU_XFIELD(s, 1, src_buf, RTOPO__BUF_RECV);
     CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, 0) == 0);
     CU_ASSERT(s->ndeps == 1 && s->deps[0].kind == RTOPO__DEP_RAW);
     CU_ASSERT_EQUAL(rtopo__sched_validate(s), RTOPO_OK);
@@ -1559,7 +1560,7 @@ static void test_graph_checks(void)
     /* phases: b's RECV read of 1 waits for a's write there */
     a = make(RTOPO__TOPO_RING, 4, 0, (const long[]){ 0, 1, 8, 1, 0, -1, -2 });
     b = make(RTOPO__TOPO_RING, 4, 0, (const long[]){ 1, 2, 8, 2, 0, -1, -2 });
-    b->xfers[0].src_buf = RTOPO__BUF_RECV;
+    TU_XFIELD(b, 0, src_buf, RTOPO__BUF_RECV);
     CU_ASSERT_FATAL(rtopo__sched_concat(a, b, 0, &c) == 0);
     CU_ASSERT(c->nxfers == 2 && c->nsteps == 2 && c->hops[1].step == 1 &&
               c->xfers[1].hop0 == 1);
@@ -1985,6 +1986,75 @@ static void test_link_rows(void)
     rtopo__sched_free(s);
 }
 
+/* A schedule holds its transfers compact: transfers of one shape share
+ * one entry of its table, whatever their ranks, step and first hop, and
+ * read back as written; a join maps the later phase's shapes into the
+ * earlier's table; a rank's share keeps only the shapes of its own
+ * transfers; a shape out of the table is refused. */
+static void test_xfer_compact(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *a = NULL, *b = NULL, *j = NULL;
+    rtopo__xfer_t x;
+    uint32_t i;
+
+    CU_ASSERT(sizeof(rtopo__xnode_t) == 20 && sizeof(rtopo__xshape_t) == 32);
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 4, 0, 0) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, 4, 4, &a) == RTOPO_OK &&
+                    rtopo__sched_alloc(&t, 2, 1, &b) == RTOPO_OK);
+    /* a: i sends SEND[0, 8) to i + 1's RECV at 0 or 8 */
+    for (i = 0; i < 4; i++) {
+        tu_xput(a, i, (rtopo__xfer_t){ .src = (int32_t)i, .dst = (int32_t)(i + 1) % 4,
+            .src_buf = RTOPO__BUF_SEND, .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = i,
+            .dst_off = 8 * (i % 2), .len = 8 });
+        a->hops[i] = (rtopo__hop_t){ .to = (int32_t)(i + 1) % 4, .step = 0,
+                                     .link = RTOPO__LINK_RING, .dir = 1 };
+    }
+    a->nsteps = 1;
+    /* the zero shape of the transfers as allocated, and two written */
+    CU_ASSERT(rtopo__sched_nxshapes(a) == 3);
+    for (i = 0; i < 4; i++) {
+        x = rtopo__sched_xfer(a, i);
+        CU_ASSERT(x.src == (int32_t)i && x.dst == (int32_t)(i + 1) % 4 && x.hop0 == i &&
+                  x.nhops == 1 && x.src_buf == RTOPO__BUF_SEND &&
+                  x.dst_buf == RTOPO__BUF_RECV && x.src_off == 0 &&
+                  x.dst_off == 8 * (i % 2) && x.len == 8 &&
+                  rtopo__sched_xshape(a, i)->dst_off == x.dst_off &&
+                  rtopo__sched_xlen(a, i) == 8 && rtopo__sched_xnhops(a, i) == 1);
+    }
+    CU_ASSERT(rtopo__sched_validate(a) == RTOPO_OK);
+    /* b: a copy on rank 1 (a new shape), 2 -> 3 (a shape of a's) */
+    tu_xput(b, 0, (rtopo__xfer_t){ .src = 1, .dst = 1, .src_buf = RTOPO__BUF_SEND,
+                                   .dst_buf = RTOPO__BUF_RECV, .dst_off = 16, .len = 8 });
+    tu_xput(b, 1, (rtopo__xfer_t){ .src = 2, .dst = 3, .src_buf = RTOPO__BUF_SEND,
+                                   .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 0,
+                                   .dst_off = 8, .len = 8 });
+    b->hops[0] = (rtopo__hop_t){ .to = 3, .step = 0, .link = RTOPO__LINK_RING, .dir = 1 };
+    b->nsteps = 1;
+    CU_ASSERT_FATAL(rtopo__sched_concat(a, b, 0, &j) == RTOPO_OK);
+    CU_ASSERT_FATAL(j->nxfers == 6 && j->nhops == 5);
+    CU_ASSERT(rtopo__sched_nxshapes(j) == 4);
+    CU_ASSERT(j->xfers[5].shape == j->xfers[1].shape && j->xfers[5].hop0 == 4 &&
+              j->hops[4].step == 1 && j->xfers[4].step == 1);
+    x = rtopo__sched_xfer(j, 4);
+    CU_ASSERT(x.src == 1 && x.dst == 1 && !x.nhops && x.dst_off == 16 && x.len == 8);
+    CU_ASSERT(rtopo__sched_validate(j) == RTOPO_OK);
+    /* rank 1: transfers 0, 1 and the copy, of three shapes */
+    CU_ASSERT_FATAL(rtopo__sched_own(j, 1) == RTOPO_OK);
+    CU_ASSERT_FATAL(j->nxfers == 3 && rtopo__sched_nxshapes(j) == 3);
+    CU_ASSERT(rtopo__sched_xid(j, 0) == 0 && rtopo__sched_xid(j, 1) == 1 &&
+              rtopo__sched_xid(j, 2) == 4);
+    for (i = 0; i < j->nxfers; i++)
+        CU_ASSERT(j->xfers[i].shape == i);
+    x = rtopo__sched_xfer(j, 1);
+    CU_ASSERT(x.src == 1 && x.dst == 2 && x.nhops == 1 && x.dst_off == 8 &&
+              j->hops[x.hop0].to == 2);
+    CU_ASSERT(rtopo__sched_validate(j) == RTOPO_OK);
+    j->xfers[0].shape = 3;
+    CU_ASSERT(rtopo__sched_validate(j) == RTOPO_ERR_INVAL);
+    rtopo__sched_free(j);
+}
+
 int tu_suite_sim(void)
 {
     CU_pSuite s = CU_add_suite("sim", NULL, NULL);
@@ -2016,7 +2086,8 @@ int tu_suite_sim(void)
         !CU_add_test(s, "scatter: every window placed", test_scatter_placement) ||
         !CU_add_test(s, "scatter: T1..T4 from the graph", test_scatter_costs) ||
         !CU_add_test(s, "scatter: auto's choice", test_scatter_auto) ||
-        !CU_add_test(s, "link directions past a rank's row", test_link_rows))
+        !CU_add_test(s, "link directions past a rank's row", test_link_rows) ||
+        !CU_add_test(s, "schedules hold transfers compact", test_xfer_compact))
         return CU_get_error();
     return CUE_SUCCESS;
 }

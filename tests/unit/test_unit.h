@@ -53,6 +53,19 @@ int tu_q_values(int p, long *v);
 int tu_shift_check(const rtopo__tdesc_t *t, int algo, long q, tu_bufs_t *b,
                    rtopo__sim_result_t *r, rtopo__sched_t **s_p);
 
+/* transfer i of s set to x, or the test stops */
+static inline void tu_xput(rtopo__sched_t *s, uint32_t i, rtopo__xfer_t x)
+{
+    CU_ASSERT_FATAL(rtopo__sched_xset(s, i, &x) == RTOPO_OK);
+}
+/* one field of transfer i of s set to v */
+#define TU_XFIELD(s, i, f, v)                                   \
+    do {                                                        \
+        rtopo__xfer_t tu_x_ = rtopo__sched_xfer((s), (i));      \
+        tu_x_.f = (v);                                          \
+        tu_xput((s), (i), tu_x_);                               \
+    } while (0)
+
 /* a and b (as many kernels) hold the same kernels, written out whole */
 static inline int tu_kerns_alike(const rtopo__sched_t *a, const rtopo__sched_t *b)
 {
