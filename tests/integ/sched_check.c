@@ -192,14 +192,15 @@ static int b_finish(unsigned flags, rtopo__sched_t **s_p)
     if ((st = rtopo__sched_alloc(&B.t, B.nx, B.nh, &s)))
         return st;
     s->algo = B.algo;
-    memcpy(s->xfers, B.x, B.nx * sizeof(*B.x));
+    for (i = 0; i < B.nx && !st; i++)
+        st = rtopo__sched_xset(s, i, &B.x[i]);
     memcpy(s->hops, B.h, B.nh * sizeof(*B.h));
     for (i = 0; i < B.nh; i++)
         if (B.h[i].step + 1 > nsteps)
             nsteps = B.h[i].step + 1;
     s->nsteps = nsteps;
     s->tmp_bytes = B.tmp;
-    if (B.nk && (st = rtopo__sched_add_kerns(s, B.nk, &k0)) == RTOPO_OK)
+    if (!st && B.nk && (st = rtopo__sched_add_kerns(s, B.nk, &k0)) == RTOPO_OK)
         for (i = 0; i < B.nk && !st; i++)
             st = rtopo__sched_kset(s, k0 + i, &B.k[i]);
     if (st || (st = rtopo__sched_deps_infer(s, flags))) {
