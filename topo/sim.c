@@ -996,311 +996,6 @@ static int rtopo__adj_fill(void *ctx, const rtopo__dep_t *e, size_t n)
     return RTOPO_OK;
 }
 
-/* The replay's adjacency: a node's successors released by one of its
- * events (a part: a transfer's SEND part on the edge's rank, released by
- * its SENT event; any other, released when the node ends) are a run of
- * oadj, the last with RTOPO__ADJ_LAST set, starting at mid[u] (SEND) or
- * first[u] (the other), RTOPO__QNONE when none.  A run comes from one
- * rank: a transfer's SEND part is on its source, its other on its
- * destination, a kernel's on its rank. */
-#define RTOPO__ADJ_LAST 0x80000000u
-
-/* A deferred graph's adjacency from one inference, the runs in the order
- * the ranks' edges come (each rank's sorted by (succ, pred): a run's
- * successors in the order of succ, the order the edges would be held
- * in).  Of the edges of one rank those the replay need not hold are left
- * out:
- *  - a repeat of (pred, succ) of another kind;
- *  - pred -> succ where pred -> z and z -> succ are edges of the rank
- *    too: z is released by the same event of pred (the same part) and
- *    releases succ only once it ran, so succ's last edge is never that
- *    one.
- * Neither changes when a node becomes ready, nor which event (and which
- * of its releases) makes it so: the replay is the same, its events in
- * the same order. */
-typedef struct rtopo__adjk {
-    const rtopo__sched_t *s;
-    uint32_t *first, *mid, *oadj;
-    uint64_t *set, *out, *kb;   /* a rank's (pred << 32 | succ) + 1 hashed;
-                                 * its edges by pred; those kept, as keys */
-    size_t n, cap, scap;
-} rtopo__adjk_t;
-
-static void rtopo__key_radix(uint64_t *a, size_t n, int top);
-static int rtopo__bits(uint64_t x);
-
-/* up to this many preds of a node are scanned without looking at the
- * successors of the edge's pred */
-#define RTOPO__ADJK_FEW 8
-
-static inline size_t rtopo__pair_slot(uint64_t k, size_t mask)
-{
-    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-/* is (pred << 32 | succ) + 1 = k in the set (mask + 1 slots)? */
-static inline int rtopo__pair_has(const uint64_t *set, size_t mask, uint64_t k)
-{
-    size_t t;
-
-    for (t = rtopo__pair_slot(k, mask); set[t]; t = (t + 1) & mask)
-        if (set[t] == k)
-            return 1;
-    return 0;
-}
-
-static int rtopo__adjk_put(void *ctx, const rtopo__dep_t *e, size_t n)
-{
-    rtopo__adjk_t *a = ctx;
-    size_t i, j, q, b, mask, ys = 0, ye = 0, nk;
-
-    for (i = 1; i < n; i++)
-        if (e[i].rank == e[i - 1].rank && (e[i].succ < e[i - 1].succ ||
-            (e[i].succ == e[i - 1].succ && e[i].pred < e[i - 1].pred)))
-            return rtopo__error(RTOPO_ERR_INVAL, "inferred edges out of order on rank %d",
-                                e[i].rank);
-    if (n && a->n + n > a->cap) {
-        size_t cap = a->cap ? a->cap : 1024;
-        uint32_t *o;
-
-        while (cap < a->n + n)
-            cap *= 2;
-        if (cap > UINT32_MAX || !(o = realloc(a->oadj, cap * sizeof(*o))))
-            return rtopo__error(RTOPO_ERR_NOMEM, "%zu edges", cap);
-        rtopo__sched_big(o, cap * sizeof(*o));
-        a->oadj = o;
-        a->cap = cap;
-    }
-    for (b = 0; b < n; b = j) {
-        /* the rank's edges e[b..j): in a set of (pred, succ), and by pred
-         * in out[] (a node's successors on the rank) */
-        uint64_t top = 0;
-        int sorted = 0;
-
-        for (j = b + 1; j < n && e[j].rank == e[b].rank; j++)
-            ;
-        for (mask = 64; mask < 2 * (j - b); mask *= 2)
-            ;
-        if (mask > a->scap) {
-            free(a->set);
-            free(a->out);
-            free(a->kb);
-            a->set = malloc(mask * sizeof(*a->set));
-            a->out = malloc(mask / 2 * sizeof(*a->out));
-            a->kb = malloc(mask / 2 * sizeof(*a->kb));
-            if (!a->set || !a->out || !a->kb) {
-                a->scap = 0;
-                return rtopo__error(RTOPO_ERR_NOMEM, "a rank's %zu edges", j - b);
-            }
-            a->scap = mask;
-        }
-        memset(a->set, 0, mask * sizeof(*a->set));
-        mask--;
-        for (i = b; i < j; i++) {
-            uint64_t k = (uint64_t)e[i].pred << 32 | e[i].succ;
-
-            a->out[i - b] = k;
-            top |= k++;
-            for (q = rtopo__pair_slot(k, mask); a->set[q] && a->set[q] != k; q = (q + 1) & mask)
-                ;
-            a->set[q] = k;
-        }
-        for (i = b, nk = 0; i < j; i++) {
-            uint32_t x = e[i].pred, y = e[i].succ;
-            size_t lo = 0, hi = j - b;
-            int need = 1;
-
-            if (i == b || e[i - 1].succ != y)
-                for (ys = i, ye = i; ye < j && e[ye].succ == y; ye++)
-                    ;
-            if (i + 1 < j && e[i + 1].succ == y && e[i + 1].pred == x)
-                continue;
-            /* x -> z -> y for a z of the rank: over y's preds or, when
-             * they are many, x's successors if fewer */
-            if (ye - ys > RTOPO__ADJK_FEW) {
-                if (!sorted) {
-                    rtopo__key_radix(a->out, j - b, rtopo__bits(top));
-                    sorted = 1;
-                }
-                while (lo < hi) {
-                    size_t md = lo + (hi - lo) / 2;
-
-                    if (a->out[md] >> 32 < x)
-                        lo = md + 1;
-                    else
-                        hi = md;
-                }
-                for (hi = lo; hi < j - b && a->out[hi] >> 32 == x; hi++)
-                    ;
-            }
-            if (ye - ys <= RTOPO__ADJK_FEW || ye - ys <= hi - lo) {
-                for (q = ys; need && q < ye; q++)
-                    need = e[q].pred == x || e[q].pred == y ||
-                           !rtopo__pair_has(a->set, mask, ((uint64_t)x << 32 | e[q].pred) + 1);
-            } else {
-                for (q = lo; need && q < hi; q++) {
-                    uint32_t z = (uint32_t)a->out[q];
-
-                    need = z == x || z == y ||
-                           !rtopo__pair_has(a->set, mask, ((uint64_t)z << 32 | y) + 1);
-                }
-            }
-            if (need)
-                a->kb[nk++] = (uint64_t)x << 32 | y;
-        }
-        /* those kept by (pred, succ): a run each pred (one part of it on
-         * the rank) */
-        top = 0;
-        for (i = 0; i < nk; i++)
-            top |= a->kb[i];
-        rtopo__key_radix(a->kb, nk, rtopo__bits(top));
-        for (i = 0; i < nk; i++) {
-            uint32_t u = (uint32_t)(a->kb[i] >> 32), *at;
-
-            if (!i || u != a->kb[i - 1] >> 32) {
-                at = rtopo__part_send(a->s, u, e[b].rank) ? &a->mid[u] : &a->first[u];
-                if (*at != RTOPO__QNONE)
-                    return rtopo__error(RTOPO_ERR_INVAL, "node %u's edges inferred on two "
-                                        "ranks", u);
-                *at = (uint32_t)a->n;
-            }
-            a->oadj[a->n++] = (uint32_t)a->kb[i] |
-                              (i + 1 == nk || a->kb[i + 1] >> 32 != u ? RTOPO__ADJ_LAST : 0);
-        }
-    }
-    return RTOPO_OK;
-}
-
-/* a[0..n) ascending, in place, where its keys agree above bit top:
- * a digit a pass, most significant first (American flag sort), of
- * about as many bits as n has, up to RTOPO__RADIX; short ranges by
- * insertion */
-#define RTOPO__RADIX 11
-static void rtopo__key_radix(uint64_t *a, size_t n, int top)
-{
-    size_t cnt[1 << RTOPO__RADIX], pos[1 << RTOPO__RADIX], i, j;
-    int d, wid = rtopo__bits(n), shift, nd;
-
-    if (n <= 32 || top <= 0) {
-        for (i = 1; i < n; i++) {
-            uint64_t v = a[i];
-
-            for (j = i; j > 0 && a[j - 1] > v; j--)
-                a[j] = a[j - 1];
-            a[j] = v;
-        }
-        return;
-    }
-    wid = wid > RTOPO__RADIX ? RTOPO__RADIX : wid < 4 ? 4 : wid;
-    shift = top > wid ? top - wid : 0;
-    nd = 1 << (top - shift);
-    memset(cnt, 0, (size_t)nd * sizeof(*cnt));
-    for (i = 0; i < n; i++)
-        cnt[(a[i] >> shift) & (uint64_t)(nd - 1)]++;
-    for (d = 0, i = 0; d < nd; d++) {
-        pos[d] = i;
-        i += cnt[d];
-    }
-    /* each key to its digit's next place, in cycles: digit d's are in
-     * place up to pos[d], and it ends where d + 1 began */
-    for (d = 0, i = 0; d < nd; i += cnt[d], d++)
-        while (pos[d] < i + cnt[d]) {
-            uint64_t v = a[pos[d]];
-            int g = (int)((v >> shift) & (uint64_t)(nd - 1));
-
-            while (g != d) {
-                uint64_t t = a[pos[g]];
-
-                a[pos[g]++] = v;
-                v = t;
-                g = (int)((v >> shift) & (uint64_t)(nd - 1));
-            }
-            a[pos[d]++] = v;
-        }
-    for (d = 0, i = 0; d < nd; i += cnt[d], d++)
-        if (cnt[d] > 1)
-            rtopo__key_radix(a + i, cnt[d], shift);
-}
-
-/* the number of bits up to and with the highest set in x */
-static int rtopo__bits(uint64_t x)
-{
-    int b = 0;
-
-    while (x) {
-        x >>= 1;
-        b++;
-    }
-    return b;
-}
-
-/* The adjacency of a deferred graph s of n nodes (cnt: in-degrees,
- * first, mid, oadj as above; allocated), from one inference */
-static int rtopo__adj_runs(const rtopo__sched_t *s, uint32_t n, uint32_t **cnt_p,
-                           uint32_t **first_p, uint32_t **mid_p, uint32_t **oadj_p)
-{
-    rtopo__adjk_t a = { s, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
-    uint32_t *cnt = NULL, *o, u, w;
-    size_t e;
-    int st = RTOPO_ERR_NOMEM, part;
-
-    a.first = malloc(((size_t)n + 2) * sizeof(*a.first));
-    a.mid = malloc(((size_t)s->nxfers + 1) * sizeof(*a.mid));
-    if (!a.first || !a.mid) {
-        rtopo__error(st, "simulating %u nodes", n);
-        goto out;
-    }
-    rtopo__sched_big(a.first, ((size_t)n + 2) * sizeof(*a.first));
-    memset(a.first, 0xff, ((size_t)n + 2) * sizeof(*a.first));
-    memset(a.mid, 0xff, ((size_t)s->nxfers + 1) * sizeof(*a.mid));
-    st = rtopo__sched_deps_each(s, rtopo__adjk_put, &a);
-    free(a.set);
-    free(a.out);
-    free(a.kb);
-    if (st)
-        goto out;
-    /* once the inference's scratch is gone: the runs again in the order
-     * of their nodes (as the replay meets them), then the in-degrees */
-    st = RTOPO_ERR_NOMEM;
-    if (!(o = malloc((a.n + 1) * sizeof(*o)))) {
-        rtopo__error(st, "simulating %zu edges", a.n);
-        goto out;
-    }
-    rtopo__sched_big(o, (a.n + 1) * sizeof(*o));
-    for (u = 0, w = 0; u < n; u++)
-        for (part = u < s->nxfers ? 0 : 1; part < 2; part++) {
-            uint32_t *at = part ? &a.first[u] : &a.mid[u];
-
-            if (*at == RTOPO__QNONE)
-                continue;
-            for (e = *at, *at = w; ; e++) {
-                o[w++] = a.oadj[e];
-                if (a.oadj[e] & RTOPO__ADJ_LAST)
-                    break;
-            }
-        }
-    free(a.oadj);
-    a.oadj = o;
-    if (!(cnt = calloc((size_t)n + 1, sizeof(*cnt)))) {
-        rtopo__error(st, "simulating %u nodes", n);
-        goto out;
-    }
-    rtopo__sched_big(cnt, ((size_t)n + 1) * sizeof(*cnt));
-    for (e = 0; e < a.n; e++)
-        cnt[a.oadj[e] & ~RTOPO__ADJ_LAST]++;
-    *cnt_p = cnt;
-    *first_p = a.first;
-    *mid_p = a.mid;
-    *oadj_p = a.oadj;
-    return RTOPO_OK;
-out:
-    free(a.first);
-    free(a.mid);
-    free(a.oadj);
-    free(cnt);
-    return st;
-}
-
 /* every edge of s to sink, in order: those held, or a deferred graph's
  * inferred (rtopo__sched_deps_each) */
 static int rtopo__des_edges(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, void *ctx)
@@ -1356,6 +1051,9 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             goto out;
         }
     }
+    cnt = calloc((size_t)n + 1, sizeof(*cnt));
+    first = calloc((size_t)n + 2, sizeof(*first));
+    mid = calloc((size_t)s->nxfers + 1, sizeof(*mid));
     cpu = calloc((size_t)p, sizeof(*cpu));
     if (k) {
         sport = calloc((size_t)p * (size_t)k, sizeof(*sport));
@@ -1363,28 +1061,12 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     if (nl)
         lane = calloc((size_t)nl, sizeof(*lane));
-    if (!cpu || (k && (!sport || !rport)) || (nl && !lane)) {
-        rtopo__error(st, "simulating %u nodes", n);
-        goto out;
-    }
-    /* a deferred graph: its edges inferred once, and fewer held */
-    if (n >= RTOPO__ADJ_LAST) {
-        st = rtopo__error(RTOPO_ERR_INVAL, "%u nodes are too many to simulate", n);
-        goto out;
-    }
-    if (s->deferred && !s->ndeps) {
-        if ((st = rtopo__adj_runs(s, n, &cnt, &first, &mid, &oadj)))
-            goto out;
-        goto placed;
-    }
-    cnt = calloc((size_t)n + 1, sizeof(*cnt));
-    first = calloc((size_t)n + 2, sizeof(*first));
-    mid = calloc((size_t)s->nxfers + 1, sizeof(*mid));
     adj.s = s;
     adj.cnt = cnt;
     adj.first = first;
     adj.mid = mid;
-    if (!cnt || !first || !mid) {
+    if (!cnt || !first || !mid || !cpu ||
+        (k && (!sport || !rport)) || (nl && !lane)) {
         rtopo__error(st, "simulating %u nodes", n);
         goto out;
     }
@@ -1424,23 +1106,6 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         prev = end;
     }
     first[n] = prev;
-    /* as runs: u's sends first[u]..mid[u], its others up to first[u + 1]
-     * (a kernel's all from first[u]) */
-    for (i = 0, prev = first[0]; i < n; i++) {
-        uint32_t m = i < s->nxfers ? mid[i] : prev;
-
-        end = first[i + 1];
-        if (i < s->nxfers) {
-            if (m > prev)
-                oadj[m - 1] |= RTOPO__ADJ_LAST;
-            mid[i] = m > prev ? prev : RTOPO__QNONE;
-        }
-        if (end > m)
-            oadj[end - 1] |= RTOPO__ADJ_LAST;
-        first[i] = end > m ? m : RTOPO__QNONE;
-        prev = end;
-    }
-placed:
     /* link direction of every hop */
     if (links) {
         hlink = links;
@@ -1589,13 +1254,12 @@ placed:
             fly[e.fly].nxt = flyfree;
             flyfree = e.fly;
         }
-        for (j = sent ? mid[u] : first[u]; j != RTOPO__QNONE; j++) {
-            uint32_t v = oadj[j] & ~RTOPO__ADJ_LAST;
+        for (j = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
+             j < (sent ? mid[u] : first[u + 1]); j++) {
+            uint32_t v = oadj[j];
 
             if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
                 goto out;
-            if (oadj[j] & RTOPO__ADJ_LAST)
-                break;
         }
     }
     if (ended != n)
