@@ -42,6 +42,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "rtopo.h"
 
 enum rtopo__topo_kind {
@@ -134,36 +135,83 @@ typedef struct rtopo__xnode {
     uint32_t shape;   /* index in the schedule's table of transfer shapes */
 } rtopo__xnode_t;     /* 20 bytes */
 
-/* A table of distinct transfer shapes, laid out and grown as the
- * kernels' (rtopo__kshapes_t below); last: the shape the last put
- * found or added (a builder makes runs of transfers of one shape), or
- * UINT32_MAX. */
+/* A table of distinct shapes (shapes.c), one block made with its first
+ * shape: while it grows, room for cap shapes of esz bytes each and after
+ * them an index to find one (2 * cap slots of uint32, open addressing:
+ * shape + 1, or 0); once done growing, exactly n shapes and no index
+ * (cap 0; a later put makes one again).  last: the shape the last put
+ * found or added (builders make runs of nodes of one shape), or
+ * UINT32_MAX.  The transfers' and the kernels' tables are typed views of
+ * it (the same header, their shapes at v). */
+#define RTOPO__SHAPES_HEAD                                                     \
+    uint32_t n;                                                                \
+    uint32_t cap;                                                              \
+    uint32_t last;                                                             \
+    uint32_t esz
+typedef struct rtopo__shapes {
+    RTOPO__SHAPES_HEAD;
+    uint64_t v[];
+} rtopo__shapes_t;
+/* The index of the esz-byte shape h in *t_p (added when new; *t_p NULL:
+ * a table is made), or UINT32_MAX out of memory (or a table of another
+ * size). */
+uint32_t rtopo__shapes_put(rtopo__shapes_t **t_p, const void *h, size_t esz);
+/* drops *t_p's index and spare room (the shapes stay; a later put
+ * rebuilds the index); *t_p may be NULL */
+void rtopo__shapes_done(rtopo__shapes_t **t_p);
+/* frees *t_p (may be NULL) and sets it NULL */
+void rtopo__shapes_free(rtopo__shapes_t **t_p);
+/* Keeps only the shapes some of the nn nodes use, in the order of their
+ * first use, and renumbers the nodes' shape fields (a uint32 at byte off
+ * of each stride-byte node); no node or no shape: the table goes.
+ * RTOPO_OK or RTOPO_ERR_NOMEM (nothing changed). */
+int rtopo__shapes_trim(rtopo__shapes_t **t_p, void *nodes, uint32_t nn, size_t stride,
+                       size_t off);
+/* the bytes t's block holds (t may be NULL) */
+static inline size_t rtopo__shapes_bytes(const rtopo__shapes_t *t)
+{
+    return !t ? 0 : sizeof(*t) + (size_t)(t->cap ? t->cap : t->n) * t->esz +
+                        (size_t)t->cap * 2 * sizeof(uint32_t);
+}
+/* the typed views' put, done, free and bytes (T: kshapes or xshapes) */
+#define RTOPO__SHAPES_VIEW(T, S)                                               \
+    static inline uint32_t rtopo__##T##_put(rtopo__##T##_t **t_p, const S *h) \
+    {                                                                          \
+        rtopo__shapes_t *g = (rtopo__shapes_t *)(void *)*t_p;                  \
+        uint32_t i = rtopo__shapes_put(&g, h, sizeof(*h));                     \
+                                                                               \
+        *t_p = (rtopo__##T##_t *)(void *)g;                                    \
+        return i;                                                              \
+    }                                                                          \
+    static inline void rtopo__##T##_done(rtopo__##T##_t **t_p)                 \
+    {                                                                          \
+        rtopo__shapes_t *g = (rtopo__shapes_t *)(void *)*t_p;                  \
+                                                                               \
+        rtopo__shapes_done(&g);                                                \
+        *t_p = (rtopo__##T##_t *)(void *)g;                                    \
+    }                                                                          \
+    static inline void rtopo__##T##_free(rtopo__##T##_t **t_p)                 \
+    {                                                                          \
+        free(*t_p);                                                            \
+        *t_p = NULL;                                                           \
+    }                                                                          \
+    static inline size_t rtopo__##T##_bytes(const rtopo__##T##_t *t)           \
+    {                                                                          \
+        return rtopo__shapes_bytes((const rtopo__shapes_t *)(const void *)t);  \
+    }
+
+/* the table of transfer shapes */
 typedef struct rtopo__xshapes {
-    uint32_t n;
-    uint32_t cap;
-    uint32_t last;
-    uint32_t pad;
+    RTOPO__SHAPES_HEAD;
     rtopo__xshape_t v[];
 } rtopo__xshapes_t;
+RTOPO__SHAPES_VIEW(xshapes, rtopo__xshape_t)
 
 /* x's shape, zeroed where x holds nothing (pad) */
 static inline rtopo__xshape_t rtopo__xfer_shape(const rtopo__xfer_t *x)
 {
     rtopo__xshape_t h = { x->src_buf, x->dst_buf, 0, x->nhops, x->src_off, x->dst_off, x->len };
     return h;
-}
-/* The index of shape h in *t_p (added when new; *t_p NULL: a table is
- * made), or UINT32_MAX out of memory. */
-uint32_t rtopo__xshapes_put(rtopo__xshapes_t **t_p, const rtopo__xshape_t *h);
-/* frees *t_p (may be NULL) and sets it NULL */
-void rtopo__xshapes_free(rtopo__xshapes_t **t_p);
-/* drops *t_p's index and spare room (a later put rebuilds the index) */
-void rtopo__xshapes_done(rtopo__xshapes_t **t_p);
-/* the bytes t's block holds (t may be NULL) */
-static inline size_t rtopo__xshapes_bytes(const rtopo__xshapes_t *t)
-{
-    return !t ? 0 : sizeof(*t) + (size_t)(t->cap ? t->cap : t->n) * sizeof(t->v[0]) +
-                        (size_t)t->cap * 2 * sizeof(uint32_t);
 }
 /* transfer x written compact: node *n (shape interned in *t_p); RTOPO_OK
  * or RTOPO_ERR_NOMEM */
@@ -404,16 +452,12 @@ static inline int64_t rtopo__knode_arg(const rtopo__knode_t *n)
     return (int64_t)((uint64_t)n->arg_hi << 32 | n->arg_lo);
 }
 
-/* A table of distinct shapes, one block (made with its first shape):
- * while it grows, room for cap shapes and after them an index to find
- * one (2 * cap slots of uint32, open addressing: shape + 1, or 0); once
- * done growing, exactly n shapes and no index (cap 0; a later put
- * makes one again). */
+/* the table of kernel shapes */
 typedef struct rtopo__kshapes {
-    uint32_t n;
-    uint32_t cap;
+    RTOPO__SHAPES_HEAD;
     rtopo__kshape_t v[];
 } rtopo__kshapes_t;
+RTOPO__SHAPES_VIEW(kshapes, rtopo__kshape_t)
 
 /* k's shape, zeroed where k holds nothing (pad) */
 static inline rtopo__kshape_t rtopo__kern_shape(const rtopo__kern_t *k)
@@ -421,20 +465,6 @@ static inline rtopo__kshape_t rtopo__kern_shape(const rtopo__kern_t *k)
     rtopo__kshape_t h = { k->type, k->dtype, k->op, k->flags, k->src_buf, k->dst_buf, 0,
                           k->rec, k->urec, k->src_off, k->dst_off, k->len, k->slen };
     return h;
-}
-/* The index of shape h in *t_p (added when new; *t_p NULL: a table is
- * made), or UINT32_MAX out of memory. */
-uint32_t rtopo__kshapes_put(rtopo__kshapes_t **t_p, const rtopo__kshape_t *h);
-/* frees *t_p (may be NULL) and sets it NULL */
-void rtopo__kshapes_free(rtopo__kshapes_t **t_p);
-/* drops *t_p's index and spare room (the shapes stay; a later put
- * rebuilds the index); *t_p may be NULL */
-void rtopo__kshapes_done(rtopo__kshapes_t **t_p);
-/* the bytes t's block holds (t may be NULL) */
-static inline size_t rtopo__kshapes_bytes(const rtopo__kshapes_t *t)
-{
-    return !t ? 0 : sizeof(*t) + (size_t)(t->cap ? t->cap : t->n) * sizeof(t->v[0]) +
-                        (size_t)t->cap * 2 * sizeof(uint32_t);
 }
 /* kernel k written compact: node *n (shape interned in *t_p); RTOPO_OK
  * or RTOPO_ERR_NOMEM */

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1620,6 +1621,48 @@ static void test_compact(void)
     rtopo__sched_free(j);
 }
 
+/* The interning table under both kinds of node: equal shapes get one
+ * index, a table of one size refuses a shape of another, a done table
+ * (no index) takes new shapes again, and a trim keeps the shapes in use
+ * in the order of first use. */
+static void test_shape_table(void)
+{
+    rtopo__shapes_t *t = NULL;
+    uint64_t a[4] = { 1, 2, 3, 4 }, b[4] = { 1, 2, 3, 5 }, c[6] = { 0 };
+    struct tnode { uint32_t pad, shape; } nodes[5];
+    uint32_t i;
+
+    CU_ASSERT(rtopo__shapes_put(&t, a, sizeof(a)) == 0);
+    CU_ASSERT(rtopo__shapes_put(&t, b, sizeof(b)) == 1);
+    CU_ASSERT(rtopo__shapes_put(&t, a, sizeof(a)) == 0);
+    CU_ASSERT(rtopo__shapes_put(&t, c, sizeof(c)) == UINT32_MAX);
+    CU_ASSERT_FATAL(t && t->n == 2 && t->esz == sizeof(a) && t->cap >= 2);
+    rtopo__shapes_done(&t);
+    CU_ASSERT_FATAL(t && t->cap == 0 && t->n == 2);
+    CU_ASSERT(rtopo__shapes_bytes(t) == sizeof(*t) + 2 * sizeof(a));
+    CU_ASSERT(rtopo__shapes_put(&t, b, sizeof(b)) == 1);
+    a[0] = 9;
+    for (i = 0; i < 40; i++) {          /* grown past its first room */
+        a[1] = i;
+        CU_ASSERT(rtopo__shapes_put(&t, a, sizeof(a)) == 2 + i);
+    }
+    a[1] = 7;
+    CU_ASSERT(rtopo__shapes_put(&t, a, sizeof(a)) == 9);
+    CU_ASSERT(rtopo__shapes_put(&t, b, sizeof(b)) == 1);
+    /* nodes using shapes 30, 1, 30, 9, 1: kept as 0, 1, 0, 2, 1 */
+    nodes[0].shape = 30, nodes[1].shape = 1, nodes[2].shape = 30;
+    nodes[3].shape = 9, nodes[4].shape = 1;
+    CU_ASSERT_FATAL(rtopo__shapes_trim(&t, nodes, 5, sizeof(nodes[0]),
+                                       offsetof(struct tnode, shape)) == RTOPO_OK);
+    CU_ASSERT_FATAL(t && t->n == 3 && t->cap == 0);
+    CU_ASSERT(nodes[0].shape == 0 && nodes[1].shape == 1 && nodes[2].shape == 0 &&
+              nodes[3].shape == 2 && nodes[4].shape == 1);
+    CU_ASSERT(t->v[0] == 9 && t->v[1] == 28 && t->v[4] == 1 && t->v[7] == 5 &&
+              t->v[8] == 9 && t->v[9] == 7);
+    CU_ASSERT(rtopo__shapes_trim(&t, nodes, 0, sizeof(nodes[0]), 4) == RTOPO_OK && !t);
+    rtopo__shapes_free(&t);
+}
+
 int tu_suite_kernel(void)
 {
     CU_pSuite s = CU_add_suite("kernel", NULL, NULL);
@@ -1640,7 +1683,8 @@ int tu_suite_kernel(void)
         !CU_add_test(s, "route: hgen, unpack, got, pack", test_route_ends) ||
         !CU_add_test(s, "route: keyof", test_route_keyof) ||
         !CU_add_test(s, "route: open records, hopen, best", test_route_open) ||
-        !CU_add_test(s, "schedules hold kernels compact", test_compact))
+        !CU_add_test(s, "schedules hold kernels compact", test_compact) ||
+        !CU_add_test(s, "the table of shapes", test_shape_table))
         return CU_get_error();
     return CUE_SUCCESS;
 }
