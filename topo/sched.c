@@ -305,11 +305,14 @@ out:
     return st;
 }
 
-static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles)
+/* sim: also the bounds the simulator checks that the rest does not imply
+ * (a local copy's hop0), reported as rtopo__sim_check reports them, after
+ * everything else passed */
+static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles, int sim)
 {
     const rtopo__tdesc_t *t;
     uint8_t *used = NULL;
-    uint32_t i, j, maxstep = 0;
+    uint32_t i, j, maxstep = 0, badhop0 = UINT32_MAX;
     int status = RTOPO_OK, any_hop = 0;
 
     if (!s)
@@ -376,6 +379,8 @@ static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles)
                                       "overlaps itself", i);
                 goto out;
             }
+            if (x->hop0 > s->nhops && badhop0 == UINT32_MAX)
+                badhop0 = i;
             continue;
         }
         if (x->src == x->dst) {
@@ -440,6 +445,8 @@ static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles)
         goto out;
     }
     status = rtopo__sched_validate_graph(s, cycles);
+    if (!status && sim && badhop0 != UINT32_MAX)
+        status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u out of range", badhop0);
 out:
     free(used);
     return status;
@@ -447,10 +454,15 @@ out:
 
 int rtopo__sched_validate(const rtopo__sched_t *s)
 {
-    return rtopo__sched_validate_in(s, 1);
+    return rtopo__sched_validate_in(s, 1, 0);
 }
 
 int rtopo__sched_validate_run(const rtopo__sched_t *s)
 {
-    return rtopo__sched_validate_in(s, 0);
+    return rtopo__sched_validate_in(s, 0, 0);
+}
+
+int rtopo__sched_validate_exec(const rtopo__sched_t *s)
+{
+    return rtopo__sched_validate_in(s, 0, 1);
 }
