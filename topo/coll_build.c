@@ -144,8 +144,27 @@ static void rtopo__cb_kclose(rtopo__cb_t *b)
     if (!b->kopen)
         return;
     b->kopen = 0;
-    if (!b->err && rtopo__knode_set(&b->ks, &b->k[b->nk - 1], &b->kst))
+    if (b->err)
+        return;
+    if (b->klast && b->ks && b->klast <= b->ks->n) {
+        /* the shape of the kernel before, found without hashing it */
+        rtopo__kshape_t h = rtopo__kern_shape(&b->kst);
+
+        if (!memcmp(&b->ks->v[b->klast - 1], &h, sizeof(h))) {
+            rtopo__knode_t *n = &b->k[b->nk - 1];
+
+            n->rank = b->kst.rank;
+            n->step = b->kst.step;
+            n->shape = b->klast - 1;
+            n->arg_lo = (uint32_t)(uint64_t)b->kst.arg;
+            n->arg_hi = (uint32_t)((uint64_t)b->kst.arg >> 32);
+            return;
+        }
+    }
+    if (rtopo__knode_set(&b->ks, &b->k[b->nk - 1], &b->kst))
         b->err = RTOPO_ERR_NOMEM;
+    else
+        b->klast = b->k[b->nk - 1].shape + 1;
 }
 
 /* one more kernel (zeroed but for its rank and step), NULL once out of
@@ -361,6 +380,7 @@ void rtopo__cb_round(const rtopo__cb_t *b, rtopo__cb_t *sc)
     sc->h = NULL;
     sc->k = NULL;
     sc->ks = NULL;
+    sc->klast = 0;
     sc->kopen = 0;
     sc->xid = NULL;
     sc->nx = sc->nh = sc->nk = sc->cx = sc->ch = sc->ck = sc->cxid = 0;
