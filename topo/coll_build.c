@@ -1299,20 +1299,17 @@ static int rtopo__link_electronic(int link)
            link == RTOPO__LINK_CUBE;
 }
 
-/* The hops counted step by step (bucketed by step, not sorted): a step's
- * distinct electronic (link, dim, dir) groups are its SIMD moves, and a
- * step counts once for each kind of link it uses. */
-void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
+/* The hops counted step by step: a step's distinct electronic (link,
+ * dim, dir) groups are its SIMD moves, and a step counts once for each
+ * kind of link it uses.  One pass in the hops' order: each step's groups
+ * a set of bits (the groups numbered as first seen); more than 64 groups
+ * (never on these topologies) take the hops bucketed by step instead. */
+static void rtopo__sched_moves_bucketed(const rtopo__sched_t *s, uint32_t nsteps,
+                                        rtopo__moves_t *mv)
 {
-    uint32_t *first = NULL, *ord = NULL, *stamp = NULL, nsteps = 0, i, t;
+    uint32_t *first = NULL, *ord = NULL, *stamp = NULL, i, t;
     const size_t nkeys = (size_t)RTOPO__LINK_COUNT << 16;
 
-    memset(mv, 0, sizeof(*mv));
-    if (!s->nhops)
-        return;
-    for (i = 0; i < s->nhops; i++)
-        if (s->hops[i].step + 1 > nsteps)
-            nsteps = s->hops[i].step + 1;
     first = calloc((size_t)nsteps + 1, sizeof(*first));
     ord = malloc((size_t)s->nhops * sizeof(*ord));
     stamp = calloc(nkeys, sizeof(*stamp));
@@ -1351,4 +1348,58 @@ out:
     free(first);
     free(ord);
     free(stamp);
+}
+
+void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
+{
+    uint64_t *groups = NULL;
+    uint8_t *kinds = NULL, *gid = NULL;
+    uint32_t nsteps = 0, ng = 0, i, t;
+    const size_t nkeys = (size_t)RTOPO__LINK_COUNT << 16;
+
+    memset(mv, 0, sizeof(*mv));
+    if (!s->nhops)
+        return;
+    for (i = 0; i < s->nhops; i++)
+        if (s->hops[i].step + 1 > nsteps)
+            nsteps = s->hops[i].step + 1;
+    groups = calloc(nsteps, sizeof(*groups));
+    kinds = calloc(nsteps, 1);
+    gid = calloc(nkeys, 1);             /* 1 + a group's number, or 0 */
+    if (!groups || !kinds || !gid)
+        goto out;
+    for (i = 0; i < s->nhops; i++) {
+        const rtopo__hop_t *h = &s->hops[i];
+
+        if (rtopo__link_electronic(h->link)) {
+            size_t key = (size_t)h->link << 16 | (size_t)h->dim << 8 | (uint8_t)h->dir;
+
+            if (!gid[key]) {
+                if (ng == 64)
+                    break;
+                gid[key] = (uint8_t)++ng;
+            }
+            groups[h->step] |= (uint64_t)1 << (gid[key] - 1);
+            kinds[h->step] |= 1;
+        } else {
+            kinds[h->step] |= h->link == RTOPO__LINK_OTIS ? 2 : 4;
+        }
+    }
+    if (i < s->nhops) {
+        rtopo__sched_moves_bucketed(s, nsteps, mv);
+        goto out;
+    }
+    for (t = 0; t < nsteps; t++) {
+        uint64_t g = groups[t];
+
+        for (; g; g &= g - 1)
+            mv->electronic_simd++;
+        mv->electronic += kinds[t] & 1;
+        mv->otis += (kinds[t] >> 1) & 1;
+        mv->other += (kinds[t] >> 2) & 1;
+    }
+out:
+    free(groups);
+    free(kinds);
+    free(gid);
 }
