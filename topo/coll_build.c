@@ -566,18 +566,37 @@ out:
     return st;
 }
 
-uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
+/* The largest of: nsteps - 1 (nsteps > 0), the local transfers' and the
+ * kernels' steps, and (olast) olast - 1 (olast > 0) into *m_p; 0 when s
+ * has none of them (*m_p then 0) */
+static int rtopo__sched_last_any(const rtopo__sched_t *s, int olast, uint32_t *m_p)
 {
     uint32_t i, m = s->nsteps ? s->nsteps - 1 : 0;
+    int any = s->nsteps != 0 || s->nkerns != 0;
 
     for (i = 0; i < s->nxfers; i++)
-        if (!rtopo__sched_xnhops(s, i) && s->xfers[i].step > m)
-            m = s->xfers[i].step;
+        if (!rtopo__sched_xnhops(s, i)) {
+            any = 1;
+            if (s->xfers[i].step > m)
+                m = s->xfers[i].step;
+        }
     for (i = 0; i < s->nkerns; i++)
         if (s->kerns[i].step > m)
             m = s->kerns[i].step;
-    if (s->olast && s->olast - 1 > m)   /* local nodes of other ranks */
-        m = s->olast - 1;
+    if (olast && s->olast) {            /* local nodes of other ranks */
+        any = 1;
+        if (s->olast - 1 > m)
+            m = s->olast - 1;
+    }
+    *m_p = m;
+    return any;
+}
+
+uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
+{
+    uint32_t m;
+
+    rtopo__sched_last_any(s, 1, &m);
     return m;
 }
 
@@ -658,7 +677,17 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
 int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                       rtopo__sched_t **out_p)
 {
-    uint32_t last = rtopo__sched_last_step(a) + 1, i;
+    return rtopo__phase_then_at(a, b, flags, rtopo__sched_last_step(a), out_p, NULL);
+}
+
+int rtopo__phase_then_at(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
+                         uint32_t alast, rtopo__sched_t **out_p, uint32_t *last_p)
+{
+    uint32_t last = alast + 1, i, bm = 0, shift = a->nsteps;
+    /* b's nodes all move by the same steps (d, then a's nsteps): the
+     * whole's last step is a's or b's moved; b's olast goes (a whole
+     * graph's join keeps a's) */
+    int bany = last_p && rtopo__sched_last_any(b, 0, &bm), st;
 
     if (last > a->nsteps) {
         uint32_t d = last - a->nsteps;
@@ -674,8 +703,12 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
             b->nsteps += d;
         if (b->olast)
             b->olast += d;
+        bm += d;
     }
-    return rtopo__sched_concat(a, b, flags, out_p);
+    if ((st = rtopo__sched_concat(a, b, flags, out_p)) || !last_p)
+        return st;
+    *last_p = bany && bm + shift > alast ? bm + shift : alast;
+    return RTOPO_OK;
 }
 
 /* ---- building ----------------------------------------------------------- */

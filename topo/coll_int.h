@@ -85,6 +85,11 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
                         uint64_t toff, uint32_t delay, int bare);
 int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                       rtopo__sched_t **out_p);
+/* the same with alast, a's last step (rtopo__sched_last_step), known;
+ * last_p (may be NULL; a and b whole graphs, neither a share): the
+ * whole's last step */
+int rtopo__phase_then_at(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
+                         uint32_t alast, rtopo__sched_t **out_p, uint32_t *last_p);
 uint32_t rtopo__sched_last_step(const rtopo__sched_t *s);
 /* the schedule of prog's algorithm algo, cut into c->chunks pieces (0:
  * the model picks; 1, and always for RSAG: whole registers) */
