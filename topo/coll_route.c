@@ -424,12 +424,10 @@ static int rtopo__rt_ranks_flag(const rtopo__tdesc_t *t, const rtopo__model_t *m
             rk->kshapes->v[i].op == RTOPO__RT_NORM)
             rk->kshapes->v[i].src_off = F;
     rtopo__kshapes_done(&rk->kshapes);
+    /* no edges: the phases are joined bare (rtopo__phase_chain), the
+     * whole's then inferred at once, or a share's join by join */
     rk->ndeps = 0;
     rk->inferred = 0;
-    if (!own && (st = rtopo__sched_deps_infer(rk, 0))) {
-        rtopo__sched_free(rk);
-        return st;
-    }
     *rk_p = rk;
     *F_p = F;
     return RTOPO_OK;
