@@ -228,6 +228,7 @@ static int rtopo__sched_validate_graph(const rtopo__sched_t *s, int cycles)
 {
     uint32_t n = s->nxfers + s->nkerns, i, *indeg = NULL, *first = NULL, *adj = NULL,
              *queue = NULL, head = 0, tail = 0;
+    uint8_t *shape_ok = NULL;
     int st = RTOPO_OK;
 
     if (s->tmp_rank && s->topo.p > 0) {
@@ -240,13 +241,40 @@ static int rtopo__sched_validate_graph(const rtopo__sched_t *s, int cycles)
     }
     if ((s->nkerns && !s->kerns) || (s->ndeps && !s->deps))
         return rtopo__error(RTOPO_ERR_INVAL, "schedule arrays missing");
+    /* With one TMP size for all ranks a kernel's checks but its rank's
+     * depend on its shape alone: each shape is checked whole once (at its
+     * first kernel, which a failing check names), later kernels of it only
+     * for their rank */
+    if (s->nkerns && !s->tmp_rank &&
+        !(shape_ok = calloc(rtopo__sched_nkshapes(s) + 1, 1)))
+        return rtopo__error(RTOPO_ERR_NOMEM, "checking %u kernels", s->nkerns);
     for (i = 0; i < s->nkerns; i++) {
-        if (s->kerns[i].shape >= rtopo__sched_nkshapes(s))
-            return rtopo__error(RTOPO_ERR_INVAL, "node %u: kernel shape %u of %u", s->nxfers + i,
-                                s->kerns[i].shape, rtopo__sched_nkshapes(s));
+        uint32_t h = s->kerns[i].shape;
+
+        if (h >= rtopo__sched_nkshapes(s)) {
+            st = rtopo__error(RTOPO_ERR_INVAL, "node %u: kernel shape %u of %u", s->nxfers + i,
+                              h, rtopo__sched_nkshapes(s));
+            break;
+        }
+        if (shape_ok && shape_ok[h]) {
+            int r = s->kerns[i].rank;
+
+            if (r < 0 || r >= s->topo.p) {
+                st = rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): rank %d out of 0..%d",
+                                  s->nxfers + i, rtopo__kern_name(s->kshapes->v[h].type), r,
+                                  s->topo.p - 1);
+                break;
+            }
+            continue;
+        }
         if ((st = rtopo__kern_validate(s, i)))
-            return st;
+            break;
+        if (shape_ok)
+            shape_ok[h] = 1;
     }
+    free(shape_ok);
+    if (st)
+        return st;
     for (i = 0; i < s->ndeps; i++) {
         const rtopo__dep_t *d = &s->deps[i];
         int pp, ps;
