@@ -863,8 +863,8 @@ static int scat_check(const scat_opts_t *o, const rtopo__tdesc_t *t, int strat, 
     size[RTOPO__BUF_SEND] = n;
     size[RTOPO__BUF_RECV] = win;
     size[RTOPO__BUF_TMP] = s->tmp_bytes;
-    if ((st = rtopo__sched_validate_run(s)) ||
-        (st = rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
+    if ((st = rtopo__sched_validate_exec(s)) ||
+        (st = rtopo__sim_exec_valid(s, (uint8_t *const *const *)bufs, size)))
         goto out;
     for (i = 0; i < nodes && ok; i++)
         ok = !memcmp(bufs[i][RTOPO__BUF_RECV], bufs[host][RTOPO__BUF_SEND] +
@@ -1523,8 +1523,8 @@ static int dim_check(const dim_opts_t *o, const rtopo__sched_t *s, long a, long 
         for (k = 0; k < cb; k++)
             bufs[i][src_buf][k] = pattern((uint32_t)i, k);
     }
-    if ((status = rtopo__sched_validate_run(s)) ||
-        (status = rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
+    if ((status = rtopo__sched_validate_exec(s)) ||
+        (status = rtopo__sim_exec_valid(s, (uint8_t *const *const *)bufs, size)))
         goto out;
     for (i = 0; i < t->p && ok; i++) {
         int pos, line = rtopo__cart_line(t, (int)o->dim, i, &pos);
@@ -2315,10 +2315,10 @@ static int otis_check(const otis_opts_t *o, const rtopo__sched_t *s, uint64_t *c
     } else if ((status = rtopo__coll_ref(t, &c, (uint8_t *const *const *)bufs, out))) {
         goto out;
     }
-    if ((status = rtopo__sched_validate_run(s)) ||
-        (status = res ? rtopo__sim_run_exec(s, &o->model, (uint8_t *const *const *)bufs,
-                                            size, res) :
-                  rtopo__sim_exec_sized(s, (uint8_t *const *const *)bufs, size)))
+    if ((status = rtopo__sched_validate_exec(s)) ||
+        (status = res ? rtopo__sim_run_exec_valid(s, &o->model,
+                                                  (uint8_t *const *const *)bufs, size, res) :
+                  rtopo__sim_exec_valid(s, (uint8_t *const *const *)bufs, size)))
         goto out;
     for (r = 0; r < t->p && ok; r++)
         if (memcmp(bufs[r][RTOPO__BUF_RECV], out[r], (size_t)size[RTOPO__BUF_RECV]))

@@ -392,14 +392,16 @@ static int rtopo__pr_shape(const rtopo__cb_t *b, const rtopo__px_t *x, uint32_t 
     uint32_t pos[RTOPO__PR_PH(64)], neg[RTOPO__PR_PH(64)], cnt[RTOPO__PR_PH(64)], i, j, nh;
     uint64_t cost[2] = { 0, 0 };
 
-    /* each shape's SIMD moves: per phase its longest runs each way */
+    /* each shape's SIMD moves: per phase its longest runs each way (a
+     * route's phases are below RTOPO__PR_PH(nc): only those are cleared
+     * per route) */
     for (shape = 0; shape < 2; shape++) {
         memset(pos, 0, sizeof(pos));
         memset(neg, 0, sizeof(neg));
         for (i = 0; i < nx; i++) {
             if (x[i].src == x[i].dst)
                 continue;
-            memset(cnt, 0, sizeof(cnt));
+            memset(cnt, 0, RTOPO__PR_PH(nc) * sizeof(*cnt));
             nh = rtopo__pr_route(b, shape, x[i].src, x[i].dst, h, ph);
             for (j = 0; j < nh; j++)
                 if (++cnt[ph[j]] > (h[j].dir < 0 ? neg : pos)[ph[j]])
@@ -429,7 +431,7 @@ static uint32_t rtopo__pr_round_in(rtopo__cb_t *b, const rtopo__px_t *x, uint32_
     for (i = 0; otis && i < nx; i++) {
         if (x[i].src == x[i].dst)
             continue;
-        memset(cnt, 0, sizeof(cnt));
+        memset(cnt, 0, RTOPO__PR_PH(nc) * sizeof(*cnt));
         nh = rtopo__pr_route(b, best, x[i].src, x[i].dst, h, ph);
         for (j = 0; j < nh; j++)
             if (++cnt[ph[j]] > pos[ph[j]])
@@ -494,7 +496,7 @@ static uint32_t rtopo__pr_round_in(rtopo__cb_t *b, const rtopo__px_t *x, uint32_
         h0 = b->nh;
         if (!rtopo__pr_xfer(b, &x[i], h, nh))
             return 0;
-        memset(cnt, 0, sizeof(cnt));
+        memset(cnt, 0, RTOPO__PR_PH(nc) * sizeof(*cnt));
         for (j = 0; j < nh; j++)
             b->h[h0 + j].step = b->base + t + 1 + (otis ? start[ph[j]] + cnt[ph[j]]++ : 0);
     }

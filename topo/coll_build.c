@@ -144,8 +144,34 @@ static void rtopo__cb_kclose(rtopo__cb_t *b)
     if (!b->kopen)
         return;
     b->kopen = 0;
-    if (!b->err && rtopo__knode_set(&b->ks, &b->k[b->nk - 1], &b->kst))
+    if (b->err)
+        return;
+    if (b->ks) {
+        /* the shape of a kernel just before, found without hashing it */
+        rtopo__kshape_t h = rtopo__kern_shape(&b->kst);
+        int j;
+
+        for (j = 0; j < 4; j++) {
+            uint32_t c = b->klast[j];
+
+            if (c && c <= b->ks->n && !memcmp(&b->ks->v[c - 1], &h, sizeof(h))) {
+                rtopo__knode_t *n = &b->k[b->nk - 1];
+
+                n->rank = b->kst.rank;
+                n->step = b->kst.step;
+                n->shape = c - 1;
+                n->arg_lo = (uint32_t)(uint64_t)b->kst.arg;
+                n->arg_hi = (uint32_t)((uint64_t)b->kst.arg >> 32);
+                return;
+            }
+        }
+    }
+    if (rtopo__knode_set(&b->ks, &b->k[b->nk - 1], &b->kst)) {
         b->err = RTOPO_ERR_NOMEM;
+    } else {
+        b->klast[b->knext] = b->k[b->nk - 1].shape + 1;
+        b->knext = (b->knext + 1) % 4;
+    }
 }
 
 /* one more kernel (zeroed but for its rank and step), NULL once out of
@@ -361,6 +387,8 @@ void rtopo__cb_round(const rtopo__cb_t *b, rtopo__cb_t *sc)
     sc->h = NULL;
     sc->k = NULL;
     sc->ks = NULL;
+    memset(sc->klast, 0, sizeof(sc->klast));
+    sc->knext = 0;
     sc->kopen = 0;
     sc->xid = NULL;
     sc->nx = sc->nh = sc->nk = sc->cx = sc->ch = sc->ck = sc->cxid = 0;
@@ -546,18 +574,37 @@ out:
     return st;
 }
 
-uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
+/* The largest of: nsteps - 1 (nsteps > 0), the local transfers' and the
+ * kernels' steps, and (olast) olast - 1 (olast > 0) into *m_p; 0 when s
+ * has none of them (*m_p then 0) */
+static int rtopo__sched_last_any(const rtopo__sched_t *s, int olast, uint32_t *m_p)
 {
     uint32_t i, m = s->nsteps ? s->nsteps - 1 : 0;
+    int any = s->nsteps != 0 || s->nkerns != 0;
 
     for (i = 0; i < s->nxfers; i++)
-        if (!rtopo__sched_xnhops(s, i) && s->xfers[i].step > m)
-            m = s->xfers[i].step;
+        if (!rtopo__sched_xnhops(s, i)) {
+            any = 1;
+            if (s->xfers[i].step > m)
+                m = s->xfers[i].step;
+        }
     for (i = 0; i < s->nkerns; i++)
         if (s->kerns[i].step > m)
             m = s->kerns[i].step;
-    if (s->olast && s->olast - 1 > m)   /* local nodes of other ranks */
-        m = s->olast - 1;
+    if (olast && s->olast) {            /* local nodes of other ranks */
+        any = 1;
+        if (s->olast - 1 > m)
+            m = s->olast - 1;
+    }
+    *m_p = m;
+    return any;
+}
+
+uint32_t rtopo__sched_last_step(const rtopo__sched_t *s)
+{
+    uint32_t m;
+
+    rtopo__sched_last_any(s, 1, &m);
     return m;
 }
 
@@ -638,7 +685,17 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
 int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                       rtopo__sched_t **out_p)
 {
-    uint32_t last = rtopo__sched_last_step(a) + 1, i;
+    return rtopo__phase_then_at(a, b, flags, rtopo__sched_last_step(a), out_p, NULL);
+}
+
+int rtopo__phase_then_at(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
+                         uint32_t alast, rtopo__sched_t **out_p, uint32_t *last_p)
+{
+    uint32_t last = alast + 1, i, bm = 0, shift = a->nsteps;
+    /* b's nodes all move by the same steps (d, then a's nsteps): the
+     * whole's last step is a's or b's moved; b's olast goes (a whole
+     * graph's join keeps a's) */
+    int bany = last_p && rtopo__sched_last_any(b, 0, &bm), st;
 
     if (last > a->nsteps) {
         uint32_t d = last - a->nsteps;
@@ -654,8 +711,12 @@ int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
             b->nsteps += d;
         if (b->olast)
             b->olast += d;
+        bm += d;
     }
-    return rtopo__sched_concat(a, b, flags, out_p);
+    if ((st = rtopo__sched_concat(a, b, flags, out_p)) || !last_p)
+        return st;
+    *last_p = bany && bm + shift > alast ? bm + shift : alast;
+    return RTOPO_OK;
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -1279,20 +1340,17 @@ static int rtopo__link_electronic(int link)
            link == RTOPO__LINK_CUBE;
 }
 
-/* The hops counted step by step (bucketed by step, not sorted): a step's
- * distinct electronic (link, dim, dir) groups are its SIMD moves, and a
- * step counts once for each kind of link it uses. */
-void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
+/* The hops counted step by step: a step's distinct electronic (link,
+ * dim, dir) groups are its SIMD moves, and a step counts once for each
+ * kind of link it uses.  One pass in the hops' order: each step's groups
+ * a set of bits (the groups numbered as first seen); more than 64 groups
+ * (never on these topologies) take the hops bucketed by step instead. */
+static void rtopo__sched_moves_bucketed(const rtopo__sched_t *s, uint32_t nsteps,
+                                        rtopo__moves_t *mv)
 {
-    uint32_t *first = NULL, *ord = NULL, *stamp = NULL, nsteps = 0, i, t;
+    uint32_t *first = NULL, *ord = NULL, *stamp = NULL, i, t;
     const size_t nkeys = (size_t)RTOPO__LINK_COUNT << 16;
 
-    memset(mv, 0, sizeof(*mv));
-    if (!s->nhops)
-        return;
-    for (i = 0; i < s->nhops; i++)
-        if (s->hops[i].step + 1 > nsteps)
-            nsteps = s->hops[i].step + 1;
     first = calloc((size_t)nsteps + 1, sizeof(*first));
     ord = malloc((size_t)s->nhops * sizeof(*ord));
     stamp = calloc(nkeys, sizeof(*stamp));
@@ -1331,4 +1389,58 @@ out:
     free(first);
     free(ord);
     free(stamp);
+}
+
+void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
+{
+    uint64_t *groups = NULL;
+    uint8_t *kinds = NULL, *gid = NULL;
+    uint32_t nsteps = 0, ng = 0, i, t;
+    const size_t nkeys = (size_t)RTOPO__LINK_COUNT << 16;
+
+    memset(mv, 0, sizeof(*mv));
+    if (!s->nhops)
+        return;
+    for (i = 0; i < s->nhops; i++)
+        if (s->hops[i].step + 1 > nsteps)
+            nsteps = s->hops[i].step + 1;
+    groups = calloc(nsteps, sizeof(*groups));
+    kinds = calloc(nsteps, 1);
+    gid = calloc(nkeys, 1);             /* 1 + a group's number, or 0 */
+    if (!groups || !kinds || !gid)
+        goto out;
+    for (i = 0; i < s->nhops; i++) {
+        const rtopo__hop_t *h = &s->hops[i];
+
+        if (rtopo__link_electronic(h->link)) {
+            size_t key = (size_t)h->link << 16 | (size_t)h->dim << 8 | (uint8_t)h->dir;
+
+            if (!gid[key]) {
+                if (ng == 64)
+                    break;
+                gid[key] = (uint8_t)++ng;
+            }
+            groups[h->step] |= (uint64_t)1 << (gid[key] - 1);
+            kinds[h->step] |= 1;
+        } else {
+            kinds[h->step] |= h->link == RTOPO__LINK_OTIS ? 2 : 4;
+        }
+    }
+    if (i < s->nhops) {
+        rtopo__sched_moves_bucketed(s, nsteps, mv);
+        goto out;
+    }
+    for (t = 0; t < nsteps; t++) {
+        uint64_t g = groups[t];
+
+        for (; g; g &= g - 1)
+            mv->electronic_simd++;
+        mv->electronic += kinds[t] & 1;
+        mv->otis += (kinds[t] >> 1) & 1;
+        mv->other += (kinds[t] >> 2) & 1;
+    }
+out:
+    free(groups);
+    free(kinds);
+    free(gid);
 }

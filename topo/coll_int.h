@@ -44,6 +44,10 @@ struct rtopo__cb {         /* rtopo__cb_t (rtopo_sched.h) */
     rtopo__kern_t kst;      /* the last kernel made, written out whole until
                                the next is made (k[nk - 1] then holds it) */
     int kopen;              /* 1: kst is not in k[nk - 1] yet */
+    uint32_t klast[4];      /* 1 + the shapes in ks the last kernels
+                               closed took, or 0: a builder's loops make
+                               each rank's few kernels, rank after rank */
+    uint32_t knext;         /* the entry of klast the next new one takes */
     uint32_t nx, nh, nk, cx, ch, ck;
     int best;               /* routing sweeps: each rank keeps one record
                                (ROUTE BEST), not every one it is on */
@@ -83,6 +87,11 @@ int rtopo__phase_rebase(rtopo__sched_t *s, uint64_t soff, uint64_t roff,
                         uint64_t toff, uint32_t delay, int bare);
 int rtopo__phase_then(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                       rtopo__sched_t **out_p);
+/* the same with alast, a's last step (rtopo__sched_last_step), known;
+ * last_p (may be NULL; a and b whole graphs, neither a share): the
+ * whole's last step */
+int rtopo__phase_then_at(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
+                         uint32_t alast, rtopo__sched_t **out_p, uint32_t *last_p);
 uint32_t rtopo__sched_last_step(const rtopo__sched_t *s);
 /* the schedule of prog's algorithm algo, cut into c->chunks pieces (0:
  * the model picks; 1, and always for RSAG: whole registers) */

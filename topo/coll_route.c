@@ -424,12 +424,10 @@ static int rtopo__rt_ranks_flag(const rtopo__tdesc_t *t, const rtopo__model_t *m
             rk->kshapes->v[i].op == RTOPO__RT_NORM)
             rk->kshapes->v[i].src_off = F;
     rtopo__kshapes_done(&rk->kshapes);
+    /* no edges: the phases are joined bare (rtopo__phase_chain), the
+     * whole's then inferred at once, or a share's join by join */
     rk->ndeps = 0;
     rk->inferred = 0;
-    if (!own && (st = rtopo__sched_deps_infer(rk, 0))) {
-        rtopo__sched_free(rk);
-        return st;
-    }
     *rk_p = rk;
     *F_p = F;
     return RTOPO_OK;
@@ -507,10 +505,13 @@ static int rtopo__phase_chain(rtopo__sched_t **v, int n, int defer, rtopo__sched
         /* The whole graph: the phases' nodes joined first, their edges
          * dropped, then the edges of the whole inferred in one pass (the
          * same edges as phase by phase, without holding each join's
-         * edges and the next one's at once) */
+         * edges and the next one's at once); the last step carried from
+         * join to join (one pass over each phase, not over the whole) */
+        uint32_t last = rtopo__sched_last_step(acc);
+
         for (i = 1; i < n; i++) {
             if (!st) {
-                st = rtopo__phase_then(acc, v[i], RTOPO__CONCAT_BARE, &x);
+                st = rtopo__phase_then_at(acc, v[i], RTOPO__CONCAT_BARE, last, &x, &last);
                 acc = st ? NULL : x;
             } else {
                 rtopo__sched_free(v[i]);

@@ -1171,6 +1171,38 @@ static int rtopo__grow_to(void **p, size_t n, size_t more, size_t esz)
     return RTOPO_OK;
 }
 
+/* *ap (an entries of esz bytes) followed by *bp's bn entries, with room
+ * for one more, in *ap; *bp freed and NULL.  The longer of the two grows
+ * and the other is copied into it (a short phase joined to a long one:
+ * the long one's entries move within their own block, not into fresh
+ * memory).  On failure both stay. */
+static int rtopo__join_arrays(void **ap, size_t an, void **bp, size_t bn, size_t esz)
+{
+    void *q;
+
+    if (bn <= an || !*bp) {
+        if (rtopo__grow_to(ap, an, bn + 1, esz))
+            return RTOPO_ERR_NOMEM;
+        if (bn)
+            memcpy((char *)*ap + an * esz, *bp, bn * esz);
+    } else {
+        if (!(q = realloc(*bp, (an + bn + 1) * esz)))
+            return rtopo__error(RTOPO_ERR_NOMEM, "joining phases");
+        rtopo__sched_big(q, (an + bn + 1) * esz);
+        if (an) {
+            memmove((char *)q + an * esz, q, bn * esz);
+            memcpy(q, *ap, an * esz);
+        }
+        free(*ap);
+        *ap = q;
+        *bp = NULL;
+        return RTOPO_OK;
+    }
+    free(*bp);
+    *bp = NULL;
+    return RTOPO_OK;
+}
+
 int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                         rtopo__sched_t **out_p)
 {
@@ -1235,7 +1267,8 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
         if (b->olast && b->olast + shift > s->olast)
             s->olast = b->olast + shift;
     }
-    if ((st = rtopo__grow_to((void **)&s->xfers, ax, (size_t)bx + 1, sizeof(*s->xfers))))
+    if ((st = rtopo__join_arrays((void **)&s->xfers, ax, (void **)&b->xfers, bx,
+                                 sizeof(*s->xfers))))
         goto out;
     if (bx) {
         /* b's transfer shapes join s's table: smap[b's index] = s's */
@@ -1252,29 +1285,25 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                 goto out;
             }
         for (i = 0; i < bx; i++) {
-            s->xfers[ax + i] = b->xfers[i];
-            s->xfers[ax + i].shape = smap[b->xfers[i].shape];
-            s->xfers[ax + i].hop0 += s->nhops;
-            s->xfers[ax + i].step += shift;
+            rtopo__xnode_t *x = &s->xfers[ax + i];
+
+            x->shape = smap[x->shape];
+            x->hop0 += s->nhops;
+            x->step += shift;
         }
         free(smap);
     }
-    free(b->xfers);
-    b->xfers = NULL;
     rtopo__xshapes_free(&b->xshapes);
-    if ((st = rtopo__grow_to((void **)&s->hops, s->nhops, (size_t)b->nhops + 1,
-                             sizeof(*s->hops))))
+    if ((st = rtopo__join_arrays((void **)&s->hops, s->nhops, (void **)&b->hops, b->nhops,
+                                 sizeof(*s->hops))))
         goto out;
-    for (i = 0; i < b->nhops; i++) {
-        s->hops[s->nhops + i] = b->hops[i];
+    for (i = 0; i < b->nhops; i++)
         s->hops[s->nhops + i].step += shift;
-    }
-    free(b->hops);
-    b->hops = NULL;
     s->nxfers = ax + bx;
     s->nhops += b->nhops;
     s->nsteps += b->nsteps;
-    if ((st = rtopo__grow_to((void **)&s->kerns, ak, (size_t)bk + 1, sizeof(*s->kerns))))
+    if ((st = rtopo__join_arrays((void **)&s->kerns, ak, (void **)&b->kerns, bk,
+                                 sizeof(*s->kerns))))
         goto out;
     if (bk) {
         /* b's shapes join s's table: smap[b's index] = s's */
@@ -1291,15 +1320,14 @@ int rtopo__sched_concat(rtopo__sched_t *a, rtopo__sched_t *b, unsigned flags,
                 goto out;
             }
         for (i = 0; i < bk; i++) {
-            s->kerns[ak + i] = b->kerns[i];
-            s->kerns[ak + i].shape = smap[b->kerns[i].shape];
-            s->kerns[ak + i].step += shift;
+            rtopo__knode_t *k = &s->kerns[ak + i];
+
+            k->shape = smap[k->shape];
+            k->step += shift;
         }
         free(smap);
     }
     s->nkerns = ak + bk;
-    free(b->kerns);
-    b->kerns = NULL;
     rtopo__kshapes_free(&b->kshapes);
     for (i = 0; i < s->ndeps; i++) {
         rtopo__dep_t *d = &s->deps[i];

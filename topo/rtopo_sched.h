@@ -1230,6 +1230,11 @@ int rtopo__sched_validate(const rtopo__sched_t *s);
  * (rtopo__sim_exec*, rtopo__sim_run*): the run finds them (nodes that
  * never start, RTOPO_ERR_INVAL) without a pass of its own over the edges. */
 int rtopo__sched_validate_run(const rtopo__sched_t *s);
+/* rtopo__sched_validate_run and the simulator's own bounds check in one
+ * pass (the same errors, in the same order, as the two one after the
+ * other), for a caller that runs the graph next with the *_valid runners
+ * below, which then leave that check out. */
+int rtopo__sched_validate_exec(const rtopo__sched_t *s);
 const char *rtopo__shift_algo_name(int algo);
 /* "local", "ring", "row", "col", "cube", "otis", "direct", "host",
  * "cube-id" */
@@ -1434,5 +1439,12 @@ int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
 int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
                         uint8_t *const *const *bufs, const uint64_t size[RTOPO__BUF_COUNT],
                         rtopo__sim_result_t *r);
+/* rtopo__sim_exec_sized and rtopo__sim_run_exec for a schedule that
+ * passed rtopo__sched_validate_exec: its bounds are not checked again. */
+int rtopo__sim_exec_valid(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                          const uint64_t size[RTOPO__BUF_COUNT]);
+int rtopo__sim_run_exec_valid(const rtopo__sched_t *s, const rtopo__model_t *m,
+                              uint8_t *const *const *bufs,
+                              const uint64_t size[RTOPO__BUF_COUNT], rtopo__sim_result_t *r);
 
 #endif

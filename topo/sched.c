@@ -228,6 +228,7 @@ static int rtopo__sched_validate_graph(const rtopo__sched_t *s, int cycles)
 {
     uint32_t n = s->nxfers + s->nkerns, i, *indeg = NULL, *first = NULL, *adj = NULL,
              *queue = NULL, head = 0, tail = 0;
+    uint8_t *shape_ok = NULL;
     int st = RTOPO_OK;
 
     if (s->tmp_rank && s->topo.p > 0) {
@@ -240,13 +241,40 @@ static int rtopo__sched_validate_graph(const rtopo__sched_t *s, int cycles)
     }
     if ((s->nkerns && !s->kerns) || (s->ndeps && !s->deps))
         return rtopo__error(RTOPO_ERR_INVAL, "schedule arrays missing");
+    /* With one TMP size for all ranks a kernel's checks but its rank's
+     * depend on its shape alone: each shape is checked whole once (at its
+     * first kernel, which a failing check names), later kernels of it only
+     * for their rank */
+    if (s->nkerns && !s->tmp_rank &&
+        !(shape_ok = calloc(rtopo__sched_nkshapes(s) + 1, 1)))
+        return rtopo__error(RTOPO_ERR_NOMEM, "checking %u kernels", s->nkerns);
     for (i = 0; i < s->nkerns; i++) {
-        if (s->kerns[i].shape >= rtopo__sched_nkshapes(s))
-            return rtopo__error(RTOPO_ERR_INVAL, "node %u: kernel shape %u of %u", s->nxfers + i,
-                                s->kerns[i].shape, rtopo__sched_nkshapes(s));
+        uint32_t h = s->kerns[i].shape;
+
+        if (h >= rtopo__sched_nkshapes(s)) {
+            st = rtopo__error(RTOPO_ERR_INVAL, "node %u: kernel shape %u of %u", s->nxfers + i,
+                              h, rtopo__sched_nkshapes(s));
+            break;
+        }
+        if (shape_ok && shape_ok[h]) {
+            int r = s->kerns[i].rank;
+
+            if (r < 0 || r >= s->topo.p) {
+                st = rtopo__error(RTOPO_ERR_INVAL, "node %u (%s): rank %d out of 0..%d",
+                                  s->nxfers + i, rtopo__kern_name(s->kshapes->v[h].type), r,
+                                  s->topo.p - 1);
+                break;
+            }
+            continue;
+        }
         if ((st = rtopo__kern_validate(s, i)))
-            return st;
+            break;
+        if (shape_ok)
+            shape_ok[h] = 1;
     }
+    free(shape_ok);
+    if (st)
+        return st;
     for (i = 0; i < s->ndeps; i++) {
         const rtopo__dep_t *d = &s->deps[i];
         int pp, ps;
@@ -305,11 +333,14 @@ out:
     return st;
 }
 
-static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles)
+/* sim: also the bounds the simulator checks that the rest does not imply
+ * (a local copy's hop0), reported as rtopo__sim_check reports them, after
+ * everything else passed */
+static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles, int sim)
 {
     const rtopo__tdesc_t *t;
     uint8_t *used = NULL;
-    uint32_t i, j, maxstep = 0;
+    uint32_t i, j, maxstep = 0, badhop0 = UINT32_MAX;
     int status = RTOPO_OK, any_hop = 0;
 
     if (!s)
@@ -376,6 +407,8 @@ static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles)
                                       "overlaps itself", i);
                 goto out;
             }
+            if (x->hop0 > s->nhops && badhop0 == UINT32_MAX)
+                badhop0 = i;
             continue;
         }
         if (x->src == x->dst) {
@@ -440,6 +473,8 @@ static int rtopo__sched_validate_in(const rtopo__sched_t *s, int cycles)
         goto out;
     }
     status = rtopo__sched_validate_graph(s, cycles);
+    if (!status && sim && badhop0 != UINT32_MAX)
+        status = rtopo__error(RTOPO_ERR_INVAL, "xfer %u out of range", badhop0);
 out:
     free(used);
     return status;
@@ -447,10 +482,15 @@ out:
 
 int rtopo__sched_validate(const rtopo__sched_t *s)
 {
-    return rtopo__sched_validate_in(s, 1);
+    return rtopo__sched_validate_in(s, 1, 0);
 }
 
 int rtopo__sched_validate_run(const rtopo__sched_t *s)
 {
-    return rtopo__sched_validate_in(s, 0);
+    return rtopo__sched_validate_in(s, 0, 0);
+}
+
+int rtopo__sched_validate_exec(const rtopo__sched_t *s)
+{
+    return rtopo__sched_validate_in(s, 0, 1);
 }

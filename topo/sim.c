@@ -1517,14 +1517,15 @@ static int rtopo__exec_ranges(const rtopo__sched_t *s, uint8_t *const *const *bu
     return RTOPO_OK;
 }
 
-int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
-                          const uint64_t size[RTOPO__BUF_COUNT])
+/* checked: s passed rtopo__sched_validate_exec (its bounds hold) */
+static int rtopo__sim_exec_in(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                              const uint64_t size[RTOPO__BUF_COUNT], int checked)
 {
     rtopo__model_t m;
     double span;
     int st;
 
-    if ((st = rtopo__sim_check(s)))
+    if (!checked && (st = rtopo__sim_check(s)))
         return st;
     if (!bufs)
         return rtopo__error(RTOPO_ERR_INVAL, "no buffers");
@@ -1532,6 +1533,18 @@ int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
         return st;
     rtopo__model_default(&m);
     return rtopo__des(s, &m, bufs, NULL, 0, &span);
+}
+
+int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                          const uint64_t size[RTOPO__BUF_COUNT])
+{
+    return rtopo__sim_exec_in(s, bufs, size, 0);
+}
+
+int rtopo__sim_exec_valid(const rtopo__sched_t *s, uint8_t *const *const *bufs,
+                          const uint64_t size[RTOPO__BUF_COUNT])
+{
+    return s ? rtopo__sim_exec_in(s, bufs, size, 1) : rtopo__sim_check(s);
 }
 
 /* do a and b cost every hop and node alike (every parameter equal)? */
@@ -1675,9 +1688,10 @@ int rtopo__sim_known(const rtopo__sched_t *s, const rtopo__model_t *m, double mo
     return RTOPO_OK;
 }
 
-int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
-                        uint8_t *const *const *bufs, const uint64_t size[RTOPO__BUF_COUNT],
-                        rtopo__sim_result_t *r)
+static int rtopo__sim_run_exec_in(const rtopo__sched_t *s, const rtopo__model_t *m,
+                                  uint8_t *const *const *bufs,
+                                  const uint64_t size[RTOPO__BUF_COUNT],
+                                  rtopo__sim_result_t *r, int checked)
 {
     rtopo__model_t def;
     int st;
@@ -1688,10 +1702,24 @@ int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
     if (!r || !bufs)
         return rtopo__error(RTOPO_ERR_INVAL, "no result or no buffers");
     if (!rtopo__model_same(m, &def))
-        return (st = rtopo__sim_run(s, m, r)) ? st : rtopo__sim_exec_sized(s, bufs, size);
-    if ((st = rtopo__sim_check(s)) || (st = rtopo__exec_ranges(s, bufs, size)))
+        return (st = rtopo__sim_run(s, m, r)) ? st : rtopo__sim_exec_in(s, bufs, size, checked);
+    if ((!checked && (st = rtopo__sim_check(s))) || (st = rtopo__exec_ranges(s, bufs, size)))
         return st;
     return rtopo__sim_run_bufs(s, &def, bufs, r);
+}
+
+int rtopo__sim_run_exec(const rtopo__sched_t *s, const rtopo__model_t *m,
+                        uint8_t *const *const *bufs, const uint64_t size[RTOPO__BUF_COUNT],
+                        rtopo__sim_result_t *r)
+{
+    return rtopo__sim_run_exec_in(s, m, bufs, size, r, 0);
+}
+
+int rtopo__sim_run_exec_valid(const rtopo__sched_t *s, const rtopo__model_t *m,
+                              uint8_t *const *const *bufs,
+                              const uint64_t size[RTOPO__BUF_COUNT], rtopo__sim_result_t *r)
+{
+    return s ? rtopo__sim_run_exec_in(s, m, bufs, size, r, 1) : rtopo__sim_check(s);
 }
 
 int rtopo__sim_exec(const rtopo__sched_t *s, uint8_t *const *const *bufs)

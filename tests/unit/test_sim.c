@@ -882,6 +882,57 @@ static void test_exec_order(void)
     rtopo__sched_free(s);
 }
 
+/* rtopo__sched_validate_exec: the validation and the simulator's bounds
+ * check in one pass, the *_valid runners then without the latter */
+static void test_validate_exec(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    rtopo__sim_result_t r;
+    tu_bufs_t b;
+    uint64_t size[RTOPO__BUF_COUNT] = { 16, 16, 16 };
+    char m[256];
+    int i;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 4, 0, 0) == 0);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, 2, 1, &s) == 0);
+    s->tmp_bytes = 16;
+    s->nsteps = 1;
+    tu_xput(s, 0, (rtopo__xfer_t){ .src = 0, .dst = 1, .src_buf = RTOPO__BUF_SEND,
+        .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 0, .len = 16 });
+    s->hops[0] = (rtopo__hop_t){ .to = 1, .step = 0, .link = RTOPO__LINK_RING, .dir = 1 };
+    tu_xput(s, 1, (rtopo__xfer_t){ .src = 0, .dst = 0, .src_buf = RTOPO__BUF_SEND,
+        .dst_buf = RTOPO__BUF_TMP, .len = 16 });
+    CU_ASSERT_FATAL(tu_bufs_init(&b, 4, 16, 16) == 0);
+    tu_bufs_fill(&b);
+    CU_ASSERT_EQUAL(rtopo__sched_validate_exec(s), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo__sim_run_exec_valid(s, NULL, (uint8_t *const *const *)b.bufs, size,
+                                              &r), RTOPO_OK);
+    for (i = 0; i < 16; i++) {
+        CU_ASSERT_EQUAL(b.bufs[1][RTOPO__BUF_RECV][i], tu_pattern(0, i));
+        CU_ASSERT_EQUAL(b.bufs[0][RTOPO__BUF_TMP][i], tu_pattern(0, i));
+    }
+    CU_ASSERT_EQUAL(rtopo__sim_exec_valid(s, (uint8_t *const *const *)b.bufs, size),
+                    RTOPO_OK);
+    /* a local copy's hop0 past the hops: the validation for a run lets it
+     * pass, the simulator refuses it, and validate_exec as the simulator */
+    s->xfers[1].hop0 = 5;
+    CU_ASSERT_EQUAL(rtopo__sched_validate_run(s), RTOPO_OK);
+    CU_ASSERT_EQUAL(rtopo__sim_exec_sized(s, (uint8_t *const *const *)b.bufs, size),
+                    RTOPO_ERR_INVAL);
+    snprintf(m, sizeof m, "%s", rtopo_last_error());
+    CU_ASSERT_EQUAL(rtopo__sched_validate_exec(s), RTOPO_ERR_INVAL);
+    CU_ASSERT_STRING_EQUAL(rtopo_last_error(), m);
+    /* both wrong: the validation's own error comes first, as before */
+    s->hops[0].to = 2;
+    CU_ASSERT_EQUAL(rtopo__sched_validate_run(s), RTOPO_ERR_INVAL);
+    snprintf(m, sizeof m, "%s", rtopo_last_error());
+    CU_ASSERT_EQUAL(rtopo__sched_validate_exec(s), RTOPO_ERR_INVAL);
+    CU_ASSERT_STRING_EQUAL(rtopo_last_error(), m);
+    tu_bufs_free(&b);
+    rtopo__sched_free(s);
+}
+
 static void test_validate_rejects(void)
 {
     const long good[] = { 0, 2, 8, 1, 0, 2, 1, -1, -2 };
@@ -2074,6 +2125,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
         !CU_add_test(s, "validate rejects", test_validate_rejects) ||
+        !CU_add_test(s, "validate_exec: the simulator's bounds too", test_validate_exec) ||
         !CU_add_test(s, "zero bytes", test_zero_bytes) ||
         !CU_add_test(s, "one-port sequential distribution", test_seq_dist) ||
         !CU_add_test(s, "recursive halving", test_halving) ||
