@@ -146,32 +146,8 @@ static void rtopo__cb_kclose(rtopo__cb_t *b)
     b->kopen = 0;
     if (b->err)
         return;
-    if (b->ks) {
-        /* the shape of a kernel just before, found without hashing it */
-        rtopo__kshape_t h = rtopo__kern_shape(&b->kst);
-        int j;
-
-        for (j = 0; j < 4; j++) {
-            uint32_t c = b->klast[j];
-
-            if (c && c <= b->ks->n && !memcmp(&b->ks->v[c - 1], &h, sizeof(h))) {
-                rtopo__knode_t *n = &b->k[b->nk - 1];
-
-                n->rank = b->kst.rank;
-                n->step = b->kst.step;
-                n->shape = c - 1;
-                n->arg_lo = (uint32_t)(uint64_t)b->kst.arg;
-                n->arg_hi = (uint32_t)((uint64_t)b->kst.arg >> 32);
-                return;
-            }
-        }
-    }
-    if (rtopo__knode_set(&b->ks, &b->k[b->nk - 1], &b->kst)) {
+    if (rtopo__knode_set(&b->ks, &b->k[b->nk - 1], &b->kst))
         b->err = RTOPO_ERR_NOMEM;
-    } else {
-        b->klast[b->knext] = b->k[b->nk - 1].shape + 1;
-        b->knext = (b->knext + 1) % 4;
-    }
 }
 
 /* one more kernel (zeroed but for its rank and step), NULL once out of
@@ -387,8 +363,6 @@ void rtopo__cb_round(const rtopo__cb_t *b, rtopo__cb_t *sc)
     sc->h = NULL;
     sc->k = NULL;
     sc->ks = NULL;
-    memset(sc->klast, 0, sizeof(sc->klast));
-    sc->knext = 0;
     sc->kopen = 0;
     sc->xid = NULL;
     sc->nx = sc->nh = sc->nk = sc->cx = sc->ch = sc->ck = sc->cxid = 0;

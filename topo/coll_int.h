@@ -44,10 +44,6 @@ struct rtopo__cb {         /* rtopo__cb_t (rtopo_sched.h) */
     rtopo__kern_t kst;      /* the last kernel made, written out whole until
                                the next is made (k[nk - 1] then holds it) */
     int kopen;              /* 1: kst is not in k[nk - 1] yet */
-    uint32_t klast[4];      /* 1 + the shapes in ks the last kernels
-                               closed took, or 0: a builder's loops make
-                               each rank's few kernels, rank after rank */
-    uint32_t knext;         /* the entry of klast the next new one takes */
     uint32_t nx, nh, nk, cx, ch, ck;
     int best;               /* routing sweeps: each rank keeps one record
                                (ROUTE BEST), not every one it is on */

@@ -139,15 +139,19 @@ typedef struct rtopo__xnode {
  * shape: while it grows, room for cap shapes of esz bytes each and after
  * them an index to find one (2 * cap slots of uint32, open addressing:
  * shape + 1, or 0); once done growing, exactly n shapes and no index
- * (cap 0; a later put makes one again).  last: the shape the last put
- * found or added (builders make runs of nodes of one shape), or
- * UINT32_MAX.  The transfers' and the kernels' tables are typed views of
- * it (the same header, their shapes at v). */
+ * (cap 0; a later put makes one again).  last: the shapes the last four
+ * puts that hashed found or added, + 1, or 0 (a put compares them first:
+ * builders make runs of nodes of one shape, or each rank's few kernels
+ * rank after rank), next: the entry of last the next such put takes.
+ * The transfers' and the kernels' tables are typed views of it (the same
+ * header, their shapes at v). */
+#define RTOPO__SHAPES_RECENT 4
 #define RTOPO__SHAPES_HEAD                                                     \
     uint32_t n;                                                                \
     uint32_t cap;                                                              \
-    uint32_t last;                                                             \
-    uint32_t esz
+    uint32_t esz;                                                              \
+    uint32_t next;                                                             \
+    uint32_t last[RTOPO__SHAPES_RECENT]
 typedef struct rtopo__shapes {
     RTOPO__SHAPES_HEAD;
     uint64_t v[];

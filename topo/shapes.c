@@ -58,8 +58,12 @@ static int rtopo__shapes_grow(rtopo__shapes_t **t_p, uint32_t want, size_t esz)
         return -1;
     u->n = n;
     u->cap = c;
-    u->last = t ? t->last : UINT32_MAX;
     u->esz = (uint32_t)esz;
+    u->next = t ? t->next : 0;
+    if (t)
+        memcpy(u->last, t->last, sizeof(u->last));
+    else
+        memset(u->last, 0, sizeof(u->last));
     if (n)
         memcpy(u->v, t->v, (size_t)n * esz);
     idx = rtopo__shapes_idx(u);
@@ -76,6 +80,14 @@ static int rtopo__shapes_grow(rtopo__shapes_t **t_p, uint32_t want, size_t esz)
     return 0;
 }
 
+/* h's index, remembered among the last ones */
+static inline uint32_t rtopo__shapes_seen(rtopo__shapes_t *t, uint32_t i)
+{
+    t->last[t->next] = i + 1;
+    t->next = (t->next + 1) % RTOPO__SHAPES_RECENT;
+    return i;
+}
+
 uint32_t rtopo__shapes_put(rtopo__shapes_t **t_p, const void *h, size_t esz)
 {
     rtopo__shapes_t *t = *t_p;
@@ -83,9 +95,11 @@ uint32_t rtopo__shapes_put(rtopo__shapes_t **t_p, const void *h, size_t esz)
 
     if (t && t->esz != esz)
         return UINT32_MAX;
-    /* builders make runs of nodes of one shape */
-    if (t && t->last < t->n && !memcmp(rtopo__shape_at(t, t->last), h, esz))
-        return t->last;
+    /* one of the last few shapes, found without hashing */
+    for (j = 0; t && j < RTOPO__SHAPES_RECENT; j++)
+        if (t->last[j] && t->last[j] <= t->n &&
+            !memcmp(rtopo__shape_at(t, t->last[j] - 1), h, esz))
+            return t->last[j] - 1;
     if ((!t || !t->cap || t->n == t->cap) && rtopo__shapes_grow(t_p, t ? t->n + 1 : 1, esz))
         return UINT32_MAX;
     t = *t_p;
@@ -93,10 +107,10 @@ uint32_t rtopo__shapes_put(rtopo__shapes_t **t_p, const void *h, size_t esz)
     idx = rtopo__shapes_idx(t);
     for (j = (uint32_t)rtopo__shape_hash(h, esz) & mask; idx[j]; j = (j + 1) & mask)
         if (!memcmp(rtopo__shape_at(t, idx[j] - 1), h, esz))
-            return t->last = idx[j] - 1;
+            return rtopo__shapes_seen(t, idx[j] - 1);
     memcpy(rtopo__shape_at(t, t->n), h, esz);
     idx[j] = t->n + 1;
-    return t->last = t->n++;
+    return rtopo__shapes_seen(t, t->n++);
 }
 
 void rtopo__shapes_done(rtopo__shapes_t **t_p)
@@ -147,8 +161,9 @@ int rtopo__shapes_trim(rtopo__shapes_t **t_p, void *nodes, uint32_t nn, size_t s
     }
     u->n = n;
     u->cap = 0;
-    u->last = UINT32_MAX;
     u->esz = t->esz;
+    u->next = 0;
+    memset(u->last, 0, sizeof(u->last));
     for (i = 0; i < t->n; i++)
         if (map[i] != UINT32_MAX)
             memcpy(rtopo__shape_at(u, map[i]), rtopo__shape_at(t, i), t->esz);
