@@ -222,7 +222,7 @@ typedef struct rtopo__sim_ent {
 } rtopo__sim_ent_t;
 
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
-                      uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
+                      uint8_t *const *const *bufs, uint32_t **links, uint32_t *nlinks,
                       double *makespan);
 static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *nl_p);
 
@@ -318,6 +318,16 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     for (i = 0; i < s->nhops; i++)
         if (s->hops[i].step + 1 > nsteps)
             nsteps = s->hops[i].step + 1;
+    /* the link directions, numbered once for both runs: a deferred
+     * graph's replay numbers them once its edges are placed, not beside
+     * the inference's scratch (4 bytes a hop less at its peak), and hands
+     * them to the lock-step run, which comes after it */
+    if (s->deferred && !known) {
+        if ((status = rtopo__des(s, m, bufs, &hl, &nl, &ct)))
+            goto out;
+    } else if ((status = rtopo__hop_links(s, &hl, &nl))) {
+        goto out;
+    }
     status = RTOPO_ERR_NOMEM;
     ent = malloc((s->nhops ? s->nhops : 1) * sizeof(*ent));
     first = calloc((size_t)nsteps + 1, sizeof(*first));
@@ -327,10 +337,6 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
         goto out;
     }
     rtopo__sched_big(ent, (s->nhops ? s->nhops : 1) * sizeof(*ent));
-    /* the link directions, numbered once for both runs below */
-    if ((status = rtopo__hop_links(s, &hl, &nl)))
-        goto out;
-    status = RTOPO_ERR_NOMEM;
     ls = calloc((size_t)nl + 1, sizeof(*ls));
     if (!ls) {
         rtopo__error(status, "link state");
@@ -413,10 +419,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     }
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
-    /* the lock-step tables go before the graph runs; a deferred graph's
-     * link directions too: its run numbers them again once its edges are
-     * placed, not beside the inference's scratch (4 bytes a hop less at
-     * its peak) */
+    /* the lock-step tables go before the graph runs */
     free(ls);
     free(stepmax);
     free(first);
@@ -425,14 +428,9 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     stepmax = NULL;
     first = NULL;
     ent = NULL;
-    if (s->deferred) {
-        free(hl);
-        hl = NULL;
-        nl = 0;
-    }
     if (known)
         ct = *known;
-    else if ((status = rtopo__des(s, m, bufs, hl, nl, &ct)))
+    else if (!s->deferred && (status = rtopo__des(s, m, bufs, &hl, &nl, &ct)))
         goto out;
     res.steps = nsteps;
     res.model_time = ct;
@@ -1008,10 +1006,12 @@ static int rtopo__des_edges(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, v
 }
 
 /* Runs the graph; with bufs also moves the data.  *makespan: the time the
- * last node ends.  links, nlinks: s's link directions (rtopo__hop_links),
- * the caller's, or NULL */
+ * last node ends.  *links, *nlinks: s's link directions (rtopo__hop_links),
+ * the caller's; or, *links NULL, numbered here and handed to the caller
+ * (who frees them) once the graph has run; links NULL: numbered here for
+ * this run only */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
-                      uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
+                      uint8_t *const *const *bufs, uint32_t **links, uint32_t *nlinks,
                       double *makespan)
 {
     /* a node's state: its edges not yet released (cnt); it is ready when
@@ -1019,7 +1019,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
      * their times, and no cost is negative: no event is pushed before the
      * one that pushes it, so the last release is the latest) */
     uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
-             *mid = NULL, *oadj = NULL, *hlink = NULL, end, prev;
+             *mid = NULL, *oadj = NULL, *hlink = NULL, end, prev, nlink = 0;
     double *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     /* the transfers in flight, from their first hop to their end: when
@@ -1107,15 +1107,16 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     first[n] = prev;
     /* link direction of every hop */
-    if (links) {
-        hlink = links;
-    } else if ((st = rtopo__hop_links(s, &hlink, &nlinks))) {
+    if (links && *links) {
+        hlink = *links;
+        nlink = *nlinks;
+    } else if ((st = rtopo__hop_links(s, &hlink, &nlink))) {
         goto out;
     }
     st = RTOPO_ERR_NOMEM;
-    lfree = calloc((size_t)nlinks + 1, sizeof(*lfree));
+    lfree = calloc((size_t)nlink + 1, sizeof(*lfree));
     if (!lfree) {
-        rtopo__error(st, "%u links", nlinks);
+        rtopo__error(st, "%u links", nlink);
         goto out;
     }
     for (i = 0; i < n; i++)
@@ -1266,13 +1267,17 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         st = rtopo__error(RTOPO_ERR_INVAL, "%u of %u nodes never start: the edges form "
                           "a cycle or name missing parts", n - ended, n);
     *makespan = span;
+    if (!st && links && !*links) {
+        *links = hlink;
+        *nlinks = nlink;
+    }
 out:
     rtopo__heap_free(&h);
     free(cnt);
     free(first);
     free(mid);
     free(oadj);
-    if (hlink != links)
+    if (!links || hlink != *links)
         free(hlink);
     free(lfree);
     free(sport);
@@ -1441,7 +1446,7 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
         if (isr[d->pred])
             e->rank = -1;
     }
-    if (rtopo__des(&f, m, NULL, NULL, 0, &span))
+    if (rtopo__des(&f, m, NULL, NULL, NULL, &span))
         span = -1.0;
 out:
     free(f.xfers);
@@ -1531,7 +1536,7 @@ int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,
     if ((st = rtopo__exec_ranges(s, bufs, size)))
         return st;
     rtopo__model_default(&m);
-    return rtopo__des(s, &m, bufs, NULL, 0, &span);
+    return rtopo__des(s, &m, bufs, NULL, NULL, &span);
 }
 
 /* do a and b cost every hop and node alike (every parameter equal)? */
