@@ -1005,6 +1005,9 @@ static int rtopo__des_edges(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, v
     return rtopo__sched_deps_each(s, sink, ctx);
 }
 
+/* the most bytes a flight's slot keeps for the next flight it carries */
+#define RTOPO__STAGE_KEEP ((size_t)4096)
+
 /* Runs the graph; with bufs also moves the data.  *makespan: the time the
  * last node ends.  *links, *nlinks: s's link directions (rtopo__hop_links),
  * the caller's; or, *links NULL, numbered here and handed to the caller
@@ -1024,10 +1027,14 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     /* the transfers in flight, from their first hop to their end: when
      * the last hop ends (xend) and, moving data, the bytes that left the
-     * source (data); the free ones in a list through nxt */
+     * source (data, of cap bytes: kept for the slot's next flight when
+     * no more than RTOPO__STAGE_KEEP, so that a run of small transfers
+     * allocates once per slot, not once per flight); the free ones in a
+     * list through nxt */
     struct rtopo__flight {
         double xend;
         uint8_t *data;
+        size_t cap;
         uint32_t nxt;
     } *fly = NULL;
     uint32_t nfly = 0, flycap = 0, flyfree = RTOPO__QNONE;
@@ -1147,9 +1154,10 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                         flycap = cap;
                     }
                     f = nfly++;
+                    fly[f].data = NULL;
+                    fly[f].cap = 0;
                 }
                 fly[f].xend = 0.0;
-                fly[f].data = NULL;
                 st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0, f);
             } else {
                 int r = u < s->nxfers ? s->xfers[u].src : s->kerns[u - s->nxfers].rank;
@@ -1229,12 +1237,23 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
                         bufs[x->src][x->src_buf] + x->src_off, x->len);
             else if (x->len && sent) {
-                if (!(fly[e.fly].data = malloc(x->len))) {
-                    st = rtopo__error(RTOPO_ERR_NOMEM, "staging %llu bytes",
-                                      (unsigned long long)x->len);
-                    goto out;
+                struct rtopo__flight *f = &fly[e.fly];
+
+                if (x->len > f->cap) {
+                    /* whole cache lines: a slot serves records of
+                     * neighbouring sizes without a new allocation */
+                    uint64_t cap = x->len + 63 < x->len ? x->len : (x->len + 63) & ~(uint64_t)63;
+
+                    free(f->data);
+                    f->cap = 0;
+                    if ((size_t)cap != cap || !(f->data = malloc((size_t)cap))) {
+                        st = rtopo__error(RTOPO_ERR_NOMEM, "staging %llu bytes",
+                                          (unsigned long long)x->len);
+                        goto out;
+                    }
+                    f->cap = (size_t)cap;
                 }
-                memcpy(fly[e.fly].data, bufs[x->src][x->src_buf] + x->src_off, x->len);
+                memcpy(f->data, bufs[x->src][x->src_buf] + x->src_off, x->len);
             } else if (x->len) {
                 memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, fly[e.fly].data, x->len);
             }
@@ -1249,9 +1268,12 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             span = rtopo__max(span, e.t);
         }
         if (!sent && u < s->nxfers && rtopo__sched_xnhops(s, u)) {
-            /* landed: its flight is over */
-            free(fly[e.fly].data);
-            fly[e.fly].data = NULL;
+            /* landed: its flight is over (its staging kept if small) */
+            if (fly[e.fly].cap > RTOPO__STAGE_KEEP) {
+                free(fly[e.fly].data);
+                fly[e.fly].data = NULL;
+                fly[e.fly].cap = 0;
+            }
             fly[e.fly].nxt = flyfree;
             flyfree = e.fly;
         }
