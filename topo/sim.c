@@ -958,11 +958,43 @@ out:
 /* The replay's adjacency as the edges come: counted (in-degree cnt,
  * out-degree first[pred + 1], sends mid[pred]), then placed (oadj: a
  * transfer's sends at the cursor first, the rest at the cursor mid; a
- * kernel's at first) */
+ * kernel's at first).  An in-degree takes a byte (a node's count is
+ * touched once per edge into it, a miss each: a quarter of the bytes
+ * the cache must hold); RTOPO__CNT_BIG in it: the count is in bigcnt,
+ * at the node's id in big (the few nodes of RTOPO__CNT_BIG edges or
+ * more) */
+#define RTOPO__CNT_BIG UINT8_MAX
 typedef struct rtopo__adj {
     const rtopo__sched_t *s;
-    uint32_t *cnt, *first, *mid, *oadj;
+    uint8_t *cnt;
+    uint32_t *first, *mid, *oadj;
+    rtopo__linkmap_t big;
+    uint32_t *bigcnt, bigcap;
 } rtopo__adj_t;
+
+/* where node v's count is held, v's count in bytes RTOPO__CNT_BIG (a
+ * node first seen there starts at RTOPO__CNT_BIG); NULL: out of memory */
+static uint32_t *rtopo__cnt_big(rtopo__adj_t *a, uint32_t v)
+{
+    uint32_t id;
+    int fresh;
+
+    if (a->big.n == a->bigcap) {
+        uint32_t cap = a->bigcap ? 2 * a->bigcap : 64,
+                 *c = cap > a->bigcap ? realloc(a->bigcnt, (size_t)cap * sizeof(*c)) : NULL;
+
+        if (!c)
+            return NULL;
+        a->bigcnt = c;
+        a->bigcap = cap;
+    }
+    if (a->big.n * 2 >= a->big.cap && rtopo__linkmap_grow(&a->big))
+        return NULL;
+    id = rtopo__linkmap_get(&a->big, 0, (int32_t)v, &fresh);
+    if (fresh)
+        a->bigcnt[id] = RTOPO__CNT_BIG;
+    return &a->bigcnt[id];
+}
 
 static int rtopo__adj_count(void *ctx, const rtopo__dep_t *e, size_t n)
 {
@@ -970,7 +1002,19 @@ static int rtopo__adj_count(void *ctx, const rtopo__dep_t *e, size_t n)
     size_t i;
 
     for (i = 0; i < n; i++) {
-        a->cnt[e[i].succ]++;
+        uint8_t *c = &a->cnt[e[i].succ];
+
+        if (*c < RTOPO__CNT_BIG - 1) {
+            ++*c;
+        } else {
+            /* the RTOPO__CNT_BIG-th edge moves the count into big */
+            uint32_t *b = rtopo__cnt_big(a, e[i].succ);
+
+            if (!b)
+                return rtopo__error(RTOPO_ERR_NOMEM, "in-degree of node %u", e[i].succ);
+            *b += *c == RTOPO__CNT_BIG;
+            *c = RTOPO__CNT_BIG;
+        }
         a->first[e[i].pred + 1]++;
         if (rtopo__part_send(a->s, e[i].pred, e[i].rank))
             a->mid[e[i].pred]++;
@@ -1021,7 +1065,8 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
      * the last is, at that event's time (the events run in the order of
      * their times, and no cost is negative: no event is pushed before the
      * one that pushes it, so the last release is the latest) */
-    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
+    uint8_t *cnt = NULL;
+    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *first = NULL,
              *mid = NULL, *oadj = NULL, *hlink = NULL, end, prev, nlink = 0;
     double *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
@@ -1043,7 +1088,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
-    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL };
+    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL, { NULL, NULL, 0, 0 }, NULL, 0 };
 
     /* a host's link out: the inter-host hops that leave it share
      * hostlinks of them */
@@ -1279,9 +1324,14 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         }
         for (j = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
              j < (sent ? mid[u] : first[u + 1]); j++) {
-            uint32_t v = oadj[j];
+            uint32_t v = oadj[j], c = cnt[v];
+            int fresh;
 
-            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
+            if (c != RTOPO__CNT_BIG)
+                cnt[v] = (uint8_t)--c;
+            else
+                c = --adj.bigcnt[rtopo__linkmap_get(&adj.big, 0, (int32_t)v, &fresh)];
+            if (!c && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
                 goto out;
         }
     }
@@ -1296,6 +1346,9 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
 out:
     rtopo__heap_free(&h);
     free(cnt);
+    free(adj.big.key);
+    free(adj.big.id);
+    free(adj.bigcnt);
     free(first);
     free(mid);
     free(oadj);
