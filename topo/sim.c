@@ -449,6 +449,13 @@ out:
 
 /* ---- event by event ---------------------------------------------------- */
 
+/* a hint that p is read soon (nothing else changes) */
+#if defined(__GNUC__)
+#define RTOPO__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define RTOPO__PREFETCH(p) ((void)(p))
+#endif
+
 enum { RTOPO__EV_READY, RTOPO__EV_HOP, RTOPO__EV_SENT, RTOPO__EV_END };
 
 typedef struct rtopo__ev {
@@ -456,6 +463,10 @@ typedef struct rtopo__ev {
     uint32_t node;
     uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
     uint32_t fly;       /* a routed transfer's HOP, SENT, END: its flight */
+    uint32_t nnode[2];  /* the nodes of the two events served next in this
+                           one's bucket as it stands, RTOPO__QNONE where
+                           none: a hint */
+    uint32_t nth[2];    /* and their th */
 } rtopo__ev_t;
 
 /* The events in (time, push) order, ties first pushed first served: the
@@ -609,14 +620,29 @@ static inline int rtopo__heap_empty(const rtopo__heap_t *h)
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
     uint32_t b = h->hp[0], e = h->bk[b].head, i = 0, c, x;
-    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th, h->ev[e].fly };
+    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th, h->ev[e].fly,
+                        { RTOPO__QNONE, RTOPO__QNONE }, { 0, 0 } };
 
     h->bk[b].head = h->ev[e].next;
     h->ev[e].next = h->evfree;
     h->evfree = e;
     h->pending--;
-    if (h->bk[b].head != RTOPO__QNONE)
+    if (h->bk[b].head != RTOPO__QNONE) {
+        /* a bucket's events are scattered through ev[]: the next two
+         * were asked for pops ago, the one after them is asked for now */
+        const rtopo__qev_t *n = &h->ev[h->bk[b].head];
+
+        top.nnode[0] = n->node;
+        top.nth[0] = n->th;
+        if (n->next != RTOPO__QNONE) {
+            n = &h->ev[n->next];
+            top.nnode[1] = n->node;
+            top.nth[1] = n->th;
+            if (n->next != RTOPO__QNONE)
+                RTOPO__PREFETCH(&h->ev[n->next]);
+        }
         return top;
+    }
     /* the bucket is empty: out of the heap, the table and into the free */
     h->tab[rtopo__tab_find(h, h->bk[b].t)] = RTOPO__QNONE;
     h->bk[b].head = h->bkfree;
@@ -1180,6 +1206,22 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         uint32_t u = e.node, j, ehop = e.th >> 2, etype = e.th & 3;
         int sent = etype == RTOPO__EV_SENT;
 
+        /* the node of the event after next, read two events from now,
+         * and the edges of the next (whose node was asked for at the
+         * last pop) */
+        if (e.nnode[1] < s->nxfers) {
+            RTOPO__PREFETCH(&s->xfers[e.nnode[1]]);
+            if ((e.nth[1] & 3) >= RTOPO__EV_SENT)
+                RTOPO__PREFETCH(&mid[e.nnode[1]]);
+        } else if (e.nnode[1] < n) {
+            RTOPO__PREFETCH(&s->kerns[e.nnode[1] - s->nxfers]);
+        }
+        if (e.nnode[1] < n && (e.nth[1] & 3) >= RTOPO__EV_SENT)
+            RTOPO__PREFETCH(&first[e.nnode[1]]);
+        if (e.nnode[0] < n && (e.nth[0] & 3) >= RTOPO__EV_SENT)
+            RTOPO__PREFETCH(&oadj[(e.nth[0] & 3) == RTOPO__EV_END && e.nnode[0] < s->nxfers ?
+                                  mid[e.nnode[0]] : first[e.nnode[0]]]);
+
         if (etype == RTOPO__EV_READY) {
             if (u < s->nxfers && rtopo__sched_xnhops(s, u)) {
                 uint32_t f = flyfree;
@@ -1322,17 +1364,25 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             fly[e.fly].nxt = flyfree;
             flyfree = e.fly;
         }
-        for (j = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
-             j < (sent ? mid[u] : first[u + 1]); j++) {
-            uint32_t v = oadj[j], c = cnt[v];
-            int fresh;
+        {
+            uint32_t j0 = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
+            uint32_t j1 = sent ? mid[u] : first[u + 1];
 
-            if (c != RTOPO__CNT_BIG)
-                cnt[v] = (uint8_t)--c;
-            else
-                c = --adj.bigcnt[rtopo__linkmap_get(&adj.big, 0, (int32_t)v, &fresh)];
-            if (!c && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
-                goto out;
+            /* the successors' counts are as many misses: all asked for
+             * while the first is read */
+            for (j = j0 + 1; j < j1; j++)
+                RTOPO__PREFETCH(&cnt[oadj[j]]);
+            for (j = j0; j < j1; j++) {
+                uint32_t v = oadj[j], c = cnt[v];
+                int fresh;
+
+                if (c != RTOPO__CNT_BIG)
+                    cnt[v] = (uint8_t)--c;
+                else
+                    c = --adj.bigcnt[rtopo__linkmap_get(&adj.big, 0, (int32_t)v, &fresh)];
+                if (!c && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
+                    goto out;
+            }
         }
     }
     if (ended != n)
