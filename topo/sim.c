@@ -419,7 +419,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     }
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
-    /* the lock-step tables go before the graph runs */
+    /* the lock-step tables go before a graph that is not deferred runs */
     free(ls);
     free(stepmax);
     free(first);
