@@ -222,7 +222,7 @@ typedef struct rtopo__sim_ent {
 } rtopo__sim_ent_t;
 
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
-                      uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
+                      uint8_t *const *const *bufs, uint32_t **links, uint32_t *nlinks,
                       double *makespan);
 static int rtopo__hop_links(const rtopo__sched_t *s, uint32_t **hl_p, uint32_t *nl_p);
 
@@ -318,6 +318,16 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     for (i = 0; i < s->nhops; i++)
         if (s->hops[i].step + 1 > nsteps)
             nsteps = s->hops[i].step + 1;
+    /* the link directions, numbered once for both runs: a deferred
+     * graph's replay numbers them once its edges are placed, not beside
+     * the inference's scratch (4 bytes a hop less at its peak), and hands
+     * them to the lock-step run, which comes after it */
+    if (s->deferred && !known) {
+        if ((status = rtopo__des(s, m, bufs, &hl, &nl, &ct)))
+            goto out;
+    } else if ((status = rtopo__hop_links(s, &hl, &nl))) {
+        goto out;
+    }
     status = RTOPO_ERR_NOMEM;
     ent = malloc((s->nhops ? s->nhops : 1) * sizeof(*ent));
     first = calloc((size_t)nsteps + 1, sizeof(*first));
@@ -327,10 +337,6 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
         goto out;
     }
     rtopo__sched_big(ent, (s->nhops ? s->nhops : 1) * sizeof(*ent));
-    /* the link directions, numbered once for both runs below */
-    if ((status = rtopo__hop_links(s, &hl, &nl)))
-        goto out;
-    status = RTOPO_ERR_NOMEM;
     ls = calloc((size_t)nl + 1, sizeof(*ls));
     if (!ls) {
         rtopo__error(status, "link state");
@@ -413,10 +419,7 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     }
     for (t = 0; t < nsteps; t++)
         sf += stepmax[t];
-    /* the lock-step tables go before the graph runs; a deferred graph's
-     * link directions too: its run numbers them again once its edges are
-     * placed, not beside the inference's scratch (4 bytes a hop less at
-     * its peak) */
+    /* the lock-step tables go before a graph that is not deferred runs */
     free(ls);
     free(stepmax);
     free(first);
@@ -425,14 +428,9 @@ static int rtopo__sim_run_known(const rtopo__sched_t *s, const rtopo__model_t *m
     stepmax = NULL;
     first = NULL;
     ent = NULL;
-    if (s->deferred) {
-        free(hl);
-        hl = NULL;
-        nl = 0;
-    }
     if (known)
         ct = *known;
-    else if ((status = rtopo__des(s, m, bufs, hl, nl, &ct)))
+    else if (!s->deferred && (status = rtopo__des(s, m, bufs, &hl, &nl, &ct)))
         goto out;
     res.steps = nsteps;
     res.model_time = ct;
@@ -451,6 +449,13 @@ out:
 
 /* ---- event by event ---------------------------------------------------- */
 
+/* a hint that p is read soon (nothing else changes) */
+#if defined(__GNUC__)
+#define RTOPO__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define RTOPO__PREFETCH(p) ((void)(p))
+#endif
+
 enum { RTOPO__EV_READY, RTOPO__EV_HOP, RTOPO__EV_SENT, RTOPO__EV_END };
 
 typedef struct rtopo__ev {
@@ -458,6 +463,10 @@ typedef struct rtopo__ev {
     uint32_t node;
     uint32_t th;        /* type | hop << 2 (EV_HOP: index within the route) */
     uint32_t fly;       /* a routed transfer's HOP, SENT, END: its flight */
+    uint32_t nnode[2];  /* the nodes of the two events served next in this
+                           one's bucket as it stands, RTOPO__QNONE where
+                           none: a hint */
+    uint32_t nth[2];    /* and their th */
 } rtopo__ev_t;
 
 /* The events in (time, push) order, ties first pushed first served: the
@@ -611,14 +620,29 @@ static inline int rtopo__heap_empty(const rtopo__heap_t *h)
 static rtopo__ev_t rtopo__heap_pop(rtopo__heap_t *h)
 {
     uint32_t b = h->hp[0], e = h->bk[b].head, i = 0, c, x;
-    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th, h->ev[e].fly };
+    rtopo__ev_t top = { h->bk[b].t, h->ev[e].node, h->ev[e].th, h->ev[e].fly,
+                        { RTOPO__QNONE, RTOPO__QNONE }, { 0, 0 } };
 
     h->bk[b].head = h->ev[e].next;
     h->ev[e].next = h->evfree;
     h->evfree = e;
     h->pending--;
-    if (h->bk[b].head != RTOPO__QNONE)
+    if (h->bk[b].head != RTOPO__QNONE) {
+        /* a bucket's events are scattered through ev[]: the next two
+         * were asked for pops ago, the one after them is asked for now */
+        const rtopo__qev_t *n = &h->ev[h->bk[b].head];
+
+        top.nnode[0] = n->node;
+        top.nth[0] = n->th;
+        if (n->next != RTOPO__QNONE) {
+            n = &h->ev[n->next];
+            top.nnode[1] = n->node;
+            top.nth[1] = n->th;
+            if (n->next != RTOPO__QNONE)
+                RTOPO__PREFETCH(&h->ev[n->next]);
+        }
         return top;
+    }
     /* the bucket is empty: out of the heap, the table and into the free */
     h->tab[rtopo__tab_find(h, h->bk[b].t)] = RTOPO__QNONE;
     h->bk[b].head = h->bkfree;
@@ -960,11 +984,43 @@ out:
 /* The replay's adjacency as the edges come: counted (in-degree cnt,
  * out-degree first[pred + 1], sends mid[pred]), then placed (oadj: a
  * transfer's sends at the cursor first, the rest at the cursor mid; a
- * kernel's at first) */
+ * kernel's at first).  An in-degree takes a byte (a node's count is
+ * touched once per edge into it, a miss each: a quarter of the bytes
+ * the cache must hold); RTOPO__CNT_BIG in it: the count is in bigcnt,
+ * at the node's id in big (the few nodes of RTOPO__CNT_BIG edges or
+ * more) */
+#define RTOPO__CNT_BIG UINT8_MAX
 typedef struct rtopo__adj {
     const rtopo__sched_t *s;
-    uint32_t *cnt, *first, *mid, *oadj;
+    uint8_t *cnt;
+    uint32_t *first, *mid, *oadj;
+    rtopo__linkmap_t big;
+    uint32_t *bigcnt, bigcap;
 } rtopo__adj_t;
+
+/* where node v's count is held, v's count in bytes RTOPO__CNT_BIG (a
+ * node first seen there starts at RTOPO__CNT_BIG); NULL: out of memory */
+static uint32_t *rtopo__cnt_big(rtopo__adj_t *a, uint32_t v)
+{
+    uint32_t id;
+    int fresh;
+
+    if (a->big.n == a->bigcap) {
+        uint32_t cap = a->bigcap ? 2 * a->bigcap : 64,
+                 *c = cap > a->bigcap ? realloc(a->bigcnt, (size_t)cap * sizeof(*c)) : NULL;
+
+        if (!c)
+            return NULL;
+        a->bigcnt = c;
+        a->bigcap = cap;
+    }
+    if (a->big.n * 2 >= a->big.cap && rtopo__linkmap_grow(&a->big))
+        return NULL;
+    id = rtopo__linkmap_get(&a->big, 0, (int32_t)v, &fresh);
+    if (fresh)
+        a->bigcnt[id] = RTOPO__CNT_BIG;
+    return &a->bigcnt[id];
+}
 
 static int rtopo__adj_count(void *ctx, const rtopo__dep_t *e, size_t n)
 {
@@ -972,7 +1028,19 @@ static int rtopo__adj_count(void *ctx, const rtopo__dep_t *e, size_t n)
     size_t i;
 
     for (i = 0; i < n; i++) {
-        a->cnt[e[i].succ]++;
+        uint8_t *c = &a->cnt[e[i].succ];
+
+        if (*c < RTOPO__CNT_BIG - 1) {
+            ++*c;
+        } else {
+            /* the RTOPO__CNT_BIG-th edge moves the count into big */
+            uint32_t *b = rtopo__cnt_big(a, e[i].succ);
+
+            if (!b)
+                return rtopo__error(RTOPO_ERR_NOMEM, "in-degree of node %u", e[i].succ);
+            *b += *c == RTOPO__CNT_BIG;
+            *c = RTOPO__CNT_BIG;
+        }
         a->first[e[i].pred + 1]++;
         if (rtopo__part_send(a->s, e[i].pred, e[i].rank))
             a->mid[e[i].pred]++;
@@ -1007,27 +1075,37 @@ static int rtopo__des_edges(const rtopo__sched_t *s, rtopo__dep_sink_fn *sink, v
     return rtopo__sched_deps_each(s, sink, ctx);
 }
 
+/* the most bytes a flight's slot keeps for the next flight it carries */
+#define RTOPO__STAGE_KEEP ((size_t)4096)
+
 /* Runs the graph; with bufs also moves the data.  *makespan: the time the
- * last node ends.  links, nlinks: s's link directions (rtopo__hop_links),
- * the caller's, or NULL */
+ * last node ends.  *links, *nlinks: s's link directions (rtopo__hop_links),
+ * the caller's; or, *links NULL, numbered here and handed to the caller
+ * (who frees them) once the graph has run; links NULL: numbered here for
+ * this run only */
 static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
-                      uint8_t *const *const *bufs, uint32_t *links, uint32_t nlinks,
+                      uint8_t *const *const *bufs, uint32_t **links, uint32_t *nlinks,
                       double *makespan)
 {
     /* a node's state: its edges not yet released (cnt); it is ready when
      * the last is, at that event's time (the events run in the order of
      * their times, and no cost is negative: no event is pushed before the
      * one that pushes it, so the last release is the latest) */
-    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *cnt = NULL, *first = NULL,
-             *mid = NULL, *oadj = NULL, *hlink = NULL, end, prev;
+    uint8_t *cnt = NULL;
+    uint32_t n = s->nxfers + s->nkerns, i, ended = 0, *first = NULL,
+             *mid = NULL, *oadj = NULL, *hlink = NULL, end, prev, nlink = 0;
     double *lfree = NULL, *sport = NULL, *rport = NULL,
            *cpu = NULL, *lane = NULL, *hout = NULL, span = 0.0;
     /* the transfers in flight, from their first hop to their end: when
      * the last hop ends (xend) and, moving data, the bytes that left the
-     * source (data); the free ones in a list through nxt */
+     * source (data, of cap bytes: kept for the slot's next flight when
+     * no more than RTOPO__STAGE_KEEP, so that a run of small transfers
+     * allocates once per slot, not once per flight); the free ones in a
+     * list through nxt */
     struct rtopo__flight {
         double xend;
         uint8_t *data;
+        size_t cap;
         uint32_t nxt;
     } *fly = NULL;
     uint32_t nfly = 0, flycap = 0, flyfree = RTOPO__QNONE;
@@ -1036,7 +1114,7 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     int p = s->topo.p, k = m->ports > 0 ? m->ports : 0, st = RTOPO_ERR_NOMEM;
     int nl = m->lanes > 0 ? m->lanes : 0, hk = 0, nh = 0;
     uint32_t *hx = NULL;
-    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL };
+    rtopo__adj_t adj = { NULL, NULL, NULL, NULL, NULL, { NULL, NULL, 0, 0 }, NULL, 0 };
 
     /* a host's link out: the inter-host hops that leave it share
      * hostlinks of them */
@@ -1107,15 +1185,16 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
     }
     first[n] = prev;
     /* link direction of every hop */
-    if (links) {
-        hlink = links;
-    } else if ((st = rtopo__hop_links(s, &hlink, &nlinks))) {
+    if (links && *links) {
+        hlink = *links;
+        nlink = *nlinks;
+    } else if ((st = rtopo__hop_links(s, &hlink, &nlink))) {
         goto out;
     }
     st = RTOPO_ERR_NOMEM;
-    lfree = calloc((size_t)nlinks + 1, sizeof(*lfree));
+    lfree = calloc((size_t)nlink + 1, sizeof(*lfree));
     if (!lfree) {
-        rtopo__error(st, "%u links", nlinks);
+        rtopo__error(st, "%u links", nlink);
         goto out;
     }
     for (i = 0; i < n; i++)
@@ -1126,6 +1205,22 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
         rtopo__ev_t e = rtopo__heap_pop(&h);
         uint32_t u = e.node, j, ehop = e.th >> 2, etype = e.th & 3;
         int sent = etype == RTOPO__EV_SENT;
+
+        /* the node of the event after next, read two events from now,
+         * and the edges of the next (whose node was asked for at the
+         * last pop) */
+        if (e.nnode[1] < s->nxfers) {
+            RTOPO__PREFETCH(&s->xfers[e.nnode[1]]);
+            if ((e.nth[1] & 3) >= RTOPO__EV_SENT)
+                RTOPO__PREFETCH(&mid[e.nnode[1]]);
+        } else if (e.nnode[1] < n) {
+            RTOPO__PREFETCH(&s->kerns[e.nnode[1] - s->nxfers]);
+        }
+        if (e.nnode[1] < n && (e.nth[1] & 3) >= RTOPO__EV_SENT)
+            RTOPO__PREFETCH(&first[e.nnode[1]]);
+        if (e.nnode[0] < n && (e.nth[0] & 3) >= RTOPO__EV_SENT)
+            RTOPO__PREFETCH(&oadj[(e.nth[0] & 3) == RTOPO__EV_END && e.nnode[0] < s->nxfers ?
+                                  mid[e.nnode[0]] : first[e.nnode[0]]]);
 
         if (etype == RTOPO__EV_READY) {
             if (u < s->nxfers && rtopo__sched_xnhops(s, u)) {
@@ -1146,9 +1241,10 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                         flycap = cap;
                     }
                     f = nfly++;
+                    fly[f].data = NULL;
+                    fly[f].cap = 0;
                 }
                 fly[f].xend = 0.0;
-                fly[f].data = NULL;
                 st = rtopo__heap_push(&h, e.t, RTOPO__EV_HOP, u, 0, f);
             } else {
                 int r = u < s->nxfers ? s->xfers[u].src : s->kerns[u - s->nxfers].rank;
@@ -1228,12 +1324,23 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
                 memmove(bufs[x->dst][x->dst_buf] + x->dst_off,
                         bufs[x->src][x->src_buf] + x->src_off, x->len);
             else if (x->len && sent) {
-                if (!(fly[e.fly].data = malloc(x->len))) {
-                    st = rtopo__error(RTOPO_ERR_NOMEM, "staging %llu bytes",
-                                      (unsigned long long)x->len);
-                    goto out;
+                struct rtopo__flight *f = &fly[e.fly];
+
+                if (x->len > f->cap) {
+                    /* whole cache lines: a slot serves records of
+                     * neighbouring sizes without a new allocation */
+                    uint64_t cap = x->len + 63 < x->len ? x->len : (x->len + 63) & ~(uint64_t)63;
+
+                    free(f->data);
+                    f->cap = 0;
+                    if ((size_t)cap != cap || !(f->data = malloc((size_t)cap))) {
+                        st = rtopo__error(RTOPO_ERR_NOMEM, "staging %llu bytes",
+                                          (unsigned long long)x->len);
+                        goto out;
+                    }
+                    f->cap = (size_t)cap;
                 }
-                memcpy(fly[e.fly].data, bufs[x->src][x->src_buf] + x->src_off, x->len);
+                memcpy(f->data, bufs[x->src][x->src_buf] + x->src_off, x->len);
             } else if (x->len) {
                 memcpy(bufs[x->dst][x->dst_buf] + x->dst_off, fly[e.fly].data, x->len);
             }
@@ -1248,31 +1355,54 @@ static int rtopo__des(const rtopo__sched_t *s, const rtopo__model_t *m,
             span = rtopo__max(span, e.t);
         }
         if (!sent && u < s->nxfers && rtopo__sched_xnhops(s, u)) {
-            /* landed: its flight is over */
-            free(fly[e.fly].data);
-            fly[e.fly].data = NULL;
+            /* landed: its flight is over (its staging kept if small) */
+            if (fly[e.fly].cap > RTOPO__STAGE_KEEP) {
+                free(fly[e.fly].data);
+                fly[e.fly].data = NULL;
+                fly[e.fly].cap = 0;
+            }
             fly[e.fly].nxt = flyfree;
             flyfree = e.fly;
         }
-        for (j = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
-             j < (sent ? mid[u] : first[u + 1]); j++) {
-            uint32_t v = oadj[j];
+        {
+            uint32_t j0 = sent ? first[u] : u < s->nxfers ? mid[u] : first[u];
+            uint32_t j1 = sent ? mid[u] : first[u + 1];
 
-            if (--cnt[v] == 0 && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
-                goto out;
+            /* the successors' counts are as many misses: all asked for
+             * while the first is read */
+            for (j = j0 + 1; j < j1; j++)
+                RTOPO__PREFETCH(&cnt[oadj[j]]);
+            for (j = j0; j < j1; j++) {
+                uint32_t v = oadj[j], c = cnt[v];
+                int fresh;
+
+                if (c != RTOPO__CNT_BIG)
+                    cnt[v] = (uint8_t)--c;
+                else
+                    c = --adj.bigcnt[rtopo__linkmap_get(&adj.big, 0, (int32_t)v, &fresh)];
+                if (!c && (st = rtopo__heap_push(&h, e.t, RTOPO__EV_READY, v, 0, 0)))
+                    goto out;
+            }
         }
     }
     if (ended != n)
         st = rtopo__error(RTOPO_ERR_INVAL, "%u of %u nodes never start: the edges form "
                           "a cycle or name missing parts", n - ended, n);
     *makespan = span;
+    if (!st && links && !*links) {
+        *links = hlink;
+        *nlinks = nlink;
+    }
 out:
     rtopo__heap_free(&h);
     free(cnt);
+    free(adj.big.key);
+    free(adj.big.id);
+    free(adj.bigcnt);
     free(first);
     free(mid);
     free(oadj);
-    if (hlink != links)
+    if (!links || hlink != *links)
         free(hlink);
     free(lfree);
     free(sport);
@@ -1441,7 +1571,7 @@ double rtopo__sim_fold(const rtopo__sched_t *s, const rtopo__model_t *m, int ran
         if (isr[d->pred])
             e->rank = -1;
     }
-    if (rtopo__des(&f, m, NULL, NULL, 0, &span))
+    if (rtopo__des(&f, m, NULL, NULL, NULL, &span))
         span = -1.0;
 out:
     free(f.xfers);
@@ -1532,7 +1662,7 @@ static int rtopo__sim_exec_in(const rtopo__sched_t *s, uint8_t *const *const *bu
     if ((st = rtopo__exec_ranges(s, bufs, size)))
         return st;
     rtopo__model_default(&m);
-    return rtopo__des(s, &m, bufs, NULL, 0, &span);
+    return rtopo__des(s, &m, bufs, NULL, NULL, &span);
 }
 
 int rtopo__sim_exec_sized(const rtopo__sched_t *s, uint8_t *const *const *bufs,

@@ -2106,6 +2106,62 @@ static void test_xfer_compact(void)
     rtopo__sched_free(j);
 }
 
+/* A node of many edges in: 600 local copies on rank 0 each write a byte
+ * of its RECV, which a transfer to rank 1 reads whole (600 edges in) and
+ * two copies read 255 and 254 bytes of (the counts on either side of the
+ * narrow ones the replay keeps): each runs after every copy it reads,
+ * the bytes arrive, in the replay of the edges held and of those
+ * inferred as it runs. */
+static void test_many_preds(void)
+{
+    enum { NW = 600 };
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    rtopo__sim_result_t r, rd;
+    tu_bufs_t b;
+    uint32_t i, in[3] = { 0, 0, 0 };
+    int k, pass;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 2, 0, 0) == 0);
+    for (pass = 0; pass < 2; pass++) {
+        CU_ASSERT_FATAL(rtopo__sched_alloc(&t, NW + 3, 1, &s) == 0);
+        s->tmp_bytes = NW;
+        s->nsteps = 2;
+        for (i = 0; i < NW; i++)
+            tu_xput(s, i, (rtopo__xfer_t){ .src = 0, .dst = 0, .src_buf = RTOPO__BUF_SEND,
+                .dst_buf = RTOPO__BUF_RECV, .src_off = i, .dst_off = i, .len = 1 });
+        tu_xput(s, NW, (rtopo__xfer_t){ .src = 0, .dst = 1, .src_buf = RTOPO__BUF_RECV,
+            .dst_buf = RTOPO__BUF_RECV, .nhops = 1, .hop0 = 0, .len = NW });
+        s->hops[0] = (rtopo__hop_t){ .to = 1, .step = 1, .link = RTOPO__LINK_RING, .dir = 1 };
+        tu_xput(s, NW + 1, (rtopo__xfer_t){ .src = 0, .dst = 0, .src_buf = RTOPO__BUF_RECV,
+            .dst_buf = RTOPO__BUF_TMP, .len = 255, .step = 1 });
+        tu_xput(s, NW + 2, (rtopo__xfer_t){ .src = 0, .dst = 0, .src_buf = RTOPO__BUF_RECV,
+            .dst_buf = RTOPO__BUF_TMP, .dst_off = 300, .len = 254, .step = 1 });
+        if (pass) {
+            s->deferred = 1;
+        } else {
+            CU_ASSERT_FATAL(rtopo__sched_deps_infer(s, 0) == RTOPO_OK);
+            for (i = 0; i < s->ndeps; i++)
+                if (s->deps[i].succ >= NW)
+                    in[s->deps[i].succ - NW]++;
+            CU_ASSERT(in[0] == NW && in[1] == 255 && in[2] == 254);
+        }
+        CU_ASSERT_FATAL(tu_bufs_init(&b, 2, NW, NW) == 0);
+        tu_bufs_fill(&b);
+        CU_ASSERT_FATAL(rtopo__sim_exec(s, (uint8_t *const *const *)b.bufs) == RTOPO_OK);
+        for (k = 0; k < NW; k++)
+            CU_ASSERT(b.bufs[1][RTOPO__BUF_RECV][k] == tu_pattern(0, k));
+        for (k = 0; k < 255; k++)
+            CU_ASSERT(b.bufs[0][RTOPO__BUF_TMP][k] == tu_pattern(0, k) &&
+                      (k == 254 || b.bufs[0][RTOPO__BUF_TMP][300 + k] == tu_pattern(0, k)));
+        tu_bufs_free(&b);
+        CU_ASSERT_FATAL(rtopo__sim_run(s, NULL, pass ? &rd : &r) == RTOPO_OK);
+        rtopo__sched_free(s);
+    }
+    /* the copies one after another on rank 0, then the readers */
+    CU_ASSERT(r.model_time > 0 && r.model_time == rd.model_time);
+}
+
 int tu_suite_sim(void)
 {
     CU_pSuite s = CU_add_suite("sim", NULL, NULL);
@@ -2124,6 +2180,7 @@ int tu_suite_sim(void)
         !CU_add_test(s, "scatter: cost by reach", test_scatter_reach) ||
         !CU_add_test(s, "ring shift costs", test_ring_costs) ||
         !CU_add_test(s, "exec order and ranges", test_exec_order) ||
+        !CU_add_test(s, "a node of many edges in", test_many_preds) ||
         !CU_add_test(s, "validate rejects", test_validate_rejects) ||
         !CU_add_test(s, "validate_exec: the simulator's bounds too", test_validate_exec) ||
         !CU_add_test(s, "zero bytes", test_zero_bytes) ||
