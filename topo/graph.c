@@ -547,11 +547,18 @@ static size_t rtopo__edges_merge(rtopo__dep_t *out, rtopo__dep_t *const *ra, siz
  * covers all of y's range is itself ordered after every earlier access
  * that overlaps y, so the scan stops there (no transitive edges); a read
  * meets the writes alone.  A write's scan passes over the ranges apart
- * from its own in a tight loop.  1 (*xc: the other's index) for two
- * RECV writes of one step to overlapping bytes. */
-static inline int rtopo__acc_scan(const rtopo__acc_t *a, size_t b, size_t j, int32_t rank,
-                                  rtopo__dep_t **ne, size_t *nn, size_t *ncap, int emit,
-                                  size_t *xc)
+ * from its own in a tight loop, and over whole blocks of eight of them
+ * where bnd says none overlaps (rtopo__acc_bounds).  1 (*xc: the other's
+ * index) for two RECV writes of one step to overlapping bytes.  Inlined
+ * where it is called (a call per access costs as much as the scan). */
+#if defined(__GNUC__)
+#define RTOPO__INLINE inline __attribute__((always_inline))
+#else
+#define RTOPO__INLINE inline
+#endif
+static RTOPO__INLINE int rtopo__acc_scan(const rtopo__acc_t *a, const uint64_t *bnd, size_t b,
+                                         size_t j, int32_t rank, rtopo__dep_t **ne,
+                                         size_t *nn, size_t *ncap, int emit, size_t *xc)
 {
     const rtopo__acc_t *y = &a[j];
     int wr = y->write, st;
@@ -566,8 +573,13 @@ static inline int rtopo__acc_scan(const rtopo__acc_t *a, size_t b, size_t j, int
         int kind;
 
         if (wr) {
-            while (i > b && (a[i].off >= ye || yo >= a[i].end))
+            while (i > b && (a[i].off >= ye || yo >= a[i].end)) {
                 i--;
+                /* at the last of a block that lies above b */
+                if ((i & 7) == 7)
+                    while (i >= b + 8 && (bnd[2 * (i >> 3)] >= ye || yo >= bnd[2 * (i >> 3) + 1]))
+                        i -= 8;
+            }
             if (a[i].off >= ye || yo >= a[i].end)
                 break;
         }
@@ -592,9 +604,10 @@ static inline int rtopo__acc_scan(const rtopo__acc_t *a, size_t b, size_t j, int
 
 /* The error for the first two RECV writes of one step to overlapping
  * bytes of rank's buffer, in the order of the rank's n accesses a (those
- * into nodes as rtopo__deps_infer_into's xlo, xhi and klo) */
-static int rtopo__acc_conflicts(const rtopo__acc_t *a, size_t n, uint32_t xlo, uint32_t xhi,
-                                uint32_t klo, int rank)
+ * into nodes as rtopo__deps_infer_into's xlo, xhi and klo; bnd as
+ * rtopo__acc_scan's) */
+static int rtopo__acc_conflicts(const rtopo__acc_t *a, const uint64_t *bnd, size_t n,
+                                uint32_t xlo, uint32_t xhi, uint32_t klo, int rank)
 {
     size_t b, e, j, xc = 0;
 
@@ -606,7 +619,7 @@ static int rtopo__acc_conflicts(const rtopo__acc_t *a, size_t n, uint32_t xlo, u
 
             if ((y->node < xlo || y->node >= xhi) && y->node < klo)
                 continue;
-            if (rtopo__acc_scan(a, b, j, rank, NULL, NULL, NULL, 0, &xc) != 1)
+            if (rtopo__acc_scan(a, bnd, b, j, rank, NULL, NULL, NULL, 0, &xc) != 1)
                 continue;
             x = &a[xc];
             return rtopo__error(RTOPO_ERR_INVAL, "transfers %u and %u both write rank %d's "
@@ -617,6 +630,26 @@ static int rtopo__acc_conflicts(const rtopo__acc_t *a, size_t n, uint32_t xlo, u
     }
     return rtopo__error(RTOPO_ERR_INVAL, "rank %d: two transfers write one range in a step",
                         rank);
+}
+
+/* The bounds of each block of eight of a rank's n accesses a (a[8k..8k +
+ * 8)): the least offset at bnd[2k], the greatest end at bnd[2k + 1] (room
+ * for n / 4 + 2).  No access of a block overlaps a range that ends by
+ * the least or starts from the greatest. */
+static void rtopo__acc_bounds(const rtopo__acc_t *a, size_t n, uint64_t *bnd)
+{
+    size_t i, k;
+
+    for (k = 0; k + 8 <= n; k += 8, bnd += 2) {
+        uint64_t lo = a[k].off, hi = a[k].end;
+
+        for (i = k + 1; i < k + 8; i++) {
+            lo = a[i].off < lo ? a[i].off : lo;
+            hi = a[i].end > hi ? a[i].end : hi;
+        }
+        bnd[0] = lo;
+        bnd[1] = hi;
+    }
 }
 
 /* n edges of one node on one rank (one succ) by (pred, kind) */
@@ -750,6 +783,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                     lw = (uint32_t)e;
             }
         }
+        rtopo__acc_bounds(a, n, key);
         /* The edges into each node of the rank, in node order (the order
          * the accesses were put in), each node's sorted by (pred, kind)
          * and without repeats: the rank's in rtopo__dep_cmp's order, as
@@ -791,7 +825,8 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
                 gnode = y->node;
             }
             e = nn;
-            st = rtopo__acc_scan(a, gb[y->buf], inv[j], (int32_t)r, &ne, &nn, &ncap, 1, &xc);
+            st = rtopo__acc_scan(a, key, gb[y->buf], inv[j], (int32_t)r, &ne, &nn, &ncap, 1,
+                                 &xc);
             /* latest first: reversed, the preds mostly rise */
             for (i = e, w = nn; i + 1 < w; i++, w--) {
                 rtopo__dep_t t = ne[i];
@@ -802,7 +837,7 @@ static int rtopo__deps_infer_into(rtopo__sched_t *s, unsigned flags, uint32_t xl
             if (st == 1) {
                 /* the first such pair in the order of the accesses (the
                  * one named whichever way the edges are made) */
-                st = rtopo__acc_conflicts(a, n, xlo, xhi, klo, (int)r);
+                st = rtopo__acc_conflicts(a, key, n, xlo, xhi, klo, (int)r);
                 goto out;
             }
             if (st)
