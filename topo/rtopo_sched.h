@@ -158,7 +158,7 @@ typedef struct rtopo__shapes {
 } rtopo__shapes_t;
 /* The index of the esz-byte shape h in *t_p (added when new; *t_p NULL:
  * a table is made), or UINT32_MAX out of memory (or a table of another
- * size). */
+ * size, or esz not a whole number of 64-bit words). */
 uint32_t rtopo__shapes_put(rtopo__shapes_t **t_p, const void *h, size_t esz);
 /* drops *t_p's index and spare room (the shapes stay; a later put
  * rebuilds the index); *t_p may be NULL */

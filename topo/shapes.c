@@ -80,6 +80,23 @@ static int rtopo__shapes_grow(rtopo__shapes_t **t_p, uint32_t want, size_t esz)
     return 0;
 }
 
+/* are the esz-byte shapes a and b equal?  Word by word, inline, out at
+ * the first word that differs (a put compares a few shapes per node, most
+ * of them differing early; a shape is whole 64-bit words) */
+static inline int rtopo__shape_eq(const void *a, const void *b, size_t esz)
+{
+    uint64_t x, y;
+    size_t i;
+
+    for (i = 0; i < esz; i += sizeof(x)) {
+        memcpy(&x, (const char *)a + i, sizeof(x));
+        memcpy(&y, (const char *)b + i, sizeof(y));
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
 /* h's index, remembered among the last ones */
 static inline uint32_t rtopo__shapes_seen(rtopo__shapes_t *t, uint32_t i)
 {
@@ -88,17 +105,17 @@ static inline uint32_t rtopo__shapes_seen(rtopo__shapes_t *t, uint32_t i)
     return i;
 }
 
-uint32_t rtopo__shapes_put(rtopo__shapes_t **t_p, const void *h, size_t esz)
+static inline uint32_t rtopo__shapes_put_sz(rtopo__shapes_t **t_p, const void *h, size_t esz)
 {
     rtopo__shapes_t *t = *t_p;
     uint32_t j, mask, *idx;
 
-    if (t && t->esz != esz)
+    if ((t && t->esz != esz) || !esz || esz % sizeof(uint64_t))
         return UINT32_MAX;
     /* one of the last few shapes, found without hashing */
     for (j = 0; t && j < RTOPO__SHAPES_RECENT; j++)
         if (t->last[j] && t->last[j] <= t->n &&
-            !memcmp(rtopo__shape_at(t, t->last[j] - 1), h, esz))
+            rtopo__shape_eq(rtopo__shape_at(t, t->last[j] - 1), h, esz))
             return t->last[j] - 1;
     if ((!t || !t->cap || t->n == t->cap) && rtopo__shapes_grow(t_p, t ? t->n + 1 : 1, esz))
         return UINT32_MAX;
@@ -106,11 +123,22 @@ uint32_t rtopo__shapes_put(rtopo__shapes_t **t_p, const void *h, size_t esz)
     mask = 2 * t->cap - 1;
     idx = rtopo__shapes_idx(t);
     for (j = (uint32_t)rtopo__shape_hash(h, esz) & mask; idx[j]; j = (j + 1) & mask)
-        if (!memcmp(rtopo__shape_at(t, idx[j] - 1), h, esz))
+        if (rtopo__shape_eq(rtopo__shape_at(t, idx[j] - 1), h, esz))
             return rtopo__shapes_seen(t, idx[j] - 1);
     memcpy(rtopo__shape_at(t, t->n), h, esz);
     idx[j] = t->n + 1;
     return rtopo__shapes_seen(t, t->n++);
+}
+
+uint32_t rtopo__shapes_put(rtopo__shapes_t **t_p, const void *h, size_t esz)
+{
+    /* the two sizes the schedules use, each with its size known to the
+     * compiler (the comparisons and the hash unrolled) */
+    if (esz == sizeof(rtopo__kshape_t))
+        return rtopo__shapes_put_sz(t_p, h, sizeof(rtopo__kshape_t));
+    if (esz == sizeof(rtopo__xshape_t))
+        return rtopo__shapes_put_sz(t_p, h, sizeof(rtopo__xshape_t));
+    return rtopo__shapes_put_sz(t_p, h, esz);
 }
 
 void rtopo__shapes_done(rtopo__shapes_t **t_p)

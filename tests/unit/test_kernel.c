@@ -1636,6 +1636,7 @@ static void test_shape_table(void)
     CU_ASSERT(rtopo__shapes_put(&t, b, sizeof(b)) == 1);
     CU_ASSERT(rtopo__shapes_put(&t, a, sizeof(a)) == 0);
     CU_ASSERT(rtopo__shapes_put(&t, c, sizeof(c)) == UINT32_MAX);
+    CU_ASSERT(rtopo__shapes_put(&t, a, sizeof(a) - 4) == UINT32_MAX);
     CU_ASSERT_FATAL(t && t->n == 2 && t->esz == sizeof(a) && t->cap >= 2);
     rtopo__shapes_done(&t);
     CU_ASSERT_FATAL(t && t->cap == 0 && t->n == 2);
