@@ -1316,99 +1316,52 @@ static int rtopo__link_electronic(int link)
 
 /* The hops counted step by step: a step's distinct electronic (link,
  * dim, dir) groups are its SIMD moves, and a step counts once for each
- * kind of link it uses.  One pass in the hops' order: each step's groups
- * a set of bits (the groups numbered as first seen); more than 64 groups
- * (never on these topologies) take the hops bucketed by step instead. */
-static void rtopo__sched_moves_bucketed(const rtopo__sched_t *s, uint32_t nsteps,
-                                        rtopo__moves_t *mv)
-{
-    uint32_t *first = NULL, *ord = NULL, *stamp = NULL, i, t;
-    const size_t nkeys = (size_t)RTOPO__LINK_COUNT << 16;
-
-    first = calloc((size_t)nsteps + 1, sizeof(*first));
-    ord = malloc((size_t)s->nhops * sizeof(*ord));
-    stamp = calloc(nkeys, sizeof(*stamp));
-    if (!first || !ord || !stamp)
-        goto out;
-    for (i = 0; i < s->nhops; i++)
-        first[s->hops[i].step + 1]++;
-    for (t = 0; t < nsteps; t++)
-        first[t + 1] += first[t];
-    for (i = 0; i < s->nhops; i++)
-        ord[first[s->hops[i].step]++] = i;
-    /* first[t] is now the end of step t */
-    for (t = 0, i = 0; t < nsteps; t++) {
-        int seen_e = 0, seen_o = 0, seen_x = 0;
-
-        for (; i < first[t]; i++) {
-            const rtopo__hop_t *h = &s->hops[ord[i]];
-            size_t key = (size_t)h->link << 16 | (size_t)h->dim << 8 | (uint8_t)h->dir;
-
-            if (rtopo__link_electronic(h->link)) {
-                seen_e = 1;
-                if (stamp[key] != t + 1)
-                    mv->electronic_simd++;
-            } else if (h->link == RTOPO__LINK_OTIS) {
-                seen_o = 1;
-            } else {
-                seen_x = 1;
-            }
-            stamp[key] = t + 1;
-        }
-        mv->electronic += (uint32_t)seen_e;
-        mv->otis += (uint32_t)seen_o;
-        mv->other += (uint32_t)seen_x;
-    }
-out:
-    free(first);
-    free(ord);
-    free(stamp);
-}
-
+ * kind of link it uses.  Two passes in the hops' order, no sort: the
+ * groups numbered as first seen, then each step's groups a set of bits
+ * (as many 64-bit words as there are groups). */
 void rtopo__sched_moves(const rtopo__sched_t *s, rtopo__moves_t *mv)
 {
-    uint64_t *groups = NULL;
-    uint8_t *kinds = NULL, *gid = NULL;
-    uint32_t nsteps = 0, ng = 0, i, t;
+    uint64_t *groups = NULL, g;
+    uint8_t *kinds = NULL;
+    uint32_t *gid = NULL, nsteps = 0, ng = 0, nw, i, t, w;
     const size_t nkeys = (size_t)RTOPO__LINK_COUNT << 16;
 
     memset(mv, 0, sizeof(*mv));
     if (!s->nhops)
         return;
-    for (i = 0; i < s->nhops; i++)
-        if (s->hops[i].step + 1 > nsteps)
-            nsteps = s->hops[i].step + 1;
-    groups = calloc(nsteps, sizeof(*groups));
+    gid = calloc(nkeys, sizeof(*gid));  /* 1 + a group's number, or 0 */
+    if (!gid)
+        return;
+    for (i = 0; i < s->nhops; i++) {
+        const rtopo__hop_t *h = &s->hops[i];
+        size_t key = (size_t)h->link << 16 | (size_t)h->dim << 8 | (uint8_t)h->dir;
+
+        if (h->step + 1 > nsteps)
+            nsteps = h->step + 1;
+        if (rtopo__link_electronic(h->link) && !gid[key])
+            gid[key] = ++ng;
+    }
+    nw = (ng + 63) / 64;
+    groups = calloc((size_t)nsteps * nw + 1, sizeof(*groups));
     kinds = calloc(nsteps, 1);
-    gid = calloc(nkeys, 1);             /* 1 + a group's number, or 0 */
-    if (!groups || !kinds || !gid)
+    if (!groups || !kinds)
         goto out;
     for (i = 0; i < s->nhops; i++) {
         const rtopo__hop_t *h = &s->hops[i];
 
         if (rtopo__link_electronic(h->link)) {
-            size_t key = (size_t)h->link << 16 | (size_t)h->dim << 8 | (uint8_t)h->dir;
+            uint32_t k = gid[(size_t)h->link << 16 | (size_t)h->dim << 8 | (uint8_t)h->dir] - 1;
 
-            if (!gid[key]) {
-                if (ng == 64)
-                    break;
-                gid[key] = (uint8_t)++ng;
-            }
-            groups[h->step] |= (uint64_t)1 << (gid[key] - 1);
+            groups[(size_t)h->step * nw + k / 64] |= (uint64_t)1 << (k % 64);
             kinds[h->step] |= 1;
         } else {
             kinds[h->step] |= h->link == RTOPO__LINK_OTIS ? 2 : 4;
         }
     }
-    if (i < s->nhops) {
-        rtopo__sched_moves_bucketed(s, nsteps, mv);
-        goto out;
-    }
     for (t = 0; t < nsteps; t++) {
-        uint64_t g = groups[t];
-
-        for (; g; g &= g - 1)
-            mv->electronic_simd++;
+        for (w = 0; w < nw; w++)
+            for (g = groups[(size_t)t * nw + w]; g; g &= g - 1)
+                mv->electronic_simd++;
         mv->electronic += kinds[t] & 1;
         mv->otis += (kinds[t] >> 1) & 1;
         mv->other += (kinds[t] >> 2) & 1;

@@ -2952,6 +2952,39 @@ static void test_oversub_pieces(void)
     }
 }
 
+/* The move counts read only the hops: a step's distinct electronic
+ * (link, dim, dir) groups are its SIMD moves, even more than 64 of them
+ * (the bits of a step span words), a step counts once per kind of link. */
+static void test_moves_groups(void)
+{
+    rtopo__tdesc_t t;
+    rtopo__sched_t *s;
+    rtopo__moves_t mv;
+    uint32_t i;
+
+    CU_ASSERT_FATAL(rtopo__tdesc_init(&t, RTOPO__TOPO_RING, 4, 0, 0) == RTOPO_OK);
+    CU_ASSERT_FATAL(rtopo__sched_alloc(&t, 0, 160, &s) == RTOPO_OK);
+    /* step 0: cube dims 0..69, each twice (70 groups); step 2: row +1,
+     * row -1, otis, a direct hop; step 1 none */
+    for (i = 0; i < 140; i++)
+        s->hops[i] = (rtopo__hop_t){ .to = 1, .step = 0, .link = RTOPO__LINK_CUBE,
+                                     .dim = (uint8_t)(i % 70) };
+    s->hops[140] = (rtopo__hop_t){ .to = 1, .step = 2, .link = RTOPO__LINK_ROW, .dir = 1 };
+    s->hops[141] = (rtopo__hop_t){ .to = 1, .step = 2, .link = RTOPO__LINK_ROW, .dir = -1 };
+    s->hops[142] = (rtopo__hop_t){ .to = 1, .step = 2, .link = RTOPO__LINK_OTIS };
+    s->hops[143] = (rtopo__hop_t){ .to = 1, .step = 2, .link = RTOPO__LINK_DIRECT };
+    /* the same groups again at step 3: each counts there too */
+    for (i = 144; i < 160; i++)
+        s->hops[i] = (rtopo__hop_t){ .to = 1, .step = 3, .link = RTOPO__LINK_CUBE,
+                                     .dim = (uint8_t)(i % 8 + 62) };
+    rtopo__sched_moves(s, &mv);
+    CU_ASSERT(mv.electronic_simd == 70 + 2 + 8);
+    CU_ASSERT(mv.electronic == 3);
+    CU_ASSERT(mv.otis == 1);
+    CU_ASSERT(mv.other == 1);
+    rtopo__sched_free(s);
+}
+
 int tu_suite_coll(void)
 {
     CU_pSuite s = CU_add_suite("coll", NULL, NULL);
@@ -2994,6 +3027,7 @@ int tu_suite_coll(void)
         !CU_add_test(s, "sort: column sort routes on ring, mesh, hypercube",
                      test_sort_direct_routes) ||
         !CU_add_test(s, "random_write and random_read", test_random_access) ||
+        !CU_add_test(s, "move counts: more than 64 groups in a step", test_moves_groups) ||
         !CU_add_test(s, "sort: built bare, the nodes and edges of the whole",
                      test_sort_bare) ||
         !CU_add_test(s, "auto on the bare whole graph: the reference's choice and time",
